@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * chain.bpf.h - what every program of a chain shares: the per-interface maps
+ * (counters, XSK sockets, the chain's prog array), the load-time position of
+ * the program in its chain, and the two ways a program leaves: on to the
+ * next slot, or out of the chain with the accumulated verdict.
+ */
+#ifndef XNF_CHAIN_BPF_H
+#define XNF_CHAIN_BPF_H
+
+#include "common.bpf.h"
+#include "tables.bpf.h"
+
+#define XNF_MAX_QUEUES 256
+
+/* Per interface: pinned under <root>/dev/<ifname>/. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xnf_stats);
+} xnf_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_XSKMAP);
+	__uint(max_entries, XNF_MAX_QUEUES);
+	__type(key, __u32);
+	__type(value, __u32);
+} xnf_xsks SEC(".maps");
+
+/* Per loaded chain: slot i holds the i-th NF. The order is data: the loader
+ * fills a new array for every chain it builds. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, XNF_CHAIN_MAX);
+	__type(key, __u32);
+	__type(value, __u32);
+} xnf_chain SEC(".maps");
+
+/*
+ * Load-time position of this program (set by the loader in .rodata, so the
+ * verifier sees constants):
+ *   xnf_next_slot  - the slot this program tail-calls when it is done
+ *                    (0 for the entry program, i + 1 for the NF in slot i).
+ *                   Because it is a constant the verifier patches the tail
+ *                   call into a direct jump (1-4 ns instead of ~13 ns).
+ *   xnf_chain_len  - slots in use; a tail call to slot >= len ends the chain.
+ *   xnf_fail_closed - the chain contains the firewall: an empty slot before
+ *                   the end drops instead of carrying out the verdict.
+ */
+const volatile __u32 xnf_next_slot = 0;
+const volatile __u32 xnf_chain_len = 0;
+const volatile __u32 xnf_fail_closed = 0;
+
+static __always_inline struct xnf_stats *xnf_stats_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&xnf_stats, &zero);
+}
+
+static __always_inline struct xnf_pkt *xnf_pkt_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&xnf_scratch, &zero);
+}
+
+static __always_inline struct xnf_config *xnf_cfg_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&xnf_cfg, &zero);
+}
+
+/* An NF decides the fate of the packet now: pass it to the kernel or drop
+ * it, for @reason, and skip the rest of the chain. */
+static __always_inline void xnf_exception(struct xnf_pkt *p, __u32 action,
+					  __u32 reason)
+{
+	p->verdict = action == XNF_ACT_DROP ? XNF_V_DROP : XNF_V_PASS;
+	p->reason = reason;
+	p->flags |= XNF_PKT_F_DONE;
+}
+
+static __always_inline void xnf_count_nf(struct xnf_stats *st, __u32 nf,
+					 const struct xnf_pkt *p)
+{
+	struct xnf_nf_counters *c = &st->nf[nf];
+
+	c->in++;
+	if (p->verdict == XNF_V_PASS)
+		c->pass++;
+	else if (p->verdict == XNF_V_DROP)
+		c->drop++;
+	else
+		c->redirect++;
+}
+
+/* Carries out the accumulated verdict and counts it in the entry row. */
+static __always_inline int xnf_finish(struct xdp_md *ctx, struct xnf_pkt *p,
+				      struct xnf_stats *st)
+{
+	struct xnf_nf_counters *c = &st->nf[XNF_NF_ENTRY];
+	__u32 reason = p->reason;
+	struct xnf_config *cfg;
+	long ret;
+
+	switch (p->verdict) {
+	case XNF_V_PASS:
+		goto pass;
+	case XNF_V_REDIRECT:
+		/* The low bits of flags are the action returned when the
+		 * ifindex is not in the devmap. */
+		ret = bpf_redirect_map(&xnf_tx, p->egress_ifindex, XDP_DROP);
+		if (ret == XDP_REDIRECT) {
+			c->redirect++;
+			return XDP_REDIRECT;
+		}
+		reason = XNF_R_REDIRECT;
+		goto drop;
+	case XNF_V_FLOOD:
+		c->redirect++;
+		return bpf_redirect_map(&xnf_tx, 0,
+					BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS);
+	case XNF_V_XSK:
+		ret = bpf_redirect_map(&xnf_xsks, p->rx_queue, XDP_DROP);
+		if (ret == XDP_REDIRECT) {
+			c->redirect++;
+			return XDP_REDIRECT;
+		}
+		reason = XNF_R_XSK;
+		cfg = xnf_cfg_get();
+		if (cfg && cfg->xsk_fallback == XNF_ACT_PASS)
+			goto pass;
+		goto drop;
+	default:
+		goto drop;
+	}
+pass:
+	if (reason >= __XNF_R_MAX)
+		reason = XNF_R_INTERNAL;
+	st->pass[reason]++;
+	c->pass++;
+	return XDP_PASS;
+drop:
+	if (reason >= __XNF_R_MAX || reason == XNF_R_NONE)
+		reason = XNF_R_INTERNAL;
+	st->drop[reason]++;
+	c->drop++;
+	return XDP_DROP;
+}
+
+/* Leaves the program: on to the next slot of the chain, or, when the chain
+ * is done or an NF decided, out with the verdict. */
+static __always_inline int xnf_next(struct xdp_md *ctx, struct xnf_pkt *p,
+				    struct xnf_stats *st)
+{
+	if (!(p->flags & XNF_PKT_F_DONE) && xnf_next_slot < xnf_chain_len) {
+		bpf_tail_call(ctx, &xnf_chain, xnf_next_slot);
+		/* Only reached when the slot is empty. */
+		st->tail_miss[xnf_next_slot & (XNF_CHAIN_MAX - 1)]++;
+		if (xnf_fail_closed) {
+			p->verdict = XNF_V_DROP;
+			p->reason = XNF_R_TAIL_CALL;
+		}
+	}
+	return xnf_finish(ctx, p, st);
+}
+
+/* The body of every tail-called NF program: fetch the shared state, run the
+ * NF, count, and move on. */
+#define XNF_NF_PROGRAM(prog, nf_id, run)				\
+SEC("xdp.frags")							\
+int prog(struct xdp_md *ctx)						\
+{									\
+	struct xnf_stats *st = xnf_stats_get();				\
+	struct xnf_pkt *p = xnf_pkt_get();				\
+									\
+	if (!st || !p)							\
+		return XDP_ABORTED;					\
+	run(ctx, p);							\
+	xnf_count_nf(st, nf_id, p);					\
+	return xnf_next(ctx, p, st);					\
+}
+
+#endif /* XNF_CHAIN_BPF_H */

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The per-interface entry program: counts the packet, parses it once into
+ * the per-CPU xnf_pkt and tail-calls slot 0 of the chain. A malformed frame
+ * is dropped here (reason malformed) before any NF sees it.
+ */
+#include "common.bpf.h"
+#include "tables.bpf.h"
+#include "chain.bpf.h"
+#include "parse.bpf.h"
+
+SEC("xdp.frags")
+int xnf_entry(struct xdp_md *ctx)
+{
+	struct xnf_stats *st = xnf_stats_get();
+	struct xnf_pkt *p = xnf_pkt_get();
+
+	if (!st || !p)
+		return XDP_ABORTED;
+	st->nf[XNF_NF_ENTRY].in++;
+	if (xnf_parse(ctx, p) < 0)
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);
+	return xnf_next(ctx, p, st);
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

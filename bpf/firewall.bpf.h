@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * firewall.bpf.h - the firewall NF: first-match classification of IPv4 and
+ * IPv6 packets against the compiled bit-vector tables (see xnf_kern_user.h
+ * and loader/fw_compile.c), per-rule hit counters, default policy.
+ * Non-IP frames pass through untouched, as in an nftables inet table.
+ */
+#ifndef XNF_FIREWALL_BPF_H
+#define XNF_FIREWALL_BPF_H
+
+#include "common.bpf.h"
+#include "tables.bpf.h"
+#include "chain.bpf.h"
+
+static __always_inline struct xnf_fw_class *xnf_fw_class_get(__u32 gen,
+							     __u32 *class)
+{
+	__u32 key;
+
+	if (!class || *class >= XNF_FW_MAX_CLASSES)
+		return NULL;
+	key = gen * XNF_FW_MAX_CLASSES + *class;
+	return bpf_map_lookup_elem(&xnf_fw_class, &key);
+}
+
+static __always_inline __u32 *xnf_fw_port_class(void *map, __u32 gen,
+						 __be16 port)
+{
+	__u32 key = gen * 65536 + bpf_ntohs(port);
+
+	return bpf_map_lookup_elem(map, &key);
+}
+
+/* Index of the lowest set bit of x != 0, without branches (clang 14 cannot
+ * lower xnf_ctz64 for BPF): the bits below it, counted SWAR-style. */
+static __always_inline __u32 xnf_ctz64(__u64 x)
+{
+	x = (x & -x) - 1;
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (x * 0x0101010101010101ULL) >> 56;
+}
+
+/* Index of the first rule (in priority order) that all five classes
+ * contain, or -1. Only 64-rule words whose summary bit is set in all five
+ * classes are read. */
+static __always_inline int xnf_fw_first_match(const struct xnf_fw_class *a,
+					      const struct xnf_fw_class *b,
+					      const struct xnf_fw_class *c,
+					      const struct xnf_fw_class *d,
+					      const struct xnf_fw_class *e)
+{
+	int s, j;
+
+	for (s = 0; s < XNF_FW_SUMMARY; s++) {
+		__u64 sum = a->summary[s] & b->summary[s] & c->summary[s] &
+			    d->summary[s] & e->summary[s];
+
+		for (j = 0; j < 64 && sum; j++) {
+			__u32 w = s * 64 + xnf_ctz64(sum);
+			__u64 m;
+
+			sum &= sum - 1;
+			if (w >= XNF_FW_WORDS)
+				return -1;
+			m = a->bits[w] & b->bits[w] & c->bits[w] & d->bits[w] &
+			    e->bits[w];
+			if (m)
+				return w * 64 + xnf_ctz64(m);
+		}
+	}
+	return -1;
+}
+
+static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
+					     struct xnf_pkt *p)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct xnf_fw_class *src, *dst, *proto, *sport, *dport;
+	__u32 *c_src, *c_dst, *c_proto, *c_sport, *c_dport;
+	__u32 zero = 0, gen, key, action;
+	struct xnf_fw_match *match;
+	struct xnf_fw_hdr *hdr;
+	struct xnf_fw_hit *hit;
+	__u32 *active;
+	int rule;
+
+	if (p->family == XNF_AF_NONE)
+		return;
+
+	active = bpf_map_lookup_elem(&xnf_fw_active, &zero);
+	if (!active)
+		goto internal;
+	gen = *active & 1;
+	hdr = bpf_map_lookup_elem(&xnf_fw_hdr, &gen);
+	if (!hdr)
+		goto internal;
+	action = hdr->default_action;
+	if (!hdr->nrules)
+		goto decide;
+
+	if (p->l3_off > XNF_MAX_L3_OFF)
+		goto internal;
+	if (p->family == XNF_AF_INET) {
+		struct iphdr *iph = data + p->l3_off;
+		struct xnf_fw_lpm4_key k4 = { .prefixlen = 64, .gen = gen };
+
+		if ((void *)(iph + 1) > data_end)
+			goto internal;
+		__builtin_memcpy(k4.addr, &iph->saddr, 4);
+		c_src = bpf_map_lookup_elem(&xnf_fw_src4, &k4);
+		__builtin_memcpy(k4.addr, &iph->daddr, 4);
+		c_dst = bpf_map_lookup_elem(&xnf_fw_dst4, &k4);
+	} else {
+		struct ipv6hdr *ip6h = data + p->l3_off;
+		struct xnf_fw_lpm6_key k6 = { .prefixlen = 160, .gen = gen };
+
+		if ((void *)(ip6h + 1) > data_end)
+			goto internal;
+		__builtin_memcpy(k6.addr, &ip6h->saddr, 16);
+		c_src = bpf_map_lookup_elem(&xnf_fw_src6, &k6);
+		__builtin_memcpy(k6.addr, &ip6h->daddr, 16);
+		c_dst = bpf_map_lookup_elem(&xnf_fw_dst6, &k6);
+	}
+	key = gen * 256 + p->l4_proto;
+	c_proto = bpf_map_lookup_elem(&xnf_fw_proto, &key);
+	if (p->flags & XNF_PKT_F_PORTS) {
+		c_sport = xnf_fw_port_class(&xnf_fw_sport, gen, p->sport);
+		c_dport = xnf_fw_port_class(&xnf_fw_dport, gen, p->dport);
+	} else {
+		c_sport = &hdr->sport_none;
+		c_dport = &hdr->dport_none;
+	}
+
+	/* A field with no class matches no rule: the default applies. */
+	src = xnf_fw_class_get(gen, c_src);
+	dst = xnf_fw_class_get(gen, c_dst);
+	proto = xnf_fw_class_get(gen, c_proto);
+	sport = xnf_fw_class_get(gen, c_sport);
+	dport = xnf_fw_class_get(gen, c_dport);
+	if (!src || !dst || !proto || !sport || !dport)
+		goto decide;
+
+	rule = xnf_fw_first_match(src, dst, proto, sport, dport);
+	if (rule < 0 || (__u32)rule >= hdr->nrules)
+		goto decide;
+	key = gen * XNF_FW_MAX_RULES + rule;
+	match = bpf_map_lookup_elem(&xnf_fw_order, &key);
+	if (!match)
+		goto internal;
+	action = match->action;
+	hit = bpf_map_lookup_elem(&xnf_fw_hits, &match->slot);
+	if (hit) {
+		hit->packets++;
+		hit->bytes += bpf_xdp_get_buff_len(ctx);
+	}
+decide:
+	if (action == XNF_FW_DROP)
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);
+	return;
+internal:
+	/* The tables are missing or inconsistent: fail closed. */
+	xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
+}
+
+#endif /* XNF_FIREWALL_BPF_H */

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * l3fwd.bpf.h - the L3 forwarding NF. Looks the destination up in xnf's own
+ * LPM tables (xnf_rt4/xnf_rt6) or, with xnf_l3_fib set at load time, in the
+ * kernel's FIB and neighbour table (bpf_fib_lookup); decrements TTL / hop
+ * limit, rewrites the MACs and chooses the egress port. Exceptions (no
+ * route, TTL expiry, own address, ...) end the chain with pass or drop as
+ * xnf_cfg says, so the kernel can answer with ICMP.
+ */
+#ifndef XNF_L3FWD_BPF_H
+#define XNF_L3FWD_BPF_H
+
+#include "common.bpf.h"
+#include "tables.bpf.h"
+#include "chain.bpf.h"
+
+/* 1: forward with bpf_fib_lookup instead of xnf_rt4/xnf_rt6. */
+const volatile __u32 xnf_l3_fib = 0;
+
+/*
+ * TTL sits in the high byte of the 16-bit word (ttl, protocol). Lowering it
+ * by one lowers that word by 0x0100, so by RFC 1624 (HC' = ~(~HC + ~m + m'))
+ * the checksum rises by 0x0100 in one's complement arithmetic; the carry out
+ * of bit 15 is folded back in. The result is never 0xffff, matching a
+ * checksum computed from scratch.
+ */
+static __always_inline void xnf_ipv4_dec_ttl(struct iphdr *iph)
+{
+	__u32 check = (__u32)iph->check + bpf_htons(0x0100);
+
+	iph->check = (__sum16)(check + (check >= 0xffff));
+	iph->ttl--;
+}
+
+static __always_inline void xnf_set_macs(struct ethhdr *eth, const __u8 *dmac,
+					 const __u8 *smac)
+{
+	xnf_mac_copy(eth->h_dest, dmac);
+	xnf_mac_copy(eth->h_source, smac);
+}
+
+/* Forwards along a route of xnf's own table, or raises its exception. */
+static __always_inline void xnf_l3_route(struct xnf_pkt *p,
+					 struct xnf_config *cfg,
+					 const struct xnf_route *rt,
+					 struct ethhdr *eth, __u8 *ttl)
+{
+	if (!rt) {
+		xnf_exception(p, cfg->no_route, XNF_R_NO_ROUTE);
+		return;
+	}
+	switch (rt->type) {
+	case XNF_RT_UNICAST:
+		break;
+	case XNF_RT_LOCAL:
+		xnf_exception(p, cfg->local, XNF_R_LOCAL);
+		return;
+	case XNF_RT_BLACKHOLE:
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_BLACKHOLE);
+		return;
+	default:
+		xnf_exception(p, cfg->no_route, XNF_R_NO_ROUTE);
+		return;
+	}
+	if (*ttl <= 1) {
+		xnf_exception(p, cfg->ttl_expired, XNF_R_TTL);
+		return;
+	}
+	xnf_set_macs(eth, rt->dmac, rt->smac);
+	p->verdict = XNF_V_REDIRECT;
+	p->egress_ifindex = rt->ifindex;
+}
+
+/*
+ * What each bpf_fib_lookup() result means here:
+ *   SUCCESS      route and neighbour known: forward (after the TTL check).
+ *   NO_NEIGH     route known, MAC not: pass, the kernel sends ARP / ND and
+ *                later packets take the fast path.
+ *   NOT_FWDED    destination is local, or broadcast, or there is no route
+ *                at all: treated as local (cfg->local).
+ *   BLACKHOLE    drop.
+ *   UNREACHABLE, PROHIBIT   like no route: the kernel answers with ICMP.
+ *   FRAG_NEEDED  larger than the egress MTU: pass, the kernel sends ICMP
+ *                "fragmentation needed" / "packet too big".
+ *   FWD_DISABLED, UNSUPP_LWT, other   pass, the kernel decides.
+ * A success towards a device that is not an xnf port is passed as well: the
+ * kernel forwards it.
+ */
+static __always_inline void xnf_l3_fib_result(struct xnf_pkt *p,
+					      struct xnf_config *cfg,
+					      struct bpf_fib_lookup *fib,
+					      long rc, struct ethhdr *eth,
+					      __u8 *ttl)
+{
+	switch (rc) {
+	case BPF_FIB_LKUP_RET_SUCCESS:
+		break;
+	case BPF_FIB_LKUP_RET_NO_NEIGH:
+		xnf_exception(p, XNF_ACT_PASS, XNF_R_NO_NEIGH);
+		return;
+	case BPF_FIB_LKUP_RET_NOT_FWDED:
+		xnf_exception(p, cfg->local, XNF_R_LOCAL);
+		return;
+	case BPF_FIB_LKUP_RET_BLACKHOLE:
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_BLACKHOLE);
+		return;
+	case BPF_FIB_LKUP_RET_UNREACHABLE:
+	case BPF_FIB_LKUP_RET_PROHIBIT:
+		xnf_exception(p, cfg->no_route, XNF_R_NO_ROUTE);
+		return;
+	case BPF_FIB_LKUP_RET_FRAG_NEEDED:
+		xnf_exception(p, XNF_ACT_PASS, XNF_R_FRAG_NEEDED);
+		return;
+	default:
+		xnf_exception(p, XNF_ACT_PASS, XNF_R_FIB);
+		return;
+	}
+	if (!bpf_map_lookup_elem(&xnf_tx, &fib->ifindex)) {
+		xnf_exception(p, XNF_ACT_PASS, XNF_R_NOT_PORT);
+		return;
+	}
+	if (*ttl <= 1) {
+		xnf_exception(p, cfg->ttl_expired, XNF_R_TTL);
+		return;
+	}
+	xnf_set_macs(eth, fib->dmac, fib->smac);
+	p->verdict = XNF_V_REDIRECT;
+	p->egress_ifindex = fib->ifindex;
+}
+
+static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
+					 struct xnf_config *cfg,
+					 struct ethhdr *eth, struct iphdr *iph)
+{
+	if (xnf_l3_fib) {
+		struct bpf_fib_lookup fib = {
+			.family = XNF_SYS_AF_INET,
+			.tos = iph->tos,
+			.l4_protocol = iph->protocol,
+			.tot_len = bpf_ntohs(iph->tot_len),
+			.ipv4_src = iph->saddr,
+			.ipv4_dst = iph->daddr,
+			.ifindex = ctx->ingress_ifindex,
+		};
+		long rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+
+		xnf_l3_fib_result(p, cfg, &fib, rc, eth, &iph->ttl);
+	} else {
+		struct xnf_rt4_key key = { .prefixlen = 32 };
+
+		__builtin_memcpy(key.addr, &iph->daddr, 4);
+		xnf_l3_route(p, cfg, bpf_map_lookup_elem(&xnf_rt4, &key), eth,
+			     &iph->ttl);
+	}
+	if (p->verdict == XNF_V_REDIRECT)
+		xnf_ipv4_dec_ttl(iph);
+}
+
+static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
+					 struct xnf_config *cfg,
+					 struct ethhdr *eth,
+					 struct ipv6hdr *ip6h)
+{
+	if (xnf_l3_fib) {
+		struct bpf_fib_lookup fib = {
+			.family = XNF_SYS_AF_INET6,
+			.flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff),
+			.l4_protocol = ip6h->nexthdr,
+			.tot_len = p->l3_len,
+			.ifindex = ctx->ingress_ifindex,
+		};
+		long rc;
+
+		__builtin_memcpy(fib.ipv6_src, &ip6h->saddr, 16);
+		__builtin_memcpy(fib.ipv6_dst, &ip6h->daddr, 16);
+		rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+		xnf_l3_fib_result(p, cfg, &fib, rc, eth, &ip6h->hop_limit);
+	} else {
+		struct xnf_rt6_key key = { .prefixlen = 128 };
+
+		__builtin_memcpy(key.addr, &ip6h->daddr, 16);
+		xnf_l3_route(p, cfg, bpf_map_lookup_elem(&xnf_rt6, &key), eth,
+			     &ip6h->hop_limit);
+	}
+	if (p->verdict == XNF_V_REDIRECT)
+		ip6h->hop_limit--;
+}
+
+static __always_inline void xnf_l3fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct ethhdr *eth = data;
+	struct xnf_config *cfg;
+
+	/* ARP, LLDP, ...: the kernel's business on a router. */
+	if (p->family == XNF_AF_NONE) {
+		xnf_exception(p, XNF_ACT_PASS, XNF_R_NOT_IP);
+		return;
+	}
+	/* A tagged frame belongs to a VLAN device of the kernel: xnf does not
+	 * route between VLANs. */
+	if (p->vlans) {
+		xnf_exception(p, XNF_ACT_PASS, XNF_R_VLAN);
+		return;
+	}
+	cfg = xnf_cfg_get();
+	if (!cfg || (void *)(eth + 1) > data_end)
+		goto internal;
+
+	if (p->family == XNF_AF_INET) {
+		struct iphdr *iph = (void *)(eth + 1);
+
+		if ((void *)(iph + 1) > data_end)
+			goto internal;
+		xnf_l3fwd_v4(ctx, p, cfg, eth, iph);
+	} else {
+		struct ipv6hdr *ip6h = (void *)(eth + 1);
+
+		if ((void *)(ip6h + 1) > data_end)
+			goto internal;
+		xnf_l3fwd_v6(ctx, p, cfg, eth, ip6h);
+	}
+	return;
+internal:
+	xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
+}
+
+#endif /* XNF_L3FWD_BPF_H */

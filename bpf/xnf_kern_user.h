@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * xnf_kern_user.h - everything that crosses the BPF / user-space boundary.
+ *
+ * Map keys and values, the enums that name NFs, verdicts and reasons, the
+ * per-packet state the NFs of a chain share, and the map names the loader
+ * pins. Only fixed-width types; padding is explicit and the user side checks
+ * every size with _Static_assert (loader/xnf.h).
+ *
+ * Included by the BPF programs (after vmlinux.h or linux/bpf.h) and by the
+ * C user space (after linux/types.h).
+ */
+#ifndef XNF_KERN_USER_H
+#define XNF_KERN_USER_H
+
+/* Bumped whenever a pinned map's layout or meaning changes; the loader
+ * refuses to reuse pins written with another schema. */
+#define XNF_SCHEMA 1
+
+#define XNF_CHAIN_MAX 8     /* slots in a chain's prog array */
+#define XNF_FUSED_MAX 4     /* NFs a fused chain can inline (each NF once) */
+#define XNF_BATCH_BUCKETS 65 /* packets per NAPI poll: 0..63, 64 = 64 or more */
+#define XNF_MAX_PORTS 256   /* devices in the egress devmap */
+#define XNF_MAX_ROUTES 65536
+#define XNF_MAX_FDB 65536
+
+/* Network functions. The row of XNF_NF_ENTRY in struct xnf_stats counts the
+ * whole chain: what entered the interface and the action finally carried
+ * out. */
+enum xnf_nf_id {
+	XNF_NF_ENTRY = 0,
+	XNF_NF_FIREWALL,
+	XNF_NF_L3FWD,
+	XNF_NF_L2FWD,
+	XNF_NF_XSK,
+	__XNF_NF_MAX
+};
+
+/* Accumulated verdict, carried out when the chain ends. */
+enum xnf_verdict {
+	XNF_V_PASS = 0,     /* to the kernel stack (the default) */
+	XNF_V_DROP,
+	XNF_V_REDIRECT,     /* to xnf_pkt.egress_ifindex through the devmap */
+	XNF_V_FLOOD,        /* to every xnf port but the ingress one */
+	XNF_V_XSK,          /* to the AF_XDP socket of the receive queue */
+	__XNF_V_MAX
+};
+
+/* Why a packet was dropped or passed to the kernel. Every drop counts in
+ * exactly one drop[] slot of struct xnf_stats, every pass in one pass[]
+ * slot; XNF_R_NONE is only used for packets that finish the chain with the
+ * default pass verdict (e.g. allowed by a firewall-only chain). */
+enum xnf_reason {
+	XNF_R_NONE = 0,
+	XNF_R_MALFORMED,    /* header truncated or inconsistent */
+	XNF_R_NOT_IP,       /* ethertype is neither IPv4 nor IPv6 (ARP, ...) */
+	XNF_R_VLAN,         /* l3fwd: tagged frame, left to the kernel's VLAN devices */
+	XNF_R_FW_DENY,      /* firewall rule or default policy said drop */
+	XNF_R_NO_ROUTE,
+	XNF_R_BLACKHOLE,    /* route of type blackhole */
+	XNF_R_TTL,          /* TTL / hop limit would expire */
+	XNF_R_LOCAL,        /* destination is one of the router's own addresses */
+	XNF_R_NO_NEIGH,     /* fib mode: next hop has no neighbour entry yet */
+	XNF_R_FIB,          /* fib mode: forwarding disabled, unsupported route */
+	XNF_R_FRAG_NEEDED,  /* fib mode: packet larger than the egress MTU */
+	XNF_R_NOT_PORT,     /* fib mode: egress device is not an xnf port */
+	XNF_R_L2_MISS,      /* l2fwd: destination MAC not in the FDB */
+	XNF_R_HAIRPIN,      /* l2fwd: FDB says the MAC lives on the ingress port */
+	XNF_R_REDIRECT,     /* egress port not in the devmap */
+	XNF_R_TAIL_CALL,    /* a chain slot had no program (fail closed) */
+	XNF_R_XSK,          /* no AF_XDP socket bound to the receive queue */
+	XNF_R_INTERNAL,     /* a lookup that cannot fail did */
+	__XNF_R_MAX
+};
+
+/* What to do with an exception (no route, TTL, own address, FDB miss, no
+ * socket). */
+enum xnf_action {
+	XNF_ACT_PASS = 0,   /* to the kernel, which answers with ICMP / ARP */
+	XNF_ACT_DROP = 1,
+	XNF_ACT_FLOOD = 2,  /* l2 miss only */
+};
+
+/* Global runtime configuration: xnf_cfg[0]. Read per packet by the NFs that
+ * need it, so a policy change needs no reload. Load-time choices (chain
+ * slot, fused order, fib mode) are const volatile rodata instead. */
+struct xnf_config {
+	__u32 schema;       /* XNF_SCHEMA, written by the loader */
+	__u32 no_route;     /* enum xnf_action: pass | drop */
+	__u32 ttl_expired;  /* pass | drop */
+	__u32 local;        /* pass | drop */
+	__u32 l2_miss;      /* flood | pass | drop */
+	__u32 xsk_fallback; /* pass | drop */
+	__u32 pad[2];
+};
+
+/* Per-packet state, parsed once by the entry program and shared by the NFs
+ * of the chain through the per-CPU map xnf_scratch (an XDP program and the
+ * programs it tail-calls run on one CPU without preemption, so one slot per
+ * CPU is enough). Offsets are from the start of the frame. */
+enum xnf_pkt_flags {
+	XNF_PKT_F_PORTS = 1 << 0,   /* sport/dport were read from a full L4 header */
+	XNF_PKT_F_ICMP = 1 << 1,    /* icmp_type/icmp_code are valid */
+	XNF_PKT_F_FRAG = 1 << 2,    /* a fragment (first or not) */
+	XNF_PKT_F_LATER_FRAG = 1 << 3, /* a non-first fragment: no L4 header */
+	XNF_PKT_F_DONE = 1 << 4,    /* an NF decided: skip the rest of the chain */
+};
+
+enum xnf_family {
+	XNF_AF_NONE = 0,
+	XNF_AF_INET = 4,
+	XNF_AF_INET6 = 6,
+};
+
+struct xnf_pkt {
+	__u32 ingress_ifindex;
+	__u32 egress_ifindex;   /* valid with XNF_V_REDIRECT */
+	__u32 rx_queue;
+	__u16 l3_off;           /* IPv4 / IPv6 header */
+	__u16 l4_off;           /* L4 header (after IPv6 extension headers) */
+	__u16 l3_len;           /* IPv4 total length / IPv6 40 + payload length */
+	__be16 eth_proto;       /* ethertype after the VLAN tags */
+	__u8 family;            /* enum xnf_family */
+	__u8 l4_proto;          /* IPPROTO_*, after IPv6 extension headers */
+	__u8 vlans;             /* number of VLAN tags (0..2) */
+	__u8 flags;             /* enum xnf_pkt_flags */
+	__u8 verdict;           /* enum xnf_verdict */
+	__u8 reason;            /* enum xnf_reason */
+	__u8 icmp_type;
+	__u8 icmp_code;
+	__be16 sport;
+	__be16 dport;
+};
+
+/* Per-NF counters. Each counts the verdict a packet carries when it leaves
+ * the NF, so in == pass + drop + redirect + aborted for every NF; for
+ * XNF_NF_ENTRY they are the actions finally carried out. */
+struct xnf_nf_counters {
+	__u64 in;
+	__u64 pass;
+	__u64 drop;
+	__u64 redirect;     /* redirect, flood and xsk */
+	__u64 aborted;
+};
+
+/* Per-interface, per-CPU: xnf_stats[0]. Plain increments: each CPU owns its
+ * copy and XDP does not preempt itself, so no atomics are needed. */
+struct xnf_stats {
+	struct xnf_nf_counters nf[__XNF_NF_MAX];
+	__u64 drop[__XNF_R_MAX];
+	__u64 pass[__XNF_R_MAX];
+	__u64 tail_miss[XNF_CHAIN_MAX]; /* tail calls that found an empty slot */
+};
+
+/* Batch sizes: packets handled per NAPI poll of an attached device, counted
+ * by the napi_poll tracepoint program; per CPU, keyed by device. ifindex is
+ * only unique within a network namespace, hence the netns inode. */
+struct xnf_dev_key {
+	__u32 netns;        /* inode of the device's network namespace */
+	__u32 ifindex;
+};
+
+struct xnf_batch_hist {
+	__u64 polls[XNF_BATCH_BUCKETS];
+};
+
+/* l3fwd tables: LPM tries keyed by prefix, value is the next hop. */
+struct xnf_rt4_key {
+	__u32 prefixlen;
+	__u8 addr[4];
+};
+
+struct xnf_rt6_key {
+	__u32 prefixlen;
+	__u8 addr[16];
+};
+
+enum xnf_route_type {
+	XNF_RT_UNICAST = 0,  /* forward to ifindex, rewriting MACs */
+	XNF_RT_LOCAL,        /* one of the router's own addresses */
+	XNF_RT_BLACKHOLE,    /* drop silently */
+	XNF_RT_UNREACHABLE,  /* treated like no route: the kernel sends ICMP */
+};
+
+struct xnf_route {
+	__u32 type;          /* enum xnf_route_type */
+	__u32 ifindex;       /* egress port */
+	__u8 dmac[6];        /* next hop's MAC */
+	__u8 smac[6];        /* egress port's MAC */
+	__u32 gw_family;     /* enum xnf_family of gw, 0 = directly connected */
+	__u8 gw[16];         /* next hop address, for show only */
+};
+
+/* l2fwd tables. */
+struct xnf_fdb_key {
+	__u8 mac[6];
+	__u16 pad;
+};
+
+struct xnf_fdb_entry {
+	__u32 ifindex;
+	__u32 flags;
+};
+
+/* Cross-connect: everything received on the key ifindex leaves on
+ * .ifindex with its MACs rewritten (DPDK l2fwd). */
+struct xnf_xconnect {
+	__u32 ifindex;
+	__u8 dmac[6];
+	__u8 smac[6];
+};
+
+/*
+ * Firewall.
+ *
+ * Rules are kept by the control plane in xnf_fw_rules (one slot each, the
+ * source of truth) and compiled into bit-vector tables (Lakshman-Stiliadis
+ * bit vectors with an aggregated summary, "ABV"): for every field the value
+ * space is cut into classes, and each class holds a bitmap of the rules that
+ * match it, bit i being the i-th rule in priority order. A packet looks up
+ * one class per field, ANDs the five bitmaps and takes the lowest set bit:
+ * the first matching rule. The summary bitmaps (one bit per 64-rule word)
+ * make that AND touch only words that can match, so the cost hardly depends
+ * on the number of rules.
+ *
+ * The compiled tables exist twice (generations 0 and 1, the generation is
+ * part of every key). The control plane writes the inactive one, flips
+ * xnf_fw_active and waits for an RCU grace period before it may write the
+ * old one again: a packet reads the generation once and classifies with one
+ * complete rule set.
+ */
+#define XNF_FW_MAX_RULES 10240
+#define XNF_FW_WORDS (XNF_FW_MAX_RULES / 64)         /* 160 */
+#define XNF_FW_SUMMARY ((XNF_FW_WORDS + 63) / 64)    /* 3 */
+#define XNF_FW_MAX_CLASSES 16384                     /* per generation */
+#define XNF_FW_GENS 2
+
+enum xnf_fw_action {
+	XNF_FW_ALLOW = 0,
+	XNF_FW_DROP = 1,
+};
+
+enum xnf_fw_rule_flags {
+	XNF_FW_F_SRC = 1 << 0,
+	XNF_FW_F_DST = 1 << 1,
+	XNF_FW_F_PROTO = 1 << 2,
+	XNF_FW_F_SPORT = 1 << 3,
+	XNF_FW_F_DPORT = 1 << 4,
+};
+
+/* A rule as the operator wrote it: xnf_fw_rules[slot]. */
+struct xnf_fw_rule {
+	__u32 prio;          /* lower first; unique */
+	__u16 flags;         /* enum xnf_fw_rule_flags: which fields match */
+	__u8 action;         /* enum xnf_fw_action */
+	__u8 family;         /* enum xnf_family of src/dst, 0 if neither */
+	__u8 proto;          /* IPPROTO_* with XNF_FW_F_PROTO */
+	__u8 src_len;
+	__u8 dst_len;
+	__u8 in_use;
+	__u16 sport_lo, sport_hi;
+	__u16 dport_lo, dport_hi;
+	__u8 src[16];        /* network order, IPv4 in the first 4 bytes */
+	__u8 dst[16];
+};
+
+/* Compiled rule set header: xnf_fw_hdr[gen]. */
+struct xnf_fw_hdr {
+	__u32 nrules;
+	__u32 default_action;  /* enum xnf_fw_action */
+	__u32 sport_none;      /* class for packets whose ports can't be read */
+	__u32 dport_none;
+};
+
+/* xnf_fw_order[gen * XNF_FW_MAX_RULES + i]: the i-th rule in priority order. */
+struct xnf_fw_match {
+	__u32 action;        /* enum xnf_fw_action */
+	__u32 slot;          /* index into xnf_fw_rules and xnf_fw_hits */
+};
+
+/* xnf_fw_class[gen * XNF_FW_MAX_CLASSES + class] */
+struct xnf_fw_class {
+	__u64 summary[XNF_FW_SUMMARY]; /* bit w: bits[w] != 0 */
+	__u64 bits[XNF_FW_WORDS];      /* bit i: rule i (priority order) matches */
+};
+
+/* LPM keys of xnf_fw_src4/dst4/src6/dst6: the generation is the first 32
+ * bits of the key data, so prefixlen = 32 + the address prefix length. */
+struct xnf_fw_lpm4_key {
+	__u32 prefixlen;
+	__u32 gen;
+	__u8 addr[4];
+};
+
+struct xnf_fw_lpm6_key {
+	__u32 prefixlen;
+	__u32 gen;
+	__u8 addr[16];
+};
+
+struct xnf_fw_hit {
+	__u64 packets;
+	__u64 bytes;
+};
+
+/* Map names, as the kernel and bpftool show them. */
+#define XNF_MAP_CFG        "xnf_cfg"
+#define XNF_MAP_SCRATCH    "xnf_scratch"
+#define XNF_MAP_TX         "xnf_tx"
+#define XNF_MAP_BATCH      "xnf_batch"
+#define XNF_MAP_RT4        "xnf_rt4"
+#define XNF_MAP_RT6        "xnf_rt6"
+#define XNF_MAP_FDB        "xnf_fdb"
+#define XNF_MAP_XCONNECT   "xnf_xconnect"
+#define XNF_MAP_FW_ACTIVE  "xnf_fw_active"
+#define XNF_MAP_FW_HDR     "xnf_fw_hdr"
+#define XNF_MAP_FW_RULES   "xnf_fw_rules"
+#define XNF_MAP_FW_ORDER   "xnf_fw_order"
+#define XNF_MAP_FW_CLASS   "xnf_fw_class"
+#define XNF_MAP_FW_SRC4    "xnf_fw_src4"
+#define XNF_MAP_FW_DST4    "xnf_fw_dst4"
+#define XNF_MAP_FW_SRC6    "xnf_fw_src6"
+#define XNF_MAP_FW_DST6    "xnf_fw_dst6"
+#define XNF_MAP_FW_PROTO   "xnf_fw_proto"
+#define XNF_MAP_FW_SPORT   "xnf_fw_sport"
+#define XNF_MAP_FW_DPORT   "xnf_fw_dport"
+#define XNF_MAP_FW_HITS    "xnf_fw_hits"
+/* per interface */
+#define XNF_MAP_STATS      "xnf_stats"
+#define XNF_MAP_XSKS       "xnf_xsks"
+/* per loaded chain (not pinned by name: a chain swap builds a new one) */
+#define XNF_MAP_CHAIN      "xnf_chain"
+
+#endif /* XNF_KERN_USER_H */

@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * dataplane.c - the pinned xnf instance and the chains loaded into it.
+ *
+ * Pin layout under the root (default /sys/fs/bpf/xnf, all dirs 0700):
+ *   tables/<map>         the shared tables of tables.bpf.h
+ *   dev/<ifname>/<map>   per-interface maps: xnf_stats, xnf_xsks
+ * (links, programs and chain arrays are pinned by the CLI, see main.c).
+ *
+ * Every BPF object includes the map definitions it uses; before loading,
+ * each map gets the pin path of its scope, so libbpf reuses the pinned map
+ * (after checking type, key, value and size match) or creates and pins it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xnf.h"
+#include "tables.skel.h"
+#include "entry.skel.h"
+#include "firewall.skel.h"
+#include "l3fwd.skel.h"
+#include "l2fwd.skel.h"
+#include "xsk.skel.h"
+#include "fused.skel.h"
+
+const char *const xnf_table_names[__XNF_T_MAX] = {
+	[XNF_T_CFG] = XNF_MAP_CFG,
+	[XNF_T_SCRATCH] = XNF_MAP_SCRATCH,
+	[XNF_T_TX] = XNF_MAP_TX,
+	[XNF_T_BATCH] = XNF_MAP_BATCH,
+	[XNF_T_RT4] = XNF_MAP_RT4,
+	[XNF_T_RT6] = XNF_MAP_RT6,
+	[XNF_T_FDB] = XNF_MAP_FDB,
+	[XNF_T_XCONNECT] = XNF_MAP_XCONNECT,
+	[XNF_T_FW_ACTIVE] = XNF_MAP_FW_ACTIVE,
+	[XNF_T_FW_HDR] = XNF_MAP_FW_HDR,
+	[XNF_T_FW_RULES] = XNF_MAP_FW_RULES,
+	[XNF_T_FW_ORDER] = XNF_MAP_FW_ORDER,
+	[XNF_T_FW_CLASS] = XNF_MAP_FW_CLASS,
+	[XNF_T_FW_SRC4] = XNF_MAP_FW_SRC4,
+	[XNF_T_FW_DST4] = XNF_MAP_FW_DST4,
+	[XNF_T_FW_SRC6] = XNF_MAP_FW_SRC6,
+	[XNF_T_FW_DST6] = XNF_MAP_FW_DST6,
+	[XNF_T_FW_PROTO] = XNF_MAP_FW_PROTO,
+	[XNF_T_FW_SPORT] = XNF_MAP_FW_SPORT,
+	[XNF_T_FW_DPORT] = XNF_MAP_FW_DPORT,
+	[XNF_T_FW_HITS] = XNF_MAP_FW_HITS,
+};
+
+static const struct xnf_config xnf_default_cfg = {
+	.schema = XNF_SCHEMA,
+	.no_route = XNF_ACT_PASS,
+	.ttl_expired = XNF_ACT_PASS,
+	.local = XNF_ACT_PASS,
+	.l2_miss = XNF_ACT_FLOOD,
+	.xsk_fallback = XNF_ACT_PASS,
+};
+
+static int xnf_table_index(const char *name)
+{
+	int i;
+
+	for (i = 0; i < __XNF_T_MAX; i++)
+		if (!strcmp(name, xnf_table_names[i]))
+			return i;
+	return -1;
+}
+
+static int mkdir_private(const char *path)
+{
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		int err = -errno;
+
+		pr_warn("Error: cannot create %s: %s\n", path, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* Binds every map of @obj to the instance: shared tables to the fds the
+ * instance holds, per-interface maps to their pins under dev/<dev>/ (reused
+ * if they exist, created and pinned otherwise). The chain's prog array and
+ * the object's own data sections are left alone. */
+static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
+			 const char *dev)
+{
+	struct bpf_map *map;
+	char path[PATH_MAX];
+	int err, t;
+
+	bpf_object__for_each_map(map, obj) {
+		const char *name = bpf_map__name(map);
+
+		t = xnf_table_index(name);
+		if (t >= 0 && dp->fd[t] >= 0) {
+			err = bpf_map__reuse_fd(map, dp->fd[t]);
+		} else if (t >= 0) {
+			snprintf(path, sizeof(path), "%s/tables/%s", dp->root, name);
+			err = bpf_map__set_pin_path(map, path);
+		} else if (dev && (!strcmp(name, XNF_MAP_STATS) ||
+				   !strcmp(name, XNF_MAP_XSKS))) {
+			snprintf(path, sizeof(path), "%s/dev/%s/%s", dp->root,
+				 dev, name);
+			err = bpf_map__set_pin_path(map, path);
+		} else {
+			continue;
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static bool is_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
+{
+	char path[PATH_MAX], parent[PATH_MAX], *slash;
+	struct xnf_tables *skel = NULL;
+	struct xnf_config cfg;
+	struct xnf_dp *dp;
+	bool fresh;
+	__u32 zero = 0;
+	int i, err;
+
+	dp = calloc(1, sizeof(*dp));
+	if (!dp)
+		return -ENOMEM;
+	for (i = 0; i < __XNF_T_MAX; i++)
+		dp->fd[i] = -1;
+	if (snprintf(dp->root, sizeof(dp->root), "%s", root) >= (int)sizeof(dp->root)) {
+		err = -ENAMETOOLONG;
+		goto out_free;
+	}
+
+	snprintf(parent, sizeof(parent), "%s", root);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	if (!is_bpffs(root) && !is_bpffs(parent)) {
+		pr_warn("Error: %s is not on a BPF filesystem; mount one with "
+			"'mount -t bpf bpf %s' or set XNF_PIN_ROOT\n", root, parent);
+		err = -ENOTSUP;
+		goto out_free;
+	}
+	snprintf(path, sizeof(path), "%s/tables/%s", root, XNF_MAP_CFG);
+	fresh = access(path, F_OK) != 0;
+	if (fresh && !create) {
+		err = -ENOENT;
+		goto out_free;
+	}
+	if (fresh) {
+		snprintf(path, sizeof(path), "%s/tables", root);
+		if ((err = mkdir_private(root)) || (err = mkdir_private(path)))
+			goto out_free;
+		snprintf(path, sizeof(path), "%s/dev", root);
+		if ((err = mkdir_private(path)))
+			goto out_free;
+	}
+
+	if (fresh) {
+		/* Creates and pins every table (libbpf unpins them again
+		 * if any fails). */
+		skel = xnf_tables__open();
+		if (!skel) {
+			err = -errno;
+			goto out_free;
+		}
+		err = xnf_bind_maps(dp, skel->obj, NULL);
+		if (!err)
+			err = xnf_tables__load(skel);
+		if (err) {
+			pr_warn("Error: cannot create the tables in %s/tables: %s\n",
+				root, strerror(-err));
+			goto out_destroy;
+		}
+	}
+	for (i = 0; i < __XNF_T_MAX; i++) {
+		snprintf(path, sizeof(path), "%s/tables/%s", root,
+			 xnf_table_names[i]);
+		dp->fd[i] = bpf_obj_get(path);
+		if (dp->fd[i] < 0) {
+			err = -errno;
+			pr_warn("Error: cannot open %s: %s; the instance at %s is "
+				"incomplete: remove it with 'xnf destroy'\n",
+				path, strerror(-err), root);
+			goto out_destroy;
+		}
+	}
+
+	if (fresh) {
+		err = bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero,
+					  &xnf_default_cfg, BPF_ANY);
+		if (err)
+			goto out_destroy;
+	} else {
+		err = xnf_cfg_read(dp, &cfg);
+		if (err)
+			goto out_destroy;
+		if (cfg.schema != XNF_SCHEMA) {
+			pr_warn("Error: %s holds xnf tables of schema %u, this xnf "
+				"uses %u; detach everything and remove %s\n",
+				root, cfg.schema, XNF_SCHEMA, root);
+			err = -EPROTO;
+			goto out_destroy;
+		}
+	}
+	xnf_tables__destroy(skel);
+	*out = dp;
+	return 0;
+
+out_destroy:
+	xnf_tables__destroy(skel);
+	if (fresh)
+		xnf_dp_destroy(root);
+out_free:
+	xnf_dp_close(dp);
+	return err;
+}
+
+void xnf_dp_close(struct xnf_dp *dp)
+{
+	int i;
+
+	if (!dp)
+		return;
+	for (i = 0; i < __XNF_T_MAX; i++)
+		if (dp->fd[i] >= 0)
+			close(dp->fd[i]);
+	free(dp);
+}
+
+/* Removes the pins and directories of @dir, one level of subdirectories
+ * deep at most (the layout has two). */
+static int rm_pins(const char *dir, int depth)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (de->d_type == DT_DIR && depth > 0)
+			err = rm_pins(path, depth - 1) ?: err;
+		else if (unlink(path))
+			err = -errno;
+	}
+	closedir(d);
+	if (rmdir(dir) && !err)
+		err = -errno;
+	return err;
+}
+
+int xnf_dp_destroy(const char *root)
+{
+	return rm_pins(root, 2);
+}
+
+int xnf_cfg_read(struct xnf_dp *dp, struct xnf_config *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(dp->fd[XNF_T_CFG], &zero, cfg) ? -errno : 0;
+}
+
+int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, cfg, BPF_ANY) ?
+		-errno : 0;
+}
+
+int xnf_port_add(struct xnf_dp *dp, __u32 ifindex)
+{
+	/* No program runs on egress: fd -1 (the kernel checks fd > 0). */
+	struct bpf_devmap_val val = { .ifindex = ifindex, .bpf_prog.fd = -1 };
+
+	return bpf_map_update_elem(dp->fd[XNF_T_TX], &ifindex, &val, BPF_ANY) ?
+		-errno : 0;
+}
+
+int xnf_port_del(struct xnf_dp *dp, __u32 ifindex)
+{
+	return bpf_map_delete_elem(dp->fd[XNF_T_TX], &ifindex) ? -errno : 0;
+}
+
+static int xnf_route_key(int family, const void *addr, __u32 plen,
+			 struct xnf_rt6_key *key, int *fd, struct xnf_dp *dp)
+{
+	memset(key, 0, sizeof(*key));
+	if (family == XNF_AF_INET && plen <= 32) {
+		key->prefixlen = plen;
+		memcpy(key->addr, addr, 4);
+		*fd = dp->fd[XNF_T_RT4];
+		return 0;
+	}
+	if (family == XNF_AF_INET6 && plen <= 128) {
+		key->prefixlen = plen;
+		memcpy(key->addr, addr, 16);
+		*fd = dp->fd[XNF_T_RT6];
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
+		  const struct xnf_route *rt)
+{
+	struct xnf_rt6_key key;
+	int fd, err;
+
+	err = xnf_route_key(family, addr, plen, &key, &fd, dp);
+	if (err)
+		return err;
+	/* One LPM element update: a packet sees the old or the new route. */
+	return bpf_map_update_elem(fd, &key, rt, BPF_ANY) ? -errno : 0;
+}
+
+int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen)
+{
+	struct xnf_rt6_key key;
+	int fd, err;
+
+	err = xnf_route_key(family, addr, plen, &key, &fd, dp);
+	if (err)
+		return err;
+	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
+}
+
+int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex)
+{
+	struct xnf_fdb_key key = {};
+	struct xnf_fdb_entry val = { .ifindex = ifindex };
+
+	memcpy(key.mac, mac, 6);
+	return bpf_map_update_elem(dp->fd[XNF_T_FDB], &key, &val, BPF_ANY) ?
+		-errno : 0;
+}
+
+int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
+{
+	struct xnf_fdb_key key = {};
+
+	memcpy(key.mac, mac, 6);
+	return bpf_map_delete_elem(dp->fd[XNF_T_FDB], &key) ? -errno : 0;
+}
+
+int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
+		     const struct xnf_xconnect *xc)
+{
+	return bpf_map_update_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex, xc,
+				   BPF_ANY) ? -errno : 0;
+}
+
+int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex)
+{
+	return bpf_map_delete_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex) ?
+		-errno : 0;
+}
+
+int xnf_ncpus(void)
+{
+	return libbpf_num_possible_cpus();
+}
+
+__u32 xnf_netns_inode(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
+}
+
+int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex)
+{
+	struct xnf_dev_key key = { .netns = xnf_netns_inode(), .ifindex = ifindex };
+	int ncpus = xnf_ncpus(), err;
+	struct xnf_batch_hist *zero;
+
+	if (ncpus < 0)
+		return ncpus;
+	zero = calloc(ncpus, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	err = bpf_map_update_elem(dp->fd[XNF_T_BATCH], &key, zero, BPF_NOEXIST);
+	err = err && errno != EEXIST ? -errno : 0;
+	free(zero);
+	return err;
+}
+
+int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex)
+{
+	struct xnf_dev_key key = { .netns = xnf_netns_inode(), .ifindex = ifindex };
+
+	if (bpf_map_delete_elem(dp->fd[XNF_T_BATCH], &key) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/*
+ * An update of a map-in-map from user space returns only after
+ * synchronize_rcu() (maybe_wait_bpf_programs() in kernel/bpf/syscall.c),
+ * i.e. after every XDP program that started before it has finished: XDP
+ * runs inside an RCU read-side section (NAPI / softirq). A throwaway
+ * ARRAY_OF_MAPS gives us that wait without touching any real table.
+ */
+int xnf_sync_rcu(void)
+{
+	int inner, outer = -1, err = 0;
+	__u32 zero = 0;
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "xnf_sync_in", 4, 4, 1, NULL);
+	if (inner < 0)
+		return -errno;
+	opts.inner_map_fd = inner;
+	outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "xnf_sync", 4, 4, 1,
+			       &opts);
+	if (outer < 0 ||
+	    bpf_map_update_elem(outer, &zero, &inner, BPF_ANY))
+		err = -errno;
+	if (outer >= 0)
+		close(outer);
+	close(inner);
+	return err;
+}
+
+/* ---- chains ---- */
+
+/* One loaded BPF object: its skeleton and the destroy function of that
+ * skeleton type. */
+struct xnf_obj {
+	void *skel;
+	void (*destroy)(void *skel);
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+};
+
+struct xnf_chain {
+	struct xnf_chain_spec spec;
+	struct xnf_obj entry;              /* entry, or the fused program */
+	struct xnf_obj nf[XNF_CHAIN_MAX];  /* slot i */
+	int array_fd;                      /* owned by entry.obj */
+	int stats_fd;                      /* owned by entry.obj */
+};
+
+static bool chain_has(const struct xnf_chain_spec *spec, __u32 nf)
+{
+	__u32 i;
+
+	for (i = 0; i < spec->len; i++)
+		if (spec->nf[i] == nf)
+			return true;
+	return false;
+}
+
+/* Opens skeleton @sk and sets the position rodata every chain program has. */
+#define XNF_OPEN_SKEL(sk, o, next_slot, spec) ({			\
+	struct sk *_s = sk##__open();					\
+	int _err = _s ? 0 : -errno;					\
+	if (_s) {							\
+		_s->rodata->xnf_next_slot = (next_slot);		\
+		_s->rodata->xnf_chain_len = (spec)->len;		\
+		_s->rodata->xnf_fail_closed =				\
+			chain_has(spec, XNF_NF_FIREWALL);		\
+		(o)->skel = _s;						\
+		(o)->destroy = (void (*)(void *))sk##__destroy;		\
+		(o)->obj = _s->obj;					\
+		(o)->prog = bpf_object__next_program(_s->obj, NULL);	\
+	}								\
+	_err; })
+
+static int xnf_open_nf(struct xnf_obj *o, __u32 nf, __u32 slot,
+		       const struct xnf_chain_spec *spec)
+{
+	int err;
+
+	switch (nf) {
+	case XNF_NF_FIREWALL:
+		return XNF_OPEN_SKEL(xnf_firewall, o, slot + 1, spec);
+	case XNF_NF_L3FWD:
+		err = XNF_OPEN_SKEL(xnf_l3fwd, o, slot + 1, spec);
+		if (!err)
+			((struct xnf_l3fwd *)o->skel)->rodata->xnf_l3_fib = spec->l3_fib;
+		return err;
+	case XNF_NF_L2FWD:
+		return XNF_OPEN_SKEL(xnf_l2fwd, o, slot + 1, spec);
+	case XNF_NF_XSK:
+		return XNF_OPEN_SKEL(xnf_xsk, o, slot + 1, spec);
+	default:
+		return -EINVAL;
+	}
+}
+
+static int xnf_open_fused(struct xnf_obj *o, const struct xnf_chain_spec *spec)
+{
+	struct xnf_fused *s;
+	__u32 i;
+	int err;
+
+	err = XNF_OPEN_SKEL(xnf_fused, o, 0, spec);
+	if (err)
+		return err;
+	s = o->skel;
+	for (i = 0; i < spec->len; i++)
+		s->rodata->xnf_fused[i] = spec->nf[i];
+	s->rodata->xnf_fused_len = spec->len;
+	s->rodata->xnf_l3_fib = spec->l3_fib;
+	return 0;
+}
+
+static void xnf_obj_destroy(struct xnf_obj *o)
+{
+	if (o->skel)
+		o->destroy(o->skel);
+	memset(o, 0, sizeof(*o));
+}
+
+static int xnf_load_obj(struct xnf_dp *dp, struct xnf_obj *o, const char *dev,
+			int array_fd, const char *what)
+{
+	int err;
+
+	err = xnf_bind_maps(dp, o->obj, dev);
+	if (!err && array_fd >= 0) {
+		struct bpf_map *m = bpf_object__find_map_by_name(o->obj,
+								 XNF_MAP_CHAIN);
+
+		err = m ? bpf_map__reuse_fd(m, array_fd) : -ENOENT;
+	}
+	if (!err)
+		err = bpf_object__load(o->obj);
+	if (err)
+		pr_warn("Error: cannot load the %s program: %s (run with -vv for "
+			"the verifier log)\n", what, strerror(-err));
+	return err;
+}
+
+int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec)
+{
+	char buf[256], *tok, *save = NULL;
+	int nf;
+
+	memset(spec, 0, sizeof(*spec));
+	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
+		return -EINVAL;
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		nf = xnf_nf_from_name(tok);
+		if (nf < 0) {
+			pr_warn("Error: unknown NF '%s'; NFs are firewall, l3fwd, "
+				"l2fwd, xsk\n", tok);
+			return -EINVAL;
+		}
+		if (chain_has(spec, nf)) {
+			pr_warn("Error: %s appears twice in the chain; each NF "
+				"runs at most once\n", tok);
+			return -EINVAL;
+		}
+		if (spec->len == XNF_CHAIN_MAX)
+			return -E2BIG;
+		spec->nf[spec->len++] = nf;
+	}
+	if (!spec->len) {
+		pr_warn("Error: empty chain; give NFs as NF[,NF...]\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int xnf_chain_format(const struct xnf_chain_spec *spec, char *buf, size_t len)
+{
+	size_t off = 0;
+	__u32 i;
+
+	buf[0] = '\0';
+	for (i = 0; i < spec->len && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? "," : "",
+				xnf_nf_name(spec->nf[i]));
+	return off < len ? 0 : -ENAMETOOLONG;
+}
+
+int xnf_chain_load(struct xnf_dp *dp, const char *dev,
+		   const struct xnf_chain_spec *spec, struct xnf_chain **out)
+{
+	char path[PATH_MAX];
+	struct xnf_chain *c;
+	__u32 i;
+	int err;
+
+	if (!spec->len || spec->len > XNF_CHAIN_MAX ||
+	    (spec->fused && spec->len > XNF_FUSED_MAX))
+		return -EINVAL;
+	for (i = 0; i < spec->len; i++)
+		if (spec->nf[i] <= XNF_NF_ENTRY || spec->nf[i] >= __XNF_NF_MAX)
+			return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->spec = *spec;
+	c->array_fd = -1;
+
+	snprintf(path, sizeof(path), "%s/dev/%s", dp->root, dev);
+	err = mkdir_private(path);
+	if (err)
+		goto out_free;
+
+	if (spec->fused) {
+		err = xnf_open_fused(&c->entry, spec);
+		if (!err)
+			err = xnf_load_obj(dp, &c->entry, dev, -1, "fused chain");
+		if (err)
+			goto out_free;
+	} else {
+		err = XNF_OPEN_SKEL(xnf_entry, &c->entry, 0, spec);
+		if (!err)
+			err = xnf_load_obj(dp, &c->entry, dev, -1, "entry");
+		if (err)
+			goto out_free;
+		c->array_fd = bpf_map__fd(((struct xnf_entry *)c->entry.skel)->maps.xnf_chain);
+		for (i = 0; i < spec->len; i++) {
+			int prog_fd;
+
+			err = xnf_open_nf(&c->nf[i], spec->nf[i], i, spec);
+			if (!err)
+				err = xnf_load_obj(dp, &c->nf[i], dev, c->array_fd,
+						   xnf_nf_name(spec->nf[i]));
+			if (err)
+				goto out_free;
+			prog_fd = bpf_program__fd(c->nf[i].prog);
+			if (bpf_map_update_elem(c->array_fd, &i, &prog_fd, BPF_ANY)) {
+				err = -errno;
+				goto out_free;
+			}
+		}
+	}
+	c->stats_fd = bpf_map__fd(bpf_object__find_map_by_name(c->entry.obj,
+								XNF_MAP_STATS));
+	*out = c;
+	return 0;
+
+out_free:
+	xnf_chain_free(c);
+	return err;
+}
+
+int xnf_chain_prog_fd(const struct xnf_chain *c)
+{
+	return bpf_program__fd(c->entry.prog);
+}
+
+int xnf_chain_array_fd(const struct xnf_chain *c)
+{
+	return c->array_fd;
+}
+
+int xnf_chain_slot_fd(const struct xnf_chain *c, __u32 slot)
+{
+	if (c->spec.fused || slot >= c->spec.len)
+		return -EINVAL;
+	return bpf_program__fd(c->nf[slot].prog);
+}
+
+int xnf_chain_stats_fd(const struct xnf_chain *c)
+{
+	return c->stats_fd;
+}
+
+void xnf_chain_free(struct xnf_chain *c)
+{
+	int i;
+
+	if (!c)
+		return;
+	for (i = XNF_CHAIN_MAX - 1; i >= 0; i--)
+		xnf_obj_destroy(&c->nf[i]);
+	xnf_obj_destroy(&c->entry);
+	free(c);
+}
+
+int xnf_stats_read(int stats_fd, struct xnf_stats *sum, struct xnf_stats *percpu)
+{
+	int ncpus = xnf_ncpus(), cpu, err = 0;
+	struct xnf_stats *vals = percpu;
+	__u32 zero = 0;
+	size_t i;
+
+	if (ncpus < 0)
+		return ncpus;
+	if (!vals && !(vals = calloc(ncpus, sizeof(*vals))))
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(stats_fd, &zero, vals)) {
+		err = -errno;
+		goto out;
+	}
+	if (sum) {
+		memset(sum, 0, sizeof(*sum));
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			const __u64 *src = (const __u64 *)&vals[cpu];
+			__u64 *dst = (__u64 *)sum;
+
+			for (i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
+				dst[i] += src[i];
+		}
+	}
+out:
+	if (vals != percpu)
+		free(vals);
+	return err;
+}
+
+int xnf_stats_reset(int stats_fd)
+{
+	int ncpus = xnf_ncpus(), err = 0;
+	struct xnf_stats *zero;
+	__u32 key = 0;
+
+	if (ncpus < 0)
+		return ncpus;
+	zero = calloc(ncpus, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	if (bpf_map_update_elem(stats_fd, &key, zero, BPF_ANY))
+		err = -errno;
+	free(zero);
+	return err;
+}

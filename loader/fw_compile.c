@@ -1,0 +1,1040 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * fw_compile.c - the firewall control plane: checks rules, compiles an
+ * ordered rule list into the bit-vector tables that firewall.bpf.h reads
+ * (see the comment above XNF_FW_MAX_RULES in xnf_kern_user.h), classifies
+ * packets on those tables in C exactly as the BPF program does, classifies
+ * them by a plain linear scan (the reference), and stores a compiled set
+ * into the inactive generation of the pinned maps.
+ *
+ * The compiler, per field:
+ *   src, dst  For each family, every distinct rule prefix plus the /0 is one
+ *             LPM entry. Its class is: the rules that do not match on the
+ *             field, plus the rules of that family whose prefix contains the
+ *             entry's prefix. The longest entry that contains an address A
+ *             then holds exactly the rules matching A: a rule prefix R that
+ *             contains A is itself an entry, and R and the longest entry P
+ *             both contain A, so they nest, and R cannot be longer than P;
+ *             so R contains P. Conversely a prefix containing P contains A.
+ *             Sorting the prefixes by (address, length) visits the binary
+ *             trie in preorder, so a stack of the entries that contain the
+ *             current one gives each class as its nearest enclosing entry's
+ *             class plus the rules of exactly this prefix.
+ *   proto     256 classes, one per value.
+ *   ports     The range endpoints cut 0..65535 into elementary intervals.
+ *             One sweep over the endpoints adds a rule's bit at lo and
+ *             removes it at hi + 1, so each interval costs one bitmap hash,
+ *             not one pass over the rules.
+ * Every bitmap goes through one hash table keyed by its content, so equal
+ * bitmaps share one class across all five fields.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <bpf/bpf.h>
+
+#include "xnf.h"
+
+#ifndef IPPROTO_SCTP
+#define IPPROTO_SCTP 132
+#endif
+
+/* The kernel's internal "operation not supported", which reaches user
+ * space unchanged from some BPF commands. */
+#define XNF_ENOTSUPP 524
+
+#define FW_PORTS 65536
+/* Open-addressing table of class ids, at most half full. */
+#define FW_HASH_SIZE (2 * XNF_FW_MAX_CLASSES)
+/* Entries on the prefix stack have strictly growing lengths: 0..128. */
+#define FW_PFX_DEPTH 129
+
+#define FW_F_ALL (XNF_FW_F_SRC | XNF_FW_F_DST | XNF_FW_F_PROTO | \
+		  XNF_FW_F_SPORT | XNF_FW_F_DPORT)
+
+_Static_assert(offsetof(struct xnf_fw_lpm4_key, gen) ==
+	       offsetof(struct xnf_fw_lpm6_key, gen), "lpm key gen offset");
+
+static int fw_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fw_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static __u32 fw_addr_bytes(__u8 family)
+{
+	return family == XNF_AF_INET ? 4 : 16;
+}
+
+static __u32 fw_addr_bits(__u8 family)
+{
+	return family == XNF_AF_INET ? 32 : 128;
+}
+
+/* @out = @in with every bit from @len on cleared; bytes past the family's
+ * address length are cleared too. */
+static void fw_mask(__u8 out[16], const __u8 in[16], __u32 len, __u8 family)
+{
+	__u32 bytes = fw_addr_bytes(family), i;
+
+	for (i = 0; i < 16; i++) {
+		if (i >= bytes || len <= 8 * i)
+			out[i] = 0;
+		else if (len >= 8 * (i + 1))
+			out[i] = in[i];
+		else
+			out[i] = in[i] & (__u8)(0xff << (8 - (len - 8 * i)));
+	}
+}
+
+/* Whether the first @len bits of @addr are those of @pfx. */
+static bool fw_pfx_has(const __u8 *pfx, __u32 len, const __u8 *addr)
+{
+	__u32 full = len / 8, rest = len % 8;
+	__u8 m;
+
+	if (memcmp(pfx, addr, full))
+		return false;
+	if (!rest)
+		return true;
+	m = (__u8)(0xff << (8 - rest));
+	return (pfx[full] & m) == (addr[full] & m);
+}
+
+static bool fw_ports_proto(__u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_SCTP;
+}
+
+static int fw_check_prefix(const char *what, const __u8 *addr, __u32 len,
+			   __u8 family, char *err, size_t errlen)
+{
+	char have[INET6_ADDRSTRLEN], want[INET6_ADDRSTRLEN];
+	int af = family == XNF_AF_INET ? AF_INET : AF_INET6;
+	__u8 masked[16], full[16];
+
+	if (len > fw_addr_bits(family))
+		return fw_err(err, errlen, "%s prefix length %u is longer than %u",
+			      what, len, fw_addr_bits(family));
+	/* fw_mask() also clears the bytes an IPv4 address does not use,
+	 * which the rule may carry as garbage: compare only the used ones. */
+	fw_mask(masked, addr, len, family);
+	fw_mask(full, addr, fw_addr_bits(family), family);
+	if (!memcmp(masked, full, 16))
+		return 0;
+	if (!inet_ntop(af, full, have, sizeof(have)) ||
+	    !inet_ntop(af, masked, want, sizeof(want)))
+		return fw_err(err, errlen, "%s prefix has host bits set", what);
+	return fw_err(err, errlen,
+		      "%s %s/%u has host bits set; did you mean %s/%u?",
+		      what, have, len, want, len);
+}
+
+int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen)
+{
+	bool prefix = r->flags & (XNF_FW_F_SRC | XNF_FW_F_DST);
+	int ret;
+
+	if (r->flags & ~FW_F_ALL)
+		return fw_err(err, errlen, "unknown match flags 0x%x",
+			      r->flags & ~FW_F_ALL);
+	if (r->action != XNF_FW_ALLOW && r->action != XNF_FW_DROP)
+		return fw_err(err, errlen,
+			      "action %u is neither allow (%d) nor drop (%d)",
+			      r->action, XNF_FW_ALLOW, XNF_FW_DROP);
+	if (prefix && r->family != XNF_AF_INET && r->family != XNF_AF_INET6)
+		return fw_err(err, errlen,
+			      "a src or dst prefix needs family 4 or 6, not %u",
+			      r->family);
+	if (!prefix && r->family)
+		return fw_err(err, errlen,
+			      "family %u given without a src or dst prefix (a rule for one family only needs a prefix, e.g. 0.0.0.0/0 or ::/0)",
+			      r->family);
+	if (r->flags & XNF_FW_F_SRC) {
+		ret = fw_check_prefix("src", r->src, r->src_len, r->family,
+				      err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (r->flags & XNF_FW_F_DST) {
+		ret = fw_check_prefix("dst", r->dst, r->dst_len, r->family,
+				      err, errlen);
+		if (ret)
+			return ret;
+	}
+	if ((r->flags & XNF_FW_F_SPORT) && r->sport_lo > r->sport_hi)
+		return fw_err(err, errlen,
+			      "sport range %u-%u is empty: its low end is above its high end",
+			      r->sport_lo, r->sport_hi);
+	if ((r->flags & XNF_FW_F_DPORT) && r->dport_lo > r->dport_hi)
+		return fw_err(err, errlen,
+			      "dport range %u-%u is empty: its low end is above its high end",
+			      r->dport_lo, r->dport_hi);
+	if ((r->flags & (XNF_FW_F_SPORT | XNF_FW_F_DPORT)) &&
+	    (r->flags & XNF_FW_F_PROTO) && !fw_ports_proto(r->proto))
+		return fw_err(err, errlen,
+			      "ports only exist for tcp (6), udp (17) and sctp (132), not for protocol %u",
+			      r->proto);
+	if (err && errlen)
+		err[0] = '\0';
+	return 0;
+}
+
+/* ---- the compiler ---- */
+
+struct fw_build {
+	const struct xnf_fw_rule *rules;  /* by slot */
+	const __u32 *slot;                /* [n]: slot of rule i */
+	__u32 n;                          /* rules, in priority order */
+	__u32 nwords;                     /* 64-bit words that can be non-zero */
+	struct xnf_fw_compiled *c;
+	__u32 cap;                        /* classes allocated in c->classes */
+	__u32 *hash;                      /* [FW_HASH_SIZE]: class id + 1, 0 free */
+};
+
+static const struct xnf_fw_rule *fw_rule(const struct fw_build *b, __u32 i)
+{
+	return &b->rules[b->slot[i]];
+}
+
+static void bm_set(__u64 *bm, __u32 i)
+{
+	bm[i / 64] |= 1ULL << (i % 64);
+}
+
+static void bm_clear(__u64 *bm, __u32 i)
+{
+	bm[i / 64] &= ~(1ULL << (i % 64));
+}
+
+static __u64 bm_hash(const __u64 *bm, __u32 nwords)
+{
+	__u64 h = 0x9e3779b97f4a7c15ULL;
+	__u32 i;
+
+	for (i = 0; i < nwords; i++) {
+		h ^= bm[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 29;
+	}
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 32);
+}
+
+/* The class id of bitmap @bm (words past nwords are zero), added to the
+ * pool if no class has that bitmap yet. */
+static int fw_intern(struct fw_build *b, const __u64 *bm, __u32 *id)
+{
+	struct xnf_fw_compiled *c = b->c;
+	size_t len = b->nwords * sizeof(__u64);
+	struct xnf_fw_class *k;
+	__u32 h, w;
+
+	h = bm_hash(bm, b->nwords) & (FW_HASH_SIZE - 1);
+	while (b->hash[h]) {
+		k = &c->classes[b->hash[h] - 1];
+		if (!memcmp(k->bits, bm, len)) {
+			*id = b->hash[h] - 1;
+			return 0;
+		}
+		h = (h + 1) & (FW_HASH_SIZE - 1);
+	}
+	if (c->nclasses >= XNF_FW_MAX_CLASSES)
+		return -ENOSPC;
+	if (c->nclasses == b->cap) {
+		__u32 cap = b->cap ? 2 * b->cap : 256;
+
+		k = realloc(c->classes, cap * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		c->classes = k;
+		b->cap = cap;
+	}
+	k = &c->classes[c->nclasses];
+	memset(k, 0, sizeof(*k));
+	memcpy(k->bits, bm, len);
+	for (w = 0; w < b->nwords; w++)
+		if (k->bits[w])
+			k->summary[w / 64] |= 1ULL << (w % 64);
+	b->hash[h] = c->nclasses + 1;
+	*id = c->nclasses++;
+	return 0;
+}
+
+/* Rules that do not match on the field of @flag: they are in every class
+ * of that field. */
+static void fw_wild(const struct fw_build *b, __u16 flag, __u64 *bm)
+{
+	__u32 i;
+
+	memset(bm, 0, XNF_FW_WORDS * sizeof(__u64));
+	for (i = 0; i < b->n; i++)
+		if (!(fw_rule(b, i)->flags & flag))
+			bm_set(bm, i);
+}
+
+struct fw_pfx {
+	__u8 addr[16];      /* masked */
+	__u32 len;
+	__u32 rule;
+};
+
+/* (address, length) order: the preorder of the binary trie. */
+static int fw_pfx_cmp(const void *a, const void *b)
+{
+	const struct fw_pfx *x = a, *y = b;
+	int d = memcmp(x->addr, y->addr, sizeof(x->addr));
+
+	if (d)
+		return d;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* LPM entries of one field (src or dst) and one family, appended to
+ * @ent[*nent]. */
+static int fw_build_prefixes(struct fw_build *b, bool dst, __u8 family,
+			     struct xnf_fw_prefix *ent, __u32 *nent)
+{
+	__u16 flag = dst ? XNF_FW_F_DST : XNF_FW_F_SRC;
+	const struct fw_pfx *top[FW_PFX_DEPTH];
+	static const struct fw_pfx root;
+	struct fw_pfx *pfx = NULL;
+	__u32 npfx = 0, depth, i, k, id;
+	struct xnf_fw_prefix *e;
+	__u64 *stack = NULL;
+	int err = -ENOMEM;
+
+	pfx = calloc(b->n + 1, sizeof(*pfx));
+	stack = malloc((size_t)FW_PFX_DEPTH * XNF_FW_WORDS * sizeof(__u64));
+	if (!pfx || !stack)
+		goto out;
+	for (i = 0; i < b->n; i++) {
+		const struct xnf_fw_rule *r = fw_rule(b, i);
+		__u32 len;
+
+		if (!(r->flags & flag) || r->family != family)
+			continue;
+		len = dst ? r->dst_len : r->src_len;
+		fw_mask(pfx[npfx].addr, dst ? r->dst : r->src, len, family);
+		pfx[npfx].len = len;
+		pfx[npfx].rule = i;
+		npfx++;
+	}
+	qsort(pfx, npfx, sizeof(*pfx), fw_pfx_cmp);
+
+	/* The /0: rules that ignore the field plus this family's /0 rules,
+	 * which sort first. It contains every address of the family, so the
+	 * stack below never empties and every lookup finds an entry. */
+	fw_wild(b, flag, stack);
+	for (k = 0; k < npfx && pfx[k].len == 0; k++)
+		bm_set(stack, pfx[k].rule);
+	top[0] = &root;
+	depth = 1;
+	err = fw_intern(b, stack, &id);
+	if (err)
+		goto out;
+	e = &ent[(*nent)++];
+	memset(e, 0, sizeof(*e));
+	e->family = family;
+	e->class = id;
+
+	while (k < npfx) {
+		const struct fw_pfx *p = &pfx[k];
+		__u64 *bm;
+
+		/* Pop the entries that do not contain p; the /0 stays. A
+		 * later entry is never shorter than one that contains it
+		 * (preorder), so lengths grow strictly along the stack. */
+		while (top[depth - 1]->len > p->len ||
+		       !fw_pfx_has(top[depth - 1]->addr, top[depth - 1]->len,
+				   p->addr))
+			depth--;
+		bm = stack + (size_t)depth * XNF_FW_WORDS;
+		memcpy(bm, bm - XNF_FW_WORDS, XNF_FW_WORDS * sizeof(__u64));
+		for (; k < npfx && pfx[k].len == p->len &&
+		       !memcmp(pfx[k].addr, p->addr, 16); k++)
+			bm_set(bm, pfx[k].rule);
+		top[depth++] = p;
+		err = fw_intern(b, bm, &id);
+		if (err)
+			goto out;
+		e = &ent[(*nent)++];
+		memset(e, 0, sizeof(*e));
+		e->family = family;
+		e->len = p->len;
+		memcpy(e->addr, p->addr, 16);
+		e->class = id;
+	}
+	err = 0;
+out:
+	free(stack);
+	free(pfx);
+	return err;
+}
+
+static int fw_build_proto(struct fw_build *b, __u64 *bm)
+{
+	__u64 *wild = bm + XNF_FW_WORDS;
+	__u32 i, v;
+	int err;
+
+	fw_wild(b, XNF_FW_F_PROTO, wild);
+	for (v = 0; v < 256; v++) {
+		memcpy(bm, wild, XNF_FW_WORDS * sizeof(__u64));
+		for (i = 0; i < b->n; i++) {
+			const struct xnf_fw_rule *r = fw_rule(b, i);
+
+			if ((r->flags & XNF_FW_F_PROTO) && r->proto == v)
+				bm_set(bm, i);
+		}
+		err = fw_intern(b, bm, &b->c->proto[v]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct fw_event {
+	__u32 pos;          /* first port where the change applies */
+	__u32 rule;
+	__u32 add;          /* 1: range starts, 0: range ended at pos - 1 */
+};
+
+static int fw_event_cmp(const void *a, const void *b)
+{
+	const struct fw_event *x = a, *y = b;
+
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int fw_build_ports(struct fw_build *b, bool dst, __u64 *bm)
+{
+	__u16 flag = dst ? XNF_FW_F_DPORT : XNF_FW_F_SPORT;
+	__u32 *table = dst ? b->c->dport : b->c->sport;
+	__u32 nev = 0, k = 0, pos, next, id, i;
+	struct fw_event *ev;
+	int err = -ENOMEM;
+
+	ev = calloc(2 * (size_t)b->n + 1, sizeof(*ev));
+	if (!ev)
+		goto out;
+	for (i = 0; i < b->n; i++) {
+		const struct xnf_fw_rule *r = fw_rule(b, i);
+		__u32 lo = dst ? r->dport_lo : r->sport_lo;
+		__u32 hi = dst ? r->dport_hi : r->sport_hi;
+
+		if (!(r->flags & flag))
+			continue;
+		ev[nev++] = (struct fw_event){ .pos = lo, .rule = i, .add = 1 };
+		if (hi + 1 < FW_PORTS)
+			ev[nev++] = (struct fw_event){ .pos = hi + 1, .rule = i };
+	}
+	/* Events at one position touch different rules (a rule's own
+	 * removal comes strictly after its addition), so their order among
+	 * themselves does not matter. */
+	qsort(ev, nev, sizeof(*ev), fw_event_cmp);
+
+	/* The rules without a port match: the class of the ports no range
+	 * covers, and of packets whose ports could not be read. */
+	fw_wild(b, flag, bm);
+	err = fw_intern(b, bm, dst ? &b->c->hdr.dport_none :
+				     &b->c->hdr.sport_none);
+	if (err)
+		goto out;
+	for (pos = 0; pos < FW_PORTS; pos = next) {
+		for (; k < nev && ev[k].pos == pos; k++) {
+			if (ev[k].add)
+				bm_set(bm, ev[k].rule);
+			else
+				bm_clear(bm, ev[k].rule);
+		}
+		err = fw_intern(b, bm, &id);
+		if (err)
+			goto out;
+		next = k < nev ? ev[k].pos : FW_PORTS;
+		for (i = pos; i < next; i++)
+			table[i] = id;
+	}
+	err = 0;
+out:
+	free(ev);
+	return err;
+}
+
+struct fw_prio {
+	__u32 prio;
+	__u32 slot;
+};
+
+static int fw_prio_cmp(const void *a, const void *b)
+{
+	const struct fw_prio *x = a, *y = b;
+
+	if (x->prio != y->prio)
+		return x->prio < y->prio ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+void xnf_fw_compiled_free(struct xnf_fw_compiled *c)
+{
+	if (!c)
+		return;
+	free(c->classes);
+	free(c->order);
+	free(c->src);
+	free(c->dst);
+	free(c->sport);
+	free(c->dport);
+	free(c);
+}
+
+int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
+		   __u32 default_action, struct xnf_fw_compiled **out)
+{
+	struct fw_prio *prio = NULL;
+	struct xnf_fw_compiled *c = NULL;
+	struct fw_build b = { .rules = rules };
+	__u32 *slot = NULL, n = 0, i;
+	__u64 *bm = NULL;
+	char msg[160];
+	int err;
+
+	*out = NULL;
+	if (default_action != XNF_FW_ALLOW && default_action != XNF_FW_DROP) {
+		pr_warn("firewall: default policy %u is neither allow nor drop\n",
+			default_action);
+		return -EINVAL;
+	}
+	for (i = 0; i < nslots; i++) {
+		if (!rules[i].in_use)
+			continue;
+		err = xnf_fw_rule_check(&rules[i], msg, sizeof(msg));
+		if (err) {
+			pr_warn("firewall: rule in slot %u (prio %u): %s\n", i,
+				rules[i].prio, msg);
+			return err;
+		}
+		n++;
+	}
+	if (n > XNF_FW_MAX_RULES) {
+		pr_warn("firewall: %u rules in use, the tables hold %u; delete %u\n",
+			n, XNF_FW_MAX_RULES, n - XNF_FW_MAX_RULES);
+		return -ENOSPC;
+	}
+
+	err = -ENOMEM;
+	prio = calloc(n + 1, sizeof(*prio));
+	slot = calloc(n + 1, sizeof(*slot));
+	bm = malloc(2 * XNF_FW_WORDS * sizeof(*bm));
+	b.hash = calloc(FW_HASH_SIZE, sizeof(*b.hash));
+	c = calloc(1, sizeof(*c));
+	if (!prio || !slot || !bm || !b.hash || !c)
+		goto out;
+	c->order = calloc(n + 1, sizeof(*c->order));
+	/* Per field at most one entry per rule plus the /0 of each family. */
+	c->src = calloc(n + 2, sizeof(*c->src));
+	c->dst = calloc(n + 2, sizeof(*c->dst));
+	c->sport = calloc(FW_PORTS, sizeof(*c->sport));
+	c->dport = calloc(FW_PORTS, sizeof(*c->dport));
+	if (!c->order || !c->src || !c->dst || !c->sport || !c->dport)
+		goto out;
+
+	/* Rule i (bit i) is the i-th in priority order. */
+	for (i = 0, n = 0; i < nslots; i++) {
+		if (!rules[i].in_use)
+			continue;
+		prio[n].prio = rules[i].prio;
+		prio[n].slot = i;
+		n++;
+	}
+	qsort(prio, n, sizeof(*prio), fw_prio_cmp);
+	for (i = 0; i < n; i++) {
+		if (i && prio[i].prio == prio[i - 1].prio) {
+			pr_warn("firewall: rules in slots %u and %u both have prio %u; give each rule its own\n",
+				prio[i - 1].slot, prio[i].slot, prio[i].prio);
+			err = -EINVAL;
+			goto out;
+		}
+		slot[i] = prio[i].slot;
+		c->order[i].action = rules[slot[i]].action;
+		c->order[i].slot = slot[i];
+	}
+	b.slot = slot;
+	b.n = n;
+	b.nwords = (n + 63) / 64;
+	b.c = c;
+	c->hdr.nrules = n;
+	c->hdr.default_action = default_action;
+
+	err = fw_build_prefixes(&b, false, XNF_AF_INET, c->src, &c->nsrc);
+	if (!err)
+		err = fw_build_prefixes(&b, false, XNF_AF_INET6, c->src, &c->nsrc);
+	if (!err)
+		err = fw_build_prefixes(&b, true, XNF_AF_INET, c->dst, &c->ndst);
+	if (!err)
+		err = fw_build_prefixes(&b, true, XNF_AF_INET6, c->dst, &c->ndst);
+	if (!err)
+		err = fw_build_proto(&b, bm);
+	if (!err)
+		err = fw_build_ports(&b, false, bm);
+	if (!err)
+		err = fw_build_ports(&b, true, bm);
+	if (err == -ENOSPC)
+		pr_warn("firewall: the %u rules need more than %u classes (distinct sets of rules per field value); use fewer distinct prefixes or port ranges\n",
+			n, XNF_FW_MAX_CLASSES);
+	if (err)
+		goto out;
+	*out = c;
+	c = NULL;
+out:
+	xnf_fw_compiled_free(c);
+	free(b.hash);
+	free(bm);
+	free(slot);
+	free(prio);
+	return err;
+}
+
+/* ---- classification ---- */
+
+/* Class of the longest entry of @family containing @addr, or -1. */
+static __s64 fw_lpm(const struct xnf_fw_prefix *e, __u32 n, __u8 family,
+		    const __u8 *addr)
+{
+	__s64 best = -1;
+	int len = -1;
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		if (e[i].family != family || (int)e[i].len <= len)
+			continue;
+		if (!fw_pfx_has(e[i].addr, e[i].len, addr))
+			continue;
+		best = e[i].class;
+		len = e[i].len;
+	}
+	return best;
+}
+
+static __u32 fw_ctz64(__u64 x)
+{
+	return __builtin_ctzll(x);
+}
+
+int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p)
+{
+	const struct xnf_fw_class *k[5];
+	__s64 id[5];
+	__u32 s, w, f;
+	__u64 sum, m;
+
+	/* The BPF program leaves non-IP packets alone and applies the
+	 * default when there are no rules. */
+	if (p->family != XNF_AF_INET && p->family != XNF_AF_INET6)
+		return -1;
+	if (!c->hdr.nrules)
+		return -1;
+	id[0] = fw_lpm(c->src, c->nsrc, p->family, p->src);
+	id[1] = fw_lpm(c->dst, c->ndst, p->family, p->dst);
+	id[2] = c->proto[p->proto];
+	id[3] = p->ports ? c->sport[p->sport] : c->hdr.sport_none;
+	id[4] = p->ports ? c->dport[p->dport] : c->hdr.dport_none;
+	/* A field without a class matches no rule. */
+	for (f = 0; f < 5; f++) {
+		if (id[f] < 0 || id[f] >= c->nclasses)
+			return -1;
+		k[f] = &c->classes[id[f]];
+	}
+
+	for (s = 0; s < XNF_FW_SUMMARY; s++) {
+		sum = k[0]->summary[s] & k[1]->summary[s] & k[2]->summary[s] &
+		      k[3]->summary[s] & k[4]->summary[s];
+		while (sum) {
+			w = s * 64 + fw_ctz64(sum);
+			sum &= sum - 1;
+			if (w >= XNF_FW_WORDS)
+				return -1;
+			m = k[0]->bits[w] & k[1]->bits[w] & k[2]->bits[w] &
+			    k[3]->bits[w] & k[4]->bits[w];
+			if (m) {
+				int rule = w * 64 + fw_ctz64(m);
+
+				return (__u32)rule < c->hdr.nrules ? rule : -1;
+			}
+		}
+	}
+	return -1;
+}
+
+static bool fw_rule_matches(const struct xnf_fw_rule *r,
+			    const struct xnf_fw_pkt *p)
+{
+	if ((r->flags & XNF_FW_F_SRC) &&
+	    (r->family != p->family || !fw_pfx_has(r->src, r->src_len, p->src)))
+		return false;
+	if ((r->flags & XNF_FW_F_DST) &&
+	    (r->family != p->family || !fw_pfx_has(r->dst, r->dst_len, p->dst)))
+		return false;
+	if ((r->flags & XNF_FW_F_PROTO) && r->proto != p->proto)
+		return false;
+	/* A port match needs ports: never for ICMP, later fragments or a
+	 * truncated L4 header. */
+	if ((r->flags & XNF_FW_F_SPORT) &&
+	    (!p->ports || p->sport < r->sport_lo || p->sport > r->sport_hi))
+		return false;
+	if ((r->flags & XNF_FW_F_DPORT) &&
+	    (!p->ports || p->dport < r->dport_lo || p->dport > r->dport_hi))
+		return false;
+	return true;
+}
+
+int xnf_fw_linear(const struct xnf_fw_rule *rules, __u32 nslots,
+		  const struct xnf_fw_pkt *p)
+{
+	int best = -1;
+	__u32 i;
+
+	if (p->family != XNF_AF_INET && p->family != XNF_AF_INET6)
+		return -1;
+	/* The matching rule of lowest prio, without sorting: ties (which
+	 * the compiler refuses) go to the lower slot. The cheap prio test
+	 * comes first, so once a rule matched most others cost nothing. */
+	for (i = 0; i < nslots; i++) {
+		if (!rules[i].in_use)
+			continue;
+		if (best >= 0 && rules[i].prio >= rules[best].prio)
+			continue;
+		if (fw_rule_matches(&rules[i], p))
+			best = i;
+	}
+	return best;
+}
+
+/* ---- storing a compiled set into the pinned maps ---- */
+
+static const char *fw_map_name(enum xnf_table t)
+{
+	static const char *const names[__XNF_T_MAX] = {
+		[XNF_T_FW_ACTIVE] = XNF_MAP_FW_ACTIVE,
+		[XNF_T_FW_HDR] = XNF_MAP_FW_HDR,
+		[XNF_T_FW_RULES] = XNF_MAP_FW_RULES,
+		[XNF_T_FW_ORDER] = XNF_MAP_FW_ORDER,
+		[XNF_T_FW_CLASS] = XNF_MAP_FW_CLASS,
+		[XNF_T_FW_SRC4] = XNF_MAP_FW_SRC4,
+		[XNF_T_FW_DST4] = XNF_MAP_FW_DST4,
+		[XNF_T_FW_SRC6] = XNF_MAP_FW_SRC6,
+		[XNF_T_FW_DST6] = XNF_MAP_FW_DST6,
+		[XNF_T_FW_PROTO] = XNF_MAP_FW_PROTO,
+		[XNF_T_FW_SPORT] = XNF_MAP_FW_SPORT,
+		[XNF_T_FW_DPORT] = XNF_MAP_FW_DPORT,
+	};
+
+	return names[t] ? names[t] : "?";
+}
+
+static void fw_map_warn(const struct xnf_dp *dp, enum xnf_table t,
+			const char *what, int err)
+{
+	pr_warn("firewall: cannot %s %s/tables/%s: %s; check it with `bpftool map show pinned %s/tables/%s`, or recreate the instance if its layout is stale\n",
+		what, dp->root, fw_map_name(t), strerror(-err), dp->root,
+		fw_map_name(t));
+}
+
+/* Stores @count values of @vsize bytes at keys @base, @base + 1, ... of
+ * the array @t: one BPF_MAP_UPDATE_BATCH (arrays have it since 5.6), or
+ * one update per element where the kernel has no batch operation. */
+static int fw_array_store(const struct xnf_dp *dp, enum xnf_table t,
+			  __u32 base, const void *values, size_t vsize,
+			  __u32 count, __u32 *keys)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int fd = dp->fd[t], err = 0;
+	__u32 i, n = count;
+
+	if (!count)
+		return 0;
+	for (i = 0; i < count; i++)
+		keys[i] = base + i;
+	err = bpf_map_update_batch(fd, keys, values, &n, &opts);
+	if (err == -EINVAL || err == -XNF_ENOTSUPP || err == -EOPNOTSUPP) {
+		/* Rewriting what the batch may already have written is
+		 * harmless: nothing reads this generation yet. */
+		for (i = 0, err = 0; i < count && !err; i++)
+			err = bpf_map_update_elem(fd, &keys[i],
+						  (const char *)values + i * vsize,
+						  BPF_ANY);
+	}
+	if (err)
+		fw_map_warn(dp, t, "update", err);
+	return err;
+}
+
+/* Deletes every entry of generation @gen from the LPM trie @t: first
+ * collects the keys (deleting while walking with get_next_key would make
+ * the walk restart), then deletes them. */
+static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t,
+			size_t ksize, __u32 gen)
+{
+	struct xnf_fw_lpm6_key cur, next;
+	size_t n = 0, cap = 0;
+	__u8 *keys = NULL, *tmp;
+	int fd = dp->fd[t], err;
+	void *prev = NULL;
+	size_t i;
+
+	for (;;) {
+		err = bpf_map_get_next_key(fd, prev, &next);
+		if (err == -ENOENT) {
+			err = 0;
+			break;
+		}
+		if (err) {
+			fw_map_warn(dp, t, "walk", err);
+			goto out;
+		}
+		if (next.gen == gen) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				tmp = realloc(keys, cap * ksize);
+				if (!tmp) {
+					err = -ENOMEM;
+					goto out;
+				}
+				keys = tmp;
+			}
+			memcpy(keys + n * ksize, &next, ksize);
+			n++;
+		}
+		memcpy(&cur, &next, ksize);
+		prev = &cur;
+	}
+	for (i = 0; i < n; i++) {
+		err = bpf_map_delete_elem(fd, keys + i * ksize);
+		if (err && err != -ENOENT) {
+			fw_map_warn(dp, t, "delete from", err);
+			goto out;
+		}
+		err = 0;
+	}
+out:
+	free(keys);
+	return err;
+}
+
+static int fw_lpm_fill(const struct xnf_dp *dp, const struct xnf_fw_prefix *e,
+		       __u32 n, bool dst, __u32 gen)
+{
+	__u32 i;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		enum xnf_table t;
+
+		if (e[i].family == XNF_AF_INET) {
+			struct xnf_fw_lpm4_key k = {
+				.prefixlen = 32 + e[i].len, .gen = gen,
+			};
+
+			t = dst ? XNF_T_FW_DST4 : XNF_T_FW_SRC4;
+			memcpy(k.addr, e[i].addr, sizeof(k.addr));
+			err = bpf_map_update_elem(dp->fd[t], &k, &e[i].class,
+						  BPF_ANY);
+		} else {
+			struct xnf_fw_lpm6_key k = {
+				.prefixlen = 32 + e[i].len, .gen = gen,
+			};
+
+			t = dst ? XNF_T_FW_DST6 : XNF_T_FW_SRC6;
+			memcpy(k.addr, e[i].addr, sizeof(k.addr));
+			err = bpf_map_update_elem(dp->fd[t], &k, &e[i].class,
+						  BPF_ANY);
+		}
+		if (err) {
+			fw_map_warn(dp, t, "insert into", err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Why this order. A packet reads xnf_fw_active once and from then on only
+ * touches keys of that generation. The previous call ended with a grace
+ * period after its switch, so no packet runs on generation g now, and none
+ * will until step 7: steps 1-6 may write g freely, in any order, and no
+ * packet can see a half-written set. Within them:
+ *  1. The tries are cleared before they are filled: a stale prefix of an
+ *     older set left in g would win longest-prefix matches with a class
+ *     id that now means something else, and the tries are sized for one
+ *     generation's worth of entries each (max_entries counts both).
+ *  2-6. Arrays are overwritten in place; entries past this set's counts
+ *     (classes, rules) are left as they are, since no table of this set
+ *     refers to them. The header is written last, so that it describes
+ *     tables that are complete.
+ *  7. The switch: one 32-bit store that every packet after it sees.
+ *  8. Waiting for the packets that read the old generation before the
+ *     switch makes that generation free for the next call, which writes
+ *     it without any further check.
+ */
+int xnf_fw_write(struct xnf_dp *dp, const struct xnf_fw_compiled *c)
+{
+	__u32 zero = 0, active, gen, *keys = NULL;
+	int err;
+
+	if (c->nclasses > XNF_FW_MAX_CLASSES ||
+	    c->hdr.nrules > XNF_FW_MAX_RULES)
+		return -EINVAL;
+	err = bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &active);
+	if (err) {
+		fw_map_warn(dp, XNF_T_FW_ACTIVE, "read", err);
+		return err;
+	}
+	gen = (active & 1) ^ 1;
+
+	keys = calloc(FW_PORTS, sizeof(*keys));
+	if (!keys)
+		return -ENOMEM;
+	/* 1. */
+	err = fw_lpm_clear(dp, XNF_T_FW_SRC4, sizeof(struct xnf_fw_lpm4_key), gen);
+	if (!err)
+		err = fw_lpm_clear(dp, XNF_T_FW_DST4,
+				   sizeof(struct xnf_fw_lpm4_key), gen);
+	if (!err)
+		err = fw_lpm_clear(dp, XNF_T_FW_SRC6,
+				   sizeof(struct xnf_fw_lpm6_key), gen);
+	if (!err)
+		err = fw_lpm_clear(dp, XNF_T_FW_DST6,
+				   sizeof(struct xnf_fw_lpm6_key), gen);
+	if (!err)
+		err = fw_lpm_fill(dp, c->src, c->nsrc, false, gen);
+	if (!err)
+		err = fw_lpm_fill(dp, c->dst, c->ndst, true, gen);
+	/* 2. */
+	if (!err)
+		err = fw_array_store(dp, XNF_T_FW_CLASS, gen * XNF_FW_MAX_CLASSES,
+				     c->classes, sizeof(*c->classes),
+				     c->nclasses, keys);
+	/* 3. */
+	if (!err)
+		err = fw_array_store(dp, XNF_T_FW_PROTO, gen * 256, c->proto,
+				     sizeof(c->proto[0]), 256, keys);
+	/* 4. */
+	if (!err)
+		err = fw_array_store(dp, XNF_T_FW_SPORT, gen * FW_PORTS,
+				     c->sport, sizeof(*c->sport), FW_PORTS, keys);
+	if (!err)
+		err = fw_array_store(dp, XNF_T_FW_DPORT, gen * FW_PORTS,
+				     c->dport, sizeof(*c->dport), FW_PORTS, keys);
+	/* 5. */
+	if (!err)
+		err = fw_array_store(dp, XNF_T_FW_ORDER, gen * XNF_FW_MAX_RULES,
+				     c->order, sizeof(*c->order),
+				     c->hdr.nrules, keys);
+	/* 6. */
+	if (!err)
+		err = fw_array_store(dp, XNF_T_FW_HDR, gen, &c->hdr,
+				     sizeof(c->hdr), 1, keys);
+	if (err)
+		goto out;
+	/* 7. */
+	err = bpf_map_update_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &gen, BPF_ANY);
+	if (err) {
+		fw_map_warn(dp, XNF_T_FW_ACTIVE, "update", err);
+		goto out;
+	}
+	/* 8. */
+	err = xnf_sync_rcu();
+	if (err)
+		pr_warn("firewall: switched to the new rules, but could not wait for packets on the old ones to finish (%s); wait a moment before the next change\n",
+			strerror(-err));
+out:
+	free(keys);
+	return err;
+}
+
+/* All XNF_FW_MAX_RULES slots of xnf_fw_rules into @rules, by slot. */
+static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	int fd = dp->fd[XNF_T_FW_RULES], err = 0;
+	struct xnf_fw_rule *vals = NULL;
+	__u32 *keys = NULL, in, out, done = 0, count, i;
+	void *inp = NULL;
+
+	keys = calloc(XNF_FW_MAX_RULES, sizeof(*keys));
+	vals = calloc(XNF_FW_MAX_RULES, sizeof(*vals));
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* An array batch walks keys in order and returns -ENOENT with the
+	 * last elements once it reaches the end. */
+	while (done < XNF_FW_MAX_RULES) {
+		count = XNF_FW_MAX_RULES - done;
+		err = bpf_map_lookup_batch(fd, inp, &out, keys + done,
+					   vals + done, &count, &opts);
+		if (err && err != -ENOENT)
+			break;
+		done += count;
+		if (err == -ENOENT || !count)
+			break;
+		in = out;
+		inp = &in;
+	}
+	if (!err || err == -ENOENT) {
+		for (i = 0, err = 0; i < done; i++) {
+			if (keys[i] >= XNF_FW_MAX_RULES)
+				continue;
+			rules[keys[i]] = vals[i];
+		}
+		goto out;
+	}
+	if (err != -EINVAL && err != -XNF_ENOTSUPP && err != -EOPNOTSUPP)
+		goto warn;
+	/* No batch lookup in this kernel: one slot at a time. */
+	for (i = 0, err = 0; i < XNF_FW_MAX_RULES && !err; i++)
+		err = bpf_map_lookup_elem(fd, &i, &rules[i]);
+warn:
+	if (err)
+		fw_map_warn(dp, XNF_T_FW_RULES, "read", err);
+out:
+	free(vals);
+	free(keys);
+	return err;
+}
+
+int xnf_fw_commit(struct xnf_dp *dp, __u32 default_action)
+{
+	struct xnf_fw_compiled *c = NULL;
+	struct xnf_fw_rule *rules;
+	int err;
+
+	rules = calloc(XNF_FW_MAX_RULES, sizeof(*rules));
+	if (!rules)
+		return -ENOMEM;
+	err = fw_rules_read(dp, rules);
+	if (!err)
+		err = xnf_fw_compile(rules, XNF_FW_MAX_RULES, default_action, &c);
+	if (!err)
+		err = xnf_fw_write(dp, c);
+	xnf_fw_compiled_free(c);
+	free(rules);
+	return err;
+}

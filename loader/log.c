@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* One logging path for xnf and for libbpf's messages (demoted to debug:
+ * xnf explains its own failures, libbpf's detail is there with -vv). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <bpf/libbpf.h>
+
+#include "xnf.h"
+
+static enum xnf_log_level log_level = XNF_LOG_WARN;
+
+void xnf_set_log_level(enum xnf_log_level level)
+{
+	log_level = level;
+}
+
+static void xnf_vlog(enum xnf_log_level level, const char *prefix,
+		     const char *fmt, va_list ap)
+{
+	if (level > log_level)
+		return;
+	if (prefix)
+		fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+}
+
+void xnf_log(enum xnf_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	xnf_vlog(level, NULL, fmt, ap);
+	va_end(ap);
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt,
+			va_list ap)
+{
+	xnf_vlog(XNF_LOG_DEBUG, "  ", fmt, ap);
+	return 0;
+}
+
+void xnf_libbpf_logging(void)
+{
+	libbpf_set_print(libbpf_print);
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * xnf.h - libxnf, the control plane of the xnf dataplane: the pinned
+ * instance (tables), loading chains, writing routes, FDB, cross-connects
+ * and the compiled firewall. The `xnf` command, the unit tests and the
+ * benchmarks are all built on it.
+ *
+ * Every function returns 0 or a negative errno and leaves nothing half
+ * done; messages go through xnf_log (log.c).
+ */
+#ifndef XNF_H
+#define XNF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include <linux/bpf.h>
+
+#include "xnf_kern_user.h"
+
+/* The user side checks the layout the BPF side was compiled with. */
+_Static_assert(sizeof(struct xnf_config) == 32, "xnf_config layout");
+_Static_assert(sizeof(struct xnf_pkt) == 32, "xnf_pkt layout");
+_Static_assert(sizeof(struct xnf_nf_counters) == 40, "xnf_nf_counters layout");
+_Static_assert(sizeof(struct xnf_stats) ==
+	       __XNF_NF_MAX * 40 + 2 * 8 * __XNF_R_MAX + 8 * XNF_CHAIN_MAX,
+	       "xnf_stats layout");
+_Static_assert(sizeof(struct xnf_dev_key) == 8, "xnf_dev_key layout");
+_Static_assert(sizeof(struct xnf_batch_hist) == 8 * XNF_BATCH_BUCKETS, "batch layout");
+_Static_assert(sizeof(struct xnf_rt4_key) == 8, "xnf_rt4_key layout");
+_Static_assert(sizeof(struct xnf_rt6_key) == 20, "xnf_rt6_key layout");
+_Static_assert(sizeof(struct xnf_route) == 40, "xnf_route layout");
+_Static_assert(sizeof(struct xnf_fdb_key) == 8, "xnf_fdb_key layout");
+_Static_assert(sizeof(struct xnf_fdb_entry) == 8, "xnf_fdb_entry layout");
+_Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
+_Static_assert(sizeof(struct xnf_fw_rule) == 52, "xnf_fw_rule layout");
+_Static_assert(sizeof(struct xnf_fw_hdr) == 16, "xnf_fw_hdr layout");
+_Static_assert(sizeof(struct xnf_fw_match) == 8, "xnf_fw_match layout");
+_Static_assert(sizeof(struct xnf_fw_class) == 8 * (XNF_FW_SUMMARY + XNF_FW_WORDS),
+	       "xnf_fw_class layout");
+_Static_assert(sizeof(struct xnf_fw_lpm4_key) == 12, "xnf_fw_lpm4_key layout");
+_Static_assert(sizeof(struct xnf_fw_lpm6_key) == 24, "xnf_fw_lpm6_key layout");
+_Static_assert(sizeof(struct xnf_fw_hit) == 16, "xnf_fw_hit layout");
+
+/* ---- logging (log.c) ---- */
+enum xnf_log_level { XNF_LOG_WARN, XNF_LOG_INFO, XNF_LOG_DEBUG };
+void xnf_set_log_level(enum xnf_log_level level);
+void xnf_log(enum xnf_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define pr_warn(...) xnf_log(XNF_LOG_WARN, __VA_ARGS__)
+#define pr_info(...) xnf_log(XNF_LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) xnf_log(XNF_LOG_DEBUG, __VA_ARGS__)
+/* Routes libbpf's own messages through xnf_log, demoted to debug. */
+void xnf_libbpf_logging(void);
+
+/* ---- names (names.c) ---- */
+const char *xnf_nf_name(__u32 nf);          /* "firewall", ... or NULL */
+int xnf_nf_from_name(const char *name);     /* enum xnf_nf_id or -EINVAL */
+const char *xnf_reason_name(__u32 reason);  /* "no_route", ... */
+const char *xnf_verdict_name(__u32 verdict);
+
+/* ---- the instance (dataplane.c) ---- */
+#define XNF_DEFAULT_PIN_ROOT "/sys/fs/bpf/xnf"
+
+/* Indices of the shared tables, in the order of xnf_table_names[]. */
+enum xnf_table {
+	XNF_T_CFG, XNF_T_SCRATCH, XNF_T_TX, XNF_T_BATCH, XNF_T_RT4, XNF_T_RT6,
+	XNF_T_FDB, XNF_T_XCONNECT, XNF_T_FW_ACTIVE, XNF_T_FW_HDR,
+	XNF_T_FW_RULES, XNF_T_FW_ORDER, XNF_T_FW_CLASS, XNF_T_FW_SRC4,
+	XNF_T_FW_DST4, XNF_T_FW_SRC6, XNF_T_FW_DST6, XNF_T_FW_PROTO,
+	XNF_T_FW_SPORT, XNF_T_FW_DPORT, XNF_T_FW_HITS,
+	__XNF_T_MAX
+};
+extern const char *const xnf_table_names[__XNF_T_MAX];
+
+struct xnf_dp {
+	char root[256];              /* pin root, e.g. /sys/fs/bpf/xnf */
+	int fd[__XNF_T_MAX];         /* the shared tables */
+};
+
+/* Opens the instance pinned at @root. With @create, makes the root (mode
+ * 0700, mounting nothing) and the tables if they do not exist yet, with
+ * the default configuration; without, -ENOENT if there is none. A root
+ * holding tables of another schema is refused with -EPROTO. */
+int xnf_dp_open(const char *root, bool create, struct xnf_dp **out);
+void xnf_dp_close(struct xnf_dp *dp);
+/* Removes every pin of the instance (tables and all devices): the caller
+ * must have detached the devices first. */
+int xnf_dp_destroy(const char *root);
+
+int xnf_cfg_read(struct xnf_dp *dp, struct xnf_config *cfg);
+int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg);
+
+/* Egress ports (the devmap). */
+int xnf_port_add(struct xnf_dp *dp, __u32 ifindex);
+int xnf_port_del(struct xnf_dp *dp, __u32 ifindex);
+
+/* Routes: @addr in network order (4 or 16 bytes by @family). */
+int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
+		  const struct xnf_route *rt);
+int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen);
+
+int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex);
+int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6]);
+int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
+		     const struct xnf_xconnect *xc);
+int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex);
+
+/* Batch-size histogram of one device (netns of the caller). */
+int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex);
+int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex);
+__u32 xnf_netns_inode(void);
+
+/* Waits until every XDP program that may have started before the call has
+ * finished (an RCU grace period). */
+int xnf_sync_rcu(void);
+
+/* ---- chains (dataplane.c) ---- */
+struct xnf_chain_spec {
+	__u32 len;                   /* NFs in the chain */
+	__u32 nf[XNF_CHAIN_MAX];     /* enum xnf_nf_id, each at most once */
+	bool fused;                  /* one program, NFs inlined */
+	bool l3_fib;                 /* l3fwd uses bpf_fib_lookup */
+};
+
+/* Parses "firewall,l3fwd,l2fwd" (each NF once). */
+int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec);
+/* "firewall,l3fwd,l2fwd" */
+int xnf_chain_format(const struct xnf_chain_spec *spec, char *buf, size_t len);
+
+struct xnf_chain;
+
+/* Loads the programs of a chain for the device whose per-interface maps
+ * live in <root>/dev/<dev>/ (created if needed): the entry program, one
+ * program per NF with its slot as a constant, and a new prog array holding
+ * them; or the fused program. Nothing is attached or pinned here besides
+ * the per-interface maps. */
+int xnf_chain_load(struct xnf_dp *dp, const char *dev,
+		   const struct xnf_chain_spec *spec, struct xnf_chain **out);
+int xnf_chain_prog_fd(const struct xnf_chain *c);  /* the XDP program */
+int xnf_chain_array_fd(const struct xnf_chain *c); /* -1 when fused */
+/* fd of the program in slot @slot, for tests that empty a slot */
+int xnf_chain_slot_fd(const struct xnf_chain *c, __u32 slot);
+int xnf_chain_stats_fd(const struct xnf_chain *c);
+void xnf_chain_free(struct xnf_chain *c);
+
+/* Sums the per-CPU copies of xnf_stats (fd from xnf_chain_stats_fd or the
+ * pin), or returns them per CPU in @percpu[ncpus] when it is not NULL. */
+int xnf_stats_read(int stats_fd, struct xnf_stats *sum,
+		   struct xnf_stats *percpu);
+int xnf_stats_reset(int stats_fd);
+int xnf_ncpus(void);
+
+/* ---- firewall (fw_compile.c) ---- */
+
+/* One generation of compiled tables, as xnf_fw_write() stores them. */
+struct xnf_fw_prefix {
+	__u8 family;                 /* XNF_AF_INET / XNF_AF_INET6 */
+	__u8 len;                    /* prefix length */
+	__u8 pad[2];
+	__u8 addr[16];
+	__u32 class;
+};
+
+struct xnf_fw_compiled {
+	struct xnf_fw_hdr hdr;
+	__u32 nclasses;
+	struct xnf_fw_class *classes;     /* [nclasses] */
+	struct xnf_fw_match *order;       /* [hdr.nrules] */
+	struct xnf_fw_prefix *src, *dst;  /* LPM entries, /0 of each family included */
+	__u32 nsrc, ndst;
+	__u32 proto[256];
+	__u32 *sport, *dport;             /* [65536] each */
+};
+
+/* Compiles the rules in use in @rules[0..nslots) (a copy of xnf_fw_rules,
+ * indexed by slot) in priority order. -ENOSPC when more than
+ * XNF_FW_MAX_CLASSES distinct classes are needed, -EINVAL on a rule that
+ * is not well formed (see xnf_fw_rule_check). */
+int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
+		   __u32 default_action, struct xnf_fw_compiled **out);
+void xnf_fw_compiled_free(struct xnf_fw_compiled *c);
+
+/* A packet's fields, as the firewall sees them. */
+struct xnf_fw_pkt {
+	__u8 family;                 /* XNF_AF_INET / XNF_AF_INET6 */
+	__u8 proto;
+	bool ports;                  /* sport/dport could be read */
+	__u8 src[16], dst[16];
+	__u16 sport, dport;          /* host order */
+};
+
+/* Index (priority order) of the first matching rule, or -1: the same
+ * algorithm as the BPF program, on the compiled tables. */
+int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p);
+/* The same answer by a linear scan of the rules: the reference the tests
+ * compare against. Returns the slot of the first match or -1. */
+int xnf_fw_linear(const struct xnf_fw_rule *rules, __u32 nslots,
+		  const struct xnf_fw_pkt *p);
+/* 0 or -EINVAL with a message naming what is wrong. */
+int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen);
+
+/* Writes @c into the inactive generation, switches to it and waits for a
+ * grace period, so that no packet ever sees a mix of two rule sets. */
+int xnf_fw_write(struct xnf_dp *dp, const struct xnf_fw_compiled *c);
+/* Reads xnf_fw_rules, compiles, writes: the whole update. */
+int xnf_fw_commit(struct xnf_dp *dp, __u32 default_action);
+
+/* ClassBench-shaped synthetic rule sets (fw_gen.c), for tests and benches:
+ * @n rules with mixed prefix lengths, protocols and port ranges, from a
+ * fixed @seed, rule i at slot i with prio (i + 1) * 10. */
+int xnf_fw_generate(struct xnf_fw_rule *rules, __u32 n, __u32 seed);
+
+#endif /* XNF_H */

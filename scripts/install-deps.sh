@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# Installs what xnf needs to build and test, from Debian's packages.
+#   scripts/install-deps.sh          install what is missing (needs root)
+#   scripts/install-deps.sh --check  print what is missing, install nothing
+# The Makefile calls --check on every build and this script when it prints
+# anything, so a fresh machine needs no manual step.
+set -euo pipefail
+
+# command or pkg-config module -> Debian package
+need=(
+	"cmd:clang:clang"
+	"cmd:llvm-strip:llvm"
+	"cmd:bpftool:bpftool"
+	"cmd:pkg-config:pkg-config"
+	"cmd:make:make"
+	"cmd:cc:gcc"
+	"cmd:ip:iproute2"
+	"cmd:bats:bats"
+	"cmd:jq:jq"
+	"cmd:tcpdump:tcpdump"
+	"cmd:ethtool:ethtool"
+	"cmd:nft:nftables"
+	"cmd:ping:iputils-ping"
+	"cmd:socat:socat"
+	"cmd:timeout:coreutils"
+	"pc:libbpf:libbpf-dev"
+	"pc:libxdp:libxdp-dev"
+	"pc:libelf:libelf-dev"
+	"pc:zlib:zlib1g-dev"
+	"hdr:/usr/include/pcap/pcap.h:libpcap-dev"
+)
+
+missing=()
+for n in "${need[@]}"; do
+	IFS=: read -r kind what pkg <<<"$n"
+	case $kind in
+	cmd) command -v "$what" >/dev/null 2>&1 && continue ;;
+	pc) command -v pkg-config >/dev/null 2>&1 &&
+		pkg-config --exists "$what" 2>/dev/null && continue ;;
+	hdr) [ -e "$what" ] && continue ;;
+	esac
+	missing+=("$pkg")
+done
+
+if [ "${1:-}" = "--check" ]; then
+	[ ${#missing[@]} -eq 0 ] || echo "${missing[*]}"
+	exit 0
+fi
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "Error: missing packages: ${missing[*]}; run scripts/install-deps.sh as root" >&2
+	exit 1
+fi
+echo "installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
