@@ -49,7 +49,7 @@ BPF_CFLAGS := -g -O2 --target=bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	$(CLANG_BPF_SYS_INCLUDES) -MMD -MP
 CFLAGS ?= -g -O2
 XNF_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
-	-Wno-missing-field-initializers -Werror -I$(OUTPUT)/bpf -Ibpf -Iloader \
+	-Wno-missing-field-initializers -Werror -I$(OUTPUT)/bpf -Ibpf -Iloader -Itools -Iselftests/unit \
 	$(shell $(PKG_CONFIG) --cflags libbpf libxdp 2>/dev/null) -MMD -MP
 LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp 2>/dev/null) -lelf -lz -lm -lpthread
 
@@ -62,7 +62,7 @@ LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libxnf.a
 
 UNIT_SRCS := $(wildcard selftests/unit/*.c)
-UNIT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(UNIT_SRCS))
+UNIT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(UNIT_SRCS)) $(OUTPUT)/tools/sandbox.o
 UNIT := $(OUTPUT)/test_unit
 
 TOOLS := $(if $(wildcard tools/bench_micro.c),$(OUTPUT)/bench-micro)
@@ -102,7 +102,8 @@ $(UNIT): $(UNIT_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/bench-micro: $(OUTPUT)/tools/bench_micro.o $(LIB)
+$(OUTPUT)/bench-micro: $(OUTPUT)/tools/bench_micro.o $(OUTPUT)/tools/sandbox.o \
+		$(OUTPUT)/selftests/unit/pkt.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 

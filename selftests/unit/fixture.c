@@ -4,16 +4,15 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "fixture.h"
+#include "sandbox.h"
 
 static bool env_ready;
 
@@ -34,20 +33,7 @@ static bool fx_env(void)
 {
 	if (env_ready)
 		return true;
-	if (!ASSERT_OK(unshare(CLONE_NEWNET | CLONE_NEWNS) ? -errno : 0,
-		       "unshare net+mount namespace (run as root)"))
-		return false;
-	if (!ASSERT_OK(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ? -errno : 0,
-		       "make mounts private"))
-		return false;
-	if (!ASSERT_OK(mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700") ? -errno : 0,
-		       "mount a private bpffs"))
-		return false;
-	if (!ASSERT_OK(fx_sh("ip link set lo up && "
-			     "for i in 0 1 2; do ip link add ut$i type veth peer name ut${i}p && "
-			     "ip link set ut$i address 02:00:00:00:0$i:fe && "
-			     "ip link set ut$i up && ip link set ut${i}p up || exit 1; done"),
-		       "create veth pairs"))
+	if (!ASSERT_OK(xnf_sandbox("ut", FX_PORTS), "private namespace with veths"))
 		return false;
 	xnf_libbpf_logging();
 	if (getenv("XNF_DEBUG"))
