@@ -33,6 +33,7 @@
 #include "l2fwd.skel.h"
 #include "xsk.skel.h"
 #include "fused.skel.h"
+#include "batch.skel.h"
 
 const char *const xnf_table_names[__XNF_T_MAX] = {
 	[XNF_T_CFG] = XNF_MAP_CFG,
@@ -417,6 +418,35 @@ int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex)
 	if (bpf_map_delete_elem(dp->fd[XNF_T_BATCH], &key) && errno != ENOENT)
 		return -errno;
 	return 0;
+}
+
+int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link **link)
+{
+	struct xnf_batch *skel;
+	int err;
+
+	skel = xnf_batch__open();
+	if (!skel)
+		return -errno;
+	err = xnf_bind_maps(dp, skel->obj, NULL);
+	if (!err)
+		err = xnf_batch__load(skel);
+	if (err) {
+		pr_warn("Error: cannot load the napi_poll tracer: %s; the kernel "
+			"needs BTF (CONFIG_DEBUG_INFO_BTF) for tp_btf programs\n",
+			strerror(-err));
+		goto out;
+	}
+	/* The link keeps the program alive after the skeleton is gone. */
+	*link = bpf_program__attach(skel->progs.xnf_napi_poll);
+	if (!*link) {
+		err = -errno;
+		pr_warn("Error: cannot attach to tracepoint napi:napi_poll: %s\n",
+			strerror(-err));
+	}
+out:
+	xnf_batch__destroy(skel);
+	return err;
 }
 
 /*

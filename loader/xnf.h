@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include <linux/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "xnf_kern_user.h"
 
@@ -110,6 +111,9 @@ int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex);
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex);
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex);
 __u32 xnf_netns_inode(void);
+/* Loads the napi_poll tracer (batch.bpf.c) on the instance's xnf_batch map
+ * and attaches it; the caller keeps (or pins) the link. */
+int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link **link);
 
 /* Waits until every XDP program that may have started before the call has
  * finished (an RCU grace period). */

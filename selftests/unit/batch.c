@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * The batch-size histogram with real NAPI polls: the chain is attached
+ * natively to ut0, frames are injected into its veth peer ut0p with live
+ * frames (xmit.bpf.c), and every poll of ut0 is counted by size. Whatever
+ * the batching, the histogram must account for every packet exactly:
+ * sum(size * polls[size]) == packets that entered the chain.
+ */
+#include <net/if.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+
+#include "fixture.h"
+#include "xmit.skel.h"
+
+#define BATCH_FRAMES 20000
+
+static bool batch_read(struct fx *f, __u32 ifindex, struct xnf_batch_hist *sum)
+{
+	struct xnf_dev_key key = { .netns = xnf_netns_inode(), .ifindex = ifindex };
+	int ncpus = xnf_ncpus(), cpu, b;
+	struct xnf_batch_hist vals[ncpus];
+
+	memset(sum, 0, sizeof(*sum));
+	if (!ASSERT_OK(bpf_map_lookup_elem(f->dp->fd[XNF_T_BATCH], &key, vals),
+		       "read the histogram of ut0"))
+		return false;
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (b = 0; b < XNF_BATCH_BUCKETS; b++)
+			sum->polls[b] += vals[cpu].polls[b];
+	return true;
+}
+
+TEST(batch_histogram_counts_every_packet)
+{
+	struct pkt_spec spec = { .family = 4 };
+	struct bpf_link *tracer = NULL;
+	struct xnf_batch_hist hist;
+	struct xnf_xmit *xmit = NULL;
+	struct xnf_stats st;
+	__u64 polls = 0, pkts = 0;
+	__u8 frame[128];
+	bool attached = false;
+	struct fx f;
+	int len, b;
+
+	if (!fx_open(&f))
+		return;
+	if (!fx_chain(&f, "l3fwd", false, false) ||
+	    !fx_set_cfg(&f, XNF_ACT_DROP, XNF_ACT_DROP, XNF_ACT_DROP, XNF_ACT_DROP))
+		goto out;
+	if (!ASSERT_OK(xnf_batch_watch(f.dp, f.ifindex[0]), "watch ut0") ||
+	    !ASSERT_OK(xnf_batch_tracer(f.dp, &tracer), "load the napi_poll tracer"))
+		goto out;
+	if (!ASSERT_OK(bpf_xdp_attach(f.ifindex[0], xnf_chain_prog_fd(f.chain),
+				      XDP_FLAGS_DRV_MODE, NULL), "attach to ut0"))
+		goto out;
+	attached = true;
+
+	xmit = xnf_xmit__open_and_load();
+	if (!ASSERT_TRUE(xmit, "load the injector"))
+		goto out;
+	len = pkt_build(frame, sizeof(frame), &spec);
+	{
+		struct xdp_md ctx = {
+			.ingress_ifindex = if_nametoindex("ut0p"),
+			.data_end = len,
+		};
+		LIBBPF_OPTS(bpf_test_run_opts, opts,
+			.data_in = frame,
+			.data_size_in = len,
+			.ctx_in = &ctx,
+			.ctx_size_in = sizeof(ctx),
+			.repeat = BATCH_FRAMES,
+			.batch_size = 64,
+			.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
+		);
+
+		if (!ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(xmit->progs.xnf_xmit),
+						      &opts), "inject frames into ut0p"))
+			goto out;
+	}
+
+	if (!fx_stats(&f, &st) || !batch_read(&f, f.ifindex[0], &hist))
+		goto out;
+	for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
+		polls += hist.polls[b];
+		pkts += (__u64)b * hist.polls[b];
+	}
+	ASSERT_EQ(st.nf[XNF_NF_ENTRY].in, BATCH_FRAMES, "every injected frame reached the chain");
+	ASSERT_GE(polls, BATCH_FRAMES / 64, "at least one poll per 64 packets");
+	ASSERT_EQ(pkts, st.nf[XNF_NF_ENTRY].in, "sum(size * polls) == packets");
+	ASSERT_EQ(st.drop[XNF_R_NO_ROUTE], BATCH_FRAMES, "all dropped for no route");
+out:
+	if (attached)
+		bpf_xdp_detach(f.ifindex[0], XDP_FLAGS_DRV_MODE, NULL);
+	bpf_link__destroy(tracer);
+	xnf_xmit__destroy(xmit);
+	fx_close(&f);
+}
