@@ -57,7 +57,10 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS := $(filter-out loader/main.c,$(wildcard loader/*.c))
+CLI_SRCS := loader/main.c loader/args.c loader/json.c $(wildcard loader/cmd_*.c)
+CLI_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(CLI_SRCS))
+XNF := $(OUTPUT)/xnf
+LIB_SRCS := $(filter-out $(CLI_SRCS),$(wildcard loader/*.c))
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libxnf.a
 
@@ -68,7 +71,7 @@ UNIT := $(OUTPUT)/test_unit
 TOOLS := $(if $(wildcard tools/bench_micro.c),$(OUTPUT)/bench-micro)
 
 .PHONY: all
-all: $(BPF_OBJS) $(SKELS) $(LIB) $(UNIT) $(TOOLS)
+all: $(BPF_OBJS) $(SKELS) $(LIB) $(XNF) $(UNIT) $(TOOLS)
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/loader $(OUTPUT)/selftests/unit $(OUTPUT)/tools:
 	$(Q)mkdir -p $@
@@ -97,6 +100,10 @@ $(OUTPUT)/%.o: %.c | $(SKELS)
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(XNF): $(CLI_OBJS) $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 
 $(UNIT): $(UNIT_OBJS) $(LIB)
 	$(call msg,LINK,$@)

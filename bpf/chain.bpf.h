@@ -28,6 +28,14 @@ struct {
 	__type(value, __u32);
 } xnf_xsks SEC(".maps");
 
+/* Not used by the programs: declared here so the pinned map has BTF. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xnf_dev_info);
+} xnf_dev SEC(".maps");
+
 /* Per loaded chain: slot i holds the i-th NF. The order is data: the loader
  * fills a new array for every chain it builds. */
 struct {
@@ -120,9 +128,14 @@ static __always_inline int xnf_finish(struct xdp_md *ctx, struct xnf_pkt *p,
 		reason = XNF_R_REDIRECT;
 		goto drop;
 	case XNF_V_FLOOD:
-		c->redirect++;
-		return bpf_redirect_map(&xnf_tx, 0,
-					BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS);
+		ret = bpf_redirect_map(&xnf_tx, 0,
+				       BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS);
+		if (ret == XDP_REDIRECT) {
+			c->redirect++;
+			return XDP_REDIRECT;
+		}
+		reason = XNF_R_REDIRECT;
+		goto drop;
 	case XNF_V_XSK:
 		ret = bpf_redirect_map(&xnf_xsks, p->rx_queue, XDP_DROP);
 		if (ret == XDP_REDIRECT) {

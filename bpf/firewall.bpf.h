@@ -89,6 +89,12 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 
 	if (p->family == XNF_AF_NONE)
 		return;
+	/* An IPv6 header chain too long to find its protocol in: no rule can
+	 * be matched honestly ("drop tcp" would be evaded), so deny. */
+	if (p->flags & XNF_PKT_F_L4_UNKNOWN) {
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);
+		return;
+	}
 
 	active = bpf_map_lookup_elem(&xnf_fw_active, &zero);
 	if (!active)

@@ -104,6 +104,8 @@ enum xnf_pkt_flags {
 	XNF_PKT_F_FRAG = 1 << 2,    /* a fragment (first or not) */
 	XNF_PKT_F_LATER_FRAG = 1 << 3, /* a non-first fragment: no L4 header */
 	XNF_PKT_F_DONE = 1 << 4,    /* an NF decided: skip the rest of the chain */
+	XNF_PKT_F_L4_UNKNOWN = 1 << 5, /* IPv6 extension headers beyond what the
+					* parser walks: l4_proto is not L4 */
 };
 
 enum xnf_family {
@@ -150,6 +152,18 @@ struct xnf_stats {
 	__u64 drop[__XNF_R_MAX];
 	__u64 pass[__XNF_R_MAX];
 	__u64 tail_miss[XNF_CHAIN_MAX]; /* tail calls that found an empty slot */
+};
+
+/* What xnf attached to an interface: xnf_dev[0] of the interface, written
+ * by `xnf attach` / `xnf chain set`, read by `xnf status`. */
+struct xnf_dev_info {
+	__u32 ifindex;
+	__u32 netns;        /* inode of the network namespace */
+	__u32 xdp_flags;    /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
+	__u32 fused;
+	__u32 l3_fib;
+	__u32 chain_len;
+	__u32 nf[XNF_CHAIN_MAX]; /* enum xnf_nf_id per slot */
 };
 
 /* Batch sizes: packets handled per NAPI poll of an attached device, counted
@@ -328,6 +342,7 @@ struct xnf_fw_hit {
 /* per interface */
 #define XNF_MAP_STATS      "xnf_stats"
 #define XNF_MAP_XSKS       "xnf_xsks"
+#define XNF_MAP_DEV        "xnf_dev"
 /* per loaded chain (not pinned by name: a chain swap builds a new one) */
 #define XNF_MAP_CHAIN      "xnf_chain"
 

@@ -4,7 +4,7 @@
  *
  * Pin layout under the root (default /sys/fs/bpf/xnf, all dirs 0700):
  *   tables/<map>         the shared tables of tables.bpf.h
- *   dev/<ifname>/<map>   per-interface maps: xnf_stats, xnf_xsks
+ *   dev/<ifname>/<map>   per-interface maps: xnf_stats, xnf_xsks, xnf_dev
  * (links, programs and chain arrays are pinned by the CLI, see main.c).
  *
  * Every BPF object includes the map definitions it uses; before loading,
@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,7 +111,8 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 			snprintf(path, sizeof(path), "%s/tables/%s", dp->root, name);
 			err = bpf_map__set_pin_path(map, path);
 		} else if (dev && (!strcmp(name, XNF_MAP_STATS) ||
-				   !strcmp(name, XNF_MAP_XSKS))) {
+				   !strcmp(name, XNF_MAP_XSKS) ||
+				   !strcmp(name, XNF_MAP_DEV))) {
 			snprintf(path, sizeof(path), "%s/dev/%s/%s", dp->root,
 				 dev, name);
 			err = bpf_map__set_pin_path(map, path);
@@ -274,6 +276,16 @@ static int rm_pins(const char *dir, int depth)
 	return err;
 }
 
+int xnf_dev_remove(struct xnf_dp *dp, const char *dev)
+{
+	char path[PATH_MAX];
+
+	if (!*dev || strchr(dev, '/') || !strcmp(dev, "..") || !strcmp(dev, "."))
+		return -EINVAL;
+	snprintf(path, sizeof(path), "%s/dev/%s", dp->root, dev);
+	return rm_pins(path, 0);
+}
+
 int xnf_dp_destroy(const char *root)
 {
 	return rm_pins(root, 2);
@@ -306,6 +318,45 @@ int xnf_port_add(struct xnf_dp *dp, __u32 ifindex)
 int xnf_port_del(struct xnf_dp *dp, __u32 ifindex)
 {
 	return bpf_map_delete_elem(dp->fd[XNF_T_TX], &ifindex) ? -errno : 0;
+}
+
+bool xnf_port_exists(struct xnf_dp *dp, __u32 ifindex)
+{
+	struct bpf_devmap_val val;
+
+	return !bpf_map_lookup_elem(dp->fd[XNF_T_TX], &ifindex, &val);
+}
+
+/* Walks every entry of @fd (keys of @ksz bytes, values of at most 64) and
+ * tells whether the __u32 at @off in some value equals @ifindex. */
+static bool table_refers(int fd, size_t ksz, size_t off, __u32 ifindex)
+{
+	__u8 key[32], next[32], val[64];
+	bool found = false;
+	void *prev = NULL;
+	__u32 ref;
+
+	while (!found && !bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, ksz);
+		prev = key;
+		if (bpf_map_lookup_elem(fd, key, val))
+			continue;
+		memcpy(&ref, val + off, sizeof(ref));
+		found = ref == ifindex;
+	}
+	return found;
+}
+
+bool xnf_port_in_use(struct xnf_dp *dp, __u32 ifindex)
+{
+	return table_refers(dp->fd[XNF_T_RT4], sizeof(struct xnf_rt4_key),
+			    offsetof(struct xnf_route, ifindex), ifindex) ||
+	       table_refers(dp->fd[XNF_T_RT6], sizeof(struct xnf_rt6_key),
+			    offsetof(struct xnf_route, ifindex), ifindex) ||
+	       table_refers(dp->fd[XNF_T_FDB], sizeof(struct xnf_fdb_key),
+			    offsetof(struct xnf_fdb_entry, ifindex), ifindex) ||
+	       table_refers(dp->fd[XNF_T_XCONNECT], sizeof(__u32),
+			    offsetof(struct xnf_xconnect, ifindex), ifindex);
 }
 
 static int xnf_route_key(int family, const void *addr, __u32 plen,
@@ -715,6 +766,11 @@ int xnf_chain_slot_fd(const struct xnf_chain *c, __u32 slot)
 int xnf_chain_stats_fd(const struct xnf_chain *c)
 {
 	return c->stats_fd;
+}
+
+int xnf_chain_dev_fd(const struct xnf_chain *c)
+{
+	return bpf_map__fd(bpf_object__find_map_by_name(c->entry.obj, XNF_MAP_DEV));
 }
 
 void xnf_chain_free(struct xnf_chain *c)

@@ -145,6 +145,14 @@ static int fw_check_prefix(const char *what, const __u8 *addr, __u32 len,
 		      what, have, len, want, len);
 }
 
+/**
+ * xnf_fw_rule_check() - whether a rule is one the compiler accepts
+ * @r: the rule
+ * @err: receives a one-line reason (may be NULL)
+ * @errlen: size of @err
+ *
+ * Return: 0, or -EINVAL with the reason in @err.
+ */
 int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen)
 {
 	bool prefix = r->flags & (XNF_FW_F_SRC | XNF_FW_F_DST);
@@ -505,6 +513,17 @@ void xnf_fw_compiled_free(struct xnf_fw_compiled *c)
 	free(c);
 }
 
+/**
+ * xnf_fw_compile() - compile the rules in use into one generation of tables
+ * @rules: rule slots, as in xnf_fw_rules
+ * @nslots: number of slots in @rules
+ * @default_action: XNF_FW_ALLOW or XNF_FW_DROP, for packets no rule matches
+ * @out: receives the tables, to free with xnf_fw_compiled_free()
+ *
+ * Return: 0; -EINVAL for a malformed rule, two rules of one prio or a bad
+ * default; -ENOSPC for more than XNF_FW_MAX_RULES rules or more than
+ * XNF_FW_MAX_CLASSES classes; -ENOMEM.
+ */
 int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 		   __u32 default_action, struct xnf_fw_compiled **out)
 {
@@ -638,6 +657,14 @@ static __u32 fw_ctz64(__u64 x)
 	return __builtin_ctzll(x);
 }
 
+/**
+ * xnf_fw_classify() - first match on compiled tables, as firewall.bpf.h does
+ * @c: the tables
+ * @p: the packet
+ *
+ * Return: the index in priority order of the first matching rule (its slot
+ * is c->order[index].slot), or -1 when the default applies.
+ */
 int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p)
 {
 	const struct xnf_fw_class *k[5];
@@ -705,6 +732,14 @@ static bool fw_rule_matches(const struct xnf_fw_rule *r,
 	return true;
 }
 
+/**
+ * xnf_fw_linear() - first match by a scan of every rule: the reference
+ * @rules: rule slots
+ * @nslots: number of slots
+ * @p: the packet
+ *
+ * Return: the slot of the matching rule of lowest prio, or -1.
+ */
 int xnf_fw_linear(const struct xnf_fw_rule *rules, __u32 nslots,
 		  const struct xnf_fw_pkt *p)
 {
@@ -874,7 +909,11 @@ static int fw_lpm_fill(const struct xnf_dp *dp, const struct xnf_fw_prefix *e,
 	return 0;
 }
 
-/*
+/**
+ * xnf_fw_write() - store compiled tables in the inactive generation, switch
+ * @dp: the instance
+ * @c: the tables
+ *
  * Why this order. A packet reads xnf_fw_active once and from then on only
  * touches keys of that generation. The previous call ended with a grace
  * period after its switch, so no packet runs on generation g now, and none
@@ -882,8 +921,8 @@ static int fw_lpm_fill(const struct xnf_dp *dp, const struct xnf_fw_prefix *e,
  * packet can see a half-written set. Within them:
  *  1. The tries are cleared before they are filled: a stale prefix of an
  *     older set left in g would win longest-prefix matches with a class
- *     id that now means something else, and the tries are sized for one
- *     generation's worth of entries each (max_entries counts both).
+ *     id that now means something else; and max_entries leaves room for
+ *     one full set per generation, not for a stale set beside a new one.
  *  2-6. Arrays are overwritten in place; entries past this set's counts
  *     (classes, rules) are left as they are, since no table of this set
  *     refers to them. The header is written last, so that it describes
@@ -892,6 +931,9 @@ static int fw_lpm_fill(const struct xnf_dp *dp, const struct xnf_fw_prefix *e,
  *  8. Waiting for the packets that read the old generation before the
  *     switch makes that generation free for the next call, which writes
  *     it without any further check.
+ *
+ * Return: 0 or a negative errno, with a message naming the map. A failure
+ * before step 7 leaves the active rule set untouched.
  */
 int xnf_fw_write(struct xnf_dp *dp, const struct xnf_fw_compiled *c)
 {
@@ -907,6 +949,11 @@ int xnf_fw_write(struct xnf_dp *dp, const struct xnf_fw_compiled *c)
 		return err;
 	}
 	gen = (active & 1) ^ 1;
+	/* 0. Normally step 8 of the previous write already waited; this
+	 * covers a writer that died between its switch and its wait. */
+	err = xnf_sync_rcu();
+	if (err)
+		return err;
 
 	keys = calloc(FW_PORTS, sizeof(*keys));
 	if (!keys)
@@ -959,24 +1006,25 @@ int xnf_fw_write(struct xnf_dp *dp, const struct xnf_fw_compiled *c)
 		fw_map_warn(dp, XNF_T_FW_ACTIVE, "update", err);
 		goto out;
 	}
-	/* 8. */
-	err = xnf_sync_rcu();
-	if (err)
-		pr_warn("firewall: switched to the new rules, but could not wait for packets on the old ones to finish (%s); wait a moment before the next change\n",
-			strerror(-err));
+	/* 8. The new rules are in force whatever happens here; step 0 of
+	 * the next write waits again if this one could not. */
+	if (xnf_sync_rcu())
+		pr_warn("firewall: switched to the new rules, but could not wait for packets on the old ones to finish\n");
 out:
 	free(keys);
 	return err;
 }
 
-/* All XNF_FW_MAX_RULES slots of xnf_fw_rules into @rules, by slot. */
-static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
+/* All XNF_FW_MAX_RULES slots of the array @fd into @rules, by slot, with
+ * BPF_MAP_LOOKUP_BATCH. An array batch walks the keys in order and ends
+ * with -ENOENT once it has returned the last element. */
+static int fw_rules_read_batch(int fd, struct xnf_fw_rule *rules)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	int fd = dp->fd[XNF_T_FW_RULES], err = 0;
-	struct xnf_fw_rule *vals = NULL;
 	__u32 *keys = NULL, in, out, done = 0, count, i;
+	struct xnf_fw_rule *vals = NULL;
 	void *inp = NULL;
+	int err = 0;
 
 	keys = calloc(XNF_FW_MAX_RULES, sizeof(*keys));
 	vals = calloc(XNF_FW_MAX_RULES, sizeof(*vals));
@@ -984,42 +1032,54 @@ static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
 		err = -ENOMEM;
 		goto out;
 	}
-	/* An array batch walks keys in order and returns -ENOENT with the
-	 * last elements once it reaches the end. */
 	while (done < XNF_FW_MAX_RULES) {
 		count = XNF_FW_MAX_RULES - done;
 		err = bpf_map_lookup_batch(fd, inp, &out, keys + done,
 					   vals + done, &count, &opts);
 		if (err && err != -ENOENT)
-			break;
+			goto out;
 		done += count;
-		if (err == -ENOENT || !count)
+		if (err || !count)
 			break;
 		in = out;
 		inp = &in;
 	}
-	if (!err || err == -ENOENT) {
-		for (i = 0, err = 0; i < done; i++) {
-			if (keys[i] >= XNF_FW_MAX_RULES)
-				continue;
+	err = 0;
+	for (i = 0; i < done; i++)
+		if (keys[i] < XNF_FW_MAX_RULES)
 			rules[keys[i]] = vals[i];
-		}
-		goto out;
-	}
-	if (err != -EINVAL && err != -XNF_ENOTSUPP && err != -EOPNOTSUPP)
-		goto warn;
-	/* No batch lookup in this kernel: one slot at a time. */
-	for (i = 0, err = 0; i < XNF_FW_MAX_RULES && !err; i++)
-		err = bpf_map_lookup_elem(fd, &i, &rules[i]);
-warn:
-	if (err)
-		fw_map_warn(dp, XNF_T_FW_RULES, "read", err);
 out:
 	free(vals);
 	free(keys);
 	return err;
 }
 
+static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
+{
+	int fd = dp->fd[XNF_T_FW_RULES], err;
+	__u32 i;
+
+	err = fw_rules_read_batch(fd, rules);
+	if (err == -EINVAL || err == -XNF_ENOTSUPP || err == -EOPNOTSUPP) {
+		/* No batch lookup in this kernel: one slot at a time. */
+		for (i = 0, err = 0; i < XNF_FW_MAX_RULES && !err; i++)
+			err = bpf_map_lookup_elem(fd, &i, &rules[i]);
+	}
+	if (err)
+		fw_map_warn(dp, XNF_T_FW_RULES, "read", err);
+	return err;
+}
+
+/**
+ * xnf_fw_commit() - make the rules in xnf_fw_rules the active rule set
+ * @dp: the instance
+ * @default_action: the policy for packets no rule matches
+ *
+ * Reads every slot, compiles, writes the inactive generation and switches
+ * to it (xnf_fw_write()). On failure the active rule set is unchanged.
+ *
+ * Return: 0 or a negative errno, with a message.
+ */
 int xnf_fw_commit(struct xnf_dp *dp, __u32 default_action)
 {
 	struct xnf_fw_compiled *c = NULL;

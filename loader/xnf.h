@@ -27,6 +27,7 @@ _Static_assert(sizeof(struct xnf_stats) ==
 	       __XNF_NF_MAX * 40 + 2 * 8 * __XNF_R_MAX + 8 * XNF_CHAIN_MAX,
 	       "xnf_stats layout");
 _Static_assert(sizeof(struct xnf_dev_key) == 8, "xnf_dev_key layout");
+_Static_assert(sizeof(struct xnf_dev_info) == 24 + 4 * XNF_CHAIN_MAX, "xnf_dev_info layout");
 _Static_assert(sizeof(struct xnf_batch_hist) == 8 * XNF_BATCH_BUCKETS, "batch layout");
 _Static_assert(sizeof(struct xnf_rt4_key) == 8, "xnf_rt4_key layout");
 _Static_assert(sizeof(struct xnf_rt6_key) == 20, "xnf_rt6_key layout");
@@ -85,6 +86,8 @@ struct xnf_dp {
  * holding tables of another schema is refused with -EPROTO. */
 int xnf_dp_open(const char *root, bool create, struct xnf_dp **out);
 void xnf_dp_close(struct xnf_dp *dp);
+/* Removes <root>/dev/<dev> and everything pinned in it. */
+int xnf_dev_remove(struct xnf_dp *dp, const char *dev);
 /* Removes every pin of the instance (tables and all devices): the caller
  * must have detached the devices first. */
 int xnf_dp_destroy(const char *root);
@@ -95,6 +98,9 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg);
 /* Egress ports (the devmap). */
 int xnf_port_add(struct xnf_dp *dp, __u32 ifindex);
 int xnf_port_del(struct xnf_dp *dp, __u32 ifindex);
+bool xnf_port_exists(struct xnf_dp *dp, __u32 ifindex);
+/* A route, FDB entry or cross-connect sends packets to @ifindex. */
+bool xnf_port_in_use(struct xnf_dp *dp, __u32 ifindex);
 
 /* Routes: @addr in network order (4 or 16 bytes by @family). */
 int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
@@ -146,6 +152,7 @@ int xnf_chain_array_fd(const struct xnf_chain *c); /* -1 when fused */
 /* fd of the program in slot @slot, for tests that empty a slot */
 int xnf_chain_slot_fd(const struct xnf_chain *c, __u32 slot);
 int xnf_chain_stats_fd(const struct xnf_chain *c);
+int xnf_chain_dev_fd(const struct xnf_chain *c);   /* xnf_dev of the interface */
 void xnf_chain_free(struct xnf_chain *c);
 
 /* Sums the per-CPU copies of xnf_stats (fd from xnf_chain_stats_fd or the

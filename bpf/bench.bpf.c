@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * bench.bpf.c - the harness of `make bench-micro` (tools/bench_micro.c);
+ * never part of a chain that carries traffic.
+ *
+ * BPF_PROG_TEST_RUN with a repeat count runs the program again and again on
+ * the same buffer: whatever one run writes, the next one reads. l3fwd
+ * decrements the TTL, so after ~63 runs every packet would be a TTL
+ * exception and the benchmark would time the wrong path. xnf_bench therefore
+ * restores the frame's first 64 bytes (every byte an NF rewrites: MACs,
+ * TTL / hop limit, IPv4 checksum) from a template before each run, then
+ * tail-calls slot 0 of xnf_bench_prog, which holds the program under test:
+ * a chain's entry program or a fused chain.
+ *
+ * Timing the same harness with xnf_bench_drop (a bare XDP_DROP) in the slot
+ * gives the baseline: test_run's own loop, the rewrite and one tail call.
+ * The benchmark subtracts it from every figure.
+ *
+ * Both programs are "xdp.frags": every program of a tail-call chain must
+ * agree on xdp_has_frags (the kernel refuses to put a program into a prog
+ * array whose owner differs), and the xnf chains are frags-aware.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#define XNF_BENCH_FRAME 64
+
+/*
+ * The template. In .bss rather than .rodata on purpose: user space writes
+ * it through the skeleton's mmap of .bss before each row, so one loaded
+ * harness serves every row. Words, not bytes: a byte array would make clang
+ * copy it one byte at a time (64 loads and stores), a cost the baseline
+ * would have to absorb; as 8 words it is 8 loads and 8 stores.
+ */
+__u64 xnf_bench_frame[XNF_BENCH_FRAME / 8];
+
+/* Slot 0: the program under test. The key is a constant, so the verifier
+ * turns the tail call into a direct jump that the kernel re-patches
+ * whenever user space replaces the slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} xnf_bench_prog SEC(".maps");
+
+SEC("xdp.frags")
+int xnf_bench(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u64 *frame = data;
+	int i;
+
+	if (data + XNF_BENCH_FRAME > data_end)
+		return XDP_ABORTED;
+#pragma unroll
+	for (i = 0; i < XNF_BENCH_FRAME / 8; i++)
+		frame[i] = xnf_bench_frame[i];
+	bpf_tail_call(ctx, &xnf_bench_prog, 0);
+	/* Only reached when the slot is empty: user space reads ABORTED as
+	 * "the harness is not wired". */
+	return XDP_ABORTED;
+}
+
+/* The baseline's target: the cheapest program a tail call can reach. */
+SEC("xdp.frags")
+int xnf_bench_drop(struct xdp_md *ctx)
+{
+	return XDP_DROP;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

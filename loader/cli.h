@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * cli.h - what the commands of `xnf` share: global options, the locked
+ * instance, argument parsing for the nouns operators type (prefixes,
+ * addresses, MACs, ports, protocols, devices), and the one error path.
+ *
+ * Every command is `int do_OBJECT(int argc, char **argv)` with argv[0] the
+ * first word after the object; it returns 0 or -1 after printing
+ * "Error: ..." (cli_err) with a hint at the fix.
+ */
+#ifndef XNF_CLI_H
+#define XNF_CLI_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "xnf.h"
+#include "json.h"
+
+struct cli {
+	bool json;
+	const char *root;          /* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
+	int lock_fd;
+	struct xnf_dp *dp;         /* opened on first use, kept until exit */
+};
+extern struct cli cli;
+
+/* "Error: <msg>\n" on stderr; returns -1. */
+int cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Locks the pin root (creating it and mounting bpffs on /sys/fs/bpf if
+ * needed) and opens the instance; with !create, a missing instance is an
+ * error that says to attach first. The lock is held until exit, so
+ * concurrent xnf invocations run one after the other. */
+struct xnf_dp *cli_dp(bool create);
+
+/* Object / command tables with unique-prefix matching. */
+struct cli_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+};
+bool is_prefix(const char *pfx, const char *str);
+/* Runs the command of @cmds whose name @argv[0] is a unique prefix of; with
+ * no argv[0], runs @cmds[0]. */
+int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
+		 char **argv);
+
+#define NEXT_ARG() ({ argc--; argv++; })
+#define REQ_ARGS(n, what) ({						\
+	if (argc < (n)) {						\
+		cli_err("%s: missing argument; see 'xnf %s help'", what, what); \
+		return -1;						\
+	} })
+
+/* <root>/dev/<dev>[/<name>] into buf[PATH_MAX]. */
+void cli_dev_path(char *buf, const char *dev, const char *name);
+/* Index of the keyword of @kws (NULL-terminated) that @arg is, exactly or
+ * as a unique prefix; -1 after an error naming @what and showing @help. */
+int cli_keyword(const char *arg, const char *const *kws, const char *what,
+		const char *help);
+
+/* Parsers: 0, or -1 after cli_err naming the input and the form expected. */
+int parse_prefix(const char *s, int *family, __u8 addr[16], __u32 *plen);
+int parse_addr(const char *s, int *family, __u8 addr[16]);
+int parse_mac(const char *s, __u8 mac[6]);
+int parse_port_range(const char *s, __u16 *lo, __u16 *hi);
+int parse_proto(const char *s, __u8 *proto);
+int parse_u32(const char *s, const char *what, __u32 *v);
+int parse_action(const char *s, const char *allowed, __u32 *act);
+/* ifindex of @dev in this network namespace, or -1 with an error. */
+int cli_ifindex(const char *dev, __u32 *ifindex);
+int cli_ifmac(const char *dev, __u8 mac[6]);
+
+/* Formatting. */
+const char *fmt_prefix(int family, const __u8 *addr, __u32 plen, char *buf,
+		       size_t len);
+const char *fmt_addr(int family, const __u8 *addr, char *buf, size_t len);
+const char *fmt_mac(const __u8 *mac, char *buf, size_t len);
+const char *fmt_proto(__u8 proto, char *buf, size_t len);
+const char *fmt_ifname(__u32 ifindex, char *buf);
+const char *fmt_action(__u32 act);
+
+/* The objects. */
+int do_attach(int argc, char **argv);
+int do_detach(int argc, char **argv);
+int do_chain(int argc, char **argv);
+int do_status(int argc, char **argv);
+int do_stats(int argc, char **argv);
+int do_route(int argc, char **argv);
+int do_fw(int argc, char **argv);
+int do_fdb(int argc, char **argv);
+int do_xconnect(int argc, char **argv);
+int do_config(int argc, char **argv);
+int do_destroy(int argc, char **argv);
+
+#endif /* XNF_CLI_H */

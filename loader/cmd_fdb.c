@@ -1,0 +1,599 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * xnf fdb / xnf xconnect: the tables of l2fwd.
+ *
+ * fdb       static MAC -> port entries (xnf_fdb). l2fwd never looks up a
+ *           multicast or broadcast destination (it floods those, or does
+ *           what the l2_miss policy says), so such MACs are refused here
+ *           instead of being stored where they can never match.
+ * xconnect  port pairs (xnf_xconnect), as in DPDK's l2fwd: everything that
+ *           arrives on one port of a pair leaves on the other with fixed
+ *           MACs. Each direction is its own entry, keyed by the ingress
+ *           port; a pair is written and removed as two element updates, so
+ *           for a moment only one direction may exist, never a direction
+ *           pointing at a port that is not an xnf port.
+ *
+ * Every egress device is made an xnf port (the devmap) before the entry
+ * that sends to it exists. Ports are not removed with the entries: an
+ * attached device, a route or another entry may use the same port.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "cli.h"
+
+#define FDB_HELP "see 'xnf fdb help'"
+#define XC_HELP "see 'xnf xconnect help'"
+
+static bool port_exists(struct xnf_dp *dp, __u32 ifindex)
+{
+	struct bpf_devmap_val val;
+
+	return !bpf_map_lookup_elem(dp->fd[XNF_T_TX], &ifindex, &val);
+}
+
+/* Makes @ifindex an egress port if it is not one; *@added says whether
+ * this call did, so that a failure later can undo exactly that. */
+static int port_get(struct xnf_dp *dp, __u32 ifindex, const char *dev,
+		    bool *added)
+{
+	int err;
+
+	*added = false;
+	if (port_exists(dp, ifindex))
+		return 0;
+	err = xnf_port_add(dp, ifindex);
+	if (err)
+		return cli_err("cannot make %s an xnf egress port (%s): %s%s", dev,
+			       XNF_MAP_TX, strerror(-err),
+			       err == -E2BIG || err == -ENOSPC ?
+			       "; xnf has room for 256 ports" : "");
+	*added = true;
+	return 0;
+}
+
+/* ---- fdb ---- */
+
+static int fdb_parse_mac(const char *s, __u8 mac[6])
+{
+	char buf[18];
+
+	if (parse_mac(s, mac))
+		return -1;
+	if (mac[0] & 1)
+		return cli_err("%s is a %s MAC: l2fwd floods such frames and never "
+			       "looks them up in the FDB; give a unicast MAC", s,
+			       memcmp(mac, "\xff\xff\xff\xff\xff\xff", 6) ?
+			       "multicast" : "broadcast");
+	if (!memcmp(mac, "\0\0\0\0\0\0", 6))
+		return cli_err("%s is not a station address; give a unicast MAC",
+			       fmt_mac(mac, buf, sizeof(buf)));
+	return 0;
+}
+
+static int fdb_lookup(struct xnf_dp *dp, const __u8 mac[6],
+		      struct xnf_fdb_entry *e)
+{
+	struct xnf_fdb_key key = {};
+
+	memcpy(key.mac, mac, 6);
+	return bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, e) ? -errno : 0;
+}
+
+static long fdb_count(struct xnf_dp *dp)
+{
+	struct xnf_fdb_key cur, next;
+	void *prev = NULL;
+	long n = 0;
+	int err;
+
+	while (!(err = bpf_map_get_next_key(dp->fd[XNF_T_FDB], prev, &next))) {
+		n++;
+		cur = next;
+		prev = &cur;
+	}
+	return err == -ENOENT ? n : err;
+}
+
+static int fdb_set(int argc, char **argv, bool replace)
+{
+	const char *verb = replace ? "replace" : "add";
+	struct xnf_fdb_entry old;
+	char ifname[IF_NAMESIZE];
+	bool port_added;
+	struct xnf_dp *dp;
+	const char *dev;
+	__u32 ifindex;
+	__u8 mac[6];
+	int err;
+
+	if (argc != 3 || !is_prefix(argv[1], "dev"))
+		return cli_err("usage: xnf fdb %s MAC dev DEV; %s", verb, FDB_HELP);
+	if (fdb_parse_mac(argv[0], mac))
+		return -1;
+	dev = argv[2];
+	if (cli_ifindex(dev, &ifindex))
+		return -1;
+	dp = cli_dp(true);
+	if (!dp)
+		return -1;
+	if (!replace && !fdb_lookup(dp, mac, &old))
+		return cli_err("%s is in the FDB already (on %s); use 'xnf fdb "
+			       "replace %s dev %s' to move it", argv[0],
+			       fmt_ifname(old.ifindex, ifname), argv[0], dev);
+	if (port_get(dp, ifindex, dev, &port_added))
+		return -1;
+	err = xnf_fdb_set(dp, mac, ifindex);
+	if (!err)
+		return 0;
+	if (port_added)
+		xnf_port_del(dp, ifindex);
+	if (err == -E2BIG || err == -ENOSPC || err == -ENOMEM)
+		return cli_err("FDB full (%ld entries); delete entries with 'xnf fdb "
+			       "del MAC' first", fdb_count(dp));
+	return cli_err("cannot write %s to %s: %s", argv[0], XNF_MAP_FDB,
+		       strerror(-err));
+}
+
+static int do_fdb_add(int argc, char **argv)
+{
+	return fdb_set(argc, argv, false);
+}
+
+static int do_fdb_replace(int argc, char **argv)
+{
+	return fdb_set(argc, argv, true);
+}
+
+static int do_fdb_del(int argc, char **argv)
+{
+	struct xnf_dp *dp;
+	__u8 mac[6];
+	int err;
+
+	if (argc != 1)
+		return cli_err("usage: xnf fdb del MAC; %s", FDB_HELP);
+	if (parse_mac(argv[0], mac))
+		return -1;
+	dp = cli_dp(true);
+	if (!dp)
+		return -1;
+	err = xnf_fdb_del(dp, mac);
+	if (err == -ENOENT)
+		return cli_err("%s is not in the FDB; 'xnf fdb show' lists it",
+			       argv[0]);
+	if (err)
+		return cli_err("cannot delete %s from %s: %s", argv[0],
+			       XNF_MAP_FDB, strerror(-err));
+	return 0;
+}
+
+struct fdb_ent {
+	struct xnf_fdb_key key;
+	struct xnf_fdb_entry e;
+};
+
+static int fdb_ent_cmp(const void *a, const void *b)
+{
+	const struct fdb_ent *x = a, *y = b;
+
+	return memcmp(x->key.mac, y->key.mac, 6);
+}
+
+static int do_fdb_show(int argc, char **argv)
+{
+	struct xnf_fdb_key cur, next;
+	struct fdb_ent *ents = NULL, *e;
+	size_t n = 0, cap = 0, i;
+	struct xnf_dp *dp;
+	void *prev = NULL;
+	int fd, err;
+
+	if (argc > 0)
+		return cli_err("'xnf fdb show' takes no arguments, not '%s'",
+			       argv[0]);
+	dp = cli_dp(false);
+	if (!dp)
+		return -1;
+	fd = dp->fd[XNF_T_FDB];
+	while (!(err = bpf_map_get_next_key(fd, prev, &next))) {
+		cur = next;
+		prev = &cur;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			e = realloc(ents, cap * sizeof(*e));
+			if (!e) {
+				err = -ENOMEM;
+				break;
+			}
+			ents = e;
+		}
+		ents[n].key = cur;
+		err = bpf_map_lookup_elem(fd, &cur, &ents[n].e);
+		if (!err)
+			n++;
+		else if (err != -ENOENT)
+			break;
+	}
+	if (err != -ENOENT) {
+		free(ents);
+		return cli_err("cannot read %s: %s", XNF_MAP_FDB, strerror(-err));
+	}
+	if (n)
+		qsort(ents, n, sizeof(*ents), fdb_ent_cmp);
+	if (cli.json)
+		jw_array(NULL);
+	for (i = 0; i < n; i++) {
+		char mac[18], dev[IF_NAMESIZE];
+
+		fmt_mac(ents[i].key.mac, mac, sizeof(mac));
+		fmt_ifname(ents[i].e.ifindex, dev);
+		if (cli.json) {
+			jw_object(NULL);
+			jw_string("mac", mac);
+			jw_string("dev", dev);
+			jw_uint("ifindex", ents[i].e.ifindex);
+			jw_end_object();
+		} else {
+			printf("%s dev %s\n", mac, dev);
+		}
+	}
+	if (cli.json)
+		jw_end_array();
+	free(ents);
+	return 0;
+}
+
+static int do_fdb_help(int argc, char **argv)
+{
+	fprintf(stderr,
+"Usage: xnf fdb { add | replace } MAC dev DEV\n"
+"       xnf fdb del MAC\n"
+"       xnf fdb [ show ]\n"
+"       xnf fdb help\n"
+"MAC := xx:xx:xx:xx:xx:xx, a unicast address (l2fwd floods multicast and\n"
+"       broadcast frames without an FDB lookup)\n"
+"Frames to MAC leave on DEV, which becomes an xnf port. add refuses a MAC\n"
+"that is in the FDB; replace moves it.\n");
+	return 0;
+}
+
+int do_fdb(int argc, char **argv)
+{
+	static const struct cli_cmd cmds[] = {
+		{ "show", do_fdb_show },
+		{ "list", do_fdb_show },
+		{ "add", do_fdb_add },
+		{ "replace", do_fdb_replace },
+		{ "del", do_fdb_del },
+		{ "help", do_fdb_help },
+		{ NULL, NULL },
+	};
+
+	return cli_dispatch(cmds, "fdb", argc, argv);
+}
+
+/* ---- xconnect ---- */
+
+struct xc_ent {
+	__u32 in;
+	struct xnf_xconnect xc;
+};
+
+/* Every entry of xnf_xconnect, into a new array; -errno on failure. */
+static int xc_read(struct xnf_dp *dp, struct xc_ent **out, size_t *n)
+{
+	int fd = dp->fd[XNF_T_XCONNECT], err;
+	struct xc_ent *ents = NULL, *e;
+	__u32 cur, next, *prev = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	while (!(err = bpf_map_get_next_key(fd, prev, &next))) {
+		cur = next;
+		prev = &cur;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			e = realloc(ents, cap * sizeof(*e));
+			if (!e) {
+				free(ents);
+				return -ENOMEM;
+			}
+			ents = e;
+		}
+		ents[*n].in = cur;
+		err = bpf_map_lookup_elem(fd, &cur, &ents[*n].xc);
+		if (!err)
+			(*n)++;
+		else if (err != -ENOENT)
+			break;
+	}
+	if (err != -ENOENT) {
+		free(ents);
+		return err;
+	}
+	*out = ents;
+	return 0;
+}
+
+static int xc_ent_cmp(const void *a, const void *b)
+{
+	const struct xc_ent *x = a, *y = b;
+
+	return x->in < y->in ? -1 : x->in > y->in;
+}
+
+/* The default MAC of DPDK's l2fwd for frames leaving on port @ifindex:
+ * 02:00:00:00:00:<port>. */
+static void xc_default_mac(__u32 ifindex, __u8 mac[6])
+{
+	static const __u8 base[6] = { 0x02, 0, 0, 0, 0, 0 };
+
+	memcpy(mac, base, 6);
+	mac[5] = ifindex & 0xff;
+}
+
+/* The ingress port of an existing cross-connect entry that @ifindex is part
+ * of (as ingress or egress) with a peer other than @peer, or 0. */
+static __u32 xc_other_pair(const struct xc_ent *ents, size_t n, __u32 ifindex,
+			   __u32 peer)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (ents[i].in == ifindex && ents[i].xc.ifindex != peer)
+			return ents[i].xc.ifindex;
+		if (ents[i].xc.ifindex == ifindex && ents[i].in != peer)
+			return ents[i].in;
+	}
+	return 0;
+}
+
+static int do_xconnect_add(int argc, char **argv)
+{
+	struct xnf_xconnect fwd = {}, rev = {}, old_fwd;
+	bool added1 = false, added2 = false, had_fwd;
+	char name[IF_NAMESIZE];
+	struct xc_ent *ents = NULL;
+	const char *dev1, *dev2;
+	__u32 if1, if2, other, busy;
+	__u8 mac1[6], mac2[6];
+	struct xnf_dp *dp;
+	size_t n, i;
+	int err;
+
+	if (argc != 2 && !(argc == 5 && is_prefix(argv[2], "lladdr")))
+		return cli_err("usage: xnf xconnect DEV1 DEV2 [lladdr MAC1 MAC2]; %s",
+			       XC_HELP);
+	dev1 = argv[0];
+	dev2 = argv[1];
+	if (cli_ifindex(dev1, &if1) || cli_ifindex(dev2, &if2))
+		return -1;
+	if (if1 == if2)
+		return cli_err("%s and %s are the same device: a cross-connect joins "
+			       "two different ports", dev1, dev2);
+	if (argc == 5) {
+		if (parse_mac(argv[3], mac1) || parse_mac(argv[4], mac2))
+			return -1;
+	} else {
+		xc_default_mac(if1, mac1);
+		xc_default_mac(if2, mac2);
+	}
+	/* DEV1 -> DEV2: leaves DEV2 from DEV2's MAC to MAC2; and back. */
+	fwd.ifindex = if2;
+	memcpy(fwd.dmac, mac2, 6);
+	rev.ifindex = if1;
+	memcpy(rev.dmac, mac1, 6);
+	if (cli_ifmac(dev2, fwd.smac) || cli_ifmac(dev1, rev.smac))
+		return -1;
+
+	dp = cli_dp(true);
+	if (!dp)
+		return -1;
+	err = xc_read(dp, &ents, &n);
+	if (err)
+		return cli_err("cannot read %s: %s", XNF_MAP_XCONNECT,
+			       strerror(-err));
+	busy = if1;
+	other = xc_other_pair(ents, n, if1, if2);
+	if (!other) {
+		busy = if2;
+		other = xc_other_pair(ents, n, if2, if1);
+	}
+	if (other) {
+		char peer[IF_NAMESIZE];
+
+		free(ents);
+		fmt_ifname(busy, name);
+		return cli_err("%s is cross-connected to %s already; remove that "
+			       "pair first with 'xnf xconnect del %s'", name,
+			       fmt_ifname(other, peer), name);
+	}
+	had_fwd = false;
+	for (i = 0; i < n; i++) {
+		if (ents[i].in == if1) {
+			old_fwd = ents[i].xc;
+			had_fwd = true;
+		}
+	}
+	free(ents);
+
+	if (port_get(dp, if1, dev1, &added1) || port_get(dp, if2, dev2, &added2))
+		goto out_ports;
+	/* Rewriting the same pair (new MACs) replaces each direction in one
+	 * update; a new pair appears one direction at a time. */
+	err = xnf_xconnect_set(dp, if1, &fwd);
+	if (err) {
+		cli_err("cannot write the cross-connect %s -> %s to %s: %s", dev1,
+			dev2, XNF_MAP_XCONNECT, strerror(-err));
+		goto out_ports;
+	}
+	err = xnf_xconnect_set(dp, if2, &rev);
+	if (err) {
+		cli_err("cannot write the cross-connect %s -> %s to %s: %s", dev2,
+			dev1, XNF_MAP_XCONNECT, strerror(-err));
+		if (had_fwd)
+			xnf_xconnect_set(dp, if1, &old_fwd);
+		else
+			xnf_xconnect_del(dp, if1);
+		goto out_ports;
+	}
+	return 0;
+
+out_ports:
+	if (added2)
+		xnf_port_del(dp, if2);
+	if (added1)
+		xnf_port_del(dp, if1);
+	return -1;
+}
+
+/* @name as an ifindex: a device of this namespace, or "ifN" as show prints
+ * a device that is gone (so that its entries can still be removed). */
+static int xc_dev(const char *name, __u32 *ifindex)
+{
+	unsigned int idx;
+	char end;
+
+	*ifindex = if_nametoindex(name);
+	if (*ifindex)
+		return 0;
+	if (sscanf(name, "if%u%c", &idx, &end) == 1 && idx) {
+		*ifindex = idx;
+		return 0;
+	}
+	return cli_ifindex(name, ifindex);
+}
+
+static int do_xconnect_del(int argc, char **argv)
+{
+	struct xc_ent *ents = NULL;
+	struct xnf_dp *dp;
+	__u32 ifindex;
+	size_t n, i, done = 0;
+	int err;
+
+	if (argc != 1)
+		return cli_err("usage: xnf xconnect del DEV; %s", XC_HELP);
+	if (xc_dev(argv[0], &ifindex))
+		return -1;
+	dp = cli_dp(true);
+	if (!dp)
+		return -1;
+	err = xc_read(dp, &ents, &n);
+	if (err)
+		return cli_err("cannot read %s: %s", XNF_MAP_XCONNECT,
+			       strerror(-err));
+	/* Both directions: the entry of DEV and the one that sends to it. */
+	for (i = 0; i < n; i++) {
+		if (ents[i].in != ifindex && ents[i].xc.ifindex != ifindex)
+			continue;
+		err = xnf_xconnect_del(dp, ents[i].in);
+		if (err && err != -ENOENT) {
+			char dev[IF_NAMESIZE];
+
+			cli_err("cannot delete the cross-connect of %s from %s: %s",
+				fmt_ifname(ents[i].in, dev), XNF_MAP_XCONNECT,
+				strerror(-err));
+			free(ents);
+			return -1;
+		}
+		done++;
+	}
+	free(ents);
+	if (!done)
+		return cli_err("%s is not cross-connected; 'xnf xconnect show' "
+			       "lists the pairs", argv[0]);
+	return 0;
+}
+
+static int do_xconnect_show(int argc, char **argv)
+{
+	struct xc_ent *ents = NULL;
+	struct xnf_dp *dp;
+	size_t n, i;
+	int err;
+
+	if (argc > 0)
+		return cli_err("'xnf xconnect show' takes no arguments, not '%s'",
+			       argv[0]);
+	dp = cli_dp(false);
+	if (!dp)
+		return -1;
+	err = xc_read(dp, &ents, &n);
+	if (err)
+		return cli_err("cannot read %s: %s", XNF_MAP_XCONNECT,
+			       strerror(-err));
+	if (n)
+		qsort(ents, n, sizeof(*ents), xc_ent_cmp);
+	if (cli.json)
+		jw_array(NULL);
+	for (i = 0; i < n; i++) {
+		char in[IF_NAMESIZE], out[IF_NAMESIZE], mac[18], smac[18];
+		const struct xnf_xconnect *xc = &ents[i].xc;
+
+		fmt_ifname(ents[i].in, in);
+		fmt_ifname(xc->ifindex, out);
+		fmt_mac(xc->dmac, mac, sizeof(mac));
+		fmt_mac(xc->smac, smac, sizeof(smac));
+		if (cli.json) {
+			jw_object(NULL);
+			jw_string("in", in);
+			jw_uint("in_ifindex", ents[i].in);
+			jw_string("out", out);
+			jw_uint("out_ifindex", xc->ifindex);
+			jw_string("lladdr", mac);
+			jw_string("src_lladdr", smac);
+			jw_end_object();
+		} else {
+			printf("%s -> %s lladdr %s src_lladdr %s\n", in, out, mac,
+			       smac);
+		}
+	}
+	if (cli.json)
+		jw_end_array();
+	free(ents);
+	return 0;
+}
+
+static int do_xconnect_help(int argc, char **argv)
+{
+	fprintf(stderr,
+"Usage: xnf xconnect [ add ] DEV1 DEV2 [ lladdr MAC1 MAC2 ]\n"
+"       xnf xconnect del DEV\n"
+"       xnf xconnect [ show ]\n"
+"       xnf xconnect help\n"
+"Frames received on DEV1 leave on DEV2 with source DEV2's MAC and\n"
+"destination MAC2, and frames received on DEV2 leave on DEV1 with source\n"
+"DEV1's MAC and destination MAC1. Without lladdr, a frame leaving on\n"
+"port P goes to 02:00:00:00:00:<P's ifindex, low byte>, as in DPDK's\n"
+"l2fwd. Both devices become xnf ports. del removes both directions of the\n"
+"pair DEV is in. Use 'add' for a device named like a command (e.g. 'sh').\n");
+	return 0;
+}
+
+int do_xconnect(int argc, char **argv)
+{
+	static const struct cli_cmd cmds[] = {
+		{ "show", do_xconnect_show },
+		{ "list", do_xconnect_show },
+		{ "add", do_xconnect_add },
+		{ "del", do_xconnect_del },
+		{ "help", do_xconnect_help },
+		{ NULL, NULL },
+	};
+	const struct cli_cmd *c;
+
+	/* 'xnf xconnect DEV1 DEV2': a first word that is no command (nor a
+	 * prefix of one) is the first device of an add. */
+	for (c = cmds; argc > 0 && c->name; c++)
+		if (is_prefix(argv[0], c->name))
+			return cli_dispatch(cmds, "xconnect", argc, argv);
+	if (argc > 0)
+		return do_xconnect_add(argc, argv);
+	return cli_dispatch(cmds, "xconnect", argc, argv);
+}

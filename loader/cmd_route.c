@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * xnf route: the routing table of l3fwd (xnf_rt4 / xnf_rt6, LPM tries).
+ *
+ * A route carries all that l3fwd needs to forward without the kernel: the
+ * egress port and both MACs. With 'via ADDR' the next hop's MAC (and, without
+ * 'dev', its device) is read from the kernel's neighbour table once, when
+ * the route is written; a later change of that neighbour is not followed
+ * (replace the route, or attach with 'fib' to use the kernel's tables per
+ * packet). The egress device is made an xnf port (the devmap), because
+ * l3fwd's redirect goes through it.
+ *
+ * Every add, replace and del is one element operation on the LPM trie, so
+ * it is atomic per route: a packet finds the old route or the new one,
+ * never a mix of both, and a replaced prefix is never missing. Changes of
+ * several routes are not one transaction.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+
+#include "cli.h"
+#include "neigh.h"
+
+#define ROUTE_HELP "see 'xnf route help'"
+/* Devices one neighbour may be known on before we stop listing them. */
+#define ROUTE_NEIGH_MAX 8
+
+enum { KW_VIA, KW_DEV, KW_LLADDR, KW_LOCAL, KW_BLACKHOLE, KW_UNREACHABLE };
+static const char *const route_kws[] = {
+	[KW_VIA] = "via", [KW_DEV] = "dev", [KW_LLADDR] = "lladdr",
+	[KW_LOCAL] = "local", [KW_BLACKHOLE] = "blackhole",
+	[KW_UNREACHABLE] = "unreachable", NULL,
+};
+
+static const char *const route_type_names[] = {
+	[XNF_RT_UNICAST] = "unicast",
+	[XNF_RT_LOCAL] = "local",
+	[XNF_RT_BLACKHOLE] = "blackhole",
+	[XNF_RT_UNREACHABLE] = "unreachable",
+};
+
+static const char *route_type_name(__u32 type)
+{
+	return type <= XNF_RT_UNREACHABLE ? route_type_names[type] : "unknown";
+}
+
+static int route_keyword(const char *arg)
+{
+	return cli_keyword(arg, route_kws, "route", ROUTE_HELP);
+}
+
+/* A route as the operator wrote it, resolved. */
+struct route_req {
+	int family;
+	__u8 addr[16];
+	__u32 plen;
+	char prefix[INET6_ADDRSTRLEN + 5];
+	const char *dev;
+	struct xnf_route rt;
+};
+
+static int route_prefix(const char *arg, struct route_req *r)
+{
+	if (parse_prefix(arg, &r->family, r->addr, &r->plen))
+		return -1;
+	fmt_prefix(r->family, r->addr, r->plen, r->prefix, sizeof(r->prefix));
+	return 0;
+}
+
+static const char *family_name(int family)
+{
+	return family == XNF_AF_INET ? "IPv4" : "IPv6";
+}
+
+/* The next hop of 'via ADDR [dev DEV]' from the kernel's neighbour table:
+ * fills ifindex and dmac of @r (and r->dev when it was not given). */
+static int route_resolve_via(struct route_req *r, __u32 ifindex,
+			     char *ifname)
+{
+	struct xnf_neigh n[ROUTE_NEIGH_MAX];
+	char gw[INET6_ADDRSTRLEN], list[ROUTE_NEIGH_MAX * (IF_NAMESIZE + 2)];
+	int found, i;
+
+	fmt_addr(r->rt.gw_family, r->rt.gw, gw, sizeof(gw));
+	found = xnf_neigh_lookup(r->rt.gw_family, r->rt.gw, ifindex, n,
+				 ROUTE_NEIGH_MAX);
+	if (found < 0)
+		return cli_err("cannot read the kernel's neighbour table to "
+			       "resolve %s: %s; give the MAC yourself with "
+			       "'dev DEV lladdr MAC'", gw, strerror(-found));
+	if (!found)
+		return cli_err("no neighbour entry with a usable MAC for %s%s%s: "
+			       "ping %s once, or add it with 'ip neigh add %s "
+			       "lladdr MAC dev %s', or give 'dev %s lladdr MAC'",
+			       gw, r->dev ? " on " : "", r->dev ? r->dev : "",
+			       gw, gw, r->dev ? r->dev : "DEV",
+			       r->dev ? r->dev : "DEV");
+	if (found > 1) {
+		list[0] = '\0';
+		for (i = 0; i < found && i < ROUTE_NEIGH_MAX; i++) {
+			char name[IF_NAMESIZE];
+
+			if (i)
+				strcat(list, ", ");
+			strcat(list, fmt_ifname(n[i].ifindex, name));
+		}
+		return cli_err("%s is a neighbour on several devices (%s%s); say "
+			       "which with 'via %s dev DEV'", gw, list,
+			       found > ROUTE_NEIGH_MAX ? ", ..." : "", gw);
+	}
+	/* NOARP entries of broadcast and multicast addresses have such
+	 * MACs; they are not next hops. */
+	if ((n[0].lladdr[0] & 1) || !memcmp(n[0].lladdr, "\0\0\0\0\0\0", 6)) {
+		char mac[18];
+
+		return cli_err("neighbour %s has MAC %s, which is not a unicast "
+			       "station address; route via a host, or give 'dev "
+			       "DEV lladdr MAC'", gw,
+			       fmt_mac(n[0].lladdr, mac, sizeof(mac)));
+	}
+	r->rt.ifindex = n[0].ifindex;
+	memcpy(r->rt.dmac, n[0].lladdr, 6);
+	if (!r->dev)
+		r->dev = fmt_ifname(n[0].ifindex, ifname);
+	return 0;
+}
+
+/* Parses PREFIX NEXTHOP and resolves devices and MACs, without touching
+ * the instance. */
+static int route_parse(int argc, char **argv, struct route_req *r,
+		       char *ifname)
+{
+	unsigned int seen = 0;
+	bool via = false, lladdr = false;
+	__u32 type = XNF_RT_UNICAST, ifindex = 0;
+	int kw, ntypes = 0;
+	char gw[INET6_ADDRSTRLEN], mac[18];
+
+	memset(r, 0, sizeof(*r));
+	if (argc < 1)
+		return cli_err("missing PREFIX; %s", ROUTE_HELP);
+	if (route_prefix(argv[0], r))
+		return -1;
+	for (NEXT_ARG(); argc > 0; NEXT_ARG()) {
+		kw = route_keyword(argv[0]);
+		if (kw < 0)
+			return -1;
+		if (seen & (1u << kw))
+			return cli_err("'%s' given twice; %s", route_kws[kw],
+				       ROUTE_HELP);
+		seen |= 1u << kw;
+		switch (kw) {
+		case KW_VIA: {
+			int gw_family;
+
+			NEXT_ARG();
+			REQ_ARGS(1, "route");
+			if (parse_addr(argv[0], &gw_family, r->rt.gw))
+				return -1;
+			r->rt.gw_family = gw_family;
+			via = true;
+			break;
+		}
+		case KW_DEV:
+			NEXT_ARG();
+			REQ_ARGS(1, "route");
+			r->dev = argv[0];
+			break;
+		case KW_LLADDR:
+			NEXT_ARG();
+			REQ_ARGS(1, "route");
+			if (parse_mac(argv[0], r->rt.dmac))
+				return -1;
+			lladdr = true;
+			break;
+		case KW_LOCAL:
+			type = XNF_RT_LOCAL;
+			ntypes++;
+			break;
+		case KW_BLACKHOLE:
+			type = XNF_RT_BLACKHOLE;
+			ntypes++;
+			break;
+		case KW_UNREACHABLE:
+			type = XNF_RT_UNREACHABLE;
+			ntypes++;
+			break;
+		}
+	}
+
+	if (ntypes > 1)
+		return cli_err("a route has one type: local, blackhole or "
+			       "unreachable, not several");
+	if (ntypes) {
+		if (via || r->dev || lladdr)
+			return cli_err("a %s route has no next hop: drop 'via', "
+				       "'dev' and 'lladdr'", route_type_name(type));
+		r->rt.type = type;
+		return 0;
+	}
+	if (via && lladdr)
+		return cli_err("give either 'via ADDR [dev DEV]' (the MAC comes "
+			       "from the neighbour table) or 'dev DEV lladdr MAC', "
+			       "not both");
+	if (!via && !lladdr && r->dev)
+		return cli_err("'dev %s' alone is not a next hop: xnf routes carry "
+			       "the next hop's MAC; add 'lladdr MAC' or use 'via "
+			       "ADDR'", r->dev);
+	if (!via && !lladdr)
+		return cli_err("missing next hop for %s: give 'via ADDR [dev DEV]', "
+			       "'dev DEV lladdr MAC', or one of local, blackhole, "
+			       "unreachable", r->prefix);
+	if (lladdr && !r->dev)
+		return cli_err("'lladdr MAC' needs the device the MAC lives on: "
+			       "add 'dev DEV'");
+	if (via && (int)r->rt.gw_family != r->family)
+		return cli_err("next hop %s is %s but %s is %s: the gateway must "
+			       "be of the prefix's family",
+			       fmt_addr(r->rt.gw_family, r->rt.gw, gw, sizeof(gw)),
+			       family_name(r->rt.gw_family), r->prefix,
+			       family_name(r->family));
+	if (lladdr && (r->rt.dmac[0] & 1))
+		return cli_err("lladdr %s is a multicast or broadcast MAC; a next "
+			       "hop has a unicast one",
+			       fmt_mac(r->rt.dmac, mac, sizeof(mac)));
+	if (lladdr && !memcmp(r->rt.dmac, "\0\0\0\0\0\0", 6))
+		return cli_err("lladdr 00:00:00:00:00:00 is not a station address; "
+			       "give the next hop's MAC");
+	if (r->dev && cli_ifindex(r->dev, &ifindex))
+		return -1;
+	r->rt.type = XNF_RT_UNICAST;
+	r->rt.ifindex = ifindex;
+	if (!via)
+		memset(r->rt.gw, 0, sizeof(r->rt.gw));
+	else if (route_resolve_via(r, ifindex, ifname))
+		return -1;
+	return cli_ifmac(r->dev, r->rt.smac);
+}
+
+static int route_fd(struct xnf_dp *dp, int family)
+{
+	return dp->fd[family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6];
+}
+
+/* Entries in the table of @family, or -errno. */
+static long route_count(struct xnf_dp *dp, int family)
+{
+	struct xnf_rt6_key cur, next;
+	void *prev = NULL;
+	long n = 0;
+	int err;
+
+	while (!(err = bpf_map_get_next_key(route_fd(dp, family), prev, &next))) {
+		n++;
+		cur = next;
+		prev = &cur;
+	}
+	return err == -ENOENT ? n : err;
+}
+
+static bool port_exists(struct xnf_dp *dp, __u32 ifindex)
+{
+	struct bpf_devmap_val val;
+
+	return !bpf_map_lookup_elem(dp->fd[XNF_T_TX], &ifindex, &val);
+}
+
+static int route_write(struct route_req *r, bool replace)
+{
+	bool port_added = false;
+	struct xnf_dp *dp;
+	int err;
+
+	dp = cli_dp(true);
+	if (!dp)
+		return -1;
+	if (r->rt.type == XNF_RT_UNICAST && !port_exists(dp, r->rt.ifindex)) {
+		err = xnf_port_add(dp, r->rt.ifindex);
+		if (err)
+			return cli_err("cannot make %s an xnf egress port (%s): %s%s",
+				       r->dev, XNF_MAP_TX, strerror(-err),
+				       err == -E2BIG || err == -ENOSPC ?
+				       "; xnf has room for 256 ports" : "");
+		port_added = true;
+	}
+	if (replace) {
+		err = xnf_route_set(dp, r->family, r->addr, r->plen, &r->rt);
+	} else {
+		/* libxnf's xnf_route_set() overwrites; an add must not, and
+		 * BPF_NOEXIST makes the check and the insert one step. */
+		struct xnf_rt6_key key = { .prefixlen = r->plen };
+
+		memcpy(key.addr, r->addr, r->family == XNF_AF_INET ? 4 : 16);
+		err = bpf_map_update_elem(route_fd(dp, r->family), &key, &r->rt,
+					  BPF_NOEXIST) ? -errno : 0;
+	}
+	if (!err)
+		return 0;
+	if (port_added)
+		xnf_port_del(dp, r->rt.ifindex);
+	if (err == -EEXIST)
+		return cli_err("route %s exists; use 'xnf route replace %s ...' to "
+			       "change it", r->prefix, r->prefix);
+	if (err == -E2BIG || err == -ENOSPC || err == -ENOMEM)
+		return cli_err("%s route table full (%ld routes); delete routes "
+			       "with 'xnf route del PREFIX' first",
+			       family_name(r->family), route_count(dp, r->family));
+	return cli_err("cannot write route %s to %s: %s", r->prefix,
+		       r->family == XNF_AF_INET ? XNF_MAP_RT4 : XNF_MAP_RT6,
+		       strerror(-err));
+}
+
+static int do_route_add(int argc, char **argv)
+{
+	char ifname[IF_NAMESIZE];
+	struct route_req r;
+
+	return route_parse(argc, argv, &r, ifname) ?: route_write(&r, false);
+}
+
+static int do_route_replace(int argc, char **argv)
+{
+	char ifname[IF_NAMESIZE];
+	struct route_req r;
+
+	return route_parse(argc, argv, &r, ifname) ?: route_write(&r, true);
+}
+
+static int do_route_del(int argc, char **argv)
+{
+	struct route_req r = {};
+	struct xnf_dp *dp;
+	int err;
+
+	if (argc < 1)
+		return cli_err("missing PREFIX: xnf route del PREFIX");
+	if (route_prefix(argv[0], &r))
+		return -1;
+	if (argc > 1)
+		return cli_err("'xnf route del' takes only the PREFIX, not '%s'",
+			       argv[1]);
+	dp = cli_dp(true);
+	if (!dp)
+		return -1;
+	err = xnf_route_del(dp, r.family, r.addr, r.plen);
+	if (err == -ENOENT)
+		return cli_err("no route %s; 'xnf route show' lists the routes",
+			       r.prefix);
+	if (err)
+		return cli_err("cannot delete route %s: %s", r.prefix,
+			       strerror(-err));
+	return 0;
+}
+
+struct route_ent {
+	int family;
+	__u32 plen;
+	__u8 addr[16];
+	struct xnf_route rt;
+};
+
+/* IPv4 first, then longest prefix first, then by address. */
+static int route_ent_cmp(const void *a, const void *b)
+{
+	const struct route_ent *x = a, *y = b;
+
+	if (x->family != y->family)
+		return x->family == XNF_AF_INET ? -1 : 1;
+	if (x->plen != y->plen)
+		return x->plen > y->plen ? -1 : 1;
+	return memcmp(x->addr, y->addr, 16);
+}
+
+/* Appends the routes of @family to *@ents. */
+static int route_collect(struct xnf_dp *dp, int family,
+			 struct route_ent **ents, size_t *n, size_t *cap)
+{
+	size_t alen = family == XNF_AF_INET ? 4 : 16;
+	int fd = route_fd(dp, family), err;
+	struct xnf_rt6_key cur, next;
+	void *prev = NULL;
+
+	/* The two key layouts share prefixlen and the start of addr. */
+	for (;;) {
+		struct route_ent *e;
+
+		err = bpf_map_get_next_key(fd, prev, &next);
+		if (err == -ENOENT)
+			return 0;
+		if (err)
+			return err;
+		cur = next;
+		prev = &cur;
+		if (*n == *cap) {
+			size_t c = *cap ? 2 * *cap : 64;
+
+			e = realloc(*ents, c * sizeof(*e));
+			if (!e)
+				return -ENOMEM;
+			*ents = e;
+			*cap = c;
+		}
+		e = &(*ents)[*n];
+		memset(e, 0, sizeof(*e));
+		e->family = family;
+		e->plen = cur.prefixlen;
+		memcpy(e->addr, cur.addr, alen);
+		/* A lookup with the key's own prefix length finds exactly
+		 * this entry: nothing longer can match fewer bits. */
+		err = bpf_map_lookup_elem(fd, &cur, &e->rt);
+		if (err == -ENOENT)
+			continue;     /* deleted by someone else meanwhile */
+		if (err)
+			return err;
+		(*n)++;
+	}
+}
+
+static void route_print(const struct route_ent *e)
+{
+	char dst[INET6_ADDRSTRLEN + 5], gw[INET6_ADDRSTRLEN];
+	char dev[IF_NAMESIZE], mac[18], smac[18];
+	const struct xnf_route *rt = &e->rt;
+	bool unicast = rt->type == XNF_RT_UNICAST;
+
+	fmt_prefix(e->family, e->addr, e->plen, dst, sizeof(dst));
+	if (unicast) {
+		fmt_ifname(rt->ifindex, dev);
+		fmt_mac(rt->dmac, mac, sizeof(mac));
+		fmt_mac(rt->smac, smac, sizeof(smac));
+		if (rt->gw_family)
+			fmt_addr(rt->gw_family, rt->gw, gw, sizeof(gw));
+	}
+	if (cli.json) {
+		jw_object(NULL);
+		jw_string("dst", dst);
+		jw_string("type", route_type_name(rt->type));
+		if (unicast && rt->gw_family)
+			jw_string("via", gw);
+		else
+			jw_null("via");
+		if (unicast) {
+			jw_string("dev", dev);
+			jw_uint("ifindex", rt->ifindex);
+			jw_string("lladdr", mac);
+			jw_string("src_lladdr", smac);
+		} else {
+			jw_null("dev");
+			jw_null("ifindex");
+			jw_null("lladdr");
+			jw_null("src_lladdr");
+		}
+		jw_end_object();
+		return;
+	}
+	if (!unicast) {
+		printf("%s %s\n", route_type_name(rt->type), dst);
+		return;
+	}
+	printf("%s", dst);
+	if (rt->gw_family)
+		printf(" via %s", gw);
+	printf(" dev %s lladdr %s src_lladdr %s\n", dev, mac, smac);
+}
+
+static int do_route_show(int argc, char **argv)
+{
+	struct route_ent *ents = NULL;
+	size_t n = 0, cap = 0, i;
+	struct xnf_dp *dp;
+	int err;
+
+	if (argc > 0)
+		return cli_err("'xnf route show' takes no arguments, not '%s'",
+			       argv[0]);
+	dp = cli_dp(false);
+	if (!dp)
+		return -1;
+	err = route_collect(dp, XNF_AF_INET, &ents, &n, &cap);
+	if (!err)
+		err = route_collect(dp, XNF_AF_INET6, &ents, &n, &cap);
+	if (err) {
+		free(ents);
+		return cli_err("cannot read the route tables (%s, %s): %s",
+			       XNF_MAP_RT4, XNF_MAP_RT6, strerror(-err));
+	}
+	if (n)
+		qsort(ents, n, sizeof(*ents), route_ent_cmp);
+	if (cli.json)
+		jw_array(NULL);
+	for (i = 0; i < n; i++)
+		route_print(&ents[i]);
+	if (cli.json)
+		jw_end_array();
+	free(ents);
+	return 0;
+}
+
+static int do_route_help(int argc, char **argv)
+{
+	fprintf(stderr,
+"Usage: xnf route { add | replace } PREFIX NEXTHOP\n"
+"       xnf route del PREFIX\n"
+"       xnf route [ show ]\n"
+"       xnf route help\n"
+"PREFIX  := ADDR[/LEN]     IPv4 or IPv6, host bits clear\n"
+"NEXTHOP := { via ADDR [ dev DEV ] | dev DEV lladdr MAC |\n"
+"             local | blackhole | unreachable }\n"
+"  via ADDR     the next hop's MAC, and its device when dev is not given,\n"
+"               are read from the kernel's neighbour table, once, now\n"
+"  lladdr MAC   a static next hop: the MAC to send to on DEV\n"
+"  local        one of the router's own addresses (xnf config key 'local')\n"
+"  blackhole    dropped silently\n"
+"  unreachable  handled like no route (xnf config key 'no_route')\n"
+"add refuses a PREFIX that is in the table; replace writes it either way.\n"
+"The egress DEV becomes an xnf port. Each change is atomic per route.\n");
+	return 0;
+}
+
+int do_route(int argc, char **argv)
+{
+	static const struct cli_cmd cmds[] = {
+		{ "show", do_route_show },
+		{ "list", do_route_show },
+		{ "add", do_route_add },
+		{ "replace", do_route_replace },
+		{ "del", do_route_del },
+		{ "help", do_route_help },
+		{ NULL, NULL },
+	};
+
+	return cli_dispatch(cmds, "route", argc, argv);
+}

@@ -1,0 +1,1125 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * xnf stats [DEV] [percpu] [watch SECONDS [count N]] [reset]
+ *
+ * What the dataplane did, per attached interface (<root>/dev/<ifname>/):
+ *   - packets in / pass / drop / redirect / aborted of the whole chain (the
+ *     entry row of xnf_stats, shown as "chain") and of each NF in chain
+ *     order, summed over CPUs; per CPU on request, and the chain's "in" per
+ *     CPU always, so that an operator sees where the work ran;
+ *   - drops and passes to the kernel by reason, missed tail calls by slot;
+ *   - the NAPI batch-size histogram of the interface (xnf_batch, keyed by
+ *     network namespace and ifindex).
+ * Then, once for the instance, the hit counters of the firewall rules in
+ * priority order.
+ *
+ * Every counter is per CPU and only ever incremented by the CPU that owns
+ * it, so a read is a sum of per-CPU values taken a few instructions apart:
+ * exact on a quiet interface, a snapshot under load.
+ *
+ * watch SECONDS prints a refresh every SECONDS, with rates computed over
+ * the time that really elapsed between two reads (CLOCK_MONOTONIC), not the
+ * nominal interval. It holds the instance lock, shared, only while it
+ * reads: a watch left running must not block attach, detach or route
+ * changes. SIGINT and SIGTERM end it with status 0.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <bpf/bpf.h>
+
+#include "cli.h"
+
+#define NAME_W 10		/* first column of the text tables */
+#define NUM_W 12		/* one counter column */
+#define REASON_W 14		/* longest reason name, "xsk_no_socket" */
+#define BAR_W 50		/* longest histogram bar */
+#define MIN_INTERVAL 0.1	/* seconds */
+#define MAX_INTERVAL 86400.0
+
+struct stats_opts {
+	const char *dev;	/* NULL: every attached interface */
+	bool percpu;
+	bool watch;
+	bool reset;
+	double interval;	/* seconds, with watch */
+	__u32 count;		/* refreshes; 0: until SIGINT / SIGTERM */
+};
+
+/* One interface at one instant. */
+struct dev_sample {
+	char name[NAME_MAX + 1];
+	struct xnf_dev_info info;
+	struct xnf_stats sum;
+	struct xnf_stats *cpu;			/* [ncpus] */
+	bool have_batch;			/* xnf_batch has an entry for it */
+	struct xnf_batch_hist batch;		/* summed over CPUs */
+	struct xnf_batch_hist *batch_cpu;	/* [ncpus] */
+};
+
+/* One firewall rule in use, with its hits summed over CPUs. */
+struct fw_row {
+	__u32 slot;
+	struct xnf_fw_rule rule;
+	struct xnf_fw_hit hit;
+};
+
+struct sample {
+	struct dev_sample *devs;
+	int ndevs;
+	struct fw_row *fw;	/* in priority order */
+	int nfw;
+	__u32 fw_default;	/* enum xnf_fw_action of the active rule set */
+	double mono;		/* CLOCK_MONOTONIC, seconds */
+	struct timespec wall;
+};
+
+/* Rates of one refresh: @prev is the sample SECONDS earlier. */
+struct rates {
+	bool on;				/* watch mode */
+	const struct dev_sample *prev;		/* NULL: interface is new */
+	double secs;
+};
+
+static int ncpus;
+
+static const struct {
+	const char *name;
+	size_t off;
+} nf_fields[] = {
+	{ "in", offsetof(struct xnf_nf_counters, in) },
+	{ "pass", offsetof(struct xnf_nf_counters, pass) },
+	{ "drop", offsetof(struct xnf_nf_counters, drop) },
+	{ "redirect", offsetof(struct xnf_nf_counters, redirect) },
+	{ "aborted", offsetof(struct xnf_nf_counters, aborted) },
+};
+#define N_NF_FIELDS (sizeof(nf_fields) / sizeof(nf_fields[0]))
+
+static __u64 nf_field(const struct xnf_nf_counters *c, size_t i)
+{
+	return *(const __u64 *)((const char *)c + nf_fields[i].off);
+}
+
+static double ts_sec(const struct timespec *ts)
+{
+	return ts->tv_sec + ts->tv_nsec / 1e9;
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts_sec(&ts);
+}
+
+/* Per second over @secs; a counter that went down was zeroed (stats reset,
+ * detach and attach again) and counts from zero. NAN: no rate. */
+static double per_sec(__u64 cur, __u64 prev, double secs)
+{
+	if (secs <= 0)
+		return NAN;
+	return (cur >= prev ? cur - prev : cur) / secs;
+}
+
+/* ---- reading ---- */
+
+static int dev_map_fd(const char *dev, const char *map)
+{
+	char path[PATH_MAX];
+
+	cli_dev_path(path, dev, map);
+	return bpf_obj_get(path);
+}
+
+static int dev_info_read(const char *dev, struct xnf_dev_info *info)
+{
+	__u32 zero = 0;
+	int fd, err;
+
+	fd = dev_map_fd(dev, XNF_MAP_DEV);
+	if (fd < 0)
+		return -errno;
+	err = bpf_map_lookup_elem(fd, &zero, info) ? -errno : 0;
+	close(fd);
+	return err;
+}
+
+static void batch_read(struct xnf_dp *dp, struct dev_sample *d)
+{
+	struct xnf_dev_key key = {
+		.netns = d->info.netns,
+		.ifindex = d->info.ifindex,
+	};
+	int cpu, b;
+
+	memset(&d->batch, 0, sizeof(d->batch));
+	d->have_batch = !bpf_map_lookup_elem(dp->fd[XNF_T_BATCH], &key,
+					     d->batch_cpu);
+	if (!d->have_batch) {
+		memset(d->batch_cpu, 0, ncpus * sizeof(*d->batch_cpu));
+		return;
+	}
+	for (cpu = 0; cpu < ncpus; cpu++)
+		for (b = 0; b < XNF_BATCH_BUCKETS; b++)
+			d->batch.polls[b] += d->batch_cpu[cpu].polls[b];
+}
+
+static int dev_read(struct xnf_dp *dp, const char *dev, struct dev_sample *d)
+{
+	int fd, err;
+
+	snprintf(d->name, sizeof(d->name), "%s", dev);
+	d->cpu = calloc(ncpus, sizeof(*d->cpu));
+	d->batch_cpu = calloc(ncpus, sizeof(*d->batch_cpu));
+	if (!d->cpu || !d->batch_cpu)
+		return -ENOMEM;
+	err = dev_info_read(dev, &d->info);
+	if (err)
+		return err;
+	fd = dev_map_fd(dev, XNF_MAP_STATS);
+	if (fd < 0)
+		return -errno;
+	err = xnf_stats_read(fd, &d->sum, d->cpu);
+	close(fd);
+	if (err)
+		return err;
+	batch_read(dp, d);
+	return 0;
+}
+
+static void dev_free(struct dev_sample *d)
+{
+	free(d->cpu);
+	free(d->batch_cpu);
+	d->cpu = NULL;
+	d->batch_cpu = NULL;
+}
+
+static int dev_filter(const struct dirent *de)
+{
+	return de->d_name[0] != '.';
+}
+
+/* Reads the interfaces of @o into @s; 0, or -1 after an error message for
+ * every interface that could not be read (the others are in @s). */
+static int devs_read(struct xnf_dp *dp, const struct stats_opts *o,
+		     struct sample *s)
+{
+	struct dirent **list = NULL;
+	char path[PATH_MAX];
+	int n, i, err, ret = 0;
+
+	if (o->dev) {
+		n = 1;
+	} else {
+		cli_dev_path(path, "", NULL);
+		n = scandir(path, &list, dev_filter, alphasort);
+		if (n < 0 && errno != ENOENT)
+			return cli_err("cannot read %s: %s", path, strerror(errno));
+		n = n < 0 ? 0 : n;
+	}
+	s->devs = calloc(n ?: 1, sizeof(*s->devs));
+	if (!s->devs)
+		ret = cli_err("out of memory");
+	for (i = 0; i < n && s->devs; i++) {
+		const char *name = o->dev ?: list[i]->d_name;
+		struct dev_sample *d = &s->devs[s->ndevs];
+
+		err = dev_read(dp, name, d);
+		if (!err)
+			s->ndevs++;
+		else
+			dev_free(d);
+		if (err == -ENOENT && o->dev)
+			ret = cli_err("xnf is not attached to %s; 'xnf status' lists "
+				      "the interfaces it is attached to", name);
+		else if (err)
+			ret = cli_err("cannot read the counters of %s: %s", name,
+				      strerror(-err));
+	}
+	for (i = 0; list && i < n; i++)
+		free(list[i]);
+	free(list);
+	return ret;
+}
+
+/* All XNF_FW_MAX_RULES slots of xnf_fw_rules: one batch lookup where the
+ * kernel has it (an array hands out every slot, then says -ENOENT), else
+ * one lookup per slot. */
+static int fw_rules_read(int fd, struct xnf_fw_rule *rules)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, opts);
+	__u32 *keys, out, count = XNF_FW_MAX_RULES, i;
+	struct xnf_fw_rule *vals;
+	bool done = false;
+	int err;
+
+	keys = calloc(XNF_FW_MAX_RULES, sizeof(*keys));
+	vals = calloc(XNF_FW_MAX_RULES, sizeof(*vals));
+	if (keys && vals) {
+		err = bpf_map_lookup_batch(fd, NULL, &out, keys, vals, &count,
+					   &opts);
+		done = (!err || err == -ENOENT) && count == XNF_FW_MAX_RULES;
+	}
+	for (i = 0; done && i < count; i++)
+		if (keys[i] < XNF_FW_MAX_RULES)
+			rules[keys[i]] = vals[i];
+	free(keys);
+	free(vals);
+	for (i = 0, err = 0; !done && i < XNF_FW_MAX_RULES && !err; i++)
+		err = bpf_map_lookup_elem(fd, &i, &rules[i]) ? -errno : 0;
+	return err;
+}
+
+static int fw_row_cmp(const void *a, const void *b)
+{
+	const struct fw_row *x = a, *y = b;
+
+	if (x->rule.prio != y->rule.prio)
+		return x->rule.prio < y->rule.prio ? -1 : 1;
+	return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+static int fw_hit_read(struct xnf_dp *dp, struct fw_row *row,
+		       struct xnf_fw_hit *cpu_hits)
+{
+	int cpu;
+
+	memset(&row->hit, 0, sizeof(row->hit));
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_HITS], &row->slot, cpu_hits))
+		return -errno;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		row->hit.packets += cpu_hits[cpu].packets;
+		row->hit.bytes += cpu_hits[cpu].bytes;
+	}
+	return 0;
+}
+
+static __u32 fw_default_read(struct xnf_dp *dp)
+{
+	struct xnf_fw_hdr hdr = {};
+	__u32 zero = 0, gen = 0;
+
+	bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &gen);
+	bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &gen, &hdr);
+	return hdr.default_action;
+}
+
+static int fw_read(struct xnf_dp *dp, struct sample *s)
+{
+	struct xnf_fw_rule *rules = calloc(XNF_FW_MAX_RULES, sizeof(*rules));
+	struct xnf_fw_hit *cpu_hits = calloc(ncpus, sizeof(*cpu_hits));
+	__u32 slot;
+	int err = -ENOMEM;
+
+	s->fw_default = fw_default_read(dp);
+	if (!rules || !cpu_hits)
+		goto out;
+	err = fw_rules_read(dp->fd[XNF_T_FW_RULES], rules);
+	if (err)
+		goto out;
+	for (slot = 0; slot < XNF_FW_MAX_RULES; slot++)
+		s->nfw += !!rules[slot].in_use;
+	s->fw = calloc(s->nfw ?: 1, sizeof(*s->fw));
+	if (!s->fw) {
+		err = -ENOMEM;
+		goto out;
+	}
+	s->nfw = 0;
+	for (slot = 0; slot < XNF_FW_MAX_RULES && !err; slot++) {
+		if (!rules[slot].in_use)
+			continue;
+		s->fw[s->nfw].slot = slot;
+		s->fw[s->nfw].rule = rules[slot];
+		err = fw_hit_read(dp, &s->fw[s->nfw++], cpu_hits);
+	}
+	qsort(s->fw, s->nfw, sizeof(*s->fw), fw_row_cmp);
+out:
+	free(rules);
+	free(cpu_hits);
+	if (err)
+		cli_err("cannot read the firewall rules and hit counters (%s, %s): %s",
+			XNF_MAP_FW_RULES, XNF_MAP_FW_HITS, strerror(-err));
+	return err ? -1 : 0;
+}
+
+static void sample_free(struct sample *s)
+{
+	int i;
+
+	for (i = 0; i < s->ndevs; i++)
+		dev_free(&s->devs[i]);
+	free(s->devs);
+	free(s->fw);
+	memset(s, 0, sizeof(*s));
+}
+
+/* Reads everything @o asks for. -1 when something could not be read
+ * (after a message); what could be read is in @s. */
+static int sample_read(struct xnf_dp *dp, const struct stats_opts *o,
+		       struct sample *s)
+{
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	s->mono = mono_now();
+	clock_gettime(CLOCK_REALTIME, &s->wall);
+	err = devs_read(dp, o, s);
+	return fw_read(dp, s) ?: err;
+}
+
+/* ---- printing: each helper prints text or JSON, never both ---- */
+
+static void put_u64(const char *key, __u64 v)
+{
+	if (cli.json)
+		jw_uint(key, v);
+	else
+		printf(" %*llu", NUM_W, (unsigned long long)v);
+}
+
+/* NAN: no earlier sample to compare with. */
+static void put_rate(const char *key, double v)
+{
+	if (cli.json && isnan(v))
+		jw_null(key);
+	else if (cli.json)
+		jw_float(key, v);
+	else if (isnan(v))
+		printf(" %*s", NUM_W, "-");
+	else
+		printf(" %*.1f", NUM_W, v);
+}
+
+static void put_counters(const struct xnf_nf_counters *c)
+{
+	size_t i;
+
+	for (i = 0; i < N_NF_FIELDS; i++)
+		put_u64(nf_fields[i].name, nf_field(c, i));
+}
+
+/* The row under an NF's totals: per second since the previous refresh. */
+static void nf_rates(const struct xnf_nf_counters *c,
+		     const struct xnf_nf_counters *p, double secs)
+{
+	size_t i;
+
+	if (cli.json)
+		jw_object("rates");
+	else
+		printf("  %*s", NAME_W, "/s");
+	for (i = 0; i < N_NF_FIELDS; i++)
+		put_rate(nf_fields[i].name, p ? per_sec(nf_field(c, i),
+							nf_field(p, i), secs) : NAN);
+	if (cli.json)
+		jw_end_object();
+	else
+		putchar('\n');
+}
+
+static bool nf_idle(const struct xnf_nf_counters *c)
+{
+	size_t i;
+
+	for (i = 0; i < N_NF_FIELDS; i++)
+		if (nf_field(c, i))
+			return false;
+	return true;
+}
+
+/* Per CPU: every CPU in JSON (index = CPU), the busy ones in text. */
+static void nf_percpu(const struct dev_sample *d, __u32 nf)
+{
+	char label[32];
+	int cpu;
+
+	if (cli.json)
+		jw_array("percpu");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		const struct xnf_nf_counters *c = &d->cpu[cpu].nf[nf];
+
+		if (cli.json) {
+			jw_object(NULL);
+			jw_uint("cpu", cpu);
+		} else if (nf_idle(c)) {
+			continue;
+		} else {
+			snprintf(label, sizeof(label), "  cpu%d", cpu);
+			printf("  %-*s", NAME_W, label);
+		}
+		put_counters(c);
+		if (cli.json)
+			jw_end_object();
+		else
+			putchar('\n');
+	}
+	if (cli.json)
+		jw_end_array();
+}
+
+static void nf_block(const struct stats_opts *o, const struct dev_sample *d,
+		     const struct rates *r, __u32 nf, const char *label)
+{
+	const struct xnf_nf_counters *c = &d->sum.nf[nf];
+
+	if (cli.json) {
+		jw_object(NULL);
+		jw_string("nf", label);
+	} else {
+		printf("  %-*s", NAME_W, label);
+	}
+	put_counters(c);
+	if (!cli.json)
+		putchar('\n');
+	if (r->on)
+		nf_rates(c, r->prev ? &r->prev->sum.nf[nf] : NULL, r->secs);
+	if (cli.json || o->percpu)
+		nf_percpu(d, nf);
+	if (cli.json)
+		jw_end_object();
+}
+
+/* "per-CPU in  cpu0 950  cpu1 50": where the chain ran, in one line. */
+static void cpu_in_line(const struct dev_sample *d)
+{
+	int cpu, n = 0;
+
+	if (!d->sum.nf[XNF_NF_ENTRY].in)
+		return;
+	printf("  %-*s", NAME_W, "per-CPU in");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		__u64 in = d->cpu[cpu].nf[XNF_NF_ENTRY].in;
+
+		if (!in)
+			continue;
+		if (n && !(n % 6))
+			printf("\n  %-*s", NAME_W, "");
+		printf("  cpu%d %llu", cpu, (unsigned long long)in);
+		n++;
+	}
+	putchar('\n');
+}
+
+static void nf_table(const struct stats_opts *o, const struct dev_sample *d,
+		     const struct rates *r)
+{
+	__u32 i, len = d->info.chain_len;
+	size_t f;
+
+	if (len > XNF_CHAIN_MAX)
+		len = XNF_CHAIN_MAX;
+	if (cli.json) {
+		jw_array("nfs");
+	} else {
+		printf("  %-*s", NAME_W, "");
+		for (f = 0; f < N_NF_FIELDS; f++)
+			printf(" %*s", NUM_W, nf_fields[f].name);
+		putchar('\n');
+	}
+	nf_block(o, d, r, XNF_NF_ENTRY, "chain");
+	for (i = 0; i < len; i++)
+		if (d->info.nf[i] != XNF_NF_ENTRY && d->info.nf[i] < __XNF_NF_MAX)
+			nf_block(o, d, r, d->info.nf[i], xnf_nf_name(d->info.nf[i]));
+	if (cli.json)
+		jw_end_array();
+	else if (!o->percpu)
+		cpu_in_line(d);
+}
+
+/* Reasons: all of them in JSON, the non-zero ones in text. */
+static void reason_table(const char *key, const char *rate_key,
+			 const char *title, const __u64 *cur, const __u64 *prev,
+			 const struct rates *r)
+{
+	__u32 i;
+
+	if (cli.json) {
+		jw_object(key);
+		for (i = 0; i < __XNF_R_MAX; i++)
+			jw_uint(xnf_reason_name(i), cur[i]);
+		jw_end_object();
+		if (!r->on)
+			return;
+		jw_object(rate_key);
+		for (i = 0; i < __XNF_R_MAX; i++)
+			put_rate(xnf_reason_name(i), prev ?
+				 per_sec(cur[i], prev[i], r->secs) : NAN);
+		jw_end_object();
+		return;
+	}
+	for (i = 0; i < __XNF_R_MAX && !cur[i]; i++)
+		;
+	if (i == __XNF_R_MAX)
+		return;
+	printf("  %s:\n", title);
+	for (i = 0; i < __XNF_R_MAX; i++) {
+		if (!cur[i])
+			continue;
+		printf("    %-*s", REASON_W, xnf_reason_name(i));
+		put_u64(NULL, cur[i]);
+		if (r->on) {
+			put_rate(NULL, prev ? per_sec(cur[i], prev[i], r->secs) : NAN);
+			fputs("/s", stdout);
+		}
+		putchar('\n');
+	}
+}
+
+static void tail_miss_table(const struct dev_sample *d)
+{
+	const char *sep = "  missed tail calls (empty chain slot):";
+	__u32 i;
+
+	if (cli.json) {
+		jw_array("tail_miss");
+		for (i = 0; i < XNF_CHAIN_MAX; i++)
+			jw_uint(NULL, d->sum.tail_miss[i]);
+		jw_end_array();
+		return;
+	}
+	for (i = 0; i < XNF_CHAIN_MAX; i++) {
+		if (!d->sum.tail_miss[i])
+			continue;
+		printf("%s slot %u (%s) %llu", sep, i, i < d->info.chain_len ?
+		       xnf_nf_name(d->info.nf[i]) ?: "?" : "past the end",
+		       (unsigned long long)d->sum.tail_miss[i]);
+		sep = ",";
+	}
+	if (*sep == ',')
+		putchar('\n');
+}
+
+static void batch_json(const struct dev_sample *d, __u64 packets, __u64 polls,
+		       double mean)
+{
+	int cpu, b;
+
+	jw_object("batch");
+	jw_bool("recorded", d->have_batch);
+	jw_array("polls");
+	for (b = 0; b < XNF_BATCH_BUCKETS; b++)
+		jw_uint(NULL, d->batch.polls[b]);
+	jw_end_array();
+	jw_uint("packets", packets);
+	jw_float("mean", mean);
+	jw_uint("total_polls", polls);
+	jw_array("percpu");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		jw_array(NULL);
+		for (b = 0; b < XNF_BATCH_BUCKETS; b++)
+			jw_uint(NULL, d->batch_cpu[cpu].polls[b]);
+		jw_end_array();
+	}
+	jw_end_array();
+	jw_end_object();
+}
+
+/*
+ * The batch-size histogram as a bar chart, one line per non-empty bucket:
+ *     32 | ##########                                       1234 polls
+ * Bucket b counts polls that handled b packets (64: 64 or more, which the
+ * default NAPI budget of 64 makes "exactly 64").
+ */
+static void batch_table(const struct dev_sample *d)
+{
+	static const char bar[BAR_W + 1] =
+		"##################################################";
+	__u64 polls = 0, packets = 0, max = 0, n;
+	char label[8];
+	double mean;
+	int b, len;
+
+	for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
+		n = d->batch.polls[b];
+		polls += n;
+		packets += b * n;
+		max = n > max ? n : max;
+	}
+	mean = polls ? (double)packets / polls : 0;
+	if (cli.json) {
+		batch_json(d, packets, polls, mean);
+		return;
+	}
+	if (!d->have_batch) {
+		printf("  batch sizes: not recorded (%s has no entry for ifindex %u)\n",
+		       XNF_MAP_BATCH, d->info.ifindex);
+		return;
+	}
+	printf("  batch sizes: %llu polls, %llu packets, mean %.2f packets/poll\n",
+	       (unsigned long long)polls, (unsigned long long)packets, mean);
+	for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
+		n = d->batch.polls[b];
+		if (!n)
+			continue;
+		len = (int)ceil((double)n * BAR_W / max);
+		snprintf(label, sizeof(label), b == XNF_BATCH_BUCKETS - 1 ?
+			 "%d+" : "%d", b);
+		printf("    %3s | %-*.*s %*llu poll%s\n", label, BAR_W, len, bar,
+		       NUM_W, (unsigned long long)n, n == 1 ? "" : "s");
+	}
+}
+
+static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
+		      const struct rates *r)
+{
+	struct xnf_chain_spec spec = {};
+	const __u64 *pd = r->prev ? r->prev->sum.drop : NULL;
+	const __u64 *pp = r->prev ? r->prev->sum.pass : NULL;
+	char chain[128];
+
+	spec.len = d->info.chain_len > XNF_CHAIN_MAX ? XNF_CHAIN_MAX :
+		   d->info.chain_len;
+	memcpy(spec.nf, d->info.nf, sizeof(spec.nf));
+	if (xnf_chain_format(&spec, chain, sizeof(chain)))
+		snprintf(chain, sizeof(chain), "?");
+	if (cli.json) {
+		jw_object(NULL);
+		jw_string("dev", d->name);
+		jw_uint("ifindex", d->info.ifindex);
+		jw_string("chain", chain);
+	} else {
+		printf("%s (ifindex %u): chain %s%s\n", d->name, d->info.ifindex,
+		       chain, d->info.fused ? " (fused)" : "");
+	}
+	nf_table(o, d, r);
+	reason_table("drop_reasons", "drop_reason_rates", "dropped, by reason",
+		     d->sum.drop, pd, r);
+	reason_table("pass_reasons", "pass_reason_rates",
+		     "passed to the kernel, by reason", d->sum.pass, pp, r);
+	tail_miss_table(d);
+	batch_table(d);
+	if (cli.json)
+		jw_end_object();
+}
+
+static const char *fw_action_name(__u32 action)
+{
+	return action == XNF_FW_DROP ? "drop" : "allow";
+}
+
+static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n >= len)
+		return;
+	va_start(ap, fmt);
+	*n += vsnprintf(buf + *n, len - *n, fmt, ap);
+	va_end(ap);
+}
+
+/* "src 198.51.100.0/24 proto udp dport 1000-2000", or "any". */
+static const char *fw_match(const struct xnf_fw_rule *r, char *buf, size_t len)
+{
+	char a[64];
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (r->flags & XNF_FW_F_SRC)
+		appendf(buf, len, &n, " src %s",
+			fmt_prefix(r->family, r->src, r->src_len, a, sizeof(a)));
+	if (r->flags & XNF_FW_F_DST)
+		appendf(buf, len, &n, " dst %s",
+			fmt_prefix(r->family, r->dst, r->dst_len, a, sizeof(a)));
+	if (r->flags & XNF_FW_F_PROTO)
+		appendf(buf, len, &n, " proto %s", fmt_proto(r->proto, a, sizeof(a)));
+	if (r->flags & XNF_FW_F_SPORT)
+		appendf(buf, len, &n, r->sport_lo == r->sport_hi ? " sport %u" :
+			" sport %u-%u", r->sport_lo, r->sport_hi);
+	if (r->flags & XNF_FW_F_DPORT)
+		appendf(buf, len, &n, r->dport_lo == r->dport_hi ? " dport %u" :
+			" dport %u-%u", r->dport_lo, r->dport_hi);
+	return n ? buf + 1 : "any";
+}
+
+static void fw_row_print(const struct fw_row *f)
+{
+	char match[256];
+
+	if (cli.json) {
+		jw_object(NULL);
+		jw_uint("prio", f->rule.prio);
+		jw_string("action", fw_action_name(f->rule.action));
+		jw_uint("slot", f->slot);
+		jw_uint("packets", f->hit.packets);
+		jw_uint("bytes", f->hit.bytes);
+		jw_end_object();
+		return;
+	}
+	printf("  %10u  %-6s %5u", f->rule.prio, fw_action_name(f->rule.action),
+	       f->slot);
+	put_u64(NULL, f->hit.packets);
+	put_u64(NULL, f->hit.bytes);
+	printf("  %s\n", fw_match(&f->rule, match, sizeof(match)));
+}
+
+/* Firewall hits, instance-wide: every rule in JSON, the rules that matched
+ * something in text. */
+static void fw_table(const struct sample *s)
+{
+	int i, hit = 0;
+
+	if (cli.json) {
+		jw_string("fw_default", fw_action_name(s->fw_default));
+		jw_array("fw_hits");
+		for (i = 0; i < s->nfw; i++)
+			fw_row_print(&s->fw[i]);
+		jw_end_array();
+		return;
+	}
+	if (!s->nfw)
+		return;
+	for (i = 0; i < s->nfw; i++)
+		hit += !!s->fw[i].hit.packets;
+	printf("firewall: %d rule%s, %d with hits, default %s\n", s->nfw,
+	       s->nfw == 1 ? "" : "s", hit, fw_action_name(s->fw_default));
+	if (!hit)
+		return;
+	printf("  %10s  %-6s %5s %*s %*s  %s\n", "prio", "action", "slot", NUM_W,
+	       "packets", NUM_W, "bytes", "match");
+	for (i = 0; i < s->nfw; i++)
+		if (s->fw[i].hit.packets)
+			fw_row_print(&s->fw[i]);
+}
+
+static const struct dev_sample *dev_find(const struct sample *s,
+					 const struct dev_sample *d)
+{
+	int i;
+
+	for (i = 0; s && i < s->ndevs; i++)
+		if (!strcmp(s->devs[i].name, d->name) &&
+		    s->devs[i].info.ifindex == d->info.ifindex)
+			return &s->devs[i];
+	return NULL;
+}
+
+/* The first line of a refresh: when it was read, and over how long the
+ * rates were taken. */
+static void header_print(const struct sample *cur, double secs)
+{
+	char date[32], zone[8], when[64];
+	struct tm tm;
+
+	localtime_r(&cur->wall.tv_sec, &tm);
+	strftime(date, sizeof(date), cli.json ? "%Y-%m-%dT%H:%M:%S" :
+		 "%Y-%m-%d %H:%M:%S", &tm);
+	strftime(zone, sizeof(zone), "%z", &tm);
+	snprintf(when, sizeof(when), "%s.%03ld%s", date,
+		 cur->wall.tv_nsec / 1000000, cli.json ? zone : "");
+	if (cli.json) {
+		jw_string("time", when);
+		jw_float("timestamp", ts_sec(&cur->wall));
+		jw_float("interval", secs);
+	} else {
+		printf("=== %s  rates over %.3f s ===\n", when, secs);
+	}
+}
+
+/* With @prev (watch), rates over the time between the two samples. */
+static void sample_print(const struct stats_opts *o, const struct sample *cur,
+			 const struct sample *prev)
+{
+	struct rates r = { .on = o->watch };
+	int i;
+
+	if (prev)
+		r.secs = cur->mono - prev->mono;
+	if (cli.json)
+		jw_object(NULL);
+	if (o->watch)
+		header_print(cur, r.secs);
+	if (cli.json)
+		jw_array("devices");
+	for (i = 0; i < cur->ndevs; i++) {
+		r.prev = dev_find(prev, &cur->devs[i]);
+		if (i && !cli.json)
+			putchar('\n');
+		dev_print(o, &cur->devs[i], &r);
+	}
+	if (cli.json)
+		jw_end_array();
+	else if (!cur->ndevs && !o->dev)
+		printf("xnf is attached to no interface; 'xnf attach DEV chain "
+		       "NF[,NF...]' attaches one\n");
+	if (!cli.json && cur->nfw)
+		putchar('\n');
+	fw_table(cur);
+	if (cli.json)
+		jw_end_object();
+	else if (o->watch)
+		putchar('\n');
+}
+
+/* ---- reset ---- */
+
+static int dev_reset(struct xnf_dp *dp, const struct dev_sample *d)
+{
+	struct xnf_dev_key key = {
+		.netns = d->info.netns,
+		.ifindex = d->info.ifindex,
+	};
+	struct xnf_batch_hist *zero;
+	int fd, err;
+
+	fd = dev_map_fd(d->name, XNF_MAP_STATS);
+	if (fd < 0)
+		return -errno;
+	err = xnf_stats_reset(fd);
+	close(fd);
+	if (err || !d->have_batch)
+		return err;
+	zero = calloc(ncpus, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	/* BPF_EXIST: never create an entry for an interface being detached. */
+	if (bpf_map_update_elem(dp->fd[XNF_T_BATCH], &key, zero, BPF_EXIST) &&
+	    errno != ENOENT)
+		err = -errno;
+	free(zero);
+	return err;
+}
+
+static int fw_hits_reset(struct xnf_dp *dp, const struct sample *s)
+{
+	struct xnf_fw_hit *zero = calloc(ncpus, sizeof(*zero));
+	int i, err = zero ? 0 : -ENOMEM;
+
+	for (i = 0; i < s->nfw && !err; i++)
+		if (bpf_map_update_elem(dp->fd[XNF_T_FW_HITS], &s->fw[i].slot,
+					zero, BPF_ANY))
+			err = -errno;
+	free(zero);
+	return err;
+}
+
+/*
+ * Zeroes the counters of the interfaces of @o and their batch histograms;
+ * without DEV also the firewall hit counters. The dataplane may count on
+ * another CPU while its copy is being zeroed, so a packet or two in flight
+ * can be lost from the new totals: per-CPU counters have no atomic reset.
+ */
+static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
+{
+	struct sample s;
+	int i, err, ret;
+
+	ret = sample_read(dp, o, &s);
+	for (i = 0; i < s.ndevs; i++) {
+		err = dev_reset(dp, &s.devs[i]);
+		if (err)
+			ret = cli_err("cannot reset the counters of %s: %s",
+				      s.devs[i].name, strerror(-err));
+	}
+	err = o->dev ? 0 : fw_hits_reset(dp, &s);
+	if (err)
+		ret = cli_err("cannot reset %s: %s", XNF_MAP_FW_HITS,
+			      strerror(-err));
+	sample_free(&s);
+	return ret;
+}
+
+/* ---- watch ---- */
+
+static void lock(int op)
+{
+	if (cli.lock_fd >= 0)
+		flock(cli.lock_fd, op);
+}
+
+static int sample_read_locked(struct xnf_dp *dp, const struct stats_opts *o,
+			      struct sample *s)
+{
+	int err;
+
+	lock(LOCK_SH);
+	err = sample_read(dp, o, s);
+	lock(LOCK_UN);
+	return err;
+}
+
+/* Waits for the next tick of the schedule @deadline (advanced by
+ * @interval; ticks missed while the output was blocked are skipped).
+ * true when SIGINT or SIGTERM came: they are blocked and taken here, so
+ * that one arriving at any other moment is not lost either. */
+static bool tick_wait(const sigset_t *sigs, double *deadline, double interval)
+{
+	struct timespec ts;
+	double left, t = mono_now();
+
+	*deadline += interval;
+	if (*deadline < t)
+		*deadline = t;
+	for (;;) {
+		left = *deadline - mono_now();
+		if (left <= 0)
+			return false;
+		ts.tv_sec = (time_t)left;
+		ts.tv_nsec = (long)((left - ts.tv_sec) * 1e9);
+		if (sigtimedwait(sigs, NULL, &ts) > 0)
+			return true;
+		/* EAGAIN: timed out; EINTR: another signal (SIGCONT ...). */
+	}
+}
+
+static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
+{
+	struct sample s[2];
+	double deadline;
+	sigset_t sigs;
+	int cur = 0, err;
+	__u32 n;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &sigs, NULL))
+		return cli_err("cannot block SIGINT and SIGTERM: %s", strerror(errno));
+	memset(s, 0, sizeof(s));
+	lock(LOCK_UN);
+	err = sample_read_locked(dp, o, &s[cur]);
+	if (err && o->dev && !s[cur].ndevs)
+		goto out;
+	err = 0;
+	deadline = s[cur].mono;
+	for (n = 0; !o->count || n < o->count; n++) {
+		if (tick_wait(&sigs, &deadline, o->interval))
+			break;
+		/* An interface that went away is reported and left out. */
+		sample_read_locked(dp, o, &s[!cur]);
+		sample_print(o, &s[!cur], &s[cur]);
+		sample_free(&s[cur]);
+		cur = !cur;
+	}
+out:
+	sample_free(&s[0]);
+	sample_free(&s[1]);
+	return err;
+}
+
+/* ---- the command ---- */
+
+static int stats_help(void)
+{
+	fprintf(stderr,
+"Usage: xnf stats [ [dev] DEV ] [percpu] [watch SECONDS [count N]] [reset]\n"
+"  DEV      one attached interface (default: all of them)\n"
+"  percpu   every NF's counters per CPU (the chain's \"in\" per CPU is\n"
+"           always shown)\n"
+"  watch    refresh every SECONDS (at least %.1f), with rates per second;\n"
+"           count N stops after N refreshes, else SIGINT / SIGTERM\n"
+"  reset    zero the counters and batch histograms of DEV (of all\n"
+"           interfaces and the firewall hits without DEV); prints nothing\n"
+"           unless watch is given too\n"
+"With -j, one JSON object (per refresh, one per line).\n", MIN_INTERVAL);
+	return 0;
+}
+
+static int parse_interval(const char *s, double *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*v) || *v < MIN_INTERVAL ||
+	    *v > MAX_INTERVAL)
+		return cli_err("invalid interval '%s': expected seconds from %.1f "
+			       "to %.0f, e.g. 1 or 0.5", s, MIN_INTERVAL,
+			       MAX_INTERVAL);
+	return 0;
+}
+
+static int set_dev(struct stats_opts *o, const char *dev)
+{
+	if (o->dev)
+		return cli_err("two interfaces given ('%s' and '%s'); xnf stats "
+			       "shows one or all", o->dev, dev);
+	if (!*dev || *dev == '.' || strchr(dev, '/'))
+		return cli_err("xnf is not attached to %s; 'xnf status' lists "
+			       "the interfaces it is attached to", dev);
+	o->dev = dev;
+	return 0;
+}
+
+/* Keywords win over interface names; "dev NAME" names an interface that
+ * looks like one. "reset" destroys data and is never abbreviated. */
+static int parse_opts(int argc, char **argv, struct stats_opts *o)
+{
+	for (; argc > 0; NEXT_ARG()) {
+		if (!strcmp(argv[0], "dev")) {
+			NEXT_ARG();
+			REQ_ARGS(1, "stats");
+			if (set_dev(o, argv[0]))
+				return -1;
+		} else if (is_prefix(argv[0], "percpu")) {
+			o->percpu = true;
+		} else if (is_prefix(argv[0], "watch")) {
+			NEXT_ARG();
+			REQ_ARGS(1, "stats");
+			if (parse_interval(argv[0], &o->interval))
+				return -1;
+			o->watch = true;
+		} else if (is_prefix(argv[0], "count")) {
+			NEXT_ARG();
+			REQ_ARGS(1, "stats");
+			if (parse_u32(argv[0], "count", &o->count))
+				return -1;
+			if (!o->count)
+				return cli_err("count must be at least 1");
+		} else if (!strcmp(argv[0], "reset")) {
+			o->reset = true;
+		} else if (set_dev(o, argv[0])) {
+			return -1;
+		}
+	}
+	if (o->count && !o->watch)
+		return cli_err("count goes with watch: xnf stats watch SECONDS count N");
+	return 0;
+}
+
+int do_stats(int argc, char **argv)
+{
+	struct stats_opts o = {};
+	struct xnf_dp *dp;
+	struct sample s;
+	int err;
+
+	if (argc > 0 && !strcmp(argv[0], "help"))
+		return stats_help();
+	if (parse_opts(argc, argv, &o))
+		return -1;
+	dp = cli_dp(false);
+	if (!dp)
+		return -1;
+	ncpus = xnf_ncpus();
+	if (ncpus < 1)
+		return cli_err("cannot count the possible CPUs: %s",
+			       strerror(ncpus < 0 ? -ncpus : EINVAL));
+	if (o.reset && stats_reset(dp, &o))
+		return -1;
+	if (o.watch)
+		return stats_watch(dp, &o);
+	if (o.reset)
+		return 0;
+	err = sample_read(dp, &o, &s);
+	if (!(err && o.dev && !s.ndevs))
+		sample_print(&o, &s, NULL);
+	sample_free(&s);
+	return err;
+}
