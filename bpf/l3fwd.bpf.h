@@ -207,20 +207,33 @@ static __always_inline void xnf_l3fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 	cfg = xnf_cfg_get();
 	if (!cfg || (void *)(eth + 1) > data_end)
 		goto internal;
+	/* A router forwards unicast only (RFC 1812 5.3.4): frames sent to a
+	 * link-layer group address, IPv4 multicast and limited broadcast,
+	 * and IPv6 multicast go to the kernel, like its own addresses. */
+	if (eth->h_dest[0] & 1)
+		goto local;
 
 	if (p->family == XNF_AF_INET) {
 		struct iphdr *iph = (void *)(eth + 1);
 
 		if ((void *)(iph + 1) > data_end)
 			goto internal;
+		if ((iph->daddr & bpf_htonl(0xf0000000)) == bpf_htonl(0xe0000000) ||
+		    iph->daddr == bpf_htonl(0xffffffff))
+			goto local;
 		xnf_l3fwd_v4(ctx, p, cfg, eth, iph);
 	} else {
 		struct ipv6hdr *ip6h = (void *)(eth + 1);
 
 		if ((void *)(ip6h + 1) > data_end)
 			goto internal;
+		if (ip6h->daddr.in6_u.u6_addr8[0] == 0xff)
+			goto local;
 		xnf_l3fwd_v6(ctx, p, cfg, eth, ip6h);
 	}
+	return;
+local:
+	xnf_exception(p, cfg->local, XNF_R_LOCAL);
 	return;
 internal:
 	xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);

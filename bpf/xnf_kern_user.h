@@ -231,11 +231,18 @@ struct xnf_xconnect {
  * source of truth) and compiled into bit-vector tables (Lakshman-Stiliadis
  * bit vectors with an aggregated summary, "ABV"): for every field the value
  * space is cut into classes, and each class holds a bitmap of the rules that
- * match it, bit i being the i-th rule in priority order. A packet looks up
- * one class per field, ANDs the five bitmaps and takes the lowest set bit:
- * the first matching rule. The summary bitmaps (one bit per 64-rule word)
- * make that AND touch only words that can match, so the cost hardly depends
- * on the number of rules.
+ * match it. A packet looks up one class per field and ANDs the five
+ * bitmaps; the summary bitmaps (one bit per 64-rule word) make that AND
+ * touch only words that can match.
+ *
+ * Bit i is not the i-th rule by priority. The compiler orders the bits by
+ * destination (rules for the same destination share words, so the class of
+ * a destination address is concentrated in a few words and the summary AND
+ * visits few words even when wildcard sources, protocols and ports fill
+ * every word), and by priority within each 64-rule word. Each matching word
+ * then offers its lowest set bit, and the packet takes the one with the
+ * best rank (xnf_fw_match.rank, 0 = highest priority): the first match in
+ * priority order.
  *
  * The compiled tables exist twice (generations 0 and 1, the generation is
  * part of every key). The control plane writes the inactive one, flips
@@ -286,16 +293,18 @@ struct xnf_fw_hdr {
 	__u32 dport_none;
 };
 
-/* xnf_fw_order[gen * XNF_FW_MAX_RULES + i]: the i-th rule in priority order. */
+/* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */
 struct xnf_fw_match {
 	__u32 action;        /* enum xnf_fw_action */
 	__u32 slot;          /* index into xnf_fw_rules and xnf_fw_hits */
+	__u32 rank;          /* position in priority order, 0 first */
+	__u32 pad;
 };
 
 /* xnf_fw_class[gen * XNF_FW_MAX_CLASSES + class] */
 struct xnf_fw_class {
 	__u64 summary[XNF_FW_SUMMARY]; /* bit w: bits[w] != 0 */
-	__u64 bits[XNF_FW_WORDS];      /* bit i: rule i (priority order) matches */
+	__u64 bits[XNF_FW_WORDS];      /* bit i: rule xnf_fw_order[i] matches */
 };
 
 /* LPM keys of xnf_fw_src4/dst4/src6/dst6: the generation is the first 32

@@ -500,6 +500,75 @@ static int fw_prio_cmp(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
+/*
+ * The bit order (see the comment above XNF_FW_MAX_RULES in xnf_kern_user.h).
+ * Rules are sorted by destination: wildcard first, then family, address,
+ * length, so that the rules one destination address matches sit in a few
+ * words; within each 64-rule word they are then sorted by rank, so that the
+ * lowest set bit of a word is that word's best match. Priority order plays
+ * no other part in the layout: the BPF side compares the ranks of the words'
+ * best matches.
+ */
+struct fw_dst_key {
+	__u64 dst[2];        /* address as a 128-bit big number, v4 on top */
+	__u32 rank;
+	__u8 wild, family, len;
+};
+
+static int fw_dst_cmp(const void *a, const void *b)
+{
+	const struct fw_dst_key *x = a, *y = b;
+
+	if (x->wild != y->wild)
+		return x->wild ? -1 : 1;
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	if (x->dst[0] != y->dst[0])
+		return x->dst[0] < y->dst[0] ? -1 : 1;
+	if (x->dst[1] != y->dst[1])
+		return x->dst[1] < y->dst[1] ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static int fw_rank_cmp(const void *a, const void *b)
+{
+	const struct fw_dst_key *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+/* bit[i] receives the rank (priority position) of the rule at bit i. */
+static int fw_layout(const struct xnf_fw_rule *rules, const __u32 *slot,
+		     __u32 n, __u32 *bit)
+{
+	struct fw_dst_key *k = calloc(n + 1, sizeof(*k));
+	__u32 i, j;
+
+	if (!k)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct xnf_fw_rule *r = &rules[slot[i]];
+
+		k[i].rank = i;
+		k[i].wild = !(r->flags & XNF_FW_F_DST);
+		if (k[i].wild)
+			continue;
+		k[i].family = r->family;
+		k[i].len = r->dst_len;
+		for (j = 0; j < fw_addr_bytes(r->family); j++)
+			k[i].dst[j / 8] |= (__u64)r->dst[j] << (56 - 8 * (j % 8));
+	}
+	qsort(k, n, sizeof(*k), fw_dst_cmp);
+	for (i = 0; i < n; i += 64)
+		qsort(k + i, n - i < 64 ? n - i : 64, sizeof(*k), fw_rank_cmp);
+	for (i = 0; i < n; i++)
+		bit[i] = k[i].rank;
+	free(k);
+	return 0;
+}
+
 void xnf_fw_compiled_free(struct xnf_fw_compiled *c)
 {
 	if (!c)
@@ -530,7 +599,7 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 	struct fw_prio *prio = NULL;
 	struct xnf_fw_compiled *c = NULL;
 	struct fw_build b = { .rules = rules };
-	__u32 *slot = NULL, n = 0, i;
+	__u32 *slot = NULL, *rank = NULL, *bitslot = NULL, n = 0, i;
 	__u64 *bm = NULL;
 	char msg[160];
 	int err;
@@ -561,10 +630,12 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 	err = -ENOMEM;
 	prio = calloc(n + 1, sizeof(*prio));
 	slot = calloc(n + 1, sizeof(*slot));
+	rank = calloc(n + 1, sizeof(*rank));
+	bitslot = calloc(n + 1, sizeof(*bitslot));
 	bm = malloc(2 * XNF_FW_WORDS * sizeof(*bm));
 	b.hash = calloc(FW_HASH_SIZE, sizeof(*b.hash));
 	c = calloc(1, sizeof(*c));
-	if (!prio || !slot || !bm || !b.hash || !c)
+	if (!prio || !slot || !rank || !bitslot || !bm || !b.hash || !c)
 		goto out;
 	c->order = calloc(n + 1, sizeof(*c->order));
 	/* Per field at most one entry per rule plus the /0 of each family. */
@@ -575,7 +646,7 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 	if (!c->order || !c->src || !c->dst || !c->sport || !c->dport)
 		goto out;
 
-	/* Rule i (bit i) is the i-th in priority order. */
+	/* Priority order first; fw_layout() then picks the bit order. */
 	for (i = 0, n = 0; i < nslots; i++) {
 		if (!rules[i].in_use)
 			continue;
@@ -592,9 +663,18 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 			goto out;
 		}
 		slot[i] = prio[i].slot;
-		c->order[i].action = rules[slot[i]].action;
-		c->order[i].slot = slot[i];
 	}
+	/* From here on rule i is the rule at bit i: slot[] is permuted. */
+	err = fw_layout(rules, slot, n, rank);
+	if (err)
+		goto out;
+	for (i = 0; i < n; i++) {
+		bitslot[i] = slot[rank[i]];
+		c->order[i].action = rules[bitslot[i]].action;
+		c->order[i].slot = bitslot[i];
+		c->order[i].rank = rank[i];
+	}
+	memcpy(slot, bitslot, n * sizeof(*slot));
 	b.slot = slot;
 	b.n = n;
 	b.nwords = (n + 63) / 64;
@@ -626,6 +706,8 @@ out:
 	xnf_fw_compiled_free(c);
 	free(b.hash);
 	free(bm);
+	free(bitslot);
+	free(rank);
 	free(slot);
 	free(prio);
 	return err;
@@ -668,6 +750,7 @@ static __u32 fw_ctz64(__u64 x)
 int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p)
 {
 	const struct xnf_fw_class *k[5];
+	int best = -1;
 	__s64 id[5];
 	__u32 s, w, f;
 	__u64 sum, m;
@@ -697,17 +780,19 @@ int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p)
 			w = s * 64 + fw_ctz64(sum);
 			sum &= sum - 1;
 			if (w >= XNF_FW_WORDS)
-				return -1;
+				return best;
 			m = k[0]->bits[w] & k[1]->bits[w] & k[2]->bits[w] &
 			    k[3]->bits[w] & k[4]->bits[w];
 			if (m) {
-				int rule = w * 64 + fw_ctz64(m);
+				__u32 bit = w * 64 + fw_ctz64(m);
 
-				return (__u32)rule < c->hdr.nrules ? rule : -1;
+				if (bit < c->hdr.nrules &&
+				    (best < 0 || c->order[bit].rank < c->order[best].rank))
+					best = bit;
 			}
 		}
 	}
-	return -1;
+	return best;
 }
 
 static bool fw_rule_matches(const struct xnf_fw_rule *r,

@@ -33,6 +33,8 @@
  *            ephemeral range, ...) and 30% a random lo with a width of
  *            1..1000.
  *   action   80% allow, 20% drop.
+ *   No rule matches everything (one with no field becomes TCP): a
+ *   match-all line mid-set would shadow the rest.
  *
  * The generator has its own xorshift64* generator seeded through
  * splitmix64, so a seed gives the same set on every machine and libc.
@@ -337,6 +339,13 @@ int xnf_fw_generate(struct xnf_fw_rule *rules, __u32 n, __u32 seed)
 			else
 				r->proto = v6 && r->family ? IPPROTO_ICMPV6 :
 							     IPPROTO_ICMP;
+		}
+		/* A match-all rule would shadow every rule after it; real
+		 * ACLs have it only as their last line, which is what the
+		 * default policy is for. */
+		if (!r->flags) {
+			r->flags = XNF_FW_F_PROTO;
+			r->proto = IPPROTO_TCP;
 		}
 		if ((r->flags & XNF_FW_F_PROTO) &&
 		    (r->proto == IPPROTO_TCP || r->proto == IPPROTO_UDP)) {

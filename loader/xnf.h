@@ -37,7 +37,7 @@ _Static_assert(sizeof(struct xnf_fdb_entry) == 8, "xnf_fdb_entry layout");
 _Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
 _Static_assert(sizeof(struct xnf_fw_rule) == 52, "xnf_fw_rule layout");
 _Static_assert(sizeof(struct xnf_fw_hdr) == 16, "xnf_fw_hdr layout");
-_Static_assert(sizeof(struct xnf_fw_match) == 8, "xnf_fw_match layout");
+_Static_assert(sizeof(struct xnf_fw_match) == 16, "xnf_fw_match layout");
 _Static_assert(sizeof(struct xnf_fw_class) == 8 * (XNF_FW_SUMMARY + XNF_FW_WORDS),
 	       "xnf_fw_class layout");
 _Static_assert(sizeof(struct xnf_fw_lpm4_key) == 12, "xnf_fw_lpm4_key layout");
@@ -201,8 +201,8 @@ struct xnf_fw_pkt {
 	__u16 sport, dport;          /* host order */
 };
 
-/* Index (priority order) of the first matching rule, or -1: the same
- * algorithm as the BPF program, on the compiled tables. */
+/* Bit of the first matching rule by priority (look it up in ->order), or
+ * -1: the same algorithm as the BPF program, on the compiled tables. */
 int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p);
 /* The same answer by a linear scan of the rules: the reference the tests
  * compare against. Returns the slot of the first match or -1. */

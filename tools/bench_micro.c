@@ -1,0 +1,1474 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * bench_micro.c - `make bench-micro`: nanoseconds per packet, measured with
+ * BPF_PROG_TEST_RUN, of
+ *   - each NF alone and the papers' 1-, 2- and 3-NF chains (10 firewall
+ *     rules, 10 routes, 10 FDB entries), tail-called and fused, plus l3fwd
+ *     in fib mode (bpf_fib_lookup on the sandbox's kernel routes);
+ *   - the firewall alone with 10, 1,000 and 10,000 rules, for a packet that
+ *     matches the last rule and one that matches no rule;
+ * then the two figures the project targets: the cost of a tail-called hop
+ * over the fused form, and how the firewall scales with its rule count.
+ *
+ * It is a benchmark, not a test: timings never fail it. It exits non-zero
+ * only when something could not be set up, or when a packet does not take
+ * the path its row claims to measure (a benchmark of the wrong path is
+ * worse than none). That is checked once by running the program under test
+ * alone on the packet (verdict, rewritten bytes, the hit counter of the
+ * firewall rule), and again around every timed run from the counters:
+ * every timed packet entered the chain and left with the expected action.
+ *
+ * How a figure is taken. bpf/bench.bpf.c restores the frame's first 64
+ * bytes and tail-calls the program under test, so that every repeat sees
+ * the same packet (l3fwd decrements the TTL in place). The same harness
+ * tail-calling a bare XDP_DROP program is the baseline: test_run's own
+ * loop, the rewrite and one tail call; net = measured - baseline.
+ *
+ * Figures that are compared are timed together: a group (tail-called and
+ * fused form of a chain; all six firewall rows) is timed in rounds, each
+ * round one baseline run and then one run of every member, and every
+ * comparison is made within a round and then the median taken over the
+ * rounds. On a shared VM the speed of the CPU moves by a quarter for
+ * seconds at a time (neighbours, other jobs); within a round it hits all
+ * members alike. The firewall sizes can be timed together because each
+ * has its own xnf instance (tables pinned under their own root).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xnf.h"
+#include "pkt.h"
+#include "sandbox.h"
+#include "bench.skel.h"
+
+#define BM_ROOT "/sys/fs/bpf/xnf-bm"  /* + rule count: one per instance */
+#define BM_PREFIX "bm"
+#define BM_PORTS 3
+#define BM_DEV "bm0"                 /* every packet enters here */
+#define BM_FRAME 64                  /* bytes the harness restores */
+#define BM_SEARCH 4096               /* candidate packets per search */
+#define BM_SEARCH_SHADOWED 256       /* ... per rule before the last one */
+#define BM_MAX_RUNS 99
+#define BM_HOP_TARGET 5.0            /* ns per tail-called hop */
+#define BM_FW_TARGET 4.0             /* 10,000 rules / 10 rules */
+
+/* Firewall sizes; the first is also the chains' rule set. */
+static const __u32 bm_fw_sizes[] = { 10, 1000, 10000 };
+#define BM_FW_SIZES (sizeof(bm_fw_sizes) / sizeof(bm_fw_sizes[0]))
+
+struct bm_opts {
+	__u32 repeat;
+	__u32 runs;
+	__u32 seed;
+	int cpu;
+};
+
+/* A rule set as installed: xnf_fw_generate() minus catch-alls. */
+struct bm_rules {
+	__u32 n;
+	__u32 dropped;               /* catch-alls left out */
+	struct xnf_fw_rule *r;       /* [n], rule i at slot i */
+};
+
+struct bm_frame {
+	__u8 data[128];
+	__u32 len;
+	char desc[160];
+};
+
+/* What a row expects of the program under test. */
+struct bm_expect {
+	int action;                  /* XDP_* */
+	int hit_slot;                /* firewall slot hit, -1 none, -2 no check */
+	const __u8 *dmac;            /* rewritten destination MAC, or NULL */
+	bool ttl_dec;                /* TTL 64 -> 63 */
+};
+
+/* One xnf instance: its own tables under its own pin root. */
+struct bm_inst {
+	char root[64];
+	struct xnf_dp *dp;
+	struct bm_rules rules;
+};
+
+/* A member of a group: one chain on one instance, one packet. */
+struct bm_var {
+	char what[96];               /* for messages */
+	struct bm_inst *in;
+	struct xnf_chain *c;
+	const struct bm_frame *f;
+	struct bm_expect e;
+	double meas[BM_MAX_RUNS];    /* ns per packet, per round */
+	double net[BM_MAX_RUNS];     /* meas - the round's baseline */
+	double base_med, meas_med, net_med, spread;
+};
+
+struct bm {
+	struct bm_opts o;
+	struct bm_inst inst[BM_FW_SIZES];
+	struct xnf_bench *h;
+	int bench_fd;                /* the harness */
+	int drop_fd;                 /* the baseline's target */
+	int ncpus;
+	__u32 ifindex[BM_PORTS];
+	__u8 mac[BM_PORTS][6];
+};
+
+/* xorshift64*: a fixed seed gives the same packets on every machine. */
+struct bm_rng {
+	__u64 s;
+};
+
+static __u64 bm_next(struct bm_rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * 0x2545f4914f6cdd1dULL;
+}
+
+static void bm_rng_init(struct bm_rng *r, __u64 seed)
+{
+	r->s = (seed * 0x9e3779b97f4a7c15ULL) ^ 0xd1b54a32d192ed03ULL;
+	if (!r->s)
+		r->s = 1;
+}
+
+/* Uniform in lo..hi, inclusive. */
+static __u32 bm_range(struct bm_rng *r, __u32 lo, __u32 hi)
+{
+	return lo + (__u32)((bm_next(r) >> 32) % ((__u64)hi - lo + 1));
+}
+
+/* ---- the instance: ports, routes, FDB, kernel FIB ---- */
+
+/*
+ * The 10 routes, in xnf's table and (for fib mode) in the kernel's. Every
+ * chain packet goes to 198.51.100.1, covered by six nested prefixes (/0,
+ * /24 to /28), the longest one /28. The next hop of route i has MAC
+ * 02:00:00:01:i:01; the FDB maps each such MAC to the route's port, so
+ * that l2fwd after l3fwd finds the port the route chose.
+ */
+static const struct bm_route {
+	const char *addr;
+	__u32 plen;
+	__u32 port;
+} bm_routes[] = {
+	{ "192.0.2.0", 24, 0 },
+	{ "198.51.100.0", 24, 1 },
+	{ "203.0.113.0", 24, 2 },
+	{ "10.0.0.0", 8, 1 },
+	{ "172.16.0.0", 12, 2 },
+	{ "0.0.0.0", 0, 2 },
+	{ "198.51.100.0", 25, 1 },
+	{ "198.51.100.0", 26, 1 },
+	{ "198.51.100.0", 27, 1 },
+	{ "198.51.100.0", 28, 1 },
+};
+#define BM_ROUTES (sizeof(bm_routes) / sizeof(bm_routes[0]))
+#define BM_DST "198.51.100.1"
+#define BM_DST_ROUTE 9               /* its longest match */
+
+/* The same table in the sandbox's kernel, for bpf_fib_lookup: three
+ * connected /24s (from the addresses), three via gateways, four nested
+ * prefixes; permanent neighbours, so the lookup never sees NO_NEIGH. */
+static const char *const bm_kernel_cmds[] = {
+	"ip addr add 192.0.2.254/24 dev bm0",
+	"ip addr add 198.51.100.254/24 dev bm1",
+	"ip addr add 203.0.113.254/24 dev bm2",
+	"ip route add 10.0.0.0/8 via 198.51.100.2 dev bm1",
+	"ip route add 172.16.0.0/12 via 203.0.113.2 dev bm2",
+	"ip route add default via 203.0.113.2 dev bm2",
+	"ip route add 198.51.100.0/25 dev bm1",
+	"ip route add 198.51.100.0/26 dev bm1",
+	"ip route add 198.51.100.0/27 dev bm1",
+	"ip route add 198.51.100.0/28 dev bm1",
+	"ip neigh replace 198.51.100.2 lladdr 02:00:00:01:03:01 dev bm1 nud permanent",
+	"ip neigh replace 203.0.113.2 lladdr 02:00:00:01:04:01 dev bm2 nud permanent",
+	/* The same MAC as xnf's route 9, so both modes rewrite alike. */
+	"ip neigh replace 198.51.100.1 lladdr 02:00:00:01:09:01 dev bm1 nud permanent",
+};
+
+static void bm_nh_mac(__u32 route, __u8 mac[6])
+{
+	const __u8 m[6] = { 0x02, 0, 0, 0x01, (__u8)route, 0x01 };
+
+	memcpy(mac, m, 6);
+}
+
+static int bm_sh(const char *cmd)
+{
+	int rc = system(cmd);
+
+	if (rc) {
+		fprintf(stderr, "Error: '%s' failed (status %d)\n", cmd, rc);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int bm_write_file(const char *path, const char *val)
+{
+	FILE *f = fopen(path, "w");
+	int err = 0;
+
+	if (!f || fputs(val, f) < 0)
+		err = -errno;
+	if (f && fclose(f) && !err)
+		err = -errno;
+	if (err)
+		fprintf(stderr, "Error: cannot write %s: %s\n", path, strerror(-err));
+	return err;
+}
+
+static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
+{
+	__u32 i;
+	int err;
+
+	snprintf(in->root, sizeof(in->root), BM_ROOT "-%u", nrules);
+	xnf_dp_destroy(in->root);
+	err = xnf_dp_open(in->root, true, &in->dp);
+	if (err) {
+		fprintf(stderr, "Error: cannot create the instance at %s: %s\n",
+			in->root, strerror(-err));
+		return err;
+	}
+	for (i = 0; i < BM_PORTS; i++) {
+		err = xnf_port_add(in->dp, b->ifindex[i]);
+		if (err) {
+			fprintf(stderr, "Error: cannot add port " BM_PREFIX "%u: %s\n",
+				i, strerror(-err));
+			return err;
+		}
+	}
+	for (i = 0; i < BM_ROUTES; i++) {
+		const struct bm_route *r = &bm_routes[i];
+		struct xnf_route rt = {
+			.type = XNF_RT_UNICAST,
+			.ifindex = b->ifindex[r->port],
+		};
+		__u8 addr[4];
+
+		inet_pton(AF_INET, r->addr, addr);
+		bm_nh_mac(i, rt.dmac);
+		memcpy(rt.smac, b->mac[r->port], 6);
+		err = xnf_route_set(in->dp, XNF_AF_INET, addr, r->plen, &rt);
+		if (!err)
+			err = xnf_fdb_set(in->dp, rt.dmac, rt.ifindex);
+		if (err) {
+			fprintf(stderr, "Error: cannot add route %s/%u: %s\n",
+				r->addr, r->plen, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+static void bm_inst_close(struct bm_inst *in)
+{
+	if (in->dp) {
+		xnf_dp_close(in->dp);
+		xnf_dp_destroy(in->root);
+	}
+	free(in->rules.r);
+	memset(in, 0, sizeof(*in));
+}
+
+/* The ports' indexes and MACs, and the kernel side for fib mode. */
+static int bm_host_setup(struct bm *b)
+{
+	char name[IFNAMSIZ];
+	__u32 i;
+	int err;
+
+	for (i = 0; i < BM_PORTS; i++) {
+		struct ifreq ifr = {};
+		int s;
+
+		snprintf(name, sizeof(name), BM_PREFIX "%u", i);
+		b->ifindex[i] = if_nametoindex(name);
+		s = socket(AF_INET, SOCK_DGRAM, 0);
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+		if (!b->ifindex[i] || s < 0 || ioctl(s, SIOCGIFHWADDR, &ifr)) {
+			err = -errno;
+			fprintf(stderr, "Error: cannot read port %s: %s\n", name,
+				strerror(-err));
+			if (s >= 0)
+				close(s);
+			return err;
+		}
+		close(s);
+		memcpy(b->mac[i], ifr.ifr_hwaddr.sa_data, 6);
+	}
+	for (i = 0; i < sizeof(bm_kernel_cmds) / sizeof(bm_kernel_cmds[0]); i++)
+		if ((err = bm_sh(bm_kernel_cmds[i])))
+			return err;
+	/* bpf_fib_lookup() answers FWD_DISABLED unless the ingress device
+	 * forwards; "all" sets every device of this namespace. */
+	return bm_write_file("/proc/sys/net/ipv4/conf/all/forwarding", "1");
+}
+
+/* ---- firewall rule sets ---- */
+
+/*
+ * xnf_fw_generate() draws every field independently, so about one rule in
+ * 400 has no address, no port and at most a protocol: a catch-all. In a
+ * real ACL that rule is the last one (xnf's default policy plays its role);
+ * in the middle of a set it makes every later rule of its protocol
+ * unreachable and a packet that matches no rule impossible, i.e. it would
+ * make both firewall rows measure something else. They are left out: the
+ * set is the first @n rules of the generator's sequence that are not
+ * catch-alls, renumbered to slot i, prio (i + 1) * 10. The generator's
+ * rule i depends only on the seed and i, so the sets are nested.
+ */
+static bool bm_catch_all(const struct xnf_fw_rule *r)
+{
+	return !(r->flags & (XNF_FW_F_SRC | XNF_FW_F_DST | XNF_FW_F_SPORT |
+			     XNF_FW_F_DPORT));
+}
+
+static int bm_rules_make(struct bm_rules *rs, __u32 n, __u32 seed)
+{
+	__u32 want = n + n / 16 + 16, i, k;
+	struct xnf_fw_rule *gen;
+	int err;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->r = calloc(n, sizeof(*rs->r));
+	if (!rs->r)
+		return -ENOMEM;
+	for (;;) {
+		gen = calloc(want, sizeof(*gen));
+		if (!gen)
+			return -ENOMEM;
+		err = xnf_fw_generate(gen, want, seed);
+		if (err) {
+			free(gen);
+			fprintf(stderr, "Error: xnf_fw_generate(%u rules): %s\n",
+				want, strerror(-err));
+			return err;
+		}
+		rs->dropped = 0;
+		for (i = 0, k = 0; i < want && k < n; i++) {
+			if (bm_catch_all(&gen[i])) {
+				rs->dropped++;
+				continue;
+			}
+			rs->r[k] = gen[i];
+			rs->r[k].prio = (k + 1) * 10;
+			k++;
+		}
+		free(gen);
+		if (k == n)
+			break;
+		want *= 2;
+	}
+	rs->n = n;
+	return 0;
+}
+
+/* Writes @in->rules into every slot of xnf_fw_rules (slots past the set
+ * become unused) and commits them, default policy allow. */
+static int bm_rules_install(struct bm_inst *in)
+{
+	const struct bm_rules *rs = &in->rules;
+	int fd = in->dp->fd[XNF_T_FW_RULES], err;
+	struct xnf_fw_rule none = {};
+	__u32 i;
+
+	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
+		if (bpf_map_update_elem(fd, &i, i < rs->n ? &rs->r[i] : &none,
+					BPF_ANY)) {
+			err = -errno;
+			fprintf(stderr, "Error: cannot write firewall rule slot %u: %s\n",
+				i, strerror(-err));
+			return err;
+		}
+	}
+	err = xnf_fw_commit(in->dp, XNF_FW_ALLOW);
+	if (err)
+		fprintf(stderr, "Error: cannot commit %u firewall rules: %s\n",
+			rs->n, strerror(-err));
+	return err;
+}
+
+/* Packets that hit slot @slot, summed over CPUs (xnf_fw_hits is per CPU);
+ * with slot -1, of all the instance's rules. */
+static int bm_hits(struct bm *b, struct bm_inst *in, int slot, __u64 *packets)
+{
+	struct xnf_fw_hit vals[b->ncpus];
+	__u32 i, from = slot < 0 ? 0 : slot, to = slot < 0 ? in->rules.n : from + 1;
+	int cpu;
+
+	*packets = 0;
+	for (i = from; i < to; i++) {
+		if (bpf_map_lookup_elem(in->dp->fd[XNF_T_FW_HITS], &i, vals))
+			return -errno;
+		for (cpu = 0; cpu < b->ncpus; cpu++)
+			*packets += vals[cpu].packets;
+	}
+	return 0;
+}
+
+/* ---- packets ---- */
+
+static void bm_fw_pkt_str(const struct xnf_fw_pkt *p, char *buf, size_t len)
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	int af = p->family == XNF_AF_INET ? AF_INET : AF_INET6;
+	const char *proto = p->proto == IPPROTO_UDP ? "udp" :
+			    p->proto == IPPROTO_TCP ? "tcp" :
+			    p->proto == IPPROTO_ICMP ? "icmp" : "icmp6";
+
+	inet_ntop(af, p->src, src, sizeof(src));
+	inet_ntop(af, p->dst, dst, sizeof(dst));
+	if (!p->ports)
+		snprintf(buf, len, "%s%s %s > %s", proto,
+			 af == AF_INET6 && p->proto != IPPROTO_ICMPV6 ? "6" : "",
+			 src, dst);
+	else if (af == AF_INET)
+		snprintf(buf, len, "%s %s:%u > %s:%u", proto, src, p->sport,
+			 dst, p->dport);
+	else
+		snprintf(buf, len, "%s6 [%s]:%u > [%s]:%u", proto, src,
+			 p->sport, dst, p->dport);
+}
+
+/* Builds the frame carrying @p: 64 bytes, or the headers if they are
+ * longer (TCP over IPv6 is 74). */
+static int bm_frame_build(struct bm_frame *f, const struct xnf_fw_pkt *p,
+			  const __u8 dmac[6])
+{
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN], tuple[128];
+	int af = p->family == XNF_AF_INET ? AF_INET : AF_INET6;
+	struct pkt_spec s = {
+		.family = p->family,
+		.proto = p->proto,
+		.src = src,
+		.dst = dst,
+		.sport = p->sport,
+		.dport = p->dport,
+		.smac = { 0x02, 0, 0, 0, 0x00, 0x02 },
+	};
+	__u32 hdrs;
+	int len;
+
+	inet_ntop(af, p->src, src, sizeof(src));
+	inet_ntop(af, p->dst, dst, sizeof(dst));
+	hdrs = ETH_HLEN + (af == AF_INET ? 20 : 40) +
+	       (p->proto == IPPROTO_TCP ? 20 : 8);
+	s.frame_len = hdrs > BM_FRAME ? hdrs : BM_FRAME;
+	memcpy(s.dmac, dmac, 6);
+	len = pkt_build(f->data, sizeof(f->data), &s);
+	if (len < 0)
+		return -EINVAL;
+	f->len = len;
+	bm_fw_pkt_str(p, tuple, sizeof(tuple));
+	snprintf(f->desc, sizeof(f->desc), "%s, %u B", tuple, f->len);
+	return 0;
+}
+
+/* A random address in pfx/plen; for plen 0 a unicast one (IPv4 1/8 to
+ * 223/8 but 127/8, IPv6 2001::/16). */
+static void bm_addr_in(struct bm_rng *r, __u8 family, const __u8 *pfx,
+		       __u32 plen, __u8 out[16])
+{
+	__u32 bits = family == XNF_AF_INET ? 32 : 128, bit;
+
+	memset(out, 0, 16);
+	for (bit = 0; bit < bits; bit += 32) {
+		__u32 w = (__u32)(bm_next(r) >> 32);
+
+		memcpy(out + bit / 8, &w, 4);
+	}
+	if (family == XNF_AF_INET && !plen) {
+		out[0] = bm_range(r, 1, 223);
+		if (out[0] == 127)
+			out[0] = 128;
+	}
+	if (family == XNF_AF_INET6 && !plen) {
+		out[0] = 0x20;     /* 2001::/16, global unicast */
+		out[1] = 0x01;
+	}
+	for (bit = 0; bit < plen; bit++) {
+		__u8 m = 0x80 >> (bit % 8);
+
+		out[bit / 8] = (out[bit / 8] & ~m) | (pfx[bit / 8] & m);
+	}
+}
+
+/* A port in lo..hi that pkt_build can write (it reads 0 as "default"). */
+static bool bm_port_in(struct bm_rng *r, __u16 lo, __u16 hi, __u16 *port)
+{
+	if (!lo)
+		lo = 1;
+	if (lo > hi)
+		return false;
+	*port = bm_range(r, lo, hi);
+	return true;
+}
+
+/* A random packet inside every field @rule matches; family-less rules get
+ * IPv4 three times in four. */
+static bool bm_pick_in_rule(struct bm_rng *r, const struct xnf_fw_rule *rule,
+			    struct xnf_fw_pkt *p)
+{
+	bool src = rule->flags & XNF_FW_F_SRC, dst = rule->flags & XNF_FW_F_DST;
+
+	memset(p, 0, sizeof(*p));
+	p->proto = rule->flags & XNF_FW_F_PROTO ? rule->proto : IPPROTO_UDP;
+	if (rule->family)
+		p->family = rule->family;
+	else if (p->proto == IPPROTO_ICMP)
+		p->family = XNF_AF_INET;
+	else if (p->proto == IPPROTO_ICMPV6)
+		p->family = XNF_AF_INET6;
+	else
+		p->family = bm_range(r, 0, 3) ? XNF_AF_INET : XNF_AF_INET6;
+	if ((p->proto == IPPROTO_ICMP && p->family != XNF_AF_INET) ||
+	    (p->proto == IPPROTO_ICMPV6 && p->family != XNF_AF_INET6) ||
+	    (p->proto != IPPROTO_UDP && p->proto != IPPROTO_TCP &&
+	     p->proto != IPPROTO_ICMP && p->proto != IPPROTO_ICMPV6))
+		return false;    /* a frame pkt_build cannot make */
+	bm_addr_in(r, p->family, rule->src, src ? rule->src_len : 0, p->src);
+	bm_addr_in(r, p->family, rule->dst, dst ? rule->dst_len : 0, p->dst);
+	if (p->proto != IPPROTO_UDP && p->proto != IPPROTO_TCP)
+		return true;
+	p->ports = true;
+	if (!bm_port_in(r, rule->flags & XNF_FW_F_SPORT ? rule->sport_lo : 1,
+			rule->flags & XNF_FW_F_SPORT ? rule->sport_hi : 65535,
+			&p->sport))
+		return false;
+	return bm_port_in(r, rule->flags & XNF_FW_F_DPORT ? rule->dport_lo : 1,
+			  rule->flags & XNF_FW_F_DPORT ? rule->dport_hi : 65535,
+			  &p->dport);
+}
+
+static const struct bm_rules *bm_sort_rs;
+
+static int bm_prio_cmp(const void *a, const void *b)
+{
+	__u32 pa = bm_sort_rs->r[*(const __u32 *)a].prio;
+	__u32 pb = bm_sort_rs->r[*(const __u32 *)b].prio;
+
+	return pa < pb ? -1 : pa > pb;
+}
+
+/* @a matches every packet @b matches (so @b is dead behind @a). Errs on
+ * the side of "no": it only short-cuts the search below. */
+static bool bm_contains(const struct xnf_fw_rule *a, const struct xnf_fw_rule *b)
+{
+	static const __u16 addr = XNF_FW_F_SRC | XNF_FW_F_DST;
+	__u32 bit;
+
+	if ((a->flags & addr) && (!(b->flags & addr) || a->family != b->family))
+		return false;
+	if ((a->flags & XNF_FW_F_SRC) &&
+	    (!(b->flags & XNF_FW_F_SRC) || b->src_len < a->src_len))
+		return false;
+	if ((a->flags & XNF_FW_F_DST) &&
+	    (!(b->flags & XNF_FW_F_DST) || b->dst_len < a->dst_len))
+		return false;
+	for (bit = 0; bit < 128; bit++) {
+		__u8 m = 0x80 >> (bit % 8);
+
+		if ((a->flags & XNF_FW_F_SRC) && bit < a->src_len &&
+		    ((a->src[bit / 8] ^ b->src[bit / 8]) & m))
+			return false;
+		if ((a->flags & XNF_FW_F_DST) && bit < a->dst_len &&
+		    ((a->dst[bit / 8] ^ b->dst[bit / 8]) & m))
+			return false;
+	}
+	if ((a->flags & XNF_FW_F_PROTO) &&
+	    (!(b->flags & XNF_FW_F_PROTO) || a->proto != b->proto))
+		return false;
+	/* A port match needs a packet with ports: only a b limited to TCP
+	 * or UDP guarantees one. */
+	if ((a->flags & (XNF_FW_F_SPORT | XNF_FW_F_DPORT)) &&
+	    (!(b->flags & XNF_FW_F_PROTO) ||
+	     (b->proto != IPPROTO_TCP && b->proto != IPPROTO_UDP)))
+		return false;
+	if ((a->flags & XNF_FW_F_SPORT) &&
+	    (b->flags & XNF_FW_F_SPORT ? b->sport_lo < a->sport_lo ||
+					 b->sport_hi > a->sport_hi :
+					 a->sport_lo > 0 || a->sport_hi < 65535))
+		return false;
+	if ((a->flags & XNF_FW_F_DPORT) &&
+	    (b->flags & XNF_FW_F_DPORT ? b->dport_lo < a->dport_lo ||
+					 b->dport_hi > a->dport_hi :
+					 a->dport_lo > 0 || a->dport_hi < 65535))
+		return false;
+	return true;
+}
+
+/*
+ * The packet that matches the last rule in priority order and no earlier
+ * one: random packets inside that rule's fields until the reference
+ * classifier (xnf_fw_linear) answers with its slot, BM_SEARCH tries. When
+ * earlier rules cover the whole rule (it is shadowed), the rule before it
+ * is tried, and so on: a rule that one earlier rule contains is skipped at
+ * once, the others get BM_SEARCH_SHADOWED tries (a reachable rule is
+ * almost always reached by the first few). Returns the slot of the rule
+ * found; *@rank is its position in priority order.
+ */
+static int bm_find_last(const struct bm_rules *rs, __u32 seed,
+			struct xnf_fw_pkt *out, __u32 *rank)
+{
+	struct xnf_fw_pkt p;
+	struct bm_rng rng;
+	__u32 *order, k, i, t, tries;
+	int slot = -ENOENT;
+
+	order = calloc(rs->n, sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (k = 0; k < rs->n; k++)
+		order[k] = k;
+	bm_sort_rs = rs;
+	qsort(order, rs->n, sizeof(*order), bm_prio_cmp);
+	for (k = rs->n; k-- > 0 && slot < 0;) {
+		const struct xnf_fw_rule *rule = &rs->r[order[k]];
+
+		for (i = 0; i < k; i++)
+			if (bm_contains(&rs->r[order[i]], rule))
+				break;
+		if (i < k)
+			continue;
+		bm_rng_init(&rng, (__u64)seed << 32 | k);
+		tries = k == rs->n - 1 ? BM_SEARCH : BM_SEARCH_SHADOWED;
+		for (t = 0; t < tries; t++) {
+			if (!bm_pick_in_rule(&rng, rule, &p))
+				continue;
+			if (xnf_fw_linear(rs->r, rs->n, &p) == (int)order[k]) {
+				*out = p;
+				*rank = k;
+				slot = order[k];
+				break;
+			}
+		}
+	}
+	free(order);
+	return slot;
+}
+
+/* Kinds of packet bm_find_none() tries, in order. */
+static const struct bm_kind {
+	__u8 family, proto;
+	const char *name;
+} bm_kinds[] = {
+	{ XNF_AF_INET, IPPROTO_UDP, "udp" },
+	{ XNF_AF_INET, IPPROTO_TCP, "tcp" },
+	{ XNF_AF_INET, IPPROTO_ICMP, "icmp" },
+	{ XNF_AF_INET6, IPPROTO_UDP, "udp6" },
+	{ XNF_AF_INET6, IPPROTO_TCP, "tcp6" },
+	{ XNF_AF_INET6, IPPROTO_ICMPV6, "icmp6" },
+};
+#define BM_KINDS (sizeof(bm_kinds) / sizeof(bm_kinds[0]))
+
+/* A packet that matches no rule: BM_SEARCH random UDP/IPv4 packets first,
+ * then TCP, ICMP, and the same over IPv6. Returns the index of the kind in
+ * bm_kinds[]. */
+static int bm_find_none(const struct bm_rules *rs, __u32 seed,
+			struct xnf_fw_pkt *out)
+{
+	struct xnf_fw_rule any = {};
+	struct bm_rng rng;
+	__u32 k, t;
+
+	bm_rng_init(&rng, (__u64)seed << 32 | 0xffffffffu);
+	for (k = 0; k < BM_KINDS; k++) {
+		any.family = bm_kinds[k].family;
+		any.proto = bm_kinds[k].proto;
+		any.flags = XNF_FW_F_PROTO;
+		for (t = 0; t < BM_SEARCH; t++) {
+			if (bm_pick_in_rule(&rng, &any, out) &&
+			    xnf_fw_linear(rs->r, rs->n, out) < 0)
+				return k;
+		}
+	}
+	return -ENOENT;
+}
+
+/* The chains' packet: UDP from 192.0.2.0/24 to BM_DST (routed by the /28),
+ * ports chosen so that none of the chains' firewall rules matches and the
+ * firewall allows it by its default policy. */
+static int bm_find_chain_pkt(const struct bm_rules *rs, __u32 seed,
+			     struct xnf_fw_pkt *out)
+{
+	struct xnf_fw_rule want = {
+		.flags = XNF_FW_F_SRC | XNF_FW_F_DST | XNF_FW_F_PROTO,
+		.family = XNF_AF_INET,
+		.proto = IPPROTO_UDP,
+		.src_len = 24,
+		.dst_len = 32,
+		.src = { 192, 0, 2, 0 },
+		.dst = { 198, 51, 100, 1 },
+	};
+	struct bm_rng rng;
+	__u32 t;
+
+	bm_rng_init(&rng, (__u64)seed << 32 | 0xfffffffeu);
+	for (t = 0; t < BM_SEARCH; t++) {
+		if (bm_pick_in_rule(&rng, &want, out) &&
+		    xnf_fw_linear(rs->r, rs->n, out) < 0)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* ---- timing ---- */
+
+/*
+ * One test_run of @prog_fd over @f, @repeat times: the return code (of the
+ * last repeat) in *ret, ns per packet in *ns (may be NULL). bpf_test_run()
+ * (net/bpf/test_run.c) times the loop alone, leaves out the time it spends
+ * in cond_resched() and reports total / repeat in whole ns. The wall clock
+ * around the syscall is no substitute: every XDP test_run also re-points
+ * the kernel's XDP dispatcher at the program and back, which can wait for
+ * RCU (milliseconds).
+ */
+static int bm_run(struct bm *b, int prog_fd, const struct bm_frame *f,
+		  __u32 repeat, void *out, __u32 *out_len, int *ret, double *ns)
+{
+	struct xdp_md ctx = { .ingress_ifindex = b->ifindex[0],
+			      .data_end = f->len };
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = f->data,
+		.data_size_in = f->len,
+		.data_out = out,
+		.data_size_out = out_len ? *out_len : 0,
+		.ctx_in = &ctx,
+		.ctx_size_in = sizeof(ctx),
+		.repeat = repeat,
+	);
+
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	*ret = opts.retval;
+	if (out_len)
+		*out_len = opts.data_size_out;
+	if (ns)
+		*ns = opts.duration;
+	return 0;
+}
+
+static int bm_dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of v[0..n), which is left alone. */
+static double bm_median(const double *v, __u32 n)
+{
+	double s[BM_MAX_RUNS];
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), bm_dbl_cmp);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static int bm_set_target(struct bm *b, int prog_fd)
+{
+	int fd = bpf_map__fd(b->h->maps.xnf_bench_prog);
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(fd, &zero, &prog_fd, BPF_ANY) ? -errno : 0;
+}
+
+static const char *bm_action_name(int action)
+{
+	switch (action) {
+	case XDP_ABORTED:
+		return "aborted";
+	case XDP_DROP:
+		return "drop";
+	case XDP_PASS:
+		return "pass";
+	case XDP_TX:
+		return "tx";
+	case XDP_REDIRECT:
+		return "redirect";
+	default:
+		return "?";
+	}
+}
+
+/* ---- the members of a group ---- */
+
+static int bm_var_load(struct bm *b, struct bm_var *v, struct bm_inst *in,
+		       const char *chain, bool fused, bool fib,
+		       const struct bm_frame *f, const struct bm_expect *e)
+{
+	struct xnf_chain_spec spec;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	snprintf(v->what, sizeof(v->what), "chain %s%s (%s, %u rules)", chain,
+		 fib ? " in fib mode" : "", fused ? "fused" : "tail-called",
+		 in->rules.n);
+	v->in = in;
+	v->f = f;
+	v->e = *e;
+	err = xnf_chain_parse(chain, &spec);
+	if (err)
+		return err;
+	spec.fused = fused;
+	spec.l3_fib = fib;
+	err = xnf_chain_load(in->dp, BM_DEV, &spec, &v->c);
+	if (err)
+		fprintf(stderr, "Error: cannot load %s: %s\n", v->what,
+			strerror(-err));
+	return err;
+}
+
+static void bm_var_free(struct bm_var *v)
+{
+	xnf_chain_free(v->c);
+	v->c = NULL;
+}
+
+/* Runs the program under test once on its own and checks that the packet
+ * takes the path the row is about. */
+static int bm_check(struct bm *b, struct bm_var *v)
+{
+	const struct bm_expect *e = &v->e;
+	__u8 out[sizeof(v->f->data)];
+	__u32 out_len = sizeof(out), l3;
+	__u64 h0 = 0, h1 = 0;
+	int ret, err;
+
+	if (e->hit_slot > -2 && (err = bm_hits(b, v->in, e->hit_slot, &h0)))
+		goto fail_err;
+	err = bm_run(b, xnf_chain_prog_fd(v->c), v->f, 1, out, &out_len, &ret,
+		     NULL);
+	if (err)
+		goto fail_err;
+	if (ret != e->action) {
+		fprintf(stderr, "Error: %s: the packet got %s, expected %s\n",
+			v->what, bm_action_name(ret), bm_action_name(e->action));
+		return -EPROTO;
+	}
+	if (e->hit_slot > -2) {
+		if ((err = bm_hits(b, v->in, e->hit_slot, &h1)))
+			goto fail_err;
+		if (h1 - h0 != (e->hit_slot >= 0 ? 1 : 0)) {
+			if (e->hit_slot >= 0)
+				fprintf(stderr, "Error: %s: the packet did not hit "
+					"firewall rule slot %d\n", v->what,
+					e->hit_slot);
+			else
+				fprintf(stderr, "Error: %s: the packet hit a firewall "
+					"rule, expected none\n", v->what);
+			return -EPROTO;
+		}
+	}
+	if (e->dmac && (out_len < 6 || memcmp(out, e->dmac, 6))) {
+		fprintf(stderr, "Error: %s: destination MAC not rewritten to the "
+			"next hop's\n", v->what);
+		return -EPROTO;
+	}
+	l3 = pkt_l3_off(v->f->data);
+	if (e->ttl_dec && (out_len < l3 + 9 || out[l3 + 8] != 63 ||
+			   !pkt_ipv4_csum_ok(out, out_len))) {
+		fprintf(stderr, "Error: %s: TTL not decremented to 63 with a "
+			"valid checksum\n", v->what);
+		return -EPROTO;
+	}
+	return 0;
+fail_err:
+	fprintf(stderr, "Error: %s: %s\n", v->what, strerror(-err));
+	return err;
+}
+
+/* The entry row's counter of packets that ended with @action. */
+static __u64 bm_entry_count(const struct xnf_stats *st, int action)
+{
+	const struct xnf_nf_counters *c = &st->nf[XNF_NF_ENTRY];
+
+	return action == XDP_REDIRECT ? c->redirect :
+	       action == XDP_PASS ? c->pass : c->drop;
+}
+
+/* Snapshot of what one timed run must change. */
+struct bm_count {
+	struct xnf_stats st;
+	__u64 hits;
+};
+
+static int bm_count_read(struct bm *b, struct bm_var *v, struct bm_count *c)
+{
+	int err = xnf_stats_read(xnf_chain_stats_fd(v->c), &c->st, NULL);
+
+	if (!err && v->e.hit_slot >= 0)
+		err = bm_hits(b, v->in, v->e.hit_slot, &c->hits);
+	if (err)
+		fprintf(stderr, "Error: %s: cannot read the counters: %s\n",
+			v->what, strerror(-err));
+	return err;
+}
+
+/* One timed run of @v through the harness, checked from the counters: all
+ * @repeat packets entered and ended with the expected action (and hit the
+ * expected rule), so the harness timed the path the row is about and not
+ * an empty slot or an exception. */
+static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
+{
+	struct bm_count c0, c1;
+	int ret, err;
+
+	if ((err = bm_count_read(b, v, &c0)))
+		return err;
+	/* The template the harness restores: this member's frame. */
+	memcpy(b->h->bss->xnf_bench_frame, v->f->data, BM_FRAME);
+	err = bm_set_target(b, xnf_chain_prog_fd(v->c));
+	if (!err)
+		err = bm_run(b, b->bench_fd, v->f, repeat, NULL, NULL, &ret, ns);
+	if (err) {
+		fprintf(stderr, "Error: %s: test run: %s\n", v->what, strerror(-err));
+		return err;
+	}
+	if ((err = bm_count_read(b, v, &c1)))
+		return err;
+	if (ret != v->e.action ||
+	    c1.st.nf[XNF_NF_ENTRY].in - c0.st.nf[XNF_NF_ENTRY].in != repeat ||
+	    bm_entry_count(&c1.st, v->e.action) -
+	    bm_entry_count(&c0.st, v->e.action) != repeat ||
+	    (v->e.hit_slot >= 0 && c1.hits - c0.hits != repeat)) {
+		fprintf(stderr, "Error: %s: not every timed packet took the "
+			"expected path (last one: %s, expected %s); the figure "
+			"would time something else\n", v->what,
+			bm_action_name(ret), bm_action_name(v->e.action));
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * Times the @nv members of a group: each checked, warmed up, then timed in
+ * rounds. A round times the baseline (the harness into XDP_DROP) and then
+ * every member once, starting one member later each round so that no
+ * member always runs first after the switch of the harness' target.
+ */
+static int bm_group(struct bm *b, struct bm_var *v, __u32 nv)
+{
+	__u32 warm = b->o.repeat / 10 ?: 1, r, k, i;
+	double base[BM_MAX_RUNS], lo, hi;
+	int ret, err;
+
+	for (k = 0; k < nv; k++) {
+		if ((err = bm_check(b, &v[k])) ||
+		    (err = bm_timed(b, &v[k], warm, NULL)))
+			return err;
+	}
+	for (r = 0; r < b->o.runs; r++) {
+		err = bm_set_target(b, b->drop_fd);
+		if (!err)
+			err = bm_run(b, b->bench_fd, v[0].f, b->o.repeat, NULL, NULL,
+				     &ret, &base[r]);
+		if (err || ret != XDP_DROP) {
+			fprintf(stderr, "Error: baseline run: %s\n",
+				err ? strerror(-err) : "the harness did not reach XDP_DROP");
+			return err ?: -EPROTO;
+		}
+		for (i = 0; i < nv; i++) {
+			k = (r + i) % nv;
+			if ((err = bm_timed(b, &v[k], b->o.repeat, &v[k].meas[r])))
+				return err;
+			v[k].net[r] = v[k].meas[r] - base[r];
+		}
+	}
+	bm_set_target(b, b->drop_fd);
+	for (k = 0; k < nv; k++) {
+		lo = hi = v[k].net[0];
+		for (r = 1; r < b->o.runs; r++) {
+			lo = v[k].net[r] < lo ? v[k].net[r] : lo;
+			hi = v[k].net[r] > hi ? v[k].net[r] : hi;
+		}
+		v[k].spread = hi - lo;
+		v[k].base_med = bm_median(base, b->o.runs);
+		v[k].meas_med = bm_median(v[k].meas, b->o.runs);
+		v[k].net_med = bm_median(v[k].net, b->o.runs);
+	}
+	return 0;
+}
+
+/* Median over the rounds of (a - b) / div, or of a / b with div 0. */
+static double bm_paired(const struct bm *bm, const struct bm_var *a,
+			const struct bm_var *b, double div)
+{
+	double d[BM_MAX_RUNS];
+	__u32 r;
+
+	for (r = 0; r < bm->o.runs; r++)
+		d[r] = div ? (a->net[r] - b->net[r]) / div : a->net[r] / b->net[r];
+	return bm_median(d, bm->o.runs);
+}
+
+/* ---- the machine ---- */
+
+struct bm_facts {
+	char kernel[160];
+	char cpu[128];
+	char jit[32];
+	char stats[32];
+	char spectre[128];
+	long online;
+};
+
+/* First line of @path, without its newline; "?" if unreadable. */
+static void bm_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+
+	snprintf(buf, len, "?");
+	if (f) {
+		if (fgets(buf, len, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+/* Read before entering the sandbox: net.core.bpf_jit_enable exists only
+ * in the initial network namespace. */
+static void bm_facts_read(struct bm_facts *m)
+{
+	struct utsname u;
+	char line[256];
+	FILE *f;
+
+	memset(m, 0, sizeof(*m));
+	if (!uname(&u))
+		snprintf(m->kernel, sizeof(m->kernel), "%s %s", u.release, u.machine);
+	snprintf(m->cpu, sizeof(m->cpu), "unknown");
+	f = fopen("/proc/cpuinfo", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v || strncmp(line, "model name", 10))
+			continue;
+		v += 1 + strspn(v + 1, " \t");
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(m->cpu, sizeof(m->cpu), "%s", v);
+		break;
+	}
+	if (f)
+		fclose(f);
+	m->online = sysconf(_SC_NPROCESSORS_ONLN);
+	bm_read_line("/proc/sys/net/core/bpf_jit_enable", m->jit, sizeof(m->jit));
+	bm_read_line("/proc/sys/kernel/bpf_stats_enabled", m->stats,
+		     sizeof(m->stats));
+	bm_read_line("/sys/devices/system/cpu/vulnerabilities/spectre_v2",
+		     m->spectre, sizeof(m->spectre));
+}
+
+/* Pins the process to @cpu, or to the highest CPU it may run on when @cpu
+ * is negative: test_run runs the program on the calling CPU, and per-CPU
+ * maps and caches stay warm on one CPU. */
+static int bm_pin(int *cpu)
+{
+	cpu_set_t set;
+	int i;
+
+	if (*cpu < 0) {
+		if (sched_getaffinity(0, sizeof(set), &set))
+			return -errno;
+		for (i = CPU_SETSIZE - 1; i >= 0 && !CPU_ISSET(i, &set); i--)
+			;
+		*cpu = i;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(*cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* ---- output ---- */
+
+static void bm_var_print(const struct bm_var *v)
+{
+	printf("%-9s %9.1f %9.1f %9.1f %7.1f\n", bm_action_name(v->e.action),
+	       v->base_med, v->meas_med, v->net_med, v->spread);
+}
+
+static const char *bm_pf(bool ok)
+{
+	return ok ? "PASS" : "MISS";
+}
+
+static void bm_usage(const char *prog, FILE *out)
+{
+	fprintf(out,
+		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-v]\n"
+		"  ns/packet of the xnf NFs, chains and firewall sizes, with\n"
+		"  BPF_PROG_TEST_RUN in a private network namespace (needs root).\n"
+		"  -r REPEAT  packets per timed run (default 1000000)\n"
+		"  -n RUNS    rounds: timed runs per figure, median reported (default 5, max %d)\n"
+		"  -c CPU     CPU to measure on (default: the highest allowed)\n"
+		"  -s SEED    seed of the firewall rule sets (default 1)\n"
+		"  -v         libbpf and xnf debug messages\n",
+		prog, BM_MAX_RUNS);
+}
+
+static int bm_parse_u32(const char *s, __u32 min, __u32 max, __u32 *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || *end || !*s || v < min || v > max)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/* ---- the rows ---- */
+
+struct bm_chain_row {
+	const char *label;
+	const char *chain;
+	bool fib;
+	__u32 nfs;                   /* = tail calls from entry on */
+	struct bm_var v[2];          /* tail-called, fused */
+};
+
+static struct bm_chain_row bm_chain_rows[] = {
+	{ "firewall", "firewall", false, 1 },
+	{ "l3fwd", "l3fwd", false, 1 },
+	{ "l2fwd", "l2fwd", false, 1 },
+	{ "firewall,l3fwd", "firewall,l3fwd", false, 2 },
+	{ "firewall,l3fwd,l2fwd", "firewall,l3fwd,l2fwd", false, 3 },
+	{ "l3fwd (fib mode)", "l3fwd", true, 1 },
+};
+#define BM_CHAIN_ROWS (sizeof(bm_chain_rows) / sizeof(bm_chain_rows[0]))
+#define BM_ROW_3NF 4
+
+/* The firewall rows of one size: slot and priority rank of the last
+ * reachable rule, and the two packets. */
+struct bm_fw_size {
+	int slot;
+	__u32 rank;
+	int none_kind;               /* index in bm_kinds[] */
+	struct bm_frame frame[2];    /* last rule, no match */
+};
+
+/* Each NF alone and the papers' chains, tail-called and fused, on the
+ * 10-rule instance. */
+static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
+		     const struct bm_frame *l2_frame, const __u8 nh_mac[6])
+{
+	struct bm_inst *in = &b->inst[0];
+	__u32 i, j;
+	int err = 0;
+
+	printf("\nNFs and chains: %u firewall rules (the packet matches none), "
+	       "%zu routes, %zu FDB entries\n", in->rules.n, BM_ROUTES, BM_ROUTES);
+	printf("  %-22s %-6s %-9s %9s %9s %9s %7s\n", "chain", "form", "verdict",
+	       "baseline", "measured", "net", "spread");
+	for (i = 0; i < BM_CHAIN_ROWS && !err; i++) {
+		struct bm_chain_row *r = &bm_chain_rows[i];
+		bool l3 = strstr(r->chain, "l3fwd");
+		struct bm_expect e = {
+			.action = !strcmp(r->chain, "firewall") ? XDP_PASS :
+								   XDP_REDIRECT,
+			.hit_slot = strstr(r->chain, "firewall") ? -1 : -2,
+			.dmac = l3 ? nh_mac : NULL,
+			.ttl_dec = l3,
+		};
+		const struct bm_frame *f = strcmp(r->chain, "l2fwd") ? chain_frame :
+								      l2_frame;
+
+		for (j = 0; j < 2 && !err; j++)
+			err = bm_var_load(b, &r->v[j], in, r->chain, j, r->fib, f, &e);
+		if (!err)
+			err = bm_group(b, r->v, 2);
+		for (j = 0; j < 2; j++) {
+			if (!err) {
+				printf("  %-22s %-6s ", r->label, j ? "fused" : "tail");
+				bm_var_print(&r->v[j]);
+			}
+			bm_var_free(&r->v[j]);
+		}
+		fflush(stdout);
+	}
+	if (err)
+		return err;
+
+	printf("\nTail-called over fused: median over the rounds of (tail-called "
+	       "net - fused net)\n");
+	printf("  %-22s %5s %11s %9s\n", "chain", "hops", "difference",
+	       "per hop");
+	for (i = 0; i < BM_CHAIN_ROWS; i++) {
+		const struct bm_chain_row *r = &bm_chain_rows[i];
+
+		printf("  %-22s %5u %11.1f %9.1f\n", r->label, r->nfs,
+		       bm_paired(b, &r->v[0], &r->v[1], 1),
+		       bm_paired(b, &r->v[0], &r->v[1], r->nfs));
+	}
+	printf("  (hops: entry -> NF1 -> ... -> NFn, one tail call each)\n");
+	return 0;
+}
+
+/* The firewall alone at every size, all six rows timed as one group. */
+static int bm_firewall(struct bm *b, struct bm_fw_size *fw,
+		       struct bm_var *v)
+{
+	__u32 i, j;
+	int err = 0;
+
+	for (i = 0; i < BM_FW_SIZES && !err; i++) {
+		struct bm_inst *in = &b->inst[i];
+
+		for (j = 0; j < 2 && !err; j++) {
+			struct bm_expect e = {
+				.action = XDP_PASS,
+				.hit_slot = j ? -1 : fw[i].slot,
+			};
+
+			if (!j && in->rules.r[fw[i].slot].action == XNF_FW_DROP)
+				e.action = XDP_DROP;
+			err = bm_var_load(b, &v[2 * i + j], in, "firewall", false,
+					  false, &fw[i].frame[j], &e);
+		}
+	}
+	if (!err)
+		err = bm_group(b, v, 2 * BM_FW_SIZES);
+	for (i = 0; i < 2 * BM_FW_SIZES; i++)
+		bm_var_free(&v[i]);
+	if (err)
+		return err;
+
+	printf("\nFirewall alone: chain \"firewall\", tail-called, default policy allow\n");
+	printf("  %-6s %-10s %-19s %-9s %9s %9s %9s %7s\n", "rules", "packet",
+	       "first match", "verdict", "baseline", "measured", "net", "spread");
+	for (i = 0; i < BM_FW_SIZES; i++) {
+		for (j = 0; j < 2; j++) {
+			char match[48];
+
+			if (j)
+				snprintf(match, sizeof(match), "none");
+			else
+				snprintf(match, sizeof(match), "rule %u of %u",
+					 fw[i].rank + 1, b->inst[i].rules.n);
+			printf("  %-6u %-10s %-19s ", b->inst[i].rules.n,
+			       j ? "no match" : "last rule", match);
+			bm_var_print(&v[2 * i + j]);
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bm b = { .o = { .repeat = 1000000, .runs = 5, .seed = 1, .cpu = -1 } };
+	struct bm_var fw_var[2 * BM_FW_SIZES] = {};
+	struct bm_fw_size fw[BM_FW_SIZES] = {};
+	struct bm_frame chain_frame, l2_frame;
+	struct bm_rules *big;
+	struct xnf_fw_pkt p;
+	struct bm_facts m;
+	__u32 cpu, i, j, k;
+	bool verbose = false;
+	__u8 nh_mac[6];
+	int opt, err;
+
+	while ((opt = getopt(argc, argv, "r:n:c:s:vh")) != -1) {
+		switch (opt) {
+		case 'r':
+			err = bm_parse_u32(optarg, 1, 1u << 30, &b.o.repeat);
+			break;
+		case 'n':
+			err = bm_parse_u32(optarg, 1, BM_MAX_RUNS, &b.o.runs);
+			break;
+		case 'c':
+			err = bm_parse_u32(optarg, 0, CPU_SETSIZE - 1, &cpu);
+			b.o.cpu = cpu;
+			break;
+		case 's':
+			err = bm_parse_u32(optarg, 0, ~0u, &b.o.seed);
+			break;
+		case 'v':
+			verbose = true;
+			err = 0;
+			break;
+		case 'h':
+			bm_usage(argv[0], stdout);
+			return 0;
+		default:
+			bm_usage(argv[0], stderr);
+			return 2;
+		}
+		if (err) {
+			fprintf(stderr, "Error: bad value '%s' for -%c\n", optarg, opt);
+			bm_usage(argv[0], stderr);
+			return 2;
+		}
+	}
+
+	bm_facts_read(&m);
+	if (xnf_sandbox(BM_PREFIX, BM_PORTS))
+		return 1;
+	xnf_libbpf_logging();
+	if (verbose)
+		xnf_set_log_level(XNF_LOG_DEBUG);
+	if ((err = bm_pin(&b.o.cpu))) {
+		fprintf(stderr, "Error: cannot pin to CPU %d: %s\n", b.o.cpu,
+			strerror(-err));
+		return 1;
+	}
+	b.ncpus = xnf_ncpus();
+	if (b.ncpus <= 0) {
+		fprintf(stderr, "Error: cannot count possible CPUs\n");
+		return 1;
+	}
+	if (bm_host_setup(&b))
+		goto fail;
+
+	b.h = xnf_bench__open();
+	if (!b.h || xnf_bench__load(b.h)) {
+		fprintf(stderr, "Error: cannot load the harness (bpf/bench.bpf.c): "
+			"%s\n", strerror(errno));
+		goto fail;
+	}
+	b.bench_fd = bpf_program__fd(b.h->progs.xnf_bench);
+	b.drop_fd = bpf_program__fd(b.h->progs.xnf_bench_drop);
+
+	/* One instance per rule set, and the packets that exercise it. */
+	for (i = 0; i < BM_FW_SIZES; i++) {
+		struct bm_inst *in = &b.inst[i];
+
+		if (bm_inst_open(&b, in, bm_fw_sizes[i]) ||
+		    bm_rules_make(&in->rules, bm_fw_sizes[i], b.o.seed) ||
+		    bm_rules_install(in))
+			goto fail;
+		fw[i].slot = bm_find_last(&in->rules, b.o.seed, &p, &fw[i].rank);
+		if (fw[i].slot < 0 ||
+		    bm_frame_build(&fw[i].frame[0], &p, b.mac[0])) {
+			fprintf(stderr, "Error: found no packet that reaches any of "
+				"the %u rules\n", in->rules.n);
+			goto fail;
+		}
+		fw[i].none_kind = bm_find_none(&in->rules, b.o.seed, &p);
+		if (fw[i].none_kind < 0 ||
+		    bm_frame_build(&fw[i].frame[1], &p, b.mac[0])) {
+			fprintf(stderr, "Error: found no packet that matches none of "
+				"the %u rules\n", in->rules.n);
+			goto fail;
+		}
+	}
+	bm_nh_mac(BM_DST_ROUTE, nh_mac);
+	if (bm_find_chain_pkt(&b.inst[0].rules, b.o.seed, &p) ||
+	    bm_frame_build(&chain_frame, &p, b.mac[0]) ||
+	    bm_frame_build(&l2_frame, &p, nh_mac)) {
+		fprintf(stderr, "Error: found no packet to %s that the chains' "
+			"firewall allows\n", BM_DST);
+		goto fail;
+	}
+
+	big = &b.inst[BM_FW_SIZES - 1].rules;
+	printf("xnf bench-micro: ns per packet, BPF_PROG_TEST_RUN\n");
+	printf("  kernel    %s\n", m.kernel);
+	printf("  cpu       %s, %ld online; measuring on CPU %d\n", m.cpu,
+	       m.online, b.o.cpu);
+	printf("  bpf       jit_enable %s, bpf_stats_enabled %s\n", m.jit, m.stats);
+	printf("  spectre2  %s\n", m.spectre);
+	printf("  repeat    %u packets per run (warm-up %u), %u rounds, median\n",
+	       b.o.repeat, b.o.repeat / 10 ?: 1, b.o.runs);
+	printf("  baseline  harness (restore %d bytes, tail call) into XDP_DROP, "
+	       "timed every round\n", BM_FRAME);
+	printf("  net       median over rounds of measured - that round's baseline;\n"
+	       "            spread = max - min of net over the rounds\n");
+	printf("  tables    %zu routes, %zu FDB entries; firewall: first N rules of "
+	       "xnf_fw_generate(seed %u)\n"
+	       "            that are not catch-alls (%u of the first %u left out), "
+	       "default allow\n", BM_ROUTES, BM_ROUTES, b.o.seed, big->dropped,
+	       big->n + big->dropped);
+	fflush(stdout);
+
+	if (bm_chains(&b, &chain_frame, &l2_frame, nh_mac) ||
+	    bm_firewall(&b, fw, fw_var))
+		goto fail;
+
+	printf("\nPackets (ingress %s; the IPv4 ones have TTL 64)\n", BM_DEV);
+	printf("  %-22s %s\n", "chains", chain_frame.desc);
+	printf("  %-22s the same, sent to the next hop's MAC\n", "l2fwd alone");
+	for (i = 0; i < BM_FW_SIZES; i++) {
+		const struct bm_inst *in = &b.inst[i];
+		char label[32];
+
+		for (j = 0; j < 2; j++) {
+			snprintf(label, sizeof(label), "%u rules, %s", in->rules.n,
+				 j ? "no match" : "last");
+			printf("  %-22s %s\n", label, fw[i].frame[j].desc);
+		}
+		if (fw[i].none_kind > 0) {
+			printf("  %-22s (none of %d random packets of kind", "",
+			       BM_SEARCH);
+			for (k = 0; k < (__u32)fw[i].none_kind; k++)
+				printf("%s %s", k ? "," : "", bm_kinds[k].name);
+			printf(" escapes all rules)\n");
+		}
+		if (fw[i].rank + 1 != in->rules.n) {
+			char dead[32];
+
+			if (fw[i].rank + 2 == in->rules.n)
+				snprintf(dead, sizeof(dead), "rule %u", in->rules.n);
+			else
+				snprintf(dead, sizeof(dead), "rules %u..%u",
+					 fw[i].rank + 2, in->rules.n);
+			printf("  %-22s no packet reaches %s (covered by earlier "
+			       "rules);\n  %-22s rule %u (slot %d, %s) is the last "
+			       "reachable one\n", "", dead, "", fw[i].rank + 1,
+			       fw[i].slot, in->rules.r[fw[i].slot].action ==
+			       XNF_FW_DROP ? "drop" : "allow");
+		}
+	}
+
+	{
+		const struct bm_chain_row *r = &bm_chain_rows[BM_ROW_3NF];
+		double hop = bm_paired(&b, &r->v[0], &r->v[1], r->nfs);
+		const struct bm_var *lo = &fw_var[0], *hi = &fw_var[2 * (BM_FW_SIZES - 1)];
+		double last = bm_paired(&b, &hi[0], &lo[0], 0);
+		double none = bm_paired(&b, &hi[1], &lo[1], 0);
+
+		printf("\nTargets (from the net figures; each value is the median "
+		       "over the rounds of\nthe value computed within a round)\n");
+		printf("  (a) tail-called hop over fused: %s, %u hops\n",
+		       r->label, r->nfs);
+		printf("      (tail-called - fused) / %u  = %6.1f ns   target <= %.0f ns"
+		       "   %s\n", r->nfs, hop, BM_HOP_TARGET,
+		       bm_pf(hop <= BM_HOP_TARGET));
+		printf("  (b) firewall, %u rules / %u rules\n", big->n,
+		       b.inst[0].rules.n);
+		printf("      last rule                = %6.2f x    target <= %.0f x"
+		       "    %s\n", last, BM_FW_TARGET, bm_pf(last <= BM_FW_TARGET));
+		printf("      no match                 = %6.2f x    target <= %.0f x"
+		       "    %s\n", none, BM_FW_TARGET, bm_pf(none <= BM_FW_TARGET));
+	}
+	err = 0;
+	goto out;
+fail:
+	err = 1;
+out:
+	xnf_bench__destroy(b.h);
+	for (i = 0; i < BM_FW_SIZES; i++)
+		bm_inst_close(&b.inst[i]);
+	return err;
+}
