@@ -22,6 +22,8 @@ struct cli {
 	const char *root;          /* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
 	int lock_fd;
 	struct xnf_dp *dp;         /* opened on first use, kept until exit */
+	bool batch;                /* running xnf -b: firewall changes wait
+				    * for cli_fw_flush() */
 };
 extern struct cli cli;
 
@@ -92,5 +94,7 @@ int do_fdb(int argc, char **argv);
 int do_xconnect(int argc, char **argv);
 int do_config(int argc, char **argv);
 int do_destroy(int argc, char **argv);
+/* Compiles the firewall changes a batch collected: 0 or -1 (restored). */
+int cli_fw_flush(void);
 
 #endif /* XNF_CLI_H */

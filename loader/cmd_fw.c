@@ -68,22 +68,52 @@ static const char *fw_action_name(__u32 act)
 }
 
 /* All slots of xnf_fw_rules, by slot, into a new array. */
+/*
+ * In a batch (xnf -b), rule changes are collected and compiled once at the
+ * end (cli_fw_flush): a batch of N rules is one rule-set switch, not N
+ * compilations of up to 10,240 rules. The slots are cached meanwhile, and
+ * the table as it was before the batch is kept to restore if the final
+ * compilation fails.
+ */
+static struct {
+	struct xnf_fw_rule *cache;     /* the slots, as written so far */
+	struct xnf_fw_rule *before;    /* the slots before the batch */
+	bool pending;                  /* changes not compiled yet */
+	__u32 def;                     /* default policy to compile with */
+} fw_batch;
+
+static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
+{
+	__u32 i;
+
+	for (i = 0; i < XNF_FW_MAX_RULES; i++)
+		if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_RULES], &i, &rules[i]))
+			return cli_err("cannot read slot %u of %s: %s", i,
+				       XNF_MAP_FW_RULES, strerror(errno));
+	return 0;
+}
+
 static int fw_rules_load(struct xnf_dp *dp, struct xnf_fw_rule **out)
 {
+	size_t size = XNF_FW_MAX_RULES * sizeof(struct xnf_fw_rule);
 	struct xnf_fw_rule *rules;
-	__u32 i;
-	int err;
 
-	rules = calloc(XNF_FW_MAX_RULES, sizeof(*rules));
+	if (cli.batch && !fw_batch.cache) {
+		fw_batch.cache = malloc(size);
+		if (!fw_batch.cache || fw_rules_read(dp, fw_batch.cache)) {
+			free(fw_batch.cache);
+			fw_batch.cache = NULL;
+			return cli_err("cannot cache %s for the batch", XNF_MAP_FW_RULES);
+		}
+	}
+	rules = malloc(size);
 	if (!rules)
 		return cli_err("out of memory reading %s", XNF_MAP_FW_RULES);
-	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
-		err = bpf_map_lookup_elem(dp->fd[XNF_T_FW_RULES], &i, &rules[i]);
-		if (err) {
-			free(rules);
-			return cli_err("cannot read slot %u of %s: %s", i,
-				       XNF_MAP_FW_RULES, strerror(-err));
-		}
+	if (fw_batch.cache)
+		memcpy(rules, fw_batch.cache, size);
+	else if (fw_rules_read(dp, rules)) {
+		free(rules);
+		return -1;
 	}
 	*out = rules;
 	return 0;
@@ -92,8 +122,11 @@ static int fw_rules_load(struct xnf_dp *dp, struct xnf_fw_rule **out)
 static int fw_slot_write(struct xnf_dp *dp, __u32 slot,
 			 const struct xnf_fw_rule *r)
 {
-	return bpf_map_update_elem(dp->fd[XNF_T_FW_RULES], &slot, r, BPF_ANY) ?
-		-errno : 0;
+	if (bpf_map_update_elem(dp->fd[XNF_T_FW_RULES], &slot, r, BPF_ANY))
+		return -errno;
+	if (fw_batch.cache)
+		fw_batch.cache[slot] = *r;
+	return 0;
 }
 
 static int fw_active_gen(struct xnf_dp *dp, __u32 *gen)
@@ -113,6 +146,10 @@ static int fw_default_get(struct xnf_dp *dp, __u32 *act)
 	__u32 gen;
 	int err;
 
+	if (fw_batch.pending) {
+		*act = fw_batch.def;
+		return 0;
+	}
 	err = fw_active_gen(dp, &gen);
 	if (!err && bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &gen, &hdr))
 		err = -errno;
@@ -134,6 +171,21 @@ static int fw_commit(struct xnf_dp *dp, __u32 def, const __u32 *slot,
 	int err, gen_err;
 	size_t i;
 
+	if (cli.batch && fw_batch.cache) {
+		if (!fw_batch.before) {
+			fw_batch.before = malloc(XNF_FW_MAX_RULES *
+						 sizeof(*fw_batch.before));
+			if (!fw_batch.before)
+				return cli_err("out of memory");
+			memcpy(fw_batch.before, fw_batch.cache,
+			       XNF_FW_MAX_RULES * sizeof(*fw_batch.before));
+			for (i = 0; i < n; i++)
+				fw_batch.before[slot[i]] = saved[i];
+		}
+		fw_batch.pending = true;
+		fw_batch.def = def;
+		return 0;
+	}
 	gen_err = fw_active_gen(dp, &before);
 	err = xnf_fw_commit(dp, def);
 	if (!err)
@@ -597,6 +649,37 @@ static int do_fw_help(int argc, char **argv)
 "complete old rule set to the complete new one in one step.\n",
 		FW_PRIO_STEP, FW_PRIO_STEP);
 	return 0;
+}
+
+int cli_fw_flush(void)
+{
+	__u32 i, n = 0, *slot = NULL;
+	int err = 0;
+
+	if (fw_batch.pending) {
+		fw_batch.pending = false;
+		slot = calloc(XNF_FW_MAX_RULES, sizeof(*slot));
+		if (!slot) {
+			err = cli_err("out of memory");
+			goto out;
+		}
+		/* The slots the batch changed, and what they held before. */
+		for (i = 0; i < XNF_FW_MAX_RULES; i++) {
+			if (memcmp(&fw_batch.before[i], &fw_batch.cache[i],
+				   sizeof(fw_batch.before[i]))) {
+				slot[n] = i;
+				fw_batch.before[n++] = fw_batch.before[i];
+			}
+		}
+		cli.batch = false;
+		err = fw_commit(cli.dp, fw_batch.def, slot, fw_batch.before, n);
+	}
+out:
+	free(slot);
+	free(fw_batch.before);
+	free(fw_batch.cache);
+	memset(&fw_batch, 0, sizeof(fw_batch));
+	return err;
 }
 
 int do_fw(int argc, char **argv)

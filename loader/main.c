@@ -206,6 +206,7 @@ static int do_batch(const char *file)
 	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	if (!f)
 		return cli_err("cannot open batch file %s: %s", file, strerror(errno));
+	cli.batch = true;
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
 		argc = split_line(line, argv, 64);
@@ -223,8 +224,10 @@ static int do_batch(const char *file)
 	}
 	if (f != stdin)
 		fclose(f);
-	return 0;
+	return cli_fw_flush();
 fail:
+	/* What the lines before the failed one changed stays, as with ip -b. */
+	cli_fw_flush();
 	if (f != stdin)
 		fclose(f);
 	return -1;

@@ -4,12 +4,16 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <net/if.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 
 #include "fixture.h"
 #include "sandbox.h"
@@ -218,4 +222,239 @@ void fx_dump(const struct xnf_stats *st)
 		if (st->tail_miss[i])
 			fprintf(stderr, "    tail_miss[%d] %llu\n", i,
 				(unsigned long long)st->tail_miss[i]);
+}
+
+bool fx_stats_reset(struct fx *f)
+{
+	return ASSERT_OK(xnf_stats_reset(xnf_chain_stats_fd(f->chain)),
+			 "reset xnf_stats");
+}
+
+bool fx_stats_consistent(const struct xnf_stats *st, const char *what)
+{
+	const struct xnf_nf_counters *e = &st->nf[XNF_NF_ENTRY];
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < __XNF_NF_MAX; i++) {
+		const struct xnf_nf_counters *c = &st->nf[i];
+
+		ok &= xnf_test_check(c->in == c->pass + c->drop + c->redirect +
+				     c->aborted, __FILE__, __LINE__, what,
+				     "%s row: in %llu != pass %llu + drop %llu + redirect %llu + aborted %llu",
+				     xnf_nf_name(i), (unsigned long long)c->in,
+				     (unsigned long long)c->pass,
+				     (unsigned long long)c->drop,
+				     (unsigned long long)c->redirect,
+				     (unsigned long long)c->aborted);
+		ok &= xnf_test_check(!c->aborted, __FILE__, __LINE__, what,
+				     "%s row: %llu aborted", xnf_nf_name(i),
+				     (unsigned long long)c->aborted);
+	}
+	ok &= ASSERT_EQ(fx_drops(st), e->drop, what);
+	ok &= ASSERT_EQ(fx_passes(st), e->pass, what);
+	return ok;
+}
+
+bool fx_fw_load(struct fx *f, const struct xnf_fw_rule *rules, __u32 n,
+		__u32 default_action)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct xnf_fw_rule r = rules[i];
+
+		r.in_use = 1;
+		if (!ASSERT_OK(bpf_map_update_elem(f->dp->fd[XNF_T_FW_RULES], &i,
+						   &r, BPF_ANY) ? -errno : 0,
+			       "write firewall rule"))
+			return false;
+	}
+	return ASSERT_OK(xnf_fw_commit(f->dp, default_action), "xnf_fw_commit");
+}
+
+bool fx_expect_nf(const struct xnf_stats *st, __u32 nf, int ret,
+		  const char *what)
+{
+	const struct xnf_nf_counters *c = &st->nf[nf];
+	__u64 want[4] = {
+		ret >= 0, ret == XDP_PASS, ret == XDP_DROP, ret == XDP_REDIRECT,
+	};
+	__u64 got[4] = { c->in, c->pass, c->drop, c->redirect };
+	bool ok = true;
+
+	if (memcmp(got, want, sizeof(got)) || c->aborted)
+		ok = xnf_test_check(false, __FILE__, __LINE__, what,
+				    "%s row: in %llu pass %llu drop %llu redirect %llu aborted %llu, want in %llu pass %llu drop %llu redirect %llu",
+				    xnf_nf_name(nf), (unsigned long long)got[0],
+				    (unsigned long long)got[1],
+				    (unsigned long long)got[2],
+				    (unsigned long long)got[3],
+				    (unsigned long long)c->aborted,
+				    (unsigned long long)want[0],
+				    (unsigned long long)want[1],
+				    (unsigned long long)want[2],
+				    (unsigned long long)want[3]);
+	return ok;
+}
+
+bool fx_expect_entry(const struct xnf_stats *st, int ret, __u32 reason,
+		     const char *what)
+{
+	bool ok = fx_expect_nf(st, XNF_NF_ENTRY, ret, what);
+
+	ok &= fx_stats_consistent(st, what);
+	if (ret == XDP_DROP && st->drop[reason] != 1)
+		ok = xnf_test_check(false, __FILE__, __LINE__, what,
+				    "dropped, but not for reason %s",
+				    xnf_reason_name(reason));
+	if (ret == XDP_PASS && st->pass[reason] != 1)
+		ok = xnf_test_check(false, __FILE__, __LINE__, what,
+				    "passed, but not for reason %s",
+				    xnf_reason_name(reason));
+	if (!ok)
+		fx_dump(st);
+	return ok;
+}
+
+bool fx_cap_open(struct fx_cap *c)
+{
+	int i, one = 1;
+
+	for (i = 0; i < FX_PORTS; i++)
+		c->fd[i] = -1;
+	if (!fx_env())
+		return false;
+	for (i = 0; i < FX_PORTS; i++) {
+		struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+					   .sll_protocol = htons(ETH_P_ALL) };
+		char name[IFNAMSIZ];
+
+		snprintf(name, sizeof(name), "ut%dp", i);
+		sll.sll_ifindex = if_nametoindex(name);
+		if (!ASSERT_OK(fx_sh("ethtool -K %s gro on >/dev/null", name),
+			       "enable NAPI on the veth peer (ethtool -K gro on)"))
+			goto err;
+		c->fd[i] = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+				  htons(ETH_P_ALL));
+		if (!ASSERT_OK(c->fd[i] < 0 ? -errno : 0, "packet socket") ||
+		    !ASSERT_OK(setsockopt(c->fd[i], SOL_PACKET, PACKET_AUXDATA,
+					  &one, sizeof(one)) ? -errno : 0,
+			       "PACKET_AUXDATA") ||
+		    !ASSERT_OK(bind(c->fd[i], (struct sockaddr *)&sll,
+				    sizeof(sll)) ? -errno : 0, "bind to veth peer"))
+			goto err;
+	}
+	return true;
+err:
+	fx_cap_close(c);
+	return false;
+}
+
+void fx_cap_close(struct fx_cap *c)
+{
+	int i;
+
+	for (i = 0; i < FX_PORTS; i++) {
+		if (c->fd[i] >= 0)
+			close(c->fd[i]);
+		c->fd[i] = -1;
+	}
+}
+
+int fx_run_live(struct fx *f, const void *pkt, __u32 len)
+{
+	struct xdp_md ctx = { .ingress_ifindex = f->ifindex[0], .data_end = len };
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = pkt,
+		.data_size_in = len,
+		.ctx_in = &ctx,
+		.ctx_size_in = sizeof(ctx),
+		.repeat = 1,
+		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
+	);
+
+	return bpf_prog_test_run_opts(xnf_chain_prog_fd(f->chain), &opts) ?
+		-errno : 0;
+}
+
+/* Reads one frame; the kernel strips the outer VLAN tag on receive and
+ * reports it in PACKET_AUXDATA, so it is put back. Returns the length,
+ * 0 for a frame to ignore, -1 when there is none. */
+static int fx_cap_recv(int fd, __u8 *buf, size_t cap)
+{
+	union {
+		struct cmsghdr hdr;
+		char buf[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+	} ctl;
+	struct sockaddr_ll from;
+	struct iovec iov = { .iov_base = buf + 4, .iov_len = cap - 4 };
+	struct msghdr msg = {
+		.msg_name = &from, .msg_namelen = sizeof(from),
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = &ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	n = recvmsg(fd, &msg, MSG_DONTWAIT);
+	if (n < 0)
+		return -1;
+	if (from.sll_pkttype == PACKET_OUTGOING || n < ETH_HLEN)
+		return 0;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		struct tpacket_auxdata aux;
+		__u16 tag[2];
+
+		if (cm->cmsg_level != SOL_PACKET || cm->cmsg_type != PACKET_AUXDATA)
+			continue;
+		memcpy(&aux, CMSG_DATA(cm), sizeof(aux));
+		if (!(aux.tp_status & TP_STATUS_VLAN_VALID))
+			continue;
+		tag[0] = htons(aux.tp_status & TP_STATUS_VLAN_TPID_VALID ?
+			       aux.tp_vlan_tpid : ETH_P_8021Q);
+		tag[1] = htons(aux.tp_vlan_tci);
+		memmove(buf, buf + 4, 2 * ETH_ALEN);
+		memcpy(buf + 2 * ETH_ALEN, tag, 4);
+		return n + 4;
+	}
+	memmove(buf, buf + 4, n);
+	return n;
+}
+
+static long fx_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+__u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len,
+		   __u32 expect)
+{
+	static __u8 buf[PKT_MAX + 4];
+	long deadline = fx_now_ms() + (expect ? 1000 : 40), now;
+	struct pollfd pfd[FX_PORTS];
+	__u32 got = 0;
+	int i, n;
+
+	for (;;) {
+		now = fx_now_ms();
+		if ((got & expect) == expect && deadline > now + 20)
+			deadline = now + 20;
+		if (now >= deadline)
+			return got;
+		for (i = 0; i < FX_PORTS; i++)
+			pfd[i] = (struct pollfd){ .fd = c->fd[i], .events = POLLIN };
+		if (poll(pfd, FX_PORTS, deadline - now) <= 0)
+			continue;
+		for (i = 0; i < FX_PORTS; i++) {
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			while ((n = fx_cap_recv(c->fd[i], buf, sizeof(buf))) >= 0)
+				if ((__u32)n == len && !memcmp(buf, want, len))
+					got |= 1u << i;
+		}
+	}
 }

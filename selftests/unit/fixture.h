@@ -58,4 +58,52 @@ void fx_dump(const struct xnf_stats *st);
  * port n. */
 void fx_nh_mac(__u32 port, __u8 mac[6]);
 
+/* Zeroes the interface counters of the loaded chain. */
+bool fx_stats_reset(struct fx *f);
+/* Asserts what must hold for any counters, whatever was run: in == pass +
+ * drop + redirect + aborted in every row, nothing aborted, and every
+ * packet the entry row passed or dropped counted under exactly one reason
+ * (sum of pass[] == entry pass, sum of drop[] == entry drop). */
+bool fx_stats_consistent(const struct xnf_stats *st, const char *what);
+/* Writes @rules[0..n) into slots 0..n-1 of xnf_fw_rules (in_use set) and
+ * commits them with @default_action (enum xnf_fw_action). Other slots are
+ * left as they are: fresh tables have none. */
+bool fx_fw_load(struct fx *f, const struct xnf_fw_rule *rules, __u32 n,
+		__u32 default_action);
+
+/* What the counters must show after exactly one frame that the chain let
+ * go with the XDP action @ret: the entry row counted it once under that
+ * action, every row is consistent (fx_stats_consistent), and a pass or
+ * drop was counted under @reason (enum xnf_reason). */
+bool fx_expect_entry(const struct xnf_stats *st, int ret, __u32 reason,
+		     const char *what);
+/* Row @nf saw exactly one frame and let it go with the verdict class of
+ * @ret (XDP_PASS, XDP_DROP, or XDP_REDIRECT for redirect, flood and xsk);
+ * with @ret < 0 the NF never saw it. */
+bool fx_expect_nf(const struct xnf_stats *st, __u32 nf, int ret,
+		  const char *what);
+
+/*
+ * Where a redirect really goes. fx_run() shows the verdict and the bytes
+ * but not the egress port, so these run a frame in live mode
+ * (BPF_F_TEST_XDP_LIVE_FRAMES: the verdict is carried out, redirects leave
+ * through the devmap onto the veth) and look for it with packet sockets on
+ * the peers ut0p..ut2p. fx_cap_open turns on GRO on the peers: a veth
+ * accepts redirected frames only when its peer runs NAPI.
+ */
+struct fx_cap {
+	int fd[FX_PORTS];
+};
+
+bool fx_cap_open(struct fx_cap *c);
+void fx_cap_close(struct fx_cap *c);
+/* Runs one frame through the chain in live mode; 0 or -errno. */
+int fx_run_live(struct fx *f, const void *pkt, __u32 len);
+/* Bit n set: a frame equal to @want (VLAN tags included) arrived on the
+ * peer of port n. Waits up to a second for the ports in @expect, then a
+ * little longer for copies that should not come; other frames (the
+ * kernel's own ND, MLD, ...) are read and ignored. */
+__u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len,
+		   __u32 expect);
+
 #endif /* XNF_FIXTURE_H */

@@ -282,3 +282,150 @@ bool pkt_l4_csum_ok(const void *frame, size_t len)
 		sum = pseudo_sum(family, p + off, proto, len - l4);
 	return pkt_csum(p + l4, len - l4, sum) == 0;
 }
+
+size_t pkt_ext6_len(const struct pkt_ext6 *e)
+{
+	switch (e->type) {
+	case IPPROTO_FRAGMENT:
+		return 8;
+	case IPPROTO_AH:
+		return ((size_t)e->hdrlen + 2) * 4;
+	default:
+		return ((size_t)e->hdrlen + 1) * 8;
+	}
+}
+
+int pkt_build_ext6(void *buf, size_t cap, const struct pkt_spec *s,
+		   const struct pkt_ext6 *ext, int n)
+{
+	struct pkt_spec base = *s;
+	size_t len = s->frame_len ?: 64, extlen = 0, l3, nh;
+	struct ipv6hdr *ip6h;
+	__u8 *p = buf, *prev, proto;
+	int blen, i;
+
+	for (i = 0; i < n; i++)
+		extlen += pkt_ext6_len(&ext[i]);
+	if (extlen >= len || len > cap)
+		return -1;
+	/* The frame without extension headers, then moved apart: the L4
+	 * checksum stays right, its pseudo header does not cover them. */
+	base.family = 6;
+	base.next_ext = 0;
+	base.frame_len = len - extlen;
+	blen = pkt_build(buf, cap, &base);
+	if (blen < 0)
+		return -1;
+	l3 = pkt_l3_off(buf);
+	nh = l3 + sizeof(*ip6h);
+	memmove(p + nh + extlen, p + nh, blen - nh);
+	ip6h = (void *)(p + l3);
+	proto = ip6h->nexthdr;
+	ip6h->payload_len = htons(len - nh);
+	prev = &ip6h->nexthdr;
+	for (i = 0; i < n; i++) {
+		size_t hl = pkt_ext6_len(&ext[i]);
+		__u8 *h = p + nh;
+
+		memset(h, 0, hl);
+		*prev = ext[i].type;
+		prev = h;
+		switch (ext[i].type) {
+		case IPPROTO_FRAGMENT:
+			*(__u16 *)(h + 2) = htons(ext[i].frag_off);
+			*(__u32 *)(h + 4) = htonl(0xabcd);
+			break;
+		case IPPROTO_AH:
+			h[1] = ext[i].hdrlen;
+			*(__u32 *)(h + 4) = htonl(0x100);  /* SPI */
+			*(__u32 *)(h + 8) = htonl(1);      /* sequence */
+			break;
+		case IPPROTO_ROUTING:
+			h[1] = ext[i].hdrlen;
+			h[2] = 4;                          /* segment routing */
+			break;
+		default:
+			h[1] = ext[i].hdrlen;
+			if (hl > 2) {
+				h[2] = 1;                  /* PadN */
+				h[3] = hl - 4;
+			}
+			break;
+		}
+		nh += hl;
+	}
+	*prev = proto;
+	return (int)len;
+}
+
+/* L3 offset and ethertype of a frame of @len bytes, 0 if it has none. */
+static size_t pkt_l3(const void *frame, size_t len, __u16 *proto)
+{
+	const __u8 *p = frame;
+	size_t off = 12;
+
+	if (len < ETH_HLEN)
+		return 0;
+	while (off + 6 <= len && (p[off] == 0x81 ||
+				  (p[off] == 0x88 && p[off + 1] == 0xa8)))
+		off += 4;
+	*proto = p[off] << 8 | p[off + 1];
+	return off + 2;
+}
+
+size_t pkt_ttl_off(const void *frame, size_t len)
+{
+	__u16 proto;
+	size_t off = pkt_l3(frame, len, &proto);
+
+	if (!off)
+		return 0;
+	if (proto == ETH_P_IP && off + sizeof(struct iphdr) <= len)
+		return off + offsetof(struct iphdr, ttl);
+	if (proto == ETH_P_IPV6 && off + sizeof(struct ipv6hdr) <= len)
+		return off + offsetof(struct ipv6hdr, hop_limit);
+	return 0;
+}
+
+__u16 pkt_ipv4_csum_calc(const void *frame, size_t len)
+{
+	const __u8 *p = frame;
+	size_t off, ihl;
+	__u8 hdr[60];
+	__u16 proto;
+
+	off = pkt_l3(frame, len, &proto);
+	if (!off || proto != ETH_P_IP || off + sizeof(struct iphdr) > len)
+		return 0xffff;
+	ihl = (p[off] & 0xf) * 4;
+	if (ihl < sizeof(struct iphdr) || off + ihl > len)
+		return 0xffff;
+	memcpy(hdr, p + off, ihl);
+	hdr[offsetof(struct iphdr, check)] = 0;
+	hdr[offsetof(struct iphdr, check) + 1] = 0;
+	return pkt_csum(hdr, ihl, 0);
+}
+
+void pkt_ipv4_csum_set(void *frame, size_t len)
+{
+	__u16 check = pkt_ipv4_csum_calc(frame, len), proto;
+	size_t off = pkt_l3(frame, len, &proto);
+
+	if (check != 0xffff)
+		memcpy((__u8 *)frame + off + offsetof(struct iphdr, check),
+		       &check, 2);
+}
+
+void pkt_routed(void *frame, size_t len, const __u8 dmac[6],
+		const __u8 smac[6])
+{
+	size_t ttl = pkt_ttl_off(frame, len);
+	__u8 *p = frame;
+
+	memcpy(p, dmac, ETH_ALEN);
+	memcpy(p + ETH_ALEN, smac, ETH_ALEN);
+	if (!ttl)
+		return;
+	p[ttl]--;
+	pkt_ipv4_csum_set(frame, len);
+}

@@ -46,4 +46,39 @@ bool pkt_ipv4_csum_ok(const void *frame, size_t len);
 bool pkt_l4_csum_ok(const void *frame, size_t len);
 __u16 pkt_csum(const void *data, size_t len, __u32 sum);
 
+/* An IPv6 extension header for pkt_build_ext6(). */
+struct pkt_ext6 {
+	__u8 type;              /* IPPROTO_HOPOPTS, _ROUTING, _FRAGMENT,
+				 * _DSTOPTS or _AH */
+	__u8 hdrlen;            /* the header's own length field: bytes are
+				 * (hdrlen + 1) * 8, for AH (hdrlen + 2) * 4;
+				 * unused for a fragment header (8 bytes) */
+	__u16 frag_off;         /* fragment: offset/8 << 3 | M, host order */
+};
+
+/* Bytes that header @e occupies. */
+size_t pkt_ext6_len(const struct pkt_ext6 *e);
+/* Like pkt_build() for IPv6 (s->family and s->ext[] are ignored), with the
+ * @n headers of @ext, in order, between the IPv6 header and the L4 header.
+ * Option headers are filled with PadN. The L4 header and its checksum are
+ * written even behind a non-first fragment header, so that a parser that
+ * reads ports there is caught. Returns the frame length or -1. */
+int pkt_build_ext6(void *buf, size_t cap, const struct pkt_spec *s,
+		   const struct pkt_ext6 *ext, int n);
+
+/* Offset of the TTL (IPv4) or hop limit (IPv6) byte in a frame of @len
+ * bytes, after its VLAN tags; 0 when the frame is neither or too short. */
+size_t pkt_ttl_off(const void *frame, size_t len);
+/* The IPv4 header checksum computed from scratch over ihl * 4 bytes, the
+ * checksum field taken as zero; in network order, as stored. 0xffff (which
+ * a computation from scratch never yields) when there is no whole header. */
+__u16 pkt_ipv4_csum_calc(const void *frame, size_t len);
+/* Stores pkt_ipv4_csum_calc() in the header, after a test edited it. */
+void pkt_ipv4_csum_set(void *frame, size_t len);
+/* What a router makes of an IP frame: destination and source MAC
+ * rewritten, TTL / hop limit lowered by one and the IPv4 header checksum
+ * recomputed from scratch. The frame expected from a correct forwarder. */
+void pkt_routed(void *frame, size_t len, const __u8 dmac[6],
+		const __u8 smac[6]);
+
 #endif /* XNF_PKT_H */
