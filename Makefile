@@ -120,6 +120,13 @@ unit: $(UNIT)
 
 check: all
 	$(UNIT)
+	XNF=$(XNF) bats --timing selftests/*.bats
+
+# The test bed of the traffic tests, a chain, routes, rules and a little
+# traffic, then everything removed again (needs root).
+.PHONY: demo
+demo: all
+	XNF=$(OUTPUT)/xnf scripts/demo.sh
 
 .PHONY: bench-micro
 bench-micro: $(OUTPUT)/bench-micro
@@ -136,6 +143,7 @@ help:
 	@echo 'make check        unit tests (BPF_PROG_TEST_RUN) and traffic tests (bats)'
 	@echo 'make unit         unit tests only'
 	@echo 'make bench-micro  ns/packet per NF, chain, fused chain, firewall size'
+	@echo 'make demo         source, DUT and sink namespaces: attach, route, filter, send, show stats'
 	@echo 'make clean        remove $(OUTPUT)'
 	@echo 'V=1               show full commands'
 

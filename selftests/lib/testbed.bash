@@ -1,0 +1,554 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+# shellcheck shell=bash
+#
+# testbed.bash - the source / DUT / sink test bed of the traffic tests and
+# of `make demo`, in one place:
+#
+#   [src ns] s0 --veth-- d0 [dut ns] d1 --veth-- k0 [sink ns]
+#
+#   src   s0 192.0.2.1/24     2001:db8:1::1/64   default via the DUT
+#   dut   d0 192.0.2.254/24   2001:db8:1::fe/64  forwarding on (so that the
+#         d1 198.51.100.254/24 2001:db8:2::fe/64 kernel forwards once xnf
+#                                                 is detached)
+#   sink  k0 198.51.100.1/24  2001:db8:2::1/64   default via the DUT
+#
+# Isolation: every test bed has its own three network namespaces, named
+# xnf-<pid>-<random>-{src,dut,sink}; the veth pairs are created directly in
+# them, so the root namespace's devices and routes are never touched and
+# no frame leaves the three namespaces. Addresses come only from the
+# documentation ranges. IPv6 addresses are nodad and every neighbour is
+# static (nud permanent), so nothing waits for ARP, ND or DAD.
+#
+# Pins: `ip netns exec` remounts /sys, which hides /sys/fs/bpf, and a bpffs
+# mounted in its private mount namespace would die with the command (and
+# detach xnf with it). So a private bpffs is mounted on a temporary
+# directory in the caller's mount namespace, which `ip netns exec` keeps
+# visible, and xnf runs in the DUT with XNF_PIN_ROOT pointing into it.
+#
+# Every command that could hang runs under `timeout`; every background
+# process is started by tb_bg and killed by its pid in tb_teardown.
+# tb_teardown undoes exactly what tb_setup did, in reverse, and may be
+# called more than once or after a partial setup.
+#
+# Callers: selftests/*.bats (setup/teardown) and scripts/demo.sh (trap).
+
+TB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+XNF=${XNF:-$TB_TOP/build/xnf}
+TB_BPF_DIR=${TB_BPF_DIR:-$(dirname "$XNF")/bpf}
+# Seconds any single command may take before it counts as hung.
+TB_TIMEOUT=${TB_TIMEOUT:-20}
+
+# Addresses and MACs of the test bed (locally administered MACs, fixed so
+# that static neighbours can be written before any frame is sent).
+TB_SRC4=192.0.2.1        TB_SRC6=2001:db8:1::1
+TB_D04=192.0.2.254       TB_D06=2001:db8:1::fe
+TB_D14=198.51.100.254    TB_D16=2001:db8:2::fe
+TB_SINK4=198.51.100.1    TB_SINK6=2001:db8:2::1
+TB_MAC_S0=02:78:6e:00:00:01
+TB_MAC_D0=02:78:6e:00:00:02
+TB_MAC_D1=02:78:6e:00:00:03
+TB_MAC_K0=02:78:6e:00:00:04
+
+# Exported by tb_setup, so that the tests of a bats file whose setup_file
+# built the test bed see it (bats sources this file again for every test).
+TB_SRC=${TB_SRC:-} TB_DUT=${TB_DUT:-} TB_SINK=${TB_SINK:-} TB_TMP=${TB_TMP:-}
+# Only the process that ran tb_setup tears down what these list.
+TB_BPFFS=
+TB_NS=()        # namespaces this test bed created
+TB_PIDS=()      # background processes it started
+
+tb_log()
+{
+	[ -n "${TB_VERBOSE:-}" ] || return 0
+	printf '%s\n' "$*" >&2
+}
+
+# tb_run NS CMD...: CMD in namespace NS, bounded by TB_TIMEOUT.
+tb_run()
+{
+	local ns=$1
+	shift
+	timeout "$TB_TIMEOUT" ip netns exec "$ns" "$@"
+}
+
+tb_src() { tb_run "$TB_SRC" "$@"; }
+tb_dut() { tb_run "$TB_DUT" "$@"; }
+tb_sink() { tb_run "$TB_SINK" "$@"; }
+
+# tb_xnf ARGS...: build/xnf in the DUT with the test bed's pin root.
+tb_xnf()
+{
+	timeout "$TB_TIMEOUT" ip netns exec "$TB_DUT" \
+		env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" "$@"
+}
+
+# tb_xnf_killed SIGNAL DURATION ARGS...: xnf killed by SIGNAL after
+# DURATION (for the "killed at any point" test); returns timeout's status.
+tb_xnf_killed()
+{
+	local sig=$1 dur=$2
+	shift 2
+	timeout -s "$sig" "$dur" ip netns exec "$TB_DUT" \
+		env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" "$@"
+}
+
+# tb_bg NS CMD...: CMD in NS in the background, killed by tb_teardown.
+# Sets TB_BG_PID. The command must bound itself (timeout, -c, -T).
+tb_bg()
+{
+	local ns=$1
+	shift
+	# fd 3 is bats' output channel: a background child holding it
+	# open would make bats wait for it.
+	ip netns exec "$ns" "$@" 3>&- &
+	TB_BG_PID=$!
+	TB_PIDS+=("$TB_BG_PID")
+}
+
+# ---- probes: 0 when the feature is there ----------------------------------
+
+tb_probe_root() { [ "$(id -u)" -eq 0 ]; }
+
+tb_probe_tools()
+{
+	local t
+	for t in ip ss jq timeout ethtool ping socat tcpdump bpftool mount mountpoint; do
+		command -v "$t" >/dev/null 2>&1 || { echo "$t"; return 1; }
+	done
+}
+
+tb_probe_netns()
+{
+	local ns="xnf-$$-$RANDOM-probe" ok=1
+	ip netns add "$ns" 2>/dev/null || return 1
+	ip -n "$ns" link add p0 type veth peer name p1 2>/dev/null && ok=0
+	ip netns del "$ns"
+	return $ok
+}
+
+tb_probe_bpffs()
+{
+	local d ok=1
+	d=$(mktemp -d /tmp/xnf-probe.XXXXXX) || return 1
+	mount -t bpf bpf "$d" 2>/dev/null && { ok=0; umount "$d"; }
+	rmdir "$d"
+	return $ok
+}
+
+# Native XDP on veth, with a program xnf did not write (build/bpf/xmit.bpf.o).
+tb_probe_xdp()
+{
+	local ns="xnf-$$-$RANDOM-probe" ok=1
+	ip netns add "$ns" 2>/dev/null || return 1
+	if ip -n "$ns" link add p0 type veth peer name p1 2>/dev/null &&
+	   ip -n "$ns" link set dev p0 xdp obj "$TB_BPF_DIR/xmit.bpf.o" sec xdp \
+		2>/dev/null; then
+		ok=0
+	fi
+	ip netns del "$ns"
+	return $ok
+}
+
+# 802.1Q devices.
+tb_probe_vlan()
+{
+	local ns="xnf-$$-$RANDOM-probe" ok=1
+	ip netns add "$ns" 2>/dev/null || return 1
+	ip -n "$ns" link add p0 type veth peer name p1 2>/dev/null &&
+		ip -n "$ns" link add link p0 name p0.7 type vlan id 7 2>/dev/null &&
+		ok=0
+	ip netns del "$ns"
+	return $ok
+}
+
+# Why the test bed cannot be built here, or nothing.
+tb_missing()
+{
+	local t
+	tb_probe_root || { echo "needs root"; return; }
+	t=$(tb_probe_tools) || { echo "needs $t"; return; }
+	[ -x "$XNF" ] || { echo "needs $XNF (run make)"; return; }
+	tb_probe_netns || { echo "kernel without network namespaces or veth"; return; }
+	tb_probe_bpffs || { echo "cannot mount bpffs"; return; }
+	[ -e "$TB_BPF_DIR/xmit.bpf.o" ] || { echo "needs $TB_BPF_DIR/xmit.bpf.o (run make)"; return; }
+	tb_probe_xdp || { echo "kernel without native XDP on veth"; return; }
+}
+
+# ---- setup / teardown ------------------------------------------------------
+
+# Namespace-wide settings, before any device exists: no DAD and no router
+# solicitations. (MLD reports still go out for a second or so after a link
+# comes up: counters of passes to the kernel are compared with -ge.)
+tb_ns_new()
+{
+	local ns=$1
+	ip netns add "$ns" || return 1
+	TB_NS+=("$ns")
+	ip -n "$ns" link set lo up || return 1
+	tb_run "$ns" sysctl -q -w net.ipv6.conf.default.accept_dad=0 \
+		net.ipv6.conf.all.accept_dad=0 \
+		net.ipv6.conf.default.router_solicitations=0 \
+		net.ipv6.conf.all.router_solicitations=0 >/dev/null
+}
+
+# tb_setup: builds the test bed and exports TB_SRC, TB_DUT, TB_SINK (the
+# namespaces), TB_TMP (a private temporary directory) and XNF_PIN_ROOT.
+# Attaches nothing: see tb_attach_both / tb_routes.
+tb_setup()
+{
+	local id i
+	for i in 1 2 3 4 5; do
+		id="$$-$RANDOM"
+		[ -e "/run/netns/xnf-$id-src" ] || [ -e "/run/netns/xnf-$id-dut" ] ||
+			[ -e "/run/netns/xnf-$id-sink" ] || break
+	done
+	TB_SRC="xnf-$id-src" TB_DUT="xnf-$id-dut" TB_SINK="xnf-$id-sink"
+	export TB_SRC TB_DUT TB_SINK
+
+	TB_TMP=$(mktemp -d "/tmp/xnf-test.$id.XXXXXX") || return 1
+	export TB_TMP
+	TB_BPFFS="$TB_TMP/bpffs"
+	mkdir -m 0700 "$TB_BPFFS" || return 1
+	mount -t bpf -o mode=0700 bpf "$TB_BPFFS" || { TB_BPFFS=; return 1; }
+	export XNF_PIN_ROOT="$TB_BPFFS/xnf"
+
+	tb_ns_new "$TB_SRC" && tb_ns_new "$TB_DUT" && tb_ns_new "$TB_SINK" ||
+		return 1
+
+	# The pairs are born in their namespaces: nothing in the root one.
+	ip -n "$TB_SRC" link add s0 address $TB_MAC_S0 type veth \
+		peer name d0 address $TB_MAC_D0 netns "$TB_DUT" || return 1
+	ip -n "$TB_SINK" link add k0 address $TB_MAC_K0 type veth \
+		peer name d1 address $TB_MAC_D1 netns "$TB_DUT" || return 1
+
+	ip -n "$TB_SRC" addr add $TB_SRC4/24 dev s0 &&
+	ip -n "$TB_SRC" addr add $TB_SRC6/64 dev s0 nodad &&
+	ip -n "$TB_DUT" addr add $TB_D04/24 dev d0 &&
+	ip -n "$TB_DUT" addr add $TB_D06/64 dev d0 nodad &&
+	ip -n "$TB_DUT" addr add $TB_D14/24 dev d1 &&
+	ip -n "$TB_DUT" addr add $TB_D16/64 dev d1 nodad &&
+	ip -n "$TB_SINK" addr add $TB_SINK4/24 dev k0 &&
+	ip -n "$TB_SINK" addr add $TB_SINK6/64 dev k0 nodad || return 1
+
+	ip -n "$TB_SRC" link set s0 up &&
+	ip -n "$TB_DUT" link set d0 up &&
+	ip -n "$TB_DUT" link set d1 up &&
+	ip -n "$TB_SINK" link set k0 up || return 1
+
+	ip -n "$TB_SRC" route add default via $TB_D04 &&
+	ip -n "$TB_SRC" -6 route add default via $TB_D06 &&
+	ip -n "$TB_SINK" route add default via $TB_D14 &&
+	ip -n "$TB_SINK" -6 route add default via $TB_D16 || return 1
+
+	ip -n "$TB_SRC" neigh replace $TB_D04 lladdr $TB_MAC_D0 dev s0 nud permanent &&
+	ip -n "$TB_SRC" neigh replace $TB_D06 lladdr $TB_MAC_D0 dev s0 nud permanent &&
+	ip -n "$TB_DUT" neigh replace $TB_SRC4 lladdr $TB_MAC_S0 dev d0 nud permanent &&
+	ip -n "$TB_DUT" neigh replace $TB_SRC6 lladdr $TB_MAC_S0 dev d0 nud permanent &&
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent &&
+	ip -n "$TB_DUT" neigh replace $TB_SINK6 lladdr $TB_MAC_K0 dev d1 nud permanent &&
+	ip -n "$TB_SINK" neigh replace $TB_D14 lladdr $TB_MAC_D1 dev k0 nud permanent &&
+	ip -n "$TB_SINK" neigh replace $TB_D16 lladdr $TB_MAC_D1 dev k0 nud permanent ||
+		return 1
+
+	tb_dut sysctl -q -w net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1 >/dev/null || return 1
+
+	# A frame redirected into a veth is received by its peer in NAPI,
+	# which a veth runs only with an XDP program or GRO on. And a veth
+	# hands its peer's XDP program frames whose L4 checksum is still
+	# to be filled in (CHECKSUM_PARTIAL, tx offload): the kernel path
+	# completes it on the way out, an XDP redirect cannot know it must.
+	# Real NICs deliver complete checksums, so the hosts compute theirs.
+	tb_src ethtool -K s0 gro on tx off >/dev/null &&
+	tb_sink ethtool -K k0 gro on tx off >/dev/null || return 1
+	tb_log "test bed: $TB_SRC | $TB_DUT | $TB_SINK, pins $XNF_PIN_ROOT"
+}
+
+# tb_teardown: kills the background processes, detaches xnf, removes the
+# namespaces (and with them the veth pairs), unmounts the bpffs and removes
+# the temporary directory. Safe after a partial setup and when called twice.
+tb_teardown()
+{
+	local pid dev ns
+
+	# Some have ended by themselves already: their kill fails.
+	for pid in "${TB_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${TB_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	TB_PIDS=()
+
+	if [ -n "$TB_BPFFS" ] && [ -d "$XNF_PIN_ROOT/dev" ] && [ -n "$TB_DUT" ] &&
+	   [ -e "/run/netns/$TB_DUT" ]; then
+		for dev in "$XNF_PIN_ROOT"/dev/*; do
+			[ -e "$dev" ] || continue
+			tb_xnf detach "${dev##*/}" ||
+				echo "teardown: xnf detach ${dev##*/} failed" >&2
+		done
+		tb_xnf destroy || echo "teardown: xnf destroy failed" >&2
+	fi
+	for ns in "${TB_NS[@]}"; do
+		ip netns del "$ns" || echo "teardown: cannot delete netns $ns" >&2
+	done
+	TB_NS=()
+	if [ -n "$TB_BPFFS" ]; then
+		umount "$TB_BPFFS" || echo "teardown: cannot unmount $TB_BPFFS" >&2
+		TB_BPFFS=
+	fi
+	if [ -n "$TB_TMP" ] && [ -d "$TB_TMP" ]; then
+		if mountpoint -q "$TB_TMP/bpffs"; then
+			echo "teardown: $TB_TMP/bpffs still mounted, kept" >&2
+		else
+			rm -rf -- "$TB_TMP"
+		fi
+	fi
+	TB_TMP=
+}
+
+# ---- xnf in the DUT --------------------------------------------------------
+
+# tb_attach_both CHAIN [ARGS...]: xnf on d0 and d1 with CHAIN.
+tb_attach_both()
+{
+	tb_xnf attach d0 chain "$@" && tb_xnf attach d1 chain "$@"
+}
+
+# tb_routes: xnf routes to both sides, v4 and v6, via the static neighbours.
+tb_routes()
+{
+	tb_xnf route add 198.51.100.0/24 via $TB_SINK4 &&
+	tb_xnf route add 192.0.2.0/24 via $TB_SRC4 &&
+	tb_xnf route add 2001:db8:2::/64 via $TB_SINK6 &&
+	tb_xnf route add 2001:db8:1::/64 via $TB_SRC6
+}
+
+# tb_testbed_up CHAIN [ARGS...]: setup, attach both ports, add routes.
+tb_testbed_up()
+{
+	tb_setup && tb_attach_both "$@" && tb_routes
+}
+
+# ---- counters ----------------------------------------------------------------
+
+tb_stats_json() { tb_xnf -j stats "$@"; }
+
+# tb_stat JSON DEV JQ: JQ applied to the object of DEV in the output of
+# `xnf -j stats`, e.g. '.pass_reasons.no_route'.
+tb_stat()
+{
+	local json=$1 dev=$2 expr=$3
+	jq -e --arg d "$dev" ".devices[] | select(.dev == \$d) | $expr" \
+		<<<"$json"
+}
+
+# tb_chain JSON DEV FIELD: in / pass / drop / redirect / aborted of the
+# whole chain of DEV.
+tb_chain()
+{
+	tb_stat "$1" "$2" ".nfs[] | select(.nf == \"chain\") | .$3"
+}
+
+# tb_delta BEFORE AFTER DEV JQ: how much a counter grew between two
+# `xnf -j stats` outputs.
+tb_delta()
+{
+	local a b
+	a=$(tb_stat "$1" "$3" "$4") && b=$(tb_stat "$2" "$3" "$4") || return 1
+	echo $((b - a))
+}
+
+tb_chain_delta()
+{
+	tb_delta "$1" "$2" "$3" ".nfs[] | select(.nf == \"chain\") | .$4"
+}
+
+# ---- traffic (all bounded) ---------------------------------------------------
+
+# tb_ping FROM_NS DST COUNT [ping args]: ping -q, prints "sent received".
+tb_ping()
+{
+	local ns=$1 dst=$2 n=$3 out
+	shift 3
+	# ping exits 1 when a reply is missing: the numbers tell.
+	out=$(tb_run "$ns" ping -q -n -c "$n" -i 0.01 -W 1 "$@" "$dst") || true
+	awk '/packets transmitted/ { print $1, $4 }' <<<"$out"
+}
+
+# tb_ping_ok FROM_NS DST COUNT [ping args]: all COUNT answered.
+tb_ping_ok()
+{
+	local r n=$3
+	r=$(tb_ping "$@")
+	[ "$r" = "$n $n" ] || { echo "ping $2: sent/received $r, expected $n $n" >&2; return 1; }
+}
+
+# tb_udp_send NS DST PORT COUNT: COUNT datagrams, one per write, each
+# "<i>\n" (bash /dev/udp: no process per datagram).
+tb_udp_send()
+{
+	local ns=$1 dst=$2 port=$3 n=$4
+	tb_run "$ns" bash -c '
+		for ((i = 1; i <= $3; i++)); do
+			echo "$i" >"/dev/udp/$1/$2" || exit 1
+		done' _ "$dst" "$port" "$n"
+}
+
+# tb_udp_sink NS FAMILY PORT FILE: receives datagrams on PORT into FILE in
+# the background for at most TB_TIMEOUT seconds (killed by tb_teardown).
+tb_udp_sink()
+{
+	local ns=$1 fam=$2 port=$3 file=$4
+	tb_bg "$ns" timeout "$TB_TIMEOUT" socat -u "UDP$fam-RECV:$port,reuseaddr" \
+		"OPEN:$file,creat,append"
+	tb_wait_udp_listen "$ns" "$port"
+}
+
+tb_wait_udp_listen()
+{
+	local ns=$1 port=$2 i
+	for ((i = 0; i < 100; i++)); do
+		tb_run "$ns" ss -Hlnu "sport = :$port" | grep -q . && return 0
+		sleep 0.05
+	done
+	echo "nothing listens on udp port $port in $ns" >&2
+	return 1
+}
+
+# tb_lines FILE: number of lines in FILE (0 when missing).
+tb_lines()
+{
+	if [ -e "$1" ]; then wc -l <"$1"; else echo 0; fi
+}
+
+# tb_bg_stop PID: ends one background process of tb_bg and reaps it.
+tb_bg_stop()
+{
+	kill "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
+
+# tb_wait_lines FILE N [SECONDS]: until FILE has N lines (default 3 s).
+tb_wait_lines()
+{
+	local file=$1 n=$2 secs=${3:-3} i
+	for ((i = 0; i < secs * 20; i++)); do
+		[ "$(tb_lines "$file")" -ge "$n" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# tb_udp_echo NS FAMILY DST PORT COUNT: a UDP echo server (socat) on PORT
+# in the sink, COUNT lines sent to it from NS, 10 ms apart, over one
+# socket; prints how many lines came back (echoes arriving more than
+# 0.3 s after the last line was sent are not waited for).
+tb_udp_echo()
+{
+	local ns=$1 fam=$2 dst=$3 port=$4 n=$5 pid addr=$3
+	[ "$fam" = 6 ] && addr="[$dst]"
+	tb_bg "$TB_SINK" timeout "$TB_TIMEOUT" socat -T 3 \
+		"UDP$fam-LISTEN:$port,reuseaddr" PIPE
+	pid=$TB_BG_PID
+	tb_wait_udp_listen "$TB_SINK" "$port" || { tb_bg_stop "$pid"; return 1; }
+	tb_run "$ns" bash -c 'for ((i = 1; i <= $1; i++)); do echo "$i"; sleep 0.01; done' \
+		_ "$n" | tb_run "$ns" socat -t 0.3 -T 2 - "UDP$fam:$addr:$port" | wc -l
+	tb_bg_stop "$pid"
+}
+
+# ---- the DUT's kernel --------------------------------------------------------
+
+# tb_kfwd: datagrams the DUT's kernel forwarded so far, "IPv4 IPv6"; a
+# path that xnf takes leaves both unchanged.
+tb_kfwd()
+{
+	local v4 v6
+	v4=$(tb_dut awk '$1 == "Ip:" && $2 != "Forwarding" { print $7 }' /proc/net/snmp)
+	v6=$(tb_dut awk '$1 == "Ip6OutForwDatagrams" { print $2 }' /proc/net/snmp6)
+	echo "${v4:-?} ${v6:-?}"
+}
+
+# tb_xdp_prog_id NS DEV: id of the XDP program on DEV, or "none".
+tb_xdp_prog_id()
+{
+	ip -n "$1" -j link show dev "$2" | jq -r '.[0].xdp.prog.id // "none"'
+}
+
+# ---- captures ------------------------------------------------------------------
+
+# tb_capture NS DEV COUNT FILE FILTER...: tcpdump of what DEV receives, in
+# the background, until COUNT packets or TB_TIMEOUT; returns once it
+# listens. Sets TB_CAPTURE_PID: `wait` for it before reading FILE.
+tb_capture()
+{
+	local ns=$1 dev=$2 n=$3 file=$4 i
+	shift 4
+	tb_bg "$ns" timeout "$TB_TIMEOUT" tcpdump -i "$dev" -Q in -n -U \
+		--immediate-mode -c "$n" -w "$file" "$@" 2>/dev/null
+	# shellcheck disable=SC2034 # for the caller
+	TB_CAPTURE_PID=$TB_BG_PID
+	# tcpdump opens the file once the filter is in place.
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$file" ] && return 0
+		sleep 0.05
+	done
+	echo "tcpdump on $dev in $ns did not start" >&2
+	return 1
+}
+
+# ---- assertions (for bats: a failing one fails the test) ---------------------
+
+# tb_expect WHAT GOT OP WANT: OP is a test(1) integer operator (-eq, -ge,
+# ...) or a string comparison (= or !=).
+tb_expect()
+{
+	local what=$1 got=$2 op=$3 want=$4
+	if [ "$op" = "=" ]; then
+		[ "$got" = "$want" ] && return 0
+	elif [ "$op" = "!=" ]; then
+		[ "$got" != "$want" ] && return 0
+	elif [[ "$got" =~ ^-?[0-9]+$ ]]; then
+		case $op in
+		-eq) ((got == want)) && return 0 ;;
+		-ne) ((got != want)) && return 0 ;;
+		-ge) ((got >= want)) && return 0 ;;
+		-gt) ((got > want)) && return 0 ;;
+		-le) ((got <= want)) && return 0 ;;
+		-lt) ((got < want)) && return 0 ;;
+		esac
+	fi
+	echo "FAIL: $what: got '$got', expected $op '$want'" >&2
+	return 1
+}
+
+# ---- raw frames --------------------------------------------------------------
+
+# tb_send_frame NS DEV HEX: one Ethernet frame, given as hex digits (spaces
+# allowed), sent as it is from DEV through a packet socket.
+tb_send_frame()
+{
+	local ns=$1 dev=$2 hex esc
+	hex=$(tr -d ' \n' <<<"$3")
+	esc=$(sed 's/../\\x&/g' <<<"$hex")
+	# shellcheck disable=SC2059
+	printf "$esc" | tb_run "$ns" socat -u STDIN "INTERFACE:$dev"
+}
+
+# tb_ipv4_csum HEX: the header checksum of an IPv4 header given as hex
+# digits with its checksum field zero, as 4 hex digits.
+tb_ipv4_csum()
+{
+	local hex sum=0 i
+	hex=$(tr -d ' \n' <<<"$1")
+	for ((i = 0; i < ${#hex}; i += 4)); do
+		sum=$((sum + 16#${hex:i:4}))
+	done
+	while ((sum >> 16)); do
+		sum=$(((sum & 0xffff) + (sum >> 16)))
+	done
+	printf '%04x' $((~sum & 0xffff))
+}
+
+# tb_mac_hex MAC: 02:78:6e:00:00:01 -> 02786e000001
+tb_mac_hex() { tr -d : <<<"$1"; }

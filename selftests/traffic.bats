@@ -1,0 +1,646 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# traffic.bats - xnf forwarding real traffic: a source, the DUT running xnf
+# and a sink, each in its own network namespace (selftests/lib/testbed.bash).
+# Every test builds its own test bed and tears it down, even when it fails.
+#
+# What proves that xnf, not the DUT's kernel, forwarded: the chain's
+# redirect counter (xnf -j stats) grows by the number of packets sent, and
+# the kernel's forwarding counters (/proc/net/snmp, snmp6) do not move.
+# Assertions use JSON, counters, exit codes and tcpdump's decoding of what
+# arrived; never the wording of xnf's messages.
+
+bats_require_minimum_version 1.5.0
+: "${BATS_TEST_TIMEOUT:=120}"
+
+load lib/testbed
+
+setup_file()
+{
+	TB_SKIP=$(tb_missing)
+	export TB_SKIP
+}
+
+setup()
+{
+	[ -z "$TB_SKIP" ] || skip "$TB_SKIP"
+	tb_setup
+}
+
+teardown()
+{
+	tb_teardown
+}
+
+N=10    # pings per burst
+M=5     # datagrams per UDP burst
+
+@test "1-, 2- and 3-NF chains, tail-called and fused, forward ping and UDP both ways" {
+	local chain mode fused before after k0 k1 got port=7000
+
+	tb_routes
+	for chain in l3fwd firewall,l3fwd firewall,l3fwd,l2fwd; do
+		for mode in tailcall fused; do
+			fused=false
+			if [ "$mode" = fused ]; then
+				fused=true
+				tb_attach_both "$chain" fused
+			else
+				tb_attach_both "$chain"
+			fi
+			got=$(tb_xnf -j status | jq -c '[.[] | [.dev, .chain, .fused, .attached]] | sort')
+			tb_expect "status ($chain $mode)" "$got" = \
+				"[[\"d0\",\"$chain\",$fused,true],[\"d1\",\"$chain\",$fused,true]]"
+
+			k0=$(tb_kfwd)
+			before=$(tb_stats_json)
+			tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+			after=$(tb_stats_json)
+			# Echo requests one way, replies the other: all by xnf.
+			tb_expect "$chain $mode: d0 redirects" \
+				"$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $N
+			tb_expect "$chain $mode: d1 redirects" \
+				"$(tb_chain_delta "$before" "$after" d1 redirect)" -eq $N
+
+			before=$after
+			port=$((port + 1))
+			got=$(tb_udp_echo "$TB_SRC" 4 $TB_SINK4 $port $M)
+			tb_expect "$chain $mode: UDP lines echoed" "$got" -eq $M
+			after=$(tb_stats_json)
+			tb_expect "$chain $mode: d0 UDP redirects" \
+				"$(tb_chain_delta "$before" "$after" d0 redirect)" -ge 1
+			tb_expect "$chain $mode: d1 UDP redirects" \
+				"$(tb_chain_delta "$before" "$after" d1 redirect)" -ge 1
+			k1=$(tb_kfwd)
+			tb_expect "$chain $mode: kernel forwarded (v4 v6)" "$k1" = "$k0"
+
+			tb_xnf detach d0
+			tb_xnf detach d1
+		done
+	done
+}
+
+@test "TTL and hop limit decremented exactly once, checksums right on arrival" {
+	local mode dump n kpid spid
+
+	# Distinctive initial TTLs: the source 77, the sink 99.
+	tb_src sysctl -q -w net.ipv4.ip_default_ttl=77 net.ipv6.conf.s0.hop_limit=77
+	tb_sink sysctl -q -w net.ipv4.ip_default_ttl=99 net.ipv6.conf.k0.hop_limit=99
+	tb_routes
+	for mode in tailcall fused; do
+		if [ "$mode" = fused ]; then
+			tb_attach_both firewall,l3fwd,l2fwd fused
+		else
+			tb_attach_both firewall,l3fwd,l2fwd
+		fi
+		rm -f "$TB_TMP"/k0.pcap "$TB_TMP"/s0.pcap
+		# On k0: 4 ICMP + 4 UDP per family from the source; on s0: the
+		# 8 echo replies from the sink.
+		tb_capture "$TB_SINK" k0 16 "$TB_TMP/k0.pcap" \
+			"(src $TB_SRC4 or src $TB_SRC6) and (icmp or icmp6 or udp)"
+		kpid=$TB_CAPTURE_PID
+		tb_capture "$TB_SRC" s0 8 "$TB_TMP/s0.pcap" \
+			"(src $TB_SINK4 and icmp[icmptype] == icmp-echoreply) or (src $TB_SINK6 and icmp6 and ip6[40] == 129)"
+		spid=$TB_CAPTURE_PID
+		tb_ping_ok "$TB_SRC" $TB_SINK4 4 -t 77
+		tb_ping_ok "$TB_SRC" $TB_SINK6 4
+		tb_udp_send "$TB_SRC" $TB_SINK4 9 4
+		tb_udp_send "$TB_SRC" $TB_SINK6 9 4
+		wait "$kpid"
+		wait "$spid"
+
+		dump=$(timeout 10 tcpdump -r "$TB_TMP/k0.pcap" -n -vv 2>/dev/null)
+		echo "$dump"
+		n=$(grep -c "ttl 76," <<<"$dump" || true)
+		tb_expect "$mode: IPv4 packets at the sink with ttl 76" "$n" -eq 8
+		n=$(grep -c "hlim 76," <<<"$dump" || true)
+		tb_expect "$mode: IPv6 packets at the sink with hlim 76" "$n" -eq 8
+		n=$(grep -c "udp sum ok" <<<"$dump" || true)
+		tb_expect "$mode: UDP checksums verified by tcpdump" "$n" -eq 8
+		n=$(grep -Eci "bad|wrong|incorrect" <<<"$dump" || true)
+		tb_expect "$mode: bad checksums at the sink" "$n" -eq 0
+
+		dump=$(timeout 10 tcpdump -r "$TB_TMP/s0.pcap" -n -vv 2>/dev/null)
+		echo "$dump"
+		n=$(grep -c "ttl 98," <<<"$dump" || true)
+		tb_expect "$mode: IPv4 replies at the source with ttl 98" "$n" -eq 4
+		n=$(grep -c "hlim 98," <<<"$dump" || true)
+		tb_expect "$mode: IPv6 replies at the source with hlim 98" "$n" -eq 4
+		n=$(grep -Eci "bad|wrong|incorrect" <<<"$dump" || true)
+		tb_expect "$mode: bad checksums at the source" "$n" -eq 0
+
+		tb_xnf detach d0
+		tb_xnf detach d1
+	done
+}
+
+@test "a drop rule blocks exactly its flow and counts it" {
+	local before after fw hits n=20
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_xnf fw add drop proto udp dport 5001
+	tb_udp_sink "$TB_SINK" 4 5001 "$TB_TMP/5001"
+	tb_udp_sink "$TB_SINK" 4 5002 "$TB_TMP/5002"
+
+	before=$(tb_stats_json)
+	tb_udp_send "$TB_SRC" $TB_SINK4 5001 $n
+	tb_udp_send "$TB_SRC" $TB_SINK4 5002 $n
+	# 5002 was sent after 5001 on the same path: once it is all there,
+	# any 5001 datagram that got through is there too.
+	tb_wait_lines "$TB_TMP/5002" $n || true
+	after=$(tb_stats_json)
+	tb_expect "datagrams to 5001 received" "$(tb_lines "$TB_TMP/5001")" -eq 0
+	tb_expect "datagrams to 5002 received" "$(tb_lines "$TB_TMP/5002")" -eq $n
+
+	fw=$(tb_xnf -j fw show)
+	hits=$(jq -e '.rules[] | select(.action == "drop" and .proto == "udp" and .dport == "5001") | .packets' <<<"$fw")
+	tb_expect "hits of the drop rule" "$hits" -eq $n
+	tb_expect "drop reason fw_deny on d0" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.fw_deny)" -eq $n
+	tb_expect "chain drops on d0" \
+		"$(tb_chain_delta "$before" "$after" d0 drop)" -eq $n
+	tb_expect "chain redirects on d0" \
+		"$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $n
+
+	# The same rule set in the fused chain.
+	tb_xnf chain set d0 firewall,l3fwd,l2fwd fused
+	before=$after
+	tb_udp_send "$TB_SRC" $TB_SINK4 5001 $n
+	tb_udp_send "$TB_SRC" $TB_SINK4 5002 $n
+	tb_wait_lines "$TB_TMP/5002" $((2 * n)) || true
+	after=$(tb_stats_json)
+	tb_expect "fused: datagrams to 5001 received" "$(tb_lines "$TB_TMP/5001")" -eq 0
+	tb_expect "fused: datagrams to 5002 received" "$(tb_lines "$TB_TMP/5002")" -eq $((2 * n))
+	tb_expect "fused: drop reason fw_deny on d0" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.fw_deny)" -eq $n
+	hits=$(tb_xnf -j fw show | jq -e '.rules[] | select(.dport == "5001") | .packets')
+	tb_expect "fused: hits of the drop rule" "$hits" -eq $((2 * n))
+}
+
+@test "a route removed or added takes effect on live traffic" {
+	local before after k0 k1
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	after=$(tb_stats_json)
+	tb_expect "with the route: d0 redirects" \
+		"$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $N
+
+	# Without it, l3fwd passes the packets to the kernel as no_route; the
+	# DUT's kernel forwards them (ip_forward=1), so ping still works.
+	tb_xnf route del 198.51.100.0/24
+	k0=$(tb_kfwd)
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	after=$(tb_stats_json)
+	k1=$(tb_kfwd)
+	tb_expect "without the route: d0 redirects" \
+		"$(tb_chain_delta "$before" "$after" d0 redirect)" -eq 0
+	tb_expect "without the route: d0 no_route passes" \
+		"$(tb_delta "$before" "$after" d0 .pass_reasons.no_route)" -ge $N
+	tb_expect "without the route: IPv4 forwarded by the kernel" \
+		"$(( ${k1%% *} - ${k0%% *} ))" -ge $N
+	# The replies still have their route: xnf forwards them.
+	tb_expect "without the route: d1 redirects" \
+		"$(tb_chain_delta "$before" "$after" d1 redirect)" -eq $N
+
+	tb_xnf route add 198.51.100.0/24 via $TB_SINK4
+	k0=$(tb_kfwd)
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	after=$(tb_stats_json)
+	k1=$(tb_kfwd)
+	tb_expect "route back: d0 redirects" \
+		"$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $N
+	tb_expect "route back: kernel forwarded (v4 v6)" "$k1" = "$k0"
+}
+
+@test "chain set under continuous traffic loses nothing" {
+	local before after i args chain fused st id old_id pid out during=0
+	local -a plan=(
+		"firewall,l3fwd,l2fwd tailcall"
+		"l3fwd,l2fwd"
+		"l3fwd"
+		"l3fwd fused"
+		"firewall,l3fwd,l2fwd"
+		"firewall,l3fwd tailcall"
+		"l3fwd,l2fwd fused"
+		"firewall,l3fwd,l2fwd tailcall"
+		"l3fwd"
+		"firewall,l3fwd,l2fwd fused"
+	)
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	before=$(tb_stats_json)
+	old_id=$(tb_xnf -j status d0 | jq -r .prog_id)
+
+	tb_bg "$TB_SRC" timeout 60 ping -q -n -c 2000 -i 0.002 -W 1 $TB_SINK4 \
+		>"$TB_TMP/ping.out"
+	pid=$TB_BG_PID
+	# Switch only once the echo requests flow through d0.
+	for ((i = 0; i < 100; i++)); do
+		[ "$(tb_chain "$(tb_stats_json)" d0 redirect)" -gt \
+		  "$(tb_chain "$before" d0 redirect)" ] && break
+		sleep 0.02
+	done
+	fused=false
+	for i in "${!plan[@]}"; do
+		args=${plan[$i]}
+		kill -0 "$pid" 2>/dev/null && during=$((during + 1))
+		# shellcheck disable=SC2086
+		tb_xnf chain set d0 $args
+		chain=${args%% *}
+		case $args in
+		*" fused") fused=true ;;
+		*" tailcall") fused=false ;;
+		esac
+		st=$(tb_xnf -j status d0)
+		tb_expect "switch $i: chain" "$(jq -r .chain <<<"$st")" = "$chain"
+		tb_expect "switch $i: fused" "$(jq -r .fused <<<"$st")" = "$fused"
+		id=$(jq -r .prog_id <<<"$st")
+		tb_expect "switch $i: a new program runs" "$id" -ne "$old_id"
+		tb_expect "switch $i: the program on d0 is the one status names" \
+			"$(tb_xdp_prog_id "$TB_DUT" d0)" -eq "$id"
+		old_id=$id
+		sleep 0.05
+	done
+	# The switches must have happened while ping was sending (2000 x 2
+	# ms: at least 4 s; the ten switches take about 2 on an idle host).
+	tb_expect "switches started while ping ran" "$during" -ge 8
+	wait "$pid"
+	out=$(cat "$TB_TMP/ping.out")
+	echo "$out"
+	tb_expect "ping sent/received" "$(awk '/packets transmitted/ { print $1, $4 }' <<<"$out")" = "2000 2000"
+	after=$(tb_stats_json)
+	tb_expect "d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq 2000
+	tb_expect "d0 drops" "$(tb_chain_delta "$before" "$after" d0 drop)" -eq 0
+	tb_expect "d0 aborted" "$(tb_chain_delta "$before" "$after" d0 aborted)" -eq 0
+}
+
+@test "detach restores the kernel path" {
+	local before after k0 k1 dev
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	after=$(tb_stats_json)
+	tb_expect "attached: d0 redirects" \
+		"$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $N
+
+	tb_xnf detach d0
+	tb_xnf detach d1
+	for dev in d0 d1; do
+		tb_expect "$dev: XDP program after detach" \
+			"$(tb_xdp_prog_id "$TB_DUT" $dev)" = none
+		tb_expect "$dev: pins after detach" \
+			"$(test -e "$XNF_PIN_ROOT/dev/$dev" && echo present || echo gone)" = gone
+	done
+	tb_expect "status after detach" "$(tb_xnf -j status | jq -c .)" = "[]"
+
+	k0=$(tb_kfwd)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	tb_ping_ok "$TB_SRC" $TB_SINK6 $N
+	k1=$(tb_kfwd)
+	tb_expect "IPv4 forwarded by the kernel" "$(( ${k1%% *} - ${k0%% *} ))" -ge $((2 * N))
+	tb_expect "IPv6 forwarded by the kernel" "$(( ${k1##* } - ${k0##* } ))" -ge $((2 * N))
+}
+
+@test "IPv6 forwards through xnf: ping and UDP" {
+	local before after k0 k1
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_udp_sink "$TB_SINK" 6 5006 "$TB_TMP/u6"
+	k0=$(tb_kfwd)
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_SINK6 $N
+	tb_udp_send "$TB_SRC" $TB_SINK6 5006 $M
+	tb_wait_lines "$TB_TMP/u6" $M || true
+	after=$(tb_stats_json)
+	k1=$(tb_kfwd)
+	tb_expect "datagrams received" "$(tb_lines "$TB_TMP/u6")" -eq $M
+	tb_expect "d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $((N + M))
+	tb_expect "d1 redirects" "$(tb_chain_delta "$before" "$after" d1 redirect)" -eq $N
+	tb_expect "kernel forwarded (v4 v6)" "$k1" = "$k0"
+
+	# And back: an echo flow over IPv6.
+	tb_expect "UDP lines echoed" "$(tb_udp_echo "$TB_SRC" 6 $TB_SINK6 7006 $M)" -eq $M
+}
+
+@test "VLAN-tagged flow over the kernel's VLAN devices: passed with reason vlan" {
+	local before after
+
+	tb_probe_vlan || skip "kernel without 802.1Q VLAN devices (CONFIG_VLAN_8021Q)"
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	ip -n "$TB_SRC" link add link s0 name s0.100 type vlan id 100
+	ip -n "$TB_DUT" link add link d0 name d0.100 type vlan id 100
+	ip -n "$TB_SRC" addr add 203.0.113.1/24 dev s0.100
+	ip -n "$TB_DUT" addr add 203.0.113.254/24 dev d0.100
+	ip -n "$TB_SRC" link set s0.100 up
+	ip -n "$TB_DUT" link set d0.100 up
+	ip -n "$TB_SRC" neigh replace 203.0.113.254 lladdr $TB_MAC_D0 dev s0.100 nud permanent
+	ip -n "$TB_DUT" neigh replace 203.0.113.1 lladdr $TB_MAC_S0 dev d0.100 nud permanent
+	# The sink over the VLAN: the DUT's kernel routes from d0.100 to d1.
+	ip -n "$TB_SRC" route add $TB_SINK4/32 via 203.0.113.254 dev s0.100
+
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" 203.0.113.254 $N
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	after=$(tb_stats_json)
+	tb_expect "d0 passes with reason vlan" \
+		"$(tb_delta "$before" "$after" d0 .pass_reasons.vlan)" -ge $((2 * N))
+	tb_expect "d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq 0
+}
+
+# Works without 802.1Q support in the kernel: the frames are written raw.
+@test "tagged frames are never routed by xnf, even with a route (reason vlan)" {
+	local before after ip ip_hdr icmp frame1 frame2 i
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	# ICMP echo 203.0.113.1 -> 198.51.100.1: xnf has a route for it.
+	ip_hdr="4500 001c 0001 0000 4001 0000 cb00 7101 c633 6401"
+	ip="4500 001c 0001 0000 4001 $(tb_ipv4_csum "$ip_hdr") cb00 7101 c633 6401"
+	icmp="0800 f7fd 0001 0001"
+	# One 802.1Q tag (VLAN 100), and two (802.1ad 200, then 802.1Q 100).
+	frame1="$(tb_mac_hex $TB_MAC_D0) $(tb_mac_hex $TB_MAC_S0) 8100 0064 0800 $ip $icmp"
+	frame2="$(tb_mac_hex $TB_MAC_D0) $(tb_mac_hex $TB_MAC_S0) 88a8 00c8 8100 0064 0800 $ip $icmp"
+
+	before=$(tb_stats_json)
+	for ((i = 0; i < M; i++)); do
+		tb_send_frame "$TB_SRC" s0 "$frame1"
+		tb_send_frame "$TB_SRC" s0 "$frame2"
+	done
+	sleep 0.1
+	after=$(tb_stats_json)
+	tb_expect "d0 passes with reason vlan" \
+		"$(tb_delta "$before" "$after" d0 .pass_reasons.vlan)" -eq $((2 * M))
+	tb_expect "d0 malformed drops" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.malformed)" -eq 0
+	tb_expect "d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq 0
+}
+
+@test "fib mode forwards with the kernel's tables; a missing neighbour passes as no_neigh" {
+	local before after k0 k1 st
+
+	tb_attach_both l3fwd fib
+	st=$(tb_xnf -j status | jq -c '[.[] | [.dev, .chain, .l3fwd]] | sort')
+	tb_expect "status" "$st" = '[["d0","l3fwd","fib"],["d1","l3fwd","fib"]]'
+	tb_expect "xnf routes" "$(tb_xnf -j route show | jq length)" -eq 0
+
+	tb_udp_sink "$TB_SINK" 4 5009 "$TB_TMP/u4"
+	k0=$(tb_kfwd)
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	tb_ping_ok "$TB_SRC" $TB_SINK6 $N
+	tb_udp_send "$TB_SRC" $TB_SINK4 5009 $M
+	tb_wait_lines "$TB_TMP/u4" $M || true
+	after=$(tb_stats_json)
+	k1=$(tb_kfwd)
+	tb_expect "datagrams received" "$(tb_lines "$TB_TMP/u4")" -eq $M
+	tb_expect "d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $((2 * N + M))
+	tb_expect "d1 redirects" "$(tb_chain_delta "$before" "$after" d1 redirect)" -eq $((2 * N))
+	tb_expect "kernel forwarded (v4 v6)" "$k1" = "$k0"
+
+	# No neighbour entry for the sink: the first packets go to the kernel,
+	# which resolves it with ARP; then xnf forwards again.
+	ip -n "$TB_DUT" neigh del $TB_SINK4 dev d1
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	after=$(tb_stats_json)
+	tb_expect "d0 no_neigh passes" \
+		"$(tb_delta "$before" "$after" d0 .pass_reasons.no_neigh)" -ge 1
+	tb_expect "kernel resolved the sink" \
+		"$(ip -n "$TB_DUT" -j neigh show $TB_SINK4 dev d1 | jq -r '.[0].lladdr')" = $TB_MAC_K0
+	before=$after
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	after=$(tb_stats_json)
+	tb_expect "resolved: d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $N
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
+}
+
+# kill_one I OP: xnf killed by SIGKILL after a random short time in the
+# middle of OP (chain: chain set alternating between two chains; fw: fw add;
+# route: route add). Sets KILL_WHAT.
+kill_one()
+{
+	local i=$1 op=$2 t rc=0
+	local -a times=(0.05 0.01 0.02 0.03 0.05 0.06 0.08 0.1 0.12 0.2)
+
+	t=${times[RANDOM % ${#times[@]}]}
+	case $op in
+	chain)
+		if ((i % 2)); then
+			tb_xnf_killed KILL "$t" chain set d0 firewall,l3fwd,l2fwd || rc=$?
+		else
+			tb_xnf_killed KILL "$t" chain set d0 firewall,l3fwd || rc=$?
+		fi ;;
+	fw) tb_xnf_killed KILL "$t" fw add drop proto udp dport $((6000 + i)) || rc=$? ;;
+	route) tb_xnf_killed KILL "$t" route add 203.0.113.$i/32 via $TB_SINK4 || rc=$? ;;
+	esac
+	KILL_WHAT="round $i: $op killed after ${t}s (exit $rc)"
+	echo "$KILL_WHAT"
+}
+
+# What must hold whatever the moment of the kill: xnf still attached with
+# the old or the new chain, its tables readable, packets forwarded.
+check_alive()
+{
+	local what=$1 st
+	st=$(tb_xnf -j status d0)
+	tb_expect "$what: attached" "$(jq -r .attached <<<"$st")" = true
+	tb_expect "$what: chain old or new" \
+		"$(jq -r '.chain | IN("firewall,l3fwd,l2fwd", "firewall,l3fwd")' <<<"$st")" = true
+	tb_expect "$what: an XDP program on d0" "$(tb_xdp_prog_id "$TB_DUT" d0)" != none
+	tb_xnf -j route show | jq -e 'type == "array"' >/dev/null
+	tb_xnf -j fw show | jq -e '.rules | type == "array"' >/dev/null
+	tb_ping_ok "$TB_SRC" $TB_SINK4 2
+}
+
+# What xnf shows is what runs: the program status names is the one on d0,
+# and every rule `fw show` lists is in force (one datagram to its port
+# counts one hit).
+check_shown_is_running()
+{
+	local what=$1 st port ports before after
+	st=$(tb_xnf -j status d0)
+	tb_expect "$what: the program on d0 is the one status names" \
+		"$(tb_xdp_prog_id "$TB_DUT" d0)" = "$(jq -r .prog_id <<<"$st")"
+	before=$(tb_xnf -j fw show)
+	ports=$(jq -r '.rules[].dport' <<<"$before")
+	for port in $ports; do
+		tb_udp_send "$TB_SRC" $TB_SINK4 "$port" 1
+	done
+	sleep 0.05
+	after=$(tb_xnf -j fw show)
+	for port in $ports; do
+		tb_expect "$what: hits of the listed rule for dport $port" \
+			"$(jq -n --argjson a "$before" --argjson b "$after" --arg p "$port" \
+			  '[$b, $a] | map(.rules[] | select(.dport == $p) | .packets) | .[0] - .[1]')" -eq 1
+	done
+}
+
+@test "xnf killed during fw add or route add leaves the dataplane forwarding" {
+	local i op before after
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	for ((i = 0; i < 12; i++)); do
+		op=fw
+		((i % 2)) && op=route
+		kill_one $i $op 2>/dev/null
+		check_alive "$KILL_WHAT"
+	done
+
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	after=$(tb_stats_json)
+	tb_expect "d0 redirects after the kills" \
+		"$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $N
+	# The next complete commands bring back a state in which what xnf
+	# shows is what runs.
+	tb_xnf chain set d0 firewall,l3fwd,l2fwd
+	tb_xnf fw add drop proto udp dport 6999
+	check_shown_is_running "after a complete chain set and fw add"
+}
+
+# Known bug, runs with XNF_TEST_KNOWN_BUGS=1: do_chain_set() (loader/
+# cmd_dev.c) switches the link to the new entry program, waits for an RCU
+# grace period, and only then pins the new prog array. Killed in between,
+# the last user reference to that array (xnf's fd) goes away, the kernel
+# flushes the array, and every packet on the interface is dropped as
+# tail_call (fail closed) until the next complete chain set.
+@test "xnf killed during chain set leaves the dataplane forwarding" {
+	[ -n "${XNF_TEST_KNOWN_BUGS:-}" ] ||
+		skip "known bug: a chain set killed after bpf_link_update() leaves the new prog array unpinned and flushed; all packets drop as tail_call (loader/cmd_dev.c do_chain_set)"
+	local i
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	for ((i = 0; i < 16; i++)); do
+		kill_one $i chain 2>/dev/null
+		check_alive "$KILL_WHAT"
+	done
+}
+
+# Known bug, runs with XNF_TEST_KNOWN_BUGS=1. Two windows:
+# - chain set (also fused, without a prog array): killed between
+#   bpf_link_update() and the repinning of prog, chain and xnf_dev, the
+#   new chain runs while status, stats and the pins describe the old one
+#   (loader/cmd_dev.c, do_chain_set);
+# - fw add: killed after the rule was written to xnf_fw_rules but before
+#   xnf_fw_commit() switched generations, `fw show` lists a rule that is
+#   not in force; the next firewall change silently enables it
+#   (loader/cmd_fw.c, do_fw_add; del and flush alike).
+@test "a killed xnf never leaves status or fw show describing what does not run" {
+	[ -n "${XNF_TEST_KNOWN_BUGS:-}" ] ||
+		skip "known bug: a killed chain set / fw add leaves status or fw show describing what does not run (loader/cmd_dev.c do_chain_set, loader/cmd_fw.c do_fw_add)"
+	local i op
+
+	tb_attach_both firewall,l3fwd,l2fwd fused
+	tb_routes
+	for ((i = 0; i < 30; i++)); do
+		op=fw
+		((i % 2)) && op=chain
+		kill_one $i $op 2>/dev/null
+		check_shown_is_running "$KILL_WHAT"
+	done
+}
+
+@test "bpftool reads every pinned map, with BTF field names" {
+	local f maps out small=() all=() n
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_xnf fw add drop proto udp dport 5001
+	tb_ping_ok "$TB_SRC" $TB_SINK4 2
+
+	# Which pins are maps, from bpftool's own walk of the bpffs mounts.
+	maps=$(timeout 10 bpftool -f -j map show |
+	       jq -c --arg r "$XNF_PIN_ROOT/" '[.[] | .pinned[]? as $p |
+			select($p | startswith($r)) | {path: $p, max_entries}]')
+	for f in "$XNF_PIN_ROOT"/tables/* "$XNF_PIN_ROOT"/dev/d0/*; do
+		n=$(jq --arg p "$f" '[.[] | select(.path == $p) | .max_entries][0] // -1' <<<"$maps")
+		if [ "$n" -lt 0 ]; then
+			# Not a map: the link and the program of d0, nothing else.
+			case ${f##*/} in
+			link) timeout 10 bpftool -j link show pinned "$f" | jq -e '.type == "xdp"' >/dev/null ;;
+			prog) timeout 10 bpftool -j prog show pinned "$f" | jq -e '.type == "xdp"' >/dev/null ;;
+			*) tb_expect "${f#"$XNF_PIN_ROOT"/}: bpftool cannot read it" "" = map ;;
+			esac
+			continue
+		fi
+		all+=("map show pinned $f")
+		# Small maps in full; the big firewall and route tables only as
+		# `map show` (a full dump of those takes seconds).
+		[ "$n" -le 1024 ] && small+=("map dump pinned $f")
+	done
+	tb_expect "pinned maps" "${#all[@]}" -ge 20
+	tb_expect "small maps" "${#small[@]}" -ge 8
+
+	# One bpftool process per list (bpftool batch stops at an error).
+	printf '%s\n' "${all[@]}" >"$TB_TMP/show.batch"
+	out=$(timeout 30 bpftool -j batch file "$TB_TMP/show.batch")
+	tb_expect "map show of every pinned map" \
+		"$(jq '[.[] | .output | objects | select(.id and .name and .max_entries)] | length' <<<"$out")" \
+		-eq "${#all[@]}"
+	printf '%s\n' "${small[@]}" >"$TB_TMP/dump.batch"
+	out=$(timeout 30 bpftool -j batch file "$TB_TMP/dump.batch")
+	tb_expect "map dump of every small map" \
+		"$(jq '[.[] | .output | arrays] | length' <<<"$out")" -eq "${#small[@]}"
+	tb_expect "xnf_cfg has named fields" \
+		"$(jq '.[] | select(.command[3] | endswith("/xnf_cfg")) | .output[0].formatted.value | has("no_route")' <<<"$out")" = true
+	tb_expect "xnf_stats has named fields" \
+		"$(jq '.[] | select(.command[3] | endswith("/xnf_stats")) | .output[0].formatted.values[0].value | has("nf")' <<<"$out")" = true
+}
+
+@test "stats: valid JSON, counters add up, batch histogram matches, watch ends" {
+	local js i ok lines
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_xnf fw add drop proto udp dport 5001
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
+	tb_ping_ok "$TB_SRC" $TB_SINK6 $N
+	tb_udp_send "$TB_SRC" $TB_SINK4 5001 $M
+	tb_udp_send "$TB_SRC" $TB_SINK4 5002 $M
+
+	# Counters are per CPU and read CPU by CPU: exact on a quiet
+	# interface. IPv6 multicast of the hosts may still be on its way, so
+	# a snapshot that caught a packet half-counted is read again.
+	for ((i = 0; i < 5; i++)); do
+		sleep 0.2
+		js=$(tb_stats_json)
+		ok=$(jq '[.devices[] |
+			(.nfs[] | .in == .pass + .drop + .redirect + .aborted),
+			(.nfs[] | .in == ([.percpu[].in] | add)),
+			(.batch.packets == (.nfs[] | select(.nf == "chain") | .in)),
+			((.drop_reasons | add) == (.nfs[] | select(.nf == "chain") | .drop)),
+			((.pass_reasons | add) == (.nfs[] | select(.nf == "chain") | .pass))
+			] | all' <<<"$js")
+		[ "$ok" = true ] && break
+	done
+	echo "$js" | jq -c '.devices[] | {dev, nfs: [.nfs[] | del(.percpu)], batch: .batch.packets}'
+	tb_expect "counters consistent" "$ok" = true
+	tb_expect "devices" "$(jq -c '[.devices[].dev] | sort' <<<"$js")" = '["d0","d1"]'
+	tb_expect "d0 chain in" "$(tb_chain "$js" d0 in)" -ge $((2 * N + 2 * M))
+	tb_expect "d0 fw_deny" "$(tb_stat "$js" d0 .drop_reasons.fw_deny)" -eq $M
+	tb_expect "firewall hits in stats" \
+		"$(jq '.fw_hits[] | select(.action == "drop") | .packets' <<<"$js")" -eq $M
+
+	# watch: two refreshes, one JSON object per line, then exit 0.
+	run -0 timeout 10 ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
+		"$XNF" -j stats watch 0.2 count 2
+	lines=$(printf '%s\n' "$output" | jq -c '[.interval > 0, (.devices | length)]')
+	tb_expect "watch refreshes" "$(echo "$lines" | tr -d '\n')" = "[true,2][true,2]"
+	run -0 timeout 10 ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
+		"$XNF" stats watch 0.2 count 2
+}
