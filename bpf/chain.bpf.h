@@ -28,10 +28,11 @@ struct {
 	__type(value, __u32);
 } xnf_xsks SEC(".maps");
 
-/* Not used by the programs: declared here so the pinned map has BTF. */
+/* Not used by the programs: declared here so the pinned map has BTF.
+ * [0] describes the chain that runs, [1] one being switched to. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct xnf_dev_info);
 } xnf_dev SEC(".maps");

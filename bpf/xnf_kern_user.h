@@ -155,7 +155,8 @@ struct xnf_stats {
 };
 
 /* What xnf attached to an interface: xnf_dev[0] of the interface, written
- * by `xnf attach` / `xnf chain set`, read by `xnf status`. */
+ * by `xnf attach` / `xnf chain set`, read by `xnf status`; xnf_dev[1] holds
+ * the chain a `chain set` is switching to until the switch is complete. */
 struct xnf_dev_info {
 	__u32 ifindex;
 	__u32 netns;        /* inode of the network namespace */

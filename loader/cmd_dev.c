@@ -54,6 +54,85 @@ static int dev_info_read(const char *dev, struct xnf_dev_info *info)
 	return err;
 }
 
+static __u32 pin_prog_id(const char *path)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(path);
+
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.id = 0;
+	close(fd);
+	return info.id;
+}
+
+static __u32 link_prog_id(const char *dev)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd;
+
+	cli_dev_path(path, dev, "link");
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		info.prog_id = 0;
+	close(fd);
+	return info.prog_id;
+}
+
+/* Makes the pins describe the chain that runs after a `chain set` that was
+ * stopped midway (killed): one whose switch happened gets its staged pins
+ * ("prog_new", "chain_new", xnf_dev[1]) moved into place, one whose switch
+ * did not gets them removed. Runs under the instance lock. */
+static int dev_recover(const char *dev)
+{
+	char staged[PATH_MAX], path[PATH_MAX];
+	struct xnf_dev_info info;
+	__u32 zero = 0, one = 1;
+	int fd, err = 0;
+
+	cli_dev_path(staged, dev, "prog_new");
+	if (!pin_exists(staged))
+		return 0;
+	if (link_prog_id(dev) != pin_prog_id(staged)) {
+		unlink(staged);
+		cli_dev_path(staged, dev, "chain_new");
+		unlink(staged);
+		return 0;
+	}
+	/* In-flight packets of the old chain may still tail-call into the
+	 * old array, whose pin goes away below. */
+	xnf_sync_rcu();
+	cli_dev_path(path, dev, XNF_MAP_DEV);
+	fd = bpf_obj_get(path);
+	if (fd < 0 || bpf_map_lookup_elem(fd, &one, &info) ||
+	    bpf_map_update_elem(fd, &zero, &info, BPF_ANY))
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	cli_dev_path(staged, dev, "chain_new");
+	cli_dev_path(path, dev, "chain");
+	if (!err) {
+		/* A fused chain has no prog array: drop the old one's pin. */
+		if (pin_exists(staged) ? rename(staged, path) :
+		    unlink(path) && errno != ENOENT)
+			err = -errno;
+	}
+	cli_dev_path(staged, dev, "prog_new");
+	cli_dev_path(path, dev, "prog");
+	if (!err && rename(staged, path))
+		err = -errno;
+	if (err)
+		return cli_err("cannot complete the chain switch of %s in %s: %s",
+			       dev, path, strerror(-err));
+	return 0;
+}
+
 /* Pins @fd at <dev>/<name>, replacing what is there: the dataplane does not
  * use pins, they only keep objects alive and visible to bpftool. */
 static int repin(int fd, const char *dev, const char *name)
@@ -66,8 +145,8 @@ static int repin(int fd, const char *dev, const char *name)
 	return bpf_obj_pin(fd, path) ? -errno : 0;
 }
 
-static int write_info(struct xnf_chain *c, __u32 ifindex, __u32 xdp_flags,
-		      const struct xnf_chain_spec *spec)
+static int write_info(struct xnf_chain *c, __u32 key, __u32 ifindex,
+		      __u32 xdp_flags, const struct xnf_chain_spec *spec)
 {
 	struct xnf_dev_info info = {
 		.ifindex = ifindex,
@@ -77,28 +156,25 @@ static int write_info(struct xnf_chain *c, __u32 ifindex, __u32 xdp_flags,
 		.l3_fib = spec->l3_fib,
 		.chain_len = spec->len,
 	};
-	__u32 zero = 0;
 
 	memcpy(info.nf, spec->nf, sizeof(info.nf));
-	return bpf_map_update_elem(xnf_chain_dev_fd(c), &zero, &info, BPF_ANY) ?
+	return bpf_map_update_elem(xnf_chain_dev_fd(c), &key, &info, BPF_ANY) ?
 		-errno : 0;
 }
 
-/* Pins the program and, when tail-called, the prog array of @c. */
-static int pin_chain(struct xnf_chain *c, const char *dev)
+/* Pins the program of @c as "prog<sfx>" and, when tail-called, its prog
+ * array as "chain<sfx>". */
+static int pin_chain(struct xnf_chain *c, const char *dev, const char *sfx)
 {
-	char path[PATH_MAX];
+	char name[16];
 	int err;
 
-	err = repin(xnf_chain_prog_fd(c), dev, "prog");
-	if (err)
+	snprintf(name, sizeof(name), "prog%s", sfx);
+	err = repin(xnf_chain_prog_fd(c), dev, name);
+	if (err || xnf_chain_array_fd(c) < 0)
 		return err;
-	if (xnf_chain_array_fd(c) >= 0)
-		return repin(xnf_chain_array_fd(c), dev, "chain");
-	cli_dev_path(path, dev, "chain");
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return 0;
+	snprintf(name, sizeof(name), "chain%s", sfx);
+	return repin(xnf_chain_array_fd(c), dev, name);
 }
 
 /* The napi_poll tracer is shared by all interfaces: loaded by the first
@@ -159,7 +235,7 @@ int do_attach(int argc, char **argv)
 	struct xnf_chain_spec spec = {};
 	__u32 ifindex, xdp_flags = XDP_FLAGS_DRV_MODE, prog_id = 0;
 	bool have_chain = false, created_dir, port_added = false;
-	bool tracer_created = false, watched = false;
+	bool tracer_created = false, watched = false, fresh_instance;
 	struct xnf_chain *c = NULL;
 	char path[PATH_MAX];
 	const char *dev;
@@ -214,6 +290,8 @@ int do_attach(int argc, char **argv)
 			       "program it did not attach: if it is xnf's, use 'xnf chain "
 			       "set %s ...'; if not, remove it first (ip link set dev %s "
 			       "xdp off)", dev, prog_id, dev, dev);
+	snprintf(path, sizeof(path), "%s/tables/%s", cli.root, XNF_MAP_CFG);
+	fresh_instance = !pin_exists(path);
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
@@ -229,9 +307,9 @@ int do_attach(int argc, char **argv)
 		cli_err("cannot load the chain for %s: %s", dev, strerror(-err));
 		goto out_undo;
 	}
-	err = write_info(c, ifindex, xdp_flags, &spec);
+	err = write_info(c, 0, ifindex, xdp_flags, &spec);
 	if (!err)
-		err = pin_chain(c, dev);
+		err = pin_chain(c, dev, "");
 	if (err) {
 		cli_err("cannot pin the chain of %s under %s: %s", dev, path,
 			strerror(-err));
@@ -294,6 +372,12 @@ out_undo:
 		xnf_dev_remove(dp, dev);
 	if (tracer_created)
 		batch_tracer_put_if_unused();
+	if (fresh_instance) {
+		/* This attach created the instance: take it away again. */
+		xnf_dp_close(cli.dp);
+		cli.dp = NULL;
+		xnf_dp_destroy(cli.root);
+	}
 	return -1;
 }
 
@@ -317,6 +401,7 @@ int do_detach(int argc, char **argv)
 	if (!pin_exists(path))
 		return cli_err("xnf is not attached to %s; 'xnf status' lists "
 			       "the interfaces it is attached to", dev);
+	dev_recover(dev);
 	err = dev_info_read(dev, &info);
 	/* Removing the link pin detaches the program (nothing else holds
 	 * the link); the rest only goes once in-flight packets are done. */
@@ -356,7 +441,7 @@ static int do_chain_set(int argc, char **argv)
 	argc -= 2;
 	argv += 2;
 	dp = cli_dp(false);
-	if (!dp)
+	if (!dp || dev_recover(dev))
 		return -1;
 	if (dev_info_read(dev, &info))
 		return cli_err("xnf is not attached to %s; attach it with 'xnf attach "
@@ -389,22 +474,29 @@ static int do_chain_set(int argc, char **argv)
 			dev, strerror(-err));
 		goto out;
 	}
+	/* Staged pins first: if this process dies after the switch, they
+	 * keep the new chain's prog array filled (it is flushed when its last
+	 * user reference goes), and dev_recover() finishes the job. */
+	err = write_info(c, 1, info.ifindex, info.xdp_flags, &spec);
+	if (!err)
+		err = pin_chain(c, dev, "_new");
+	if (err) {
+		cli_err("cannot pin the new chain of %s: %s; the old one still runs",
+			dev, strerror(-err));
+		goto out_unstage;
+	}
 	if (bpf_link_update(link_fd, xnf_chain_prog_fd(c), NULL)) {
 		err = -errno;
 		cli_err("cannot switch %s to the new chain: %s; the old one still runs",
 			dev, strerror(-err));
-		goto out;
+		goto out_unstage;
 	}
-	/* From here the new chain runs. Packets that entered the old entry
-	 * program may still tail-call into the old prog array: wait for them
-	 * before the pins (the old array's last user references) go. */
-	xnf_sync_rcu();
-	err = write_info(c, info.ifindex, info.xdp_flags, &spec);
-	if (!err)
-		err = pin_chain(c, dev);
-	if (err)
-		cli_err("the new chain runs on %s, but updating its pins failed: %s",
-			dev, strerror(-err));
+	/* The new chain runs: move its pins into place (after waiting for
+	 * packets still in the old one). */
+	err = dev_recover(dev);
+	goto out;
+out_unstage:
+	dev_recover(dev);
 out:
 	xnf_chain_free(c);
 	close(link_fd);
@@ -433,23 +525,6 @@ int do_chain(int argc, char **argv)
 	return cli_dispatch(cmds, "chain", argc, argv);
 }
 
-static __u32 pinned_prog_id(const char *dev, const char *name)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	char path[PATH_MAX];
-	int fd;
-
-	cli_dev_path(path, dev, name);
-	fd = bpf_obj_get(path);
-	if (fd < 0)
-		return 0;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		info.id = 0;
-	close(fd);
-	return info.id;
-}
-
 static int status_one(const char *dev)
 {
 	struct bpf_link_info linfo = {};
@@ -460,7 +535,7 @@ static int status_one(const char *dev)
 	bool live = false;
 	int fd;
 
-	if (dev_info_read(dev, &info))
+	if (dev_recover(dev) || dev_info_read(dev, &info))
 		return cli_err("xnf is not attached to %s", dev);
 	spec.len = info.chain_len > XNF_CHAIN_MAX ? XNF_CHAIN_MAX : info.chain_len;
 	memcpy(spec.nf, info.nf, sizeof(spec.nf));
@@ -490,7 +565,7 @@ static int status_one(const char *dev)
 		jw_bool("fused", info.fused);
 		jw_string("l3fwd", info.l3_fib ? "fib" : "lpm");
 		jw_uint("link_id", linfo.id);
-		jw_uint("prog_id", pinned_prog_id(dev, "prog"));
+		jw_uint("prog_id", link_prog_id(dev));
 		jw_array("nfs");
 		for (i = 0; i < spec.len; i++) {
 			jw_object(NULL);
@@ -510,7 +585,7 @@ static int status_one(const char *dev)
 	       ", renamed" : "", chain, info.fused ? " (fused)" : "",
 	       info.xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" : "native",
 	       info.l3_fib ? "fib" : "lpm", live ? "" : ", NOT ATTACHED (device gone?)");
-	printf("    link id %u  prog id %u", linfo.id, pinned_prog_id(dev, "prog"));
+	printf("    link id %u  prog id %u", linfo.id, link_prog_id(dev));
 	for (i = 0; i < spec.len && !info.fused; i++)
 		printf("  %s id %u", xnf_nf_name(spec.nf[i]), ids[i]);
 	printf("\n    pins %s\n", path);

@@ -82,6 +82,16 @@ static struct {
 	__u32 def;                     /* default policy to compile with */
 } fw_batch;
 
+static int fw_active_gen(struct xnf_dp *dp, __u32 *gen)
+{
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, gen))
+		return -errno;
+	*gen &= 1;
+	return 0;
+}
+
 static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
 {
 	__u32 i;
@@ -93,11 +103,69 @@ static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
 	return 0;
 }
 
+/*
+ * A change killed between writing xnf_fw_rules and switching to the set
+ * compiled from it leaves the slots and the running rules apart. This
+ * brings them together again before anything reads the slots (under the
+ * instance lock): a slot in use that the running set lacks was never
+ * committed, its command did not succeed, so it is cleared; a slot the
+ * running set still uses but that is no longer in use was deleted by a
+ * command that did not finish, so the set is compiled again.
+ */
+static int fw_recover(struct xnf_dp *dp)
+{
+	struct xnf_fw_rule *rules = NULL, empty = {};
+	bool *live = NULL, stale_del = false;
+	struct xnf_fw_match m;
+	struct xnf_fw_hdr hdr;
+	__u32 gen, i, key;
+	int err = -1;
+
+	rules = malloc(XNF_FW_MAX_RULES * sizeof(*rules));
+	live = calloc(XNF_FW_MAX_RULES, sizeof(*live));
+	if (!rules || !live) {
+		cli_err("out of memory");
+		goto out;
+	}
+	if (fw_rules_read(dp, rules))
+		goto out;
+	if (fw_active_gen(dp, &gen) ||
+	    bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &gen, &hdr)) {
+		cli_err("cannot read the running firewall (%s)", XNF_MAP_FW_HDR);
+		goto out;
+	}
+	for (i = 0; i < hdr.nrules && i < XNF_FW_MAX_RULES; i++) {
+		key = gen * XNF_FW_MAX_RULES + i;
+		if (!bpf_map_lookup_elem(dp->fd[XNF_T_FW_ORDER], &key, &m) &&
+		    m.slot < XNF_FW_MAX_RULES)
+			live[m.slot] = true;
+	}
+	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
+		if (rules[i].in_use && !live[i] &&
+		    bpf_map_update_elem(dp->fd[XNF_T_FW_RULES], &i, &empty, BPF_ANY)) {
+			cli_err("cannot clear uncommitted slot %u of %s: %s", i,
+				XNF_MAP_FW_RULES, strerror(errno));
+			goto out;
+		}
+		stale_del |= live[i] && !rules[i].in_use;
+	}
+	err = stale_del ? xnf_fw_commit(dp, hdr.default_action) : 0;
+	if (err)
+		cli_err("cannot finish an interrupted firewall change: %s",
+			strerror(-err));
+out:
+	free(live);
+	free(rules);
+	return err ? -1 : 0;
+}
+
 static int fw_rules_load(struct xnf_dp *dp, struct xnf_fw_rule **out)
 {
 	size_t size = XNF_FW_MAX_RULES * sizeof(struct xnf_fw_rule);
 	struct xnf_fw_rule *rules;
 
+	if (!fw_batch.cache && fw_recover(dp))
+		return -1;
 	if (cli.batch && !fw_batch.cache) {
 		fw_batch.cache = malloc(size);
 		if (!fw_batch.cache || fw_rules_read(dp, fw_batch.cache)) {
@@ -129,15 +197,6 @@ static int fw_slot_write(struct xnf_dp *dp, __u32 slot,
 	return 0;
 }
 
-static int fw_active_gen(struct xnf_dp *dp, __u32 *gen)
-{
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, gen))
-		return -errno;
-	*gen &= 1;
-	return 0;
-}
 
 /* The default policy of the rule set the dataplane runs now. */
 static int fw_default_get(struct xnf_dp *dp, __u32 *act)

@@ -641,32 +641,40 @@ static int xnf_load_obj(struct xnf_dp *dp, struct xnf_obj *o, const char *dev,
 
 int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec)
 {
-	char buf[256], *tok, *save = NULL;
+	const char *p = text, *comma;
+	char name[32];
+	size_t len;
 	int nf;
 
 	memset(spec, 0, sizeof(*spec));
-	if (snprintf(buf, sizeof(buf), "%s", text) >= (int)sizeof(buf))
-		return -EINVAL;
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		nf = xnf_nf_from_name(tok);
+	do {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (!len || len >= sizeof(name)) {
+			pr_warn("Error: '%s' is not a chain: write NF[,NF...] with "
+				"NFs firewall, l3fwd, l2fwd, xsk\n", text);
+			return -EINVAL;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		nf = xnf_nf_from_name(name);
 		if (nf < 0) {
 			pr_warn("Error: unknown NF '%s'; NFs are firewall, l3fwd, "
-				"l2fwd, xsk\n", tok);
+				"l2fwd, xsk\n", name);
 			return -EINVAL;
 		}
 		if (chain_has(spec, nf)) {
 			pr_warn("Error: %s appears twice in the chain; each NF "
-				"runs at most once\n", tok);
+				"runs at most once\n", name);
 			return -EINVAL;
 		}
-		if (spec->len == XNF_CHAIN_MAX)
+		if (spec->len == XNF_CHAIN_MAX) {
+			pr_warn("Error: a chain holds at most %d NFs\n", XNF_CHAIN_MAX);
 			return -E2BIG;
+		}
 		spec->nf[spec->len++] = nf;
-	}
-	if (!spec->len) {
-		pr_warn("Error: empty chain; give NFs as NF[,NF...]\n");
-		return -EINVAL;
-	}
+		p = comma + 1;
+	} while (comma);
 	return 0;
 }
 

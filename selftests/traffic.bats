@@ -512,15 +512,10 @@ check_shown_is_running()
 	check_shown_is_running "after a complete chain set and fw add"
 }
 
-# Known bug, runs with XNF_TEST_KNOWN_BUGS=1: do_chain_set() (loader/
-# cmd_dev.c) switches the link to the new entry program, waits for an RCU
-# grace period, and only then pins the new prog array. Killed in between,
-# the last user reference to that array (xnf's fd) goes away, the kernel
-# flushes the array, and every packet on the interface is dropped as
-# tail_call (fail closed) until the next complete chain set.
+# chain set pins the new chain ("prog_new", "chain_new") before it switches,
+# so a kill at any point leaves a filled prog array; the next xnf command
+# finishes or undoes the switch.
 @test "xnf killed during chain set leaves the dataplane forwarding" {
-	[ -n "${XNF_TEST_KNOWN_BUGS:-}" ] ||
-		skip "known bug: a chain set killed after bpf_link_update() leaves the new prog array unpinned and flushed; all packets drop as tail_call (loader/cmd_dev.c do_chain_set)"
 	local i
 
 	tb_attach_both firewall,l3fwd,l2fwd
@@ -531,18 +526,10 @@ check_shown_is_running()
 	done
 }
 
-# Known bug, runs with XNF_TEST_KNOWN_BUGS=1. Two windows:
-# - chain set (also fused, without a prog array): killed between
-#   bpf_link_update() and the repinning of prog, chain and xnf_dev, the
-#   new chain runs while status, stats and the pins describe the old one
-#   (loader/cmd_dev.c, do_chain_set);
-# - fw add: killed after the rule was written to xnf_fw_rules but before
-#   xnf_fw_commit() switched generations, `fw show` lists a rule that is
-#   not in force; the next firewall change silently enables it
-#   (loader/cmd_fw.c, do_fw_add; del and flush alike).
+# A killed chain set or fw add can stop between writing its state and
+# switching the dataplane; the next command (status, fw show included)
+# finishes or undoes it, so what they show is what runs.
 @test "a killed xnf never leaves status or fw show describing what does not run" {
-	[ -n "${XNF_TEST_KNOWN_BUGS:-}" ] ||
-		skip "known bug: a killed chain set / fw add leaves status or fw show describing what does not run (loader/cmd_dev.c do_chain_set, loader/cmd_fw.c do_fw_add)"
 	local i op
 
 	tb_attach_both firewall,l3fwd,l2fwd fused

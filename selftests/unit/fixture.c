@@ -321,8 +321,10 @@ bool fx_cap_open(struct fx_cap *c)
 {
 	int i, one = 1;
 
-	for (i = 0; i < FX_PORTS; i++)
+	for (i = 0; i < FX_PORTS; i++) {
 		c->fd[i] = -1;
+		c->gro[i] = true;
+	}
 	if (!fx_env())
 		return false;
 	for (i = 0; i < FX_PORTS; i++) {
@@ -332,6 +334,8 @@ bool fx_cap_open(struct fx_cap *c)
 
 		snprintf(name, sizeof(name), "ut%dp", i);
 		sll.sll_ifindex = if_nametoindex(name);
+		c->gro[i] = !fx_sh("ethtool -k %s | grep -q '^generic-receive-offload: on'",
+				   name);
 		if (!ASSERT_OK(fx_sh("ethtool -K %s gro on >/dev/null", name),
 			       "enable NAPI on the veth peer (ethtool -K gro on)"))
 			goto err;
@@ -359,6 +363,9 @@ void fx_cap_close(struct fx_cap *c)
 		if (c->fd[i] >= 0)
 			close(c->fd[i]);
 		c->fd[i] = -1;
+		if (!c->gro[i])
+			fx_sh("ethtool -K ut%dp gro off >/dev/null", i);
+		c->gro[i] = true;
 	}
 }
 

@@ -88,11 +88,13 @@ bool fx_expect_nf(const struct xnf_stats *st, __u32 nf, int ret,
  * but not the egress port, so these run a frame in live mode
  * (BPF_F_TEST_XDP_LIVE_FRAMES: the verdict is carried out, redirects leave
  * through the devmap onto the veth) and look for it with packet sockets on
- * the peers ut0p..ut2p. fx_cap_open turns on GRO on the peers: a veth
- * accepts redirected frames only when its peer runs NAPI.
+ * the peers ut0p..ut2p. fx_cap_open turns on GRO on the peers, as a veth
+ * accepts redirected frames only when its peer runs NAPI; fx_cap_close
+ * turns it off again where it was off.
  */
 struct fx_cap {
 	int fd[FX_PORTS];
+	bool gro[FX_PORTS];     /* GRO was on before: leave it on */
 };
 
 bool fx_cap_open(struct fx_cap *c);
