@@ -32,6 +32,12 @@ static __always_inline void xnf_ipv4_dec_ttl(struct iphdr *iph)
 	iph->ttl--;
 }
 
+static __always_inline int xnf_ipv6_link_local(const struct in6_addr *a)
+{
+	return a->in6_u.u6_addr8[0] == 0xfe &&
+	       (a->in6_u.u6_addr8[1] & 0xc0) == 0x80;
+}
+
 static __always_inline void xnf_set_macs(struct ethhdr *eth, const __u8 *dmac,
 					 const __u8 *smac)
 {
@@ -40,11 +46,14 @@ static __always_inline void xnf_set_macs(struct ethhdr *eth, const __u8 *dmac,
 }
 
 /* Forwards along a route of xnf's own table, or raises its exception. */
-static __always_inline void xnf_l3_route(struct xnf_pkt *p,
+static __always_inline void xnf_l3_route(struct xdp_md *ctx,
+					 struct xnf_pkt *p,
 					 struct xnf_config *cfg,
 					 const struct xnf_route *rt,
 					 struct ethhdr *eth, __u8 *ttl)
 {
+	__u32 mtu = p->l3_len;
+
 	if (!rt) {
 		xnf_exception(p, cfg->no_route, XNF_R_NO_ROUTE);
 		return;
@@ -64,6 +73,15 @@ static __always_inline void xnf_l3_route(struct xnf_pkt *p,
 	}
 	if (*ttl <= 1) {
 		xnf_exception(p, cfg->ttl_expired, XNF_R_TTL);
+		return;
+	}
+	/* Too big for the egress port: the kernel answers with ICMP
+	 * "fragmentation needed" / "packet too big" (or fragments). The L3
+	 * length is passed in, as the XDP variant of the helper would
+	 * otherwise measure only the first buffer of a multi-buffer frame. */
+	if (bpf_check_mtu(ctx, rt->ifindex, &mtu, 0, 0) ==
+	    BPF_MTU_CHK_RET_FRAG_NEEDED) {
+		xnf_exception(p, XNF_ACT_PASS, XNF_R_FRAG_NEEDED);
 		return;
 	}
 	xnf_set_macs(eth, rt->dmac, rt->smac);
@@ -149,8 +167,8 @@ static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
 		struct xnf_rt4_key key = { .prefixlen = 32 };
 
 		__builtin_memcpy(key.addr, &iph->daddr, 4);
-		xnf_l3_route(p, cfg, bpf_map_lookup_elem(&xnf_rt4, &key), eth,
-			     &iph->ttl);
+		xnf_l3_route(ctx, p, cfg, bpf_map_lookup_elem(&xnf_rt4, &key),
+			     eth, &iph->ttl);
 	}
 	if (p->verdict == XNF_V_REDIRECT)
 		xnf_ipv4_dec_ttl(iph);
@@ -179,8 +197,8 @@ static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
 		struct xnf_rt6_key key = { .prefixlen = 128 };
 
 		__builtin_memcpy(key.addr, &ip6h->daddr, 16);
-		xnf_l3_route(p, cfg, bpf_map_lookup_elem(&xnf_rt6, &key), eth,
-			     &ip6h->hop_limit);
+		xnf_l3_route(ctx, p, cfg, bpf_map_lookup_elem(&xnf_rt6, &key),
+			     eth, &ip6h->hop_limit);
 	}
 	if (p->verdict == XNF_V_REDIRECT)
 		ip6h->hop_limit--;
@@ -209,7 +227,9 @@ static __always_inline void xnf_l3fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 		goto internal;
 	/* A router forwards unicast only (RFC 1812 5.3.4): frames sent to a
 	 * link-layer group address, IPv4 multicast and limited broadcast,
-	 * and IPv6 multicast go to the kernel, like its own addresses. */
+	 * and IPv6 multicast go to the kernel, like its own addresses; so do
+	 * link-local sources and destinations (169.254/16, fe80::/10), which
+	 * must not leave their link (RFC 3927, RFC 4291). */
 	if (eth->h_dest[0] & 1)
 		goto local;
 
@@ -219,7 +239,9 @@ static __always_inline void xnf_l3fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 		if ((void *)(iph + 1) > data_end)
 			goto internal;
 		if ((iph->daddr & bpf_htonl(0xf0000000)) == bpf_htonl(0xe0000000) ||
-		    iph->daddr == bpf_htonl(0xffffffff))
+		    iph->daddr == bpf_htonl(0xffffffff) ||
+		    (iph->daddr & bpf_htonl(0xffff0000)) == bpf_htonl(0xa9fe0000) ||
+		    (iph->saddr & bpf_htonl(0xffff0000)) == bpf_htonl(0xa9fe0000))
 			goto local;
 		xnf_l3fwd_v4(ctx, p, cfg, eth, iph);
 	} else {
@@ -227,7 +249,9 @@ static __always_inline void xnf_l3fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 
 		if ((void *)(ip6h + 1) > data_end)
 			goto internal;
-		if (ip6h->daddr.in6_u.u6_addr8[0] == 0xff)
+		if (ip6h->daddr.in6_u.u6_addr8[0] == 0xff ||
+		    xnf_ipv6_link_local(&ip6h->daddr) ||
+		    xnf_ipv6_link_local(&ip6h->saddr))
 			goto local;
 		xnf_l3fwd_v6(ctx, p, cfg, eth, ip6h);
 	}

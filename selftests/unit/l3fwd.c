@@ -180,6 +180,16 @@ static const struct l3_case l3_cases[] = {
 	{ "v4 9000 bytes, /32", V4(.frame_len = 9000, .dst = "10.1.2.3", .ttl = 100), FWD(0) },
 	{ "v4 9000 bytes, TTL 1", V4(.frame_len = 9000, .ttl = 1), PASS(XNF_R_TTL) },
 	{ "v6 9000 bytes (multi-buffer)", V6(.frame_len = 9000), FWD(1) },
+	{ "v4 1514-byte frame to a 1500-byte port", V4(.frame_len = 1514, .dst = "10.1.2.9"), FWD(2) },
+	{ "v4 1515-byte frame to a 1500-byte port", V4(.frame_len = 1515, .dst = "10.1.2.9"),
+	  PASS(XNF_R_FRAG_NEEDED) },
+	{ "v4 9000 bytes to a 1500-byte port", V4(.frame_len = 9000, .dst = "10.1.2.9"),
+	  PASS(XNF_R_FRAG_NEEDED) },
+	{ "v6 9000 bytes to a 1500-byte port", V6(.frame_len = 9000, .dst = "2001:db8:5::9"),
+	  PASS(XNF_R_FRAG_NEEDED) },
+	{ "v6 link-local destination", V6(.dst = "fe80::1"), PASS(XNF_R_LOCAL) },
+	{ "v6 link-local source", V6(.src = "fe80::1"), PASS(XNF_R_LOCAL) },
+	{ "v4 link-local destination", V4(.dst = "169.254.1.1"), PASS(XNF_R_LOCAL) },
 	{ "v6 9000 bytes, hop limit 1", V6(.frame_len = 9000, .ttl = 1), PASS(XNF_R_TTL) },
 };
 
@@ -321,8 +331,11 @@ TEST(l3fwd_table)
 
 	if (!fx_open(&f))
 		return;
-	if (l3_routes(&f))
+	/* Jumbo ports ut0 and ut1; ut2 keeps 1500, for the MTU cases. */
+	if (ASSERT_OK(fx_sh("ip link set ut0 mtu 9000 && ip link set ut1 mtu 9000"),
+		      "jumbo MTU on ut0 and ut1") && l3_routes(&f))
 		l3_table(&f, l3_cases, ARRAY_SIZE(l3_cases), false);
+	fx_sh("ip link set ut0 mtu 1500; ip link set ut1 mtu 1500");
 	fx_close(&f);
 }
 
