@@ -465,3 +465,13 @@ __u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len,
 		}
 	}
 }
+
+void fx_same_as_tail(const struct fx_out *fused, const struct fx_out *tail,
+		     const char *what)
+{
+	if (!tail->len)
+		return;
+	ASSERT_EQ(fused->ret, tail->ret, what);
+	if (ASSERT_EQ(fused->len, tail->len, what))
+		ASSERT_MEM(fused->data, tail->data, fused->len, what);
+}

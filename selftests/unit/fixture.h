@@ -51,6 +51,10 @@ bool fx_set_cfg(struct fx *f, __u32 no_route, __u32 ttl, __u32 local, __u32 l2_m
 /* Sum of drop[] / pass[] over all reasons. */
 __u64 fx_drops(const struct xnf_stats *st);
 __u64 fx_passes(const struct xnf_stats *st);
+/* Checks a fused run against the tail-called run of the same frame (only
+ * when that one produced output): same action, same bytes. */
+void fx_same_as_tail(const struct fx_out *fused, const struct fx_out *tail,
+		     const char *what);
 /* Prints the counters (for failing tests). */
 void fx_dump(const struct xnf_stats *st);
 
