@@ -88,6 +88,9 @@ run_xnf route add 198.51.100.0/24 via $TB_SINK4
 run_xnf route add 192.0.2.0/24 via $TB_SRC4
 run_xnf route add 2001:db8:2::/64 via $TB_SINK6
 run_xnf route add 2001:db8:1::/64 via $TB_SRC6
+note "the DUT's own addresses are local routes: packets for them go to its kernel"
+run_xnf route add $TB_D04/32 local
+run_xnf route add $TB_D14/32 local
 run_xnf route show
 
 say "Firewall: drop UDP to port 5001, explicitly allow UDP to 5002 from the source's subnet"

@@ -315,13 +315,18 @@ tb_attach_both()
 	tb_xnf attach d0 chain "$@" && tb_xnf attach d1 chain "$@"
 }
 
-# tb_routes: xnf routes to both sides, v4 and v6, via the static neighbours.
+# tb_routes: xnf routes to both sides, v4 and v6, via the static neighbours,
+# and the DUT's own addresses as local routes (to its kernel).
 tb_routes()
 {
 	tb_xnf route add 198.51.100.0/24 via $TB_SINK4 &&
 	tb_xnf route add 192.0.2.0/24 via $TB_SRC4 &&
 	tb_xnf route add 2001:db8:2::/64 via $TB_SINK6 &&
-	tb_xnf route add 2001:db8:1::/64 via $TB_SRC6
+	tb_xnf route add 2001:db8:1::/64 via $TB_SRC6 &&
+	tb_xnf route add $TB_D04/32 local &&
+	tb_xnf route add $TB_D14/32 local &&
+	tb_xnf route add $TB_D06/128 local &&
+	tb_xnf route add $TB_D16/128 local
 }
 
 # tb_testbed_up CHAIN [ARGS...]: setup, attach both ports, add routes.
