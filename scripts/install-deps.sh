@@ -24,6 +24,8 @@ need=(
 	"cmd:ping:iputils-ping"
 	"cmd:socat:socat"
 	"cmd:timeout:coreutils"
+	"cmd:sysctl:procps"
+	"cmd:awk:gawk"
 	"pc:libbpf:libbpf-dev"
 	"pc:libxdp:libxdp-dev"
 	"pc:libelf:libelf-dev"
