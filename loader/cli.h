@@ -94,6 +94,13 @@ int do_fdb(int argc, char **argv);
 int do_xconnect(int argc, char **argv);
 int do_config(int argc, char **argv);
 int do_destroy(int argc, char **argv);
+int do_plan(int argc, char **argv);
+/* "queues N" / "cores LIST|auto" (cmd_plan.c), shared by plan and attach:
+ * 1 when argv[0] was one of them (both words consumed), 0 when it was not,
+ * -1 after an error. */
+struct xnf_plan_req;
+int cli_parse_placement(int *argc, char ***argv, struct xnf_plan_req *req,
+			bool *have_queues, bool *have_cores);
 /* Compiles the firewall changes a batch collected: 0 or -1 (restored). */
 int cli_fw_flush(void);
 

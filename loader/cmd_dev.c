@@ -30,6 +30,7 @@
 #include <bpf/libbpf.h>
 
 #include "cli.h"
+#include "placement.h"
 
 #define BATCH_LINK "batch_link"
 
@@ -223,10 +224,15 @@ static int do_attach_help(void)
 {
 	fprintf(stderr,
 "Usage: xnf attach DEV chain NF[,NF...] [mode { native | generic }] [fused] [fib]\n"
+"                  [queues N] [cores { LIST | auto }]\n"
 "NF := { firewall | l3fwd | l2fwd | xsk }\n"
 "  mode native   in the driver (default); generic: in the stack, any device\n"
 "  fused         the whole chain in one program (order fixed until detach)\n"
-"  fib           l3fwd uses the kernel's routes and neighbours\n");
+"  fib           l3fwd uses the kernel's routes and neighbours\n"
+"  queues N      set N channels (an error if the device refuses)\n"
+"  cores LIST    queue i's IRQ (or napi thread) on the i-th CPU of LIST\n"
+"  cores auto    the placement of 'xnf plan DEV': the NIC's NUMA node, one\n"
+"                core per queue; detach restores what it changed\n");
 	return 0;
 }
 
@@ -240,7 +246,13 @@ int do_attach(int argc, char **argv)
 	char path[PATH_MAX];
 	const char *dev;
 	struct xnf_dp *dp;
-	int link_fd = -1, err;
+	int link_fd = -1, err, rc;
+	struct xnf_plan_req preq = {};
+	bool have_queues = false, have_cores = false;
+	struct xnf_place_state *pst = NULL;
+	struct xnf_plan *plan = NULL;
+	char perr[XNF_PLACE_ERR_LEN] = "";
+	const char *sysroot;
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 
 	if (argc < 1 || is_prefix(argv[0], "help"))
@@ -248,6 +260,12 @@ int do_attach(int argc, char **argv)
 	dev = argv[0];
 	NEXT_ARG();
 	while (argc > 0) {
+		rc = cli_parse_placement(&argc, &argv, &preq, &have_queues,
+					 &have_cores);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			continue;
 		if (is_prefix(argv[0], "chain")) {
 			NEXT_ARG();
 			REQ_ARGS(1, "attach");
@@ -290,18 +308,46 @@ int do_attach(int argc, char **argv)
 			       "program it did not attach: if it is xnf's, use 'xnf chain "
 			       "set %s ...'; if not, remove it first (ip link set dev %s "
 			       "xdp off)", dev, prog_id, dev, dev);
+	if (have_queues || have_cores) {
+		/* Plan before anything is created: a wrong request changes
+		 * nothing. The plan is for this machine, never a fixture. */
+		sysroot = getenv("XNF_SYSFS_ROOT");
+		if (sysroot && *sysroot && strcmp(sysroot, "/"))
+			return cli_err("XNF_SYSFS_ROOT=%s: a placement is applied to "
+				       "this machine only; unset it to attach with "
+				       "queues or cores", sysroot);
+		err = xnf_plan_compute("", dev, &preq, &plan, perr, sizeof(perr));
+		if (err)
+			return cli_err("cannot place %s: %s", dev, perr);
+		for (rc = 0; rc < plan->nwarnings; rc++)
+			fprintf(stderr, "Warning: %s\n", plan->warnings[rc]);
+		pst = calloc(1, sizeof(*pst));
+		if (!pst) {
+			free(plan);
+			return cli_err("out of memory");
+		}
+	}
 	snprintf(path, sizeof(path), "%s/tables/%s", cli.root, XNF_MAP_CFG);
 	fresh_instance = !pin_exists(path);
 	dp = cli_dp(true);
-	if (!dp)
-		return -1;
 	cli_dev_path(path, dev, "link");
-	if (pin_exists(path))
-		return cli_err("%s has a stale xnf attachment pinned at %s; run "
-			       "'xnf detach %s' first", dev, path, dev);
+	if (dp && pin_exists(path)) {
+		cli_err("%s has a stale xnf attachment pinned at %s; run "
+			"'xnf detach %s' first", dev, path, dev);
+		dp = NULL;
+	}
+	if (!dp) {
+		free(plan);
+		free(pst);
+		return -1;
+	}
 	cli_dev_path(path, dev, NULL);
 	created_dir = !pin_exists(path);
 
+	if (plan && plan->node >= 0) {
+		spec.numa = true;
+		spec.numa_node = plan->node;
+	}
 	err = xnf_chain_load(dp, dev, &spec, &c);
 	if (err) {
 		cli_err("cannot load the chain for %s: %s", dev, strerror(-err));
@@ -333,6 +379,24 @@ int do_attach(int argc, char **argv)
 			strerror(-err));
 		goto out_undo;
 	}
+	if (plan) {
+		/* Channels before the XDP attach, so the program starts on
+		 * the rings it will keep; recorded before anything else may
+		 * fail, so that the undo below and detach find it. */
+		err = xnf_place_apply_channels(plan, have_queues, pst, perr,
+					       sizeof(perr));
+		if (err) {
+			cli_err("%s", perr);
+			goto out_undo;
+		}
+		cli_dev_path(path, dev, NULL);
+		err = xnf_place_save(path, pst);
+		if (err) {
+			cli_err("cannot record the placement of %s in %s: %s", dev,
+				path, strerror(-err));
+			goto out_undo;
+		}
+	}
 
 	lopts.flags = xdp_flags;
 	link_fd = bpf_link_create(xnf_chain_prog_fd(c), ifindex, BPF_XDP, &lopts);
@@ -343,6 +407,10 @@ int do_attach(int argc, char **argv)
 				"support native XDP (try 'mode generic') or its MTU is "
 				"too large", dev, xdp_flags == XDP_FLAGS_SKB_MODE ?
 				"generic" : "native", strerror(-err));
+		else if (err == -ENOSPC)
+			cli_err("cannot attach to %s: %s; a veth takes XDP only with "
+				"as many receive queues as its peer has transmit "
+				"queues (ethtool -l on both ends)", dev, strerror(-err));
 		else if (err == -EBUSY || err == -EEXIST)
 			cli_err("%s already has an XDP program; xnf never replaces a "
 				"program it did not attach", dev);
@@ -355,14 +423,38 @@ int do_attach(int argc, char **argv)
 		cli_err("cannot pin the XDP link of %s: %s", dev, strerror(-err));
 		goto out_undo;
 	}
+	if (plan) {
+		/* After the attach, which re-created IRQ handlers and napi
+		 * threads. What cannot be set is reported, not fatal. */
+		xnf_place_apply_cpus(plan, pst);
+		cli_dev_path(path, dev, NULL);
+		err = xnf_place_save(path, pst);
+		if (err) {
+			cli_err("cannot record the placement of %s in %s: %s", dev,
+				path, strerror(-err));
+			cli_dev_path(path, dev, "link");
+			unlink(path);
+			goto out_undo;
+		}
+	}
 	close(link_fd);
 	xnf_chain_free(c);
+	free(plan);
+	free(pst);
 	return 0;
 
 out_undo:
+	/* Threaded NAPI goes back while XDP still runs (a veth without XDP
+	 * has no NAPI to switch); channels and IRQs once it is gone. */
+	if (plan)
+		xnf_place_restore_napi("", dev, pst);
 	/* Closing an unpinned link detaches it. */
 	if (link_fd >= 0)
 		close(link_fd);
+	if (plan)
+		xnf_place_restore_host("", dev, pst);
+	free(plan);
+	free(pst);
 	xnf_chain_free(c);
 	if (watched)
 		xnf_batch_unwatch(dp, ifindex);
@@ -383,6 +475,7 @@ out_undo:
 
 int do_detach(int argc, char **argv)
 {
+	struct xnf_place_state *pst = NULL;
 	struct xnf_dev_info info;
 	char path[PATH_MAX];
 	struct xnf_dp *dp;
@@ -403,11 +496,27 @@ int do_detach(int argc, char **argv)
 			       "the interfaces it is attached to", dev);
 	dev_recover(dev);
 	err = dev_info_read(dev, &info);
+	/* What attach changed on the host: threaded NAPI and the napi
+	 * threads while XDP still runs, channels and IRQs once it is gone. */
+	pst = calloc(1, sizeof(*pst));
+	cli_dev_path(path, dev, NULL);
+	if (pst && xnf_place_load(path, pst)) {
+		free(pst);
+		pst = NULL;
+	}
+	if (pst)
+		xnf_place_restore_napi("", dev, pst);
+	cli_dev_path(path, dev, "link");
 	/* Removing the link pin detaches the program (nothing else holds
 	 * the link); the rest only goes once in-flight packets are done. */
-	if (unlink(path))
+	if (unlink(path)) {
+		free(pst);
 		return cli_err("cannot remove %s: %s", path, strerror(errno));
+	}
 	xnf_sync_rcu();
+	if (pst)
+		xnf_place_restore_host("", dev, pst);
+	free(pst);
 	if (!err) {
 		/* Routes, FDB entries or cross-connects may still send
 		 * packets out of it: it stays an egress port then. */

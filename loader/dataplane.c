@@ -95,7 +95,7 @@ static int mkdir_private(const char *path)
  * if they exist, created and pinned otherwise). The chain's prog array and
  * the object's own data sections are left alone. */
 static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
-			 const char *dev)
+			 const char *dev, int numa_node)
 {
 	struct bpf_map *map;
 	char path[PATH_MAX];
@@ -116,6 +116,10 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 			snprintf(path, sizeof(path), "%s/dev/%s/%s", dp->root,
 				 dev, name);
 			err = bpf_map__set_pin_path(map, path);
+			/* Used when the map is created, by the first attach;
+			 * the NIC's node, where its counters are written. */
+			if (!err && numa_node >= 0)
+				err = bpf_map__set_numa_node(map, numa_node);
 		} else {
 			continue;
 		}
@@ -185,7 +189,7 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 			err = -errno;
 			goto out_free;
 		}
-		err = xnf_bind_maps(dp, skel->obj, NULL);
+		err = xnf_bind_maps(dp, skel->obj, NULL, -1);
 		if (!err)
 			err = xnf_tables__load(skel);
 		if (err) {
@@ -479,7 +483,7 @@ int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link **link)
 	skel = xnf_batch__open();
 	if (!skel)
 		return -errno;
-	err = xnf_bind_maps(dp, skel->obj, NULL);
+	err = xnf_bind_maps(dp, skel->obj, NULL, -1);
 	if (!err)
 		err = xnf_batch__load(skel);
 	if (err) {
@@ -620,11 +624,11 @@ static void xnf_obj_destroy(struct xnf_obj *o)
 }
 
 static int xnf_load_obj(struct xnf_dp *dp, struct xnf_obj *o, const char *dev,
-			int array_fd, const char *what)
+			int array_fd, int numa_node, const char *what)
 {
 	int err;
 
-	err = xnf_bind_maps(dp, o->obj, dev);
+	err = xnf_bind_maps(dp, o->obj, dev, numa_node);
 	if (!err && array_fd >= 0) {
 		struct bpf_map *m = bpf_object__find_map_by_name(o->obj,
 								 XNF_MAP_CHAIN);
@@ -694,6 +698,7 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 		   const struct xnf_chain_spec *spec, struct xnf_chain **out)
 {
 	char path[PATH_MAX];
+	int node = spec->numa ? spec->numa_node : -1;
 	struct xnf_chain *c;
 	__u32 i;
 	int err;
@@ -718,13 +723,13 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 	if (spec->fused) {
 		err = xnf_open_fused(&c->entry, spec);
 		if (!err)
-			err = xnf_load_obj(dp, &c->entry, dev, -1, "fused chain");
+			err = xnf_load_obj(dp, &c->entry, dev, -1, node, "fused chain");
 		if (err)
 			goto out_free;
 	} else {
 		err = XNF_OPEN_SKEL(xnf_entry, &c->entry, 0, spec);
 		if (!err)
-			err = xnf_load_obj(dp, &c->entry, dev, -1, "entry");
+			err = xnf_load_obj(dp, &c->entry, dev, -1, node, "entry");
 		if (err)
 			goto out_free;
 		c->array_fd = bpf_map__fd(((struct xnf_entry *)c->entry.skel)->maps.xnf_chain);
@@ -734,7 +739,7 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 			err = xnf_open_nf(&c->nf[i], spec->nf[i], i, spec);
 			if (!err)
 				err = xnf_load_obj(dp, &c->nf[i], dev, c->array_fd,
-						   xnf_nf_name(spec->nf[i]));
+						   node, xnf_nf_name(spec->nf[i]));
 			if (err)
 				goto out_free;
 			prog_fd = bpf_program__fd(c->nf[i].prog);

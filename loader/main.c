@@ -130,10 +130,11 @@ static int do_help(int argc, char **argv)
 "Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
 "       xnf -b FILE\n"
 "OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
-"            xconnect | config | destroy }\n"
+"            xconnect | config | destroy | plan }\n"
 "OPTIONS := { -j | -b FILE | -v | -h }\n"
 "\n"
 "  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused] [fib]\n"
+"             [queues N] [cores LIST|auto]\n"
 "  xnf detach DEV\n"
 "  xnf chain set DEV NF[,NF...] [fused | tailcall] [fib | lpm]\n"
 "  xnf status [DEV]\n"
@@ -148,8 +149,10 @@ static int do_help(int argc, char **argv)
 "  xnf xconnect DEV DEV [lladdr MAC MAC] | xnf xconnect { del DEV | show }\n"
 "  xnf config { show | set KEY { pass | drop | flood } }\n"
 "  xnf destroy\n"
+"  xnf plan DEV [queues N] [cores LIST]\n"
 "NF := { firewall | l3fwd | l2fwd | xsk }\n"
-"The pin root is %s, or $XNF_PIN_ROOT.\n", XNF_DEFAULT_PIN_ROOT);
+"The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
+"$XNF_SYSFS_ROOT (default /).\n", XNF_DEFAULT_PIN_ROOT);
 	return 0;
 }
 
@@ -166,6 +169,7 @@ static const struct cli_cmd objects[] = {
 	{ "xconnect", do_xconnect },
 	{ "config", do_config },
 	{ "destroy", do_destroy },
+	{ "plan", do_plan },
 	{ NULL, NULL },
 };
 

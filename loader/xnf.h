@@ -131,6 +131,8 @@ struct xnf_chain_spec {
 	__u32 nf[XNF_CHAIN_MAX];     /* enum xnf_nf_id, each at most once */
 	bool fused;                  /* one program, NFs inlined */
 	bool l3_fib;                 /* l3fwd uses bpf_fib_lookup */
+	bool numa;                   /* create the interface's maps on ... */
+	int numa_node;               /* ... this node (BPF_F_NUMA_NODE) */
 };
 
 /* Parses "firewall,l3fwd,l2fwd" (each NF once). */
