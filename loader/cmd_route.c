@@ -288,17 +288,9 @@ static int route_write(struct route_req *r, bool replace)
 				       "; xnf has room for 256 ports" : "");
 		port_added = true;
 	}
-	if (replace) {
-		err = xnf_route_set(dp, r->family, r->addr, r->plen, &r->rt);
-	} else {
-		/* libxnf's xnf_route_set() overwrites; an add must not, and
-		 * BPF_NOEXIST makes the check and the insert one step. */
-		struct xnf_rt6_key key = { .prefixlen = r->plen };
-
-		memcpy(key.addr, r->addr, r->family == XNF_AF_INET ? 4 : 16);
-		err = bpf_map_update_elem(route_fd(dp, r->family), &key, &r->rt,
-					  BPF_NOEXIST) ? -errno : 0;
-	}
+	/* BPF_NOEXIST makes an add's check and insert one step. */
+	err = xnf_route_set(dp, r->family, r->addr, r->plen, &r->rt,
+			    replace ? BPF_ANY : BPF_NOEXIST);
 	if (!err)
 		return 0;
 	if (port_added)

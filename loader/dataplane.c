@@ -383,7 +383,7 @@ static int xnf_route_key(int family, const void *addr, __u32 plen,
 }
 
 int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
-		  const struct xnf_route *rt)
+		  const struct xnf_route *rt, __u64 flags)
 {
 	struct xnf_rt6_key key;
 	int fd, err;
@@ -392,7 +392,7 @@ int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 	if (err)
 		return err;
 	/* One LPM element update: a packet sees the old or the new route. */
-	return bpf_map_update_elem(fd, &key, rt, BPF_ANY) ? -errno : 0;
+	return bpf_map_update_elem(fd, &key, rt, flags) ? -errno : 0;
 }
 
 int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen)

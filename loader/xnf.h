@@ -103,8 +103,9 @@ bool xnf_port_exists(struct xnf_dp *dp, __u32 ifindex);
 bool xnf_port_in_use(struct xnf_dp *dp, __u32 ifindex);
 
 /* Routes: @addr in network order (4 or 16 bytes by @family). */
+/* @flags: BPF_ANY (replace) or BPF_NOEXIST (add; -EEXIST if present). */
 int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
-		  const struct xnf_route *rt);
+		  const struct xnf_route *rt, __u64 flags);
 int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen);
 
 int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex);

@@ -268,7 +268,7 @@ static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
 		inet_pton(AF_INET, r->addr, addr);
 		bm_nh_mac(i, rt.dmac);
 		memcpy(rt.smac, b->mac[r->port], 6);
-		err = xnf_route_set(in->dp, XNF_AF_INET, addr, r->plen, &rt);
+		err = xnf_route_set(in->dp, XNF_AF_INET, addr, r->plen, &rt, BPF_ANY);
 		if (!err)
 			err = xnf_fdb_set(in->dp, rt.dmac, rt.ifindex);
 		if (err) {

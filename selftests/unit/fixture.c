@@ -155,7 +155,7 @@ static bool fx_route(struct fx *f, int family, const char *prefix, __u32 port,
 		return false;
 	fx_nh_mac(port, rt.dmac);
 	memcpy(rt.smac, f->mac[port], 6);
-	return ASSERT_OK(xnf_route_set(f->dp, family, addr, plen, &rt), prefix);
+	return ASSERT_OK(xnf_route_set(f->dp, family, addr, plen, &rt, BPF_ANY), prefix);
 }
 
 bool fx_route4(struct fx *f, const char *prefix, __u32 port, __u32 type)

@@ -111,7 +111,7 @@ static bool l2_setup(struct fx *f)
 	       fx_route6(f, "2001:db8:2::/48", 1, XNF_RT_UNICAST) &&
 	       fx_route4(f, "10.2.0.0/16", 2, XNF_RT_UNICAST) &&
 	       fx_route4(f, "203.0.113.0/24", 1, XNF_RT_BLACKHOLE) &&
-	       ASSERT_OK(xnf_route_set(f->dp, XNF_AF_INET, addr, 16, &rt),
+	       ASSERT_OK(xnf_route_set(f->dp, XNF_AF_INET, addr, 16, &rt, BPF_ANY),
 			 "route to an unknown next hop");
 }
 
