@@ -49,7 +49,7 @@ BPF_CFLAGS := -g -O2 --target=bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	$(CLANG_BPF_SYS_INCLUDES) -MMD -MP
 CFLAGS ?= -g -O2
 XNF_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
-	-Wno-missing-field-initializers -Werror -I$(OUTPUT)/bpf -Ibpf -Iloader -Itools -Iselftests/unit \
+	-Wno-missing-field-initializers -Werror -I$(OUTPUT)/bpf -Ibpf -Iloader -Iuserspace -Itools -Iselftests/unit \
 	$(shell $(PKG_CONFIG) --cflags libbpf libxdp 2>/dev/null) -MMD -MP
 LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp 2>/dev/null) -lelf -lz -lm -lpthread
 
@@ -60,7 +60,7 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.skel.h,$(BPF_SRCS))
 CLI_SRCS := loader/main.c loader/args.c loader/json.c $(wildcard loader/cmd_*.c)
 CLI_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 XNF := $(OUTPUT)/xnf
-LIB_SRCS := $(filter-out $(CLI_SRCS),$(wildcard loader/*.c))
+LIB_SRCS := $(filter-out $(CLI_SRCS),$(wildcard loader/*.c)) $(wildcard userspace/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libxnf.a
 
@@ -69,11 +69,19 @@ UNIT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(UNIT_SRCS)) $(OUTPUT)/tools/sandbox.
 UNIT := $(OUTPUT)/test_unit
 
 TOOLS := $(if $(wildcard tools/bench_micro.c),$(OUTPUT)/bench-micro)
+# The benchmark harness's rule sets (tools/bench/, `make bench`).
+TOOLS += $(OUTPUT)/xnf-fwgen
+# The bare AF_XDP forwarder the worker is measured against.
+TOOLS += $(OUTPUT)/xnf-xskfwd
+# Traffic generator and sink (tools/gen.c, tools/sink.c); the unit tests
+# use their shared part (tools/traffic.c).
+TOOLS += $(OUTPUT)/xnf-gen $(OUTPUT)/xnf-sink
+UNIT_OBJS += $(OUTPUT)/tools/traffic.o
 
 .PHONY: all
 all: $(BPF_OBJS) $(SKELS) $(LIB) $(XNF) $(UNIT) $(TOOLS)
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/loader $(OUTPUT)/selftests/unit $(OUTPUT)/tools:
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/loader $(OUTPUT)/userspace $(OUTPUT)/selftests/unit $(OUTPUT)/tools:
 	$(Q)mkdir -p $@
 
 # Kernel types for the tracing program, from the running kernel's BTF.
@@ -114,6 +122,22 @@ $(OUTPUT)/bench-micro: $(OUTPUT)/tools/bench_micro.o $(OUTPUT)/tools/sandbox.o \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 
+$(OUTPUT)/xnf-xskfwd: $(OUTPUT)/tools/xskfwd.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/xnf-fwgen: $(OUTPUT)/tools/fwgen.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/xnf-gen: $(OUTPUT)/tools/gen.o $(OUTPUT)/tools/traffic.o $(OUTPUT)/loader/json.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+
+$(OUTPUT)/xnf-sink: $(OUTPUT)/tools/sink.o $(OUTPUT)/tools/traffic.o $(OUTPUT)/loader/json.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+
 .PHONY: check unit
 unit: $(UNIT)
 	$(UNIT)
@@ -121,6 +145,13 @@ unit: $(UNIT)
 check: all
 	$(UNIT)
 	XNF=$(XNF) bats --timing selftests/*.bats
+
+# The batching model (tools/xnf_model.py, `xnf model`): its unit tests, run
+# by the Debian interpreter that has python3-numpy/-scipy (install-deps).
+.PHONY: test-model
+test-model:
+	/usr/bin/python3 -m unittest discover -s selftests -p model_test.py
+check: test-model
 
 # The test bed of the traffic tests, a chain, routes, rules and a little
 # traffic, then everything removed again (needs root).
@@ -132,6 +163,15 @@ demo: all
 bench-micro: $(OUTPUT)/bench-micro
 	$(OUTPUT)/bench-micro
 
+# The papers' measurements on a namespace testbed (tools/bench/bench.py):
+# results in $(BENCH_OUT); QUICK=1 is the few-minute version. Needs root.
+BENCH_OUT ?= $(OUTPUT)/bench
+BENCH_ARGS ?=
+.PHONY: bench
+bench: all
+	/usr/bin/python3 tools/bench/bench.py --build $(OUTPUT) --out $(BENCH_OUT) \
+		$(if $(filter 1,$(QUICK)),--quick) $(BENCH_ARGS)
+
 .PHONY: clean
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
@@ -142,9 +182,14 @@ help:
 	@echo 'make              build everything under $(OUTPUT)'
 	@echo 'make check        unit tests (BPF_PROG_TEST_RUN) and traffic tests (bats)'
 	@echo 'make unit         unit tests only'
+	@echo 'make test-model   tests of the batching model (tools/xnf_model.py)'
 	@echo 'make bench-micro  ns/packet per NF, chain, fused chain, firewall size'
+	@echo 'make bench        throughput, latency, loss, batch sizes of xnf and its peers (QUICK=1: a few minutes)'
+	@echo '                  results in BENCH_OUT=DIR (default $(OUTPUT)/bench); BENCH_ARGS='--help' lists options'
 	@echo 'make demo         source, DUT and sink namespaces: attach, route, filter, send, show stats'
+	@echo 'build/xnf-gen     traffic generator: xnf-gen DEV count N|duration SEC [rate PPS] [size 64..1518|imix|dc] ... (-h)'
+	@echo 'build/xnf-sink    traffic sink: xnf-sink DEV [duration SEC] [count N] [interval SEC] [ready FILE] [-j] (-h)'
 	@echo 'make clean        remove $(OUTPUT)'
 	@echo 'V=1               show full commands'
 
--include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/loader/*.d $(OUTPUT)/selftests/unit/*.d $(OUTPUT)/tools/*.d)
+-include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/loader/*.d $(OUTPUT)/userspace/*.d $(OUTPUT)/selftests/unit/*.d $(OUTPUT)/tools/*.d)

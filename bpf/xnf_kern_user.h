@@ -15,7 +15,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 1
+#define XNF_SCHEMA 2
 
 #define XNF_CHAIN_MAX 8     /* slots in a chain's prog array */
 #define XNF_FUSED_MAX 4     /* NFs a fused chain can inline (each NF once) */
@@ -70,6 +70,7 @@ enum xnf_reason {
 	XNF_R_TAIL_CALL,    /* a chain slot had no program (fail closed) */
 	XNF_R_XSK,          /* no AF_XDP socket bound to the receive queue */
 	XNF_R_INTERNAL,     /* a lookup that cannot fail did */
+	XNF_R_POLICED,      /* userspace ratelimit: the flow's token bucket is empty */
 	__XNF_R_MAX
 };
 
@@ -91,7 +92,10 @@ struct xnf_config {
 	__u32 local;        /* pass | drop */
 	__u32 l2_miss;      /* flood | pass | drop */
 	__u32 xsk_fallback; /* pass | drop */
-	__u32 pad[2];
+	__u32 tables_gen;   /* bumped by every route, FDB, cross-connect and
+			     * firewall change: AF_XDP workers reload their
+			     * copies when it moves */
+	__u32 pad;
 };
 
 /* Per-packet state, parsed once by the entry program and shared by the NFs
@@ -369,6 +373,219 @@ struct xnf_place_queue {
 	__u64 prev_napi[XNF_PLACE_CPU_WORDS]; /* napi thread affinity before */
 };
 
+/*
+ * AF_XDP workers (userspace/worker.c): one entry of xnf_workers per queue,
+ * an mmapable array pinned as <root>/dev/<DEV>/xnf_workers (declared with
+ * BTF in worker.bpf.c). Each worker thread writes only its own entry,
+ * through the mmap, with plain stores: readers (`xnf stats`, `xnf status`,
+ * bpftool) see each field whole but the fields of an entry not as one
+ * snapshot.
+ */
+#define XNF_WORKER_MAX 64          /* queues with a worker, per device */
+#define XNF_XSK_BATCH_MAX 512      /* descriptors per ring read */
+#define XNF_WORKER_NF_NAME 32
+
+enum xnf_worker_state {
+	XNF_W_NONE = 0,
+	XNF_W_STARTING,
+	XNF_W_RUNNING,
+	XNF_W_STOPPED,      /* exited cleanly */
+};
+
+enum xnf_xsk_mode {
+	XNF_XSK_MODE_NONE = 0,
+	XNF_XSK_MODE_COPY,
+	XNF_XSK_MODE_ZEROCOPY,
+};
+
+/* Why a worker dropped a frame (the NF's own drops are by enum xnf_reason
+ * in nf_drop[]). */
+enum xnf_wdrop {
+	XNF_WD_NF = 0,      /* the NF said drop (see nf_drop[]) */
+	XNF_WD_TO_KERNEL,   /* the NF said pass: AF_XDP cannot hand a frame to the stack */
+	XNF_WD_NO_PORT,     /* egress device has no socket of this worker */
+	XNF_WD_TX_FULL,     /* TX ring full, frame recycled */
+	__XNF_WD_MAX
+};
+
+/* Where a UMEM frame is (userspace/frames.h): every frame is in exactly one
+ * place, at every moment. */
+enum xnf_frame_place {
+	XNF_FP_FREE = 0,    /* the worker's free list */
+	XNF_FP_FILL,        /* given to the kernel: fill ring, or RX ring not yet read */
+	XNF_FP_NF,          /* read from RX, in the NF's vector */
+	XNF_FP_TX,          /* given to the kernel: TX ring, or completion not yet read */
+	__XNF_FP_MAX
+};
+
+struct xnf_wbatch {
+	__u64 batches;      /* RX reads that returned this many descriptors */
+	__u64 ns;           /* sum of their service times (parse, NF, TX) */
+	__u64 ns_sq;        /* sum of squares, for the variance */
+};
+
+struct xnf_worker_stats {
+	__u32 state;        /* enum xnf_worker_state */
+	__u32 pid;
+	__u32 tid;
+	__u32 cpu;          /* pinned to */
+	__s32 node;         /* UMEM on this NUMA node, -1: none */
+	__u32 mode;         /* enum xnf_xsk_mode */
+	__u32 batch;        /* descriptors per read */
+	__u32 ring;         /* ring size */
+	__u32 frames;       /* UMEM frames */
+	__u32 frame_size;
+	__u32 busy_poll;    /* SO_PREFER_BUSY_POLL in use */
+	__u32 need_wakeup;  /* XDP_USE_NEED_WAKEUP in use */
+	__u8 nf[XNF_WORKER_NF_NAME]; /* the NF chain, "l3fwd" */
+	__u32 reset_req;    /* bumped by `xnf stats reset`: the worker zeroes */
+	__u32 reset_done;   /* its counters itself and copies reset_req here */
+	__u64 started_ns;   /* CLOCK_MONOTONIC */
+	__u64 rx_packets, rx_bytes;
+	__u64 tx_packets, tx_bytes;
+	__u64 polls;        /* RX reads */
+	__u64 empty_polls;  /* RX reads that returned nothing */
+	__u64 busy_ns;      /* time in reads that returned packets and their work */
+	__u64 idle_ns;      /* time in reads that returned nothing, and waiting */
+	__u64 fill_short;   /* fill-ring refills that found no free frame */
+	__u64 drop[__XNF_WD_MAX];
+	__u64 nf_drop[__XNF_R_MAX];
+	__u64 place[__XNF_FP_MAX]; /* frames in each place, sums to .frames */
+	/* the kernel's XDP_STATISTICS of the RX socket */
+	__u64 k_rx_dropped;
+	__u64 k_rx_invalid_descs;
+	__u64 k_tx_invalid_descs;
+	__u64 k_rx_ring_full;
+	__u64 k_rx_fill_ring_empty_descs;
+	__u64 k_tx_ring_empty_descs;
+	struct xnf_wbatch by_size[XNF_XSK_BATCH_MAX + 1];
+};
+
+/*
+ * Generator and sink (tools/gen.c, tools/sink.c, bpf/gen.bpf.c,
+ * bpf/sink.bpf.c): the probe the generator writes at the start of every
+ * frame's L4 payload, and what the sink counts.
+ */
+#define XNF_PROBE_MAGIC 0x786e6670 /* "xnfp" */
+
+struct xnf_probe {
+	__u32 magic;        /* XNF_PROBE_MAGIC, network order */
+	__u32 flow;         /* flow index, 0..flows-1 */
+	__u64 seq;          /* per generator run, from 0 */
+	__u64 ts_ns;        /* CLOCK_MONOTONIC when the frame was written */
+};
+
+/* The probe of frames too short for struct xnf_probe: a 64-byte IPv4/UDP
+ * frame has 18 bytes of payload. The sink widens seq to 64 bits from the
+ * highest sequence number it has seen (frames less than 2^31 apart). */
+#define XNF_PROBE_MAGIC_SHORT 0x786e6673 /* "xnfs" */
+
+struct xnf_probe_short {
+	__u32 magic;        /* XNF_PROBE_MAGIC_SHORT, network order */
+	__u32 seq;          /* low 32 bits of the sequence number */
+	__u64 ts_ns;
+};
+
+/* Generator (gen.bpf.c): what the frames of a run look like, set in
+ * .rodata before load. Frame sizes include the 4-byte FCS (RFC 2544); the
+ * program writes sizes[i] - 4 bytes. Flow f of a run uses source port
+ * sport + f (mod 2^16) and source address + f / 65536 (added to its last
+ * 32 bits). Checksum partial sums are ones'-complement sums of the frame's
+ * 16-bit words as loaded natively (RFC 1071: byte order independent). */
+#define XNF_GEN_HDR_MAX 80          /* Ethernet + IPv6 + TCP = 74 */
+#define XNF_GEN_SIZES_MAX 1024      /* entries of a size table */
+#define XNF_GEN_FRAME_MAX 1518
+#define XNF_GEN_FLOWS_MAX (1u << 24)
+
+struct xnf_gen_cfg {
+	__u8 hdr[XNF_GEN_HDR_MAX];  /* headers of flow 0; lengths, checksums zero */
+	__u32 cookie;       /* 4 bytes of XDP metadata that mark generator frames */
+	__u32 flows;        /* 1..XNF_GEN_FLOWS_MAX */
+	__u32 nsizes;       /* 1..XNF_GEN_SIZES_MAX */
+	__u32 ip_sum;       /* IPv4 header without length, checksum, source */
+	__u32 l4_sum;       /* pseudo-header and L4 header without source port,
+			     * lengths, checksum and the source's last 32 bits */
+	__u16 sport;        /* flow 0, host order */
+	__u8 family;        /* 4 or 6 */
+	__u8 proto;         /* IPPROTO_UDP or IPPROTO_TCP */
+	__u16 sizes[XNF_GEN_SIZES_MAX]; /* frame sizes in sending order */
+};
+
+/* Generator state (gen.bpf.c .bss), read by user space through the mmap. */
+struct xnf_gen_state {
+	__u64 seq;          /* next sequence number = frames written */
+	__u64 bytes;        /* sum of their sizes, with FCS */
+	__u64 errors;       /* frames that could not be written (dropped) */
+	__u32 flow;         /* next flow */
+	__u32 size_idx;     /* next entry of sizes[] */
+};
+
+/* Sink (sink.bpf.c): per-CPU counters, a per-CPU latency histogram and a
+ * global sequence state. Latency buckets are log-linear: 32 per power of
+ * two (each at most 1/32 = 3.1% wide), exact below 64 ns, up to 2^34 ns
+ * (17 s); larger values land in the last bucket. Bucket b covers
+ * [xnf_lat_lower(b), xnf_lat_lower(b + 1)). */
+#define XNF_LAT_SUB_BITS 5
+#define XNF_LAT_SUB (1u << XNF_LAT_SUB_BITS)
+#define XNF_LAT_MAX_BITS 34
+#define XNF_LAT_BUCKETS ((XNF_LAT_MAX_BITS - XNF_LAT_SUB_BITS + 1) * XNF_LAT_SUB)
+
+struct xnf_sink_stats {
+	__u64 packets;      /* frames with a probe (dropped) */
+	__u64 bytes;        /* their sizes, with the 4-byte FCS */
+	__u64 no_probe;     /* frames without a probe (passed to the kernel) */
+	__u64 no_probe_bytes;
+	__u64 bad_ip_csum;  /* IPv4 header checksum wrong */
+	__u64 bad_l4_csum;  /* UDP/TCP checksum wrong (checked with csum) */
+	__u64 ts_ahead;     /* probe timestamp later than the arrival (counted as 0 ns) */
+	__u64 lat_sum;      /* ns */
+	__u64 lat_min;      /* ns, of this CPU's frames (when packets > 0) */
+	__u64 lat_max;
+	__u64 first_ns;     /* arrival of the first and the last probe frame */
+	__u64 last_ns;
+};
+
+struct xnf_sink_hist {
+	__u64 count[XNF_LAT_BUCKETS];
+};
+
+/* Sequence numbers, per receive queue: a queue's frames are handled by
+ * one NAPI instance, one CPU at a time, so its state needs no lock (a
+ * spin lock costs ~70 ns per frame here). Queues from XNF_SINK_QUEUES - 1
+ * up share the last element, under its lock. Reordering is counted within
+ * a queue (RSS keeps a flow on one queue); loss is counted over all of
+ * them. A window of the last XNF_SINK_WINDOW * 64 sequence numbers tells
+ * duplicates from late frames; a frame older than the window counts as
+ * reordered (and is assumed not to be a duplicate). */
+#define XNF_SINK_QUEUES 64
+#define XNF_SINK_WINDOW 1024
+
+struct xnf_seq_block {
+	__u64 block;        /* seq / 64 */
+	__u64 bits;         /* which of its 64 have arrived */
+};
+
+struct xnf_sink_seq {
+	__u64 started;      /* 1 once a probe frame arrived */
+	__u64 min_seq;
+	__u64 max_seq;
+	__u64 reordered;    /* arrived after a higher sequence number */
+	__u64 duplicates;
+	__u64 beyond_window; /* of the reordered: older than the window */
+	struct xnf_seq_block win[XNF_SINK_WINDOW];
+};
+
+/* An element of the map xnf_sink_seq (XNF_SINK_QUEUES of them) is
+ * { struct bpf_spin_lock, __u32 pad, struct xnf_sink_seq }: the sequence
+ * state starts this many bytes in. */
+#define XNF_SINK_SEQ_OFF 8
+
+/* Sink options (sink.bpf.c .rodata). */
+struct xnf_sink_cfg {
+	__u32 check_l4;     /* verify UDP/TCP checksums */
+	__u32 pad;
+};
+
 /* Map names, as the kernel and bpftool show them. */
 #define XNF_MAP_CFG        "xnf_cfg"
 #define XNF_MAP_SCRATCH    "xnf_scratch"
@@ -397,6 +614,7 @@ struct xnf_place_queue {
 #define XNF_MAP_DEV        "xnf_dev"
 #define XNF_MAP_PLACE      "xnf_place"
 #define XNF_MAP_PLACE_Q    "xnf_place_q"
+#define XNF_MAP_WORKERS    "xnf_workers"
 /* per loaded chain (not pinned by name: a chain swap builds a new one) */
 #define XNF_MAP_CHAIN      "xnf_chain"
 

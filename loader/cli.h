@@ -95,6 +95,12 @@ int do_xconnect(int argc, char **argv);
 int do_config(int argc, char **argv);
 int do_destroy(int argc, char **argv);
 int do_plan(int argc, char **argv);
+int do_worker(int argc, char **argv);
+/* AF_XDP workers of @dev in `xnf stats` / `xnf status` (cmd_worker.c):
+ * a "workers" array with -j. */
+void cli_workers_show(const char *dev, bool brief);
+/* Zeroes their counters (the live ones zero their own): 0 or -errno. */
+int cli_workers_reset(const char *dev);
 /* "queues N" / "cores LIST|auto" (cmd_plan.c), shared by plan and attach:
  * 1 when argv[0] was one of them (both words consumed), 0 when it was not,
  * -1 after an error. */

@@ -686,6 +686,7 @@ static int status_one(const char *dev)
 		}
 		jw_end_array();
 		jw_string("pins", path);
+		cli_workers_show(dev, true);
 		jw_end_object();
 		return 0;
 	}
@@ -698,6 +699,7 @@ static int status_one(const char *dev)
 	for (i = 0; i < spec.len && !info.fused; i++)
 		printf("  %s id %u", xnf_nf_name(spec.nf[i]), ids[i]);
 	printf("\n    pins %s\n", path);
+	cli_workers_show(dev, true);
 	return 0;
 }
 

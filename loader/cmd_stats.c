@@ -701,6 +701,7 @@ static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
 		     "passed to the kernel, by reason", d->sum.pass, pp, r);
 	tail_miss_table(d);
 	batch_table(d);
+	cli_workers_show(d->name, false);
 	if (cli.json)
 		jw_end_object();
 }
@@ -922,7 +923,7 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 
 	ret = sample_read(dp, o, &s);
 	for (i = 0; i < s.ndevs; i++) {
-		err = dev_reset(dp, &s.devs[i]);
+		err = dev_reset(dp, &s.devs[i]) ?: cli_workers_reset(s.devs[i].name);
 		if (err)
 			ret = cli_err("cannot reset the counters of %s: %s",
 				      s.devs[i].name, strerror(-err));

@@ -302,12 +302,59 @@ int xnf_cfg_read(struct xnf_dp *dp, struct xnf_config *cfg)
 	return bpf_map_lookup_elem(dp->fd[XNF_T_CFG], &zero, cfg) ? -errno : 0;
 }
 
+/* The exception actions are tables too, to the AF_XDP workers, which keep
+ * a copy: a write moves tables_gen on from what the map holds now (not
+ * from the caller's copy, which may be older). */
 int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 {
+	struct xnf_config now, next = *cfg;
 	__u32 zero = 0;
+	int err;
 
-	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, cfg, BPF_ANY) ?
+	err = xnf_cfg_read(dp, &now);
+	if (err)
+		return err;
+	next.tables_gen = now.tables_gen + 1;
+	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &next, BPF_ANY) ?
 		-errno : 0;
+}
+
+/*
+ * Tells the AF_XDP workers that a table they copy has changed: one
+ * read-modify-write of xnf_cfg[0]. Writers are serialised by the
+ * instance lock (`xnf` holds it for its whole run), so no bump is lost.
+ * Called after a successful write; if the bump itself fails, the write
+ * stands (it is what the XDP chains already use) and only the workers
+ * keep their old copy until the next change, which the warning says.
+ */
+int xnf_tables_changed(struct xnf_dp *dp)
+{
+	struct xnf_config cfg;
+	__u32 zero = 0;
+	int err;
+
+	err = xnf_cfg_read(dp, &cfg);
+	if (!err) {
+		cfg.tables_gen++;
+		if (bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &cfg, BPF_ANY))
+			err = -errno;
+	}
+	if (err)
+		pr_warn("Warning: the change is in force, but AF_XDP workers were "
+			"not told (%s: %s); they use it after the next change\n",
+			XNF_MAP_CFG, strerror(-err));
+	return err;
+}
+
+int xnf_tables_gen(struct xnf_dp *dp, __u32 *gen)
+{
+	struct xnf_config cfg;
+	int err;
+
+	err = xnf_cfg_read(dp, &cfg);
+	if (!err)
+		*gen = cfg.tables_gen;
+	return err;
 }
 
 int xnf_port_add(struct xnf_dp *dp, __u32 ifindex)
@@ -392,7 +439,10 @@ int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 	if (err)
 		return err;
 	/* One LPM element update: a packet sees the old or the new route. */
-	return bpf_map_update_elem(fd, &key, rt, flags) ? -errno : 0;
+	if (bpf_map_update_elem(fd, &key, rt, flags))
+		return -errno;
+	xnf_tables_changed(dp);
+	return 0;
 }
 
 int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen)
@@ -403,7 +453,10 @@ int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen)
 	err = xnf_route_key(family, addr, plen, &key, &fd, dp);
 	if (err)
 		return err;
-	return bpf_map_delete_elem(fd, &key) ? -errno : 0;
+	if (bpf_map_delete_elem(fd, &key))
+		return -errno;
+	xnf_tables_changed(dp);
+	return 0;
 }
 
 int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex)
@@ -412,8 +465,10 @@ int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex)
 	struct xnf_fdb_entry val = { .ifindex = ifindex };
 
 	memcpy(key.mac, mac, 6);
-	return bpf_map_update_elem(dp->fd[XNF_T_FDB], &key, &val, BPF_ANY) ?
-		-errno : 0;
+	if (bpf_map_update_elem(dp->fd[XNF_T_FDB], &key, &val, BPF_ANY))
+		return -errno;
+	xnf_tables_changed(dp);
+	return 0;
 }
 
 int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
@@ -421,20 +476,27 @@ int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
 	struct xnf_fdb_key key = {};
 
 	memcpy(key.mac, mac, 6);
-	return bpf_map_delete_elem(dp->fd[XNF_T_FDB], &key) ? -errno : 0;
+	if (bpf_map_delete_elem(dp->fd[XNF_T_FDB], &key))
+		return -errno;
+	xnf_tables_changed(dp);
+	return 0;
 }
 
 int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
 		     const struct xnf_xconnect *xc)
 {
-	return bpf_map_update_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex, xc,
-				   BPF_ANY) ? -errno : 0;
+	if (bpf_map_update_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex, xc, BPF_ANY))
+		return -errno;
+	xnf_tables_changed(dp);
+	return 0;
 }
 
 int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex)
 {
-	return bpf_map_delete_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex) ?
-		-errno : 0;
+	if (bpf_map_delete_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex))
+		return -errno;
+	xnf_tables_changed(dp);
+	return 0;
 }
 
 int xnf_ncpus(void)

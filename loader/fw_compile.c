@@ -1095,6 +1095,8 @@ int xnf_fw_write(struct xnf_dp *dp, const struct xnf_fw_compiled *c)
 	 * the next write waits again if this one could not. */
 	if (xnf_sync_rcu())
 		pr_warn("firewall: switched to the new rules, but could not wait for packets on the old ones to finish\n");
+	/* The AF_XDP workers' firewalls reload the rules. */
+	xnf_tables_changed(dp);
 out:
 	free(keys);
 	return err;

@@ -19,6 +19,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/wait.h>
 #include <linux/magic.h>
 
 #include "cli.h"
@@ -130,7 +131,7 @@ static int do_help(int argc, char **argv)
 "Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
 "       xnf -b FILE\n"
 "OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
-"            xconnect | config | destroy | plan }\n"
+"            xconnect | config | destroy | plan | worker | model }\n"
 "OPTIONS := { -j | -b FILE | -v | -h }\n"
 "\n"
 "  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused] [fib]\n"
@@ -150,10 +151,88 @@ static int do_help(int argc, char **argv)
 "  xnf config { show | set KEY { pass | drop | flood } }\n"
 "  xnf destroy\n"
 "  xnf plan DEV [queues N] [cores LIST]\n"
+"  xnf worker DEV nf NAME[,NAME...] [queues LIST] [batch N] [ring N]\n"
+"             [zerocopy auto|on|off] [egress DEV[,DEV...]] [busy-poll] [spin]\n"
+"             [cores LIST] [duration SEC] [args OPTIONS]\n"
+"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model.py)\n"
 "NF := { firewall | l3fwd | l2fwd | xsk }\n"
 "The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
 "$XNF_SYSFS_ROOT (default /).\n", XNF_DEFAULT_PIN_ROOT);
 	return 0;
+}
+
+/*
+ * xnf model ...: the batching model is a Python tool, tools/xnf_model.py,
+ * run by the Debian interpreter that has numpy and scipy (install-deps).
+ * The script is $XNF_MODEL, else ../tools/xnf_model.py beside this binary
+ * (build/xnf in the source tree); the interpreter is $XNF_PYTHON, else
+ * /usr/bin/python3. Outside a batch the tool replaces this process, so its
+ * exit status is xnf's (3: the model did not converge).
+ */
+static int do_model(int argc, char **argv)
+{
+	const char *py = getenv("XNF_PYTHON") ?: "/usr/bin/python3";
+	const char *script = getenv("XNF_MODEL");
+	char exe[PATH_MAX], path[PATH_MAX + 32], *slash, **args = NULL;
+	int i, k = 0, status, ret = -1;
+	ssize_t n;
+	pid_t pid;
+
+	if (!script) {
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n < 0)
+			return cli_err("cannot find the xnf binary (/proc/self/exe): "
+				       "%s; set XNF_MODEL to tools/xnf_model.py",
+				       strerror(errno));
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		snprintf(path, sizeof(path), "%s/../tools/xnf_model.py", exe);
+		script = path;
+	}
+	if (access(script, R_OK))
+		return cli_err("the model tool %s is missing (%s); set XNF_MODEL "
+			       "to tools/xnf_model.py of an xnf source tree",
+			       script, strerror(errno));
+	if (access(py, X_OK))
+		return cli_err("cannot run %s (%s): the model needs python3 with "
+			       "numpy and scipy; run scripts/install-deps.sh as "
+			       "root, or set XNF_PYTHON", py, strerror(errno));
+	args = calloc(argc + 4, sizeof(*args));
+	if (!args)
+		return cli_err("out of memory");
+	args[k++] = (char *)py;
+	args[k++] = (char *)script;
+	if (cli.json)
+		args[k++] = "-j";
+	for (i = 0; i < argc; i++)
+		args[k++] = argv[i];
+	fflush(NULL);
+	if (!cli.batch) {
+		execv(py, args);
+		cli_err("cannot run %s: %s", py, strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		cli_err("cannot start %s: %s", py, strerror(errno));
+		goto out;
+	}
+	if (!pid) {
+		execv(py, args);
+		cli_err("cannot run %s: %s", py, strerror(errno));
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		cli_err("waiting for %s: %s", py, strerror(errno));
+		goto out;
+	}
+	/* The tool printed its own "Error: ..." */
+	ret = WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+out:
+	free(args);
+	return ret;
 }
 
 static const struct cli_cmd objects[] = {
@@ -170,6 +249,8 @@ static const struct cli_cmd objects[] = {
 	{ "config", do_config },
 	{ "destroy", do_destroy },
 	{ "plan", do_plan },
+	{ "worker", do_worker },
+	{ "model", do_model },
 	{ NULL, NULL },
 };
 

@@ -33,6 +33,7 @@ static const char *const reason_names[__XNF_R_MAX] = {
 	[XNF_R_TAIL_CALL] = "tail_call",
 	[XNF_R_XSK] = "xsk_no_socket",
 	[XNF_R_INTERNAL] = "internal",
+	[XNF_R_POLICED] = "policed",
 };
 
 static const char *const verdict_names[__XNF_V_MAX] = {

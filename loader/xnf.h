@@ -93,8 +93,19 @@ int xnf_dev_remove(struct xnf_dp *dp, const char *dev);
 int xnf_dp_destroy(const char *root);
 
 int xnf_cfg_read(struct xnf_dp *dp, struct xnf_config *cfg);
+/* Writes @cfg, but with tables_gen moved on (the workers copy the
+ * exception actions): the caller's tables_gen is ignored. */
 int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg);
 
+/* Table generation, for the AF_XDP workers (userspace/unf.h), which keep
+ * copies of the routes, FDB, cross-connects, rules and exception actions
+ * and reload them when xnf_config.tables_gen moves. Every successful
+ * xnf_route_set/del, xnf_fdb_set/del, xnf_xconnect_set/del, xnf_fw_write
+ * and xnf_cfg_write moves it; a writer of the maps that bypasses them must
+ * call xnf_tables_changed() itself. Its failure is only a warning to the
+ * caller of those functions: the change itself is in force. */
+int xnf_tables_changed(struct xnf_dp *dp);
+int xnf_tables_gen(struct xnf_dp *dp, __u32 *gen);
 /* Egress ports (the devmap). */
 int xnf_port_add(struct xnf_dp *dp, __u32 ifindex);
 int xnf_port_del(struct xnf_dp *dp, __u32 ifindex);

@@ -31,6 +31,9 @@ need=(
 	"pc:libelf:libelf-dev"
 	"pc:zlib:zlib1g-dev"
 	"hdr:/usr/include/pcap/pcap.h:libpcap-dev"
+	"py:matplotlib:python3-matplotlib"
+	"py:numpy:python3-numpy"
+	"py:scipy:python3-scipy"
 )
 
 missing=()
@@ -41,6 +44,8 @@ for n in "${need[@]}"; do
 	pc) command -v pkg-config >/dev/null 2>&1 &&
 		pkg-config --exists "$what" 2>/dev/null && continue ;;
 	hdr) [ -e "$what" ] && continue ;;
+	# the Debian interpreter: its packages are not on other pythons' paths
+	py) /usr/bin/python3 -c "import $what" >/dev/null 2>&1 && continue ;;
 	esac
 	missing+=("$pkg")
 done

@@ -18,6 +18,7 @@
 #include "test.h"
 #include "fixture.h"
 #include "placement.h"
+#include "worker.h"
 
 static const char *fixtures(void)
 {
@@ -728,4 +729,38 @@ out:
 	free(p);
 	free(st);
 	free(back);
+}
+
+/* ---- AF_XDP workers: core and UMEM node ---- */
+
+/* Without a recorded placement (no pins), a worker plans from the device:
+ * on the two-socket machine its core is the sibling of its queue's XDP
+ * core and its UMEM goes to node 1, the NIC's. */
+TEST(placement_worker_from_plan)
+{
+	int cpu = -1, node = -2, q;
+
+	for (q = 0; q < 8; q++) {
+		if (!ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins",
+						machine("two-socket"), "ens1f0",
+						q, -1, &cpu, &node), 0, "place"))
+			return;
+		ASSERT_EQ(cpu, 24 + q, "worker on the sibling of the XDP core");
+		ASSERT_EQ(node, 1, "UMEM on the NIC's node");
+	}
+	/* More queues than planned: spread over the planned cores. */
+	ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins", machine("two-socket"),
+				   "ens1f0", 9, -1, &cpu, &node), 0, "place q9");
+	ASSERT_EQ(cpu, 25, "queue 9 shares queue 1's worker core");
+	/* An explicit core wins; the node is still the NIC's. */
+	ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins", machine("two-socket"),
+				   "ens1f0", 0, 3, &cpu, &node), 0, "place core");
+	ASSERT_EQ(cpu, 3, "the core asked for");
+	ASSERT_EQ(node, 1, "UMEM still on the NIC's node");
+	/* A virtual device has no node: UMEM anywhere. */
+	ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins", machine("veth-vm"),
+				   "veth0", 0, -1, &cpu, &node), 0, "place veth");
+	ASSERT_EQ(node, -1, "no node");
+	ASSERT_ERR(xnf_worker_place("/nonexistent-xnf-pins", machine("two-socket"),
+				    "nosuch0", 0, -1, &cpu, &node), "missing device");
 }

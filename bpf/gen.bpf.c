@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * gen.bpf.c - the traffic generator's frame writer (tools/gen.c).
+ *
+ * Run with BPF_PROG_TEST_RUN and BPF_F_TEST_XDP_LIVE_FRAMES on a device, it
+ * sends every frame out of that device (XDP_TX of a live frame is a
+ * redirect to the device itself). Live frames are recycled page by page
+ * with whatever the receiver and the last run left in them, including
+ * their length, so every frame is written whole here: its size from the
+ * size table, the headers, the probe, both checksums.
+ *
+ * The payload after the probe is not rewritten (too slow at 1518 bytes):
+ * it is zero because test_run copies the zeroed buffer of the first call
+ * into each new page and bpf_xdp_adjust_tail() zeroes what a frame grows
+ * by. Only the probe's region (the first 24 payload bytes, or what there
+ * is of them) is ever written, and it is written whole every time, so the
+ * checksums can be computed over the headers and the probe alone. A
+ * receiver that wrote into the payload would break that; none does.
+ *
+ * Generator frames carry the 4-byte cookie of the run as XDP metadata.
+ * tools/gen.c also attaches this program to the device itself (it keeps
+ * the program in the kernel's XDP dispatcher, which spares every
+ * test-run call a dispatcher update of ~25 ms); frames that really arrive
+ * there have no cookie and pass untouched.
+ */
+#include "common.bpf.h"
+
+const volatile struct xnf_gen_cfg cfg = {};
+struct xnf_gen_state state = {};
+
+static __always_inline __u32 sum32(__u32 v)
+{
+	return (v & 0xffff) + (v >> 16);
+}
+
+static __always_inline __u64 sum64(__u64 v)
+{
+	return sum32(v) + sum32(v >> 32);
+}
+
+static __always_inline __u16 fold(__u64 s)
+{
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return ~s & 0xffff;
+}
+
+/* Writes headers, probe and checksums of a frame of @len bytes. v6 and tcp
+ * are constants: the header length and every offset are known at compile
+ * time, and the verifier keeps only the variant .rodata selects. */
+static __always_inline int write_frame(struct xdp_md *ctx, __u32 len, __u64 seq,
+				       __u32 flow, const int v6, const int tcp)
+{
+	const __u32 l4 = v6 ? 54 : 34, hl = l4 + (tcp ? 20 : 8);
+	const __u32 saddr_lo = v6 ? 34 : 26;
+	__u8 *d = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	__u8 *p = d + hl;
+	__u32 l4len = len - l4, i;
+	__u64 sum, ts;
+	__u16 sport;
+	__u32 src;
+
+	/* The template is copied in 8-byte words; the last may spill up to
+	 * 6 bytes into the probe, which is written next. */
+	if (d + ((hl + 7) & ~7u) > end || p + sizeof(struct xnf_probe_short) > end)
+		return -1;
+#pragma unroll
+	for (i = 0; i < (hl + 7) / 8; i++)
+		*(__u64 *)(d + 8 * i) = *(const volatile __u64 *)&cfg.hdr[8 * i];
+
+	if (v6)
+		*(__be16 *)(d + 18) = bpf_htons(len - 54);
+	else
+		*(__be16 *)(d + 16) = bpf_htons(len - 14);
+	sport = cfg.sport + flow;
+	*(__be16 *)(d + l4) = bpf_htons(sport);
+	src = bpf_ntohl(*(__be32 *)(d + saddr_lo)) + (flow >> 16);
+	*(__be32 *)(d + saddr_lo) = bpf_htonl(src);
+	if (!tcp)
+		*(__be16 *)(d + l4 + 4) = bpf_htons(l4len);
+
+	ts = bpf_ktime_get_ns();
+	sum = cfg.l4_sum + sum32(*(__u32 *)(d + saddr_lo)) + *(__u16 *)(d + l4) +
+	      bpf_htons(l4len);
+	if (!tcp)
+		sum += *(__u16 *)(d + l4 + 4);
+	if (p + sizeof(struct xnf_probe) <= end) {
+		struct xnf_probe *pr = (void *)p;
+
+		pr->magic = bpf_htonl(XNF_PROBE_MAGIC);
+		pr->flow = flow;
+		pr->seq = seq;
+		pr->ts_ns = ts;
+		sum += sum32(pr->magic) + sum32(flow) + sum64(seq) + sum64(ts);
+	} else {
+		struct xnf_probe_short *pr = (void *)p;
+
+		pr->magic = bpf_htonl(XNF_PROBE_MAGIC_SHORT);
+		pr->seq = seq;
+		pr->ts_ns = ts;
+		sum += sum32(pr->magic) + sum32(seq) + sum64(ts);
+		/* A longer frame may have left its probe here. */
+#pragma unroll
+		for (i = sizeof(*pr); i < sizeof(struct xnf_probe); i++) {
+			if (p + i + 1 > end)
+				break;
+			p[i] = 0;
+		}
+	}
+
+	if (!v6) {
+		*(__u16 *)(d + 24) = fold(cfg.ip_sum + *(__u16 *)(d + 16) +
+					  sum32(*(__u32 *)(d + 26)));
+	}
+	if (tcp) {
+		*(__u16 *)(d + l4 + 16) = fold(sum);
+	} else {
+		__u16 c = fold(sum);
+
+		/* 0 means "no checksum" in UDP */
+		*(__u16 *)(d + l4 + 6) = c ? c : 0xffff;
+	}
+	return 0;
+}
+
+SEC("xdp.frags")
+int xnf_gen(struct xdp_md *ctx)
+{
+	void *meta = (void *)(long)ctx->data_meta;
+	void *data = (void *)(long)ctx->data;
+	__u32 idx = state.size_idx, flow = state.flow, len, cur;
+	__u64 seq = state.seq;
+	int err;
+
+	if (meta + sizeof(__u32) > data || *(__u32 *)meta != cfg.cookie)
+		return XDP_PASS;
+
+	len = cfg.sizes[idx & (XNF_GEN_SIZES_MAX - 1)] - 4;
+	/* One size: every page starts at it and only this program resizes. */
+	if (cfg.nsizes > 1) {
+		cur = bpf_xdp_get_buff_len(ctx);
+		if (cur != len && bpf_xdp_adjust_tail(ctx, (int)len - (int)cur))
+			goto fail;
+	}
+
+	if (cfg.family == 6) {
+		if (cfg.proto == IPPROTO_TCP)
+			err = write_frame(ctx, len, seq, flow, 1, 1);
+		else
+			err = write_frame(ctx, len, seq, flow, 1, 0);
+	} else {
+		if (cfg.proto == IPPROTO_TCP)
+			err = write_frame(ctx, len, seq, flow, 0, 1);
+		else
+			err = write_frame(ctx, len, seq, flow, 0, 0);
+	}
+	if (err)
+		goto fail;
+
+	state.seq = seq + 1;
+	state.bytes += len + 4;
+	state.flow = flow + 1 < cfg.flows ? flow + 1 : 0;
+	state.size_idx = idx + 1 < cfg.nsizes ? idx + 1 : 0;
+	return XDP_TX;
+fail:
+	state.errors++;
+	return XDP_DROP;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * xnf worker DEV nf NAME[,NAME...] [OPTIONS]: runs the AF_XDP workers of a
+ * device (userspace/worker.c) in the foreground until SIGINT / SIGTERM or
+ * the duration, then prints what they did. Also how workers show in
+ * `xnf stats` and `xnf status` (cli_workers_show).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <bpf/bpf.h>
+
+#include "cli.h"
+#include "placement.h"
+#include "unf.h"
+#include "worker.h"
+
+static void worker_help(void)
+{
+	const struct xnf_unf_ops *const *ops;
+
+	fprintf(stderr,
+		"Usage: xnf worker DEV nf NAME[,NAME...] [args OPTIONS] [queues LIST]\n"
+		"                  [batch N] [ring N] [frames N] [zerocopy auto|on|off]\n"
+		"                  [egress DEV[,DEV...]] [busy-poll] [spin] [cores LIST]\n"
+		"                  [duration SEC]\n"
+		"Runs userspace NFs on the packets DEV's XDP chain hands to AF_XDP\n"
+		"(attach a chain that ends in xsk first: xnf attach DEV chain xsk),\n"
+		"one thread per queue, until SIGINT/SIGTERM or the duration.\n"
+		"  nf        the NFs, run in order over each batch\n"
+		"  args      options of the NFs, KEY=VALUE[,KEY=VALUE...]\n"
+		"  queues    RX queues to serve (default: all), e.g. 0-3 or 0,2\n"
+		"  batch     descriptors read at once (default %d, at most the ring\n"
+		"            size and %d)\n"
+		"  ring      size of every ring (default %d, a power of two)\n"
+		"  frames    UMEM frames per queue (default: enough to fill every ring)\n"
+		"  zerocopy  auto: zero-copy where the driver can (default); on: or\n"
+		"            fail; off: copy mode\n"
+		"  egress    devices to transmit on, the first is the default; frames\n"
+		"            are not copied (the sockets share the UMEM)\n"
+		"  busy-poll SO_PREFER_BUSY_POLL: the worker drives the device's NAPI\n"
+		"  spin      never sleep when idle (lowest latency, one busy core)\n"
+		"  cores     a core per queue (default: the placement `xnf attach ...\n"
+		"            cores` recorded, or the plan for DEV)\n"
+		"NFs:\n", XNF_WORKER_BATCH_DEFAULT, XNF_XSK_BATCH_MAX,
+		XNF_WORKER_RING_DEFAULT);
+	for (ops = xnf_unf_registry; *ops; ops++)
+		fprintf(stderr, "  %-10s %s\n", (*ops)->name, (*ops)->help);
+}
+
+static const char *state_name(const struct xnf_worker_stats *w)
+{
+	switch (w->state) {
+	case XNF_W_STARTING:
+	case XNF_W_RUNNING:
+		/* A worker killed with SIGKILL leaves its entry behind. */
+		if (!xnf_worker_alive(w))
+			return "dead";
+		return w->state == XNF_W_RUNNING ? "running" : "starting";
+	case XNF_W_STOPPED:
+		return "stopped";
+	default:
+		return "none";
+	}
+}
+
+static const char *mode_name(__u32 mode)
+{
+	return mode == XNF_XSK_MODE_ZEROCOPY ? "zerocopy" :
+	       mode == XNF_XSK_MODE_COPY ? "copy" : "none";
+}
+
+static const char *const wdrop_names[__XNF_WD_MAX] = {
+	[XNF_WD_NF] = "nf",
+	[XNF_WD_TO_KERNEL] = "to_kernel",
+	[XNF_WD_NO_PORT] = "no_port",
+	[XNF_WD_TX_FULL] = "tx_full",
+};
+
+static const char *const place_names[__XNF_FP_MAX] = {
+	[XNF_FP_FREE] = "free",
+	[XNF_FP_FILL] = "fill",
+	[XNF_FP_NF] = "nf",
+	[XNF_FP_TX] = "tx",
+};
+
+static void worker_json(__u32 q, const struct xnf_worker_stats *w)
+{
+	__u32 i;
+
+	jw_object(NULL);
+	jw_uint("queue", q);
+	jw_string("state", state_name(w));
+	jw_uint("pid", w->pid);
+	jw_uint("tid", w->tid);
+	jw_uint("cpu", w->cpu);
+	jw_int("node", w->node);
+	jw_string("mode", mode_name(w->mode));
+	jw_string("nf", (const char *)w->nf);
+	jw_uint("batch", w->batch);
+	jw_uint("ring", w->ring);
+	jw_uint("frames", w->frames);
+	jw_uint("frame_size", w->frame_size);
+	jw_bool("busy_poll", w->busy_poll);
+	jw_bool("need_wakeup", w->need_wakeup);
+	jw_uint("rx_packets", w->rx_packets);
+	jw_uint("rx_bytes", w->rx_bytes);
+	jw_uint("tx_packets", w->tx_packets);
+	jw_uint("tx_bytes", w->tx_bytes);
+	jw_uint("polls", w->polls);
+	jw_uint("empty_polls", w->empty_polls);
+	jw_uint("busy_ns", w->busy_ns);
+	jw_uint("idle_ns", w->idle_ns);
+	jw_float("utilization", w->busy_ns + w->idle_ns ?
+		 (double)w->busy_ns / (w->busy_ns + w->idle_ns) : 0);
+	jw_uint("fill_short", w->fill_short);
+	jw_object("drop");
+	for (i = 0; i < __XNF_WD_MAX; i++)
+		jw_uint(wdrop_names[i], w->drop[i]);
+	jw_end_object();
+	jw_object("nf_drop");
+	for (i = 0; i < __XNF_R_MAX; i++)
+		if (w->nf_drop[i])
+			jw_uint(xnf_reason_name(i), w->nf_drop[i]);
+	jw_end_object();
+	jw_object("frames_in");
+	for (i = 0; i < __XNF_FP_MAX; i++)
+		jw_uint(place_names[i], w->place[i]);
+	jw_end_object();
+	jw_object("kernel");
+	jw_uint("rx_dropped", w->k_rx_dropped);
+	jw_uint("rx_invalid_descs", w->k_rx_invalid_descs);
+	jw_uint("tx_invalid_descs", w->k_tx_invalid_descs);
+	jw_uint("rx_ring_full", w->k_rx_ring_full);
+	jw_uint("rx_fill_ring_empty_descs", w->k_rx_fill_ring_empty_descs);
+	jw_uint("tx_ring_empty_descs", w->k_tx_ring_empty_descs);
+	jw_end_object();
+	jw_array("batch_hist");
+	for (i = 0; i <= XNF_XSK_BATCH_MAX; i++) {
+		if (!w->by_size[i].batches)
+			continue;
+		jw_object(NULL);
+		jw_uint("size", i);
+		jw_uint("batches", w->by_size[i].batches);
+		jw_uint("ns", w->by_size[i].ns);
+		jw_uint("ns_sq", w->by_size[i].ns_sq);
+		jw_end_object();
+	}
+	jw_end_array();
+	jw_end_object();
+}
+
+static void worker_text(__u32 q, const struct xnf_worker_stats *w)
+{
+	__u64 nb = w->polls - w->empty_polls, drops = 0;
+	double util = w->busy_ns + w->idle_ns ?
+		      100.0 * w->busy_ns / (w->busy_ns + w->idle_ns) : 0;
+	__u32 i;
+
+	printf("    queue %u: %s, pid %u, cpu %u, node %d, %s mode, nf %s, "
+	       "batch %u, ring %u, %u frames\n", q, state_name(w), w->pid,
+	       w->cpu, w->node, mode_name(w->mode), (const char *)w->nf,
+	       w->batch, w->ring, w->frames);
+	printf("      rx %llu packets %llu bytes, tx %llu packets %llu bytes\n",
+	       (unsigned long long)w->rx_packets, (unsigned long long)w->rx_bytes,
+	       (unsigned long long)w->tx_packets, (unsigned long long)w->tx_bytes);
+	printf("      %llu reads, %llu empty, mean batch %.2f, busy %.1f%%\n",
+	       (unsigned long long)w->polls, (unsigned long long)w->empty_polls,
+	       nb ? (double)w->rx_packets / nb : 0, util);
+	for (i = 0; i < __XNF_WD_MAX; i++)
+		drops += w->drop[i];
+	printf("      dropped %llu:", (unsigned long long)drops);
+	for (i = 0; i < __XNF_WD_MAX; i++)
+		printf(" %s %llu", wdrop_names[i], (unsigned long long)w->drop[i]);
+	for (i = 0; i < __XNF_R_MAX; i++)
+		if (w->nf_drop[i])
+			printf(" (%s %llu)", xnf_reason_name(i),
+			       (unsigned long long)w->nf_drop[i]);
+	printf("\n      kernel: rx_dropped %llu rx_ring_full %llu "
+	       "fill_ring_empty %llu rx_invalid %llu tx_invalid %llu\n",
+	       (unsigned long long)w->k_rx_dropped,
+	       (unsigned long long)w->k_rx_ring_full,
+	       (unsigned long long)w->k_rx_fill_ring_empty_descs,
+	       (unsigned long long)w->k_rx_invalid_descs,
+	       (unsigned long long)w->k_tx_invalid_descs);
+	printf("      frames:");
+	for (i = 0; i < __XNF_FP_MAX; i++)
+		printf(" %s %llu", place_names[i], (unsigned long long)w->place[i]);
+	printf("\n");
+}
+
+static void worker_brief(__u32 q, const struct xnf_worker_stats *w)
+{
+	if (!cli.json) {
+		printf("    worker queue %u: %s, pid %u, cpu %u, node %d, %s mode, "
+		       "nf %s\n", q, state_name(w), w->pid, w->cpu, w->node,
+		       mode_name(w->mode), (const char *)w->nf);
+		return;
+	}
+	jw_object(NULL);
+	jw_uint("queue", q);
+	jw_string("state", state_name(w));
+	jw_uint("pid", w->pid);
+	jw_uint("cpu", w->cpu);
+	jw_int("node", w->node);
+	jw_string("mode", mode_name(w->mode));
+	jw_string("nf", (const char *)w->nf);
+	jw_uint("batch", w->batch);
+	jw_uint("ring", w->ring);
+	jw_end_object();
+}
+
+/* The workers of @dev that ever ran: a "workers" array in JSON, lines
+ * otherwise (who, where and in which mode only with @brief). Nothing at
+ * all in text when the device never had one. */
+void cli_workers_show(const char *dev, bool brief)
+{
+	struct xnf_worker_stats w;
+	bool any = false;
+	__u32 q;
+	int fd;
+
+	fd = xnf_workers_open(cli.root, dev, false);
+	if (fd < 0) {
+		if (cli.json) {
+			jw_array("workers");
+			jw_end_array();
+		}
+		return;
+	}
+	if (cli.json)
+		jw_array("workers");
+	for (q = 0; q < XNF_WORKER_MAX; q++) {
+		if (bpf_map_lookup_elem(fd, &q, &w) || w.state == XNF_W_NONE)
+			continue;
+		if (!cli.json && !any && !brief)
+			printf("  AF_XDP workers:\n");
+		any = true;
+		if (brief)
+			worker_brief(q, &w);
+		else if (cli.json)
+			worker_json(q, &w);
+		else
+			worker_text(q, &w);
+	}
+	if (cli.json)
+		jw_end_array();
+	close(fd);
+}
+
+/* Asks the live workers of @dev to zero their counters and waits (up to
+ * a second) until they did; entries of workers that are gone are zeroed
+ * here. */
+int cli_workers_reset(const char *dev)
+{
+	struct xnf_worker_stats *ws;
+	size_t len = sizeof(*ws) * XNF_WORKER_MAX;
+	__u32 q;
+	int fd, i, pending;
+
+	fd = xnf_workers_open(cli.root, dev, false);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	ws = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (ws == MAP_FAILED)
+		return -errno;
+	for (q = 0; q < XNF_WORKER_MAX; q++) {
+		if (xnf_worker_alive(&ws[q])) {
+			__atomic_add_fetch(&ws[q].reset_req, 1, __ATOMIC_RELEASE);
+		} else if (ws[q].state != XNF_W_NONE) {
+			size_t from = offsetof(struct xnf_worker_stats, rx_packets);
+
+			memset((char *)&ws[q] + from, 0, sizeof(ws[q]) - from);
+		}
+	}
+	for (i = 0; i < 100; i++) {
+		pending = 0;
+		for (q = 0; q < XNF_WORKER_MAX; q++)
+			if (xnf_worker_alive(&ws[q]) &&
+			    __atomic_load_n(&ws[q].reset_done, __ATOMIC_ACQUIRE) !=
+			    ws[q].reset_req)
+				pending++;
+		if (!pending)
+			break;
+		usleep(10000);
+	}
+	munmap(ws, len);
+	return pending ? -ETIMEDOUT : 0;
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	stop = 1;
+}
+
+static int parse_list(const char *s, char out[][IF_NAMESIZE], __u32 max,
+		      __u32 *n)
+{
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	*n = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (*n == max || strlen(tok) >= IF_NAMESIZE)
+			return cli_err("egress '%s': at most %u devices, each a "
+				       "device name", s, max);
+		snprintf(out[(*n)++], IF_NAMESIZE, "%s", tok);
+	}
+	return *n ? 0 : cli_err("egress: give at least one device");
+}
+
+static int cpus_to_array(const char *s, const char *what, __u32 *out,
+			 __u32 max, __u32 *n)
+{
+	struct xnf_cpuset set;
+	int c;
+
+	if (xnf_cpuset_parse(s, &set))
+		return cli_err("%s '%s': a list like 0-3 or 0,2,5", what, s);
+	*n = 0;
+	for (c = xnf_cpuset_next(&set, 0); c >= 0; c = xnf_cpuset_next(&set, c + 1)) {
+		if (*n == max)
+			return cli_err("%s '%s': at most %u", what, s, max);
+		out[(*n)++] = c;
+	}
+	return *n ? 0 : cli_err("%s '%s' is empty", what, s);
+}
+
+/* The chain of @dev must end in xsk, or no packet reaches a worker. */
+static int check_chain(const char *dev)
+{
+	struct xnf_dev_info info;
+	char path[PATH_MAX];
+	__u32 zero = 0, i;
+	int fd, err = 0;
+
+	cli_dev_path(path, dev, XNF_MAP_DEV);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return cli_err("%s is not attached; attach a chain that ends in "
+			       "xsk first: xnf attach %s chain xsk", dev, dev);
+	if (bpf_map_lookup_elem(fd, &zero, &info))
+		err = cli_err("cannot read %s: %s", path, strerror(errno));
+	close(fd);
+	if (err)
+		return err;
+	for (i = 0; i < info.chain_len && i < XNF_CHAIN_MAX; i++)
+		if (info.nf[i] == XNF_NF_XSK)
+			return 0;
+	return cli_err("the chain of %s has no xsk stage, so no packet would "
+		       "reach a worker; add it: xnf chain set %s chain "
+		       "NF,...,xsk", dev, dev);
+}
+
+int do_worker(int argc, char **argv)
+{
+	static const char *const zc_kw[] = { "auto", "on", "off", NULL };
+	struct xnf_worker_opts o = { .sysfs_root = "" };
+	__u32 cores[XNF_WORKER_MAX], ncores = 0, i;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct xnf_worker_stats w;
+	struct xnf_dp *dp;
+	bool have_nf = false;
+	int err, k, fd;
+
+	if (argc < 1 || is_prefix(argv[0], "help")) {
+		worker_help();
+		return argc < 1 ? -1 : 0;
+	}
+	if (strlen(argv[0]) >= IF_NAMESIZE)
+		return cli_err("'%s' is not a device name", argv[0]);
+	snprintf(o.dev, sizeof(o.dev), "%s", argv[0]);
+	NEXT_ARG();
+	while (argc > 0) {
+		const char *kw = argv[0];
+
+		if (!strcmp(kw, "busy-poll") || !strcmp(kw, "spin")) {
+			if (kw[0] == 'b')
+				o.busy_poll = true;
+			else
+				o.spin = true;
+			NEXT_ARG();
+			continue;
+		}
+		if (argc < 2)
+			return cli_err("'%s' needs a value; see 'xnf worker help'", kw);
+		if (!strcmp(kw, "nf")) {
+			if (strlen(argv[1]) >= sizeof(o.nf))
+				return cli_err("nf '%s': too long", argv[1]);
+			snprintf(o.nf, sizeof(o.nf), "%s", argv[1]);
+			have_nf = true;
+		} else if (!strcmp(kw, "args")) {
+			o.args = argv[1];
+		} else if (!strcmp(kw, "queues")) {
+			if (cpus_to_array(argv[1], "queues", o.queues,
+					  XNF_WORKER_MAX, &o.nqueues))
+				return -1;
+		} else if (!strcmp(kw, "batch")) {
+			if (parse_u32(argv[1], "batch", &o.batch))
+				return -1;
+			if (!o.batch)
+				return cli_err("batch must be at least 1");
+		} else if (!strcmp(kw, "ring")) {
+			if (parse_u32(argv[1], "ring", &o.ring))
+				return -1;
+		} else if (!strcmp(kw, "frames")) {
+			if (parse_u32(argv[1], "frames", &o.frames))
+				return -1;
+		} else if (!strcmp(kw, "zerocopy")) {
+			k = cli_keyword(argv[1], zc_kw, "zerocopy", "auto|on|off");
+			if (k < 0)
+				return -1;
+			o.zerocopy = k;
+		} else if (!strcmp(kw, "egress")) {
+			if (parse_list(argv[1], o.egress, XNF_WORKER_EGRESS_MAX,
+				       &o.negress))
+				return -1;
+		} else if (!strcmp(kw, "cores")) {
+			if (cpus_to_array(argv[1], "cores", cores, XNF_WORKER_MAX,
+					  &ncores))
+				return -1;
+		} else if (!strcmp(kw, "duration")) {
+			if (parse_u32(argv[1], "duration", &o.duration_s))
+				return -1;
+		} else {
+			return cli_err("unknown worker option '%s'; see 'xnf "
+				       "worker help'", kw);
+		}
+		argc -= 2;
+		argv += 2;
+	}
+	if (!have_nf)
+		return cli_err("which NF? xnf worker %s nf NAME (see 'xnf worker "
+			       "help')", o.dev);
+	if (ncores) {
+		__u32 nq = o.nqueues;
+
+		if (!nq && ncores != 1)
+			return cli_err("cores: give the queues too, one core each "
+				       "(queues LIST cores LIST)");
+		if (nq && ncores != nq)
+			return cli_err("cores: %u cores for %u queues; give one "
+				       "core per queue", ncores, nq);
+		o.have_cores = true;
+		for (i = 0; i < ncores; i++)
+			o.cores[i] = cores[i];
+	}
+	o.pin_root = cli.root;
+	dp = cli_dp(false);
+	if (!dp)
+		return -1;
+	if (check_chain(o.dev))
+		return -1;
+	/* A worker runs for hours: it must not hold the lock other xnf
+	 * commands wait for. It takes it shared only while it reloads its
+	 * copies of the tables. */
+	flock(cli.lock_fd, LOCK_UN);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	err = xnf_worker_run(dp, &o, &stop);
+	/* What the workers did, from their entries. */
+	fd = xnf_workers_open(cli.root, o.dev, false);
+	if (fd >= 0) {
+		__u32 nq = o.nqueues, q;
+		bool all = !nq;
+
+		if (cli.json) {
+			jw_object(NULL);
+			jw_string("dev", o.dev);
+			jw_array("workers");
+		}
+		for (q = 0; q < XNF_WORKER_MAX; q++) {
+			bool mine = all;
+
+			for (i = 0; i < nq; i++)
+				mine |= o.queues[i] == q;
+			if (!mine || bpf_map_lookup_elem(fd, &q, &w) ||
+			    w.state == XNF_W_NONE || w.pid != (__u32)getpid())
+				continue;
+			if (cli.json)
+				worker_json(q, &w);
+			else
+				worker_text(q, &w);
+		}
+		if (cli.json) {
+			jw_end_array();
+			jw_end_object();
+		}
+		close(fd);
+	}
+	return err ? -1 : 0;
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# bench.bats - the benchmark harness (tools/bench/bench.py): a quick run,
+# narrowed to a few dataplanes and one frame size so that `make check`
+# stays short, into a temporary directory. Asserts that every output file
+# exists, that the CSVs have their columns and rows, and that the numbers
+# are sane (rates > 0, loss in [0, 1], p50 <= p99, batch histograms that
+# add up). No timing assertion: absolute numbers on a shared 2-vCPU VM mean
+# nothing; the harness reports ratios measured side by side.
+
+bats_require_minimum_version 1.5.0
+: "${BATS_TEST_TIMEOUT:=600}"
+
+load lib/testbed
+
+BUILD=$(cd "$(dirname "$XNF")" && pwd)
+
+setup_file()
+{
+	TB_SKIP=$(tb_missing)
+	if [ -z "$TB_SKIP" ]; then
+		for t in xnf-gen xnf-sink xnf-fwgen; do
+			[ -x "$BUILD/$t" ] || TB_SKIP="needs $BUILD/$t (run make)"
+		done
+		/usr/bin/python3 -c 'import matplotlib' 2>/dev/null ||
+			TB_SKIP="needs python3-matplotlib (scripts/install-deps.sh)"
+		command -v nft >/dev/null || TB_SKIP="needs nft"
+	fi
+	export TB_SKIP
+}
+
+setup()
+{
+	[ -z "$TB_SKIP" ] || skip "$TB_SKIP"
+	OUT=$(mktemp -d /tmp/xnf-bench-test.XXXXXX)
+}
+
+teardown()
+{
+	[ -n "${OUT:-}" ] && rm -rf -- "$OUT"
+	return 0
+}
+
+@test "bench: a quick run writes every output file with sane numbers" {
+	local only="redirect,xnf-?nf-tailcall-lpm,xnf-3nf-fused-lpm,linux,linux-nft"
+	"$BUILD/xnf" worker help >/dev/null 2>&1 && only+=",worker-l3fwd"
+
+	run timeout 540 /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --quick \
+		--build "$BUILD" --out "$OUT" --only "$only" --sizes 64,dc \
+		--rates 100,10k,max --rule-counts 10,1000 --duration 0.3
+	echo "$output" | tail -40
+	[ "$status" -eq 0 ]
+
+	# Nothing left behind: namespaces and bpffs mounts of this run.
+	local pid
+	pid=$(jq -r .pid "$OUT/meta.json")
+	[ -n "$pid" ] && [ "$pid" != null ]
+	! ip netns list | grep -q "^xnfb-$pid-"
+	! grep -q "xnf-bench-$pid-" /proc/mounts
+
+	run /usr/bin/python3 - "$OUT" <<'EOF'
+import csv, json, os, sys
+out = sys.argv[1]
+def fail(msg):
+    sys.exit(f"FAIL: {msg}")
+def rows(name, cols):
+    path = os.path.join(out, name)
+    if not os.path.exists(path):
+        fail(f"{name} missing")
+    with open(path, newline="") as f:
+        r = list(csv.DictReader(f))
+    if not r:
+        fail(f"{name} has no rows")
+    missing = [c for c in cols if c not in r[0]]
+    if missing:
+        fail(f"{name} lacks columns {missing}")
+    return r
+for f in ("report.md", "meta.json", "fig2_throughput_size.png", "fig2b_zeroloss.png",
+          "fig3_throughput_chain.png", "fig5_latency_rate.png", "fig6_latency_chain.png",
+          "batch_loss_rate.png", "rules_throughput.png"):
+    p = os.path.join(out, f)
+    if not os.path.exists(p) or os.path.getsize(p) == 0:
+        fail(f"{f} missing or empty")
+base = ["dataplane", "kind", "chain_len", "size", "rep", "sent", "received", "rx_pps",
+        "rx_mpps", "rx_gbps", "loss", "duration_s", "lat_p50_ns", "lat_p99_ns"]
+t = rows("throughput.csv", base)
+dps = {r["dataplane"] for r in t}
+for need in ("redirect", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm",
+             "xnf-3nf-tailcall-lpm", "xnf-3nf-fused-lpm", "linux", "linux-nft"):
+    if need not in dps:
+        fail(f"throughput.csv has no row for {need}")
+if {r["size"] for r in t} != {"64", "dc"}:
+    fail(f"throughput sizes {sorted({r['size'] for r in t})}")
+def sane(name, rs, lat=True):
+    for r in rs:
+        sent, recv = int(r["sent"]), int(r["received"])
+        if sent <= 0 or recv <= 0 or float(r["rx_pps"]) <= 0 or float(r["rx_gbps"]) <= 0:
+            fail(f"{name}: {r['dataplane']} {r['size']}: sent {sent} received {recv} "
+                 f"rx_pps {r['rx_pps']}")
+        if not 0.0 <= float(r["loss"]) <= 1.0:
+            fail(f"{name}: loss {r['loss']}")
+        if lat and r["lat_p50_ns"]:
+            p50, p99 = float(r["lat_p50_ns"]), float(r["lat_p99_ns"])
+            if not 0 < p50 <= p99:
+                fail(f"{name}: {r['dataplane']} p50 {p50} p99 {p99}")
+sane("throughput.csv", t)
+z = rows("zeroloss.csv", ["dataplane", "size", "rate_pps", "rx_pps", "steps", "tolerance",
+                          "search_hi_pps"])
+for r in z:
+    if not 0 <= float(r["rate_pps"]) <= float(r["search_hi_pps"]) * 1.001:
+        fail(f"zeroloss: rate {r['rate_pps']} outside [0, {r['search_hi_pps']}]")
+    if r["loss"] != "" and float(r["loss"]) > float(r["tolerance"]):
+        fail(f"zeroloss: {r['dataplane']} loss {r['loss']} above the tolerance")
+l = rows("latency.csv", base + ["rate", "offered_pps", "batch_mean"])
+sane("latency.csv", l)
+if {r["rate"] for r in l} != {"100", "10k", "max"}:
+    fail(f"latency rates {sorted({r['rate'] for r in l})}")
+for r in l:
+    if r["rate"] != "max" and int(r["received"]) > 0 and not r["lat_p50_ns"]:
+        fail("latency.csv: a point without latency")
+sane("latency_chain.csv", rows("latency_chain.csv", base + ["rate"]))
+b = rows("batch.csv", ["dataplane", "rate", "source", "batch", "polls"])
+for r in b:
+    if int(r["polls"]) <= 0 or not 0 <= int(r["batch"]) <= 512:
+        fail(f"batch.csv: {r}")
+# The NAPI histogram of an xnf point accounts for every packet it saw.
+napi = [r for r in b if r["source"] == "napi"]
+if not napi:
+    fail("batch.csv: no NAPI histogram of an xnf dataplane")
+ru = rows("rules.csv", base + ["rules"])
+sane("rules.csv", ru, lat=False)
+got = {(r["dataplane"], r["rules"]) for r in ru}
+for dp in ("xnf-2nf-tailcall-lpm", "linux-nft"):
+    for n in ("10", "1000"):
+        if (dp, n) not in got:
+            fail(f"rules.csv: no {dp} with {n} rules")
+raw = sum(len(fs) for _, _, fs in os.walk(os.path.join(out, "raw")))
+if raw < len(t) + len(l):
+    fail(f"only {raw} raw JSON files")
+meta = json.load(open(os.path.join(out, "meta.json")))
+for dp, p in meta["placement"].items():
+    if not p.get("napi") or any(t["cpus"] != [p["dut_cpu"]] for t in p["napi"]):
+        fail(f"placement of {dp}: {p}")
+if "worker-l3fwd" in meta["dataplanes"]:
+    sw = json.load(open(os.path.join(out, "model", "sweep.json")))
+    if sw["nf"] != "l3fwd" or not sw["ring"] or not sw["batch"] or len(sw["points"]) < 3:
+        fail(f"model/sweep.json: {str(sw)[:300]}")
+    for p in sw["points"]:
+        w = p["worker"]
+        if p["sent"] <= 0 or w is None or w["rx_packets"] <= 0 or not w.get("batch_hist"):
+            fail(f"model point {str(p)[:300]}")
+rep = open(os.path.join(out, "report.md")).read()
+for f in ("fig2_throughput_size.png", "fig5_latency_rate.png", "Targets"):
+    if f not in rep:
+        fail(f"report.md does not mention {f}")
+print("ok", len(t), "throughput rows,", len(l), "latency rows,", raw, "raw files")
+EOF
+	echo "$output"
+	[ "$status" -eq 0 ]
+}

@@ -1,0 +1,670 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""
+Tests of tools/xnf_model.py (the batching model), run by `make check`:
+
+    /usr/bin/python3 -m unittest discover -s selftests -p model_test.py
+
+They check the model's invariants (distributions, conservation), its
+closed-form limits, its convergence, the paper's qualitative results, the
+model against an event simulation of the system it describes (simulate()
+below, continuous time, written independently of the model), the readers
+on fixture files, dimensioning on a case with a known answer, and the CLI.
+
+The fixtures in selftests/fixtures/model/ were written by
+    /usr/bin/python3 selftests/model_test.py --write-fixtures
+from simulate(): a worker with t(i) = 3000 + 250*i ns, beta 64, ring 2048,
+Poisson-process arrivals, sleeping after 64 empty reads, empty reads not
+timed (as userspace/worker.c does).
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "tools"))
+import xnf_model as xm  # noqa: E402
+
+TOOL = os.path.join(TOP, "tools", "xnf_model.py")
+FIX = os.path.join(TOP, "selftests", "fixtures", "model")
+PY = os.environ.get("XNF_PYTHON", "/usr/bin/python3")
+
+
+# ------------------------------------------------------------- simulation
+
+def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
+             wake_ns=0.0, t0_ns=None, time_empty=True, warmup=0.1, burst=1):
+    """Event simulation of one poll-mode core: Poisson-process arrivals at
+    `rate` pps into a FIFO of L packets (arrivals to a full queue are lost),
+    a server that takes min(queue, beta) packets per poll and serves them in
+    exactly t_ns[i] ns; an empty read costs t0_ns (default t_ns[0]); after
+    `spins` empty reads in a row the server sleeps until the next packet and
+    wakes wake_ns later. With burst > 1 packets come `burst` at a time (a
+    Poisson process of bursts at rate / burst). Counters start after the first `warmup` of the
+    packets (the queue fills from empty). Returns a worker object as
+    `xnf -j worker` prints, and "_time_s", the time it counted over."""
+    rng = np.random.default_rng(seed)
+    arr = np.cumsum(rng.exponential(1e9 * burst / rate, packets // burst))
+    packets = len(arr)
+    t0 = t_ns[0] if t0_ns is None else t0_ns
+    hist = {}
+    t = 0.0
+    q = i = lost = rx = idle = polls = empty = 0
+    busy_ns = idle_ns = 0.0
+    end = arr[-1]
+    warm = arr[int(warmup * (packets - 1))]
+    t_start = 0.0
+    while t <= end:
+        if warm is not None and t >= warm:
+            hist.clear()
+            lost = rx = polls = empty = 0
+            busy_ns = idle_ns = 0.0
+            t_start, warm = t, None
+        j = int(np.searchsorted(arr, t, side="right"))
+        new, i = (j - i) * burst, j
+        acc = min(new, L - q)
+        lost += new - acc
+        q += acc
+        b = min(q, beta)
+        q -= b
+        polls += 1
+        if b == 0:
+            empty += 1
+            idle += 1
+            start = t
+            t += t0
+            if spins is not None and idle > spins and i < len(arr) \
+                    and arr[i] > t:
+                t = arr[i] + wake_ns
+            idle_ns += t - start
+            h = hist.setdefault(0, [0, 0.0, 0.0])
+            h[0] += 1
+            if time_empty:
+                h[1] += t0
+                h[2] += t0 * t0
+            continue
+        idle = 0
+        s = t_ns[b]
+        t += s
+        rx += b
+        busy_ns += s
+        h = hist.setdefault(b, [0, 0.0, 0.0])
+        h[0] += 1
+        h[1] += s
+        h[2] += s * s
+    return {
+        "queue": 0, "state": "stopped", "mode": "copy", "nf": "l3fwd",
+        "batch": beta, "ring": L, "busy_poll": False,
+        "rx_packets": rx, "polls": polls, "empty_polls": empty,
+        "busy_ns": int(busy_ns), "idle_ns": int(idle_ns),
+        "drop": {"nf": 0, "to_kernel": 0, "no_port": 0, "tx_full": 0},
+        "kernel": {"rx_dropped": 0, "rx_invalid_descs": 0,
+                   "tx_invalid_descs": 0, "rx_ring_full": lost,
+                   "rx_fill_ring_empty_descs": 0, "tx_ring_empty_descs": 0},
+        "batch_hist": [{"size": k, "batches": v[0], "ns": int(v[1]),
+                        "ns_sq": int(v[2])} for k, v in sorted(hist.items())],
+        "_time_s": (t - t_start) * 1e-9,
+    }
+
+
+FIX_A, FIX_B, FIX_BETA, FIX_L = 3000.0, 250.0, 64, 2048
+FIX_RATES = (1e5, 5e5, 1e6, 2e6, 3e6, 3.3e6, 3.6e6, 4.5e6)
+
+
+def write_fixtures():
+    os.makedirs(FIX, exist_ok=True)
+    t = FIX_A + FIX_B * np.arange(FIX_BETA + 1)
+    pts = []
+    for k, r in enumerate(FIX_RATES):
+        w = simulate(r, FIX_L, FIX_BETA, t, packets=60000, seed=10 + k,
+                     spins=64, t0_ns=400.0, time_empty=False)
+        secs = w.pop("_time_s")
+        arrived = w["rx_packets"] + w["kernel"]["rx_ring_full"]
+        pts.append({"offered_pps": r, "offered_max": False,
+                    "achieved_tx_pps": arrived / secs, "sent": arrived,
+                    "received": w["rx_packets"], "duration_s": secs,
+                    "worker": w})
+    with open(os.path.join(FIX, "sweep.json"), "w") as f:
+        json.dump({"ring": FIX_L, "batch": FIX_BETA, "nf": "l3fwd",
+                   "size": 64, "points": pts}, f, indent=1)
+    w = dict(pts[2]["worker"])
+    napi = [0] * 65
+    napi[1], napi[2], napi[3], napi[64] = 700, 200, 90, 10
+    stats = {"devices": [{
+        "dev": "xnfm-dut0", "ifindex": 7, "chain": "l3fwd,xsk",
+        "nfs": [], "drop_reasons": {}, "pass_reasons": {},
+        "tail_miss": [0] * 8,
+        "batch": {"recorded": True, "polls": napi,
+                  "packets": sum(i * n for i, n in enumerate(napi)),
+                  "mean": 0.0, "total_polls": sum(napi),
+                  "percpu": [napi, [0] * 65]},
+        "workers": [w]}], "fw_default": "allow", "fw_hits": []}
+    with open(os.path.join(FIX, "stats.json"), "w") as f:
+        json.dump(stats, f, indent=1)
+    with open(os.path.join(FIX, "worker.json"), "w") as f:
+        json.dump({"workers": [w]}, f, indent=1)
+
+
+# ------------------------------------------------------------------ tests
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def lin(a, b, beta, **kw):
+    return xm.Service(beta, linear=(a, b), **kw)
+
+
+def run(p, **kw):
+    return xm.predict(p, **kw)
+
+
+class Distributions(unittest.TestCase):
+    def test_sum_to_one_non_negative(self):
+        svc = lin(1000, 20, 32)
+        cap = svc.capacity_pps()
+        for arrival, cv in (("poisson", None), ("geometric", None),
+                            ("negbin", 0.5), ("negbin", 2.0)):
+            for f in (0.1, 0.6, 0.99, 1.3):
+                for spins in (None, 4):
+                    p = xm.Params(256, 32, f * cap, svc, arrival=arrival,
+                                  cv=cv, idle_spins=spins, wake_ns=3000,
+                                  ref_rate_pps=cap)
+                    r = run(p)
+                    v = r["distribution"]
+                    with self.subTest(arrival=arrival, cv=cv, f=f,
+                                      spins=spins):
+                        self.assertEqual(len(v), 33)
+                        self.assertTrue(np.all(v >= 0))
+                        self.assertAlmostEqual(v.sum(), 1.0, delta=1e-9)
+                        self.assertTrue(0 <= r["loss"] <= 1)
+
+    def test_arrival_laws(self):
+        mu = 40.0
+        for kind, cv in (("poisson", None), ("geometric", None),
+                         ("negbin", 0.5), ("negbin", 2.0)):
+            a, sf, var = xm.interarrival(kind, cv, mu, 20000)
+            with self.subTest(kind=kind):
+                self.assertTrue(np.all(a >= 0))
+                self.assertAlmostEqual(a.sum(), 1.0, delta=1e-9)
+                self.assertAlmostEqual(float(np.arange(len(a)) @ a), mu,
+                                       delta=1e-6 * mu)
+                if cv:
+                    self.assertAlmostEqual(math.sqrt(var) / mu, cv,
+                                           delta=1e-9)
+        self.assertAlmostEqual(math.sqrt(xm.interarrival(
+            "poisson", None, mu, 10)[2]) / mu, 1 / math.sqrt(mu))
+
+    def test_negbin_below_poisson_cv_refused(self):
+        with self.assertRaises(xm.ModelError):
+            xm.interarrival("negbin", 0.1, 10.0, 100)
+
+    def test_stationary_counts_mean(self):
+        # E[N(n)] = n / E[A] for the stationary renewal process
+        mu, n = 7.3, 300
+        for kind, cv in (("poisson", None), ("negbin", 2.0)):
+            a, sf, _ = xm.interarrival(kind, cv, mu, n)
+            C = xm.count_ccdf(sf / mu, a, n)
+            for m in (1, 10, 299):
+                with self.subTest(kind=kind, m=m):
+                    self.assertAlmostEqual(C[1:, m].sum(), m / mu,
+                                           delta=1e-9 * m)
+
+
+class Conservation(unittest.TestCase):
+    def test_throughput_is_rate_times_one_minus_loss(self):
+        svc = lin(800, 15, 64)
+        cap = svc.capacity_pps()
+        for arrival, cv in (("poisson", None), ("geometric", None),
+                            ("negbin", 2.0)):
+            for f in (0.3, 0.9, 1.0, 1.05, 1.5, 3.0):
+                p = xm.Params(512, 64, f * cap, svc, arrival=arrival, cv=cv,
+                              ref_rate_pps=cap)
+                r = run(p)
+                with self.subTest(arrival=arrival, f=f):
+                    self.assertTrue(r["solver"]["converged"])
+                    self.assertAlmostEqual(
+                        r["throughput_pps"] / (p.rate * (1 - r["loss"])),
+                        1.0, delta=1e-8)
+                    self.assertAlmostEqual(
+                        r["arrival_rate_check_pps"] / p.rate, 1.0,
+                        delta=1e-9)
+
+    def test_bursts(self):
+        svc = lin(800, 15, 64)
+        cap = svc.capacity_pps()
+        for burst in (3, 16):
+            for f in (0.5, 0.95, 1.5):
+                p = xm.Params(512, 64, f * cap, svc, burst=burst,
+                              ref_rate_pps=cap)
+                r = run(p)
+                v = r["distribution"]
+                with self.subTest(burst=burst, f=f):
+                    self.assertAlmostEqual(
+                        r["throughput_pps"] / (p.rate * (1 - r["loss"])),
+                        1.0, delta=1e-8)
+                    self.assertAlmostEqual(v.sum(), 1.0, delta=1e-9)
+                    if f > 1:
+                        self.assertAlmostEqual(r["loss"], 1 - 1 / f,
+                                               delta=1e-3)
+
+    def test_sleeping_server_geometric(self):
+        # memoryless arrivals: the sleep states keep time exact too
+        svc = lin(2000, 100, 64)
+        for rate in (2e4, 3e5, 2e6):
+            p = xm.Params(1024, 64, rate, svc, arrival="geometric",
+                          idle_spins=8, wake_ns=5000)
+            r = run(p)
+            with self.subTest(rate=rate):
+                self.assertAlmostEqual(
+                    r["throughput_pps"] / (rate * (1 - r["loss"])), 1.0,
+                    delta=1e-8)
+
+
+class ClosedForms(unittest.TestCase):
+    def test_deterministic_service_fixed_point(self):
+        # E[V] = rate * t(E[V]) with no loss: v* = rate*a / (1 - rate*b)
+        a, b, beta = 1000.0, 10.0, 64
+        svc = lin(a, b, beta)
+        for rate in (2e6, 1e7, 3e7):
+            vstar = rate * 1e-9 * a / (1 - rate * 1e-9 * b)
+            p = xm.Params(1024, beta, rate, svc, service_dist="deterministic")
+            r = run(p)
+            v = r["distribution"]
+            k = np.arange(beta + 1)
+            with self.subTest(rate=rate):
+                self.assertLess(vstar, beta)
+                self.assertLess(r["loss"], 1e-12)
+                self.assertAlmostEqual(r["mean_batch"], vstar,
+                                       delta=1e-6 * vstar)
+                # the batches sit at the fixed point: V' = N(t(V)) is an
+                # AR(1) process with coefficient rate*b around v*, driven by
+                # the arrival noise (variance v* CV^2), so nearly all mass
+                # lies within 3 of its standard deviations (or 2 packets)
+                cv = r["info"]["arrival_cv"]
+                rb = rate * 1e-9 * b
+                sd = math.sqrt(vstar * cv * cv / (1 - rb * rb))
+                self.assertGreater(
+                    v[np.abs(k - vstar) <= max(2, 3 * sd)].sum(), 0.95)
+
+    def test_overload_pins_batch_at_beta(self):
+        a, b, beta = 1000.0, 10.0, 64
+        svc = lin(a, b, beta)
+        cap = svc.capacity_pps()
+        for f in (1.5, 2.0, 4.0):
+            for dist in ("deterministic", "poisson"):
+                p = xm.Params(1024, beta, f * cap, svc, service_dist=dist,
+                              ref_rate_pps=cap)
+                r = run(p)
+                with self.subTest(f=f, dist=dist):
+                    self.assertGreater(r["distribution"][beta], 1 - 1e-9)
+                    self.assertAlmostEqual(r["mean_batch"], beta, delta=1e-6)
+                    self.assertAlmostEqual(r["loss"], 1 - 1 / f, delta=1e-6)
+
+
+class Convergence(unittest.TestCase):
+    def setUp(self):
+        self.svc = lin(1000, 20, 32)
+        self.cap = self.svc.capacity_pps()
+
+    def test_iteration_converges_within_tolerance(self):
+        for f in (0.2, 0.8, 1.3):
+            p = xm.Params(256, 32, f * self.cap, self.svc,
+                          ref_rate_pps=self.cap)
+            r = run(p, solver="iterate", tol=1e-11, max_iter=50000)
+            s = r["solver"]
+            with self.subTest(f=f):
+                self.assertTrue(s["converged"])
+                self.assertEqual(s["method"], "iterate")
+                self.assertLess(s["change"], 1e-11)
+                self.assertLessEqual(s["iterations"], 50000)
+
+    def test_iteration_and_direct_agree(self):
+        # at saturation, where iteration is slowest
+        p = xm.Params(256, 32, self.cap, self.svc, ref_rate_pps=self.cap)
+        it = run(p, solver="iterate", tol=1e-13, max_iter=200000)
+        di = run(p, solver="direct")
+        self.assertTrue(it["solver"]["converged"])
+        self.assertTrue(di["solver"]["converged"])
+        self.assertLess(np.abs(it["distribution"] -
+                               di["distribution"]).sum(), 1e-6)
+        self.assertAlmostEqual(it["loss"], di["loss"], delta=1e-8)
+
+    def test_non_convergence_is_reported(self):
+        p = xm.Params(256, 32, self.cap, self.svc, ref_rate_pps=self.cap)
+        r = run(p, solver="iterate", max_iter=5)
+        self.assertFalse(r["solver"]["converged"])
+        self.assertEqual(r["solver"]["iterations"], 5)
+        self.assertGreater(r["solver"]["change"], r["solver"]["tol"])
+        cp = subprocess.run(
+            [PY, TOOL, "predict", "-L", "256", "--beta", "32", "--rate",
+             str(self.cap), "--service-linear", "1000,20", "--solver",
+             "iterate", "--max-iter", "5", "-j"],
+            capture_output=True, text=True, timeout=120)
+        self.assertEqual(cp.returncode, 3)
+        self.assertFalse(json.loads(cp.stdout)["solver"]["converged"])
+        self.assertTrue(cp.stderr.strip())
+
+
+class PaperQualitative(unittest.TestCase):
+    """Sec. V: no loss below saturation, mean batch saturating at beta,
+    loss growing with load past saturation (Tab. III)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.svc = lin(1200, 25, 64)
+        cls.cap = cls.svc.capacity_pps()
+        cls.f = (0.2, 0.4, 0.6, 0.8, 0.9, 0.95, 1.05, 1.1, 1.15, 1.2, 1.25,
+                 1.3)
+        cls.r = [run(xm.Params(2048, 64, f * cls.cap, cls.svc,
+                               ref_rate_pps=cls.cap)) for f in cls.f]
+
+    def test_no_loss_below_saturation(self):
+        for f, r in zip(self.f, self.r):
+            if f <= 0.95:
+                self.assertLess(r["loss"], 1e-9, f)
+
+    def test_mean_batch_grows_and_saturates_at_beta(self):
+        m = [r["mean_batch"] for r in self.r]
+        self.assertTrue(all(x < y + 1e-9 for x, y in zip(m, m[1:])), m)
+        for f, r in zip(self.f, self.r):
+            if f >= 1.05:
+                self.assertAlmostEqual(r["mean_batch"], 64, delta=1e-3)
+
+    def test_loss_rises_linearly_past_saturation(self):
+        over = [(f * self.cap, r["loss"]) for f, r in zip(self.f, self.r)
+                if f > 1]
+        x = np.array([o[0] for o in over])
+        y = np.array([o[1] for o in over])
+        self.assertTrue(np.all(np.diff(y) > 0))
+        for rate, loss in over:
+            self.assertAlmostEqual(loss, 1 - self.cap / rate, delta=1e-3)
+        fit = np.polyfit(x, y, 1)
+        res = y - np.polyval(fit, x)
+        r2 = 1 - (res ** 2).sum() / ((y - y.mean()) ** 2).sum()
+        self.assertGreater(r2, 0.98)
+
+
+class AgainstSimulation(unittest.TestCase):
+    """The model against an event simulation of its own assumptions:
+    Poisson-process arrivals (the model's geometric law in slots) and
+    exact service times (--service-dist deterministic)."""
+
+    def check(self, rate, spins, wake_ns, L=512, beta=32, burst=1):
+        t = 2000.0 + 100.0 * np.arange(beta + 1)
+        w = simulate(rate, L, beta, t, packets=60000, seed=7, spins=spins,
+                     wake_ns=wake_ns, burst=burst)
+        svc = xm.Service(beta, means={i: t[i] for i in range(beta + 1)})
+        p = xm.Params(L, beta, rate, svc, arrival="geometric",
+                      service_dist="deterministic", idle_spins=spins,
+                      wake_ns=wake_ns, burst=burst)
+        r = run(p)
+        pm = xm.normalise(xm.worker_counts(w, beta))
+        mm = float(np.arange(beta + 1) @ pm)
+        with self.subTest(rate=rate, spins=spins, wake=wake_ns, burst=burst):
+            self.assertLess(xm.jsd(pm, r["distribution"]), 0.01)
+            self.assertLess(abs(mm - r["mean_batch"]), 0.3)
+            self.assertLess(abs(xm.worker_loss(w) - r["loss"]), 0.005)
+            self.assertLess(abs(xm.worker_busy(w) - r["busy_fraction"]),
+                            0.02)
+
+    def test_polling_server(self):
+        cap = 32 / 5200e-9
+        for f in (0.05, 0.5, 0.9, 1.2):
+            self.check(f * cap, None, 0.0)
+
+    def test_sleeping_server(self):
+        for rate in (2e4, 2e5, 3e6):
+            self.check(rate, 16, 10000.0)
+
+    def test_burst_arrivals(self):
+        cap = 32 / 5200e-9
+        for f in (0.1, 0.7, 1.2):
+            self.check(f * cap, 16, 5000.0, burst=5)
+
+
+class Readers(unittest.TestCase):
+    def args(self, **kw):
+        ap = xm.build_parser()
+        argv = ["predict"]
+        for k, v in kw.items():
+            argv += ["--" + k.replace("_", "-")] + ([] if v is True
+                                                    else [str(v)])
+        return ap.parse_args(argv)
+
+    def test_stats_json_workers(self):
+        m = xm.read_measured(self.args(measured=os.path.join(FIX,
+                                                             "stats.json")))
+        o = load(os.path.join(FIX, "stats.json"))
+        w = o["devices"][0]["workers"][0]
+        self.assertEqual((m.L, m.beta), (w["ring"], w["batch"]))
+        self.assertEqual(m.counts.sum(), sum(e["batches"]
+                                             for e in w["batch_hist"]))
+        self.assertEqual(m.counts[0], w["empty_polls"])
+        self.assertEqual(m.spins, 64)              # not busy-polling
+        arrived = w["rx_packets"] + w["kernel"]["rx_ring_full"] + \
+            w["kernel"]["rx_dropped"]
+        self.assertAlmostEqual(m.rate, arrived / ((w["busy_ns"] +
+                                                   w["idle_ns"]) * 1e-9))
+
+    def test_worker_json_and_watch_output(self):
+        m = xm.read_measured(self.args(measured=os.path.join(FIX,
+                                                             "worker.json")))
+        self.assertEqual(m.beta, FIX_BETA)
+        with tempfile.TemporaryDirectory() as d:
+            # `xnf -j stats watch` writes one object per refresh
+            path = os.path.join(d, "watch.json")
+            o = load(os.path.join(FIX, "stats.json"))
+            o2 = json.loads(json.dumps(o))
+            o2["devices"][0]["workers"][0]["batch"] = 32
+            o2["devices"][0]["workers"][0]["batch_hist"] = [
+                {"size": 1, "batches": 5, "ns": 5000, "ns_sq": 5000000}]
+            with open(path, "w") as f:
+                f.write(json.dumps(o) + "\n" + json.dumps(o2) + "\n")
+            m = xm.read_measured(self.args(measured=path))
+            self.assertEqual(m.beta, 32)
+            self.assertEqual(m.counts.sum(), 5)
+
+    def test_napi_histogram(self):
+        m = xm.read_measured(self.args(measured=os.path.join(FIX,
+                                                             "stats.json"),
+                                       napi=True))
+        self.assertEqual(m.beta, 64)
+        self.assertEqual(m.counts[1], 700)
+        self.assertEqual(m.counts[64], 10)
+        self.assertTrue(m.skip_zero)
+
+    def test_sweep(self):
+        path = os.path.join(FIX, "sweep.json")
+        sw = load(path)
+        m = xm.read_measured(self.args(measured=path, point=2))
+        pt = sw["points"][2]
+        self.assertEqual((m.L, m.beta), (sw["ring"], sw["batch"]))
+        self.assertAlmostEqual(m.rate, pt["sent"] / pt["duration_s"])
+        w = pt["worker"]
+        self.assertAlmostEqual(m.loss, w["kernel"]["rx_ring_full"] /
+                               (w["rx_packets"] +
+                                w["kernel"]["rx_ring_full"]))
+        # the service fit pools all points: sizes of every point present
+        sizes = {e["size"] for p in sw["points"]
+                 for e in p["worker"]["batch_hist"]}
+        self.assertEqual({h["size"] for h in m.hist}, sizes)
+
+    def test_bad_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write("{not json")
+            for path in (bad, os.path.join(d, "missing.json")):
+                with self.assertRaises(xm.ModelError):
+                    xm.read_measured(self.args(measured=path))
+            empty = os.path.join(d, "empty.json")
+            with open(empty, "w") as f:
+                json.dump({"devices": []}, f)
+            with self.assertRaises(xm.ModelError):
+                xm.read_measured(self.args(measured=empty))
+
+
+class ServiceFit(unittest.TestCase):
+    def test_linear_fit_recovers_line(self):
+        hist = [{"size": i, "batches": 10 + i, "ns": (10 + i) *
+                 (500 + 30 * i), "ns_sq": 0} for i in (1, 2, 5, 9, 20)]
+        s = xm.Service(32, hist=hist, min_samples=1000)
+        self.assertAlmostEqual(s.fit[0], 500, delta=1e-6)
+        self.assertAlmostEqual(s.fit[1], 30, delta=1e-9)
+        self.assertAlmostEqual(s.t[32], 500 + 30 * 32, delta=1e-6)
+        self.assertTrue(all(x == "fit" for x in s.source))
+
+    def test_measured_means_where_seen(self):
+        hist = [{"size": 0, "batches": 100, "ns": 0, "ns_sq": 0},
+                {"size": 1, "batches": 50, "ns": 50 * 700, "ns_sq": 0},
+                {"size": 4, "batches": 3, "ns": 3 * 9999, "ns_sq": 0},
+                {"size": 8, "batches": 40, "ns": 40 * 1500, "ns_sq": 0}]
+        s = xm.Service(8, hist=hist, min_samples=5)
+        self.assertEqual(s.t[1], 700)
+        self.assertEqual(s.source[1], "measured")
+        self.assertEqual(s.source[4], "fit")      # too few samples
+        self.assertEqual(s.t[8], 1500)
+        # empty reads not timed: t(0) is the fit's intercept
+        self.assertEqual(s.source[0], "fit")
+        self.assertAlmostEqual(s.t[0], s.fit[0])
+
+    def test_given_means_and_errors(self):
+        s = xm.Service(4, means={1: 200.0, 4: 500.0})
+        self.assertAlmostEqual(s.t[2], 300.0)
+        self.assertAlmostEqual(s.t[0], 100.0)
+        with self.assertRaises(xm.ModelError):
+            xm.Service(4, means={1: 200.0})
+        s = xm.Service(4, means={1: 200.0}, linear=(50.0, 100.0))
+        self.assertEqual(s.t[1], 200.0)
+        self.assertEqual(s.t[3], 350.0)
+
+    def test_rates(self):
+        self.assertEqual(xm.parse_rate("1.5M"), 1.5e6)
+        self.assertEqual(xm.parse_rate("800kpps"), 8e5)
+        self.assertAlmostEqual(xm.parse_rate("10Gbps"), 1e10 / 672)
+        with self.assertRaises(xm.ModelError):
+            xm.parse_rate("fast")
+
+
+class JSD(unittest.TestCase):
+    def test_bounds_and_symmetry(self):
+        p = np.array([0.5, 0.5, 0.0])
+        q = np.array([0.0, 0.0, 1.0])
+        self.assertAlmostEqual(xm.jsd(p, p), 0.0)
+        self.assertAlmostEqual(xm.jsd(p, q), math.log(2))
+        r = np.array([0.2, 0.3, 0.5])
+        self.assertAlmostEqual(xm.jsd(p, r), xm.jsd(r, p))
+
+
+class Dimension(unittest.TestCase):
+    def test_known_answer(self):
+        # Exact service times and nearly regular arrivals with a deep queue:
+        # no loss until the core is saturated, then 1 - capacity/rate. The
+        # highest rate at loss 1e-5 is the capacity beta/t(beta), within the
+        # little the queue's random walk costs near it.
+        ap = xm.build_parser()
+        args = ap.parse_args(["dimension", "-L", "4096", "--beta", "64",
+                              "--service-linear", "1000,10",
+                              "--service-dist", "deterministic",
+                              "--loss", "1e-5"])
+        svc = lin(1000, 10, 64)
+        cap = svc.capacity_pps()
+        lo, hi, cache, _ = xm.dimension(args, 4096, 64, svc, None, 1e-5)
+        self.assertLess(abs(lo / cap - 1), 0.01)
+        self.assertLessEqual(cache[lo]["loss"], 1e-5)
+        self.assertGreater(cache[hi]["loss"], 1e-5)
+        self.assertLess(hi / lo - 1, 1.001e-3)
+
+    def test_cli_cores(self):
+        cp = subprocess.run(
+            [PY, TOOL, "dimension", "-L", "1024", "--beta", "64",
+             "--service-linear", "1000,10", "--service-dist",
+             "deterministic", "--load", "200M", "-j"],
+            capture_output=True, text=True, timeout=300)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        o = json.loads(cp.stdout)
+        self.assertEqual(o["queues"], math.ceil(200e6 / o["max_rate_pps"]))
+        self.assertLessEqual(o["at_max_rate"]["loss"], 1e-5)
+        self.assertTrue(o["converged"])
+
+
+class CLI(unittest.TestCase):
+    def tool(self, *argv, rc=0):
+        cp = subprocess.run([PY, TOOL] + list(argv), capture_output=True,
+                            text=True, timeout=300)
+        self.assertEqual(cp.returncode, rc, cp.stderr)
+        return cp
+
+    def test_predict_measured(self):
+        with tempfile.TemporaryDirectory() as d:
+            png = os.path.join(d, "p.png")
+            cp = self.tool("predict", "--measured",
+                           os.path.join(FIX, "stats.json"), "--plot", png,
+                           "-j")
+            o = json.loads(cp.stdout)
+            self.assertEqual(len(o["distribution"]), FIX_BETA + 1)
+            self.assertAlmostEqual(sum(o["distribution"]), 1.0, delta=1e-9)
+            meas = o["measured"]
+            for k in ("jsd", "rel_error_mean", "mean_batch", "loss"):
+                self.assertIn(k, meas)
+            self.assertGreater(os.path.getsize(png), 1000)
+            # -j before the subcommand, as `xnf -j model ...` passes it
+            cp = self.tool("-j", "predict", "-L", "64", "--beta", "8",
+                           "--rate", "1M", "--service-means",
+                           "1:500,8:1200")
+            self.assertIn("loss", json.loads(cp.stdout))
+
+    def test_text_output(self):
+        cp = self.tool("predict", "-L", "64", "--beta", "8", "--rate", "1M",
+                       "--service-linear", "400,100")
+        self.assertTrue(cp.stdout.strip())
+
+    def test_errors(self):
+        for argv in (["predict", "--beta", "8", "--rate", "1M",
+                      "--service-linear", "400,100"],          # no L
+                     ["predict", "-L", "64", "--beta", "8",
+                      "--service-linear", "400,100"],          # no rate
+                     ["predict", "-L", "64", "--beta", "8", "--rate", "1M"],
+                     ["predict", "--measured", "/nonexistent.json"],
+                     ["predict", "-L", "4", "--beta", "8", "--rate", "1M",
+                      "--service-linear", "400,100"],          # beta > L
+                     ["frobnicate"]):
+            with self.subTest(argv=argv):
+                cp = self.tool(*argv, rc=1)
+                self.assertTrue(cp.stderr.startswith("Error: "))
+
+    def test_validate_sweep(self):
+        with tempfile.TemporaryDirectory() as d:
+            cp = self.tool("validate", os.path.join(FIX, "sweep.json"),
+                           "--out", d, "-j")
+            o = json.loads(cp.stdout)
+            sw = load(os.path.join(FIX, "sweep.json"))
+            self.assertEqual(len(o["rows"]), len(sw["points"]))
+            for f in ("validate.md", "validate.csv", "validate.png",
+                      "validate-dist.png"):
+                self.assertGreater(os.path.getsize(os.path.join(d, f)), 100)
+            with open(os.path.join(d, "validate.csv")) as f:
+                self.assertEqual(len(f.read().strip().splitlines()),
+                                 1 + len(sw["points"]))
+            for r in o["rows"]:
+                self.assertTrue(r["converged"])
+                self.assertGreaterEqual(r["jsd"], 0)
+                self.assertEqual(r["ok_mean"], max(r["mean_err"],
+                                                   r["mean1_err"]) <= 1.0)
+                self.assertEqual(r["ok_jsd"], max(r["jsd"],
+                                                  r["jsd_nonempty"]) < 0.05)
+
+
+if __name__ == "__main__":
+    if "--write-fixtures" in sys.argv:
+        write_fixtures()
+        sys.exit(0)
+    unittest.main()

@@ -1,0 +1,1083 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""xnf's benchmark harness: the papers' measurements (throughput against
+frame size and chain length, zero-loss throughput, latency against offered
+rate and chain length, loss and batch sizes against offered rate, firewall
+size against throughput), on xnf and on what an operator would otherwise
+use (Linux forwarding, nftables), against a bare XDP redirect (the ceiling),
+in one run, on a fresh source -> DUT -> sink namespace test bed.
+
+    make bench            # the full run (prints its estimated duration)
+    make bench QUICK=1    # a few minutes, every output file
+    tools/bench/bench.py --help
+
+Placement: the generator runs on one CPU (--gen-cpu), the DUT's receive
+work on another (--dut-cpu): threaded NAPI on the DUT's ingress veth with
+its napi thread pinned, after every XDP attach (xnf does it with `attach
+... cores`, the others by hand). Results: CSV per experiment, raw JSON per
+point, report.md and PNGs (report.py), model/sweep.json (issue 7).
+"""
+
+import argparse
+import csv
+import fnmatch
+import ipaddress
+import json
+import os
+import platform
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import testbed as tbm  # noqa: E402
+from testbed import CmdError, Testbed, run  # noqa: E402
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+SIZES = ["64", "128", "256", "512", "1024", "1500", "dc"]
+RATES = ["100", "1k", "10k", "100k", "1M", "max"]
+RULE_COUNTS = [10, 100, 1000, 3000, 10000]
+LAT_SIZE = "128"          # the papers' latency figures use 128-byte frames
+CHAIN_RATE = "100k"       # latency against chain length, below every saturation
+FW_RULES = 10             # the seed's firewall
+EXTRA_ROUTES = [f"203.0.113.{16 * i}/28" for i in range(8)]  # with the 2 below: 10 routes
+WORKER_BATCH, WORKER_RING = 64, 2048
+UDP_SPORT, UDP_DPORT = 1024, 9
+# Trial overhead beyond its duration (sink attach, process start, drain), s,
+# and per test bed; only for the estimate, corrected as the run goes.
+TRIAL_OVH, SESSION_OVH = 0.7, 2.5
+
+
+def rate_pps(label):
+    if label == "max":
+        return None
+    mult = {"k": 1e3, "M": 1e6}.get(label[-1], 1)
+    return int(float(label.rstrip("kM")) * mult)
+
+
+# ---- dataplanes ----------------------------------------------------------------
+
+class DP:
+    """A dataplane under test. kind: redirect, xnf, linux, nft, worker, xskfwd."""
+
+    def __init__(self, name, kind, nfs=(), form="", route="", worker_nf=""):
+        self.name, self.kind, self.nfs = name, kind, list(nfs)
+        self.form, self.route, self.worker_nf = form, route, worker_nf
+
+    @property
+    def chain_len(self):
+        return len(self.nfs)
+
+    @property
+    def has_fw(self):
+        return "firewall" in self.nfs
+
+    def columns(self):
+        return {"dataplane": self.name, "kind": self.kind, "chain_len": self.chain_len,
+                "nfs": "+".join(self.nfs), "form": self.form, "route": self.route}
+
+
+CHAINS = {1: ["l3fwd"], 2: ["firewall", "l3fwd"], 3: ["firewall", "l3fwd", "l2fwd"]}
+
+
+def all_dataplanes():
+    dps = [DP("redirect", "redirect", form="bare")]
+    for route in ("lpm", "fib"):
+        for form in ("tailcall", "fused"):
+            for n, nfs in CHAINS.items():
+                dps.append(DP(f"xnf-{n}nf-{form}-{route}", "xnf", nfs, form, route))
+    dps.append(DP("linux", "linux", ["l3fwd"], "kernel", "kernel"))
+    dps.append(DP("linux-nft", "nft", ["firewall", "l3fwd"], "kernel", "kernel"))
+    dps.append(DP("worker-l3fwd", "worker", ["xsk", "l3fwd"], "afxdp", "lpm", "l3fwd"))
+    dps.append(DP("worker-macswap", "worker", ["xsk", "macswap"], "afxdp", "", "macswap"))
+    dps.append(DP("xskfwd", "xskfwd", ["xsk"], "afxdp", ""))
+    return dps
+
+
+# ---- firewall rule sets -------------------------------------------------------
+
+TRAFFIC_SRC = ipaddress.ip_network("192.0.2.0/24")
+TRAFFIC_DST = ipaddress.ip_network("198.51.100.0/24")
+
+
+def parse_rule(line):
+    """A `fw add ...` line of xnf-fwgen -> dict."""
+    w = line.split()
+    r = {"action": None}
+    i = 2
+    while i < len(w):
+        k = w[i]
+        if k in ("allow", "drop"):
+            r["action"] = k
+            i += 1
+            continue
+        r[k] = w[i + 1]
+        i += 2
+    return r
+
+
+def may_match_traffic(r):
+    """Whether the rule could match the benchmark's flows (IPv4 UDP from
+    192.0.2.0/24 to 198.51.100.0/24, any ports: conservative)."""
+    if "proto" in r and int(r["proto"]) != 17:
+        return False
+    for key, net in (("src", TRAFFIC_SRC), ("dst", TRAFFIC_DST)):
+        if key in r:
+            p = ipaddress.ip_network(r[key], strict=False)
+            if p.version != 4 or not p.overlaps(net):
+                return False
+    return True
+
+
+def rule_set(build, n, seed=1):
+    """n generated rules that the benchmark's traffic matches none of (so
+    that it is allowed by the default policy after every rule was
+    considered: the whole list for nftables), prio 10, 20, ..."""
+    want = min(10240, n + n // 4 + 64)
+    while True:
+        out = run([os.path.join(build, "xnf-fwgen"), want, seed], timeout=60)
+        rules = [r for r in map(parse_rule, out.splitlines()) if not may_match_traffic(r)]
+        if len(rules) >= n or want >= 10240:
+            break
+        want = min(10240, want * 2)
+    if len(rules) < n:
+        raise CmdError(f"xnf-fwgen gave only {len(rules)} usable rules of {n}")
+    rules = rules[:n]
+    for k, r in enumerate(rules):
+        r["prio"] = str((k + 1) * 10)
+    return rules
+
+
+def xnf_rule_line(r):
+    s = f"fw add prio {r['prio']} {r['action']}"
+    for k in ("proto", "src", "dst", "sport", "dport"):
+        if k in r:
+            s += f" {k} {r[k]}"
+    return s
+
+
+def nft_port(lo_hi):
+    lo, hi = lo_hi.split("-")
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def nft_rule(r):
+    """The same rule in nftables (inet family, first match wins in a base
+    chain because accept and drop both end it)."""
+    parts = []
+    proto = int(r["proto"]) if "proto" in r else None
+    for key, kw in (("src", "saddr"), ("dst", "daddr")):
+        if key in r:
+            fam = "ip6" if ipaddress.ip_network(r[key], strict=False).version == 6 else "ip"
+            parts.append(f"{fam} {kw} {r[key]}")
+    if proto is not None:
+        parts.append(f"meta l4proto {proto}")
+    for key in ("sport", "dport"):
+        if key in r:
+            if proto == 6:
+                parts.append(f"tcp {key} {nft_port(r[key])}")
+            elif proto == 17:
+                parts.append(f"udp {key} {nft_port(r[key])}")
+            else:
+                # xnf: a port rule matches packets whose ports it can read
+                parts.append(f"meta l4proto {{ tcp, udp, sctp }} th {key} {nft_port(r[key])}")
+    parts.append("accept" if r["action"] == "allow" else "drop")
+    return " ".join(parts)
+
+
+def nft_ruleset(rules):
+    body = "\n".join(f"\t\t{nft_rule(r)}" for r in rules)
+    return ("table inet xnfbench {\n\tchain forward {\n"
+            "\t\ttype filter hook forward priority filter; policy accept;\n"
+            f"{body}\n\t}}\n}}\n")
+
+
+# ---- the harness ----------------------------------------------------------------
+
+class Interrupted(Exception):
+    pass
+
+
+class GenError(CmdError):
+    """The generator failed: a point without a measurement, not a loss."""
+
+
+def on_signal(signum, frame):
+    raise Interrupted(f"signal {signum}")
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.build = os.path.abspath(a.build)
+        self.out = os.path.abspath(a.out)
+        self.gen = os.path.join(self.build, "xnf-gen")
+        self.sink = os.path.join(self.build, "xnf-sink")
+        self.xnf = os.path.join(self.build, "xnf")
+        self.xskfwd = os.path.join(self.build, "xnf-xskfwd")
+        self.rows = {k: [] for k in ("throughput", "zeroloss", "latency", "batch",
+                                     "latency_chain", "rules")}
+        self.model_points = []
+        self.sessions = []
+        self.skipped = []         # (dataplane, why)
+        self.placements = {}
+        self.tb = None
+        self.worker = None
+        self.worker_out = None
+        self.done_trials = 0
+        self.total_trials = 0
+        self.t0 = time.monotonic()
+        self.est_total = 0.0
+        self.trial_count = 0
+        self.rules_cache = {}
+        self.gen_errors = []
+        self.load0 = loadavg()
+
+    # ---- output -------------------------------------------------------------
+    def say(self, msg):
+        print(msg, flush=True)
+
+    def progress(self, what):
+        self.done_trials += 1
+        el = time.monotonic() - self.t0
+        frac = self.done_trials / max(1, self.total_trials)
+        eta = el / frac - el if frac > 0 else 0
+        self.say(f"[{self.done_trials:4d}/{self.total_trials}] {100 * frac:5.1f}% "
+                 f"{el / 60:5.1f} min, ~{eta / 60:4.1f} min left: {what}")
+
+    def raw(self, exp, dp, name, obj):
+        d = os.path.join(self.out, "raw", exp, dp)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, name + ".json"), "w") as f:
+            json.dump(obj, f, indent=1, sort_keys=True)
+
+    # ---- availability ----------------------------------------------------------
+    def have_worker(self):
+        if self.a.no_worker:
+            return False
+        p = subprocess.run([self.xnf, "worker", "help"], capture_output=True, text=True)
+        return p.returncode == 0 and "nf" in (p.stdout + p.stderr)
+
+    def select(self):
+        dps = all_dataplanes()
+        avail = []
+        worker = self.have_worker()
+        for dp in dps:
+            if dp.kind == "worker" and not worker:
+                self.skipped.append((dp.name, "`xnf worker` is not built"))
+                continue
+            if dp.kind == "xskfwd" and not os.access(self.xskfwd, os.X_OK):
+                self.skipped.append((dp.name, f"{self.xskfwd} is not built"))
+                continue
+            avail.append(dp)
+        if self.a.only:
+            pats = self.a.only.split(",")
+            avail = [d for d in avail if any(fnmatch.fnmatch(d.name, p) or d.kind == p
+                                            for p in pats)]
+        return avail
+
+    # ---- dataplane setup -----------------------------------------------------
+    def routes_xnf(self, tb):
+        lines = [f"route add 198.51.100.0/24 via {tbm.SINK4}",
+                 f"route add 192.0.2.0/24 via {tbm.SRC4}"]
+        lines += [f"route add {p} via {tbm.SINK4}" for p in EXTRA_ROUTES]
+        lines += [f"route add {tbm.D04}/32 local", f"route add {tbm.D14}/32 local"]
+        tb.xnf_batch(lines)
+
+    def routes_linux(self, tb):
+        for p in EXTRA_ROUTES:
+            run(["ip", "route", "add", p, "via", tbm.SINK4], ns=tb.dut)
+
+    def rules(self, n):
+        if n not in self.rules_cache:
+            self.rules_cache[n] = rule_set(self.build, n)
+        return self.rules_cache[n]
+
+    def load_fw_xnf(self, tb, n):
+        lines = ["fw flush", "fw default allow"] + [xnf_rule_line(r) for r in self.rules(n)]
+        tb.xnf_batch(lines, timeout=300)
+
+    def load_fw_nft(self, tb, n):
+        path = os.path.join(tb.tmp, f"nft-{n}.conf")
+        with open(path, "w") as f:
+            f.write(nft_ruleset(self.rules(n)))
+        run(["sh", "-c", "nft delete table inet xnfbench 2>/dev/null; true"], ns=tb.dut)
+        run(["nft", "-f", path], ns=tb.dut, timeout=300)
+        got = run(["nft", "-a", "list", "chain", "inet", "xnfbench", "forward"], ns=tb.dut)
+        count = sum(1 for ln in got.splitlines() if "# handle" in ln and
+                    ("accept" in ln or "drop" in ln) and "policy" not in ln)
+        if count != n:
+            raise CmdError(f"nft holds {count} rules, expected {n}")
+
+    def setup_dp(self, tb, dp, nrules):
+        """Builds dp on the test bed; returns the placement it recorded."""
+        cpu = self.a.dut_cpu
+        place = {"gen_cpu": self.a.gen_cpu, "dut_cpu": cpu}
+        if dp.kind == "redirect":
+            prog = os.path.join(tb.bpffs, "redirect")
+            maps = os.path.join(tb.bpffs, "redirect_maps")
+            # In the DUT's namespace: a devmap resolves the ifindex in the
+            # namespace of whoever writes it (in the root one it would name
+            # a host device).
+            run(["bpftool", "prog", "load", os.path.join(self.build, "bpf", "redirect.bpf.o"),
+                 prog, "type", "xdp", "pinmaps", maps], ns=tb.dut)
+            idx = tb.ifindex(tb.dut, tb.e)
+            run(["bpftool", "map", "update", "pinned", os.path.join(maps, "tx_port"),
+                 "key", 0, 0, 0, 0, "value", *idx.to_bytes(4, "little")], ns=tb.dut)
+            run(["ip", "-n", tb.dut, "link", "set", "dev", tb.i, "xdpdrv", "pinned", prog])
+            place["napi"] = tb.pin_napi(tb.i, cpu)
+            place["how"] = "threaded NAPI and napi thread pinned by the harness"
+        elif dp.kind == "xnf":
+            extra = (["fused"] if dp.form == "fused" else []) + (["fib"] if dp.route == "fib" else [])
+            chain = ",".join(dp.nfs)
+            tb.xnf_cmd("attach", tb.i, "chain", chain, *extra, "cores", cpu)
+            tb.xnf_devs.append(tb.i)
+            tb.xnf_cmd("attach", tb.e, "chain", chain, *extra)
+            tb.xnf_devs.append(tb.e)
+            self.routes_xnf(tb)
+            if dp.has_fw:
+                self.load_fw_xnf(tb, nrules)
+            if "l2fwd" in dp.nfs:
+                tb.xnf_cmd("fdb", "add", tbm.MAC_K, "dev", tb.e)
+            place["napi"] = tb.napi_threads(tb.i)
+            place["how"] = f"xnf attach {tb.i} ... cores {cpu}"
+        elif dp.kind in ("linux", "nft"):
+            self.routes_linux(tb)
+            if dp.kind == "nft":
+                self.load_fw_nft(tb, nrules)
+            place["napi"] = tb.pin_napi(tb.i, cpu)
+            place["how"] = "GRO on (veth NAPI without XDP), threaded NAPI pinned by the harness"
+        elif dp.kind == "worker":
+            tb.xnf_cmd("attach", tb.i, "chain", "xsk", "cores", cpu)
+            tb.xnf_devs.append(tb.i)
+            if dp.worker_nf == "l3fwd":
+                self.routes_xnf(tb)
+            # No `cores`: the worker takes the CPU `attach ... cores` recorded.
+            args = ["-j", "worker", tb.i, "nf", dp.worker_nf, "batch", WORKER_BATCH, "ring",
+                    WORKER_RING, "egress", tb.e, "duration", self.a.session_limit]
+            self.worker = tb.bg(["timeout", self.a.session_limit + 30, self.xnf, *args],
+                                tb.dut, env=tb.xnf_env())
+            self.wait_worker(tb)
+            place["napi"] = tb.napi_threads(tb.i)
+            place["worker_cpu"] = cpu
+            place["how"] = f"xnf attach {tb.i} chain xsk cores {cpu}; xnf {' '.join(map(str, args))}"
+        elif dp.kind == "xskfwd":
+            args = [tb.i, "egress", tb.e, "queue", 0, "batch", WORKER_BATCH, "cores", cpu,
+                    "duration", self.a.session_limit, "-j"]
+            self.worker = tb.bg(["timeout", self.a.session_limit + 30, self.xskfwd, *args],
+                                tb.dut)
+            time.sleep(1.0)
+            if self.worker.poll() is not None:
+                out, err = tb.stop(self.worker)
+                self.worker = None
+                raise CmdError(f"xnf-xskfwd exited: {err.strip()}")
+            place["napi"] = tb.pin_napi(tb.i, cpu)
+            place["worker_cpu"] = cpu
+            place["how"] = f"xnf-xskfwd {' '.join(map(str, args))}; napi pinned by the harness"
+        place["threaded"] = tb.threaded(tb.i)
+        place["sink"] = ("XDP sink on the sink's veth: runs in the softirq of the CPU that "
+                         "transmitted into it, i.e. the DUT CPU")
+        if not place.get("napi"):
+            raise CmdError(f"no napi thread found for {tb.i}: placement not applied")
+        bad = [t for t in place["napi"] if t["cpus"] != [cpu]]
+        if bad:
+            raise CmdError(f"napi thread not on CPU {cpu}: {bad}")
+        return place
+
+    def wait_worker(self, tb):
+        for _ in range(100):
+            if self.worker.poll() is not None:
+                out, err = tb.stop(self.worker)
+                self.worker = None
+                raise CmdError(f"xnf worker exited: {err.strip()}")
+            w = self.workers(tb)
+            if w and all(x.get("state") in ("running", "run", "up") or "rx_packets" in x
+                         for x in w):
+                return
+            time.sleep(0.05)
+        raise CmdError("xnf worker did not show up in xnf stats")
+
+    def stop_worker(self, tb):
+        if not self.worker:
+            return None
+        out, err = tb.stop(self.worker, sig=signal.SIGINT, timeout=15)
+        self.worker = None
+        try:
+            return json.loads(out) if out.strip() else {"stderr": err.strip()}
+        except json.JSONDecodeError:
+            return {"stdout": out.strip(), "stderr": err.strip()}
+
+    # ---- stats -------------------------------------------------------------------
+    def xnf_stats(self, tb):
+        try:
+            return json.loads(tb.xnf_cmd("-j", "stats", tb.i))
+        except (CmdError, json.JSONDecodeError):
+            return None
+
+    def workers(self, tb):
+        st = self.xnf_stats(tb)
+        return find_key(st, "workers") if st else None
+
+    # ---- one trial ---------------------------------------------------------------
+    def trial(self, tb, dp, size, rate, duration):
+        """Sends for duration s at rate pps (None: as fast as it can) with
+        frames of size; returns the row and the raw record."""
+        ready = os.path.join(tb.tmp, f"ready-{time.monotonic_ns()}")
+        sink = tb.bg(["timeout", duration + 60, "taskset", "-c", self.a.gen_cpu, self.sink,
+                      tb.k, "duration", duration + 40, "ready", ready, "-j"], tb.sink)
+        t_end = time.monotonic() + 10
+        while not os.path.exists(ready):
+            if sink.poll() is not None or time.monotonic() > t_end:
+                out, err = tb.stop(sink)
+                raise CmdError(f"xnf-sink did not attach: {err.strip()}")
+            time.sleep(0.01)
+        st0 = self.xnf_stats(tb) if dp.kind in ("xnf", "worker") else None
+        cmd = ["taskset", "-c", self.a.gen_cpu, self.gen, tb.s, "duration", duration,
+               "size", size, "flows", self.a.flows, "ipv4", "udp", "src", tbm.SRC4,
+               "dst", tbm.SINK4, "smac", tbm.MAC_S, "dmac", tbm.MAC_I, "sport", UDP_SPORT,
+               "dport", UDP_DPORT, "cpu", self.a.gen_cpu, "-j"]
+        if rate is not None:
+            cmd[cmd.index("-j"):cmd.index("-j")] = ["rate", int(rate)]
+        try:
+            gen_out = run(["timeout", duration + 30] + cmd, ns=tb.src, timeout=duration + 40,
+                          check=False, stderr=True)
+            gen = json.loads(gen_out[0]) if gen_out[1] == 0 else {"error": gen_out[2].strip()}
+        finally:
+            time.sleep(0.1)   # what is still in flight reaches the sink
+            out, err = tb.stop(sink, sig=signal.SIGINT)
+        try:
+            snk = json.loads(out)
+        except json.JSONDecodeError:
+            raise CmdError(f"xnf-sink printed no JSON: {err.strip()[:300]}")
+        st1 = self.xnf_stats(tb) if st0 is not None else None
+        if "error" in gen:
+            raise GenError(gen["error"])
+        sent = int(gen.get("sent", 0))
+        received = int(snk.get("packets", 0))     # frames with the generator's probe
+        dur = float(gen.get("duration_s") or duration)
+        rx_pps = received / dur if dur > 0 else 0.0
+        gpps = float(gen.get("pps") or 0)
+        # Frame bits with the FCS (the generator's sizes); + preamble and gap on L1.
+        if gen.get("mean_size"):
+            bits = float(gen["mean_size"]) * 8
+            bits_l1 = bits + 20 * 8
+        else:
+            bits = float(gen.get("gbps") or 0) * 1e9 / gpps if gpps else 0.0
+            bits_l1 = float(gen.get("gbps_l1") or 0) * 1e9 / gpps if gpps else 0.0
+        lat = snk.get("latency_ns") or {}
+        row = dict(dp.columns())
+        row.update({
+            "size": size, "frame_bits": round(bits, 1),
+            "offered_pps": "" if rate is None else int(rate),
+            "duration_s": round(dur, 4), "sent": sent, "received": received,
+            "tx_pps": round(gpps, 1), "rx_pps": round(rx_pps, 1),
+            "rx_mpps": round(rx_pps / 1e6, 6), "rx_gbps": round(rx_pps * bits / 1e9, 9),
+            "rx_gbps_l1": round(rx_pps * bits_l1 / 1e9, 9),
+            "loss": round(max(0, sent - received) / sent, 8) if sent else 1.0,
+            "reordered": snk.get("reordered", ""), "duplicates": snk.get("duplicates", ""),
+            "no_probe": snk.get("no_probe", ""),
+            # other work on the machine during the trial (1-minute load average)
+            "loadavg": loadavg(),
+        })
+        for k in ("min", "mean", "p50", "p90", "p99", "p999", "max"):
+            row[f"lat_{k}_ns"] = lat.get(k, "")
+        rec = {"gen": gen, "gen_cmd": " ".join(map(str, cmd)), "sink": snk, "row": row}
+        if st0 is not None and st1 is not None:
+            rec["xnf_delta"] = xnf_delta(st0, st1, tb.i)
+            w0, w1 = find_key(st0, "workers"), find_key(st1, "workers")
+            if w0 and w1:
+                rec["worker_delta"] = [delta(a, b) for a, b in zip(w0, w1)]
+                for w in rec["worker_delta"]:
+                    busy, idle = w.get("busy_ns"), w.get("idle_ns")
+                    if isinstance(busy, (int, float)) and isinstance(idle, (int, float)):
+                        w["utilization"] = round(busy / (busy + idle), 4) if busy + idle else 0.0
+        row["batch_mean"], row["batch_source"] = batch_mean(rec)
+        self.trial_count += 1
+        return row, rec
+
+    def trial_retry(self, tb, dp, size, rate, duration, what):
+        """trial(), once more if the generator failed; GenError after two
+        failures (recorded in meta.json and the report)."""
+        for attempt in (1, 2):
+            try:
+                return self.trial(tb, dp, size, rate, duration)
+            except GenError as ex:
+                self.gen_errors.append({"dataplane": dp.name, "what": what, "size": size,
+                                        "rate": rate, "attempt": attempt, "error": str(ex)})
+                self.say(f"  generator failed ({what}, attempt {attempt}): {ex}")
+                if attempt == 2:
+                    raise
+                time.sleep(0.5)
+
+    def smoke(self, tb, dp):
+        """A short trial before measuring: does this dataplane forward?"""
+        row, rec = self.trial_retry(tb, dp, "64", 1000, 0.3, "smoke")
+        if row["received"] < 0.5 * max(1, row["sent"]):
+            raise CmdError(f"{dp.name} forwards {row['received']} of {row['sent']} frames "
+                           f"(xnf: {json.dumps(rec.get('xnf_delta', {}).get('drop_reasons'))})")
+
+    # ---- the plan -------------------------------------------------------------
+    def plan(self, dps):
+        a = self.a
+        names = {d.name: d for d in dps}
+        pick = lambda pats: [names[n] for n in names if any(fnmatch.fnmatch(n, p) for p in pats)]
+        exps = set(a.experiments.split(","))
+        sessions = []
+        if "throughput" in exps:
+            for rep in range(a.repeat):
+                for dp in (pick(a.tput_dps) if a.tput_dps else dps):
+                    sessions.append({"dp": dp, "rules": FW_RULES, "tasks": [
+                        ("throughput", s, "max", rep) for s in a.sizes]})
+        per_dp = {}
+        if "zeroloss" in exps:
+            for dp in pick(a.zl_dps):
+                for s in (a.sizes if any(fnmatch.fnmatch(dp.name, p) for p in a.zl_all_sizes_dps)
+                          else a.sizes[:1]):
+                    for rep in range(a.zl_repeat):
+                        per_dp.setdefault(dp.name, []).append(("zeroloss", s, "max", rep))
+        if "latency" in exps:
+            for dp in pick(a.lat_dps):
+                for rate in a.rates:
+                    for rep in range(a.repeat):
+                        per_dp.setdefault(dp.name, []).append(("latency", LAT_SIZE, rate, rep))
+        if "chain" in exps:
+            for dp in pick(a.chain_dps):
+                for rep in range(a.repeat):
+                    per_dp.setdefault(dp.name, []).append(("latency_chain", LAT_SIZE, CHAIN_RATE, rep))
+        for name, tasks in per_dp.items():
+            sessions.append({"dp": names[name], "rules": FW_RULES, "tasks": tasks})
+        if "rules" in exps:
+            for dp in pick(a.rules_dps):
+                for n in a.rule_counts:
+                    sessions.append({"dp": dp, "rules": n, "tasks": [
+                        ("rules", "64", "max", rep) for rep in range(a.repeat)]})
+        if "model" in exps and "worker-l3fwd" in names:
+            sessions.append({"dp": names["worker-l3fwd"], "rules": FW_RULES,
+                             "tasks": [("model", "64", f, 0) for f in a.model_fracs]})
+        return sessions
+
+    def task_cost(self, t):
+        exp, size, rate, rep = t
+        d = self.duration_for(exp, rate)
+        trials = self.a.zl_steps if exp == "zeroloss" else 1
+        if exp == "model" and t == ("model", "64", self.a.model_fracs[0], 0):
+            trials += 1   # the saturation point first
+        return trials, trials * (d + TRIAL_OVH)
+
+    def duration_for(self, exp, rate):
+        a = self.a
+        if exp == "zeroloss":
+            return a.zl_duration
+        if exp == "model":
+            return a.model_duration
+        r = rate_pps(rate) if exp in ("latency", "latency_chain") else None
+        if r:
+            return max(a.duration, min(a.lat_max_duration, a.lat_packets / r))
+        return a.duration
+
+    # ---- experiments -------------------------------------------------------------
+    def run_session(self, sess):
+        dp, tasks = sess["dp"], sess["tasks"]
+        tb = Testbed(self.build, verbose=self.a.verbose)
+        self.tb = tb
+        done = []
+        try:
+            tb.setup()
+            place = self.setup_dp(tb, dp, sess["rules"])
+            self.placements.setdefault(dp.name, place)
+            self.smoke(tb, dp)
+            model_sat = None
+            for t in tasks:
+                exp, size, rate, rep = t
+                if exp == "zeroloss":
+                    self.zero_loss(tb, dp, size, rep)
+                elif exp == "model":
+                    if model_sat is None:
+                        model_sat = self.model_saturation(tb, dp)
+                    self.model_point(tb, dp, rate, model_sat)
+                else:
+                    self.point(tb, dp, exp, size, rate, rep, sess["rules"])
+                done.append(t)
+        except CmdError as ex:
+            why = str(ex).splitlines()[0][:400]
+            self.say(f"  {dp.name}: skipped: {why}")
+            self.skipped.append((dp.name, why))
+            self.done_trials += sum(self.task_cost(t)[0] for t in tasks[len(done):])
+        finally:
+            w = self.stop_worker(tb)
+            if w is not None:
+                self.raw("worker_exit", dp.name, f"session-{len(self.sessions)}", w)
+            tb.teardown()
+            self.tb = None
+            self.sessions.append({"dataplane": dp.name, "rules": sess["rules"],
+                                  "tasks": len(tasks)})
+
+    def point(self, tb, dp, exp, size, rate, rep, nrules):
+        try:
+            row, rec = self.trial_retry(tb, dp, size, rate_pps(rate), self.duration_for(exp, rate),
+                                        f"{exp} {size} {rate} #{rep}")
+        except GenError:
+            self.progress(f"{exp} {dp.name} {size}B {rate} #{rep}: no measurement (generator failed)")
+            return
+        row.update({"experiment": exp, "rate": rate, "rep": rep})
+        if exp == "rules":
+            row["rules"] = nrules
+        self.rows[exp].append(row)
+        self.raw(exp, dp.name, f"{size}-{rate}-{nrules if exp == 'rules' else ''}r{rep}", rec)
+        if exp in ("latency", "latency_chain"):
+            for src, hist in batch_hists(rec):
+                for b, n in hist:
+                    if n:
+                        self.rows["batch"].append({
+                            **dp.columns(), "rate": rate, "offered_pps": row["offered_pps"],
+                            "rep": rep, "source": src, "batch": b, "polls": n,
+                            "loss": row["loss"], "experiment": exp})
+        lat = f", p50 {row['lat_p50_ns'] / 1e3:.1f} us" if row["lat_p50_ns"] != "" else ""
+        self.progress(f"{exp} {dp.name} {size}B {rate} #{rep}: {row['rx_mpps']:.3f} Mpps "
+                      f"({row['rx_gbps']:.2f} Gb/s), loss {100 * row['loss']:.2f}%{lat}"
+                      + (f", {nrules} rules" if exp == "rules" else ""))
+
+    def zero_loss(self, tb, dp, size, rep):
+        """The highest offered rate with loss <= tolerance (RFC 2544 style
+        with a bounded binary search): the first probe is the median
+        throughput at maximum load for this size (or one max-load trial),
+        then bisection of [0, max offered] for the remaining steps."""
+        a = self.a
+        d = a.zl_duration
+        ref = [r for r in self.rows["throughput"] if r["dataplane"] == dp.name and r["size"] == size]
+        steps = []
+        if ref:
+            tx_max = statistics.median(r["tx_pps"] for r in ref)
+            guess = statistics.median(r["rx_pps"] for r in ref)
+        else:
+            row, rec = self.trial_retry(tb, dp, size, None, d, f"zero-loss {size} max")
+            steps.append({"rate": None, "row": row})
+            tx_max, guess = row["tx_pps"], row["rx_pps"]
+            self.done_trials += 1
+        lo, hi = 0.0, float(tx_max)
+        best = None
+        probe = min(guess, hi)
+        while len(steps) < a.zl_steps:
+            try:
+                row, rec = self.trial_retry(tb, dp, size, max(1, int(probe)), d,
+                                            f"zero-loss {size} #{rep}")
+                ok = row["sent"] > 0 and row["sent"] - row["received"] <= a.zl_tolerance * row["sent"]
+            except GenError as ex:
+                # Not known to pass: the search goes on below this rate.
+                row, rec, ok = {"loss": float("nan"), "error": str(ex)}, {}, False
+            steps.append({"rate": int(probe), "ok": ok, "row": row})
+            self.progress(f"zero-loss {dp.name} {size}B #{rep} step {len(steps)}: "
+                          f"{probe / 1e6:.3f} Mpps offered, loss {100 * row['loss']:.3f}% "
+                          f"-> {'pass' if ok else 'fail'}")
+            if ok:
+                lo = probe
+                if best is None or probe > best[0]:
+                    best = (probe, row)
+            else:
+                hi = probe
+            probe = (lo + hi) / 2
+        out = dict(dp.columns())
+        out.update({"experiment": "zeroloss", "size": size, "rep": rep, "steps": len(steps),
+                    "tolerance": a.zl_tolerance, "search_hi_pps": round(tx_max, 1),
+                    "rate_pps": int(best[0]) if best else 0,
+                    "rx_pps": best[1]["rx_pps"] if best else 0.0,
+                    "rx_mpps": best[1]["rx_mpps"] if best else 0.0,
+                    "rx_gbps": best[1]["rx_gbps"] if best else 0.0,
+                    "loss": best[1]["loss"] if best else "",
+                    "resolution_pps": round(hi - lo, 1)})
+        strict = [st for st in steps if st.get("rate") and st["row"].get("sent")
+                  and st["row"]["received"] >= st["row"]["sent"]]
+        best0 = max(strict, key=lambda st: st["rate"]) if strict else None
+        out["strict_rate_pps"] = best0["rate"] if best0 else 0
+        out["strict_rx_pps"] = best0["row"]["rx_pps"] if best0 else 0.0
+        self.rows["zeroloss"].append(out)
+        self.raw("zeroloss", dp.name, f"{size}-r{rep}", {"result": out, "steps": steps})
+
+    def model_saturation(self, tb, dp):
+        row, rec = self.trial_retry(tb, dp, "64", None, self.a.model_duration, "model max")
+        self.model_point_record(rec, row, None)
+        self.progress(f"model {dp.name} saturation: {row['rx_mpps']:.3f} Mpps received "
+                      f"of {row['tx_pps'] / 1e6:.3f} offered")
+        return row
+
+    def model_point(self, tb, dp, frac, sat):
+        rate = float(frac) * sat["rx_pps"]
+        cap = sat["tx_pps"]
+        use = None if rate >= cap else rate
+        try:
+            row, rec = self.trial_retry(tb, dp, "64", use, self.a.model_duration, f"model {frac}")
+        except GenError:
+            self.progress(f"model {dp.name} {frac} x saturation: no measurement (generator failed)")
+            return
+        self.model_point_record(rec, row, rate)
+        self.progress(f"model {dp.name} {frac} x saturation ({rate / 1e6:.3f} Mpps): "
+                      f"loss {100 * row['loss']:.2f}%")
+
+    def model_point_record(self, rec, row, rate):
+        w = (rec.get("worker_delta") or [None])[0]
+        self.model_points.append({
+            "offered_pps": round(rate if rate is not None else row["tx_pps"], 1),
+            "offered_max": rate is None, "achieved_tx_pps": row["tx_pps"],
+            "sent": row["sent"], "received": row["received"],
+            "duration_s": row["duration_s"], "worker": w})
+
+    # ---- the run ------------------------------------------------------------------
+    def write_outputs(self):
+        os.makedirs(self.out, exist_ok=True)
+        for name, rows in self.rows.items():
+            write_csv(os.path.join(self.out, f"{name}.csv"), rows)
+        if self.model_points or "model" in self.a.experiments:
+            os.makedirs(os.path.join(self.out, "model"), exist_ok=True)
+            with open(os.path.join(self.out, "model", "sweep.json"), "w") as f:
+                json.dump({"ring": WORKER_RING, "batch": WORKER_BATCH, "nf": "l3fwd",
+                           "size": 64, "points": sorted(self.model_points,
+                                                        key=lambda p: p["offered_pps"])},
+                          f, indent=1)
+
+    def meta(self, started, finished, dps):
+        a = self.a
+        cpu = ""
+        try:
+            with open("/proc/cpuinfo") as f:
+                cpu = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), "")
+        except OSError:
+            pass
+        rev = subprocess.run(["git", "-C", TOP, "describe", "--always", "--dirty"],
+                             capture_output=True, text=True).stdout.strip()
+        return {
+            "command": " ".join(sys.argv), "quick": a.quick, "pid": os.getpid(), "started": started,
+            "finished": finished, "elapsed_s": round(time.monotonic() - self.t0, 1),
+            "loadavg_start": self.load0, "loadavg_end": loadavg(),
+            "estimated_s": round(self.est_total, 1), "kernel": platform.release(),
+            "cpu": cpu, "ncpus": os.cpu_count(), "git": rev,
+            "args": {k: v for k, v in vars(a).items()},
+            "dataplanes": [d.name for d in dps], "skipped": self.skipped,
+            "generator_errors": self.gen_errors,
+            "placement": self.placements, "sessions": len(self.sessions),
+            "trials": self.trial_count,
+            "definitions": {
+                "max_load": "the generator sends as fast as it can on its CPU for "
+                            "duration_s; throughput = frames the sink received / "
+                            "duration_s",
+                "zero_loss": f"the highest offered rate at which the sink received all "
+                             f"but at most {a.zl_tolerance:g} of the frames sent in a "
+                             f"{a.zl_duration} s trial; bounded binary search, "
+                             f"{a.zl_steps} trials: first at the median max-load "
+                             f"throughput, then bisection of [0, max offered]; "
+                             f"rx_pps is what the sink received at that rate. "
+                             f"strict_rx_pps: the same for the highest of those trials "
+                             f"that lost no frame at all (RFC 2544), 0 if none",
+                "loss": "(sent - received) / sent, over the trial",
+                "latency": "sink time - generator timestamp in the payload, one "
+                           "host clock (generator -> DUT -> sink)",
+                "gbps": "frame bits including the FCS (the generator's size), "
+                        "gbps_l1 adds preamble and inter-frame gap",
+                "rules": f"{FW_RULES} rules in the main runs: generated by xnf-fwgen "
+                         "(loader/fw_gen.c), those that could match the test flows "
+                         "left out, default allow: every packet passes the whole "
+                         "rule set; nftables gets the same rules in an inet "
+                         "forward chain",
+                "routes": "10 routes (198.51.100.0/24, 192.0.2.0/24, 8 x /28 of "
+                          "203.0.113.0/24) in xnf's tables and the kernel's",
+            },
+            "flows": a.flows, "udp_ports": [UDP_SPORT, UDP_DPORT],
+        }
+
+    def main(self):
+        a = self.a
+        for tool in (self.xnf, self.gen, self.sink, os.path.join(self.build, "xnf-fwgen"),
+                     os.path.join(self.build, "bpf", "redirect.bpf.o")):
+            if not os.path.exists(tool) and not a.dry_run:
+                sys.exit(f"Error: {tool} is missing; run make (it builds every tool)")
+        if os.geteuid() != 0 and not a.dry_run:
+            sys.exit("Error: the benchmark builds network namespaces and attaches XDP: run it as root")
+        ncpu = os.cpu_count() or 1
+        if max(a.gen_cpu, a.dut_cpu) >= ncpu:
+            sys.exit(f"Error: --gen-cpu/--dut-cpu must be below {ncpu}")
+        if a.gen_cpu == a.dut_cpu:
+            print("warning: generator and DUT share a CPU: throughput is shared between them")
+        dps = self.select()
+        if not dps:
+            sys.exit("Error: no dataplane selected (see --only)")
+        sessions = self.plan(dps)
+        self.total_trials = 0
+        est = 0.0
+        for s in sessions:
+            est += SESSION_OVH + 0.3 + TRIAL_OVH
+            for t in s["tasks"]:
+                n, c = self.task_cost(t)
+                self.total_trials += n
+                est += c
+            if s["rules"] >= 1000:
+                est += s["rules"] / 2000
+        self.est_total = est
+        for name, why in self.skipped:
+            self.say(f"not measured: {name}: {why}")
+        self.say(f"xnf bench{' (quick)' if a.quick else ''}: {len(dps)} dataplanes, "
+                 f"{len(sessions)} test beds, {self.total_trials} trials; "
+                 f"estimated duration {est / 60:.1f} min; results in {self.out}")
+        if a.dry_run:
+            for s in sessions:
+                self.say(f"  {s['dp'].name} rules={s['rules']}: {len(s['tasks'])} tasks: "
+                         f"{sorted(set(t[0] for t in s['tasks']))}")
+            return 0
+        if os.path.isdir(self.out) and not a.keep:
+            for sub in ("raw", "model"):
+                shutil.rmtree(os.path.join(self.out, sub), ignore_errors=True)
+        os.makedirs(self.out, exist_ok=True)
+        started = time.strftime("%Y-%m-%d %H:%M:%S %z")
+        rc = 0
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGHUP, on_signal)
+        try:
+            for s in sessions:
+                self.run_session(s)
+        except (KeyboardInterrupt, Interrupted) as ex:
+            self.say(f"interrupted ({ex or 'SIGINT'}): cleaning up, writing what was measured")
+            rc = 130
+        finally:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            if self.tb:
+                self.stop_worker(self.tb)
+                self.tb.teardown()
+            self.write_outputs()
+            with open(os.path.join(self.out, "meta.json"), "w") as f:
+                json.dump(self.meta(started, time.strftime("%Y-%m-%d %H:%M:%S %z"), dps), f,
+                          indent=1)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+        self.validate_model()
+        import report
+        report.write(self.out)
+        el = time.monotonic() - self.t0
+        self.say(f"done in {el / 60:.1f} min (estimated {self.est_total / 60:.1f}): "
+                 f"{os.path.join(self.out, 'report.md')}")
+        return rc
+
+    def validate_model(self):
+        tool = os.path.join(TOP, "tools", "xnf_model.py")
+        sweep = os.path.join(self.out, "model", "sweep.json")
+        if not (os.path.exists(tool) and os.path.exists(sweep) and self.model_points):
+            return
+        outdir = os.path.join(self.out, "model")
+        p = subprocess.run([sys.executable, tool, "validate", sweep], capture_output=True,
+                           text=True, timeout=600, cwd=outdir)
+        with open(os.path.join(outdir, "validate.txt"), "w") as f:
+            f.write(f"$ xnf_model.py validate {sweep}\n(exit {p.returncode})\n{p.stdout}")
+            if p.stderr.strip():
+                f.write(f"\nstderr:\n{p.stderr}")
+
+
+# ---- helpers -----------------------------------------------------------------------
+
+def loadavg():
+    try:
+        with open("/proc/loadavg") as f:
+            return float(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return ""
+
+
+def find_key(obj, key):
+    """The first value of key anywhere in a JSON tree."""
+    if isinstance(obj, dict):
+        if key in obj:
+            return obj[key]
+        for v in obj.values():
+            r = find_key(v, key)
+            if r is not None:
+                return r
+    elif isinstance(obj, list):
+        for v in obj:
+            r = find_key(v, key)
+            if r is not None:
+                return r
+    return None
+
+
+GAUGES = {"queue", "state", "pid", "tid", "cpu", "node", "mode", "nf", "batch", "ring",
+          "frames", "frame_size", "busy_poll", "need_wakeup", "frames_in", "size", "dev",
+          "recorded", "mean", "utilization"}
+
+
+def delta(a, b, key=None):
+    """b - a for counters in two samples of the same JSON shape; gauges (and
+    strings) as in b. batch_hist entries are matched by size."""
+    if key in GAUGES and not isinstance(b, (dict, list)) or key == "frames_in":
+        return b
+    if isinstance(b, dict):
+        a = a if isinstance(a, dict) else {}
+        return {k: delta(a.get(k), v, k) for k, v in b.items()}
+    if isinstance(b, list):
+        if key == "batch_hist":
+            prev = {e.get("size"): e for e in (a or []) if isinstance(e, dict)}
+            out = []
+            for e in b:
+                d = delta(prev.get(e.get("size"), {}), e)
+                d["size"] = e.get("size")
+                if d.get("batches"):
+                    out.append(d)
+            return out
+        a = a if isinstance(a, list) and len(a) == len(b) else [None] * len(b)
+        return [delta(x, y) for x, y in zip(a, b)]
+    if isinstance(b, bool) or not isinstance(b, (int, float)):
+        return b
+    return b - (a if isinstance(a, (int, float)) and not isinstance(a, bool) else 0)
+
+
+def xnf_delta(st0, st1, dev):
+    def devobj(st):
+        for d in st.get("devices", []) if isinstance(st, dict) else []:
+            if d.get("dev") == dev:
+                return d
+        return {}
+    d0, d1 = devobj(st0), devobj(st1)
+    out = {}
+    if d1:
+        out["nfs"] = delta(d0.get("nfs"), d1.get("nfs"))
+        for k in ("drop_reasons", "pass_reasons"):
+            if k in d1:
+                out[k] = {r: v for r, v in delta(d0.get(k), d1[k]).items() if v}
+        if "batch" in d1:
+            b = delta(d0.get("batch"), d1["batch"])
+            out["batch_polls"] = b.get("polls")
+            out["batch_percpu"] = b.get("percpu")
+    return out
+
+
+def batch_hists(rec):
+    """[(source, [(batch size, polls)])] of a trial: NAPI polls of the
+    ingress device (xnf) and the worker's batches."""
+    out = []
+    polls = (rec.get("xnf_delta") or {}).get("batch_polls")
+    if polls:
+        out.append(("napi", list(enumerate(polls))))
+    for w in rec.get("worker_delta") or []:
+        h = [(e.get("size"), e.get("batches", 0)) for e in w.get("batch_hist") or []]
+        if h:
+            out.append(("worker", h))
+    return out
+
+
+def batch_mean(rec):
+    for src, h in batch_hists(rec):
+        n = sum(c for _, c in h)
+        if n and src == ("worker" if rec.get("worker_delta") else "napi"):
+            return round(sum(b * c for b, c in h) / n, 3), src
+    for src, h in batch_hists(rec):
+        n = sum(c for _, c in h)
+        if n:
+            return round(sum(b * c for b, c in h) / n, 3), src
+    return "", ""
+
+
+def write_csv(path, rows):
+    keys = []
+    for r in rows:
+        for k in r:
+            if k not in keys:
+                keys.append(k)
+    front = ["experiment", "dataplane", "kind", "chain_len", "nfs", "form", "route", "size",
+             "rate", "offered_pps", "rules", "rep"]
+    keys = [k for k in front if k in keys] + [k for k in keys if k not in front]
+    if not keys:
+        keys = front
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        description="xnf benchmark: throughput, zero-loss, latency, loss, batch sizes "
+                    "and firewall size, for xnf and its peers, on a namespace test bed",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="the few-minute run (make bench QUICK=1)")
+    p.add_argument("--out", default=os.path.join(TOP, "build", "bench"), help="results directory")
+    p.add_argument("--build", default=os.path.join(TOP, "build"), help="build directory")
+    p.add_argument("--only", help="dataplanes (names or kinds, shell patterns, comma-separated)")
+    p.add_argument("--experiments", default="throughput,zeroloss,latency,chain,rules,model")
+    p.add_argument("--sizes", help=f"frame sizes with FCS, or dc (default {','.join(SIZES)})")
+    p.add_argument("--rates", help=f"offered rates for latency (default {','.join(RATES)})")
+    p.add_argument("--repeat", type=int, help="trials per point (default 3; quick 1)")
+    p.add_argument("--duration", type=float, help="seconds per trial (default 0.5; quick 0.4)")
+    p.add_argument("--rule-counts", help="firewall sizes (default 10,100,1000,3000,10000)")
+    p.add_argument("--zl-steps", type=int, help="trials per zero-loss search (default 5; quick 3)")
+    p.add_argument("--zl-tolerance", type=float, default=0.001,
+                   help="loss fraction still counted as zero loss (0: RFC 2544's strict "
+                        "zero; the highest rate with no loss at all among the search's "
+                        "trials is reported too)")
+    p.add_argument("--flows", type=int, default=16, help="distinct 5-tuples")
+    p.add_argument("--gen-cpu", type=int, default=0)
+    p.add_argument("--dut-cpu", type=int, default=1)
+    p.add_argument("--no-worker", action="store_true", help="leave the AF_XDP worker out")
+    p.add_argument("--keep", action="store_true", help="keep old raw/ files in --out")
+    p.add_argument("--dry-run", action="store_true", help="print the plan and its estimate")
+    p.add_argument("--report-only", action="store_true", help="rewrite report and plots of --out")
+    p.add_argument("-v", "--verbose", action="store_true")
+    a = p.parse_args(argv)
+    q = a.quick
+    a.sizes = (a.sizes or ("64,512,dc" if q else ",".join(SIZES))).split(",")
+    for s in a.sizes:
+        if s not in ("dc", "imix") and not (s.isdigit() and 64 <= int(s) <= 1518):
+            p.error(f"--sizes: {s} is not 64..1518, dc or imix")
+    a.rates = (a.rates or ("100,10k,1M,max" if q else ",".join(RATES))).split(",")
+    for r in a.rates:
+        if r != "max" and not rate_pps_ok(r):
+            p.error(f"--rates: {r} is not a rate (100, 10k, 1M, max)")
+    a.repeat = a.repeat or (1 if q else 3)
+    a.duration = a.duration or (0.4 if q else 0.5)
+    a.rule_counts = [int(x) for x in (a.rule_counts or ("10,10000" if q else
+                                                        ",".join(map(str, RULE_COUNTS)))).split(",")]
+    a.zl_steps = a.zl_steps or (3 if q else 5)
+    a.zl_repeat = 1 if q else 2
+    a.zl_duration = 0.4 if q else 0.5
+    a.lat_packets = 100 if q else 300       # frames per latency point at low rates
+    a.lat_max_duration = 1.0 if q else 3.0
+    a.model_duration = 0.5 if q else 1.0
+    a.model_fracs = (["0.3", "0.8", "1.2", "2"] if q else
+                     ["0.1", "0.25", "0.5", "0.7", "0.85", "0.95", "1.05", "1.2", "1.5", "2"])
+    # Which dataplanes each experiment covers (shell patterns).
+    if q:
+        a.tput_dps = ["redirect", "xnf-?nf-tailcall-lpm", "xnf-3nf-fused-lpm",
+                      "xnf-3nf-tailcall-fib", "linux", "linux-nft", "worker-l3fwd", "xskfwd"]
+        a.zl_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft"]
+        a.zl_all_sizes_dps = []
+        a.lat_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft", "worker-l3fwd"]
+        a.chain_dps = ["redirect", "xnf-?nf-tailcall-lpm", "linux", "linux-nft"]
+    else:
+        a.tput_dps = []
+        a.zl_dps = ["*"]
+        a.zl_all_sizes_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft"]
+        a.lat_dps = ["redirect", "xnf-1nf-tailcall-lpm", "xnf-3nf-tailcall-lpm",
+                     "linux-nft", "worker-l3fwd", "xskfwd"]
+        a.chain_dps = ["redirect", "xnf-?nf-*-lpm", "linux", "linux-nft", "worker-l3fwd"]
+    a.rules_dps = ["xnf-2nf-tailcall-lpm", "linux-nft"]
+    a.session_limit = 3600
+    return a
+
+
+def rate_pps_ok(r):
+    try:
+        return rate_pps(r) > 0
+    except ValueError:
+        return False
+
+
+def main():
+    a = parse_args(sys.argv[1:])
+    if a.report_only:
+        import report
+        report.write(os.path.abspath(a.out))
+        return 0
+    return Bench(a).main()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * nf_l3fwd.c - the l3fwd NF for AF_XDP workers: bpf/l3fwd.bpf.h in its own
+ * LPM mode (xnf route), on copies of xnf_rt4 / xnf_rt6 taken at init and
+ * on refresh. Same decisions in the same order, same reasons:
+ *
+ *   not IP                         pass (not_ip)
+ *   VLAN-tagged                    pass (vlan)
+ *   group MAC, IPv4 multicast or   cfg.local (local)
+ *   limited broadcast, IPv6
+ *   multicast, link-local source
+ *   or destination
+ *   no route / unreachable route   cfg.no_route (no_route)
+ *   local route                    cfg.local (local)
+ *   blackhole route                drop (blackhole)
+ *   TTL / hop limit <= 1           cfg.ttl_expired (ttl_expired)
+ *   longer than the egress MTU     pass (frag_needed)
+ *   otherwise                      MACs of the route, TTL - 1 with the
+ *                                  IPv4 checksum updated (RFC 1624),
+ *                                  redirect to the route's port
+ *
+ * The route decides before the TTL, as in XDP. The egress MTUs and the
+ * exception actions (xnf_config) are read with the routes: an MTU change
+ * alone reaches the worker with the next table change. A pass cannot
+ * reach the kernel from a worker (see unf.h): put the XDP l3fwd before
+ * xsk in the chain when the kernel must answer with ICMP.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/if_ether.h>
+
+#include "xnf.h"
+#include "unf_priv.h"
+
+struct l3_nh {
+	__u32 type;              /* enum xnf_route_type */
+	__u32 ifindex;
+	__u32 mtu;               /* of ifindex; 0: unknown device, no check */
+	__u8 dmac[ETH_ALEN];
+	__u8 smac[ETH_ALEN];
+};
+
+struct l3_tables {
+	struct xnf_lpm v4, v6;
+	struct l3_nh *nh;        /* the values of both tries */
+	__u32 no_route, ttl_expired, local;  /* xnf_config */
+};
+
+struct l3fwd {
+	struct l3_tables *t;
+};
+
+static void l3_tables_free(struct l3_tables *t)
+{
+	if (!t)
+		return;
+	xnf_lpm_free(&t->v4);
+	xnf_lpm_free(&t->v6);
+	free(t->nh);
+	free(t);
+}
+
+/* MTUs by ifindex, so that each device is asked once per snapshot. */
+struct mtu_cache {
+	__u32 n;
+	struct { __u32 ifindex, mtu; } e[XNF_MAX_PORTS];
+};
+
+static __u32 mtu_of(struct mtu_cache *c, __u32 ifindex)
+{
+	__u32 i, mtu;
+
+	for (i = 0; i < c->n; i++)
+		if (c->e[i].ifindex == ifindex)
+			return c->e[i].mtu;
+	mtu = xnf_unf_if_mtu(ifindex);
+	if (c->n < XNF_MAX_PORTS) {
+		c->e[c->n].ifindex = ifindex;
+		c->e[c->n++].mtu = mtu;
+	}
+	return mtu;
+}
+
+/* Routes of one family into @t->nh[*used..] and the LPM table @lpm. */
+static int l3_load(const struct xnf_unf *nf, struct l3_tables *t, int family,
+		   struct xnf_lpm *lpm, __u32 *used, struct mtu_cache *mc)
+{
+	enum xnf_table tab = family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6;
+	size_t ksz = family == XNF_AF_INET ? sizeof(struct xnf_rt4_key) :
+					     sizeof(struct xnf_rt6_key);
+	struct xnf_route *rt = NULL;
+	struct xnf_lpm_in *in = NULL;
+	struct l3_nh *nhs;
+	__u8 *keys = NULL;
+	__u32 n, i;
+	int err;
+
+	err = xnf_unf_map_dump(nf->env.dp->fd[tab], ksz, sizeof(*rt),
+			       XNF_MAX_ROUTES, (void **)&keys, (void **)&rt, &n);
+	if (err) {
+		pr_warn("Error: l3fwd: cannot read %s: %s\n",
+			xnf_table_names[tab], strerror(-err));
+		return err;
+	}
+	in = calloc(n ?: 1, sizeof(*in));
+	nhs = realloc(t->nh, (*used + n + 1) * sizeof(*t->nh));
+	if (nhs)
+		t->nh = nhs;
+	if (!in || !nhs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct l3_nh *nh = &t->nh[*used];
+		/* Both key types are { __u32 prefixlen; __u8 addr[]; }. */
+		const __u8 *k = keys + i * ksz;
+		__u32 plen;
+
+		memset(nh, 0, sizeof(*nh));
+		memcpy(&plen, k, 4);
+		memcpy(in[i].addr, k + 4, ksz - 4);
+		in[i].len = plen;
+		in[i].val = *used;
+		nh->type = rt[i].type;
+		nh->ifindex = rt[i].ifindex;
+		memcpy(nh->dmac, rt[i].dmac, ETH_ALEN);
+		memcpy(nh->smac, rt[i].smac, ETH_ALEN);
+		/* bpf_check_mtu() with ifindex 0 checks the receiving
+		 * device, and finds no other for an ifindex that is gone. */
+		if (nh->type == XNF_RT_UNICAST)
+			nh->mtu = mtu_of(mc, nh->ifindex ?: nf->env.ingress_ifindex);
+		(*used)++;
+	}
+	err = xnf_lpm_build(lpm, family, in, n);
+	if (err)
+		pr_warn("Error: l3fwd: cannot index %u routes of %s: %s\n", n,
+			xnf_table_names[tab], strerror(-err));
+out:
+	free(in);
+	free(keys);
+	free(rt);
+	return err;
+}
+
+static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
+{
+	struct mtu_cache *mc = calloc(1, sizeof(*mc));
+	struct l3_tables *t = calloc(1, sizeof(*t));
+	struct xnf_config cfg;
+	__u32 used = 0;
+	int err = -ENOMEM;
+
+	*out = NULL;
+	if (!t || !mc)
+		goto err;
+	err = xnf_cfg_read(nf->env.dp, &cfg);
+	if (err) {
+		pr_warn("Error: l3fwd: cannot read %s: %s\n", XNF_MAP_CFG,
+			strerror(-err));
+		goto err;
+	}
+	t->no_route = cfg.no_route;
+	t->ttl_expired = cfg.ttl_expired;
+	t->local = cfg.local;
+	err = l3_load(nf, t, XNF_AF_INET, &t->v4, &used, mc);
+	if (!err)
+		err = l3_load(nf, t, XNF_AF_INET6, &t->v6, &used, mc);
+	if (err)
+		goto err;
+	free(mc);
+	*out = t;
+	return 0;
+err:
+	free(mc);
+	l3_tables_free(t);
+	return err;
+}
+
+static int l3fwd_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
+{
+	struct l3fwd *l = nf->priv;
+
+	return l3_snapshot(nf, &l->t);
+}
+
+static int l3fwd_refresh(struct xnf_unf *nf)
+{
+	struct l3fwd *l = nf->priv;
+	struct l3_tables *t;
+	int err;
+
+	err = l3_snapshot(nf, &t);
+	if (err)
+		return err;
+	l3_tables_free(l->t);
+	l->t = t;
+	return 0;
+}
+
+static void l3fwd_fini(struct xnf_unf *nf)
+{
+	struct l3fwd *l = nf->priv;
+
+	l3_tables_free(l->t);
+	l->t = NULL;
+}
+
+static inline __u32 rd32(const __u8 *p)
+{
+	__u32 v;
+
+	memcpy(&v, p, 4);
+	return be32toh(v);
+}
+
+/* RFC 1624, exactly as xnf_ipv4_dec_ttl(): the TTL is the high byte of a
+ * 16-bit word, so the checksum rises by 0x0100 in one's complement, the
+ * carry folded back in; never 0xffff, like a checksum from scratch. */
+static inline void l3_dec_ttl4(__u8 *iph)
+{
+	__u16 check;
+	__u32 sum;
+
+	memcpy(&check, iph + 10, 2);
+	sum = (__u32)check + htobe16(0x0100);
+	check = (__u16)(sum + (sum >= 0xffff));
+	memcpy(iph + 10, &check, 2);
+	iph[8]--;
+}
+
+static inline bool l3_v6_link_local(const __u8 *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
+{
+	const struct l3_tables *t = ((struct l3fwd *)nf->priv)->t;
+	__u32 i, idx;
+
+	for (i = 0; i < n; i++) {
+		struct xnf_upkt *pk = &pkts[i];
+		struct xnf_pkt *p = &pk->meta;
+		const struct l3_nh *nh;
+		__u8 *eth = pk->data, *l3, *ttl;
+		__u64 hi, lo;
+		bool found;
+
+		if (xnf_upkt_decided(pk))
+			continue;
+		/* ARP, LLDP, ...: the kernel's business on a router. */
+		if (p->family == XNF_AF_NONE) {
+			xnf_upkt_exception(pk, XNF_ACT_PASS, XNF_R_NOT_IP);
+			continue;
+		}
+		/* Tagged frames belong to the kernel's VLAN devices. */
+		if (p->vlans) {
+			xnf_upkt_exception(pk, XNF_ACT_PASS, XNF_R_VLAN);
+			continue;
+		}
+		l3 = eth + ETH_HLEN;
+		if (pk->len < ETH_HLEN + (p->family == XNF_AF_INET ? 20 : 40)) {
+			/* The parser saw a whole header; a frame that
+			 * lost it since is a bug of the caller. */
+			xnf_upkt_exception(pk, XNF_ACT_DROP, XNF_R_INTERNAL);
+			continue;
+		}
+		/* Unicast only (RFC 1812 5.3.4), and link-local addresses
+		 * stay on their link (RFC 3927, RFC 4291). */
+		if (eth[0] & 1)
+			goto local;
+		if (p->family == XNF_AF_INET) {
+			__u32 d = rd32(l3 + 16), s = rd32(l3 + 12);
+
+			if ((d & 0xf0000000) == 0xe0000000 || d == 0xffffffff ||
+			    (d & 0xffff0000) == 0xa9fe0000 ||
+			    (s & 0xffff0000) == 0xa9fe0000)
+				goto local;
+			xnf_lpm_key(XNF_AF_INET, l3 + 16, &hi, &lo);
+			found = xnf_lpm_find(&t->v4, hi, lo, &idx);
+			ttl = l3 + 8;
+		} else {
+			if (l3[24] == 0xff || l3_v6_link_local(l3 + 24) ||
+			    l3_v6_link_local(l3 + 8))
+				goto local;
+			xnf_lpm_key(XNF_AF_INET6, l3 + 24, &hi, &lo);
+			found = xnf_lpm_find(&t->v6, hi, lo, &idx);
+			ttl = l3 + 7;
+		}
+		if (!found) {
+			xnf_upkt_exception(pk, t->no_route, XNF_R_NO_ROUTE);
+			continue;
+		}
+		nh = &t->nh[idx];
+		switch (nh->type) {
+		case XNF_RT_UNICAST:
+			break;
+		case XNF_RT_LOCAL:
+			goto local;
+		case XNF_RT_BLACKHOLE:
+			xnf_upkt_exception(pk, XNF_ACT_DROP, XNF_R_BLACKHOLE);
+			continue;
+		default:
+			xnf_upkt_exception(pk, t->no_route, XNF_R_NO_ROUTE);
+			continue;
+		}
+		if (*ttl <= 1) {
+			xnf_upkt_exception(pk, t->ttl_expired, XNF_R_TTL);
+			continue;
+		}
+		if (nh->mtu && p->l3_len > nh->mtu) {
+			xnf_upkt_exception(pk, XNF_ACT_PASS, XNF_R_FRAG_NEEDED);
+			continue;
+		}
+		memcpy(eth, nh->dmac, ETH_ALEN);
+		memcpy(eth + ETH_ALEN, nh->smac, ETH_ALEN);
+		xnf_upkt_redirect(pk, nh->ifindex);
+		if (p->family == XNF_AF_INET)
+			l3_dec_ttl4(l3);
+		else
+			(*ttl)--;
+		continue;
+local:
+		xnf_upkt_exception(pk, t->local, XNF_R_LOCAL);
+	}
+}
+
+const struct xnf_unf_ops xnf_unf_l3fwd_ops = {
+	.name = "l3fwd",
+	.help = "routes by xnf's own tables (xnf route), as the XDP l3fwd without "
+		"fib: TTL, MACs, exceptions by xnf config; no options",
+	.priv_size = sizeof(struct l3fwd),
+	.init = l3fwd_init,
+	.fini = l3fwd_fini,
+	.refresh = l3fwd_refresh,
+	.run = l3fwd_run,
+};

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* registry.c - the userspace NFs by name, and their instances. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unf.h"
+
+extern const struct xnf_unf_ops xnf_unf_l3fwd_ops;
+extern const struct xnf_unf_ops xnf_unf_l2fwd_ops;
+extern const struct xnf_unf_ops xnf_unf_macswap_ops;
+extern const struct xnf_unf_ops xnf_unf_firewall_ops;
+extern const struct xnf_unf_ops xnf_unf_ratelimit_ops;
+
+const struct xnf_unf_ops *const xnf_unf_registry[] = {
+	&xnf_unf_firewall_ops,
+	&xnf_unf_l3fwd_ops,
+	&xnf_unf_l2fwd_ops,
+	&xnf_unf_macswap_ops,
+	&xnf_unf_ratelimit_ops,
+	NULL,
+};
+
+const struct xnf_unf_ops *xnf_unf_find(const char *name)
+{
+	int i;
+
+	for (i = 0; xnf_unf_registry[i]; i++)
+		if (!strcmp(xnf_unf_registry[i]->name, name))
+			return xnf_unf_registry[i];
+	return NULL;
+}
+
+/* Private state on its own cache lines: the NFs of neighbouring workers'
+ * instances must not share one. */
+#define UNF_ALIGN 64
+
+int xnf_unf_new(const struct xnf_unf_ops *ops, const struct xnf_unf_env *env,
+		struct xnf_unf **out)
+{
+	struct xnf_unf *nf;
+	size_t size;
+	int err;
+
+	*out = NULL;
+	nf = calloc(1, sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	nf->ops = ops;
+	nf->env = *env;
+	nf->env.args = NULL;
+	err = -ENOMEM;
+	if (env->args && !(nf->env.args = strdup(env->args)))
+		goto err;
+	if (ops->priv_size) {
+		size = (ops->priv_size + UNF_ALIGN - 1) & ~(size_t)(UNF_ALIGN - 1);
+		nf->priv = aligned_alloc(UNF_ALIGN, size);
+		if (!nf->priv)
+			goto err;
+		memset(nf->priv, 0, size);
+	}
+	err = ops->init ? ops->init(nf, &nf->env) : 0;
+	if (err)
+		goto err;
+	*out = nf;
+	return 0;
+err:
+	free(nf->priv);
+	free((char *)nf->env.args);
+	free(nf);
+	return err;
+}
+
+void xnf_unf_free(struct xnf_unf *nf)
+{
+	if (!nf)
+		return;
+	if (nf->ops->fini)
+		nf->ops->fini(nf);
+	free(nf->priv);
+	free((char *)nf->env.args);
+	free(nf);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * worker.h - the AF_XDP runtime: one thread per queue of a device whose XDP
+ * chain ends in xsk, each with its own UMEM, pinned to its core, running a
+ * chain of userspace NFs (unf.h) over vectors of up to `batch` frames and
+ * transmitting on the egress devices through sockets that share its UMEM,
+ * so a frame is never copied in user space.
+ */
+#ifndef XNF_WORKER_H
+#define XNF_WORKER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <net/if.h>
+#include <linux/types.h>
+
+#include "xnf_kern_user.h"
+
+struct xnf_dp;
+
+#define XNF_WORKER_EGRESS_MAX 8
+#define XNF_WORKER_RING_DEFAULT 2048
+#define XNF_WORKER_BATCH_DEFAULT 64
+#define XNF_WORKER_FRAME_SIZE 4096
+
+enum xnf_zerocopy {
+	XNF_ZC_AUTO = 0,    /* zero-copy if the driver can, else copy */
+	XNF_ZC_ON,          /* zero-copy or fail */
+	XNF_ZC_OFF,         /* copy mode */
+};
+
+struct xnf_worker_opts {
+	const char *pin_root;
+	const char *sysfs_root;          /* placement's root: "" = this host */
+	char dev[IF_NAMESIZE];
+	char nf[XNF_WORKER_NF_NAME];     /* "firewall,l3fwd" */
+	const char *args;                /* options of the NFs, or NULL */
+	__u32 queues[XNF_WORKER_MAX];
+	__u32 nqueues;                   /* 0: every RX queue of dev */
+	__u32 batch;                     /* 0: XNF_WORKER_BATCH_DEFAULT */
+	__u32 ring;                      /* 0: XNF_WORKER_RING_DEFAULT */
+	__u32 frames;                    /* per queue, 0: enough for the rings */
+	enum xnf_zerocopy zerocopy;
+	char egress[XNF_WORKER_EGRESS_MAX][IF_NAMESIZE]; /* [0] is the default */
+	__u32 negress;                   /* 0: transmit on dev */
+	bool busy_poll;                  /* SO_PREFER_BUSY_POLL */
+	bool spin;                       /* never sleep when idle */
+	bool have_cores;
+	int cores[XNF_WORKER_MAX];       /* per entry of queues[] */
+	__u32 duration_s;                /* 0: until stopped */
+};
+
+/* Where the worker of @queue runs and where its UMEM lives: @core if
+ * >= 0; else what `xnf attach ... cores` recorded under @pin_root; else
+ * a fresh plan of @dev read below @sysfs_root (xnf_plan_compute). @node
+ * is -1 when the device has none. */
+int xnf_worker_place(const char *pin_root, const char *sysfs_root,
+		     const char *dev, __u32 queue, int core, int *cpu, int *node);
+
+/* Runs the workers until *@stop becomes non-zero (a signal handler sets
+ * it) or the duration ends. 0, or a negative errno after a message; on
+ * return every socket, UMEM and thread is gone, and the workers' entries
+ * of xnf_workers say XNF_W_STOPPED. */
+int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
+		   volatile sig_atomic_t *stop);
+
+/* The xnf_workers map of @dev: created and pinned if needed. */
+int xnf_workers_open(const char *pin_root, const char *dev, bool create);
+
+/* Whether the worker behind an entry still runs (its pid is alive and was
+ * started when the entry says). */
+bool xnf_worker_alive(const struct xnf_worker_stats *w);
+
+#endif /* XNF_WORKER_H */
