@@ -494,6 +494,8 @@ int do_detach(int argc, char **argv)
 	if (!pin_exists(path))
 		return cli_err("xnf is not attached to %s; 'xnf status' lists "
 			       "the interfaces it is attached to", dev);
+	if (cli_workers_running(dev))
+		return -1;
 	dev_recover(dev);
 	err = dev_info_read(dev, &info);
 	/* What attach changed on the host: threaded NAPI and the napi

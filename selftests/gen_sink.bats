@@ -227,6 +227,13 @@ xdp_id()
 	sink_wait
 	tb_expect "the sink's duration ended it" "$(tail -n 1 "$GS_TMP/sink.json" | jq .packets)" -eq "$(jq .sent <<<"$g")"
 
+	# a rate the box cannot reach still ends at the duration
+	t0=$(date +%s%N)
+	g=$(gen duration 1 rate 50000000 -j)
+	t1=$(date +%s%N)
+	tb_expect "duration 1 at an impossible rate: ends within 3 s" $(((t1 - t0) / 1000000)) -le 3000
+	tb_expect "duration 1 at an impossible rate: below the rate" "$(jq '.pps | floor' <<<"$g")" -lt 50000000
+
 	# duration before count, count before duration
 	g=$(gen duration 0.5 count 1000000 rate 100 -j)
 	tb_expect "duration 0.5 at 100 pps: about 50 frames" "$(jq .sent <<<"$g")" -le 52

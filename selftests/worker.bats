@@ -219,3 +219,14 @@ w()
 	got=$(ip netns exec "$TB_SINK" cat /sys/class/net/k0/statistics/rx_packets)
 	tb_expect "what the worker sent arrived at k0" "$got" -ge "$tx"
 }
+
+@test "detach refuses while a worker serves the device, and works once it stopped" {
+	worker_start nf macswap
+	run -1 tb_xnf detach d0
+	tb_expect "still attached" "$(tb_xnf -j status d0 | jq -r .attached)" = true
+	tb_expect "worker undisturbed" "$(w -r .state)" = running
+	kill "$WPID"
+	wait "$WPID" || true
+	tb_xnf detach d0
+	tb_expect "xdp gone" "$(tb_xdp_prog_id "$TB_DUT" d0)" = none
+}

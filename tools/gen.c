@@ -436,7 +436,7 @@ static int run_paced(struct runner *r, const struct opts *o, struct result *res)
 {
 	double period = 1e9 / o->rate, call_ns = 20000, min_ns = 1e9, top_ns = 1e6;
 	__u64 base = ceil(o->rate * PACED_BURST_US / 1e6), last = ~0ull;
-	__u64 t0, t, t1, k, due, n, cap;
+	__u64 t0, t, t1, k, due, n, cap, end;
 	int err;
 
 	if (base < 1)
@@ -451,11 +451,13 @@ static int run_paced(struct runner *r, const struct opts *o, struct result *res)
 			last = m ? m : 1;
 	}
 	t0 = now_ns();
+	end = o->duration ? t0 + (__u64)(o->duration * 1e9) : ~0ull;
 	for (;;) {
 		k = r->st->seq;
-		if (stop || k >= last)
-			break;
 		t = now_ns();
+		/* a box too slow for the rate still stops at the duration */
+		if (stop || k >= last || t >= end)
+			break;
 		if (t < t0 + (__u64)(k * period)) {
 			wait_until(t0 + (__u64)(k * period));
 			continue;
@@ -478,9 +480,10 @@ static int run_paced(struct runner *r, const struct opts *o, struct result *res)
 		t1 = now_ns();
 		/* the usual cost of a call: quick to fall, slow to rise, so
 		 * that a preempted call does not inflate the bursts; and the
-		 * least: calls that pay the dispatcher pause (~25 ms) need
-		 * bursts beyond 1 ms worth */
-		if (t1 - t < min_ns)
+		 * least of more than one frame: calls that pay the dispatcher
+		 * pause (~25 ms, not for one frame) need bursts beyond 1 ms
+		 * worth */
+		if (n > 1 && t1 - t < min_ns)
 			min_ns = t1 - t;
 		top_ns = 2 * min_ns > 1e6 ? 2 * min_ns : 1e6;
 		if (t1 - t < call_ns)

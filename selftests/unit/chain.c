@@ -897,3 +897,59 @@ TEST(chain_fused_all_orders)
 			worst_text, worst);
 	fx_close(&f);
 }
+
+/* ---- xsk keeps the control plane's frames out of AF_XDP ---- */
+
+TEST(chain_xsk_control_frames_stay_in_the_kernel)
+{
+	struct pkt_spec arp = { .family = 0 };
+	struct pkt_spec bcast = { .family = 4, .dmac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	struct pkt_spec mcast6 = { .family = 6, .dmac = { 0x33, 0x33, 0, 0, 0, 1 } };
+	struct pkt_spec ns = { .family = 6, .proto = IPPROTO_ICMPV6 };
+	struct pkt_spec echo6 = { .family = 6, .proto = IPPROTO_ICMPV6 };
+	struct pkt_spec udp = { .family = 4 };
+	const struct { struct pkt_spec *s; __u8 icmp6_type; bool to_xsk; const char *what; } c[] = {
+		{ &arp, 0, false, "ARP" },
+		{ &bcast, 0, false, "IPv4 to the broadcast MAC" },
+		{ &mcast6, 0, false, "IPv6 to a multicast MAC" },
+		{ &ns, 135, false, "neighbour solicitation, unicast" },
+		{ &ns, 136, false, "neighbour advertisement, unicast" },
+		{ &echo6, 128, true, "ICMPv6 echo request" },
+		{ &udp, 0, true, "unicast UDP" },
+	};
+	static __u8 buf[PKT_MAX];
+	static struct fx_out out;
+	struct xnf_stats st;
+	char what[96];
+	int len, fused;
+	size_t i;
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	if (!chain_tables(&f))
+		goto out;
+	for (fused = 0; fused < 2; fused++) {
+		if (!fx_chain(&f, "xsk", fused, false))
+			goto out;
+		for (i = 0; i < ARRAY_SIZE(c); i++) {
+			len = pkt_build(buf, sizeof(buf), c[i].s);
+			if (c[i].icmp6_type)
+				buf[pkt_l3_off(buf) + 40] = c[i].icmp6_type;
+			snprintf(what, sizeof(what), "%s (%s)", c[i].what,
+				 fused ? "fused" : "tail-called");
+			if (!run1(&f, buf, len, &out, &st, what))
+				goto out;
+			/* No socket is bound, and the fallback is pass: what
+			 * went for the socket is counted under xsk_no_socket,
+			 * what never did is a plain pass. */
+			ASSERT_EQ(out.ret, XDP_PASS, what);
+			ASSERT_EQ(st.pass[XNF_R_XSK], c[i].to_xsk ? 1 : 0, what);
+			ASSERT_EQ(st.pass[XNF_R_NONE], c[i].to_xsk ? 0 : 1, what);
+		}
+	}
+	if (xnf_test_failed)
+		fx_dump(&st);
+out:
+	fx_close(&f);
+}
