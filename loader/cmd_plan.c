@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "placement.h"
+#include "worker.h"
 
 #define PLAN_MAX_DRIFT 64
 
@@ -160,6 +161,54 @@ struct applied {
 	__u64 *in;                   /* [ncpus] entry.in per CPU */
 };
 
+/* A running AF_XDP worker whose thread may run elsewhere than the plan
+ * put it (started with other cores, or moved with taskset since): its
+ * affinity, read from /proc, against the recorded worker CPU. */
+static void workers_drift(const char *dev, struct applied *a)
+{
+	struct xnf_worker_stats w;
+	struct xnf_cpuset now, want;
+	char path[64], line[1100], l1[1024];
+	struct xnf_drift *d;
+	FILE *f;
+	__u32 q;
+	int fd;
+
+	fd = xnf_workers_open(cli.root, dev, false);
+	if (fd < 0)
+		return;
+	for (q = 0; q < XNF_WORKER_MAX && q < a->st->info.nqueues; q++) {
+		if (bpf_map_lookup_elem(fd, &q, &w) || !xnf_worker_alive(&w))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/status", w.pid, w.tid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		xnf_cpuset_zero(&now);
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "Cpus_allowed_list:", 18))
+				xnf_cpuset_parse(line + 18 + strspn(line + 18, " \t"),
+						 &now);
+		fclose(f);
+		xnf_cpuset_zero(&want);
+		xnf_cpuset_set(&want, a->st->q[q].worker_cpu);
+		if (xnf_cpuset_equal(&now, &want) || a->ndrift >= PLAN_MAX_DRIFT)
+			continue;
+		d = &a->drift[a->ndrift++];
+		memset(d, 0, sizeof(*d));
+		d->kind = XNF_DRIFT_WORKER;
+		d->queue = q;
+		d->irq = -1;
+		d->want = a->st->q[q].worker_cpu;
+		d->now = now;
+		snprintf(d->text, sizeof(d->text), "queue %u: AF_XDP worker (pid %u) "
+			 "runs on CPUs %s, planned CPU %d; restart it without "
+			 "`cores` to follow the plan", q, w.pid,
+			 xnf_cpuset_format(&now, l1, sizeof(l1)), d->want);
+	}
+	close(fd);
+}
+
 /* The placement attach recorded for @dev, its drift, and where the chain
  * ran. Nothing (and no error) when @dev is not attached with one. */
 static int applied_read(const char *root, const char *dev, struct applied *a)
@@ -191,6 +240,7 @@ static int applied_read(const char *root, const char *dev, struct applied *a)
 			       dev, strerror(-a->ndrift));
 	if (a->ndrift > PLAN_MAX_DRIFT)
 		a->ndrift = PLAN_MAX_DRIFT;
+	workers_drift(dev, a);
 	a->ncpus = xnf_ncpus();
 	cli_dev_path(path, dev, XNF_MAP_STATS);
 	fd = bpf_obj_get(path);

@@ -1929,6 +1929,7 @@ const char *xnf_drift_kind_name(enum xnf_drift_kind k)
 	case XNF_DRIFT_NAPI: return "napi";
 	case XNF_DRIFT_NAPI_GONE: return "napi_gone";
 	case XNF_DRIFT_THREADED: return "threaded";
+	case XNF_DRIFT_WORKER: return "worker";
 	}
 	return "?";
 }

@@ -271,6 +271,7 @@ enum xnf_drift_kind {
 	XNF_DRIFT_NAPI,                /* napi thread on other CPUs */
 	XNF_DRIFT_NAPI_GONE,           /* no napi thread for the queue */
 	XNF_DRIFT_THREADED,            /* threaded NAPI switched off */
+	XNF_DRIFT_WORKER,              /* AF_XDP worker off its planned CPU */
 };
 
 struct xnf_drift {

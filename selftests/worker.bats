@@ -230,3 +230,18 @@ w()
 	tb_xnf detach d0
 	tb_expect "xdp gone" "$(tb_xdp_prog_id "$TB_DUT" d0)" = none
 }
+
+@test "workers follow the placement attach recorded; one moved elsewhere is reported as drift" {
+	tb_xnf detach d0
+	tb_xnf attach d0 chain xsk cores 1
+	worker_start nf l3fwd egress d1
+	tb_expect "worker on the planned core" "$(w .cpu)" -eq \
+		"$(tb_xnf -j plan d0 | jq '.applied.queues[0].worker_cpu')"
+	tb_expect "no drift" "$(tb_xnf -j plan d0 | jq '.applied.drift | length')" -eq 0
+	kill "$WPID"
+	wait "$WPID" || true
+	worker_start nf l3fwd egress d1 cores 0
+	tb_expect "worker where it was told" "$(w .cpu)" -eq 0
+	tb_expect "drift: the worker" \
+		"$(tb_xnf -j plan d0 | jq -c '[.applied.drift[] | [.kind, .queue, .want]]')" = '[["worker",0,1]]'
+}
