@@ -343,6 +343,8 @@ static int sock_setup(struct wthread *t, struct wsock *s, const char *dev,
 	return 0;
 }
 
+static int refill(struct wthread *t);
+
 static void nfs_free(struct wthread *t)
 {
 	while (t->nnf)
@@ -498,6 +500,8 @@ static int thread_setup(struct wthread *t)
 	err = nfs_setup(t);
 	if (err)
 		return err;
+	/* The fill ring full before the first packet can arrive. */
+	refill(t);
 	/* Last: from here the chain sends this queue's packets to us. */
 	err = xsk_socket__update_xskmap(s0->xsk, w->xsks_fd);
 	if (err) {
