@@ -596,12 +596,16 @@ static void kick(struct wthread *t, struct wsock *s)
 	__u32 left, before;
 	int i;
 
+	if (!s->tx.ring)
+		return;
 	if (!t->copy_mode) {
 		if (xsk_ring_prod__needs_wakeup(&s->tx))
 			sendto(s->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
 		return;
 	}
 	left = s->tx.cached_prod - __atomic_load_n(s->tx.consumer, __ATOMIC_ACQUIRE);
+	if (!left)
+		return;
 	for (i = 0; left && i < 8; i++) {
 		before = left;
 		if (sendto(s->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0 &&
@@ -763,6 +767,10 @@ static int loop(struct wthread *t)
 			recvfrom(s0->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 		n = xsk_ring_cons__peek(&s0->rx, w->batch, &idx);
 		if (!n) {
+			/* Frames a refused sendto() left in a TX ring go out
+			 * now, not with the next packet. */
+			for (k = 0; k < t->nsocks; k++)
+				kick(t, &t->socks[k]);
 			err = reap(t);
 			if (err)
 				return err;
