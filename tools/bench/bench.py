@@ -836,8 +836,9 @@ class Bench:
         os.makedirs(self.out, exist_ok=True)
         started = time.strftime("%Y-%m-%d %H:%M:%S %z")
         rc = 0
-        signal.signal(signal.SIGTERM, on_signal)
-        signal.signal(signal.SIGHUP, on_signal)
+        # SIGINT too: a shell starts background jobs with it ignored.
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, on_signal)
         try:
             for s in sessions:
                 self.run_session(s)
