@@ -17,6 +17,10 @@
  * checksums can be computed over the headers and the probe alone. A
  * receiver that wrote into the payload would break that; none does.
  *
+ * Rate mode (state.pace_ps set): a run sends the next frame only when it
+ * is due, and otherwise drops its live frame unsent, so the calling thread
+ * polls in the kernel with one long test-run call (tools/gen.c says why).
+ *
  * Generator frames carry the 4-byte cookie of the run as XDP metadata.
  * tools/gen.c also attaches this program to the device itself (it keeps
  * the program in the kernel's XDP dispatcher, which spares every
@@ -50,15 +54,15 @@ static __always_inline __u16 fold(__u64 s)
  * are constants: the header length and every offset are known at compile
  * time, and the verifier keeps only the variant .rodata selects. */
 static __always_inline int write_frame(struct xdp_md *ctx, __u32 len, __u64 seq,
-				       __u32 flow, const int v6, const int tcp)
+				       __u32 flow, __u64 ts, const int v6, const int tcp)
 {
 	const __u32 l4 = v6 ? 54 : 34, hl = l4 + (tcp ? 20 : 8);
 	const __u32 saddr_lo = v6 ? 34 : 26;
 	__u8 *d = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
 	__u8 *p = d + hl;
 	__u32 l4len = len - l4, i;
-	__u64 sum, ts;
 	__u16 sport;
+	__u64 sum;
 	__u32 src;
 
 	/* The template is copied in 8-byte words; the last may spill up to
@@ -80,7 +84,6 @@ static __always_inline int write_frame(struct xdp_md *ctx, __u32 len, __u64 seq,
 	if (!tcp)
 		*(__be16 *)(d + l4 + 4) = bpf_htons(l4len);
 
-	ts = bpf_ktime_get_ns();
 	sum = cfg.l4_sum + sum32(*(__u32 *)(d + saddr_lo)) + *(__u16 *)(d + l4) +
 	      bpf_htons(l4len);
 	if (!tcp)
@@ -130,11 +133,50 @@ int xnf_gen(struct xdp_md *ctx)
 	void *meta = (void *)(long)ctx->data_meta;
 	void *data = (void *)(long)ctx->data;
 	__u32 idx = state.size_idx, flow = state.flow, len, cur;
-	__u64 seq = state.seq;
+	__u64 seq = state.seq, now;
 	int err;
 
 	if (meta + sizeof(__u32) > data || *(__u32 *)meta != cfg.cookie)
 		return XDP_PASS;
+
+	now = bpf_ktime_get_ns();
+	if (state.pace_ps) {
+		__u64 due = state.pace_t0 + seq * state.pace_ps / 1000;
+
+		/* A frame leaves with the one before it if no run waited in
+		 * between (back to back) or no flush came in between (same
+		 * batch); otherwise it starts a burst. */
+		if (state.pace_batch && state.runs && !(state.runs % state.pace_batch))
+			state.gap |= 2;
+		state.runs++;
+		if (seq >= state.limit || (state.end_ns && now >= state.end_ns) ||
+		    now < due) {
+			state.idle++;
+			state.gap |= 1;
+			return XDP_DROP;
+		}
+		if (state.gap != 3 && state.bursts && state.burst_cap &&
+		    state.burst_len >= state.burst_cap) {
+			/* Late, and the burst is as long as it may be: the
+			 * schedule moves so that this frame waits a period. */
+			state.pace_t0 += now - due + state.pace_ps / 1000;
+			state.slips++;
+			state.idle++;
+			state.gap |= 1;
+			return XDP_DROP;
+		}
+		if (now - due > state.max_late_ns) {
+			state.pace_t0 += now - due - state.max_late_ns;
+			state.slips++;
+		}
+		if (state.gap == 3 || !state.bursts) {
+			state.bursts++;
+			state.burst_len = 0;
+		}
+		state.gap = 0;
+		if (++state.burst_len > state.burst_max)
+			state.burst_max = state.burst_len;
+	}
 
 	len = cfg.sizes[idx & (XNF_GEN_SIZES_MAX - 1)] - 4;
 	/* One size: every page starts at it and only this program resizes. */
@@ -146,19 +188,20 @@ int xnf_gen(struct xdp_md *ctx)
 
 	if (cfg.family == 6) {
 		if (cfg.proto == IPPROTO_TCP)
-			err = write_frame(ctx, len, seq, flow, 1, 1);
+			err = write_frame(ctx, len, seq, flow, now, 1, 1);
 		else
-			err = write_frame(ctx, len, seq, flow, 1, 0);
+			err = write_frame(ctx, len, seq, flow, now, 1, 0);
 	} else {
 		if (cfg.proto == IPPROTO_TCP)
-			err = write_frame(ctx, len, seq, flow, 0, 1);
+			err = write_frame(ctx, len, seq, flow, now, 0, 1);
 		else
-			err = write_frame(ctx, len, seq, flow, 0, 0);
+			err = write_frame(ctx, len, seq, flow, now, 0, 0);
 	}
 	if (err)
 		goto fail;
 
 	state.seq = seq + 1;
+	state.last_ns = now;
 	state.bytes += len + 4;
 	state.flow = flow + 1 < cfg.flows ? flow + 1 : 0;
 	state.size_idx = idx + 1 < cfg.nsizes ? idx + 1 : 0;

@@ -511,13 +511,39 @@ struct xnf_gen_cfg {
 	__u16 sizes[XNF_GEN_SIZES_MAX]; /* frame sizes in sending order */
 };
 
-/* Generator state (gen.bpf.c .bss), read by user space through the mmap. */
+/* Generator state (gen.bpf.c .bss), read and, between test runs, written
+ * by user space through the mmap. With pace_ps set, each run of the
+ * program sends the next frame only once its time has come (and before
+ * limit and end_ns); runs before that send nothing (XDP_DROP of the live
+ * frame, counted in idle): the thread polls in the kernel, and one call
+ * covers many frames. */
 struct xnf_gen_state {
 	__u64 seq;          /* next sequence number = frames written */
 	__u64 bytes;        /* sum of their sizes, with FCS */
 	__u64 errors;       /* frames that could not be written (dropped) */
 	__u32 flow;         /* next flow */
 	__u32 size_idx;     /* next entry of sizes[] */
+	__u64 pace_t0;      /* CLOCK_MONOTONIC ns when frame 0 is due */
+	__u64 pace_ps;      /* picoseconds between frames; 0: send every run */
+	__u64 max_late_ns;  /* paced: a frame later than this (the thread was
+			     * preempted) moves the schedule instead of
+			     * leaving in a catch-up burst */
+	__u64 slips;        /* paced: how often the schedule was moved */
+	__u64 limit;        /* paced: no frame with seq >= limit */
+	__u64 end_ns;       /* paced: nor at or after this time (0: none) */
+	__u64 idle;         /* paced runs that sent nothing */
+	__u64 runs;         /* paced: runs of the program (frames, idle, errors) */
+	__u32 pace_batch;   /* paced: runs per flush (the call's batch_size) */
+	__u32 gap;          /* paced: since the last frame, 1: a run waited,
+			     * 2: a flush; 3: the next frame starts a burst */
+	__u64 bursts;       /* paced: frames that left apart from the one before */
+	__u32 burst_len;    /* paced: frames in the current burst */
+	__u32 burst_max;    /* paced: the most frames that left together or
+			     * back to back */
+	__u32 burst_cap;    /* paced: a late frame that would make a burst
+			     * longer waits a period instead (0: no cap) */
+	__u32 pad;
+	__u64 last_ns;      /* when the last frame was written */
 };
 
 /* Sink (sink.bpf.c): per-CPU counters, a per-CPU latency histogram and a

@@ -158,7 +158,11 @@ xdp_id()
 			esac
 			for size in $min 1518 imix dc; do
 				sink_bg "$GS_TMP/sink.json" count $n duration 30 csum -j
-				g=$(gen count $n size $size flows 100 $fam $proto -j)
+				# paced: a sink that shares the CPU can be
+				# deferred to ksoftirqd at full speed, and the
+				# veth ring overflows; exactness at full speed
+				# is the first test's
+				g=$(gen count $n rate 500000 size $size flows 100 $fam $proto -j)
 				sink_wait
 				s=$(tail -n 1 "$GS_TMP/sink.json")
 				echo "$fam/$proto $size: sent $(jq .sent <<<"$g") mean $(jq .mean_size <<<"$g") B, received $(jq .packets <<<"$s")" >&2
@@ -187,29 +191,36 @@ xdp_id()
 }
 
 @test "rate mode: the achieved rate, bursts no larger than the rate needs" {
-	local rate g s pps lo hi
+	local rate g s pps lo hi cap
 	for rate in 100 1000 10000 100000 1000000; do
 		sink_bg "$GS_TMP/sink.json" duration 30 -j
 		g=$(gen duration 1 rate $rate -j)
 		sink_stop
 		s=$(tail -n 1 "$GS_TMP/sink.json")
 		pps=$(jq .pps <<<"$g")
-		echo "rate $rate: sent $(jq .sent <<<"$g") at $pps pps, bursts max $(jq .burst <<<"$g") mean $(jq .burst_mean <<<"$g"), sink p50 $(jq .latency_ns.p50 <<<"$s") ns p99 $(jq .latency_ns.p99 <<<"$s") ns" >&2
+		echo "rate $rate: sent $(jq .sent <<<"$g") at $pps pps, bursts max $(jq .burst <<<"$g") mean $(jq .burst_mean <<<"$g"), flush $(jq .flush <<<"$g"), slips $(jq .slips <<<"$g"), sink p50 $(jq .latency_ns.p50 <<<"$s") ns p99 $(jq .latency_ns.p99 <<<"$s") ns" >&2
 		tb_expect "rate $rate: rate_target" "$(jq .rate_target <<<"$g")" -eq $rate
 		tb_expect "rate $rate: all received" "$(jq .packets <<<"$s")" -eq "$(jq .sent <<<"$g")"
 		# a noisy box, shared with other tests: only gross errors fail
 		# (high rates need the CPU the box may be giving to others)
-		lo=$((rate * 7 / 10)) hi=$((rate * 13 / 10))
-		((rate < 100000)) || lo=$((rate * 3 / 10))
+		lo=$((rate / 2)) hi=$((rate * 13 / 10))
+		((rate < 100000)) || lo=$((rate / 4))
 		tb_expect "rate $rate: achieved pps >= $lo" "$(jq '.pps | floor' <<<"$g")" -ge $lo
 		tb_expect "rate $rate: achieved pps <= $hi" "$(jq '.pps | floor' <<<"$g")" -le $hi
-		# one frame per call while a call (~20 us) is much shorter than
-		# the gap; above, bursts of about rate x call time, reported
+		# up to 125 kpps every frame is flushed on its own: bursts only
+		# where frames queued behind a late one, never longer than 1 ms
+		# worth of frames or one flush
 		if ((rate <= 1000)); then
 			tb_expect "rate $rate: one frame at a time" "$(jq .burst <<<"$g")" -eq 1
+		elif ((rate <= 125000)); then
+			tb_expect "rate $rate: one frame per flush" "$(jq .flush <<<"$g")" -eq 1
+			tb_expect "rate $rate: mostly single frames" \
+				"$(jq '.burst_mean < 2' <<<"$g")" = true
 		fi
-		tb_expect "rate $rate: no burst above 1 ms worth of frames" \
-			"$(jq .burst <<<"$g")" -le $(((rate + 999) / 1000))
+		cap=$(((rate + 999) / 1000))
+		((cap >= $(jq .flush <<<"$g"))) || cap=$(jq .flush <<<"$g")
+		tb_expect "rate $rate: no burst above 1 ms worth of frames or a flush" \
+			"$(jq .burst <<<"$g")" -le $cap
 	done
 }
 
@@ -304,7 +315,7 @@ xdp_id()
 }
 
 @test "defaults: the device's MAC, the destination's neighbour entry; interval lines" {
-	local n mac
+	local n mac g
 	# the generator's default dmac comes from its neighbour table
 	ip -n "$GS_A" neigh replace 192.0.2.99 lladdr 02:78:6e:00:aa:bb dev "$GS_DA" nud permanent
 	mac=$(ip -n "$GS_A" -j link show dev "$GS_DA" | jq -r '.[0].address')
@@ -322,11 +333,11 @@ xdp_id()
 
 	# interval lines, then the result as the last line
 	sink_bg "$GS_TMP/sink.json" interval 0.2 -j
-	gen duration 1 rate 20000 >/dev/null 2>&1
+	g=$(gen duration 1 rate 20000 -j 2>/dev/null)
 	sink_stop
 	n=$(jq -s '[.[] | select(.t_s != null and .pps != null)] | length' "$GS_TMP/sink.json")
 	tb_expect "interval lines" "$n" -ge 3
 	tb_expect "some interval saw the traffic" \
 		"$(jq -s '[.[] | select(.t_s != null) | .pps] | max' "$GS_TMP/sink.json" | cut -d. -f1)" -ge 5000
-	tb_expect "last line: the result" "$(tail -n 1 "$GS_TMP/sink.json" | jq .packets)" -eq 20000
+	tb_expect "last line: the result" "$(tail -n 1 "$GS_TMP/sink.json" | jq .packets)" -eq "$(jq .sent <<<"$g")"
 }

@@ -13,23 +13,37 @@
  * is a redirect to DEV; a veth's peer receives it in NAPI like a frame
  * from a NIC).
  *
- * - As fast as possible: few large calls (tens of ms each), so that the
- *   fixed cost of a call is negligible.
- * - At a rate: frame i is due at start + i / rate; each call sends the
- *   frames that are due, and the thread sleeps or spins until the next one
- *   is due. A call costs ~20 us here (more on a busy box), so frames go
- *   one per call up to ~40 kpps and in bursts of about rate x call time
- *   above (2-3 at 100 kpps, ~25-40 at 1 Mpps): no larger than the rate
- *   needs. Frames that are late (the thread was preempted) catch up in
- *   bursts of at most max(100 us worth, 2 x rate x usual call time), never
- *   more than 1 ms worth. The largest and the mean burst are reported.
+ * - As fast as possible: few large calls (~50 ms each), flushed to the
+ *   device every 64 frames.
+ * - At a rate: frame i is due at start + i / rate. Up to 1 kpps the
+ *   thread sleeps (then spins) until a frame is due and sends it in a call
+ *   of its own. Above, each run of the program (one live frame) sends the
+ *   next frame if it is due and otherwise drops the live frame unsent
+ *   (~350 ns): the thread polls in the kernel, frames leave within a run of
+ *   their time, and one call covers ~20 ms. Up to 125 kpps every frame is
+ *   flushed on its own (bursts of 1); above, a flush every 2, 4, .. 64
+ *   runs, the fewest the rate needs (8 at 1 Mpps: 1-3 frames per burst on
+ *   average). A frame more than max(1 ms, 2 periods) late (the thread was
+ *   preempted) moves the schedule on, and a late frame that would make a
+ *   burst longer than 1 ms worth of frames (or one flush) waits a period:
+ *   catch-up bursts stay short, the achieved rate is then lower and says
+ *   so (slips).
+ *   Above 1 kpps the sending CPU is busy for the whole run, as with any
+ *   polling generator.
+ *   Why not one call per burst from user space at all rates: each call
+ *   creates and destroys a page pool; when its frames are still in flight
+ *   (a receiver on another CPU), the kernel releases it later, and at
+ *   thousands of calls a second those releases (each one walks every
+ *   registered memory model) kept a kworker 80% busy here and halved the
+ *   achieved rate.
  * - A test-run call with more than one frame adds the program to the
  *   kernel's XDP dispatcher and removes it again, which costs ~25 ms per
  *   call here. With the program attached to DEV itself (a bpf_link, gone
  *   with the process) the dispatcher already holds it and calls cost
  *   ~20 us. The attached program passes every frame that really arrives on
  *   DEV (they lack the run's cookie). A device that has an XDP program
- *   already is left alone, and calls then pay the pause (a warning says so).
+ *   already is left alone, and calls then pay the pause (a warning says
+ *   so; paced calls are then made 25 times longer).
  *
  * AF_XDP was measured too and not used: copy mode on veth sends at most
  * ~0.45 Mpps one frame per sendto() (0.58 Mpps in any burst), and its
@@ -63,8 +77,11 @@
 #include "gen.skel.h"
 
 #define DURATION_MAX 3600.0
-#define PACED_BURST_US 100.0     /* catch-up bursts: at least this long at the rate */
 #define BATCH 64                 /* frames per flush to the device */
+#define PACED_CALL_NS 20e6       /* paced: one call (with the dispatcher held) */
+#define PACED_FLUSH_PPS 125000.0 /* paced: pps per frame of a flush */
+#define PACED_LATE_NS 1000000.0  /* paced: lateness that moves the schedule */
+#define PACED_USER_MAX 1000.0    /* paced from user space up to this rate */
 
 struct opts {
 	const char *dev;
@@ -80,6 +97,9 @@ struct opts {
 
 struct result {
 	__u64 sent, bytes, errors, calls, burst_max;
+	__u64 bursts;            /* paced: frames that left apart from the one before */
+	__u64 slips;             /* paced: times the schedule was moved */
+	__u32 batch;             /* frames per flush */
 	double duration;
 	bool held;
 };
@@ -298,6 +318,18 @@ static int fill_defaults(struct opts *o, __u32 ifindex)
 	struct ifreq ifr;
 	int fd;
 
+	/* a device that is down takes frames and sends nothing */
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", o->dev);
+	if (fd >= 0 && !ioctl(fd, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP)) {
+		fprintf(stderr, "Error: %s is down (ip link set %s up)\n", o->dev, o->dev);
+		close(fd);
+		return -ENETDOWN;
+	}
+	if (fd >= 0)
+		close(fd);
+
 	if (!o->have_smac) {
 		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 		memset(&ifr, 0, sizeof(ifr));
@@ -355,9 +387,10 @@ struct runner {
 	volatile struct xnf_gen_state *st;
 };
 
-/* Sends n frames in one test-run call. 0, -EINTR (a signal came: fewer
- * may have gone, st->seq tells) or -errno. */
-static int send_frames(struct runner *r, __u32 n)
+/* Runs the program n times in one test-run call, flushing to the device
+ * every batch runs. 0, -EINTR (a signal came: fewer may have run, st->seq
+ * tells) or -errno. */
+static int send_frames(struct runner *r, __u32 n, __u32 batch)
 {
 	LIBBPF_OPTS(bpf_test_run_opts, o,
 		.data_in = r->buf,
@@ -365,7 +398,7 @@ static int send_frames(struct runner *r, __u32 n)
 		.ctx_in = &r->ctx,
 		.ctx_size_in = sizeof(r->ctx),
 		.repeat = n,
-		.batch_size = BATCH,
+		.batch_size = batch,
 		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
 	);
 
@@ -394,7 +427,7 @@ static int run_fast(struct runner *r, const struct opts *o, struct result *res)
 			if (left < n)
 				n = left < 1 ? 1 : (__u64)left;
 		}
-		err = send_frames(r, n);
+		err = send_frames(r, n, BATCH);
 		t1 = now_ns();
 		res->calls++;
 		if (err && err != -EINTR) {
@@ -413,6 +446,7 @@ static int run_fast(struct runner *r, const struct opts *o, struct result *res)
 		res->duration = (t1 - t0) / 1e9;
 	}
 	res->burst_max = BATCH;
+	res->batch = BATCH;
 	return 0;
 }
 
@@ -432,74 +466,114 @@ static void wait_until(__u64 t)
 		;
 }
 
-static int run_paced(struct runner *r, const struct opts *o, struct result *res)
+/* Low rates, paced from user space: one call per frame. */
+static int run_paced_user(struct runner *r, const struct opts *o, struct result *res)
 {
-	double period = 1e9 / o->rate, call_ns = 20000, min_ns = 1e9, top_ns = 1e6;
-	__u64 base = ceil(o->rate * PACED_BURST_US / 1e6), last = ~0ull;
-	__u64 t0, t, t1, k, due, n, cap, end;
+	double period = 1e9 / o->rate;
+	double late = 2 * period > PACED_LATE_NS ? 2 * period : PACED_LATE_NS;
+	__u64 t0, t, k, due, limit = ~0ull, end = ~0ull, first = 0;
 	int err;
 
-	if (base < 1)
-		base = 1;
 	if (o->count)
-		last = o->count;
-	if (o->duration) {
-		/* frames whose slot lies within the duration */
-		__u64 m = ceil(o->duration * o->rate);
-
-		if (m < last)
-			last = m ? m : 1;
-	}
-	t0 = now_ns();
-	end = o->duration ? t0 + (__u64)(o->duration * 1e9) : ~0ull;
+		limit = o->count;
+	if (o->duration && ceil(o->duration * o->rate) < limit)
+		limit = ceil(o->duration * o->rate);
+	t0 = now_ns() + 100000;
+	first = t0;
+	if (o->duration)
+		end = t0 + (__u64)(o->duration * 1e9);
 	for (;;) {
 		k = r->st->seq;
-		t = now_ns();
-		/* a box too slow for the rate still stops at the duration */
-		if (stop || k >= last || t >= end)
+		if (stop || k >= limit)
 			break;
-		if (t < t0 + (__u64)(k * period)) {
-			wait_until(t0 + (__u64)(k * period));
-			continue;
+		due = t0 + (__u64)(k * period);
+		if (due >= end)
+			break;
+		wait_until(due);
+		t = now_ns();
+		if (stop || t >= end)
+			break;
+		if (t - due > late) {
+			t0 += t - due - late;
+			res->slips++;
 		}
-		due = (__u64)((t - t0) / period) + 1 - k;
-		/* The frames due, but no more than 100 us worth of them or
-		 * twice what one call takes at the rate (a busy box makes
-		 * calls slower), and never more than 1 ms worth (or twice
-		 * the cheapest call): late frames catch up without one big
-		 * burst. */
-		cap = ceil(o->rate * 2 * call_ns / 1e9);
-		if (cap > ceil(o->rate * top_ns / 1e9))
-			cap = ceil(o->rate * top_ns / 1e9);
-		if (cap < base)
-			cap = base;
-		n = due < cap ? due : cap;
-		if (n > last - k)
-			n = last - k;
-		err = send_frames(r, n);
-		t1 = now_ns();
-		/* the usual cost of a call: quick to fall, slow to rise, so
-		 * that a preempted call does not inflate the bursts; and the
-		 * least of more than one frame: calls that pay the dispatcher
-		 * pause (~25 ms, not for one frame) need bursts beyond 1 ms
-		 * worth */
-		if (n > 1 && t1 - t < min_ns)
-			min_ns = t1 - t;
-		top_ns = 2 * min_ns > 1e6 ? 2 * min_ns : 1e6;
-		if (t1 - t < call_ns)
-			call_ns = 0.5 * call_ns + 0.5 * (t1 - t);
-		else
-			call_ns = 0.98 * call_ns + 0.02 * (t1 - t);
+		err = send_frames(r, 1, 1);
 		res->calls++;
 		if (err && err != -EINTR) {
 			fprintf(stderr, "Error: sending on %s (BPF_PROG_TEST_RUN): %s\n",
 				o->dev, strerror(-err));
 			return err;
 		}
-		if (n > res->burst_max)
-			res->burst_max = n;
-		res->duration = (t1 - t0) / 1e9;
 	}
+	if (r->st->seq)
+		res->duration = (r->st->last_ns - first + period) / 1e9;
+	res->burst_max = r->st->seq ? 1 : 0;
+	res->bursts = r->st->seq;
+	res->batch = 1;
+	return 0;
+}
+
+/* Higher rates, paced in the kernel (see the top of this file). */
+static int run_paced_kernel(struct runner *r, const struct opts *o, struct result *res)
+{
+	volatile struct xnf_gen_state *st = r->st;
+	double call_ns = res->held ? PACED_CALL_NS : 25 * PACED_CALL_NS;
+	double iter_ns = 300, period = 1e9 / o->rate;
+	__u64 t0, t, t1, n, runs, before, limit = ~0ull;
+	__u32 batch = 1;
+	int err;
+
+	if (o->count)
+		limit = o->count;
+	if (o->duration && ceil(o->duration * o->rate) < limit)
+		limit = ceil(o->duration * o->rate);
+	/* One frame per flush while a run with a flush keeps up (~1.6 us
+	 * here); above, the fewest frames per flush the rate needs. */
+	while (batch < BATCH && o->rate > batch * PACED_FLUSH_PPS)
+		batch *= 2;
+	t0 = now_ns() + 100000;
+	st->pace_t0 = t0;
+	st->limit = limit;
+	st->end_ns = o->duration ? t0 + (__u64)(o->duration * 1e9) : 0;
+	st->max_late_ns = 2 * period > PACED_LATE_NS ? 2 * period : PACED_LATE_NS;
+	st->pace_batch = batch;
+	st->burst_cap = ceil(o->rate * PACED_LATE_NS / 1e9) > batch ?
+			ceil(o->rate * PACED_LATE_NS / 1e9) : batch;
+	st->pace_ps = llround(period * 1000) ? llround(period * 1000) : 1;
+	for (;;) {
+		t = now_ns();
+		if (stop || st->seq >= limit || (st->end_ns && t >= st->end_ns))
+			break;
+		n = call_ns / iter_ns;
+		if (st->end_ns && n > (st->end_ns - t) / iter_ns + 1000)
+			n = (st->end_ns - t) / iter_ns + 1000;
+		if (n < 1000)
+			n = 1000;
+		if (n > (1u << 30))
+			n = 1u << 30;
+		n = (n + batch - 1) / batch * batch; /* calls start a batch */
+		before = st->runs;
+		err = send_frames(r, n, batch);
+		t1 = now_ns();
+		res->calls++;
+		if (err && err != -EINTR) {
+			fprintf(stderr, "Error: sending on %s (BPF_PROG_TEST_RUN): %s\n",
+				o->dev, strerror(-err));
+			return err;
+		}
+		runs = st->runs - before;
+		if (runs && t1 > t)
+			iter_ns = (double)(t1 - t) / runs;
+	}
+	st->pace_ps = 0;
+	/* n frames span n periods: from when the first was due to a period
+	 * after the last one left */
+	if (st->seq)
+		res->duration = (st->last_ns - t0 + period) / 1e9;
+	res->burst_max = st->burst_max;
+	res->bursts = st->bursts;
+	res->slips = st->slips;
+	res->batch = batch;
 	return 0;
 }
 
@@ -510,12 +584,10 @@ static void print_result(const struct opts *o, const struct result *res,
 	double gbps = res->duration > 0 ? res->bytes * 8 / res->duration / 1e9 : 0;
 	double gbps_l1 = res->duration > 0 ?
 		(res->bytes + 20.0 * res->sent) * 8 / res->duration / 1e9 : 0;
-	double burst_mean = res->calls ? (double)res->sent / res->calls : 0;
+	double burst_mean = res->bursts ? (double)res->sent / res->bursts : BATCH;
 	const char *fam = o->spec.family == 6 ? "ipv6" : "ipv4";
 	const char *proto = o->spec.proto == IPPROTO_TCP ? "tcp" : "udp";
 
-	if (!o->rate)
-		burst_mean = BATCH;
 	if (o->json) {
 		jw_object(NULL);
 		jw_string("dev", o->dev);
@@ -541,6 +613,8 @@ static void print_result(const struct opts *o, const struct result *res,
 		/* beyond the interface the harness reads */
 		jw_float("burst_mean", burst_mean);
 		jw_float("mean_size", xnf_gen_mean_size(cfg));
+		jw_uint("flush", res->batch);
+		jw_uint("slips", res->slips);
 		jw_uint("calls", res->calls);
 		jw_uint("errors", res->errors);
 		jw_bool("dispatcher_held", res->held);
@@ -553,9 +627,10 @@ static void print_result(const struct opts *o, const struct result *res,
 	printf("  %.3f Mpps, %.3f Gb/s (%.3f Gb/s with preamble and gap)\n",
 	       pps / 1e6, gbps, gbps_l1);
 	if (o->rate)
-		printf("  paced at %.0f pps: bursts of at most %llu frames, %.2f on average, %llu calls\n",
-		       o->rate, (unsigned long long)res->burst_max, burst_mean,
-		       (unsigned long long)res->calls);
+		printf("  paced at %.0f pps: bursts of at most %llu frames, %.2f on average, "
+		       "a flush every %u runs, schedule moved %llu times\n", o->rate,
+		       (unsigned long long)res->burst_max, burst_mean, res->batch,
+		       (unsigned long long)res->slips);
 	else
 		printf("  as fast as possible: %llu calls, flushed to the device every %d frames\n",
 		       (unsigned long long)res->calls, BATCH);
@@ -625,7 +700,7 @@ int main(int argc, char **argv)
 	res.held = link != NULL;
 	if (!link)
 		fprintf(stderr, "Warning: cannot attach to %s (%s): every call pauses ~25 ms, "
-			"paced rates come in bursts of rate x 25 ms\n", o.dev, strerror(errno));
+			"during which no frame leaves\n", o.dev, strerror(errno));
 
 	if (o.cpu >= 0) {
 		cpu_set_t set;
@@ -657,7 +732,12 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	err = o.rate ? run_paced(r, &o, &res) : run_fast(r, &o, &res);
+	if (!o.rate)
+		err = run_fast(r, &o, &res);
+	else if (o.rate <= PACED_USER_MAX)
+		err = run_paced_user(r, &o, &res);
+	else
+		err = run_paced_kernel(r, &o, &res);
 	res.sent = r->st->seq;
 	res.bytes = r->st->bytes;
 	res.errors = r->st->errors;

@@ -20,7 +20,8 @@
  *             route; TTL <= 1: pass (ttl); VLAN-tagged: pass (vlan);
  *             not IP: pass (not_ip).
  *   l2fwd     destination MAC not in the FDB: flood (redirect).
- *   xsk       no socket on the queue: the fallback, pass (xsk).
+ *   xsk       no socket on the queue: the fallback, pass (xsk); not IP:
+ *             never offered to the socket, pass (none).
  *
  * What the parser extracted (ports, L4 offset through IPv4 options and
  * IPv6 extension headers, fragment flags, ICMP) is observed through the
@@ -126,7 +127,7 @@ static const struct expect expect[__K_MAX][NCHAINS] = {
 			     FLOOD("R"), PASS(XNF_R_XSK, "R"),
 			     DROP(XNF_R_FW_DENY, "D--") },
 	[K_NOT_IP] = { PASS(XNF_R_NONE, "P"), PASS(XNF_R_NOT_IP, "P"),
-		       FLOOD("R"), PASS(XNF_R_XSK, "R"),
+		       FLOOD("R"), PASS(XNF_R_NONE, "P"),
 		       PASS(XNF_R_NOT_IP, "PP-") },
 };
 
