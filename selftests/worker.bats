@@ -212,8 +212,15 @@ w()
 	# worker, or dropped by the kernel for a full RX ring or an empty fill
 	# ring (a copy-mode worker sharing two vCPUs with the generator loses
 	# some; they are counted, not lost).
-	got=$(tb_chain "$(tb_stats_json d0)" d0 redirect)
-	tb_expect "chain handed over all" "$got" -ge $n
+	# (The veth between the generator and d0 drops what d0's NAPI cannot
+	# take in time; what reached the chain is its `in`, and all of it but
+	# the hosts' ARP / ND, which stays in the kernel, went to the socket.)
+	local st
+	st=$(tb_stats_json d0)
+	got=$(tb_chain "$st" d0 redirect)
+	tb_expect "chain handed over all it saw" "$got" -eq \
+		$(($(tb_chain "$st" d0 in) - $(tb_chain "$st" d0 pass)))
+	tb_expect "most of the million reached the chain" "$got" -ge $((n / 2))
 	tb_expect "handed = read + kernel drops" "$got" -eq \
 		"$(jq '.rx_packets + .kernel.rx_dropped + .kernel.rx_ring_full' <<<"$out")"
 	tb_expect "the worker forwarded" "$tx" -gt 0
