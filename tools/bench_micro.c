@@ -7,6 +7,8 @@
  *     in fib mode (bpf_fib_lookup on the sandbox's kernel routes);
  *   - the firewall alone with 10, 1,000 and 10,000 rules, for a packet that
  *     matches the last rule and one that matches no rule;
+ *   - the userspace NFs of the AF_XDP workers (userspace/unf.h) on vectors
+ *     of 64 frames, on the same tables, net of copying and parsing them;
  * then the two figures the project targets: the cost of a tail-called hop
  * over the fused form, and how the firewall scales with its rule count.
  *
@@ -47,6 +49,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -54,6 +57,7 @@
 #include "xnf.h"
 #include "pkt.h"
 #include "sandbox.h"
+#include "unf.h"
 #include "bench.skel.h"
 
 #define BM_ROOT "/sys/fs/bpf/xnf-bm"  /* + rule count: one per instance */
@@ -1275,6 +1279,154 @@ static int bm_firewall(struct bm *b, struct bm_fw_size *fw,
 	return 0;
 }
 
+/* ---- userspace NFs (AF_XDP workers) ---- */
+
+#define BM_VEC 64
+
+struct bm_uvec {
+	__u8 buf[BM_VEC][128];
+	struct xnf_upkt p[BM_VEC];
+};
+
+static double bm_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/* What a worker does to a vector before its NFs run: a fresh copy of the
+ * frame (l3fwd rewrites it), parsed, headed for the default egress. */
+static void bm_uvec_fill(struct bm_uvec *v, const struct bm_frame *f,
+			 __u32 ifindex, __u32 egress)
+{
+	__u32 i;
+
+	for (i = 0; i < BM_VEC; i++) {
+		memcpy(v->buf[i], f->data, f->len);
+		v->p[i].data = v->buf[i];
+		v->p[i].len = f->len;
+		xnf_uparse(v->buf[i], f->len, ifindex, 0, &v->p[i].meta);
+		v->p[i].meta.verdict = XNF_V_REDIRECT;
+		v->p[i].egress_ifindex = egress;
+	}
+}
+
+/* ns per packet of @nf (NULL: the copy and parse alone), over @vecs
+ * vectors of BM_VEC frames. */
+static double bm_urun(struct xnf_unf *nf, struct bm_uvec *v,
+		      const struct bm_frame *f, __u32 ifindex, __u32 egress,
+		      __u32 vecs)
+{
+	double t0 = bm_now_ns();
+	__u32 k;
+
+	for (k = 0; k < vecs; k++) {
+		bm_uvec_fill(v, f, ifindex, egress);
+		if (nf)
+			nf->ops->run(nf, v->p, BM_VEC);
+	}
+	return (bm_now_ns() - t0) / ((double)vecs * BM_VEC);
+}
+
+struct bm_urow {
+	const char *nf;
+	__u32 inst;                  /* rule set: bm_fw_sizes[inst] */
+	int frame;                   /* 0 the chains' packet, 1 to the next hop's
+				      * MAC, 2 last rule, 3 no match */
+	__u8 verdict;                /* what the packet must end with */
+};
+
+static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
+			const struct bm_frame *l2_frame,
+			const struct bm_fw_size *fw)
+{
+	static const struct bm_urow rows[] = {
+		{ "macswap", 0, 0, XNF_V_REDIRECT },
+		{ "l3fwd", 0, 0, XNF_V_REDIRECT },
+		{ "l2fwd", 0, 1, XNF_V_REDIRECT },
+		{ "ratelimit", 0, 0, XNF_V_REDIRECT },
+		{ "firewall", 0, 2, 0xff }, { "firewall", 0, 3, 0xff },
+		{ "firewall", 1, 2, 0xff }, { "firewall", 1, 3, 0xff },
+		{ "firewall", 2, 2, 0xff }, { "firewall", 2, 3, 0xff },
+	};
+	struct xnf_unf *nf[sizeof(rows) / sizeof(rows[0])] = {};
+	double base[BM_MAX_RUNS], net[sizeof(rows) / sizeof(rows[0])][BM_MAX_RUNS];
+	__u32 nrows = sizeof(rows) / sizeof(rows[0]), i, r;
+	__u32 vecs = b->o.repeat / BM_VEC ?: 1;
+	struct bm_uvec *v;
+	int err = 0;
+
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < nrows && !err; i++) {
+		struct xnf_unf_env env = {
+			.dp = b->inst[rows[i].inst].dp,
+			.ingress_ifindex = b->ifindex[0],
+			.default_egress = b->ifindex[0],
+			/* a bucket that never runs dry: the policer's
+			 * bookkeeping, not its drops */
+			.args = !strcmp(rows[i].nf, "ratelimit") ?
+				"rate=1000000000,burst=1000000000" : NULL,
+		};
+		const struct bm_frame *f = rows[i].frame == 0 ? chain_frame :
+					   rows[i].frame == 1 ? l2_frame :
+					   &fw[rows[i].inst].frame[rows[i].frame - 2];
+
+		err = xnf_unf_new(xnf_unf_find(rows[i].nf), &env, &nf[i]);
+		if (err) {
+			fprintf(stderr, "Error: cannot start userspace NF %s: %s\n",
+				rows[i].nf, strerror(-err));
+			break;
+		}
+		/* The path the row claims: checked once before timing. */
+		bm_uvec_fill(v, f, b->ifindex[0], b->ifindex[0]);
+		nf[i]->ops->run(nf[i], v->p, BM_VEC);
+		if (rows[i].verdict != 0xff && v->p[0].meta.verdict != rows[i].verdict) {
+			fprintf(stderr, "Error: userspace %s gave verdict %s, not %s\n",
+				rows[i].nf, xnf_verdict_name(v->p[0].meta.verdict),
+				xnf_verdict_name(rows[i].verdict));
+			err = -EINVAL;
+		}
+	}
+	for (r = 0; r < b->o.runs && !err; r++) {
+		base[r] = bm_urun(NULL, v, chain_frame, b->ifindex[0], b->ifindex[0],
+				  vecs);
+		for (i = 0; i < nrows; i++) {
+			const struct bm_frame *f = rows[i].frame == 0 ? chain_frame :
+						   rows[i].frame == 1 ? l2_frame :
+						   &fw[rows[i].inst].frame[rows[i].frame - 2];
+
+			net[i][r] = bm_urun(nf[i], v, f, b->ifindex[0],
+					    b->ifindex[0], vecs) - base[r];
+		}
+	}
+	if (!err) {
+		printf("\nUserspace NFs (AF_XDP workers), run() over vectors of %d "
+		       "frames, same tables;\nnet of copying and parsing the vector "
+		       "(%.1f ns per packet), median over %u rounds\n", BM_VEC,
+		       bm_median(base, b->o.runs), b->o.runs);
+		for (i = 0; i < nrows; i++) {
+			char label[48];
+
+			if (!strcmp(rows[i].nf, "firewall"))
+				snprintf(label, sizeof(label), "firewall, %u rules, %s",
+					 b->inst[rows[i].inst].rules.n,
+					 rows[i].frame == 2 ? "last" : "no match");
+			else
+				snprintf(label, sizeof(label), "%s", rows[i].nf);
+			printf("  %-32s %7.1f ns\n", label, bm_median(net[i], b->o.runs));
+		}
+	}
+	for (i = 0; i < nrows; i++)
+		if (nf[i])
+			xnf_unf_free(nf[i]);
+	free(v);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct bm b = { .o = { .repeat = 1000000, .runs = 5, .seed = 1, .cpu = -1 } };
@@ -1403,7 +1555,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	if (bm_chains(&b, &chain_frame, &l2_frame, nh_mac) ||
-	    bm_firewall(&b, fw, fw_var))
+	    bm_firewall(&b, fw, fw_var) ||
+	    bm_userspace(&b, &chain_frame, &l2_frame, fw))
 		goto fail;
 
 	printf("\nPackets (ingress %s; the IPv4 ones have TTL 64)\n", BM_DEV);
