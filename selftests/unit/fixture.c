@@ -475,3 +475,50 @@ void fx_same_as_tail(const struct fx_out *fused, const struct fx_out *tail,
 	if (ASSERT_EQ(fused->len, tail->len, what))
 		ASSERT_MEM(fused->data, tail->data, fused->len, what);
 }
+
+bool fx_l3_table(struct fx *f)
+{
+	return fx_route4(f, "198.51.100.0/24", 1, XNF_RT_UNICAST) &&
+	       fx_route4(f, "10.0.0.0/8", 1, XNF_RT_UNICAST) &&
+	       fx_route4(f, "10.1.2.0/24", 2, XNF_RT_UNICAST) &&
+	       fx_route4(f, "10.1.2.3/32", 0, XNF_RT_UNICAST) &&
+	       fx_route4(f, "198.51.100.254/32", 1, XNF_RT_LOCAL) &&
+	       fx_route4(f, "203.0.113.0/25", 1, XNF_RT_BLACKHOLE) &&
+	       fx_route4(f, "203.0.113.128/25", 1, XNF_RT_UNREACHABLE) &&
+	       fx_route6(f, "2001:db8::/32", 1, XNF_RT_UNICAST) &&
+	       fx_route6(f, "2001:db8:5::/48", 2, XNF_RT_UNICAST) &&
+	       fx_route6(f, "2001:db8:5::5/128", 0, XNF_RT_UNICAST) &&
+	       fx_route6(f, "2001:db8:2::fe/128", 1, XNF_RT_LOCAL) &&
+	       fx_route6(f, "2001:db8:b::/48", 1, XNF_RT_BLACKHOLE) &&
+	       fx_route6(f, "2001:db8:c::/48", 1, XNF_RT_UNREACHABLE);
+}
+
+bool fx_l2_table(struct fx *f)
+{
+	static const struct { __u8 mac[6]; __u32 port; } fdb[] = {
+		{ FX_MAC_ON_UT0, 0 }, { FX_MAC_ON_UT1, 1 }, { FX_MAC_ON_UT2, 2 },
+		/* Group addresses never match, whatever the FDB says. */
+		{ FX_MAC_BCAST, 2 }, { FX_MAC_MCAST4, 2 }, { FX_MAC_MCAST6, 2 },
+		/* Next hops (fx_nh_mac): nh1 moved to ut2, nh2 on the
+		 * ingress port. */
+		{ { 0x02, 0, 0, 0, 0x01, 0x01 }, 2 },
+		{ { 0x02, 0, 0, 0, 0x02, 0x01 }, 0 },
+	};
+	struct xnf_route rt = { .type = XNF_RT_UNICAST, .ifindex = f->ifindex[1],
+				.dmac = FX_MAC_UNKNOWN };
+	__u8 addr[4] = { 10, 3, 0, 0 };
+	size_t i;
+
+	for (i = 0; i < sizeof(fdb) / sizeof(fdb[0]); i++)
+		if (!ASSERT_OK(xnf_fdb_set(f->dp, fdb[i].mac,
+					   f->ifindex[fdb[i].port]), "xnf_fdb_set"))
+			return false;
+	/* 10.3.0.0/16: a next hop the FDB does not know. */
+	memcpy(rt.smac, f->mac[1], 6);
+	return fx_route4(f, "198.51.100.0/24", 1, XNF_RT_UNICAST) &&
+	       fx_route6(f, "2001:db8:2::/48", 1, XNF_RT_UNICAST) &&
+	       fx_route4(f, "10.2.0.0/16", 2, XNF_RT_UNICAST) &&
+	       fx_route4(f, "203.0.113.0/24", 1, XNF_RT_BLACKHOLE) &&
+	       ASSERT_OK(xnf_route_set(f->dp, XNF_AF_INET, addr, 16, &rt, BPF_ANY),
+			 "route to an unknown next hop");
+}

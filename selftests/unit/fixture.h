@@ -62,6 +62,27 @@ void fx_dump(const struct xnf_stats *st);
  * port n. */
 void fx_nh_mac(__u32 port, __u8 mac[6]);
 
+/* The route table the l3fwd tests (XDP and userspace) share:
+ *   198.51.100.0/24 -> ut1, 10.0.0.0/8 -> ut1, 10.1.2.0/24 -> ut2,
+ *   10.1.2.3/32 -> ut0, 2001:db8::/32 -> ut1, 2001:db8:5::/48 -> ut2,
+ *   2001:db8:5::5/128 -> ut0, and one prefix of each other type. No route:
+ *   192.0.2.0/24 (the sources) and 3fff::/20. */
+bool fx_l3_table(struct fx *f);
+
+/* The FDB and routes the l2fwd tests (XDP and userspace) share: the MACs
+ * below on their ports; group addresses (never matched); next hop 1
+ * (fx_nh_mac) moved to ut2, next hop 2 on the ingress port. Routes:
+ * 198.51.100.0/24 and 2001:db8:2::/48 via nh1 on ut1, 10.2.0.0/16 via nh2
+ * on ut2, 10.3.0.0/16 via FX_MAC_UNKNOWN on ut1, 203.0.113.0/24 blackhole. */
+#define FX_MAC_ON_UT0   { 0x02, 0, 0, 0, 0x00, 0xaa }
+#define FX_MAC_ON_UT1   { 0x02, 0, 0, 0, 0x01, 0xaa }
+#define FX_MAC_ON_UT2   { 0x02, 0, 0, 0, 0x02, 0xaa }
+#define FX_MAC_UNKNOWN  { 0x02, 0, 0, 0, 0x09, 0x99 }
+#define FX_MAC_BCAST    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+#define FX_MAC_MCAST4   { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb }
+#define FX_MAC_MCAST6   { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }
+bool fx_l2_table(struct fx *f);
+
 /* Zeroes the interface counters of the loaded chain. */
 bool fx_stats_reset(struct fx *f);
 /* Asserts what must hold for any counters, whatever was run: in == pass +

@@ -27,23 +27,18 @@
 
 #define ARRAY_SIZE(a)   (sizeof(a) / sizeof((a)[0]))
 
-/* The FDB of these tests (l2_setup). */
+/* The FDB of these tests (fx_l2_table). */
 #define MAC_UT0         { 0x02, 0, 0, 0, 0x00, 0xfe }  /* the router's port */
-#define MAC_ON_UT0      { 0x02, 0, 0, 0, 0x00, 0xaa }
-#define MAC_ON_UT1      { 0x02, 0, 0, 0, 0x01, 0xaa }
-#define MAC_ON_UT2      { 0x02, 0, 0, 0, 0x02, 0xaa }
-#define MAC_UNKNOWN     { 0x02, 0, 0, 0, 0x09, 0x99 }
-#define MAC_BCAST       { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
-#define MAC_MCAST4      { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb }
-#define MAC_MCAST6      { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }
+#define MAC_ON_UT0      FX_MAC_ON_UT0
+#define MAC_ON_UT1      FX_MAC_ON_UT1
+#define MAC_ON_UT2      FX_MAC_ON_UT2
+#define MAC_UNKNOWN     FX_MAC_UNKNOWN
+#define MAC_BCAST       FX_MAC_BCAST
+#define MAC_MCAST4      FX_MAC_MCAST4
+#define MAC_MCAST6      FX_MAC_MCAST6
 
-static const __u8 mac_on_ut0[] = MAC_ON_UT0;
-static const __u8 mac_on_ut1[] = MAC_ON_UT1;
 static const __u8 mac_on_ut2[] = MAC_ON_UT2;
 static const __u8 mac_unknown[] = MAC_UNKNOWN;
-static const __u8 mac_bcast[] = MAC_BCAST;
-static const __u8 mac_mcast4[] = MAC_MCAST4;
-static const __u8 mac_mcast6[] = MAC_MCAST6;
 /* Next hops of the routes (fx_nh_mac). */
 static const __u8 mac_nh1[] = { 0x02, 0, 0, 0, 0x01, 0x01 };
 static const __u8 mac_nh2[] = { 0x02, 0, 0, 0, 0x02, 0x01 };
@@ -86,33 +81,8 @@ struct l2_case {
 
 static bool l2_setup(struct fx *f)
 {
-	static const struct { const __u8 *mac; __u32 port; } fdb[] = {
-		{ mac_on_ut0, 0 }, { mac_on_ut1, 1 }, { mac_on_ut2, 2 },
-		/* Group addresses never match, whatever the FDB says. */
-		{ mac_bcast, 2 }, { mac_mcast4, 2 }, { mac_mcast6, 2 },
-		/* Next hops: nh1 moved to ut2, nh2 on the ingress port. */
-		{ mac_nh1, 2 }, { mac_nh2, 0 },
-	};
-	struct xnf_route rt = { .type = XNF_RT_UNICAST, .ifindex = f->ifindex[1] };
-	__u8 addr[4] = { 10, 3, 0, 0 };
-	size_t i;
-
-	if (!ASSERT_MEM(f->mac[1], mac_ut1, 6, "ut1 MAC") ||
-	    !ASSERT_MEM(f->mac[2], mac_ut2, 6, "ut2 MAC"))
-		return false;
-	for (i = 0; i < ARRAY_SIZE(fdb); i++)
-		if (!ASSERT_OK(xnf_fdb_set(f->dp, fdb[i].mac,
-					   f->ifindex[fdb[i].port]), "xnf_fdb_set"))
-			return false;
-	/* 10.3.0.0/16: a next hop the FDB does not know. */
-	memcpy(rt.dmac, mac_unknown, 6);
-	memcpy(rt.smac, mac_ut1, 6);
-	return fx_route4(f, "198.51.100.0/24", 1, XNF_RT_UNICAST) &&
-	       fx_route6(f, "2001:db8:2::/48", 1, XNF_RT_UNICAST) &&
-	       fx_route4(f, "10.2.0.0/16", 2, XNF_RT_UNICAST) &&
-	       fx_route4(f, "203.0.113.0/24", 1, XNF_RT_BLACKHOLE) &&
-	       ASSERT_OK(xnf_route_set(f->dp, XNF_AF_INET, addr, 16, &rt, BPF_ANY),
-			 "route to an unknown next hop");
+	return ASSERT_MEM(f->mac[1], mac_ut1, 6, "ut1 MAC") &&
+	       ASSERT_MEM(f->mac[2], mac_ut2, 6, "ut2 MAC") && fx_l2_table(f);
 }
 
 static const struct l2_case l2_cases[] = {

@@ -49,30 +49,9 @@ struct l3_case {
 
 static const char *const l3_chains[] = { "l3fwd", "l3fwd,l2fwd" };
 
-/*
- * The route table of the static-table tests. Overlapping IPv4 prefixes go
- * to three different ports, so the MACs written show which one matched:
- *   10.0.0.0/8 -> ut1, 10.1.2.0/24 -> ut2, 10.1.2.3/32 -> ut0
- *   2001:db8::/32 -> ut1, 2001:db8:5::/48 -> ut2, 2001:db8:5::5/128 -> ut0
- * and one prefix of each other type. No route: 192.0.2.0/24 (the sources)
- * and 3fff::/20.
- */
-static bool l3_routes(struct fx *f)
-{
-	return fx_route4(f, "198.51.100.0/24", 1, XNF_RT_UNICAST) &&
-	       fx_route4(f, "10.0.0.0/8", 1, XNF_RT_UNICAST) &&
-	       fx_route4(f, "10.1.2.0/24", 2, XNF_RT_UNICAST) &&
-	       fx_route4(f, "10.1.2.3/32", 0, XNF_RT_UNICAST) &&
-	       fx_route4(f, "198.51.100.254/32", 1, XNF_RT_LOCAL) &&
-	       fx_route4(f, "203.0.113.0/25", 1, XNF_RT_BLACKHOLE) &&
-	       fx_route4(f, "203.0.113.128/25", 1, XNF_RT_UNREACHABLE) &&
-	       fx_route6(f, "2001:db8::/32", 1, XNF_RT_UNICAST) &&
-	       fx_route6(f, "2001:db8:5::/48", 2, XNF_RT_UNICAST) &&
-	       fx_route6(f, "2001:db8:5::5/128", 0, XNF_RT_UNICAST) &&
-	       fx_route6(f, "2001:db8:2::fe/128", 1, XNF_RT_LOCAL) &&
-	       fx_route6(f, "2001:db8:b::/48", 1, XNF_RT_BLACKHOLE) &&
-	       fx_route6(f, "2001:db8:c::/48", 1, XNF_RT_UNREACHABLE);
-}
+/* The route table of the static-table tests is fx_l3_table(): overlapping
+ * prefixes go to three different ports, so the MACs written show which one
+ * matched. */
 
 static const struct l3_case l3_cases[] = {
 	/* Longest prefix match, IPv4. */
@@ -328,7 +307,7 @@ TEST(l3fwd_table)
 		return;
 	/* Jumbo ports ut0 and ut1; ut2 keeps 1500, for the MTU cases. */
 	if (ASSERT_OK(fx_sh("ip link set ut0 mtu 9000 && ip link set ut1 mtu 9000"),
-		      "jumbo MTU on ut0 and ut1") && l3_routes(&f))
+		      "jumbo MTU on ut0 and ut1") && fx_l3_table(&f))
 		l3_table(&f, l3_cases, ARRAY_SIZE(l3_cases), false);
 	fx_sh("ip link set ut0 mtu 1500; ip link set ut1 mtu 1500");
 	fx_close(&f);
@@ -415,7 +394,7 @@ TEST(l3fwd_ttl_sweep)
 
 	if (!fx_open(&f))
 		return;
-	if (!l3_routes(&f))
+	if (!fx_l3_table(&f))
 		goto out;
 	want_n = (ARRAY_SIZE(v4) + ARRAY_SIZE(v6)) * 254 +
 		 ARRAY_SIZE(csums) * ARRAY_SIZE(ttls);
@@ -490,7 +469,7 @@ TEST(l3fwd_egress_not_in_devmap)
 
 	if (!fx_open(&f))
 		return;
-	if (!l3_routes(&f) ||
+	if (!fx_l3_table(&f) ||
 	    !ASSERT_OK(xnf_port_del(f.dp, f.ifindex[2]), "remove ut2 from the devmap"))
 		goto out;
 	len = pkt_build(l3_in, sizeof(l3_in), &s);

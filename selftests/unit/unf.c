@@ -573,26 +573,7 @@ out:
 
 /* ---- l3fwd ---- */
 
-/* As the l3fwd unit tests' table, on 1500-byte ports:
- *   198.51.100.0/24 -> ut1, 10.0.0.0/8 -> ut1, 10.1.2.0/24 -> ut2,
- *   10.1.2.3/32 -> ut0, 2001:db8::/32 -> ut1, 2001:db8:5::/48 -> ut2,
- *   2001:db8:5::5/128 -> ut0; local, blackhole, unreachable of each. */
-static bool l3_routes(struct fx *f)
-{
-	return fx_route4(f, "198.51.100.0/24", 1, XNF_RT_UNICAST) &&
-	       fx_route4(f, "10.0.0.0/8", 1, XNF_RT_UNICAST) &&
-	       fx_route4(f, "10.1.2.0/24", 2, XNF_RT_UNICAST) &&
-	       fx_route4(f, "10.1.2.3/32", 0, XNF_RT_UNICAST) &&
-	       fx_route4(f, "198.51.100.254/32", 1, XNF_RT_LOCAL) &&
-	       fx_route4(f, "203.0.113.0/25", 1, XNF_RT_BLACKHOLE) &&
-	       fx_route4(f, "203.0.113.128/25", 1, XNF_RT_UNREACHABLE) &&
-	       fx_route6(f, "2001:db8::/32", 1, XNF_RT_UNICAST) &&
-	       fx_route6(f, "2001:db8:5::/48", 2, XNF_RT_UNICAST) &&
-	       fx_route6(f, "2001:db8:5::5/128", 0, XNF_RT_UNICAST) &&
-	       fx_route6(f, "2001:db8:2::fe/128", 1, XNF_RT_LOCAL) &&
-	       fx_route6(f, "2001:db8:b::/48", 1, XNF_RT_BLACKHOLE) &&
-	       fx_route6(f, "2001:db8:c::/48", 1, XNF_RT_UNREACHABLE);
-}
+/* The l3fwd unit tests' table (fx_l3_table), on 1500-byte ports. */
 
 static const struct ucase l3_cases[] = {
 	{ "v4 /24", V4(), FWD },
@@ -692,7 +673,7 @@ TEST(unf_l3fwd_vs_xdp)
 
 	if (!fx_open(&f))
 		return;
-	if (l3_routes(&f))
+	if (fx_l3_table(&f))
 		diff_table(&f, "l3fwd", l3_cases, ARRAY_SIZE(l3_cases), exc_cfgs,
 			   ARRAY_SIZE(exc_cfgs));
 	fx_close(&f);
@@ -716,7 +697,7 @@ TEST(unf_l3fwd_ttl_checksum_vs_xdp)
 
 	if (!fx_open(&f))
 		return;
-	if (!l3_routes(&f) || !fx_chain(&f, "l3fwd", false, false))
+	if (!fx_l3_table(&f) || !fx_chain(&f, "l3fwd", false, false))
 		goto out;
 	nnf = unf_open(&f, "l3fwd", NULL, nfs);
 	if (nnf < 0)
@@ -756,41 +737,14 @@ out:
 
 /* ---- l2fwd ---- */
 
-#define MAC_ON_UT0      { 0x02, 0, 0, 0, 0x00, 0xaa }
-#define MAC_ON_UT1      { 0x02, 0, 0, 0, 0x01, 0xaa }
-#define MAC_ON_UT2      { 0x02, 0, 0, 0, 0x02, 0xaa }
-#define MAC_UNKNOWN     { 0x02, 0, 0, 0, 0x09, 0x99 }
-#define MAC_MCAST4      { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb }
-#define MAC_MCAST6      { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }
+#define MAC_ON_UT0      FX_MAC_ON_UT0
+#define MAC_ON_UT1      FX_MAC_ON_UT1
+#define MAC_ON_UT2      FX_MAC_ON_UT2
+#define MAC_UNKNOWN     FX_MAC_UNKNOWN
+#define MAC_MCAST4      FX_MAC_MCAST4
+#define MAC_MCAST6      FX_MAC_MCAST6
 
-/* FDB: the three MACs on their ports; group addresses (never matched);
- * next hop 1 (fx_nh_mac) moved to ut2, next hop 2 on the ingress port.
- * Routes: 198.51.100.0/24 via nh1 on ut1, 10.2.0.0/16 via nh2 on ut2,
- * 10.3.0.0/16 via an unknown MAC on ut1, a blackhole. */
-static bool l2_setup(struct fx *f)
-{
-	static const __u8 macs[][6] = {
-		MAC_ON_UT0, MAC_ON_UT1, MAC_ON_UT2, MAC_BCAST, MAC_MCAST4,
-		MAC_MCAST6, { 2, 0, 0, 0, 1, 1 }, { 2, 0, 0, 0, 2, 1 },
-	};
-	static const __u32 ports[] = { 0, 1, 2, 2, 2, 2, 2, 0 };
-	struct xnf_route rt = { .type = XNF_RT_UNICAST, .ifindex = f->ifindex[1],
-				.dmac = MAC_UNKNOWN };
-	__u8 addr[4] = { 10, 3, 0, 0 };
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(macs); i++)
-		if (!ASSERT_OK(xnf_fdb_set(f->dp, macs[i], f->ifindex[ports[i]]),
-			       "xnf_fdb_set"))
-			return false;
-	memcpy(rt.smac, f->mac[1], 6);
-	return fx_route4(f, "198.51.100.0/24", 1, XNF_RT_UNICAST) &&
-	       fx_route6(f, "2001:db8:2::/48", 1, XNF_RT_UNICAST) &&
-	       fx_route4(f, "10.2.0.0/16", 2, XNF_RT_UNICAST) &&
-	       fx_route4(f, "203.0.113.0/24", 1, XNF_RT_BLACKHOLE) &&
-	       ASSERT_OK(xnf_route_set(f->dp, XNF_AF_INET, addr, 16, &rt, BPF_ANY),
-			 "route to an unknown next hop");
-}
+/* The l2fwd tests' FDB and routes: fx_l2_table. */
 
 /* l2fwd alone; expectations for l2_miss pass (misses pass). */
 static const struct ucase l2_cases[] = {
@@ -846,7 +800,7 @@ TEST(unf_l2fwd_vs_xdp)
 
 	if (!fx_open(&f))
 		return;
-	if (!l2_setup(&f))
+	if (!fx_l2_table(&f))
 		goto out;
 	diff_table(&f, "l2fwd", l2_cases, ARRAY_SIZE(l2_cases), l2_cfgs,
 		   ARRAY_SIZE(l2_cfgs));
