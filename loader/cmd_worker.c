@@ -91,11 +91,9 @@ static const char *const place_names[__XNF_FP_MAX] = {
 	[XNF_FP_TX] = "tx",
 };
 
-static void worker_json(__u32 q, const struct xnf_worker_stats *w)
+/* Who and where: the members `status` shows and `stats` starts with. */
+static void worker_id_json(__u32 q, const struct xnf_worker_stats *w)
 {
-	__u32 i;
-
-	jw_object(NULL);
 	jw_uint("queue", q);
 	jw_string("state", state_name(w));
 	jw_uint("pid", w->pid);
@@ -106,6 +104,14 @@ static void worker_json(__u32 q, const struct xnf_worker_stats *w)
 	jw_string("nf", (const char *)w->nf);
 	jw_uint("batch", w->batch);
 	jw_uint("ring", w->ring);
+}
+
+static void worker_json(__u32 q, const struct xnf_worker_stats *w)
+{
+	__u32 i;
+
+	jw_object(NULL);
+	worker_id_json(q, w);
 	jw_uint("frames", w->frames);
 	jw_uint("frame_size", w->frame_size);
 	jw_bool("busy_poll", w->busy_poll);
@@ -205,15 +211,7 @@ static void worker_brief(__u32 q, const struct xnf_worker_stats *w)
 		return;
 	}
 	jw_object(NULL);
-	jw_uint("queue", q);
-	jw_string("state", state_name(w));
-	jw_uint("pid", w->pid);
-	jw_uint("cpu", w->cpu);
-	jw_int("node", w->node);
-	jw_string("mode", mode_name(w->mode));
-	jw_string("nf", (const char *)w->nf);
-	jw_uint("batch", w->batch);
-	jw_uint("ring", w->ring);
+	worker_id_json(q, w);
 	jw_end_object();
 }
 
