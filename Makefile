@@ -45,43 +45,61 @@ CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 | \
 	sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
 
 BPF_CFLAGS := -g -O2 --target=bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
-	-Wall -Werror -Wno-unused-function -I$(OUTPUT) -Ibpf \
+	-Wall -Werror -Wno-unused-function -I$(OUTPUT) -Iinclude/uapi -Ibpf \
 	$(CLANG_BPF_SYS_INCLUDES) -MMD -MP
 CFLAGS ?= -g -O2
 XNF_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
-	-Wno-missing-field-initializers -Werror -I$(OUTPUT)/bpf -Ibpf -Iloader -Iuserspace -Itools -Iselftests/unit \
+	-Wno-missing-field-initializers -Werror \
 	$(shell $(PKG_CONFIG) --cflags libbpf libxdp 2>/dev/null) -MMD -MP
 LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp 2>/dev/null) -lelf -lz -lm -lpthread
+
+# Rooms and what each may include: a sideways include does not build.
+#   include/uapi  what crosses the BPF/user boundary (everyone)
+#   include       libxnf's API (everyone in user space but common/)
+#   lib/          libxnf; userspace/ the AF_XDP runtime, linked into it
+#   common/       code the CLI, tools and tests share (libxnf-common.a)
+#   cli/, tools/, selftests/unit/  front ends of the two libraries
+# Skeletons ($(OUTPUT)/bpf) are for the code that loads programs.
+INC_lib := -Iinclude/uapi -Iinclude -Ilib -I$(OUTPUT)/bpf
+INC_userspace := -Iinclude/uapi -Iinclude -Iuserspace -I$(OUTPUT)/bpf
+INC_common := -Iinclude/uapi -Icommon
+INC_cli := -Iinclude/uapi -Iinclude -Icommon -Icli
+INC_tools := -Iinclude/uapi -Iinclude -Icommon -Itools -I$(OUTPUT)/bpf
+# The unit tests are white-box tests of the AF_XDP runtime too (its frame
+# accounting and NF internals): they see userspace/'s private headers.
+INC_selftests := -Iinclude/uapi -Iinclude -Icommon -Iselftests/unit \
+	-Iuserspace -I$(OUTPUT)/bpf
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.skel.h,$(BPF_SRCS))
 
-CLI_SRCS := loader/main.c loader/args.c loader/json.c $(wildcard loader/cmd_*.c)
+CLI_SRCS := $(wildcard cli/*.c)
 CLI_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(CLI_SRCS))
 XNF := $(OUTPUT)/xnf
-LIB_SRCS := $(filter-out $(CLI_SRCS),$(wildcard loader/*.c)) $(wildcard userspace/*.c)
+LIB_SRCS := $(wildcard lib/*.c) $(wildcard userspace/*.c)
 LIB_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libxnf.a
+COMMON_SRCS := $(wildcard common/*.c)
+COMMON_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(COMMON_SRCS))
+COMMON := $(OUTPUT)/libxnf-common.a
 
 UNIT_SRCS := $(wildcard selftests/unit/*.c)
-UNIT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(UNIT_SRCS)) $(OUTPUT)/tools/sandbox.o
+UNIT_OBJS := $(patsubst %.c,$(OUTPUT)/%.o,$(UNIT_SRCS))
 UNIT := $(OUTPUT)/test_unit
 
-TOOLS := $(if $(wildcard tools/bench_micro.c),$(OUTPUT)/bench-micro)
+TOOLS := $(OUTPUT)/bench-micro
 # The benchmark harness's rule sets (tools/bench/, `make bench`).
 TOOLS += $(OUTPUT)/xnf-fwgen
 # The bare AF_XDP forwarder the worker is measured against.
 TOOLS += $(OUTPUT)/xnf-xskfwd
-# Traffic generator and sink (tools/gen.c, tools/sink.c); the unit tests
-# use their shared part (tools/traffic.c).
+# Traffic generator and sink (tools/gen.c, tools/sink.c).
 TOOLS += $(OUTPUT)/xnf-gen $(OUTPUT)/xnf-sink
-UNIT_OBJS += $(OUTPUT)/tools/traffic.o
 
 .PHONY: all
-all: $(BPF_OBJS) $(SKELS) $(LIB) $(XNF) $(UNIT) $(TOOLS)
+all: $(BPF_OBJS) $(SKELS) $(LIB) $(COMMON) $(XNF) $(UNIT) $(TOOLS)
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/loader $(OUTPUT)/userspace $(OUTPUT)/selftests/unit $(OUTPUT)/tools:
+$(OUTPUT) $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
 
 # Kernel types for the tracing program, from the running kernel's BTF.
@@ -99,26 +117,31 @@ $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name xnf_$* > $@
 
-# Every C object may include any skeleton; -MMD records which it really does.
+# Every C object may include any skeleton; -MMD records which it really
+# does. The room is the first directory of the source's path.
+room = $(firstword $(subst /, ,$(1)))
 $(OUTPUT)/%.o: %.c | $(SKELS)
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(XNF_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(XNF_CFLAGS) $(INC_$(call room,$<)) $(CPPFLAGS_$(call room,$<)) -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(XNF): $(CLI_OBJS) $(LIB)
+$(COMMON): $(COMMON_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(XNF): $(CLI_OBJS) $(LIB) $(COMMON)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 
-$(UNIT): $(UNIT_OBJS) $(LIB)
+$(UNIT): $(UNIT_OBJS) $(LIB) $(COMMON)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/bench-micro: $(OUTPUT)/tools/bench_micro.o $(OUTPUT)/tools/sandbox.o \
-		$(OUTPUT)/selftests/unit/pkt.o $(LIB)
+$(OUTPUT)/bench-micro: $(OUTPUT)/tools/bench_micro.o $(LIB) $(COMMON)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -130,11 +153,7 @@ $(OUTPUT)/xnf-fwgen: $(OUTPUT)/tools/fwgen.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 
-$(OUTPUT)/xnf-gen: $(OUTPUT)/tools/gen.o $(OUTPUT)/tools/traffic.o $(OUTPUT)/loader/json.o $(LIB)
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
-
-$(OUTPUT)/xnf-sink: $(OUTPUT)/tools/sink.o $(OUTPUT)/tools/traffic.o $(OUTPUT)/loader/json.o $(LIB)
+$(OUTPUT)/xnf-gen $(OUTPUT)/xnf-sink: $(OUTPUT)/xnf-%: $(OUTPUT)/tools/%.o $(LIB) $(COMMON)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 
@@ -192,4 +211,4 @@ help:
 	@echo 'make clean        remove $(OUTPUT)'
 	@echo 'V=1               show full commands'
 
--include $(wildcard $(OUTPUT)/bpf/*.d $(OUTPUT)/loader/*.d $(OUTPUT)/userspace/*.d $(OUTPUT)/selftests/unit/*.d $(OUTPUT)/tools/*.d)
+-include $(wildcard $(OUTPUT)/bpf/*.d $(foreach r,lib userspace common cli tools selftests/unit,$(OUTPUT)/$(r)/*.d))

@@ -12,7 +12,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_dp.h"
 #include "tables.bpf.h"
 
 SEC("tp_btf/napi_poll")

@@ -19,14 +19,14 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct xnf_stats);
-} xnf_stats SEC(".maps");
+} XNF_MAP_STATS SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_XSKMAP);
 	__uint(max_entries, XNF_MAX_QUEUES);
 	__type(key, __u32);
 	__type(value, __u32);
-} xnf_xsks SEC(".maps");
+} XNF_MAP_XSKS SEC(".maps");
 
 /* Not used by the programs: declared here so the pinned map has BTF.
  * [0] describes the chain that runs, [1] one being switched to. */
@@ -35,7 +35,7 @@ struct {
 	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct xnf_dev_info);
-} xnf_dev SEC(".maps");
+} XNF_MAP_DEV SEC(".maps");
 
 /* Per loaded chain: slot i holds the i-th NF. The order is data: the loader
  * fills a new array for every chain it builds. */
@@ -44,7 +44,7 @@ struct {
 	__uint(max_entries, XNF_CHAIN_MAX);
 	__type(key, __u32);
 	__type(value, __u32);
-} xnf_chain SEC(".maps");
+} XNF_MAP_CHAIN SEC(".maps");
 
 /*
  * Load-time position of this program (set by the loader in .rodata, so the

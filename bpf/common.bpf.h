@@ -18,7 +18,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_dp.h"
 
 /* Not exported by the UAPI headers. */
 struct xnf_vlan_hdr {

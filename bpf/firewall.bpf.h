@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * firewall.bpf.h - the firewall NF: first-match classification of IPv4 and
- * IPv6 packets against the compiled bit-vector tables (see xnf_kern_user.h
+ * IPv6 packets against the compiled bit-vector tables (see include/uapi/xnf_fw.h
  * and loader/fw_compile.c), per-rule hit counters, default policy.
  * Non-IP frames pass through untouched, as in an nftables inet table.
  */

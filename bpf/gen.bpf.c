@@ -28,6 +28,7 @@
  * there have no cookie and pass untouched.
  */
 #include "common.bpf.h"
+#include "xnf_traffic.h"
 
 const volatile struct xnf_gen_cfg cfg = {};
 struct xnf_gen_state state = {};

@@ -5,20 +5,20 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_place.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct xnf_place_info);
-} xnf_place SEC(".maps");
+} XNF_MAP_PLACE SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XNF_PLACE_MAX_QUEUES);
 	__type(key, __u32);
 	__type(value, struct xnf_place_queue);
-} xnf_place_q SEC(".maps");
+} XNF_MAP_PLACE_Q SEC(".maps");
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -12,6 +12,7 @@
  * receive queue (see XNF_SINK_QUEUES).
  */
 #include "common.bpf.h"
+#include "xnf_traffic.h"
 
 const volatile struct xnf_sink_cfg cfg = {};
 

@@ -7,7 +7,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_worker.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -15,6 +15,6 @@ struct {
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct xnf_worker_stats);
-} xnf_workers SEC(".maps");
+} XNF_MAP_WORKERS SEC(".maps");
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -22,7 +22,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_worker.h"
 
 struct xnf_frames {
 	__u32 n;            /* frames in the UMEM */

@@ -201,14 +201,14 @@ static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	what = XNF_MAP_FW_HDR;
+	what = XNF_MAP_STR(XNF_MAP_FW_HDR);
 	err = fw_running(dp, &gen, &hdr, &order);
 	if (!err) {
-		what = XNF_MAP_FW_RULES;
+		what = XNF_MAP_STR(XNF_MAP_FW_RULES);
 		err = fw_rules_copy(dp, &t->rules);
 	}
 	if (!err) {
-		what = XNF_MAP_FW_ACTIVE;
+		what = XNF_MAP_STR(XNF_MAP_FW_ACTIVE);
 		if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &gen2))
 			err = -errno;
 		else if ((gen2 & 1) != gen)
@@ -254,7 +254,7 @@ static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
 out:
 	if (err == -EAGAIN)
 		pr_debug("firewall: %s does not hold the running rule set (a change "
-			 "is under way or was interrupted)\n", XNF_MAP_FW_RULES);
+			 "is under way or was interrupted)\n", XNF_MAP_STR(XNF_MAP_FW_RULES));
 	fw_tables_free(t);
 	free(order);
 	return err;
@@ -275,7 +275,7 @@ static int fw_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
 		pr_warn("Error: firewall: the rules in %s are not the ones the "
 			"dataplane runs (an interrupted 'xnf fw' command?); "
 			"'xnf fw show' repairs them, then start again\n",
-			XNF_MAP_FW_RULES);
+			XNF_MAP_STR(XNF_MAP_FW_RULES));
 	return err;
 }
 

@@ -85,7 +85,7 @@ static int l2_snapshot(const struct xnf_unf *nf, struct l2_tables **out)
 	struct l2_tables *t;
 	struct xnf_config cfg;
 	__u32 nfdb = 0, nx = 0, i, s, size = 16, *xk = NULL;
-	const char *what = XNF_MAP_CFG;
+	const char *what = XNF_MAP_STR(XNF_MAP_CFG);
 	int err;
 
 	*out = NULL;
@@ -94,12 +94,12 @@ static int l2_snapshot(const struct xnf_unf *nf, struct l2_tables **out)
 		return -ENOMEM;
 	err = xnf_cfg_read(dp, &cfg);
 	if (!err) {
-		what = XNF_MAP_FDB;
+		what = XNF_MAP_STR(XNF_MAP_FDB);
 		err = xnf_unf_map_dump(dp->fd[XNF_T_FDB], sizeof(*fk), sizeof(*fv),
 				       XNF_MAX_FDB, (void **)&fk, (void **)&fv, &nfdb);
 	}
 	if (!err) {
-		what = XNF_MAP_XCONNECT;
+		what = XNF_MAP_STR(XNF_MAP_XCONNECT);
 		err = xnf_unf_map_dump(dp->fd[XNF_T_XCONNECT], sizeof(*xk),
 				       sizeof(*xv), XNF_MAX_PORTS, (void **)&xk,
 				       (void **)&xv, &nx);

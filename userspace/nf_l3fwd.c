@@ -156,7 +156,7 @@ static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
 		goto err;
 	err = xnf_cfg_read(nf->env.dp, &cfg);
 	if (err) {
-		pr_warn("Error: l3fwd: cannot read %s: %s\n", XNF_MAP_CFG,
+		pr_warn("Error: l3fwd: cannot read %s: %s\n", XNF_MAP_STR(XNF_MAP_CFG),
 			strerror(-err));
 		goto err;
 	}

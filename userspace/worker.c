@@ -170,7 +170,7 @@ int xnf_workers_open(const char *pin_root, const char *dev, bool create)
 	int fd, err;
 
 	snprintf(path, sizeof(path), "%s/dev/%s/%s", pin_root, dev,
-		 XNF_MAP_WORKERS);
+		 XNF_MAP_STR(XNF_MAP_WORKERS));
 	fd = bpf_obj_get(path);
 	if (fd >= 0 || !create)
 		return fd >= 0 ? fd : -errno;
@@ -369,7 +369,7 @@ static int nfs_setup(struct wthread *t)
 	 * then seen at the first tick. */
 	err = xnf_tables_gen(t->w->dp, &t->tables_gen);
 	if (err) {
-		terr(t, err, "cannot read %s: %s", XNF_MAP_CFG "[0].tables_gen",
+		terr(t, err, "cannot read %s: %s", XNF_MAP_STR(XNF_MAP_CFG) "[0].tables_gen",
 		     strerror(-err));
 		return err;
 	}
@@ -506,7 +506,7 @@ static int thread_setup(struct wthread *t)
 	err = xsk_socket__update_xskmap(s0->xsk, w->xsks_fd);
 	if (err) {
 		terr(t, err, "cannot put the socket of queue %u into %s: %s",
-		     t->queue, XNF_MAP_XSKS, strerror(-err));
+		     t->queue, XNF_MAP_STR(XNF_MAP_XSKS), strerror(-err));
 		return err;
 	}
 	return 0;
@@ -980,7 +980,7 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 	if (err)
 		goto out;
 	snprintf(path, sizeof(path), "%s/dev/%s/%s", o->pin_root, o->dev,
-		 XNF_MAP_XSKS);
+		 XNF_MAP_STR(XNF_MAP_XSKS));
 	w->xsks_fd = bpf_obj_get(path);
 	if (w->xsks_fd < 0) {
 		err = -errno;
@@ -992,7 +992,7 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 	sfd = xnf_workers_open(o->pin_root, o->dev, true);
 	if (sfd < 0) {
 		err = sfd;
-		pr_warn("Error: cannot create %s for %s: %s\n", XNF_MAP_WORKERS,
+		pr_warn("Error: cannot create %s for %s: %s\n", XNF_MAP_STR(XNF_MAP_WORKERS),
 			o->dev, strerror(-err));
 		goto out;
 	}
@@ -1002,7 +1002,7 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 	if (w->stats == MAP_FAILED) {
 		err = -errno;
 		w->stats = NULL;
-		pr_warn("Error: cannot map %s: %s\n", XNF_MAP_WORKERS,
+		pr_warn("Error: cannot map %s: %s\n", XNF_MAP_STR(XNF_MAP_WORKERS),
 			strerror(errno));
 		goto out;
 	}

@@ -283,7 +283,7 @@ static int route_write(struct route_req *r, bool replace)
 		err = xnf_port_add(dp, r->rt.ifindex);
 		if (err)
 			return cli_err("cannot make %s an xnf egress port (%s): %s%s",
-				       r->dev, XNF_MAP_TX, strerror(-err),
+				       r->dev, XNF_MAP_STR(XNF_MAP_TX), strerror(-err),
 				       err == -E2BIG || err == -ENOSPC ?
 				       "; xnf has room for 256 ports" : "");
 		port_added = true;
@@ -303,7 +303,7 @@ static int route_write(struct route_req *r, bool replace)
 			       "with 'xnf route del PREFIX' first",
 			       family_name(r->family), route_count(dp, r->family));
 	return cli_err("cannot write route %s to %s: %s", r->prefix,
-		       r->family == XNF_AF_INET ? XNF_MAP_RT4 : XNF_MAP_RT6,
+		       r->family == XNF_AF_INET ? XNF_MAP_STR(XNF_MAP_RT4) : XNF_MAP_STR(XNF_MAP_RT6),
 		       strerror(-err));
 }
 
@@ -479,7 +479,7 @@ static int do_route_show(int argc, char **argv)
 	if (err) {
 		free(ents);
 		return cli_err("cannot read the route tables (%s, %s): %s",
-			       XNF_MAP_RT4, XNF_MAP_RT6, strerror(-err));
+			       XNF_MAP_STR(XNF_MAP_RT4), XNF_MAP_STR(XNF_MAP_RT6), strerror(-err));
 	}
 	if (n)
 		qsort(ents, n, sizeof(*ents), route_ent_cmp);

@@ -17,7 +17,8 @@
 #include <linux/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_dp.h"
+#include "xnf_fw.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
 _Static_assert(sizeof(struct xnf_config) == 32, "xnf_config layout");
@@ -64,15 +65,20 @@ const char *xnf_verdict_name(__u32 verdict);
 /* ---- the instance (dataplane.c) ---- */
 #define XNF_DEFAULT_PIN_ROOT "/sys/fs/bpf/xnf"
 
-/* Indices of the shared tables, in the order of xnf_table_names[]. */
+/* The shared tables, pinned at <root>/tables/<name>; the names come from
+ * include/uapi (XNF_MAP_*), so each is written once. */
+#define XNF_TABLES(X)							\
+	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(FDB) X(XCONNECT) \
+	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
+	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
+	X(FW_SPORT) X(FW_DPORT) X(FW_HITS)
+
+#define XNF_TABLE_ENUM_(t) XNF_T_##t,
 enum xnf_table {
-	XNF_T_CFG, XNF_T_SCRATCH, XNF_T_TX, XNF_T_BATCH, XNF_T_RT4, XNF_T_RT6,
-	XNF_T_FDB, XNF_T_XCONNECT, XNF_T_FW_ACTIVE, XNF_T_FW_HDR,
-	XNF_T_FW_RULES, XNF_T_FW_ORDER, XNF_T_FW_CLASS, XNF_T_FW_SRC4,
-	XNF_T_FW_DST4, XNF_T_FW_SRC6, XNF_T_FW_DST6, XNF_T_FW_PROTO,
-	XNF_T_FW_SPORT, XNF_T_FW_DPORT, XNF_T_FW_HITS,
+	XNF_TABLES(XNF_TABLE_ENUM_)
 	__XNF_T_MAX
 };
+#undef XNF_TABLE_ENUM_
 extern const char *const xnf_table_names[__XNF_T_MAX];
 
 struct xnf_dp {

@@ -99,7 +99,7 @@ static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
 	for (i = 0; i < XNF_FW_MAX_RULES; i++)
 		if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_RULES], &i, &rules[i]))
 			return cli_err("cannot read slot %u of %s: %s", i,
-				       XNF_MAP_FW_RULES, strerror(errno));
+				       XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(errno));
 	return 0;
 }
 
@@ -131,7 +131,7 @@ static int fw_recover(struct xnf_dp *dp)
 		goto out;
 	if (fw_active_gen(dp, &gen) ||
 	    bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &gen, &hdr)) {
-		cli_err("cannot read the running firewall (%s)", XNF_MAP_FW_HDR);
+		cli_err("cannot read the running firewall (%s)", XNF_MAP_STR(XNF_MAP_FW_HDR));
 		goto out;
 	}
 	for (i = 0; i < hdr.nrules && i < XNF_FW_MAX_RULES; i++) {
@@ -144,7 +144,7 @@ static int fw_recover(struct xnf_dp *dp)
 		if (rules[i].in_use && !live[i] &&
 		    bpf_map_update_elem(dp->fd[XNF_T_FW_RULES], &i, &empty, BPF_ANY)) {
 			cli_err("cannot clear uncommitted slot %u of %s: %s", i,
-				XNF_MAP_FW_RULES, strerror(errno));
+				XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(errno));
 			goto out;
 		}
 		stale_del |= live[i] && !rules[i].in_use;
@@ -171,12 +171,12 @@ static int fw_rules_load(struct xnf_dp *dp, struct xnf_fw_rule **out)
 		if (!fw_batch.cache || fw_rules_read(dp, fw_batch.cache)) {
 			free(fw_batch.cache);
 			fw_batch.cache = NULL;
-			return cli_err("cannot cache %s for the batch", XNF_MAP_FW_RULES);
+			return cli_err("cannot cache %s for the batch", XNF_MAP_STR(XNF_MAP_FW_RULES));
 		}
 	}
 	rules = malloc(size);
 	if (!rules)
-		return cli_err("out of memory reading %s", XNF_MAP_FW_RULES);
+		return cli_err("out of memory reading %s", XNF_MAP_STR(XNF_MAP_FW_RULES));
 	if (fw_batch.cache)
 		memcpy(rules, fw_batch.cache, size);
 	else if (fw_rules_read(dp, rules)) {
@@ -214,7 +214,7 @@ static int fw_default_get(struct xnf_dp *dp, __u32 *act)
 		err = -errno;
 	if (err)
 		return cli_err("cannot read the firewall's default policy (%s, "
-			       "%s): %s", XNF_MAP_FW_ACTIVE, XNF_MAP_FW_HDR,
+			       "%s): %s", XNF_MAP_STR(XNF_MAP_FW_ACTIVE), XNF_MAP_STR(XNF_MAP_FW_HDR),
 			       strerror(-err));
 	*act = hdr.default_action;
 	return 0;
@@ -259,7 +259,7 @@ static int fw_commit(struct xnf_dp *dp, __u32 def, const __u32 *slot,
 		if (rerr)
 			cli_err("cannot restore slot %u of %s: %s; the rules that "
 				"run are not those it lists, fix it by repeating "
-				"the command", slot[i], XNF_MAP_FW_RULES,
+				"the command", slot[i], XNF_MAP_STR(XNF_MAP_FW_RULES),
 				strerror(-rerr));
 	}
 	if (err == -ENOSPC)
@@ -272,7 +272,7 @@ static int fw_commit(struct xnf_dp *dp, __u32 def, const __u32 *slot,
 	if (err == -EINVAL)
 		return cli_err("the firewall rules in %s do not compile (see the "
 			       "message above); nothing was changed, delete the "
-			       "rule it names", XNF_MAP_FW_RULES);
+			       "rule it names", XNF_MAP_STR(XNF_MAP_FW_RULES));
 	return cli_err("cannot write the compiled firewall: %s; the previous "
 		       "rules stay active, nothing was changed", strerror(-err));
 }
@@ -452,11 +452,11 @@ static int do_fw_add(int argc, char **argv)
 	err = fw_hits_zero(dp, slot);
 	if (err)
 		return cli_err("cannot zero the hit counters of slot %u (%s): %s",
-			       slot, XNF_MAP_FW_HITS, strerror(-err));
+			       slot, XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
 	err = fw_slot_write(dp, slot, &r);
 	if (err)
 		return cli_err("cannot write slot %u of %s: %s", slot,
-			       XNF_MAP_FW_RULES, strerror(-err));
+			       XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(-err));
 	return fw_commit(dp, def, &slot, &saved, 1);
 }
 
@@ -487,7 +487,7 @@ static int do_fw_del(int argc, char **argv)
 	err = fw_slot_write(dp, slot, &empty);
 	if (err)
 		return cli_err("cannot clear slot %u of %s: %s", slot,
-			       XNF_MAP_FW_RULES, strerror(-err));
+			       XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(-err));
 	return fw_commit(dp, def, &slot, &saved, 1);
 }
 
@@ -537,7 +537,7 @@ static int do_fw_flush(int argc, char **argv)
 		err = fw_slot_write(dp, slot[k], &empty);
 		if (err) {
 			cli_err("cannot clear slot %u of %s: %s", slot[k],
-				XNF_MAP_FW_RULES, strerror(-err));
+				XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(-err));
 			/* Put back what was cleared; nothing was compiled. */
 			while (k--)
 				fw_slot_write(dp, slot[k], &saved[k]);
@@ -661,7 +661,7 @@ static int do_fw_show(int argc, char **argv)
 		err = fw_hits_sum(dp, slot, &hits[i], percpu, ncpus);
 		if (err) {
 			err = cli_err("cannot read the hit counters of slot %u (%s): "
-				      "%s", slot, XNF_MAP_FW_HITS, strerror(-err));
+				      "%s", slot, XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
 			goto out;
 		}
 	}

@@ -29,7 +29,8 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_dp.h"
+#include "xnf_fw.h"
 
 struct xnf_dp;
 

@@ -49,7 +49,7 @@ static int port_get(struct xnf_dp *dp, __u32 ifindex, const char *dev,
 	err = xnf_port_add(dp, ifindex);
 	if (err)
 		return cli_err("cannot make %s an xnf egress port (%s): %s%s", dev,
-			       XNF_MAP_TX, strerror(-err),
+			       XNF_MAP_STR(XNF_MAP_TX), strerror(-err),
 			       err == -E2BIG || err == -ENOSPC ?
 			       "; xnf has room for 256 ports" : "");
 	*added = true;
@@ -135,7 +135,7 @@ static int fdb_set(int argc, char **argv, bool replace)
 	if (err == -E2BIG || err == -ENOSPC || err == -ENOMEM)
 		return cli_err("FDB full (%ld entries); delete entries with 'xnf fdb "
 			       "del MAC' first", fdb_count(dp));
-	return cli_err("cannot write %s to %s: %s", argv[0], XNF_MAP_FDB,
+	return cli_err("cannot write %s to %s: %s", argv[0], XNF_MAP_STR(XNF_MAP_FDB),
 		       strerror(-err));
 }
 
@@ -168,7 +168,7 @@ static int do_fdb_del(int argc, char **argv)
 			       argv[0]);
 	if (err)
 		return cli_err("cannot delete %s from %s: %s", argv[0],
-			       XNF_MAP_FDB, strerror(-err));
+			       XNF_MAP_STR(XNF_MAP_FDB), strerror(-err));
 	return 0;
 }
 
@@ -221,7 +221,7 @@ static int do_fdb_show(int argc, char **argv)
 	}
 	if (err != -ENOENT) {
 		free(ents);
-		return cli_err("cannot read %s: %s", XNF_MAP_FDB, strerror(-err));
+		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_FDB), strerror(-err));
 	}
 	if (n)
 		qsort(ents, n, sizeof(*ents), fdb_ent_cmp);
@@ -396,7 +396,7 @@ static int do_xconnect_add(int argc, char **argv)
 		return -1;
 	err = xc_read(dp, &ents, &n);
 	if (err)
-		return cli_err("cannot read %s: %s", XNF_MAP_XCONNECT,
+		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_XCONNECT),
 			       strerror(-err));
 	busy = if1;
 	other = xc_other_pair(ents, n, if1, if2);
@@ -429,13 +429,13 @@ static int do_xconnect_add(int argc, char **argv)
 	err = xnf_xconnect_set(dp, if1, &fwd);
 	if (err) {
 		cli_err("cannot write the cross-connect %s -> %s to %s: %s", dev1,
-			dev2, XNF_MAP_XCONNECT, strerror(-err));
+			dev2, XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
 		goto out_ports;
 	}
 	err = xnf_xconnect_set(dp, if2, &rev);
 	if (err) {
 		cli_err("cannot write the cross-connect %s -> %s to %s: %s", dev2,
-			dev1, XNF_MAP_XCONNECT, strerror(-err));
+			dev1, XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
 		if (had_fwd)
 			xnf_xconnect_set(dp, if1, &old_fwd);
 		else
@@ -486,7 +486,7 @@ static int do_xconnect_del(int argc, char **argv)
 		return -1;
 	err = xc_read(dp, &ents, &n);
 	if (err)
-		return cli_err("cannot read %s: %s", XNF_MAP_XCONNECT,
+		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_XCONNECT),
 			       strerror(-err));
 	/* Both directions: the entry of DEV and the one that sends to it. */
 	for (i = 0; i < n; i++) {
@@ -497,7 +497,7 @@ static int do_xconnect_del(int argc, char **argv)
 			char dev[IF_NAMESIZE];
 
 			cli_err("cannot delete the cross-connect of %s from %s: %s",
-				fmt_ifname(ents[i].in, dev), XNF_MAP_XCONNECT,
+				fmt_ifname(ents[i].in, dev), XNF_MAP_STR(XNF_MAP_XCONNECT),
 				strerror(-err));
 			free(ents);
 			return -1;
@@ -526,7 +526,7 @@ static int do_xconnect_show(int argc, char **argv)
 		return -1;
 	err = xc_read(dp, &ents, &n);
 	if (err)
-		return cli_err("cannot read %s: %s", XNF_MAP_XCONNECT,
+		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_XCONNECT),
 			       strerror(-err));
 	if (n)
 		qsort(ents, n, sizeof(*ents), xc_ent_cmp);

@@ -148,7 +148,7 @@ static int dev_info_read(const char *dev, struct xnf_dev_info *info)
 	__u32 zero = 0;
 	int fd, err;
 
-	fd = dev_map_fd(dev, XNF_MAP_DEV);
+	fd = dev_map_fd(dev, XNF_MAP_STR(XNF_MAP_DEV));
 	if (fd < 0)
 		return -errno;
 	err = bpf_map_lookup_elem(fd, &zero, info) ? -errno : 0;
@@ -188,7 +188,7 @@ static int dev_read(struct xnf_dp *dp, const char *dev, struct dev_sample *d)
 	err = dev_info_read(dev, &d->info);
 	if (err)
 		return err;
-	fd = dev_map_fd(dev, XNF_MAP_STATS);
+	fd = dev_map_fd(dev, XNF_MAP_STR(XNF_MAP_STATS));
 	if (fd < 0)
 		return -errno;
 	err = xnf_stats_read(fd, &d->sum, d->cpu);
@@ -351,7 +351,7 @@ out:
 	free(cpu_hits);
 	if (err)
 		cli_err("cannot read the firewall rules and hit counters (%s, %s): %s",
-			XNF_MAP_FW_RULES, XNF_MAP_FW_HITS, strerror(-err));
+			XNF_MAP_STR(XNF_MAP_FW_RULES), XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
 	return err ? -1 : 0;
 }
 
@@ -655,7 +655,7 @@ static void batch_table(const struct dev_sample *d)
 	}
 	if (!d->have_batch) {
 		printf("  batch sizes: not recorded (%s has no entry for ifindex %u)\n",
-		       XNF_MAP_BATCH, d->info.ifindex);
+		       XNF_MAP_STR(XNF_MAP_BATCH), d->info.ifindex);
 		return;
 	}
 	printf("  batch sizes: %llu polls, %llu packets, mean %.2f packets/poll\n",
@@ -879,7 +879,7 @@ static int dev_reset(struct xnf_dp *dp, const struct dev_sample *d)
 	struct xnf_batch_hist *zero;
 	int fd, err;
 
-	fd = dev_map_fd(d->name, XNF_MAP_STATS);
+	fd = dev_map_fd(d->name, XNF_MAP_STR(XNF_MAP_STATS));
 	if (fd < 0)
 		return -errno;
 	err = xnf_stats_reset(fd);
@@ -930,7 +930,7 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 	}
 	err = o->dev ? 0 : fw_hits_reset(dp, &s);
 	if (err)
-		ret = cli_err("cannot reset %s: %s", XNF_MAP_FW_HITS,
+		ret = cli_err("cannot reset %s: %s", XNF_MAP_STR(XNF_MAP_FW_HITS),
 			      strerror(-err));
 	sample_free(&s);
 	return ret;

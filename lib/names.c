@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* The names operators see for the enums of xnf_kern_user.h. */
+/* The names operators see for the enums of include/uapi/. */
 #include <errno.h>
 #include <string.h>
 

@@ -361,7 +361,7 @@ static int check_chain(const char *dev)
 	__u32 zero = 0, i;
 	int fd, err = 0;
 
-	cli_dev_path(path, dev, XNF_MAP_DEV);
+	cli_dev_path(path, dev, XNF_MAP_STR(XNF_MAP_DEV));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return cli_err("%s is not attached; attach a chain that ends in "

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_traffic.h"
 
 enum xnf_size_dist {
 	XNF_SIZE_FIXED = 0,

@@ -45,7 +45,7 @@ static int dev_info_read(const char *dev, struct xnf_dev_info *info)
 	__u32 zero = 0;
 	int fd, err = 0;
 
-	cli_dev_path(path, dev, XNF_MAP_DEV);
+	cli_dev_path(path, dev, XNF_MAP_STR(XNF_MAP_DEV));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
@@ -109,7 +109,7 @@ static int dev_recover(const char *dev)
 	/* In-flight packets of the old chain may still tail-call into the
 	 * old array, whose pin goes away below. */
 	xnf_sync_rcu();
-	cli_dev_path(path, dev, XNF_MAP_DEV);
+	cli_dev_path(path, dev, XNF_MAP_STR(XNF_MAP_DEV));
 	fd = bpf_obj_get(path);
 	if (fd < 0 || bpf_map_lookup_elem(fd, &one, &info) ||
 	    bpf_map_update_elem(fd, &zero, &info, BPF_ANY))
@@ -327,7 +327,7 @@ int do_attach(int argc, char **argv)
 			return cli_err("out of memory");
 		}
 	}
-	snprintf(path, sizeof(path), "%s/tables/%s", cli.root, XNF_MAP_CFG);
+	snprintf(path, sizeof(path), "%s/tables/%s", cli.root, XNF_MAP_STR(XNF_MAP_CFG));
 	fresh_instance = !pin_exists(path);
 	dp = cli_dp(true);
 	cli_dev_path(path, dev, "link");
@@ -365,7 +365,7 @@ int do_attach(int argc, char **argv)
 		err = xnf_port_add(dp, ifindex);
 		if (err) {
 			cli_err("cannot add %s to the egress ports (%s): %s", dev,
-				XNF_MAP_TX, strerror(-err));
+				XNF_MAP_STR(XNF_MAP_TX), strerror(-err));
 			goto out_undo;
 		}
 		port_added = true;
@@ -762,7 +762,7 @@ int do_config(int argc, char **argv)
 	}
 	dp = cli_dp(argc > 0 && is_prefix(argv[0], "set"));
 	if (!dp || xnf_cfg_read(dp, &cfg))
-		return dp ? cli_err("cannot read %s", XNF_MAP_CFG) : -1;
+		return dp ? cli_err("cannot read %s", XNF_MAP_STR(XNF_MAP_CFG)) : -1;
 	if (argc > 0 && is_prefix(argv[0], "set")) {
 		__u32 *field = NULL, act;
 
@@ -778,7 +778,7 @@ int do_config(int argc, char **argv)
 			    parse_action(argv[2], cfg_keys[i].allowed, &act))
 				return -1;
 		*field = act;
-		return xnf_cfg_write(dp, &cfg) ? cli_err("cannot write %s", XNF_MAP_CFG) : 0;
+		return xnf_cfg_write(dp, &cfg) ? cli_err("cannot write %s", XNF_MAP_STR(XNF_MAP_CFG)) : 0;
 	}
 	if (argc > 0 && !is_prefix(argv[0], "show"))
 		return cli_err("unknown config command '%s'", argv[0]);

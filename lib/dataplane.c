@@ -36,29 +36,11 @@
 #include "fused.skel.h"
 #include "batch.skel.h"
 
+#define XNF_TABLE_NAME_(t) [XNF_T_##t] = XNF_MAP_STR(XNF_MAP_##t),
 const char *const xnf_table_names[__XNF_T_MAX] = {
-	[XNF_T_CFG] = XNF_MAP_CFG,
-	[XNF_T_SCRATCH] = XNF_MAP_SCRATCH,
-	[XNF_T_TX] = XNF_MAP_TX,
-	[XNF_T_BATCH] = XNF_MAP_BATCH,
-	[XNF_T_RT4] = XNF_MAP_RT4,
-	[XNF_T_RT6] = XNF_MAP_RT6,
-	[XNF_T_FDB] = XNF_MAP_FDB,
-	[XNF_T_XCONNECT] = XNF_MAP_XCONNECT,
-	[XNF_T_FW_ACTIVE] = XNF_MAP_FW_ACTIVE,
-	[XNF_T_FW_HDR] = XNF_MAP_FW_HDR,
-	[XNF_T_FW_RULES] = XNF_MAP_FW_RULES,
-	[XNF_T_FW_ORDER] = XNF_MAP_FW_ORDER,
-	[XNF_T_FW_CLASS] = XNF_MAP_FW_CLASS,
-	[XNF_T_FW_SRC4] = XNF_MAP_FW_SRC4,
-	[XNF_T_FW_DST4] = XNF_MAP_FW_DST4,
-	[XNF_T_FW_SRC6] = XNF_MAP_FW_SRC6,
-	[XNF_T_FW_DST6] = XNF_MAP_FW_DST6,
-	[XNF_T_FW_PROTO] = XNF_MAP_FW_PROTO,
-	[XNF_T_FW_SPORT] = XNF_MAP_FW_SPORT,
-	[XNF_T_FW_DPORT] = XNF_MAP_FW_DPORT,
-	[XNF_T_FW_HITS] = XNF_MAP_FW_HITS,
+	XNF_TABLES(XNF_TABLE_NAME_)
 };
+#undef XNF_TABLE_NAME_
 
 static const struct xnf_config xnf_default_cfg = {
 	.schema = XNF_SCHEMA,
@@ -110,9 +92,9 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 		} else if (t >= 0) {
 			snprintf(path, sizeof(path), "%s/tables/%s", dp->root, name);
 			err = bpf_map__set_pin_path(map, path);
-		} else if (dev && (!strcmp(name, XNF_MAP_STATS) ||
-				   !strcmp(name, XNF_MAP_XSKS) ||
-				   !strcmp(name, XNF_MAP_DEV))) {
+		} else if (dev && (!strcmp(name, XNF_MAP_STR(XNF_MAP_STATS)) ||
+				   !strcmp(name, XNF_MAP_STR(XNF_MAP_XSKS)) ||
+				   !strcmp(name, XNF_MAP_STR(XNF_MAP_DEV)))) {
 			snprintf(path, sizeof(path), "%s/dev/%s/%s", dp->root,
 				 dev, name);
 			err = bpf_map__set_pin_path(map, path);
@@ -166,7 +148,7 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 		err = -ENOTSUP;
 		goto out_free;
 	}
-	snprintf(path, sizeof(path), "%s/tables/%s", root, XNF_MAP_CFG);
+	snprintf(path, sizeof(path), "%s/tables/%s", root, XNF_MAP_STR(XNF_MAP_CFG));
 	fresh = access(path, F_OK) != 0;
 	if (fresh && !create) {
 		err = -ENOENT;
@@ -342,7 +324,7 @@ int xnf_tables_changed(struct xnf_dp *dp)
 	if (err)
 		pr_warn("Warning: the change is in force, but AF_XDP workers were "
 			"not told (%s: %s); they use it after the next change\n",
-			XNF_MAP_CFG, strerror(-err));
+			XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
 	return err;
 }
 
@@ -693,7 +675,7 @@ static int xnf_load_obj(struct xnf_dp *dp, struct xnf_obj *o, const char *dev,
 	err = xnf_bind_maps(dp, o->obj, dev, numa_node);
 	if (!err && array_fd >= 0) {
 		struct bpf_map *m = bpf_object__find_map_by_name(o->obj,
-								 XNF_MAP_CHAIN);
+								 XNF_MAP_STR(XNF_MAP_CHAIN));
 
 		err = m ? bpf_map__reuse_fd(m, array_fd) : -ENOENT;
 	}
@@ -812,7 +794,7 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 		}
 	}
 	c->stats_fd = bpf_map__fd(bpf_object__find_map_by_name(c->entry.obj,
-								XNF_MAP_STATS));
+								XNF_MAP_STR(XNF_MAP_STATS)));
 	*out = c;
 	return 0;
 
@@ -845,7 +827,7 @@ int xnf_chain_stats_fd(const struct xnf_chain *c)
 
 int xnf_chain_dev_fd(const struct xnf_chain *c)
 {
-	return bpf_map__fd(bpf_object__find_map_by_name(c->entry.obj, XNF_MAP_DEV));
+	return bpf_map__fd(bpf_object__find_map_by_name(c->entry.obj, XNF_MAP_STR(XNF_MAP_DEV)));
 }
 
 void xnf_chain_free(struct xnf_chain *c)

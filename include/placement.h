@@ -45,7 +45,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_place.h"
 
 _Static_assert(sizeof(struct xnf_place_info) == 56, "xnf_place_info layout");
 _Static_assert(sizeof(struct xnf_place_queue) == 24 + 16 * XNF_PLACE_CPU_WORDS,

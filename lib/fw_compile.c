@@ -2,7 +2,7 @@
 /*
  * fw_compile.c - the firewall control plane: checks rules, compiles an
  * ordered rule list into the bit-vector tables that firewall.bpf.h reads
- * (see the comment above XNF_FW_MAX_RULES in xnf_kern_user.h), classifies
+ * (see the comment above XNF_FW_MAX_RULES in include/uapi/xnf_fw.h), classifies
  * packets on those tables in C exactly as the BPF program does, classifies
  * them by a plain linear scan (the reference), and stores a compiled set
  * into the inactive generation of the pinned maps.
@@ -501,7 +501,7 @@ static int fw_prio_cmp(const void *a, const void *b)
 }
 
 /*
- * The bit order (see the comment above XNF_FW_MAX_RULES in xnf_kern_user.h).
+ * The bit order (see the comment above XNF_FW_MAX_RULES in include/uapi/xnf_fw.h).
  * Rules are sorted by destination: wildcard first, then family, address,
  * length, so that the rules one destination address matches sit in a few
  * words; within each 64-rule word they are then sorted by rank, so that the
@@ -849,32 +849,12 @@ int xnf_fw_linear(const struct xnf_fw_rule *rules, __u32 nslots,
 
 /* ---- storing a compiled set into the pinned maps ---- */
 
-static const char *fw_map_name(enum xnf_table t)
-{
-	static const char *const names[__XNF_T_MAX] = {
-		[XNF_T_FW_ACTIVE] = XNF_MAP_FW_ACTIVE,
-		[XNF_T_FW_HDR] = XNF_MAP_FW_HDR,
-		[XNF_T_FW_RULES] = XNF_MAP_FW_RULES,
-		[XNF_T_FW_ORDER] = XNF_MAP_FW_ORDER,
-		[XNF_T_FW_CLASS] = XNF_MAP_FW_CLASS,
-		[XNF_T_FW_SRC4] = XNF_MAP_FW_SRC4,
-		[XNF_T_FW_DST4] = XNF_MAP_FW_DST4,
-		[XNF_T_FW_SRC6] = XNF_MAP_FW_SRC6,
-		[XNF_T_FW_DST6] = XNF_MAP_FW_DST6,
-		[XNF_T_FW_PROTO] = XNF_MAP_FW_PROTO,
-		[XNF_T_FW_SPORT] = XNF_MAP_FW_SPORT,
-		[XNF_T_FW_DPORT] = XNF_MAP_FW_DPORT,
-	};
-
-	return names[t] ? names[t] : "?";
-}
-
 static void fw_map_warn(const struct xnf_dp *dp, enum xnf_table t,
 			const char *what, int err)
 {
 	pr_warn("firewall: cannot %s %s/tables/%s: %s; check it with `bpftool map show pinned %s/tables/%s`, or recreate the instance if its layout is stale\n",
-		what, dp->root, fw_map_name(t), strerror(-err), dp->root,
-		fw_map_name(t));
+		what, dp->root, xnf_table_names[t], strerror(-err), dp->root,
+		xnf_table_names[t]);
 }
 
 /* Stores @count values of @vsize bytes at keys @base, @base + 1, ... of

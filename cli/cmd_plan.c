@@ -220,7 +220,7 @@ static int applied_read(const char *root, const char *dev, struct applied *a)
 	/* A fixture describes another machine: its devices are not ours. */
 	if (*root && strcmp(root, "/"))
 		return 0;
-	cli_dev_path(path, dev, XNF_MAP_PLACE);
+	cli_dev_path(path, dev, XNF_MAP_STR(XNF_MAP_PLACE));
 	if (access(path, F_OK))
 		return 0;
 	if (!cli_dp(false))
@@ -242,7 +242,7 @@ static int applied_read(const char *root, const char *dev, struct applied *a)
 		a->ndrift = PLAN_MAX_DRIFT;
 	workers_drift(dev, a);
 	a->ncpus = xnf_ncpus();
-	cli_dev_path(path, dev, XNF_MAP_STATS);
+	cli_dev_path(path, dev, XNF_MAP_STR(XNF_MAP_STATS));
 	fd = bpf_obj_get(path);
 	if (fd < 0 || a->ncpus < 1)
 		return 0;

@@ -14,7 +14,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 
-#include "xnf_kern_user.h"
+#include "xnf_worker.h"
 
 struct xnf_dp;
 

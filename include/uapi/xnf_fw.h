@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * xnf_fw.h - the firewall: rules as the operator wrote them and the
+ * compiled classifier tables.
+ *
+ * Part of what crosses the BPF / user-space boundary (include/uapi/, one
+ * header per role). Only fixed-width types; padding is explicit and the user
+ * side checks every size with _Static_assert (include/xnf.h). Included by
+ * the BPF programs (after vmlinux.h or linux/bpf.h) and by user space (after
+ * linux/types.h).
+ *
+ * A map's name is defined once, here, as the identifier the BPF program
+ * declares (XNF_MAP_*); user space pins and finds it by XNF_MAP_STR(...).
+ */
+#ifndef XNF_UAPI_FW_H
+#define XNF_UAPI_FW_H
+
+#include "xnf_dp.h"
+
+/*
+ * Firewall.
+ *
+ * Rules are kept by the control plane in xnf_fw_rules (one slot each, the
+ * source of truth) and compiled into bit-vector tables (Lakshman-Stiliadis
+ * bit vectors with an aggregated summary, "ABV"): for every field the value
+ * space is cut into classes, and each class holds a bitmap of the rules that
+ * match it. A packet looks up one class per field and ANDs the five
+ * bitmaps; the summary bitmaps (one bit per 64-rule word) make that AND
+ * touch only words that can match.
+ *
+ * Bit i is not the i-th rule by priority. The compiler orders the bits by
+ * destination (rules for the same destination share words, so the class of
+ * a destination address is concentrated in a few words and the summary AND
+ * visits few words even when wildcard sources, protocols and ports fill
+ * every word), and by priority within each 64-rule word. Each matching word
+ * then offers its lowest set bit, and the packet takes the one with the
+ * best rank (xnf_fw_match.rank, 0 = highest priority): the first match in
+ * priority order.
+ *
+ * The compiled tables exist twice (generations 0 and 1, the generation is
+ * part of every key). The control plane writes the inactive one, flips
+ * xnf_fw_active and waits for an RCU grace period before it may write the
+ * old one again: a packet reads the generation once and classifies with one
+ * complete rule set.
+ */
+#define XNF_FW_MAX_RULES 10240
+#define XNF_FW_WORDS (XNF_FW_MAX_RULES / 64)         /* 160 */
+#define XNF_FW_SUMMARY ((XNF_FW_WORDS + 63) / 64)    /* 3 */
+#define XNF_FW_MAX_CLASSES 16384                     /* per generation */
+#define XNF_FW_GENS 2
+
+enum xnf_fw_action {
+	XNF_FW_ALLOW = 0,
+	XNF_FW_DROP = 1,
+};
+
+enum xnf_fw_rule_flags {
+	XNF_FW_F_SRC = 1 << 0,
+	XNF_FW_F_DST = 1 << 1,
+	XNF_FW_F_PROTO = 1 << 2,
+	XNF_FW_F_SPORT = 1 << 3,
+	XNF_FW_F_DPORT = 1 << 4,
+};
+
+/* A rule as the operator wrote it: xnf_fw_rules[slot]. */
+struct xnf_fw_rule {
+	__u32 prio;          /* lower first; unique */
+	__u16 flags;         /* enum xnf_fw_rule_flags: which fields match */
+	__u8 action;         /* enum xnf_fw_action */
+	__u8 family;         /* enum xnf_family of src/dst, 0 if neither */
+	__u8 proto;          /* IPPROTO_* with XNF_FW_F_PROTO */
+	__u8 src_len;
+	__u8 dst_len;
+	__u8 in_use;
+	__u16 sport_lo, sport_hi;
+	__u16 dport_lo, dport_hi;
+	__u8 src[16];        /* network order, IPv4 in the first 4 bytes */
+	__u8 dst[16];
+};
+
+/* Compiled rule set header: xnf_fw_hdr[gen]. */
+struct xnf_fw_hdr {
+	__u32 nrules;
+	__u32 default_action;  /* enum xnf_fw_action */
+	__u32 sport_none;      /* class for packets whose ports can't be read */
+	__u32 dport_none;
+};
+
+/* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */
+struct xnf_fw_match {
+	__u32 action;        /* enum xnf_fw_action */
+	__u32 slot;          /* index into xnf_fw_rules and xnf_fw_hits */
+	__u32 rank;          /* position in priority order, 0 first */
+	__u32 pad;
+};
+
+/* xnf_fw_class[gen * XNF_FW_MAX_CLASSES + class] */
+struct xnf_fw_class {
+	__u64 summary[XNF_FW_SUMMARY]; /* bit w: bits[w] != 0 */
+	__u64 bits[XNF_FW_WORDS];      /* bit i: rule xnf_fw_order[i] matches */
+};
+
+/* LPM keys of xnf_fw_src4/dst4/src6/dst6: the generation is the first 32
+ * bits of the key data, so prefixlen = 32 + the address prefix length. */
+struct xnf_fw_lpm4_key {
+	__u32 prefixlen;
+	__u32 gen;
+	__u8 addr[4];
+};
+
+struct xnf_fw_lpm6_key {
+	__u32 prefixlen;
+	__u32 gen;
+	__u8 addr[16];
+};
+
+struct xnf_fw_hit {
+	__u64 packets;
+	__u64 bytes;
+};
+
+/* Map names (pinned at <root>/<name>). */
+#define XNF_MAP_FW_ACTIVE  xnf_fw_active
+#define XNF_MAP_FW_HDR     xnf_fw_hdr
+#define XNF_MAP_FW_RULES   xnf_fw_rules
+#define XNF_MAP_FW_ORDER   xnf_fw_order
+#define XNF_MAP_FW_CLASS   xnf_fw_class
+#define XNF_MAP_FW_SRC4    xnf_fw_src4
+#define XNF_MAP_FW_DST4    xnf_fw_dst4
+#define XNF_MAP_FW_SRC6    xnf_fw_src6
+#define XNF_MAP_FW_DST6    xnf_fw_dst6
+#define XNF_MAP_FW_PROTO   xnf_fw_proto
+#define XNF_MAP_FW_SPORT   xnf_fw_sport
+#define XNF_MAP_FW_DPORT   xnf_fw_dport
+#define XNF_MAP_FW_HITS    xnf_fw_hits
+
+#endif /* XNF_UAPI_FW_H */
