@@ -16,6 +16,7 @@
 
 #include "xnf.h"
 #include "json.h"
+#include "print.h"
 
 struct cli {
 	bool json;
@@ -27,7 +28,8 @@ struct cli {
 };
 extern struct cli cli;
 
-/* "Error: <msg>\n" on stderr; returns -1. */
+/* "Error: <msg>\n" on stderr, or {"error": "<msg>"} on stdout under -j
+ * (print_err); returns -1. */
 int cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Locks the pin root (creating it and mounting bpffs on /sys/fs/bpf if

@@ -30,11 +30,9 @@ int cli_err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("Error: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	print_verr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return -1;
 }
 
@@ -334,6 +332,7 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 'j':
 			cli.json = true;
+			print_set_json(true);
 			break;
 		case 'b':
 			batch = optarg;

@@ -8,6 +8,8 @@
 
 static bool jw_first[JW_DEPTH] = { true };
 static int jw_depth;
+/* What each open level is: true for an array. */
+static bool jw_type[JW_DEPTH];
 
 static void jw_escape(const char *s)
 {
@@ -42,8 +44,10 @@ static void jw_open(const char *key, char c)
 {
 	jw_key(key);
 	putchar(c);
-	if (jw_depth < JW_DEPTH - 1)
+	if (jw_depth < JW_DEPTH - 1) {
 		jw_first[++jw_depth] = true;
+		jw_type[jw_depth] = c == '[';
+	}
 }
 
 static void jw_close(char c)
@@ -96,4 +100,10 @@ void jw_null(const char *key)
 {
 	jw_key(key);
 	fputs("null", stdout);
+}
+
+void jw_close_all(void)
+{
+	while (jw_depth > 0)
+		jw_close(jw_type[jw_depth] ? ']' : '}');
 }

@@ -21,5 +21,7 @@ void jw_float(const char *key, double val);
 void jw_bool(const char *key, bool val);
 void jw_null(const char *key);
 /* Ends the document with a newline once the outermost value is closed. */
+/* Closes every object and array still open (before an error document). */
+void jw_close_all(void);
 
 #endif /* XNF_JSON_H */
