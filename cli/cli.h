@@ -21,7 +21,6 @@
 struct cli {
 	bool json;
 	const char *root;          /* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
-	int lock_fd;
 	struct xnf_dp *dp;         /* opened on first use, kept until exit */
 	bool batch;                /* running xnf -b: firewall changes wait
 				    * for cli_fw_flush() */

@@ -940,8 +940,8 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 
 static void lock(int op)
 {
-	if (cli.lock_fd >= 0)
-		flock(cli.lock_fd, op);
+	if (cli.dp)
+		xnf_dp_lock(cli.dp, op);
 }
 
 static int sample_read_locked(struct xnf_dp *dp, const struct stats_opts *o,

@@ -15,16 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/file.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <sys/wait.h>
-#include <linux/magic.h>
 
 #include "cli.h"
 
-struct cli cli = { .lock_fd = -1 };
+struct cli cli;
 
 int cli_err(const char *fmt, ...)
 {
@@ -66,58 +62,15 @@ int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 	return found->fn(argc - 1, argv + 1);
 }
 
-static bool is_bpffs(const char *path)
-{
-	struct statfs st;
-
-	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
-}
-
 struct xnf_dp *cli_dp(bool create)
 {
-	char parent[PATH_MAX], *slash;
-	int err;
+	char err[512];
 
 	if (cli.dp)
 		return cli.dp;
-	snprintf(parent, sizeof(parent), "%s", cli.root);
-	slash = strrchr(parent, '/');
-	if (slash && slash != parent)
-		*slash = '\0';
-	/* Like ip(8), mount bpffs where the root expects it. */
-	if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
-	    mount("bpf", parent, "bpf", 0, "mode=0700")) {
-		cli_err("cannot mount bpffs on %s: %s; mount it with "
-			"'mount -t bpf bpf %s'", parent, strerror(errno), parent);
-		return NULL;
-	}
-	if (create && mkdir(cli.root, 0700) && errno != EEXIST) {
-		cli_err("cannot create %s: %s", cli.root, strerror(errno));
-		return NULL;
-	}
-	cli.lock_fd = open(cli.root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (cli.lock_fd < 0) {
-		if (errno == ENOENT)
-			cli_err("no xnf instance at %s: nothing was attached or "
-				"configured yet (xnf attach DEV chain NF[,NF...])",
-				cli.root);
-		else
-			cli_err("cannot open %s: %s", cli.root, strerror(errno));
-		return NULL;
-	}
-	if (flock(cli.lock_fd, LOCK_EX)) {
-		cli_err("cannot lock %s: %s", cli.root, strerror(errno));
-		return NULL;
-	}
-	err = xnf_dp_open(cli.root, create, &cli.dp);
-	if (err) {
-		if (err == -ENOENT)
-			cli_err("no xnf instance at %s: nothing was attached or "
-				"configured yet (xnf attach DEV chain NF[,NF...])",
-				cli.root);
-		else
-			cli_err("cannot open the xnf instance at %s: %s",
-				cli.root, strerror(-err));
+	if (xnf_open(cli.root, create, &cli.dp, err, sizeof(err))) {
+		cli.dp = NULL;
+		cli_err("%s", err);
 		return NULL;
 	}
 	return cli.dp;
@@ -362,7 +315,5 @@ int main(int argc, char **argv)
 	else
 		ret = cli_dispatch(objects, "xnf", argc, argv);
 	xnf_dp_close(cli.dp);
-	if (cli.lock_fd >= 0)
-		close(cli.lock_fd);
 	return ret ? 1 : 0;
 }

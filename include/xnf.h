@@ -84,6 +84,8 @@ extern const char *const xnf_table_names[__XNF_T_MAX];
 struct xnf_dp {
 	char root[256];              /* pin root, e.g. /sys/fs/bpf/xnf */
 	int fd[__XNF_T_MAX];         /* the shared tables */
+	int lock_fd;                 /* the root, flock()ed by xnf_open */
+	bool created;                /* this open created the tables */
 };
 
 /* Opens the instance pinned at @root. With @create, makes the root (mode
@@ -241,5 +243,77 @@ int xnf_fw_commit(struct xnf_dp *dp, __u32 default_action);
  * @n rules with mixed prefix lengths, protocols and port ranges, from a
  * fixed @seed, rule i at slot i with prio (i + 1) * 10. */
 int xnf_fw_generate(struct xnf_fw_rule *rules, __u32 n, __u32 seed);
+
+/* ---- the transactions of an interface (attach.c) ----
+ *
+ * Each takes the instance opened by xnf_open() (which holds its lock) and
+ * is all-or-nothing: on failure it undoes what it did, returns a negative
+ * errno and writes what failed and what to do into @err. */
+
+/* Opens the instance at @root under its lock (an exclusive flock on the
+ * root, held until xnf_dp_close), mounting bpffs on /sys/fs/bpf when the
+ * root is below it and nothing is mounted there (as ip(8) does). With
+ * @create, makes the root and the tables if needed. */
+int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
+	     size_t errlen);
+
+/* flock(2) on the instance's lock: LOCK_UN lets other writers in while a
+ * long-running caller (a worker, stats watch) waits; LOCK_SH / LOCK_EX
+ * take it again. No-op on an instance not opened by xnf_open(). */
+int xnf_dp_lock(struct xnf_dp *dp, int op);
+
+/* Names of the attached devices, at most @max copied: their count or
+ * -errno. */
+int xnf_dev_list(struct xnf_dp *dp, char (*names)[16], int max);
+
+struct xnf_plan;
+
+struct xnf_attach_opts {
+	const char *dev;
+	__u32 ifindex;               /* of @dev, in the caller's netns */
+	__u32 xdp_flags;             /* XDP_FLAGS_DRV_MODE or _SKB_MODE */
+	struct xnf_chain_spec chain; /* NFs, fused, l3_fib */
+	const struct xnf_plan *plan; /* placement to apply, or NULL */
+	bool strict_queues;          /* the plan's channel count is required */
+};
+
+/* Loads the chain, pins it, adds the device to the egress ports, watches
+ * its batch sizes, applies the placement, creates and pins the XDP link.
+ * An attach that created the instance removes it again when it fails. */
+int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
+	       size_t errlen);
+/* Refused (-EBUSY) while an AF_XDP worker serves @dev. Restores what the
+ * placement changed on the host. */
+int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen);
+
+enum xnf_tristate { XNF_KEEP = 0, XNF_ON, XNF_OFF };
+
+struct xnf_chain_change {
+	__u32 len;                   /* the new chain */
+	__u32 nf[XNF_CHAIN_MAX];
+	enum xnf_tristate fused;     /* KEEP: as it runs now */
+	enum xnf_tristate l3_fib;
+};
+
+/* Replaces the chain of @dev hitlessly: loaded aside, switched with one
+ * bpf_link_update(), the old one released after a grace period. */
+int xnf_chain_set(struct xnf_dp *dp, const char *dev,
+		  const struct xnf_chain_change *chg, char *err, size_t errlen);
+
+/* What runs on @dev, read without writing anything (a chain switch that a
+ * killed writer left staged is reported as the writer would complete it). */
+struct xnf_dev_status {
+	char dev[16];
+	struct xnf_dev_info info;
+	bool live;                   /* the link is attached to info.ifindex */
+	__u32 link_id, prog_id;
+	__u32 nf_prog_id[XNF_CHAIN_MAX]; /* tail-called chains */
+	char pins[256 + 32];         /* <root>/dev/<dev> */
+};
+int xnf_dev_status(struct xnf_dp *dp, const char *dev,
+		   struct xnf_dev_status *st);
+
+/* Removes the instance's pins; -EBUSY while a device is attached. */
+int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen);
 
 #endif /* XNF_H */

@@ -133,6 +133,7 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 		return -ENOMEM;
 	for (i = 0; i < __XNF_T_MAX; i++)
 		dp->fd[i] = -1;
+	dp->lock_fd = -1;
 	if (snprintf(dp->root, sizeof(dp->root), "%s", root) >= (int)sizeof(dp->root)) {
 		err = -ENAMETOOLONG;
 		goto out_free;
@@ -211,6 +212,7 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 		}
 	}
 	xnf_tables__destroy(skel);
+	dp->created = fresh;
 	*out = dp;
 	return 0;
 
@@ -232,6 +234,8 @@ void xnf_dp_close(struct xnf_dp *dp)
 	for (i = 0; i < __XNF_T_MAX; i++)
 		if (dp->fd[i] >= 0)
 			close(dp->fd[i]);
+	if (dp->lock_fd >= 0)
+		close(dp->lock_fd);
 	free(dp);
 }
 

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* xnf chain set | show: parse, call xnf_chain_set(), or show the status. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int do_chain_set(int argc, char **argv)
+{
+	struct xnf_chain_change chg = {};
+	struct xnf_chain_spec spec;
+	struct xnf_dp *dp;
+	const char *dev;
+	char err[1024];
+
+	if (argc < 2)
+		return cli_err("usage: xnf chain set DEV NF[,NF...] [fused] [fib]");
+	dev = argv[0];
+	if (xnf_chain_parse(argv[1], &spec))
+		return -1;
+	chg.len = spec.len;
+	memcpy(chg.nf, spec.nf, sizeof(chg.nf));
+	argc -= 2;
+	argv += 2;
+	for (; argc > 0; NEXT_ARG()) {
+		if (is_prefix(argv[0], "fused"))
+			chg.fused = XNF_ON;
+		else if (is_prefix(argv[0], "tailcall"))
+			chg.fused = XNF_OFF;
+		else if (is_prefix(argv[0], "fib"))
+			chg.l3_fib = XNF_ON;
+		else if (is_prefix(argv[0], "lpm"))
+			chg.l3_fib = XNF_OFF;
+		else
+			return cli_err("unknown chain set argument '%s'", argv[0]);
+	}
+	dp = cli_dp(false);
+	if (!dp)
+		return -1;
+	if (xnf_chain_set(dp, dev, &chg, err, sizeof(err)))
+		return cli_err("%s", err);
+	return 0;
+}
+
+static int do_chain_help(int argc, char **argv)
+{
+	printf(
+"Usage: xnf chain set DEV NF[,NF...] [fused | tailcall] [fib | lpm]\n"
+"       xnf chain show [DEV]\n"
+"Replaces the chain of DEV without dropping a packet: the new chain is\n"
+"loaded aside and swapped in atomically.\n");
+	return 0;
+}
+
+int do_chain(int argc, char **argv)
+{
+	static const struct cli_cmd cmds[] = {
+		{ "help", do_chain_help },
+		{ "set", do_chain_set },
+		{ "show", do_status },
+		{ NULL, NULL },
+	};
+
+	return cli_dispatch(cmds, "chain", argc, argv);
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* xnf config show | set KEY ACTION: the exception actions. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *key;
+	size_t off;
+	const char *allowed;
+} cfg_keys[] = {
+	{ "no_route", offsetof(struct xnf_config, no_route), "pass drop" },
+	{ "ttl_expired", offsetof(struct xnf_config, ttl_expired), "pass drop" },
+	{ "local", offsetof(struct xnf_config, local), "pass drop" },
+	{ "l2_miss", offsetof(struct xnf_config, l2_miss), "flood pass drop" },
+	{ "xsk_fallback", offsetof(struct xnf_config, xsk_fallback), "pass drop" },
+};
+#define N_CFG (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
+
+static __u32 *cfg_field(struct xnf_config *cfg, size_t i)
+{
+	return (__u32 *)((char *)cfg + cfg_keys[i].off);
+}
+
+int do_config(int argc, char **argv)
+{
+	bool set = argc > 0 && is_prefix(argv[0], "set");
+	struct xnf_config cfg;
+	struct xnf_dp *dp;
+	__u32 act;
+	size_t i;
+
+	if (argc > 0 && is_prefix(argv[0], "help")) {
+		printf("Usage: xnf config show\n"
+		       "       xnf config set KEY { pass | drop | flood }\n"
+		       "KEY := { no_route | ttl_expired | local | l2_miss | "
+		       "xsk_fallback }\n");
+		return 0;
+	}
+	if (argc > 0 && !set && !is_prefix(argv[0], "show"))
+		return cli_err("unknown config command '%s'", argv[0]);
+	if (set && argc != 3)
+		return cli_err("usage: xnf config set KEY ACTION");
+	for (i = 0; set && i < N_CFG; i++)
+		if (!strcmp(argv[1], cfg_keys[i].key))
+			break;
+	if (set && i == N_CFG)
+		return cli_err("unknown key '%s'; see 'xnf config help'", argv[1]);
+	if (set && parse_action(argv[2], cfg_keys[i].allowed, &act))
+		return -1;
+	dp = cli_dp(set);
+	if (!dp || xnf_cfg_read(dp, &cfg))
+		return dp ? cli_err("cannot read %s",
+				    XNF_MAP_STR(XNF_MAP_CFG)) : -1;
+	if (set) {
+		*cfg_field(&cfg, i) = act;
+		return xnf_cfg_write(dp, &cfg) ?
+			cli_err("cannot write %s", XNF_MAP_STR(XNF_MAP_CFG)) : 0;
+	}
+	open_json_object(NULL);
+	for (i = 0; i < N_CFG; i++) {
+		print_text("%-13s ", cfg_keys[i].key);
+		print_string(PRINT_ANY, cfg_keys[i].key, "%s\n",
+			     fmt_action(*cfg_field(&cfg, i)));
+	}
+	close_json_object();
+	return 0;
+}

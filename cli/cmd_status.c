@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* xnf status [DEV] (and xnf chain show): what runs, read-only. */
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/if_link.h>
+
+#include "cli.h"
+
+#define MAX_DEVS 1024
+
+static int status_one(struct xnf_dp *dp, const char *dev)
+{
+	struct xnf_chain_spec spec = {};
+	struct xnf_dev_status st;
+	char chain[128], ifname[IF_NAMESIZE];
+	const char *nf;
+	__u32 i;
+
+	if (xnf_dev_status(dp, dev, &st))
+		return cli_err("xnf is not attached to %s", dev);
+	spec.len = st.info.chain_len > XNF_CHAIN_MAX ? XNF_CHAIN_MAX :
+		   st.info.chain_len;
+	memcpy(spec.nf, st.info.nf, sizeof(spec.nf));
+	xnf_chain_format(&spec, chain, sizeof(chain));
+
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "dev", "%s", dev);
+	print_uint(PRINT_ANY, "ifindex", " (ifindex %llu", st.info.ifindex);
+	if (fmt_ifname(st.info.ifindex, ifname)[0] && strcmp(ifname, dev))
+		print_text(", renamed");
+	print_bool(PRINT_JSON, "attached", NULL, st.live);
+	print_string(PRINT_ANY, "chain", "): chain %s", chain);
+	print_bool(PRINT_JSON, "fused", NULL, st.info.fused);
+	if (st.info.fused)
+		print_text(" (fused)");
+	print_string(PRINT_ANY, "mode", ", %s mode",
+		     st.info.xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" :
+		     "native");
+	print_string(PRINT_ANY, "l3fwd", ", l3fwd %s",
+		     st.info.l3_fib ? "fib" : "lpm");
+	if (!st.live)
+		print_text(", NOT ATTACHED (device gone?)");
+	print_uint(PRINT_ANY, "link_id", "\n    link id %llu", st.link_id);
+	print_uint(PRINT_ANY, "prog_id", "  prog id %llu", st.prog_id);
+	open_json_array("nfs");
+	for (i = 0; i < spec.len; i++) {
+		nf = xnf_nf_name(spec.nf[i]);
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "slot", NULL, i);
+		print_string(PRINT_JSON, "nf", NULL, nf);
+		if (!st.info.fused) {
+			print_text("  %s", nf);
+			print_uint(PRINT_ANY, "prog_id", " id %llu",
+				   st.nf_prog_id[i]);
+		}
+		close_json_object();
+	}
+	close_json_array();
+	print_string(PRINT_ANY, "pins", "\n    pins %s\n", st.pins);
+	cli_workers_show(dev, true);
+	close_json_object();
+	return 0;
+}
+
+int do_status(int argc, char **argv)
+{
+	static char names[MAX_DEVS][16];
+	struct xnf_dp *dp;
+	int n, i, err = 0;
+
+	if (argc > 0 && is_prefix(argv[0], "help")) {
+		printf("Usage: xnf status [DEV]\n");
+		return 0;
+	}
+	dp = cli_dp(false);
+	if (!dp)
+		return -1;
+	if (argc > 0)
+		return status_one(dp, argv[0]);
+	n = xnf_dev_list(dp, names, MAX_DEVS);
+	if (n < 0)
+		return cli_err("cannot read %s/dev: %s", cli.root, strerror(-n));
+	open_json_array(NULL);
+	for (i = 0; i < n && i < MAX_DEVS; i++)
+		err = status_one(dp, names[i]) ?: err;
+	close_json_array();
+	return err;
+}

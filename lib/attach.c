@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * attach.c - the transactions of an interface: attach, detach, chain set,
+ * and the read-only view of what runs (status), plus opening the instance
+ * under its lock and destroying it.
+ *
+ * Per interface, under <root>/dev/<ifname>/:
+ *   link       the XDP bpf_link: the attachment itself
+ *   prog       the program the link runs (entry, or the fused chain)
+ *   chain      the prog array of a tail-called chain (slot i = NF i)
+ *   xnf_stats, xnf_xsks, xnf_dev   per-interface maps
+ *   prog_new, chain_new, xnf_dev[1]  a chain switch in progress
+ *
+ * attach builds everything aside and creates the link last; any failure
+ * undoes what this call created and nothing else. chain set loads a
+ * complete new chain (new programs, new prog array) next to the running
+ * one, stages its pins, swaps the link's program with one
+ * bpf_link_update(), waits for an RCU grace period (packets that started on
+ * the old entry program may still tail-call into the old array), and only
+ * then moves the staged pins into place. A writer killed between the swap
+ * and the move leaves staged pins that the next writer completes
+ * (dev_recover); readers work out what runs without writing.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/if_link.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xnf.h"
+#include "placement.h"
+#include "worker.h"
+
+#define BATCH_LINK "batch_link"
+
+static int errf(char *err, size_t len, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Writes the message for a failure into @err and returns @ret. */
+static int errf(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static void dev_path(char *buf, const struct xnf_dp *dp, const char *dev,
+		     const char *name)
+{
+	snprintf(buf, PATH_MAX, "%s/dev/%s%s%s", dp->root, dev,
+		 name ? "/" : "", name ?: "");
+}
+
+static bool pin_exists(const char *path)
+{
+	return !access(path, F_OK);
+}
+
+static bool dev_name_ok(const char *dev)
+{
+	return *dev && strlen(dev) < 16 && !strchr(dev, '/') &&
+	       strcmp(dev, ".") && strcmp(dev, "..");
+}
+
+/* ---- the instance ---- */
+
+static bool is_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
+}
+
+int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
+	     size_t errlen)
+{
+	char parent[PATH_MAX], *slash;
+	int lock_fd, ret;
+
+	snprintf(parent, sizeof(parent), "%s", root);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	/* Like ip(8), mount bpffs where the root expects it. */
+	if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
+	    mount("bpf", parent, "bpf", 0, "mode=0700"))
+		return errf(err, errlen, -errno,
+			    "cannot mount bpffs on %s: %s; mount it with "
+			    "'mount -t bpf bpf %s'", parent, strerror(errno),
+			    parent);
+	if (create && mkdir(root, 0700) && errno != EEXIST)
+		return errf(err, errlen, -errno, "cannot create %s: %s", root,
+			    strerror(errno));
+	lock_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (lock_fd < 0) {
+		if (errno == ENOENT)
+			return errf(err, errlen, -ENOENT,
+				    "no xnf instance at %s: nothing was attached "
+				    "or configured yet (xnf attach DEV chain "
+				    "NF[,NF...])", root);
+		return errf(err, errlen, -errno, "cannot open %s: %s", root,
+			    strerror(errno));
+	}
+	if (flock(lock_fd, LOCK_EX)) {
+		ret = errf(err, errlen, -errno, "cannot lock %s: %s", root,
+			   strerror(errno));
+		goto out_close;
+	}
+	ret = xnf_dp_open(root, create, out);
+	if (ret == -ENOENT) {
+		errf(err, errlen, ret, "no xnf instance at %s: nothing was "
+		     "attached or configured yet (xnf attach DEV chain "
+		     "NF[,NF...])", root);
+		goto out_close;
+	}
+	if (ret) {
+		errf(err, errlen, ret, "cannot open the xnf instance at %s: %s",
+		     root, strerror(-ret));
+		goto out_close;
+	}
+	(*out)->lock_fd = lock_fd;
+	return 0;
+
+out_close:
+	close(lock_fd);
+	return ret;
+}
+
+int xnf_dp_lock(struct xnf_dp *dp, int op)
+{
+	if (dp->lock_fd < 0)
+		return 0;
+	return flock(dp->lock_fd, op) ? -errno : 0;
+}
+
+/* Names of the attached devices (the directories under <root>/dev), at
+ * most @max of IF_NAMESIZE bytes each. */
+int xnf_dev_list(struct xnf_dp *dp, char (*names)[16], int max)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	dev_path(path, dp, "", NULL);
+	d = opendir(path);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !dev_name_ok(de->d_name))
+			continue;
+		if (n < max)
+			memcpy(names[n], de->d_name, strlen(de->d_name) + 1);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen)
+{
+	char names[1][16], path[PATH_MAX];
+	int n, ret;
+
+	n = xnf_dev_list(dp, names, 1);
+	if (n < 0)
+		return errf(err, errlen, n, "cannot read %s/dev: %s", dp->root,
+			    strerror(-n));
+	if (n > 0)
+		return errf(err, errlen, -EBUSY, "%s is still attached; 'xnf "
+			    "detach %s' first", names[0], names[0]);
+	snprintf(path, sizeof(path), "%s/%s", dp->root, BATCH_LINK);
+	unlink(path);
+	ret = xnf_dp_destroy(dp->root);
+	if (ret)
+		return errf(err, errlen, ret, "cannot remove %s: %s", dp->root,
+			    strerror(-ret));
+	return 0;
+}
+
+/* ---- what runs on a device ---- */
+
+static int obj_id(const char *path, bool link_prog)
+{
+	struct bpf_link_info linfo = {};
+	struct bpf_prog_info pinfo = {};
+	__u32 len;
+	int fd, id = 0;
+
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (link_prog) {
+		len = sizeof(linfo);
+		if (!bpf_obj_get_info_by_fd(fd, &linfo, &len))
+			id = linfo.prog_id;
+	} else {
+		len = sizeof(pinfo);
+		if (!bpf_obj_get_info_by_fd(fd, &pinfo, &len))
+			id = pinfo.id;
+	}
+	close(fd);
+	return id;
+}
+
+static int dev_info_get(const struct xnf_dp *dp, const char *dev, __u32 key,
+			struct xnf_dev_info *info)
+{
+	char path[PATH_MAX];
+	int fd, err = 0;
+
+	dev_path(path, dp, dev, XNF_MAP_STR(XNF_MAP_DEV));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_lookup_elem(fd, &key, info))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Whether a chain switch of @dev was staged and the link already runs the
+ * staged program: then slot 1 of xnf_dev and the "_new" pins describe what
+ * runs. */
+static bool switch_done(const struct xnf_dp *dp, const char *dev, bool *staged)
+{
+	char path[PATH_MAX], link[PATH_MAX];
+	__u32 id;
+
+	dev_path(path, dp, dev, "prog_new");
+	*staged = pin_exists(path);
+	if (!*staged)
+		return false;
+	dev_path(link, dp, dev, "link");
+	id = obj_id(link, true);
+	return id && id == (__u32)obj_id(path, false);
+}
+
+int xnf_dev_status(struct xnf_dp *dp, const char *dev,
+		   struct xnf_dev_status *st)
+{
+	struct bpf_link_info linfo = {};
+	__u32 len = sizeof(linfo), i;
+	char path[PATH_MAX];
+	bool staged, done;
+	int fd, err;
+
+	memset(st, 0, sizeof(*st));
+	if (!dev_name_ok(dev))
+		return -EINVAL;
+	snprintf(st->dev, sizeof(st->dev), "%s", dev);
+	done = switch_done(dp, dev, &staged);
+	err = dev_info_get(dp, dev, done ? 1 : 0, &st->info);
+	if (err)
+		return err;
+	dev_path(path, dp, dev, "link");
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		st->live = !bpf_obj_get_info_by_fd(fd, &linfo, &len) &&
+			   linfo.xdp.ifindex == st->info.ifindex;
+		st->link_id = linfo.id;
+		st->prog_id = linfo.prog_id;
+		close(fd);
+	}
+	dev_path(path, dp, dev, done ? "chain_new" : "chain");
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		for (i = 0; i < st->info.chain_len && i < XNF_CHAIN_MAX; i++)
+			bpf_map_lookup_elem(fd, &i, &st->nf_prog_id[i]);
+		close(fd);
+	}
+	dev_path(st->pins, dp, dev, NULL);
+	return 0;
+}
+
+/* Makes the pins describe the chain that runs after a chain set that was
+ * stopped midway (killed): one whose switch happened gets its staged pins
+ * moved into place, one whose switch did not gets them removed. */
+static int dev_recover(struct xnf_dp *dp, const char *dev, char *err,
+		       size_t errlen)
+{
+	char staged[PATH_MAX], path[PATH_MAX];
+	struct xnf_dev_info info;
+	__u32 zero = 0;
+	bool is_staged;
+	int ret = 0;
+
+	if (!switch_done(dp, dev, &is_staged)) {
+		if (is_staged) {
+			dev_path(staged, dp, dev, "prog_new");
+			unlink(staged);
+			dev_path(staged, dp, dev, "chain_new");
+			unlink(staged);
+		}
+		return 0;
+	}
+	/* In-flight packets of the old chain may still tail-call into the
+	 * old array, whose pin goes away below. */
+	xnf_sync_rcu();
+	ret = dev_info_get(dp, dev, 1, &info);
+	if (!ret) {
+		int fd;
+
+		dev_path(path, dp, dev, XNF_MAP_STR(XNF_MAP_DEV));
+		fd = bpf_obj_get(path);
+		if (fd < 0 || bpf_map_update_elem(fd, &zero, &info, BPF_ANY))
+			ret = -errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	dev_path(staged, dp, dev, "chain_new");
+	dev_path(path, dp, dev, "chain");
+	/* A fused chain has no prog array: drop the old one's pin. */
+	if (!ret && (pin_exists(staged) ? rename(staged, path) :
+		     unlink(path) && errno != ENOENT))
+		ret = -errno;
+	dev_path(staged, dp, dev, "prog_new");
+	dev_path(path, dp, dev, "prog");
+	if (!ret && rename(staged, path))
+		ret = -errno;
+	if (ret)
+		return errf(err, errlen, ret, "cannot complete the chain switch "
+			    "of %s in %s: %s", dev, path, strerror(-ret));
+	return 0;
+}
+
+/* Pins @fd at <dev>/<name>, replacing what is there: the dataplane does not
+ * use pins, they only keep objects alive and visible to bpftool. */
+static int repin(const struct xnf_dp *dp, int fd, const char *dev,
+		 const char *name)
+{
+	char path[PATH_MAX];
+
+	dev_path(path, dp, dev, name);
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return bpf_obj_pin(fd, path) ? -errno : 0;
+}
+
+static int write_info(struct xnf_chain *c, __u32 key, __u32 ifindex,
+		      __u32 xdp_flags, const struct xnf_chain_spec *spec)
+{
+	struct xnf_dev_info info = {
+		.ifindex = ifindex,
+		.netns = xnf_netns_inode(),
+		.xdp_flags = xdp_flags,
+		.fused = spec->fused,
+		.l3_fib = spec->l3_fib,
+		.chain_len = spec->len,
+	};
+
+	memcpy(info.nf, spec->nf, sizeof(info.nf));
+	return bpf_map_update_elem(xnf_chain_dev_fd(c), &key, &info, BPF_ANY) ?
+		-errno : 0;
+}
+
+/* Pins the program of @c as "prog<sfx>" and, when tail-called, its prog
+ * array as "chain<sfx>". */
+static int pin_chain(const struct xnf_dp *dp, struct xnf_chain *c,
+		     const char *dev, const char *sfx)
+{
+	char name[16];
+	int err;
+
+	snprintf(name, sizeof(name), "prog%s", sfx);
+	err = repin(dp, xnf_chain_prog_fd(c), dev, name);
+	if (err || xnf_chain_array_fd(c) < 0)
+		return err;
+	snprintf(name, sizeof(name), "chain%s", sfx);
+	return repin(dp, xnf_chain_array_fd(c), dev, name);
+}
+
+/* The napi_poll tracer is shared by all interfaces: loaded by the first
+ * attach, removed by the last detach. */
+static int batch_tracer_get(struct xnf_dp *dp, bool *created)
+{
+	struct bpf_link *link = NULL;
+	char path[PATH_MAX];
+	int err;
+
+	*created = false;
+	snprintf(path, sizeof(path), "%s/%s", dp->root, BATCH_LINK);
+	if (pin_exists(path))
+		return 0;
+	err = xnf_batch_tracer(dp, &link);
+	if (err)
+		return err;
+	err = bpf_link__pin(link, path);
+	*created = !err;
+	bpf_link__destroy(link);
+	return err;
+}
+
+static void batch_tracer_put_if_unused(struct xnf_dp *dp)
+{
+	char path[PATH_MAX], names[1][16];
+
+	if (xnf_dev_list(dp, names, 1))
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dp->root, BATCH_LINK);
+	unlink(path);
+}
+
+/* 0 when no AF_XDP worker runs on @dev; else -EBUSY naming it. */
+static int workers_running(struct xnf_dp *dp, const char *dev, char *err,
+			   size_t errlen)
+{
+	struct xnf_worker_stats w;
+	int fd, ret = 0;
+	__u32 q;
+
+	fd = xnf_workers_open(dp->root, dev, false);
+	if (fd < 0)
+		return 0;
+	for (q = 0; q < XNF_WORKER_MAX && !ret; q++)
+		if (!bpf_map_lookup_elem(fd, &q, &w) && xnf_worker_alive(&w))
+			ret = errf(err, errlen, -EBUSY, "an AF_XDP worker (pid "
+				   "%u) serves %s queue %u; stop it first: kill "
+				   "-TERM %u", w.pid, dev, q, w.pid);
+	close(fd);
+	return ret;
+}
+
+/* ---- attach ---- */
+
+static int link_create_err(int ret, const char *dev, __u32 xdp_flags,
+			   char *err, size_t errlen)
+{
+	if (ret == -EOPNOTSUPP || ret == -EINVAL)
+		return errf(err, errlen, ret, "cannot attach to %s in %s mode: "
+			    "%s; the driver may not support native XDP (try "
+			    "'mode generic') or its MTU is too large", dev,
+			    xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" :
+			    "native", strerror(-ret));
+	if (ret == -ENOSPC)
+		return errf(err, errlen, ret, "cannot attach to %s: %s; a veth "
+			    "takes XDP only with as many receive queues as its "
+			    "peer has transmit queues (ethtool -l on both ends)",
+			    dev, strerror(-ret));
+	if (ret == -EBUSY || ret == -EEXIST)
+		return errf(err, errlen, ret, "%s already has an XDP program; "
+			    "xnf never replaces a program it did not attach",
+			    dev);
+	return errf(err, errlen, ret, "cannot attach to %s: %s", dev,
+		    strerror(-ret));
+}
+
+int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
+	       size_t errlen)
+{
+	struct xnf_chain_spec spec = o->chain;
+	struct xnf_place_state *pst = NULL;
+	bool created_dir, port_added = false, tracer_created = false;
+	bool watched = false;
+	char path[PATH_MAX], perr[XNF_PLACE_ERR_LEN] = "";
+	struct xnf_chain *c = NULL;
+	int link_fd = -1, ret;
+	__u32 prog_id = 0;
+	LIBBPF_OPTS(bpf_link_create_opts, lopts);
+
+	if (!dev_name_ok(o->dev))
+		return errf(err, errlen, -EINVAL, "invalid device name '%s'",
+			    o->dev);
+	if (!spec.len)
+		return errf(err, errlen, -EINVAL, "no chain given; write 'xnf "
+			    "attach %s chain firewall,l3fwd,l2fwd'", o->dev);
+	if (spec.fused && spec.len > XNF_FUSED_MAX)
+		return errf(err, errlen, -E2BIG, "a fused chain holds at most "
+			    "%d NFs", XNF_FUSED_MAX);
+	if (bpf_xdp_query_id(o->ifindex, 0, &prog_id) == 0 && prog_id)
+		return errf(err, errlen, -EBUSY, "%s already runs XDP program "
+			    "id %u; xnf never replaces a program it did not "
+			    "attach: if it is xnf's, use 'xnf chain set %s "
+			    "...'; if not, remove it first (ip link set dev %s "
+			    "xdp off)", o->dev, prog_id, o->dev, o->dev);
+	dev_path(path, dp, o->dev, "link");
+	if (pin_exists(path))
+		return errf(err, errlen, -EEXIST, "%s has a stale xnf "
+			    "attachment pinned at %s; run 'xnf detach %s' "
+			    "first", o->dev, path, o->dev);
+	if (o->plan) {
+		pst = calloc(1, sizeof(*pst));
+		if (!pst)
+			return errf(err, errlen, -ENOMEM, "out of memory");
+		if (o->plan->node >= 0) {
+			spec.numa = true;
+			spec.numa_node = o->plan->node;
+		}
+	}
+	dev_path(path, dp, o->dev, NULL);
+	created_dir = !pin_exists(path);
+
+	ret = xnf_chain_load(dp, o->dev, &spec, &c);
+	if (ret) {
+		errf(err, errlen, ret, "cannot load the chain for %s: %s",
+		     o->dev, strerror(-ret));
+		goto out_undo;
+	}
+	ret = write_info(c, 0, o->ifindex, o->xdp_flags, &spec);
+	if (!ret)
+		ret = pin_chain(dp, c, o->dev, "");
+	if (ret) {
+		errf(err, errlen, ret, "cannot pin the chain of %s under %s: %s",
+		     o->dev, path, strerror(-ret));
+		goto out_undo;
+	}
+	if (!xnf_port_exists(dp, o->ifindex)) {
+		ret = xnf_port_add(dp, o->ifindex);
+		if (ret) {
+			errf(err, errlen, ret, "cannot add %s to the egress ports "
+			     "(%s): %s", o->dev, XNF_MAP_STR(XNF_MAP_TX),
+			     strerror(-ret));
+			goto out_undo;
+		}
+		port_added = true;
+	}
+	ret = xnf_batch_watch(dp, o->ifindex);
+	watched = !ret;
+	if (!ret)
+		ret = batch_tracer_get(dp, &tracer_created);
+	if (ret) {
+		errf(err, errlen, ret, "cannot set up the batch-size histogram "
+		     "of %s: %s", o->dev, strerror(-ret));
+		goto out_undo;
+	}
+	if (o->plan) {
+		/* Channels before the XDP attach, so the program starts on
+		 * the rings it will keep; recorded before anything else may
+		 * fail, so that the undo below and detach find it. */
+		ret = xnf_place_apply_channels(o->plan, o->strict_queues, pst,
+					       perr, sizeof(perr));
+		if (ret) {
+			errf(err, errlen, ret, "%s", perr);
+			goto out_undo;
+		}
+		ret = xnf_place_save(path, pst);
+		if (ret) {
+			errf(err, errlen, ret, "cannot record the placement of "
+			     "%s in %s: %s", o->dev, path, strerror(-ret));
+			goto out_undo;
+		}
+	}
+
+	lopts.flags = o->xdp_flags;
+	link_fd = bpf_link_create(xnf_chain_prog_fd(c), o->ifindex, BPF_XDP,
+				  &lopts);
+	if (link_fd < 0) {
+		ret = link_create_err(-errno, o->dev, o->xdp_flags, err, errlen);
+		goto out_undo;
+	}
+	ret = repin(dp, link_fd, o->dev, "link");
+	if (ret) {
+		errf(err, errlen, ret, "cannot pin the XDP link of %s: %s",
+		     o->dev, strerror(-ret));
+		goto out_undo;
+	}
+	if (o->plan) {
+		/* After the attach, which re-created IRQ handlers and napi
+		 * threads. What cannot be set is reported, not fatal. */
+		xnf_place_apply_cpus(o->plan, pst);
+		ret = xnf_place_save(path, pst);
+		if (ret) {
+			errf(err, errlen, ret, "cannot record the placement of "
+			     "%s in %s: %s", o->dev, path, strerror(-ret));
+			dev_path(path, dp, o->dev, "link");
+			unlink(path);
+			goto out_undo;
+		}
+	}
+	close(link_fd);
+	xnf_chain_free(c);
+	free(pst);
+	return 0;
+
+out_undo:
+	/* Threaded NAPI goes back while XDP still runs (a veth without XDP
+	 * has no NAPI to switch); channels and IRQs once it is gone. */
+	if (o->plan)
+		xnf_place_restore_napi("", o->dev, pst);
+	/* Closing an unpinned link detaches it. */
+	if (link_fd >= 0)
+		close(link_fd);
+	if (o->plan)
+		xnf_place_restore_host("", o->dev, pst);
+	free(pst);
+	xnf_chain_free(c);
+	if (watched)
+		xnf_batch_unwatch(dp, o->ifindex);
+	if (port_added)
+		xnf_port_del(dp, o->ifindex);
+	if (created_dir)
+		xnf_dev_remove(dp, o->dev);
+	if (tracer_created)
+		batch_tracer_put_if_unused(dp);
+	/* An attach that created the instance takes it away again. */
+	if (dp->created && xnf_dev_list(dp, NULL, 0) == 0)
+		xnf_dp_destroy(dp->root);
+	return ret;
+}
+
+/* ---- detach ---- */
+
+int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
+{
+	struct xnf_place_state *pst = NULL;
+	struct xnf_dev_info info;
+	char path[PATH_MAX];
+	int ret, info_err;
+
+	if (!dev_name_ok(dev))
+		return errf(err, errlen, -EINVAL, "invalid device name '%s'",
+			    dev);
+	dev_path(path, dp, dev, "link");
+	if (!pin_exists(path))
+		return errf(err, errlen, -ENOENT, "xnf is not attached to %s; "
+			    "'xnf status' lists the interfaces it is attached "
+			    "to", dev);
+	ret = workers_running(dp, dev, err, errlen);
+	if (ret)
+		return ret;
+	dev_recover(dp, dev, NULL, 0);
+	info_err = dev_info_get(dp, dev, 0, &info);
+	/* What attach changed on the host: threaded NAPI and the napi
+	 * threads while XDP still runs, channels and IRQs once it is gone. */
+	pst = calloc(1, sizeof(*pst));
+	dev_path(path, dp, dev, NULL);
+	if (pst && xnf_place_load(path, pst)) {
+		free(pst);
+		pst = NULL;
+	}
+	if (pst)
+		xnf_place_restore_napi("", dev, pst);
+	dev_path(path, dp, dev, "link");
+	/* Removing the link pin detaches the program (nothing else holds
+	 * the link); the rest only goes once in-flight packets are done. */
+	if (unlink(path)) {
+		ret = errf(err, errlen, -errno, "cannot remove %s: %s", path,
+			   strerror(errno));
+		goto out;
+	}
+	xnf_sync_rcu();
+	if (pst)
+		xnf_place_restore_host("", dev, pst);
+	if (!info_err) {
+		/* Routes, FDB entries or cross-connects may still send
+		 * packets out of it: it stays an egress port then. */
+		if (!xnf_port_in_use(dp, info.ifindex))
+			xnf_port_del(dp, info.ifindex);
+		xnf_batch_unwatch(dp, info.ifindex);
+	}
+	ret = xnf_dev_remove(dp, dev);
+	if (ret) {
+		dev_path(path, dp, dev, NULL);
+		errf(err, errlen, ret, "detached %s but could not remove %s: %s",
+		     dev, path, strerror(-ret));
+		goto out;
+	}
+	batch_tracer_put_if_unused(dp);
+out:
+	free(pst);
+	return ret;
+}
+
+/* ---- chain set ---- */
+
+int xnf_chain_set(struct xnf_dp *dp, const char *dev,
+		  const struct xnf_chain_change *chg, char *err, size_t errlen)
+{
+	struct xnf_chain_spec spec = {};
+	struct xnf_dev_info info;
+	struct xnf_chain *c = NULL;
+	char path[PATH_MAX];
+	int link_fd = -1, ret;
+
+	if (!dev_name_ok(dev))
+		return errf(err, errlen, -EINVAL, "invalid device name '%s'",
+			    dev);
+	ret = dev_recover(dp, dev, err, errlen);
+	if (ret)
+		return ret;
+	if (dev_info_get(dp, dev, 0, &info))
+		return errf(err, errlen, -ENOENT, "xnf is not attached to %s; "
+			    "attach it with 'xnf attach %s chain NF[,NF...]'",
+			    dev, dev);
+	spec.len = chg->len;
+	memcpy(spec.nf, chg->nf, sizeof(spec.nf));
+	spec.fused = chg->fused == XNF_KEEP ? info.fused : chg->fused == XNF_ON;
+	spec.l3_fib = chg->l3_fib == XNF_KEEP ? info.l3_fib :
+		      chg->l3_fib == XNF_ON;
+	if (!spec.len)
+		return errf(err, errlen, -EINVAL, "no chain given");
+	if (spec.fused && spec.len > XNF_FUSED_MAX)
+		return errf(err, errlen, -E2BIG, "a fused chain holds at most "
+			    "%d NFs", XNF_FUSED_MAX);
+
+	dev_path(path, dp, dev, "link");
+	link_fd = bpf_obj_get(path);
+	if (link_fd < 0)
+		return errf(err, errlen, -errno, "cannot open the XDP link of "
+			    "%s at %s: %s", dev, path, strerror(errno));
+	ret = xnf_chain_load(dp, dev, &spec, &c);
+	if (ret) {
+		errf(err, errlen, ret, "cannot load the new chain for %s: %s; "
+		     "the old one still runs", dev, strerror(-ret));
+		goto out;
+	}
+	/* Staged pins first: if this process dies after the switch, they
+	 * keep the new chain's prog array filled (it is flushed when its last
+	 * user reference goes), and dev_recover() finishes the job. */
+	ret = write_info(c, 1, info.ifindex, info.xdp_flags, &spec);
+	if (!ret)
+		ret = pin_chain(dp, c, dev, "_new");
+	if (ret) {
+		errf(err, errlen, ret, "cannot pin the new chain of %s: %s; the "
+		     "old one still runs", dev, strerror(-ret));
+		goto out_unstage;
+	}
+	if (bpf_link_update(link_fd, xnf_chain_prog_fd(c), NULL)) {
+		ret = errf(err, errlen, -errno, "cannot switch %s to the new "
+			   "chain: %s; the old one still runs", dev,
+			   strerror(errno));
+		goto out_unstage;
+	}
+	/* The new chain runs: move its pins into place (after waiting for
+	 * packets still in the old one). */
+	ret = dev_recover(dp, dev, err, errlen);
+	goto out;
+out_unstage:
+	dev_recover(dp, dev, NULL, 0);
+out:
+	xnf_chain_free(c);
+	close(link_fd);
+	return ret;
+}
