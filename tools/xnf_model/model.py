@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """
 xnf model - predicts the batch sizes and the loss of a poll-mode packet
@@ -1756,6 +1755,3 @@ def main(argv=None):
         sys.stderr.write("Error: %s\n" % e)
         return 1
 
-
-if __name__ == "__main__":
-    sys.exit(main())
