@@ -7,6 +7,6 @@ tree, or the installed site directory).
 """
 import sys
 
-from .model import main
+from .cli import main
 
 sys.exit(main())
