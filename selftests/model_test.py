@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """
-Tests of tools/xnf_model.py (the batching model), run by `make check`:
+Tests of the batching model, the package tools/xnf_model/, run by `make check`:
 
     /usr/bin/python3 -m unittest discover -s selftests -p model_test.py
 
@@ -9,7 +9,9 @@ They check the model's invariants (distributions, conservation), its
 closed-form limits, its convergence, the paper's qualitative results, the
 model against an event simulation of the system it describes (simulate()
 below, continuous time, written independently of the model), the readers
-on fixture files, dimensioning on a case with a known answer, and the CLI.
+on fixture files, dimensioning on a case with a known answer, and the CLI, run as `xnf model`
+runs it: `python3 -m xnf_model` from another directory, with PYTHONPATH
+pointing to tools/.
 
 The fixtures in selftests/fixtures/model/ were written by
     /usr/bin/python3 selftests/model_test.py --write-fixtures
@@ -28,12 +30,21 @@ import unittest
 import numpy as np
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(TOP, "tools"))
+TOOLS = os.path.join(TOP, "tools")
+sys.path.insert(0, TOOLS)
 import xnf_model as xm  # noqa: E402
 
-TOOL = os.path.join(TOP, "tools", "xnf_model.py")
 FIX = os.path.join(TOP, "selftests", "fixtures", "model")
 PY = os.environ.get("XNF_PYTHON", "/usr/bin/python3")
+
+
+def model_cli(argv, timeout=300, cwd=None):
+    """`python3 -m xnf_model ARGV` as `xnf model` runs it: the package found
+    through PYTHONPATH only, from a directory outside the source tree."""
+    return subprocess.run([PY, "-m", "xnf_model"] + list(argv),
+                          capture_output=True, text=True, timeout=timeout,
+                          cwd=cwd or tempfile.gettempdir(),
+                          env=dict(os.environ, PYTHONPATH=TOOLS))
 
 
 # ------------------------------------------------------------- simulation
@@ -343,11 +354,10 @@ class Convergence(unittest.TestCase):
         self.assertFalse(r["solver"]["converged"])
         self.assertEqual(r["solver"]["iterations"], 5)
         self.assertGreater(r["solver"]["change"], r["solver"]["tol"])
-        cp = subprocess.run(
-            [PY, TOOL, "predict", "-L", "256", "--beta", "32", "--rate",
+        cp = model_cli(
+            ["predict", "-L", "256", "--beta", "32", "--rate",
              str(self.cap), "--service-linear", "1000,20", "--solver",
-             "iterate", "--max-iter", "5", "-j"],
-            capture_output=True, text=True, timeout=120)
+             "iterate", "--max-iter", "5", "-j"], timeout=120)
         self.assertEqual(cp.returncode, 3)
         self.assertFalse(json.loads(cp.stdout)["solver"]["converged"])
         self.assertTrue(cp.stderr.strip())
@@ -584,11 +594,10 @@ class Dimension(unittest.TestCase):
         self.assertLess(hi / lo - 1, 1.001e-3)
 
     def test_cli_cores(self):
-        cp = subprocess.run(
-            [PY, TOOL, "dimension", "-L", "1024", "--beta", "64",
+        cp = model_cli(
+            ["dimension", "-L", "1024", "--beta", "64",
              "--service-linear", "1000,10", "--service-dist",
-             "deterministic", "--load", "200M", "-j"],
-            capture_output=True, text=True, timeout=300)
+             "deterministic", "--load", "200M", "-j"])
         self.assertEqual(cp.returncode, 0, cp.stderr)
         o = json.loads(cp.stdout)
         self.assertEqual(o["queues"], math.ceil(200e6 / o["max_rate_pps"]))
@@ -598,8 +607,7 @@ class Dimension(unittest.TestCase):
 
 class CLI(unittest.TestCase):
     def tool(self, *argv, rc=0):
-        cp = subprocess.run([PY, TOOL] + list(argv), capture_output=True,
-                            text=True, timeout=300)
+        cp = model_cli(argv)
         self.assertEqual(cp.returncode, rc, cp.stderr)
         return cp
 
@@ -621,6 +629,28 @@ class CLI(unittest.TestCase):
                            "--rate", "1M", "--service-means",
                            "1:500,8:1200")
             self.assertIn("loss", json.loads(cp.stdout))
+
+    def test_package_entry_point(self):
+        # what `xnf model` execs: python3 -m xnf_model, PYTHONPATH=tools/,
+        # from a directory that is not the source tree
+        with tempfile.TemporaryDirectory() as d:
+            cp = model_cli(["help"], cwd=d)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            for sub in ("predict", "dimension", "validate"):
+                self.assertIn(sub, cp.stdout)
+            cp = model_cli(["predict", "-L", "64", "--beta", "8", "--rate",
+                            "1M", "--service-linear", "400,100", "-j"],
+                           cwd=d)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+        o = json.loads(cp.stdout)
+        r = run(xm.Params(64, 8, 1e6, lin(400, 100, 8)))
+        self.assertEqual(len(o["distribution"]), 9)
+        self.assertLess(np.abs(np.array(o["distribution"]) -
+                               r["distribution"]).sum(), 1e-12)
+        self.assertAlmostEqual(o["mean_batch"], r["mean_batch"], delta=1e-12)
+        self.assertAlmostEqual(o["loss"], r["loss"], delta=1e-12)
+        self.assertAlmostEqual(o["capacity_pps"], 8 / 1200e-9, delta=1e-3)
+        self.assertTrue(o["solver"]["converged"])
 
     def test_text_output(self):
         cp = self.tool("predict", "-L", "64", "--beta", "8", "--rate", "1M",

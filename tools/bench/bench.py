@@ -865,15 +865,18 @@ class Bench:
         return rc
 
     def validate_model(self):
-        tool = os.path.join(TOP, "tools", "xnf_model.py")
+        tools = os.path.join(TOP, "tools")
         sweep = os.path.join(self.out, "model", "sweep.json")
-        if not (os.path.exists(tool) and os.path.exists(sweep) and self.model_points):
+        if not (os.path.isdir(os.path.join(tools, "xnf_model")) and os.path.exists(sweep)
+                and self.model_points):
             return
         outdir = os.path.join(self.out, "model")
-        p = subprocess.run([sys.executable, tool, "validate", sweep], capture_output=True,
-                           text=True, timeout=600, cwd=outdir)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, (tools, env.get("PYTHONPATH"))))
+        p = subprocess.run([sys.executable, "-m", "xnf_model", "validate", sweep],
+                           capture_output=True, text=True, timeout=600, cwd=outdir, env=env)
         with open(os.path.join(outdir, "validate.txt"), "w") as f:
-            f.write(f"$ xnf_model.py validate {sweep}\n(exit {p.returncode})\n{p.stdout}")
+            f.write(f"$ python3 -m xnf_model validate {sweep}\n(exit {p.returncode})\n{p.stdout}")
             if p.stderr.strip():
                 f.write(f"\nstderr:\n{p.stderr}")
 

@@ -529,7 +529,7 @@ def write(out):
             with open(vt) as f:
                 L += ["```", f.read().rstrip(), "```", ""]
         else:
-            L += ["tools/xnf_model.py validate was not available in this run.", ""]
+            L += ["`python3 -m xnf_model validate` was not available in this run.", ""]
     if meta.get("generator_errors"):
         L += ["## Generator failures", "",
               "Trials the generator could not run (each retried once; a point whose retry "

@@ -1,0 +1,21 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""
+The batching model behind `xnf model`: it predicts the batch sizes and the
+loss of a poll-mode packet processor and dimensions queues and cores, with
+the discrete-time model of ../shared/papers/batching-model-nfv-routers.txt.
+model.py holds the math, readers.py the readers of xnf's JSON and of the
+bench harness's sweeps, output.py the text, JSON, Markdown and CSV, plots.py
+the figures, cli.py the command line, which `python3 -m xnf_model` runs
+(__main__.py); this file gathers the names a caller or a test needs.
+"""
+from .model import (ModelError, Params, Service, count_ccdf, interarrival,
+                    jsd, normalise, predict, rel_error)
+from .readers import (load_json, read_measured, worker_busy, worker_counts,
+                      worker_loss, worker_rate)
+from .cli import build_parser, dimension, main, parse_rate, validate
+
+__all__ = ["ModelError", "Params", "Service", "build_parser", "count_ccdf",
+           "dimension", "interarrival", "jsd", "load_json", "main",
+           "normalise", "parse_rate", "predict", "read_measured",
+           "rel_error", "validate", "worker_busy", "worker_counts",
+           "worker_loss", "worker_rate"]

@@ -1,0 +1,624 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""
+The math of the batching model: the mean service time of each batch size
+(Service, measured, given or a weighted linear fit), the interarrival and
+service laws in slots, the Markov chain of the queue at the polling
+instants (eq. 1) and its fixed point (iteration or a direct banded solve),
+what that predicts (batch-size distribution, loss, throughput: predict()),
+and the measures that compare it with a measurement (jsd, rel_error).
+It needs numpy and scipy and nothing else of xnf.
+"""
+# The discrete-time model of ../shared/papers/batching-model-nfv-routers.txt
+# ("the paper").
+#
+# The model (paper, section III). One queue of capacity L is polled by one
+# core. A poll takes min(queue, beta) packets and serves them in a time B_i
+# that depends only on the batch size i; packets that arrive while the queue
+# holds L are lost. The queue size Q at the polling instants is a Markov
+# chain: eq. (1) maps q_n to q_{n+1}; its fixed point q gives the batch-size
+# distribution v (eq. 2) and the loss (eq. 3, expected lost over expected
+# arrived per poll). Throughput is E[V]/E[cycle], so it must equal
+# rate * (1 - loss); the tests check that.
+#
+# Time is slotted. The slot is 1/16 of the shortest time that matters, the
+# shortest mean service time or the mean interarrival time at the reference
+# rate (the rate predicted, or the saturation rate beta/t(beta) for
+# `dimension`), and never so short that the longest mean service time exceeds
+# 4096 slots (--slot overrides). In slots, as in the paper:
+#   - interarrival times A are i.i.d. (a renewal process): `poisson` (the
+#     paper's choice and best fit to a constant-rate generator: Poisson in
+#     slots, CV = 1/sqrt(E[A]), nearly regular), `geometric` (CV ~ 1: the
+#     Bernoulli process, the discrete Poisson process) or `negbin` with a
+#     given CV. Arrivals in a service interval are counted from a random
+#     phase (the stationary renewal process), so E[arrivals] = rate x time.
+#   - service times B_i are Poisson in slots with mean t(i) (or exactly t(i),
+#     `--service-dist deterministic`). t(i) is the measured mean where size i
+#     was seen (at least --min-samples times), else a global linear fit
+#     t(i) = a + b*i weighted by batch counts over all sizes >= 1 (and all
+#     points of a sweep), as the paper does.
+#
+# The fixed point is found by iterating eq. (1) from an empty queue until the
+# L1 change of q is below --tol (1e-10) within --max-iter iterations. Near
+# saturation the chain mixes slowly (a queue random walk between beta and L);
+# `--solver auto` (default) then solves q = qP as a sparse linear system and
+# checks it with one more step of eq. (1): |qP - q|_1 < tol. Every answer says
+# which was used, the iterations and the last change; a point that misses the
+# tolerance is reported as not converged (exit status 3 for predict).
+#
+# Where an xnf AF_XDP worker differs from the model:
+#   - the worker sleeps in poll() after 64 empty reads in a row (unless it
+#     spins or busy-polls); the model then adds idle states: 64 empty polls,
+#     then a wait for the next packet plus a wake-up latency (--wake-ns,
+#     default 0). --idle-spins inf is the paper's pure polling.
+#   - the worker records no time for empty reads (by_size[0].ns = 0): the
+#     empty poll then costs the fit's intercept a, an overestimate.
+#   - packets reach the XSK ring in NAPI bursts (up to 64), not one by one;
+#     the fill ring can run dry (rx_dropped), which the model does not know.
+#   - service times are not independent of the past (caches, TX completions)
+#     and, on a shared vCPU, include preemption; the model takes them i.i.d.
+#   - the RX descriptors are released before the NF runs, as the model's
+#     FIFO frees them at pickup.
+
+import math
+import sys
+
+try:
+    import numpy as np
+    from scipy import sparse, stats as sstats
+except ImportError as e:  # pragma: no cover - install-deps provides them
+    sys.stderr.write("Error: %s; install python3-numpy and python3-scipy "
+                     "(scripts/install-deps.sh)\n" % e)
+    sys.exit(1)
+
+SLOT_RES = 16           # slots in the shortest time that matters
+SLOT_MAX = 4096         # slots in the longest mean service time
+TAIL = 1e-15            # probability mass cut from distribution tails
+TINY = 1e-30            # transition probabilities below this are dropped
+TOL = 1e-10             # L1 change of q that ends the iteration
+MAX_ITER = 20000        # iterations of eq. (1), --solver iterate
+AUTO_ITER = 2000        # iterations before --solver auto solves directly
+
+TARGET_MEAN = 1.0       # packets: the paper's accuracy (Fig. 5)
+TARGET_LOSS = 0.005     # 0.5 percentage points (Tab. III: ~0.2)
+TARGET_JSD = 0.05
+
+
+class ModelError(Exception):
+    """A user-facing failure: the message says what and what to do."""
+
+
+class Service:
+    """Mean service time t(i) in ns for i = 0..beta and where it came from."""
+
+    def __init__(self, beta, means=None, linear=None, hist=None,
+                 min_samples=5, t0_hint=None):
+        self.beta = beta
+        self.t = np.zeros(beta + 1)
+        self.source = [""] * (beta + 1)
+        self.fit = None                   # (a, b) used for missing sizes
+        self.fit_from = None              # "measured" | "given" | "--service-linear"
+        self.r2 = None
+        self.cv_measured = None
+        known = {}                        # size -> mean ns
+        if hist:
+            self._from_hist(hist, min_samples, known)
+            src = "measured"
+        elif means:
+            bad = [i for i in means if i > beta]
+            if bad:
+                raise ModelError("--service-means has size %d above beta %d"
+                                 % (bad[0], beta))
+            known.update(means)
+            src = "given"
+            self._fit_points(sorted((i, t, 1.0) for i, t in means.items()))
+        else:
+            src = None
+        if linear:
+            self.fit, self.fit_from = linear, "--service-linear"
+        if self.fit is None and len(known) < beta + 1:
+            raise ModelError(
+                "service times: %s; give --service-linear A,B (t(i) = A + "
+                "B*i ns) for the sizes not %s" % (
+                    "no sizes known" if not known else
+                    "only size %s known, too few for a linear fit"
+                    % ",".join(str(i) for i in sorted(known)),
+                    "measured" if hist else "given"))
+        for i in range(beta + 1):
+            if i in known:
+                self.t[i], self.source[i] = known[i], src
+            else:
+                a, b = self.fit
+                self.t[i] = a + b * i
+                self.source[i] = "fit"
+        # An xnf worker does not time empty reads; idle_ns / empty_polls
+        # bounds their cost from above (it includes sleeps), as does the
+        # intercept: take the smaller.
+        if self.source[0] == "fit" and t0_hint and t0_hint > 0 and \
+                (self.t[0] <= 0 or t0_hint < self.t[0]):
+            self.t[0], self.source[0] = t0_hint, "idle"
+        floor = max(1e-3, 1e-3 * self.t.max())
+        self.clamped = [i for i in range(beta + 1) if self.t[i] < floor]
+        self.t = np.maximum(self.t, floor)
+
+    def _from_hist(self, hist, min_samples, known):
+        pts = []
+        var_w = cv_w = 0.0
+        for h in hist:
+            i, n, ns = h["size"], h["batches"], h["ns"]
+            if i > self.beta:
+                raise ModelError("the measurement has batches of %d packets, "
+                                 "above beta %d: give the worker's batch limit"
+                                 % (i, self.beta))
+            if n <= 0 or ns <= 0:
+                continue              # empty reads without a time (xnf worker)
+            mean = ns / n
+            if n >= min_samples:
+                known[i] = mean
+            if i >= 1:
+                pts.append((i, mean, float(n)))
+                sq = h.get("ns_sq")
+                if sq and n > 1:
+                    var = max(sq / n - mean * mean, 0.0)
+                    cv_w += n * math.sqrt(var) / mean
+                    var_w += n
+        if var_w:
+            self.cv_measured = cv_w / var_w
+        self._fit_points(pts)
+        if self.fit is not None:
+            self.fit_from = "measured"
+
+    def _fit_points(self, pts):
+        """Least squares of the means, weighted by batch counts: the same line
+        as a fit over every single batch. Sizes >= 1 only when there are two:
+        an empty poll runs other code."""
+        use = [p for p in pts if p[0] >= 1]
+        if len(use) < 2:
+            use = pts
+        if len(use) < 2:
+            return
+        x = np.array([p[0] for p in use], float)
+        y = np.array([p[1] for p in use], float)
+        w = np.array([p[2] for p in use], float)
+        xm, ym = np.average(x, weights=w), np.average(y, weights=w)
+        sxx = np.sum(w * (x - xm) ** 2)
+        if sxx <= 0:
+            return
+        b = np.sum(w * (x - xm) * (y - ym)) / sxx
+        a = ym - b * xm
+        ss_tot = np.sum(w * (y - ym) ** 2)
+        ss_res = np.sum(w * (y - a - b * x) ** 2)
+        self.fit = (float(a), float(b))
+        self.r2 = float(1 - ss_res / ss_tot) if ss_tot > 0 else 1.0
+
+    def best_batch(self):
+        """Batch size with the lowest cost per packet, and its rate."""
+        i = np.arange(1, self.beta + 1)
+        eff = i / self.t[1:] * 1e9
+        k = int(np.argmax(eff))
+        return int(i[k]), float(eff[k])
+
+    def capacity_pps(self):
+        """Packets per second with every batch full: beta / t(beta)."""
+        return self.beta / self.t[self.beta] * 1e9
+
+    def describe(self):
+        d = {"means_ns": [round(float(x), 3) for x in self.t],
+             "source": self.source,
+             "capacity_pps": self.capacity_pps()}
+        if self.fit is not None:
+            d["fit"] = {"a_ns": self.fit[0], "b_ns": self.fit[1],
+                        "from": self.fit_from}
+            if self.r2 is not None:
+                d["fit"]["r2"] = self.r2
+        if self.cv_measured is not None:
+            d["cv_measured"] = self.cv_measured
+        if self.clamped:
+            d["clamped_sizes"] = self.clamped
+        return d
+
+
+# ---------------------------------------------------------- distributions
+
+def interarrival(kind, cv, mu, n):
+    """Interarrival time in slots, mean mu: (pmf[0:n], P(A > d) for d < n,
+    variance). Support starts at 0: several packets may share a slot."""
+    k = np.arange(n)
+    if kind == "poisson":
+        d = sstats.poisson(mu)
+        var = mu
+    elif kind == "geometric":
+        p = 1.0 / (1.0 + mu)
+        pmf = p * np.power(1 - p, k)
+        sf = np.power(1 - p, k + 1)
+        return pmf, sf, mu * (1 + mu)
+    elif kind == "negbin":
+        var = (cv * mu) ** 2
+        if var <= mu:
+            raise ModelError(
+                "negbin with cv %g needs a mean interarrival above %.3g "
+                "slots, here it is %.3g (rate x slot too high): use a smaller "
+                "--slot, a larger --cv, or poisson" % (cv, 1 / cv ** 2, mu))
+        d = sstats.nbinom(mu * mu / (var - mu), mu / var)
+    else:
+        raise ModelError("unknown arrival law '%s': poisson, geometric or "
+                         "negbin" % kind)
+    return d.pmf(k), d.sf(k), var
+
+
+def service_pmf(mean, kind, n):
+    """Service time in slots on 0..n-1: Poisson (paper) or deterministic
+    (the two integers around the mean, so the mean is exact)."""
+    p = np.zeros(n)
+    if kind == "deterministic":
+        lo = int(math.floor(mean))
+        f = mean - lo
+        p[lo] += 1 - f
+        if f > 0:
+            p[lo + 1] += f
+        return p
+    return sstats.poisson(mean).pmf(np.arange(n))
+
+
+def _conv(x, a, n):
+    if len(a) > 64 and len(x) > 64:
+        size = 1 << int(math.ceil(math.log2(len(x) + len(a))))
+        y = np.fft.irfft(np.fft.rfft(x, size) * np.fft.rfft(a, size), size)[:n]
+        return np.maximum(y, 0.0)
+    return np.convolve(x, a)[:n]
+
+
+def count_ccdf(first, a, n):
+    """C[k, m] = P(at least k arrivals in m slots), m = 0..n, for a renewal
+    process whose first arrival falls in slot `first` (pmf) and whose later
+    gaps are `a`. Rows stop where the tail is below TAIL."""
+    rows = [np.ones(n + 1)]
+    pt = first[:n].copy()
+    while True:
+        row = np.concatenate(([0.0], np.cumsum(pt)))
+        if row[-1] < TAIL:
+            break
+        rows.append(np.minimum(row, 1.0))
+        pt = _conv(pt, a, n)
+        if len(rows) > 10 ** 6:  # pragma: no cover
+            raise ModelError("arrival counts do not end: rate too high for "
+                             "the slot")
+    return np.array(rows)
+
+
+# ------------------------------------------------------------------ model
+
+class Params:
+    def __init__(self, L, beta, rate_pps, service, arrival="poisson", cv=None,
+                 service_dist="poisson", idle_spins=None, wake_ns=0.0,
+                 slot_ns=None, ref_rate_pps=None, burst=1):
+        if L < 1 or beta < 1:
+            raise ModelError("L and beta must be at least 1 (L=%s beta=%s)"
+                             % (L, beta))
+        if beta > L:
+            raise ModelError("beta %d is above the queue capacity L %d: a "
+                             "poll cannot take more than the queue holds"
+                             % (beta, L))
+        if not rate_pps > 0:
+            raise ModelError("the arrival rate must be positive")
+        if arrival == "negbin" and not (cv and cv > 0):
+            raise ModelError("negbin needs --cv C (the paper uses 0.5 and 2)")
+        self.L, self.beta, self.rate = int(L), int(beta), float(rate_pps)
+        self.service, self.arrival, self.cv = service, arrival, cv
+        self.service_dist = service_dist
+        self.idle_spins = idle_spins      # None: poll forever (the paper)
+        self.wake_ns = float(wake_ns)
+        if int(burst) != burst or burst < 1 or burst > beta * 64:
+            raise ModelError("--burst is a packet count >= 1")
+        self.burst = int(burst)        # packets per arrival (a renewal of bursts)
+        if slot_ns is None:
+            ref = ref_rate_pps or rate_pps
+            slot_ns = min(service.t.min(), 1e9 / ref) / SLOT_RES
+            slot_ns = max(slot_ns, service.t.max() / SLOT_MAX)
+        self.slot = float(slot_ns)
+
+
+class Result(dict):
+    pass
+
+
+def spread(X, kb):
+    """Distributions of arrival counts (rows) as packet counts when every
+    arrival is a burst of kb packets: mass at multiples of kb."""
+    if kb == 1:
+        return X
+    out = np.zeros((X.shape[0], (X.shape[1] - 1) * kb + 1))
+    out[:, ::kb] = X
+    return out
+
+
+def build_chain(p):
+    """Transition matrix of the queue at polling instants, and per state
+    its batch size, mean cycle time (ns), expected arrivals and losses.
+    States: 0_c (empty queue after c empty polls in a row, c = 0..S; one
+    state when the server polls forever), then queue sizes 1..L."""
+    L, beta, slot, kb = p.L, p.beta, p.slot, p.burst
+    mu = kb * 1e9 / (p.rate * slot)              # mean interarrival, slots
+    m = p.service.t / slot                       # mean service, slots
+    nwin = int(m.max() + 12 * math.sqrt(m.max()) + 12) + 2
+    if p.service_dist == "deterministic":
+        nwin = int(math.ceil(m.max())) + 2
+    w_slots = max(int(round(p.wake_ns / slot)), 0) \
+        if p.idle_spins is not None else 0
+    a, a_sf, a_var = interarrival(p.arrival, p.cv, mu, max(nwin, w_slots + 1))
+    a_long = a
+    a, a_sf = a[:nwin], a_sf[:nwin]
+    first = a_sf / mu                            # stationary first arrival
+    C = count_ccdf(first, a, nwin)               # (K+1) x (nwin+1)
+    B = np.array([service_pmf(x, p.service_dist, nwin + 1) for x in m])
+    G = B @ C.T                                  # G[j,k] = P(N(B_j) >= k)
+    G = np.minimum(G, 1.0)
+    G[:, 0] = 1.0
+    X = G.copy()
+    X[:, :-1] -= G[:, 1:]                        # x_j(k); k = K lumps the tail
+    X = np.maximum(X, 0.0)
+    X = spread(X, kb)                            # arrivals -> packets
+    G = np.cumsum(X[:, ::-1], axis=1)[:, ::-1]
+    K = G.shape[1] - 1
+    # H[j, r] = E[(N(B_j) - r)^+] = sum_{k > r} P(N >= k)
+    Hs = np.concatenate((np.cumsum(G[:, ::-1], axis=1)[:, ::-1],
+                         np.zeros((beta + 1, 1))), axis=1)
+
+    def H(j, r):
+        return Hs[j, r + 1] if r + 1 <= K else 0.0
+
+    def Gt(j, r):
+        return G[j, r] if r <= K else 0.0
+
+    arr = Hs[:, 1]                               # E[N(B_j)]
+    spins = p.idle_spins
+    Z = 1 if spins is None else spins + 1
+    n = Z + L
+    rows, cols, vals = [], [], []
+    batch = np.zeros(n)
+    cyc = np.zeros(n)
+    n_arr = np.zeros(n)
+    n_lost = np.zeros(n)
+    t_ns = p.service.t
+
+    def emit(s, r, x, scale=1.0, shift=0):
+        """From state s, queue r + shift + k with probability scale * x[k],
+        capped at L (the tail of x beyond L - r - shift goes to L)."""
+        base = r + shift
+        top = L - base                           # arrivals that still fit
+        kk = np.nonzero(x[:max(top, 0)] * scale > TINY)[0]
+        dst = base + kk
+        tail = scale * (x[top:].sum() if top < len(x) else 0.0)
+        if tail > TINY:
+            dst = np.append(dst, L)
+        rows.append(np.full(len(dst), s))
+        cols.append(np.where(dst == 0, 0, Z + dst - 1))
+        vals.append(np.append(x[kk] * scale, tail) if tail > TINY
+                    else x[kk] * scale)
+
+    # queue 1..beta-1: the whole queue is the batch
+    for q in range(1, min(beta, L + 1)):
+        s = Z + q - 1
+        emit(s, 0, X[q])
+        batch[s], cyc[s], n_arr[s], n_lost[s] = q, t_ns[q], arr[q], H(q, L)
+    # queue beta..L: a full batch, r = q - beta stay; one kernel, shifted
+    xb = X[beta]
+    kk = np.nonzero(xb > TINY)[0]
+    r = np.arange(0, L - beta + 1)
+    R, KK = np.meshgrid(r, kk, indexing="ij")
+    dst = R + KK
+    ok = dst < L
+    s_of = Z + beta - 1 + R                      # state index of queue beta + r
+    rows.append(s_of[ok])
+    cols.append(np.where(dst[ok] == 0, 0, Z + dst[ok] - 1))
+    vals.append(np.broadcast_to(xb[kk], R.shape)[ok])
+    top = L - r                                  # P(N >= L - r) goes to L
+    tail = np.where(top <= K, G[beta, np.minimum(top, K)], 0.0)
+    keep = tail > TINY
+    rows.append(Z + beta - 1 + r[keep])
+    cols.append(np.full(keep.sum(), Z + L - 1))
+    vals.append(tail[keep])
+    sb = Z + beta - 1 + r
+    batch[sb], cyc[sb], n_arr[sb] = beta, t_ns[beta], arr[beta]
+    n_lost[sb] = np.where(top + 1 <= K, Hs[beta, np.minimum(top + 1, K + 1)],
+                          0.0)
+    # empty queue
+    if spins is None:
+        emit(0, 0, X[0])
+        cyc[0], n_arr[0], n_lost[0] = t_ns[0], arr[0], H(0, L)
+    else:
+        for c in range(Z):
+            s = c
+            cyc[s], n_arr[s], n_lost[s] = t_ns[0], arr[0], H(0, L)
+            x0 = X[0].copy()
+            p0 = x0[0]
+            x0[0] = 0.0
+            emit(s, 0, x0)
+            if c < spins:
+                if p0 > TINY:
+                    rows.append(np.array([s]))
+                    cols.append(np.array([c + 1]))
+                    vals.append(np.array([p0]))
+                continue
+            # The sleeping read: nothing came during it, so the worker sleeps
+            # until the next packet, wakes wake_ns later and finds that packet
+            # plus the ones that came meanwhile (counted from an arrival).
+            w = w_slots
+            if w > 0:
+                Cw = count_ccdf(a_long[:w], a_long[:w], w)
+                y = Cw[:, w].copy()
+                y[:-1] -= Cw[1:, w]
+                y = np.maximum(y, 0.0)
+            else:
+                y = np.array([1.0])
+            y = spread(y[None, :], kb)[0]
+            emit(s, 0, y, scale=p0, shift=kb)
+            ey = float(np.sum(np.arange(len(y)) * y))
+            n_arr[s] = arr[0] + p0 * (kb + ey)
+            n_lost[s] = H(0, L) + p0 * float(np.sum(
+                np.maximum(kb + np.arange(len(y)) - L, 0) * y))
+            # Its length: arrivals / rate. The model counts arrivals from a
+            # random phase, which a sleep that ends at an arrival is not;
+            # this keeps time and packets consistent (exact for geometric).
+            cyc[s] = n_arr[s] / (p.rate * 1e-9)
+    P = sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows),
+                                                  np.concatenate(cols))),
+                          shape=(n, n))
+    info = {"mu_slots": mu, "arrival_cv": math.sqrt(a_var) / mu,
+            "burst": kb,
+            "service_cv": [float(math.sqrt(x) / x) if p.service_dist ==
+                           "poisson" else 0.0 for x in (m[1], m[beta])],
+            "arrival_counts_max": K, "window_slots": nwin, "states": n,
+            "Z": Z}
+    return P, batch, cyc, n_arr, n_lost, info
+
+
+def solve(P, tol=TOL, max_iter=MAX_ITER, solver="auto"):
+    """Fixed point q = qP of eq. (1), from an empty queue. Returns q and a
+    report: method, iterations, last L1 change, converged."""
+    n = P.shape[0]
+    PT = P.T.tocsr()
+    rep = {"method": solver, "tol": tol, "iterations": 0, "change": None,
+           "converged": False}
+    q = np.zeros(n)
+    q[0] = 1.0
+    if solver in ("auto", "iterate"):
+        limit = max_iter if solver == "iterate" else min(max_iter, AUTO_ITER)
+        hist = []
+        for it in range(1, limit + 1):
+            q1 = PT @ q
+            q1 /= q1.sum()
+            ch = float(np.abs(q1 - q).sum())
+            q = q1
+            if ch < tol:
+                rep.update(iterations=it, change=ch, converged=True,
+                           method="iterate")
+                return q, rep
+            hist.append(ch)
+            # auto: give up early when the change shrinks too slowly to
+            # reach tol within the budget (a slowly mixing chain)
+            if solver == "auto" and it >= 200 and it % 50 == 0:
+                rho = (hist[-1] / hist[-51]) ** (1 / 50.0) \
+                    if hist[-51] > 0 else 1.0
+                need = math.log(tol / ch) / math.log(rho) \
+                    if 0 < rho < 1 else float("inf")
+                if need > limit - it:
+                    rep["contraction"] = rho
+                    limit = it
+                    break
+        rep.update(iterations=limit, change=ch)
+        if solver == "iterate":
+            return q, rep
+    qd, err = direct(PT, q)
+    rep["method"] = "iterate+direct" if rep["iterations"] else "direct"
+    if err:
+        rep["error"] = err
+        return q, rep
+    ch = float(np.abs(PT @ qd - qd).sum())
+    rep.update(residual=ch, converged=ch < tol)
+    if rep["iterations"] == 0:
+        rep["change"] = ch
+    return qd, rep
+
+
+def direct(PT, guess):
+    """Solves (P^T - I) q = 0 with one equation replaced by q[m] = 1, as a
+    banded system (from queue i the next is at least i - beta and at most
+    i + K). m must carry real probability, or the system is numerically
+    singular: try the most likely state of the guess, the full and the empty
+    queue, then pin the most likely state of the first solution found."""
+    from scipy.linalg import solve_banded
+    n = PT.shape[0]
+    A = (PT - sparse.identity(n, format="csr")).tocoo()
+
+    def pinned(m):
+        keep = A.row != m
+        r = np.append(A.row[keep], m)
+        c = np.append(A.col[keep], m)
+        v = np.append(A.data[keep], 1.0)
+        lo = int(max(0, (r - c).max()))
+        up = int(max(0, (c - r).max()))
+        ab = np.zeros((lo + up + 1, n))
+        np.add.at(ab, (up + r - c, c), v)
+        b = np.zeros(n)
+        b[m] = 1.0
+        try:
+            with np.errstate(all="ignore"):
+                q = solve_banded((lo, up), ab, b, check_finite=False)
+        except (np.linalg.LinAlgError, ValueError):
+            return None
+        if not np.all(np.isfinite(q)) or q.sum() <= 0:
+            return None
+        q = np.maximum(q, 0.0)
+        return q / q.sum()
+
+    best, best_res = None, float("inf")
+    for m in dict.fromkeys((int(np.argmax(guess)), n - 1, 0)):
+        q = pinned(m)
+        if q is None:
+            continue
+        m2 = int(np.argmax(q))
+        if m2 != m:
+            q2 = pinned(m2)
+            q = q2 if q2 is not None else q
+        res = float(np.abs(PT @ q - q).sum())
+        if res < best_res:
+            best, best_res = q, res
+        if res < 1e-12:
+            break
+    if best is None:
+        return None, "direct solve failed: the chain has no unique " \
+            "stationary distribution"
+    return best, None
+
+
+def predict(p, tol=TOL, max_iter=MAX_ITER, solver="auto"):
+    P, batch, cyc, n_arr, n_lost, info = build_chain(p)
+    q, rep = solve(P, tol, max_iter, solver)
+    beta = p.beta
+    v = np.zeros(beta + 1)
+    np.add.at(v, batch.astype(int), q)
+    e_arr = float(q @ n_arr)
+    e_cyc = float(q @ cyc)
+    loss = float(q @ n_lost) / e_arr if e_arr > 0 else 0.0
+    loss = min(max(loss, 0.0), 1.0)
+    mean_batch = float(np.arange(beta + 1) @ v)
+    Z = info["Z"]
+    queue = np.concatenate(([q[:Z].sum()], q[Z:]))
+    res = Result(
+        distribution=v, mean_batch=mean_batch, loss=loss,
+        throughput_pps=mean_batch / e_cyc * 1e9,
+        offered_pps=p.rate,
+        arrival_rate_check_pps=e_arr / e_cyc * 1e9,
+        busy_fraction=float(q[Z:] @ cyc[Z:]) / e_cyc,
+        mean_cycle_ns=e_cyc,
+        mean_queue_at_poll=float(np.arange(p.L + 1) @ queue),
+        p_queue_full=float(queue[-1]),
+        solver=rep, info=info)
+    return res
+
+
+# ------------------------------------------------------------ comparisons
+
+def jsd(p, q):
+    """Jensen-Shannon divergence (natural log, as in the paper)."""
+    p = np.asarray(p, float)
+    q = np.asarray(q, float)
+    n = max(len(p), len(q))
+    p = np.pad(p, (0, n - len(p)))
+    q = np.pad(q, (0, n - len(q)))
+    m = 0.5 * (p + q)
+    out = 0.0
+    for x in (p, q):
+        nz = x > 0
+        out += 0.5 * np.sum(x[nz] * np.log(x[nz] / m[nz]))
+    return float(max(out, 0.0))
+
+
+def rel_error(measured, model):
+    return abs(measured - model) / measured if measured else float("nan")
+
+
+def normalise(counts):
+    c = np.asarray(counts, float)
+    s = c.sum()
+    return c / s if s > 0 else c

@@ -1,0 +1,248 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""
+What the command line prints and writes, plots aside: rates and
+percentages for people, the solver's report in words, JSON of numpy
+values, the text of predict (and the service times, dimension's too), and
+validate's Markdown table and CSV file.
+"""
+import csv
+import json
+import math
+import sys
+
+import numpy as np
+
+from .model import TARGET_JSD, TARGET_LOSS, TARGET_MEAN, ModelError
+
+
+def fmt_rate(pps):
+    for div, u in ((1e9, "Gpps"), (1e6, "Mpps"), (1e3, "kpps")):
+        if pps >= div:
+            return "%.4g %s" % (pps / div, u)
+    return "%.4g pps" % pps
+
+
+def fmt_pct(x):
+    if x < 1e-12:
+        return "0%" if x == 0 else "<1e-10%"
+    if x < 1e-4:
+        return "%.3g%%" % (100 * x)
+    return "%.4g%%" % (100 * x)
+
+
+def solver_text(rep):
+    if rep["method"] == "iterate":
+        return ("fixed-point iteration of eq. (1): %s in %d iterations "
+                "(last change %.2g, tolerance %.2g)" % (
+                    "converged" if rep["converged"] else "NOT CONVERGED",
+                    rep["iterations"], rep["change"], rep["tol"]))
+    txt = ""
+    if rep["iterations"]:
+        txt = ("iteration not converged in %d (change %.2g); " %
+               (rep["iterations"], rep["change"]))
+    if "error" in rep:
+        return txt + "direct solve failed: " + rep["error"]
+    return txt + "solved q = qP directly: %s (|qP - q| = %.2g, tolerance %.2g)" % (
+        "converged" if rep["converged"] else "NOT CONVERGED",
+        rep["residual"], rep["tol"])
+
+
+def jsonable(x):
+    if isinstance(x, dict):
+        return {k: jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return [jsonable(v) for v in x.tolist()]
+    if isinstance(x, (np.floating, float)):
+        x = float(x)
+        return None if math.isnan(x) or math.isinf(x) else x
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+def print_json(o):
+    json.dump(jsonable(o), sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+def print_predict(o, r):
+    i = o["input"]
+    svc = i["service"]
+    print("model: L=%d beta=%d rate=%s arrivals %s%s%s (CV %.3g in slots), "
+          "slot %.4g ns" % (i["L"], i["beta"], fmt_rate(i["rate_pps"]),
+                            i["arrival"], " cv=%g" % i["cv"] if i["cv"]
+                            else "", " in bursts of %d" % i["burst"]
+                            if i["burst"] > 1 else "",
+                            i["arrival_cv_in_slots"], i["slot_ns"]))
+    print_service(svc, o["capacity_pps"])
+    sp = i["idle_spins"]
+    print("idle: %s" % ("polls forever (the paper)" if sp is None else
+                        "sleeps after %d empty polls, wakes %.0f ns after "
+                        "the next packet" % (sp, i["wake_ns"])))
+    if i["measured_from"]:
+        print("from: %s" % i["measured_from"])
+    print("solver: %s" % solver_text(o["solver"]))
+    print()
+    print("mean batch      %.3f packets" % o["mean_batch"])
+    print("loss            %s" % fmt_pct(o["loss"]))
+    print("throughput      %s (%s offered)" % (fmt_rate(o["throughput_pps"]),
+                                               fmt_rate(i["rate_pps"])))
+    print("busy            %.1f%% of the time in non-empty batches"
+          % (100 * o["busy_fraction"]))
+    print("queue at poll   %.2f packets on average" % o["mean_queue_at_poll"])
+    meas = o.get("measured")
+    if meas:
+        print()
+        print("measured (%d batches, sizes %s): mean batch %.3f, model %.3f, "
+              "relative error %.3g, JSD %.4f" % (
+                  meas["batches"], meas["sizes_compared"], meas["mean_batch"],
+                  meas["model_mean_batch"], meas["rel_error_mean"],
+                  meas["jsd"]))
+        if "loss" in meas:
+            print("measured loss at the ring %s, model %s"
+                  % (fmt_pct(meas["loss"]), fmt_pct(o["loss"])))
+        if "busy_fraction" in meas:
+            print("measured busy %.1f%%, model %.1f%%"
+                  % (100 * meas["busy_fraction"], 100 * o["busy_fraction"]))
+    print()
+    v = o["distribution"]
+    pm = meas["distribution"] if meas else None
+    print("batch size distribution (sizes with P >= 1e-4%s):"
+          % (" in either" if meas else ""))
+    print("  %5s  %9s%s" % ("size", "model", "  measured" if meas else ""))
+    for k in range(len(v)):
+        mk = pm[k] if pm is not None and k < len(pm) else 0.0
+        if v[k] < 1e-4 and mk < 1e-4:
+            continue
+        print("  %5d  %9.4f%s" % (k, v[k], "  %8.4f" % mk if meas else ""))
+
+
+def print_service(svc, capacity):
+    fit = svc.get("fit")
+    src = svc["source"]
+    nm = sum(1 for s in src if s in ("measured", "given"))
+    if nm:
+        line = "service: %d of %d sizes %s" % (
+            nm, len(src), "measured" if "measured" in src else "given")
+        if fit and nm < len(src):
+            line += ", others t(i) = %.1f + %.2f*i ns (%s%s)" % (
+                fit["a_ns"], fit["b_ns"], "fit" if fit["from"] != "--service-"
+                "linear" else "--service-linear",
+                ", R2 %.3f" % fit["r2"] if "r2" in fit else "")
+    else:
+        line = "service: t(i) = %.1f + %.2f*i ns" % (fit["a_ns"], fit["b_ns"])
+    print(line)
+    print("         t(0) %.0f ns (%s), t(1) %.0f ns, t(beta) %.0f ns: "
+          "capacity %s at full batches" % (
+              svc["means_ns"][0], {"idle": "idle_ns/empty_polls",
+                                   "fit": "line"}.get(src[0], src[0]),
+              svc["means_ns"][1], svc["means_ns"][-1],
+              fmt_rate(capacity)))
+
+
+def write(path, text):
+    try:
+        with open(path, "w") as f:
+            f.write(text)
+    except OSError as e:
+        raise ModelError("cannot write %s: %s" % (path, e.strerror))
+
+
+CSV_COLS = ("point", "offered_pps", "rate_pps", "burst", "batches",
+            "mean1_measured", "mean1_model", "mean_measured",
+            "mean_model", "mean_err", "rel_error", "jsd", "jsd_nonempty",
+            "loss_measured", "loss_model", "loss_err", "busy_measured",
+            "busy_model", "converged", "ok_mean", "ok_loss", "ok_jsd",
+            "error")
+
+
+def write_csv(path, res):
+    try:
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(CSV_COLS)
+            for r in res["rows"]:
+                w.writerow([fmt_csv(r.get(c)) for c in CSV_COLS])
+    except OSError as e:
+        raise ModelError("cannot write %s: %s" % (path, e.strerror))
+
+
+def fmt_csv(x):
+    if x is None:
+        return ""
+    if isinstance(x, (bool, np.bool_)):
+        return "1" if x else "0"
+    if isinstance(x, float):
+        return "%.6g" % x
+    return str(x)
+
+
+def validate_markdown(res, args):
+    svc = res["service"]
+    fit = svc.fit
+    rows = res["rows"]
+    ok = [r for r in rows if "error" not in r]
+    lines = [
+        "# Batching model against the AF_XDP worker",
+        "",
+        "L (ring) = %d, beta (batch) = %d%s; arrivals %s%s%s; %s; service "
+        "times fitted on all %d points: %d sizes measured (>= %d batches), "
+        "others t(i) = %.1f + %.2f*i ns%s." % (
+            res["L"], res["beta"], ", NF " + res["nf"] if res["nf"] else "",
+            args.arrival, " cv=%g" % args.cv if args.cv else "",
+            "" if args.burst == "1" else
+            " in bursts (column burst)" if args.burst == "gen" else
+            " in bursts of %s packets" % args.burst,
+            "the worker polls forever" if res["spins"] is None else
+            "the worker sleeps after %d empty polls (wake-up %g ns)"
+            % (res["spins"], args.wake_ns), len(rows),
+            sum(1 for s in svc.source if s == "measured"), args.min_samples,
+            fit[0], fit[1], " (R2 %.3f)" % svc.r2 if svc.r2 is not None
+            else ""),
+        "",
+        "Targets (the paper's accuracy): mean batch within %g packet, loss "
+        "within %g percentage points, JSD below %g; mean and JSD must hold "
+        "both over all polls and over the non-empty ones (>=1). Loss is the "
+        "RX ring's (kernel rx_ring_full + rx_dropped over what reached the "
+        "socket)." % (TARGET_MEAN, 100 * TARGET_LOSS, TARGET_JSD),
+        "",
+        "| point | offered | arrived | burst | mean batch meas. | model | "
+        "mean (>=1) meas. | model | JSD | JSD (>=1) | loss meas. | model | "
+        "busy meas. | model | met |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "error" in r:
+            lines.append("| %d | %s | - | %s |" % (
+                r["point"], fmt_rate(r["offered_pps"] or 0), r["error"]))
+            continue
+        met = []
+        for k, name in (("ok_mean", "mean"), ("ok_loss", "loss"),
+                        ("ok_jsd", "JSD")):
+            if not r[k]:
+                met.append("no " + name)
+        if not r["converged"]:
+            met.append("not converged")
+        lines.append(
+            "| %d | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.4f | %.4f | "
+            "%s | %s | %.1f%% | %.1f%% | %s |" % (
+                r["point"], fmt_rate(r["offered_pps"] or 0),
+                fmt_rate(r["rate_pps"]), r["burst"], r["mean_measured"],
+                r["mean_model"], r["mean1_measured"], r["mean1_model"],
+                r["jsd"], r["jsd_nonempty"],
+                fmt_pct(r["loss_measured"]), fmt_pct(r["loss_model"]),
+                100 * r["busy_measured"], 100 * r["busy_model"],
+                "yes" if not met else ", ".join(met)))
+    n = len(ok)
+    lines += [
+        "",
+        "Met at %d of %d points: mean batch %d, loss %d, JSD %d; %d of %d "
+        "converged." % (
+            sum(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"] for r in ok),
+            n, sum(r["ok_mean"] for r in ok), sum(r["ok_loss"] for r in ok),
+            sum(r["ok_jsd"] for r in ok), sum(r["converged"] for r in ok),
+            n),
+        ""]
+    return "\n".join(lines)

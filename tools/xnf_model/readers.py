@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""
+Readers of measurements: the output of `xnf -j stats` and `xnf -j worker`
+(also the one object per refresh of `xnf -j stats watch`), the bench
+harness's model/sweep.json and the NAPI histogram of `xnf -j stats`, turned
+into what the model needs (Measured: ring, batch limit, per-size service
+times, the measured batch distribution, rate, loss and busy fraction).
+"""
+# Input files: `xnf stats -j` / `xnf worker -j` output (a "workers" array of
+# worker objects with batch, ring, rx_packets, kernel{rx_dropped,
+# rx_ring_full}, batch_hist[{size,batches,ns,ns_sq}]), the bench harness's
+# model/sweep.json ({"ring","batch","points":[{offered_pps, sent, received,
+# duration_s, worker}]}), and the NAPI histogram of `xnf stats -j`
+# (devices[].batch.polls, 0..63 and 64+), which records no times: it needs
+# --service-linear or --service-means, and is compared on sizes >= 1.
+
+import json
+
+import numpy as np
+
+from .model import ModelError
+from .output import fmt_rate
+
+XNF_IDLE_SPINS = 64     # userspace/worker.c IDLE_SPINS
+NAPI_BUDGET = 64        # packets per NAPI poll (bucket 64 is "64 or more")
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        raise ModelError("cannot read %s: %s" % (path, e.strerror))
+    # `xnf stats -j watch` writes one object per refresh: use the last.
+    dec = json.JSONDecoder()
+    objs, i = [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            break
+        try:
+            o, i = dec.raw_decode(text, i)
+        except json.JSONDecodeError as e:
+            raise ModelError("%s is not JSON (%s): give the output of "
+                             "'xnf -j stats', 'xnf -j worker' or the bench "
+                             "harness's model/sweep.json" % (path, e))
+        objs.append(o)
+    if not objs:
+        raise ModelError("%s is empty" % path)
+    return objs[-1]
+
+
+def is_worker(o):
+    return isinstance(o, dict) and "batch_hist" in o and "batch" in o
+
+
+def find_workers(o, dev=None):
+    """Worker objects anywhere in a stats/worker JSON, with their device."""
+    out = []
+
+    def walk(x, d):
+        if isinstance(x, dict):
+            d = x.get("dev", d)
+            for w in x.get("workers", []) or []:
+                if is_worker(w):
+                    out.append((w.get("dev", d), w))
+            for k, v in x.items():
+                if k != "workers":
+                    walk(v, d)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v, d)
+    walk(o, None)
+    if dev:
+        out = [w for w in out if w[0] == dev]
+    return out
+
+
+def find_napi(o, dev=None):
+    """(dev, polls[65]) of the devices of `xnf stats -j` with a histogram."""
+    out = []
+    for d in o.get("devices", []) if isinstance(o, dict) else []:
+        b = d.get("batch")
+        if isinstance(b, dict) and b.get("recorded") and b.get("polls"):
+            if dev is None or d.get("dev") == dev:
+                out.append((d.get("dev"), b["polls"]))
+    return out
+
+
+def worker_hist(w):
+    h = w.get("batch_hist") or []
+    for e in h:
+        for k in ("size", "batches"):
+            if k not in e:
+                raise ModelError("a batch_hist entry lacks '%s'" % k)
+        e.setdefault("ns", 0)
+    return h
+
+
+def worker_counts(w, beta):
+    c = np.zeros(beta + 1)
+    for e in worker_hist(w):
+        if e["size"] > beta:
+            raise ModelError("the measurement has batches of %d packets, "
+                             "above beta %d" % (e["size"], beta))
+        c[e["size"]] += e["batches"]
+    return c
+
+
+def worker_ring_drops(w):
+    k = w.get("kernel") or {}
+    return int(k.get("rx_dropped", 0)) + int(k.get("rx_ring_full", 0))
+
+
+def worker_loss(w):
+    """Loss at the RX ring, the model's queue: what the kernel dropped for a
+    full ring or a missing fill frame, over what reached the socket."""
+    drops = worker_ring_drops(w)
+    tot = int(w.get("rx_packets", 0)) + drops
+    return drops / tot if tot else 0.0
+
+
+def worker_rate(w, duration_s=None):
+    arrived = int(w.get("rx_packets", 0)) + worker_ring_drops(w)
+    secs = duration_s or (w.get("busy_ns", 0) + w.get("idle_ns", 0)) * 1e-9
+    return arrived / secs if secs > 0 else 0.0
+
+
+def worker_busy(w):
+    b, i = w.get("busy_ns", 0), w.get("idle_ns", 0)
+    return b / (b + i) if b + i > 0 else float("nan")
+
+
+def pool_sweep(pts):
+    """The batch histograms of all points of a sweep added up (the paper's
+    global fit), and the empty-read cost bound over its workers."""
+    pooled = {}
+    ws = [pt.get("worker") for pt in pts if pt.get("worker")]
+    if not ws:
+        raise ModelError("no point of the sweep has worker counters")
+    for w in ws:
+        for e in worker_hist(w):
+            s = pooled.setdefault(e["size"], {"size": e["size"],
+                                              "batches": 0, "ns": 0,
+                                              "ns_sq": 0})
+            for k in ("batches", "ns", "ns_sq"):
+                s[k] += e.get(k, 0) or 0
+    return [pooled[k] for k in sorted(pooled)], idle_per_empty(ws)
+
+
+def idle_per_empty(workers):
+    """Lowest idle_ns / empty_polls over workers: the cost of an empty read
+    where the worker slept least (an upper bound)."""
+    vals = [w["idle_ns"] / w["empty_polls"] for w in workers
+            if w and w.get("empty_polls") and w.get("idle_ns")]
+    return min(vals) if vals else None
+
+
+def default_spins(w):
+    """The xnf worker sleeps after IDLE_SPINS empty reads unless it busy-polls
+    (or was started with spin, which it records as idle_spins when known)."""
+    if "idle_spins" in w:
+        s = w["idle_spins"]
+        return None if s is None or s < 0 else int(s)
+    return None if w.get("busy_poll") else XNF_IDLE_SPINS
+
+
+class Measured:
+    """What a file says about one system: L, beta, service histogram, and
+    optionally the measured batch distribution, rate and loss."""
+
+    def __init__(self):
+        self.L = self.beta = None
+        self.hist = None                # for the service fit
+        self.counts = None              # measured batch distribution
+        self.rate = None
+        self.loss = None
+        self.busy = None
+        self.t0_hint = None             # idle_ns / empty_polls, lowest
+        self.spins = "default"
+        self.what = ""
+        self.skip_zero = False          # compare on sizes >= 1 only
+
+
+def read_measured(args):
+    o = load_json(args.measured)
+    m = Measured()
+    if args.napi:
+        napi = find_napi(o, args.dev)
+        if not napi:
+            raise ModelError("%s has no recorded NAPI histogram%s (xnf -j "
+                             "stats DEV on an attached device)" % (
+                                 args.measured, " for " + args.dev
+                                 if args.dev else ""))
+        dev, polls = napi[0]
+        m.beta = NAPI_BUDGET
+        m.counts = np.array(polls[:NAPI_BUDGET + 1], float)
+        m.skip_zero = True
+        m.spins = 0
+        m.what = "NAPI polls of %s" % dev
+        return m
+    if isinstance(o, dict) and "points" in o:
+        pts = o["points"]
+        if not pts:
+            raise ModelError("%s has no points" % args.measured)
+        m.L, m.beta = o.get("ring"), o.get("batch")
+        m.hist, m.t0_hint = pool_sweep(pts)
+        m.what = "sweep of %d points (service fit on all)" % len(pts)
+        w0 = next((pt["worker"] for pt in pts if pt.get("worker")), {})
+        m.L = m.L or w0.get("ring")
+        m.beta = m.beta or w0.get("batch")
+        m.spins = default_spins(w0)
+        if args.point is not None:
+            if not 0 <= args.point < len(pts):
+                raise ModelError("--point %d: the sweep has points 0..%d"
+                                 % (args.point, len(pts) - 1))
+            pt = pts[args.point]
+            w = pt.get("worker")
+            if not w:
+                raise ModelError("point %d of the sweep has no worker "
+                                 "counters" % args.point)
+            m.counts = worker_counts(w, m.beta)
+            m.rate = worker_rate(w, pt.get("duration_s"))
+            m.loss = worker_loss(w)
+            m.busy = worker_busy(w)
+            m.what = "sweep point %d (offered %s), service fit on all %d" % (
+                args.point, fmt_rate(pt.get("offered_pps", 0)), len(pts))
+        return m
+    ws = find_workers(o, args.dev)
+    if not ws:
+        napi = find_napi(o, args.dev)
+        raise ModelError("%s has no AF_XDP worker%s%s" % (
+            args.measured, " on " + args.dev if args.dev else "",
+            "; it has a NAPI histogram: add --napi" if napi else ""))
+    if not 0 <= args.worker < len(ws):
+        raise ModelError("--worker %d: the file has workers 0..%d"
+                         % (args.worker, len(ws) - 1))
+    dev, w = ws[args.worker]
+    m.L, m.beta = w.get("ring"), w.get("batch")
+    m.hist = worker_hist(w)
+    m.t0_hint = idle_per_empty([w])
+    m.counts = worker_counts(w, m.beta)
+    m.rate = worker_rate(w)
+    m.loss = worker_loss(w)
+    m.busy = worker_busy(w)
+    m.spins = default_spins(w)
+    m.what = "worker %d%s (queue %s)" % (args.worker, " of " + dev if dev
+                                         else "", w.get("queue", "?"))
+    return m
