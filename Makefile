@@ -64,6 +64,9 @@ INC_lib := -Iinclude/uapi -Iinclude -Ilib -I$(OUTPUT)/bpf
 INC_userspace := -Iinclude/uapi -Iinclude -Iuserspace -I$(OUTPUT)/bpf
 INC_common := -Iinclude/uapi -Icommon
 INC_cli := -Iinclude/uapi -Iinclude -Icommon -Icli
+# Where `xnf model` finds the model's Python package (tools/xnf_model/).
+XNF_PYTHONDIR ?= $(abspath tools)
+CPPFLAGS_cli := -DXNF_PYTHONDIR='"$(XNF_PYTHONDIR)"'
 INC_tools := -Iinclude/uapi -Iinclude -Icommon -Itools -I$(OUTPUT)/bpf
 # The unit tests are white-box tests of the AF_XDP runtime too (its frame
 # accounting and NF internals): they see userspace/'s private headers.
@@ -165,7 +168,7 @@ check: all
 	$(UNIT)
 	XNF=$(XNF) bats --timing selftests/*.bats
 
-# The batching model (tools/xnf_model.py, `xnf model`): its unit tests, run
+# The batching model (tools/xnf_model/, `xnf model`): its unit tests, run
 # by the Debian interpreter that has python3-numpy/-scipy (install-deps).
 .PHONY: test-model
 test-model:
@@ -201,7 +204,7 @@ help:
 	@echo 'make              build everything under $(OUTPUT)'
 	@echo 'make check        unit tests (BPF_PROG_TEST_RUN) and traffic tests (bats)'
 	@echo 'make unit         unit tests only'
-	@echo 'make test-model   tests of the batching model (tools/xnf_model.py)'
+	@echo 'make test-model   tests of the batching model (tools/xnf_model/)'
 	@echo 'make bench-micro  ns/packet per NF, chain, fused chain, firewall size'
 	@echo 'make bench        throughput, latency, loss, batch sizes of xnf and its peers (QUICK=1: a few minutes)'
 	@echo '                  results in BENCH_OUT=DIR (default $(OUTPUT)/bench); BENCH_ARGS='--help' lists options'

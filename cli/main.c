@@ -105,7 +105,7 @@ static int do_help(int argc, char **argv)
 "  xnf worker DEV nf NAME[,NAME...] [queues LIST] [batch N] [ring N]\n"
 "             [zerocopy auto|on|off] [egress DEV[,DEV...]] [busy-poll] [spin]\n"
 "             [cores LIST] [duration SEC] [args OPTIONS]\n"
-"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model.py)\n"
+"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
 "NF := { firewall | l3fwd | l2fwd | xsk }\n"
 "The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
 "$XNF_SYSFS_ROOT (default /).\n", XNF_DEFAULT_PIN_ROOT);
@@ -113,48 +113,47 @@ static int do_help(int argc, char **argv)
 }
 
 /*
- * xnf model ...: the batching model is a Python tool, tools/xnf_model.py,
- * run by the Debian interpreter that has numpy and scipy (install-deps).
- * The script is $XNF_MODEL, else ../tools/xnf_model.py beside this binary
- * (build/xnf in the source tree); the interpreter is $XNF_PYTHON, else
- * /usr/bin/python3. Outside a batch the tool replaces this process, so its
- * exit status is xnf's (3: the model did not converge).
+ * xnf model ...: the batching model is a Python package, xnf_model
+ * (tools/xnf_model/), run as `python3 -m xnf_model` by the Debian
+ * interpreter that has numpy and scipy (install-deps). The package is found
+ * in $XNF_PYTHONPATH, else in XNF_PYTHONDIR, fixed at build time (the
+ * source tree's tools/ for a build, the installed site directory for a
+ * package), so the binary works from anywhere. The interpreter is
+ * $XNF_PYTHON, else /usr/bin/python3. Outside a batch the tool replaces this
+ * process, so its exit status is xnf's (3: the model did not converge).
  */
 static int do_model(int argc, char **argv)
 {
 	const char *py = getenv("XNF_PYTHON") ?: "/usr/bin/python3";
-	const char *script = getenv("XNF_MODEL");
-	char exe[PATH_MAX], path[PATH_MAX + 32], *slash, **args = NULL;
+	const char *dir = getenv("XNF_PYTHONPATH") ?: XNF_PYTHONDIR;
+	const char *old = getenv("PYTHONPATH");
+	char pkg[PATH_MAX], **args = NULL, *pypath = NULL;
 	int i, k = 0, status, ret = -1;
-	ssize_t n;
 	pid_t pid;
 
-	if (!script) {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-		if (n < 0)
-			return cli_err("cannot find the xnf binary (/proc/self/exe): "
-				       "%s; set XNF_MODEL to tools/xnf_model.py",
-				       strerror(errno));
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash)
-			*slash = '\0';
-		snprintf(path, sizeof(path), "%s/../tools/xnf_model.py", exe);
-		script = path;
-	}
-	if (access(script, R_OK))
-		return cli_err("the model tool %s is missing (%s); set XNF_MODEL "
-			       "to tools/xnf_model.py of an xnf source tree",
-			       script, strerror(errno));
+	snprintf(pkg, sizeof(pkg), "%s/xnf_model/__main__.py", dir);
+	if (access(pkg, R_OK))
+		return cli_err("the model package is missing: %s (%s); set "
+			       "XNF_PYTHONPATH to the directory that holds "
+			       "xnf_model/ (tools/ of an xnf source tree)", pkg,
+			       strerror(errno));
 	if (access(py, X_OK))
 		return cli_err("cannot run %s (%s): the model needs python3 with "
 			       "numpy and scipy; run scripts/install-deps.sh as "
 			       "root, or set XNF_PYTHON", py, strerror(errno));
-	args = calloc(argc + 4, sizeof(*args));
+	if (asprintf(&pypath, "%s%s%s", dir, old && *old ? ":" : "",
+		     old && *old ? old : "") < 0 ||
+	    setenv("PYTHONPATH", pypath, 1)) {
+		free(pypath);
+		return cli_err("out of memory");
+	}
+	free(pypath);
+	args = calloc(argc + 5, sizeof(*args));
 	if (!args)
 		return cli_err("out of memory");
 	args[k++] = (char *)py;
-	args[k++] = (char *)script;
+	args[k++] = "-m";
+	args[k++] = "xnf_model";
 	if (cli.json)
 		args[k++] = "-j";
 	for (i = 0; i < argc; i++)
