@@ -225,32 +225,27 @@ static int do_fdb_show(int argc, char **argv)
 	}
 	if (n)
 		qsort(ents, n, sizeof(*ents), fdb_ent_cmp);
-	if (cli.json)
-		jw_array(NULL);
+	open_json_array(NULL);
 	for (i = 0; i < n; i++) {
 		char mac[18], dev[IF_NAMESIZE];
 
 		fmt_mac(ents[i].key.mac, mac, sizeof(mac));
 		fmt_ifname(ents[i].e.ifindex, dev);
-		if (cli.json) {
-			jw_object(NULL);
-			jw_string("mac", mac);
-			jw_string("dev", dev);
-			jw_uint("ifindex", ents[i].e.ifindex);
-			jw_end_object();
-		} else {
-			printf("%s dev %s\n", mac, dev);
-		}
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "mac", "%s", mac);
+		print_string(PRINT_ANY, "dev", " dev %s", dev);
+		print_uint(PRINT_JSON, "ifindex", NULL, ents[i].e.ifindex);
+		close_json_object();
+		print_nl();
 	}
-	if (cli.json)
-		jw_end_array();
+	close_json_array();
 	free(ents);
 	return 0;
 }
 
 static int do_fdb_help(int argc, char **argv)
 {
-	fprintf(stderr,
+	printf(
 "Usage: xnf fdb { add | replace } MAC dev DEV\n"
 "       xnf fdb del MAC\n"
 "       xnf fdb [ show ]\n"
@@ -530,8 +525,7 @@ static int do_xconnect_show(int argc, char **argv)
 			       strerror(-err));
 	if (n)
 		qsort(ents, n, sizeof(*ents), xc_ent_cmp);
-	if (cli.json)
-		jw_array(NULL);
+	open_json_array(NULL);
 	for (i = 0; i < n; i++) {
 		char in[IF_NAMESIZE], out[IF_NAMESIZE], mac[18], smac[18];
 		const struct xnf_xconnect *xc = &ents[i].xc;
@@ -540,29 +534,24 @@ static int do_xconnect_show(int argc, char **argv)
 		fmt_ifname(xc->ifindex, out);
 		fmt_mac(xc->dmac, mac, sizeof(mac));
 		fmt_mac(xc->smac, smac, sizeof(smac));
-		if (cli.json) {
-			jw_object(NULL);
-			jw_string("in", in);
-			jw_uint("in_ifindex", ents[i].in);
-			jw_string("out", out);
-			jw_uint("out_ifindex", xc->ifindex);
-			jw_string("lladdr", mac);
-			jw_string("src_lladdr", smac);
-			jw_end_object();
-		} else {
-			printf("%s -> %s lladdr %s src_lladdr %s\n", in, out, mac,
-			       smac);
-		}
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "in", "%s", in);
+		print_uint(PRINT_JSON, "in_ifindex", NULL, ents[i].in);
+		print_string(PRINT_ANY, "out", " -> %s", out);
+		print_uint(PRINT_JSON, "out_ifindex", NULL, xc->ifindex);
+		print_string(PRINT_ANY, "lladdr", " lladdr %s", mac);
+		print_string(PRINT_ANY, "src_lladdr", " src_lladdr %s", smac);
+		close_json_object();
+		print_nl();
 	}
-	if (cli.json)
-		jw_end_array();
+	close_json_array();
 	free(ents);
 	return 0;
 }
 
 static int do_xconnect_help(int argc, char **argv)
 {
-	fprintf(stderr,
+	printf(
 "Usage: xnf xconnect [ add ] DEV1 DEV2 [ lladdr MAC1 MAC2 ]\n"
 "       xnf xconnect del DEV\n"
 "       xnf xconnect [ show ]\n"

@@ -26,9 +26,10 @@
 
 #define PLAN_MAX_DRIFT 64
 
-static int do_plan_help(void)
+/* On stdout when asked for ('xnf plan help'), else on stderr. */
+static int do_plan_help(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 "Usage: xnf plan DEV [queues N] [cores LIST]\n"
 "  Where DEV's queues, IRQs, XDP work and userspace workers would run, and\n"
 "  why; on a device attached with a placement, also drift since attach.\n"
@@ -84,32 +85,24 @@ static const char *sysfs_root(void)
 	return getenv("XNF_SYSFS_ROOT") ?: "";
 }
 
-static void jw_cpus(const char *key, const struct xnf_cpuset *s)
+/* A CPU set: an array of CPU numbers in JSON; in text "2-5,8" (or "none"
+ * for an empty set) through @fmt. */
+static void print_cpus(enum print_type t, const char *key, const char *fmt,
+		       const struct xnf_cpuset *s)
 {
+	char list[1024];
 	int cpu;
 
-	jw_array(key);
-	for (cpu = xnf_cpuset_next(s, 0); cpu >= 0; cpu = xnf_cpuset_next(s, cpu + 1))
-		jw_uint(NULL, cpu);
-	jw_end_array();
-}
-
-static void jw_channels(const struct xnf_nic *nic)
-{
-	if (nic->chan_err) {
-		jw_null("channels");
-		return;
+	if (t & PRINT_JSON) {
+		open_json_array(key);
+		for (cpu = xnf_cpuset_next(s, 0); cpu >= 0;
+		     cpu = xnf_cpuset_next(s, cpu + 1))
+			print_uint(PRINT_JSON, NULL, NULL, cpu);
+		close_json_array();
 	}
-	jw_object("channels");
-	jw_uint("combined", nic->ch.combined);
-	jw_uint("max_combined", nic->ch.max_combined);
-	jw_uint("rx", nic->ch.rx);
-	jw_uint("max_rx", nic->ch.max_rx);
-	jw_uint("tx", nic->ch.tx);
-	jw_uint("max_tx", nic->ch.max_tx);
-	jw_uint("other", nic->ch.other);
-	jw_uint("max_other", nic->ch.max_other);
-	jw_end_object();
+	if (t & PRINT_FP)
+		print_string(PRINT_FP, NULL, fmt, xnf_cpuset_count(s) ?
+			     xnf_cpuset_format(s, list, sizeof(list)) : "none");
 }
 
 static const char *fmt_channels(const struct xnf_nic *nic, char *buf, size_t len)
@@ -131,6 +124,29 @@ static const char *fmt_channels(const struct xnf_nic *nic, char *buf, size_t len
 	if (c->max_other && n < len)
 		snprintf(buf + n, len - n, "%sother %u", n ? ", " : "", c->other);
 	return buf;
+}
+
+/* The channel counts: an object (null when unknown) in JSON, a phrase in
+ * text. */
+static void print_channels(const struct xnf_nic *nic)
+{
+	char buf[1024];
+
+	print_text("channels: %s; ", fmt_channels(nic, buf, sizeof(buf)));
+	if (nic->chan_err) {
+		print_null(PRINT_JSON, "channels", NULL);
+		return;
+	}
+	open_json_object("channels");
+	print_uint(PRINT_JSON, "combined", NULL, nic->ch.combined);
+	print_uint(PRINT_JSON, "max_combined", NULL, nic->ch.max_combined);
+	print_uint(PRINT_JSON, "rx", NULL, nic->ch.rx);
+	print_uint(PRINT_JSON, "max_rx", NULL, nic->ch.max_rx);
+	print_uint(PRINT_JSON, "tx", NULL, nic->ch.tx);
+	print_uint(PRINT_JSON, "max_tx", NULL, nic->ch.max_tx);
+	print_uint(PRINT_JSON, "other", NULL, nic->ch.other);
+	print_uint(PRINT_JSON, "max_other", NULL, nic->ch.max_other);
+	close_json_object();
 }
 
 /* What a queue's IRQ column shows: the IRQ name, or its napi thread. */
@@ -268,238 +284,194 @@ static bool cpu_planned(const struct xnf_place_state *st, int cpu)
 	return false;
 }
 
-static void print_applied_json(const struct applied *a)
+/* What attach applied: an "applied" object (null without one) in JSON; in
+ * text its CPUs, the drift since and where the chain ran. */
+static void print_applied(const struct xnf_plan *p, const struct applied *a)
 {
 	const struct xnf_place_state *st = a->st;
+	bool any = false;
 	char list[1024];
 	__u32 i;
 	int k, cpu;
 
 	if (!a->have) {
-		jw_null("applied");
+		print_null(PRINT_JSON, "applied", NULL);
 		return;
 	}
-	jw_object("applied");
-	jw_uint("nqueues", st->info.nqueues);
-	jw_int("node", st->info.node);
-	jw_bool("channels_set", st->info.flags & XNF_PLACE_CHANNELS);
-	jw_bool("threaded_set", st->info.flags & XNF_PLACE_THREADED);
-	jw_bool("irqs_set", st->info.flags & XNF_PLACE_IRQS);
-	jw_bool("napi_pinned", st->info.flags & XNF_PLACE_NAPI);
-	jw_object("previous");
-	jw_uint("combined", st->info.prev_combined);
-	jw_uint("rx", st->info.prev_rx);
-	jw_uint("tx", st->info.prev_tx);
-	jw_uint("other", st->info.prev_other);
-	jw_uint("threaded", st->info.prev_threaded);
-	jw_end_object();
-	jw_array("queues");
+	open_json_object("applied");
+	print_uint(PRINT_ANY, "nqueues", "applied at attach: %llu queue",
+		   st->info.nqueues);
+	print_text("%s, XDP work on CPUs", st->info.nqueues == 1 ? "" : "s");
+	print_int(PRINT_JSON, "node", NULL, st->info.node);
+	print_bool(PRINT_JSON, "channels_set", NULL, st->info.flags & XNF_PLACE_CHANNELS);
+	print_bool(PRINT_JSON, "threaded_set", NULL, st->info.flags & XNF_PLACE_THREADED);
+	print_bool(PRINT_JSON, "irqs_set", NULL, st->info.flags & XNF_PLACE_IRQS);
+	print_bool(PRINT_JSON, "napi_pinned", NULL, st->info.flags & XNF_PLACE_NAPI);
+	open_json_object("previous");
+	print_uint(PRINT_JSON, "combined", NULL, st->info.prev_combined);
+	print_uint(PRINT_JSON, "rx", NULL, st->info.prev_rx);
+	print_uint(PRINT_JSON, "tx", NULL, st->info.prev_tx);
+	print_uint(PRINT_JSON, "other", NULL, st->info.prev_other);
+	print_uint(PRINT_JSON, "threaded", NULL, st->info.prev_threaded);
+	close_json_object();
+	open_json_array("queues");
 	for (i = 0; i < st->info.nqueues; i++) {
 		struct xnf_cpuset prev;
 
-		jw_object(NULL);
-		jw_uint("queue", i);
-		jw_int("irq", st->q[i].irq);
-		jw_uint("cpu", st->q[i].cpu);
-		jw_uint("worker_cpu", st->q[i].worker_cpu);
-		jw_bool("irq_set", st->q[i].flags & XNF_PLACE_Q_IRQ);
-		jw_bool("napi_pinned", st->q[i].flags & XNF_PLACE_Q_NAPI);
-		jw_uint("napi_id", st->q[i].napi_id);
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "queue", NULL, i);
+		print_int(PRINT_JSON, "irq", NULL, st->q[i].irq);
+		print_uint(PRINT_ANY, "cpu", i ? ",%llu" : " %llu", st->q[i].cpu);
+		print_uint(PRINT_JSON, "worker_cpu", NULL, st->q[i].worker_cpu);
+		print_bool(PRINT_JSON, "irq_set", NULL, st->q[i].flags & XNF_PLACE_Q_IRQ);
+		print_bool(PRINT_JSON, "napi_pinned", NULL, st->q[i].flags & XNF_PLACE_Q_NAPI);
+		print_uint(PRINT_JSON, "napi_id", NULL, st->q[i].napi_id);
 		memcpy(prev.w, st->q[i].prev_irq, sizeof(prev.w));
 		if (st->q[i].flags & XNF_PLACE_Q_IRQ)
-			jw_string("previous_irq_affinity",
-				  xnf_cpuset_format(&prev, list, sizeof(list)));
-		jw_end_object();
+			print_string(PRINT_JSON, "previous_irq_affinity", NULL,
+				     xnf_cpuset_format(&prev, list, sizeof(list)));
+		close_json_object();
 	}
-	jw_end_array();
-	jw_array("drift");
+	close_json_array();
+	print_text(" (%s%s%s)\n",
+		   st->info.flags & XNF_PLACE_CHANNELS ? "channels set; " : "",
+		   st->info.flags & XNF_PLACE_THREADED ? "threaded NAPI turned on; " : "",
+		   st->info.flags & XNF_PLACE_IRQS ? "IRQ affinities set" :
+		   st->info.flags & XNF_PLACE_NAPI ? "napi threads pinned" :
+		   "no IRQ or napi thread could be placed");
+	print_text(a->ndrift ? "drift:\n" : "drift: none\n");
+	open_json_array("drift");
 	for (k = 0; k < a->ndrift; k++) {
 		const struct xnf_drift *d = &a->drift[k];
 
-		jw_object(NULL);
-		jw_string("kind", xnf_drift_kind_name(d->kind));
-		jw_int("queue", d->queue);
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "kind", NULL, xnf_drift_kind_name(d->kind));
+		print_int(PRINT_JSON, "queue", NULL, d->queue);
 		if (d->irq >= 0)
-			jw_int("irq", d->irq);
-		jw_int("want", d->want);
+			print_int(PRINT_JSON, "irq", NULL, d->irq);
+		print_int(PRINT_JSON, "want", NULL, d->want);
 		if (d->kind == XNF_DRIFT_CHANNELS)
-			jw_int("now", d->now_count);
+			print_int(PRINT_JSON, "now", NULL, d->now_count);
 		else if (d->kind == XNF_DRIFT_IRQ || d->kind == XNF_DRIFT_NAPI)
-			jw_cpus("now", &d->now);
-		jw_string("text", d->text);
-		jw_end_object();
+			print_cpus(PRINT_JSON, "now", NULL, &d->now);
+		print_string(PRINT_ANY, "text", "  %s\n", d->text);
+		close_json_object();
 	}
-	jw_end_array();
+	close_json_array();
+	if (a->ndrift)
+		print_text("  ('xnf detach %s' and attach again re-applies the plan)\n",
+			   p->dev);
 	if (a->have_work) {
-		jw_array("work");
+		print_text("work seen (packets that entered the chain, per CPU):");
+		open_json_array("work");
 		for (cpu = 0; cpu < a->ncpus; cpu++) {
 			if (!a->in[cpu])
 				continue;
-			jw_object(NULL);
-			jw_uint("cpu", cpu);
-			jw_uint("packets", a->in[cpu]);
-			jw_bool("planned", cpu_planned(st, cpu));
-			jw_end_object();
+			any = true;
+			open_json_object(NULL);
+			print_uint(PRINT_ANY, "cpu", "  cpu%llu", cpu);
+			print_uint(PRINT_ANY, "packets", " %llu", a->in[cpu]);
+			print_bool(PRINT_JSON, "planned", NULL, cpu_planned(st, cpu));
+			if (!cpu_planned(st, cpu))
+				print_text(" (not planned)");
+			close_json_object();
 		}
-		jw_end_array();
+		close_json_array();
+		print_text("%s\n", any ? "" : "  none yet");
 	}
-	jw_end_object();
+	close_json_object();
 }
 
-static void print_applied_text(const struct xnf_plan *p, const struct applied *a)
+/* The plan of @p, and what attach applied (@a). */
+static void print_plan(const struct xnf_plan *p, const struct applied *a)
 {
-	const struct xnf_place_state *st = a->st;
-	bool any = false;
-	__u32 i;
-	int k, cpu;
-
-	if (!a->have)
-		return;
-	printf("applied at attach: %u queue%s, XDP work on CPUs", st->info.nqueues,
-	       st->info.nqueues == 1 ? "" : "s");
-	for (i = 0; i < st->info.nqueues; i++)
-		printf("%s%u", i ? "," : " ", st->q[i].cpu);
-	printf(" (%s%s%s)\n",
-	       st->info.flags & XNF_PLACE_CHANNELS ? "channels set; " : "",
-	       st->info.flags & XNF_PLACE_THREADED ? "threaded NAPI turned on; " : "",
-	       st->info.flags & XNF_PLACE_IRQS ? "IRQ affinities set" :
-	       st->info.flags & XNF_PLACE_NAPI ? "napi threads pinned" :
-	       "no IRQ or napi thread could be placed");
-	if (!a->ndrift)
-		printf("drift: none\n");
-	for (k = 0; k < a->ndrift; k++)
-		printf("%s  %s\n", k ? "" : "drift:\n", a->drift[k].text);
-	if (a->ndrift)
-		printf("  ('xnf detach %s' and attach again re-applies the plan)\n",
-		       p->dev);
-	if (!a->have_work)
-		return;
-	printf("work seen (packets that entered the chain, per CPU):");
-	for (cpu = 0; cpu < a->ncpus; cpu++) {
-		if (!a->in[cpu])
-			continue;
-		any = true;
-		printf("  cpu%d %llu%s", cpu, (unsigned long long)a->in[cpu],
-		       cpu_planned(st, cpu) ? "" : " (not planned)");
-	}
-	printf("%s\n", any ? "" : "  none yet");
-}
-
-static void print_plan_json(const struct xnf_plan *p, const struct applied *a)
-{
-	char src[128];
-	int i;
-
-	jw_object(NULL);
-	jw_string("dev", p->dev);
-	jw_string("root", *p->root ? p->root : "/");
-	if (p->nic.node >= 0)
-		jw_int("node", p->nic.node);
-	else
-		jw_null("node");
-	jw_cpus("node_cpus", &p->node_cpus);
-	jw_cpus("online", &p->topo.online);
-	jw_cpus("isolated", &p->isolated);
-	jw_uint("nodes", p->topo.nnodes);
-	jw_bool("smt", p->topo.smt);
-	jw_channels(&p->nic);
-	jw_uint("queues_now", p->queues_now);
-	jw_uint("queues_max", p->queues_max);
-	jw_uint("nqueues", p->nqueues);
-	jw_bool("set_channels", p->set_channels);
-	jw_uint("irqs", p->nic.nqirqs);
-	jw_string("mode", p->use_napi_threads ? "napi_threads" : "irq_affinity");
-	if (p->nic.threaded >= 0)
-		jw_bool("threaded_napi", p->nic.threaded > 0);
-	else
-		jw_null("threaded_napi");
-	jw_array("queues");
-	for (i = 0; i < p->nqueues; i++) {
-		jw_object(NULL);
-		jw_uint("queue", i);
-		if (p->q[i].irq >= 0) {
-			jw_int("irq", p->q[i].irq);
-			jw_string("irq_name", p->q[i].irq_name);
-		} else {
-			jw_null("irq");
-			if (p->use_napi_threads && p->nic.q[i].napi_pid) {
-				jw_uint("napi_id", p->nic.q[i].napi_id);
-				jw_int("napi_pid", p->nic.q[i].napi_pid);
-			}
-		}
-		jw_uint("cpu", p->q[i].cpu);
-		jw_int("cpu_node", p->topo.node[p->q[i].cpu]);
-		jw_uint("worker_cpu", p->q[i].worker_cpu);
-		jw_string("source", queue_source(p, i, src, sizeof(src)));
-		jw_end_object();
-	}
-	jw_end_array();
-	jw_cpus("xdp_cpus", &p->xdp_cpus);
-	jw_cpus("worker_cpus", &p->worker_cpus);
-	jw_cpus("rest", &p->rest);
-	jw_bool("siblings_used", p->siblings_used);
-	jw_bool("cpu0_used", p->cpu0_used);
-	jw_bool("shared", p->shared);
-	jw_bool("workers_shared", p->workers_shared);
-	jw_bool("cross_node", p->cross_node);
-	jw_array("notes");
-	for (i = 0; i < p->nnotes; i++)
-		jw_string(NULL, p->notes[i]);
-	jw_end_array();
-	jw_array("warnings");
-	for (i = 0; i < p->nwarnings; i++)
-		jw_string(NULL, p->warnings[i]);
-	jw_end_array();
-	print_applied_json(a);
-	jw_end_object();
-}
-
-static void print_plan_text(const struct xnf_plan *p, const struct applied *a)
-{
-	char l1[1024], l2[1024], l3[1024];
+	char l1[1024], l2[1024], src[128];
 	int i;
 
 	if (*p->root)
-		printf("(sysfs and procfs of %s)\n", p->root);
-	if (p->nic.node >= 0)
-		printf("%s: NUMA node %d, CPUs %s", p->dev, p->nic.node,
-		       xnf_cpuset_format(&p->topo.node_cpus[p->nic.node], l1,
-					 sizeof(l1)));
-	else
-		printf("%s: no NUMA node", p->dev);
-	printf(" (%d CPU%s online, %d node%s%s)\n",
-	       xnf_cpuset_count(&p->topo.online),
-	       xnf_cpuset_count(&p->topo.online) == 1 ? "" : "s", p->topo.nnodes,
-	       p->topo.nnodes == 1 ? "" : "s", p->topo.smt ? ", hyperthreads" : "");
-	if (xnf_cpuset_count(&p->topo.isolcpus) || xnf_cpuset_count(&p->topo.nohz_full))
-		printf("isolated: isolcpus=%s%s%s nohz_full=%s\n",
-		       p->topo.isolcpus_flags, *p->topo.isolcpus_flags ? "," : "",
-		       xnf_cpuset_format(&p->topo.isolcpus, l1, sizeof(l1)),
-		       xnf_cpuset_format(&p->topo.nohz_full, l2, sizeof(l2)));
-	printf("channels: %s; queues %d now, %d planned%s\n",
-	       fmt_channels(&p->nic, l1, sizeof(l1)), p->queues_now, p->nqueues,
-	       p->set_channels ? " (attach sets them)" : "");
-	printf("%5s  %4s  %-32s %7s  %10s\n", "queue", "irq", "source", "xdp cpu",
-	       "worker cpu");
-	for (i = 0; i < p->nqueues; i++) {
-		char irq[16];
-
-		snprintf(irq, sizeof(irq), "%d", p->q[i].irq);
-		printf("%5d  %4s  %-32s %7d  %10d\n", i, p->q[i].irq >= 0 ? irq : "-",
-		       queue_source(p, i, l1, sizeof(l1)), p->q[i].cpu,
-		       p->q[i].worker_cpu);
+		print_text("(sysfs and procfs of %s)\n", p->root);
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "dev", "%s: ", p->dev);
+	print_string(PRINT_JSON, "root", NULL, *p->root ? p->root : "/");
+	if (p->nic.node >= 0) {
+		print_int(PRINT_ANY, "node", "NUMA node %lld", p->nic.node);
+		print_text(", CPUs %s", xnf_cpuset_format(&p->topo.node_cpus[p->nic.node],
+							 l1, sizeof(l1)));
+	} else {
+		print_null(PRINT_ANY, "node", "no NUMA node");
 	}
-	printf("XDP work on CPUs %s, workers on %s; the rest of the system: %s\n",
-	       xnf_cpuset_format(&p->xdp_cpus, l1, sizeof(l1)),
-	       xnf_cpuset_format(&p->worker_cpus, l2, sizeof(l2)),
-	       xnf_cpuset_count(&p->rest) ?
-	       xnf_cpuset_format(&p->rest, l3, sizeof(l3)) : "none");
-	printf("why:\n");
+	print_cpus(PRINT_JSON, "node_cpus", NULL, &p->node_cpus);
+	print_cpus(PRINT_JSON, "online", NULL, &p->topo.online);
+	print_text(" (%d CPU%s online, ", xnf_cpuset_count(&p->topo.online),
+		   xnf_cpuset_count(&p->topo.online) == 1 ? "" : "s");
+	print_cpus(PRINT_JSON, "isolated", NULL, &p->isolated);
+	print_uint(PRINT_ANY, "nodes", "%llu node", p->topo.nnodes);
+	print_bool(PRINT_JSON, "smt", NULL, p->topo.smt);
+	print_text("%s%s)\n", p->topo.nnodes == 1 ? "" : "s",
+		   p->topo.smt ? ", hyperthreads" : "");
+	if (xnf_cpuset_count(&p->topo.isolcpus) || xnf_cpuset_count(&p->topo.nohz_full))
+		print_text("isolated: isolcpus=%s%s%s nohz_full=%s\n",
+			   p->topo.isolcpus_flags, *p->topo.isolcpus_flags ? "," : "",
+			   xnf_cpuset_format(&p->topo.isolcpus, l1, sizeof(l1)),
+			   xnf_cpuset_format(&p->topo.nohz_full, l2, sizeof(l2)));
+	print_channels(&p->nic);
+	print_uint(PRINT_ANY, "queues_now", "queues %llu now, ", p->queues_now);
+	print_uint(PRINT_JSON, "queues_max", NULL, p->queues_max);
+	print_uint(PRINT_ANY, "nqueues", "%llu planned", p->nqueues);
+	print_bool(PRINT_JSON, "set_channels", NULL, p->set_channels);
+	print_text("%s\n", p->set_channels ? " (attach sets them)" : "");
+	print_uint(PRINT_JSON, "irqs", NULL, p->nic.nqirqs);
+	print_string(PRINT_JSON, "mode", NULL,
+		     p->use_napi_threads ? "napi_threads" : "irq_affinity");
+	if (p->nic.threaded >= 0)
+		print_bool(PRINT_JSON, "threaded_napi", NULL, p->nic.threaded > 0);
+	else
+		print_null(PRINT_JSON, "threaded_napi", NULL);
+	print_text("%5s  %4s  %-32s %7s  %10s\n", "queue", "irq", "source",
+		   "xdp cpu", "worker cpu");
+	open_json_array("queues");
+	for (i = 0; i < p->nqueues; i++) {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "queue", "%5llu  ", i);
+		if (p->q[i].irq >= 0) {
+			print_int(PRINT_ANY, "irq", "%4lld  ", p->q[i].irq);
+			print_string(PRINT_JSON, "irq_name", NULL, p->q[i].irq_name);
+		} else {
+			print_null(PRINT_ANY, "irq", "   -  ");
+			if (p->use_napi_threads && p->nic.q[i].napi_pid) {
+				print_uint(PRINT_JSON, "napi_id", NULL, p->nic.q[i].napi_id);
+				print_int(PRINT_JSON, "napi_pid", NULL, p->nic.q[i].napi_pid);
+			}
+		}
+		queue_source(p, i, src, sizeof(src));
+		print_string(PRINT_FP, NULL, "%-32s ", src);
+		print_uint(PRINT_ANY, "cpu", "%7llu  ", p->q[i].cpu);
+		print_int(PRINT_JSON, "cpu_node", NULL, p->topo.node[p->q[i].cpu]);
+		print_uint(PRINT_ANY, "worker_cpu", "%10llu", p->q[i].worker_cpu);
+		print_string(PRINT_JSON, "source", NULL, src);
+		close_json_object();
+		print_nl();
+	}
+	close_json_array();
+	print_cpus(PRINT_ANY, "xdp_cpus", "XDP work on CPUs %s", &p->xdp_cpus);
+	print_cpus(PRINT_ANY, "worker_cpus", ", workers on %s", &p->worker_cpus);
+	print_cpus(PRINT_ANY, "rest", "; the rest of the system: %s\n", &p->rest);
+	print_bool(PRINT_JSON, "siblings_used", NULL, p->siblings_used);
+	print_bool(PRINT_JSON, "cpu0_used", NULL, p->cpu0_used);
+	print_bool(PRINT_JSON, "shared", NULL, p->shared);
+	print_bool(PRINT_JSON, "workers_shared", NULL, p->workers_shared);
+	print_bool(PRINT_JSON, "cross_node", NULL, p->cross_node);
+	print_text("why:\n");
+	open_json_array("notes");
 	for (i = 0; i < p->nnotes; i++)
-		printf("  - %s\n", p->notes[i]);
+		print_string(PRINT_ANY, NULL, "  - %s\n", p->notes[i]);
+	close_json_array();
+	open_json_array("warnings");
 	for (i = 0; i < p->nwarnings; i++)
-		printf("Warning: %s\n", p->warnings[i]);
-	print_applied_text(p, a);
+		print_string(PRINT_ANY, NULL, "Warning: %s\n", p->warnings[i]);
+	close_json_array();
+	print_applied(p, a);
+	close_json_object();
 }
 
 int do_plan(int argc, char **argv)
@@ -513,7 +485,7 @@ int do_plan(int argc, char **argv)
 	int rc, ret = -1;
 
 	if (argc < 1 || is_prefix(argv[0], "help"))
-		return do_plan_help();
+		return do_plan_help(argc < 1 ? stderr : stdout);
 	dev = argv[0];
 	NEXT_ARG();
 	while (argc > 0) {
@@ -529,10 +501,7 @@ int do_plan(int argc, char **argv)
 		return cli_err("%s", *err ? err : strerror(-rc));
 	if (applied_read(root, dev, &a))
 		goto out;
-	if (cli.json)
-		print_plan_json(p, &a);
-	else
-		print_plan_text(p, &a);
+	print_plan(p, &a);
 	ret = 0;
 out:
 	free(a.st);

@@ -428,36 +428,30 @@ static void route_print(const struct route_ent *e)
 		if (rt->gw_family)
 			fmt_addr(rt->gw_family, rt->gw, gw, sizeof(gw));
 	}
-	if (cli.json) {
-		jw_object(NULL);
-		jw_string("dst", dst);
-		jw_string("type", route_type_name(rt->type));
-		if (unicast && rt->gw_family)
-			jw_string("via", gw);
-		else
-			jw_null("via");
-		if (unicast) {
-			jw_string("dev", dev);
-			jw_uint("ifindex", rt->ifindex);
-			jw_string("lladdr", mac);
-			jw_string("src_lladdr", smac);
-		} else {
-			jw_null("dev");
-			jw_null("ifindex");
-			jw_null("lladdr");
-			jw_null("src_lladdr");
-		}
-		jw_end_object();
-		return;
+	/* "blackhole 203.0.113.0/24", or "PREFIX [via GW] dev DEV lladdr
+	 * MAC src_lladdr MAC"; in JSON every member, null where it has none. */
+	open_json_object(NULL);
+	if (!unicast)
+		print_string(PRINT_FP, NULL, "%s ", route_type_name(rt->type));
+	print_string(PRINT_ANY, "dst", "%s", dst);
+	print_string(PRINT_JSON, "type", NULL, route_type_name(rt->type));
+	if (unicast && rt->gw_family)
+		print_string(PRINT_ANY, "via", " via %s", gw);
+	else
+		print_null(PRINT_JSON, "via", NULL);
+	if (unicast) {
+		print_string(PRINT_ANY, "dev", " dev %s", dev);
+		print_uint(PRINT_JSON, "ifindex", NULL, rt->ifindex);
+		print_string(PRINT_ANY, "lladdr", " lladdr %s", mac);
+		print_string(PRINT_ANY, "src_lladdr", " src_lladdr %s", smac);
+	} else {
+		print_null(PRINT_JSON, "dev", NULL);
+		print_null(PRINT_JSON, "ifindex", NULL);
+		print_null(PRINT_JSON, "lladdr", NULL);
+		print_null(PRINT_JSON, "src_lladdr", NULL);
 	}
-	if (!unicast) {
-		printf("%s %s\n", route_type_name(rt->type), dst);
-		return;
-	}
-	printf("%s", dst);
-	if (rt->gw_family)
-		printf(" via %s", gw);
-	printf(" dev %s lladdr %s src_lladdr %s\n", dev, mac, smac);
+	close_json_object();
+	print_nl();
 }
 
 static int do_route_show(int argc, char **argv)
@@ -483,19 +477,17 @@ static int do_route_show(int argc, char **argv)
 	}
 	if (n)
 		qsort(ents, n, sizeof(*ents), route_ent_cmp);
-	if (cli.json)
-		jw_array(NULL);
+	open_json_array(NULL);
 	for (i = 0; i < n; i++)
 		route_print(&ents[i]);
-	if (cli.json)
-		jw_end_array();
+	close_json_array();
 	free(ents);
 	return 0;
 }
 
 static int do_route_help(int argc, char **argv)
 {
-	fprintf(stderr,
+	printf(
 "Usage: xnf route { add | replace } PREFIX NEXTHOP\n"
 "       xnf route del PREFIX\n"
 "       xnf route [ show ]\n"

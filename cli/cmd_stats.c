@@ -380,35 +380,33 @@ static int sample_read(struct xnf_dp *dp, const struct stats_opts *o,
 	return fw_read(dp, s) ?: err;
 }
 
-/* ---- printing: each helper prints text or JSON, never both ---- */
+/* ---- printing: one call per field, as text or as JSON (print.h) ---- */
 
-static void put_u64(const char *key, __u64 v)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define NAME_FMT "  %-" STR(NAME_W) "s"	/* the label column */
+#define NUM_FMT " %" STR(NUM_W) "llu"	/* a counter column */
+#define RATE_FMT " %" STR(NUM_W) ".1f"	/* a rate column */
+
+/* NAN: no earlier sample to compare with: null in JSON, "-" in text. */
+static void print_rate(enum print_type t, const char *key, double v)
 {
-	if (cli.json)
-		jw_uint(key, v);
-	else
-		printf(" %*llu", NUM_W, (unsigned long long)v);
+	char dash[NUM_W + 2];
+
+	if (!isnan(v)) {
+		print_float(t, key, RATE_FMT, v);
+		return;
+	}
+	snprintf(dash, sizeof(dash), " %*s", NUM_W, "-");
+	print_null(t, key, dash);
 }
 
-/* NAN: no earlier sample to compare with. */
-static void put_rate(const char *key, double v)
-{
-	if (cli.json && isnan(v))
-		jw_null(key);
-	else if (cli.json)
-		jw_float(key, v);
-	else if (isnan(v))
-		printf(" %*s", NUM_W, "-");
-	else
-		printf(" %*.1f", NUM_W, v);
-}
-
-static void put_counters(const struct xnf_nf_counters *c)
+static void nf_counters(enum print_type t, const struct xnf_nf_counters *c)
 {
 	size_t i;
 
 	for (i = 0; i < N_NF_FIELDS; i++)
-		put_u64(nf_fields[i].name, nf_field(c, i));
+		print_uint(t, nf_fields[i].name, NUM_FMT, nf_field(c, i));
 }
 
 /* The row under an NF's totals: per second since the previous refresh. */
@@ -417,17 +415,13 @@ static void nf_rates(const struct xnf_nf_counters *c,
 {
 	size_t i;
 
-	if (cli.json)
-		jw_object("rates");
-	else
-		printf("  %*s", NAME_W, "/s");
+	open_json_object("rates");
+	print_text("  %*s", NAME_W, "/s");
 	for (i = 0; i < N_NF_FIELDS; i++)
-		put_rate(nf_fields[i].name, p ? per_sec(nf_field(c, i),
-							nf_field(p, i), secs) : NAN);
-	if (cli.json)
-		jw_end_object();
-	else
-		putchar('\n');
+		print_rate(PRINT_ANY, nf_fields[i].name,
+			   p ? per_sec(nf_field(c, i), nf_field(p, i), secs) : NAN);
+	close_json_object();
+	print_nl();
 }
 
 static bool nf_idle(const struct xnf_nf_counters *c)
@@ -440,34 +434,30 @@ static bool nf_idle(const struct xnf_nf_counters *c)
 	return true;
 }
 
-/* Per CPU: every CPU in JSON (index = CPU), the busy ones in text. */
-static void nf_percpu(const struct dev_sample *d, __u32 nf)
+/* Per CPU: every CPU in JSON (index = CPU); in text, with percpu, the
+ * busy ones. */
+static void nf_percpu(const struct stats_opts *o, const struct dev_sample *d,
+		      __u32 nf)
 {
 	char label[32];
 	int cpu;
 
-	if (cli.json)
-		jw_array("percpu");
+	open_json_array("percpu");
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		const struct xnf_nf_counters *c = &d->cpu[cpu].nf[nf];
+		bool shown = o->percpu && !nf_idle(c);
 
-		if (cli.json) {
-			jw_object(NULL);
-			jw_uint("cpu", cpu);
-		} else if (nf_idle(c)) {
-			continue;
-		} else {
-			snprintf(label, sizeof(label), "  cpu%d", cpu);
-			printf("  %-*s", NAME_W, label);
-		}
-		put_counters(c);
-		if (cli.json)
-			jw_end_object();
-		else
-			putchar('\n');
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "cpu", NULL, cpu);
+		snprintf(label, sizeof(label), "  cpu%d", cpu);
+		if (shown)
+			print_text(NAME_FMT, label);
+		nf_counters(shown ? PRINT_ANY : PRINT_JSON, c);
+		close_json_object();
+		if (shown)
+			print_nl();
 	}
-	if (cli.json)
-		jw_end_array();
+	close_json_array();
 }
 
 static void nf_block(const struct stats_opts *o, const struct dev_sample *d,
@@ -475,42 +465,35 @@ static void nf_block(const struct stats_opts *o, const struct dev_sample *d,
 {
 	const struct xnf_nf_counters *c = &d->sum.nf[nf];
 
-	if (cli.json) {
-		jw_object(NULL);
-		jw_string("nf", label);
-	} else {
-		printf("  %-*s", NAME_W, label);
-	}
-	put_counters(c);
-	if (!cli.json)
-		putchar('\n');
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "nf", NAME_FMT, label);
+	nf_counters(PRINT_ANY, c);
+	print_nl();
 	if (r->on)
 		nf_rates(c, r->prev ? &r->prev->sum.nf[nf] : NULL, r->secs);
-	if (cli.json || o->percpu)
-		nf_percpu(d, nf);
-	if (cli.json)
-		jw_end_object();
+	nf_percpu(o, d, nf);
+	close_json_object();
 }
 
-/* "per-CPU in  cpu0 950  cpu1 50": where the chain ran, in one line. */
+/* "per-CPU in  cpu0 950  cpu1 50": where the chain ran, in one text line. */
 static void cpu_in_line(const struct dev_sample *d)
 {
 	int cpu, n = 0;
 
 	if (!d->sum.nf[XNF_NF_ENTRY].in)
 		return;
-	printf("  %-*s", NAME_W, "per-CPU in");
+	print_text(NAME_FMT, "per-CPU in");
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		__u64 in = d->cpu[cpu].nf[XNF_NF_ENTRY].in;
 
 		if (!in)
 			continue;
 		if (n && !(n % 6))
-			printf("\n  %-*s", NAME_W, "");
-		printf("  cpu%d %llu", cpu, (unsigned long long)in);
+			print_text("\n" NAME_FMT, "");
+		print_text("  cpu%d %llu", cpu, (unsigned long long)in);
 		n++;
 	}
-	putchar('\n');
+	print_nl();
 }
 
 static void nf_table(const struct stats_opts *o, const struct dev_sample *d,
@@ -521,114 +504,82 @@ static void nf_table(const struct stats_opts *o, const struct dev_sample *d,
 
 	if (len > XNF_CHAIN_MAX)
 		len = XNF_CHAIN_MAX;
-	if (cli.json) {
-		jw_array("nfs");
-	} else {
-		printf("  %-*s", NAME_W, "");
-		for (f = 0; f < N_NF_FIELDS; f++)
-			printf(" %*s", NUM_W, nf_fields[f].name);
-		putchar('\n');
-	}
+	print_text(NAME_FMT, "");
+	for (f = 0; f < N_NF_FIELDS; f++)
+		print_text(" %*s", NUM_W, nf_fields[f].name);
+	print_nl();
+	open_json_array("nfs");
 	nf_block(o, d, r, XNF_NF_ENTRY, "chain");
 	for (i = 0; i < len; i++)
 		if (d->info.nf[i] != XNF_NF_ENTRY && d->info.nf[i] < __XNF_NF_MAX)
 			nf_block(o, d, r, d->info.nf[i], xnf_nf_name(d->info.nf[i]));
-	if (cli.json)
-		jw_end_array();
-	else if (!o->percpu)
+	close_json_array();
+	if (!o->percpu)
 		cpu_in_line(d);
 }
 
-/* Reasons: all of them in JSON, the non-zero ones in text. */
+/* Reasons: all of them in JSON (the rates in an object of their own),
+ * the non-zero ones in text, each with its rate. */
 static void reason_table(const char *key, const char *rate_key,
 			 const char *title, const __u64 *cur, const __u64 *prev,
 			 const struct rates *r)
 {
 	__u32 i;
 
-	if (cli.json) {
-		jw_object(key);
-		for (i = 0; i < __XNF_R_MAX; i++)
-			jw_uint(xnf_reason_name(i), cur[i]);
-		jw_end_object();
-		if (!r->on)
-			return;
-		jw_object(rate_key);
-		for (i = 0; i < __XNF_R_MAX; i++)
-			put_rate(xnf_reason_name(i), prev ?
-				 per_sec(cur[i], prev[i], r->secs) : NAN);
-		jw_end_object();
-		return;
-	}
 	for (i = 0; i < __XNF_R_MAX && !cur[i]; i++)
 		;
-	if (i == __XNF_R_MAX)
-		return;
-	printf("  %s:\n", title);
+	if (i < __XNF_R_MAX)
+		print_text("  %s:\n", title);
+	open_json_object(key);
 	for (i = 0; i < __XNF_R_MAX; i++) {
-		if (!cur[i])
+		if (!cur[i]) {
+			print_uint(PRINT_JSON, xnf_reason_name(i), NULL, 0);
 			continue;
-		printf("    %-*s", REASON_W, xnf_reason_name(i));
-		put_u64(NULL, cur[i]);
-		if (r->on) {
-			put_rate(NULL, prev ? per_sec(cur[i], prev[i], r->secs) : NAN);
-			fputs("/s", stdout);
 		}
-		putchar('\n');
+		print_text("    %-*s", REASON_W, xnf_reason_name(i));
+		print_uint(PRINT_ANY, xnf_reason_name(i), NUM_FMT, cur[i]);
+		if (r->on) {
+			print_rate(PRINT_FP, NULL, prev ?
+				   per_sec(cur[i], prev[i], r->secs) : NAN);
+			print_text("/s");
+		}
+		print_nl();
 	}
+	close_json_object();
+	if (!r->on)
+		return;
+	open_json_object(rate_key);
+	for (i = 0; i < __XNF_R_MAX; i++)
+		print_rate(PRINT_JSON, xnf_reason_name(i), prev ?
+			   per_sec(cur[i], prev[i], r->secs) : NAN);
+	close_json_object();
 }
 
+/* Every slot in JSON; in text, one line naming the slots that missed. */
 static void tail_miss_table(const struct dev_sample *d)
 {
 	const char *sep = "  missed tail calls (empty chain slot):";
 	__u32 i;
 
-	if (cli.json) {
-		jw_array("tail_miss");
-		for (i = 0; i < XNF_CHAIN_MAX; i++)
-			jw_uint(NULL, d->sum.tail_miss[i]);
-		jw_end_array();
-		return;
-	}
+	open_json_array("tail_miss");
 	for (i = 0; i < XNF_CHAIN_MAX; i++) {
-		if (!d->sum.tail_miss[i])
+		if (!d->sum.tail_miss[i]) {
+			print_uint(PRINT_JSON, NULL, NULL, 0);
 			continue;
-		printf("%s slot %u (%s) %llu", sep, i, i < d->info.chain_len ?
-		       xnf_nf_name(d->info.nf[i]) ?: "?" : "past the end",
-		       (unsigned long long)d->sum.tail_miss[i]);
+		}
+		print_text("%s slot %u (%s) ", sep, i, i < d->info.chain_len ?
+			   xnf_nf_name(d->info.nf[i]) ?: "?" : "past the end");
+		print_uint(PRINT_ANY, NULL, "%llu", d->sum.tail_miss[i]);
 		sep = ",";
 	}
+	close_json_array();
 	if (*sep == ',')
-		putchar('\n');
-}
-
-static void batch_json(const struct dev_sample *d, __u64 packets, __u64 polls,
-		       double mean)
-{
-	int cpu, b;
-
-	jw_object("batch");
-	jw_bool("recorded", d->have_batch);
-	jw_array("polls");
-	for (b = 0; b < XNF_BATCH_BUCKETS; b++)
-		jw_uint(NULL, d->batch.polls[b]);
-	jw_end_array();
-	jw_uint("packets", packets);
-	jw_float("mean", mean);
-	jw_uint("total_polls", polls);
-	jw_array("percpu");
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		jw_array(NULL);
-		for (b = 0; b < XNF_BATCH_BUCKETS; b++)
-			jw_uint(NULL, d->batch_cpu[cpu].polls[b]);
-		jw_end_array();
-	}
-	jw_end_array();
-	jw_end_object();
+		print_nl();
 }
 
 /*
- * The batch-size histogram as a bar chart, one line per non-empty bucket:
+ * The batch-size histogram: in JSON every bucket, summed and per CPU; in
+ * text a bar chart, one line per non-empty bucket:
  *     32 | ##########                                       1234 polls
  * Bucket b counts polls that handled b packets (64: 64 or more, which the
  * default NAPI budget of 64 makes "exactly 64").
@@ -640,7 +591,7 @@ static void batch_table(const struct dev_sample *d)
 	__u64 polls = 0, packets = 0, max = 0, n;
 	char label[8];
 	double mean;
-	int b, len;
+	int b, cpu, len;
 
 	for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
 		n = d->batch.polls[b];
@@ -649,27 +600,43 @@ static void batch_table(const struct dev_sample *d)
 		max = n > max ? n : max;
 	}
 	mean = polls ? (double)packets / polls : 0;
-	if (cli.json) {
-		batch_json(d, packets, polls, mean);
-		return;
-	}
-	if (!d->have_batch) {
-		printf("  batch sizes: not recorded (%s has no entry for ifindex %u)\n",
-		       XNF_MAP_STR(XNF_MAP_BATCH), d->info.ifindex);
-		return;
-	}
-	printf("  batch sizes: %llu polls, %llu packets, mean %.2f packets/poll\n",
-	       (unsigned long long)polls, (unsigned long long)packets, mean);
+	open_json_object("batch");
+	print_bool(PRINT_JSON, "recorded", NULL, d->have_batch);
+	if (!d->have_batch)
+		print_text("  batch sizes: not recorded (%s has no entry for ifindex %u)\n",
+			   XNF_MAP_STR(XNF_MAP_BATCH), d->info.ifindex);
+	else
+		print_text("  batch sizes: %llu polls, %llu packets, mean %.2f packets/poll\n",
+			   (unsigned long long)polls, (unsigned long long)packets,
+			   mean);
+	/* Without an entry every bucket is zero: no bar. */
+	open_json_array("polls");
 	for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
 		n = d->batch.polls[b];
-		if (!n)
+		if (!n) {
+			print_uint(PRINT_JSON, NULL, NULL, 0);
 			continue;
+		}
 		len = (int)ceil((double)n * BAR_W / max);
 		snprintf(label, sizeof(label), b == XNF_BATCH_BUCKETS - 1 ?
 			 "%d+" : "%d", b);
-		printf("    %3s | %-*.*s %*llu poll%s\n", label, BAR_W, len, bar,
-		       NUM_W, (unsigned long long)n, n == 1 ? "" : "s");
+		print_text("    %3s | %-*.*s", label, BAR_W, len, bar);
+		print_uint(PRINT_ANY, NULL, NUM_FMT, n);
+		print_text(" poll%s\n", n == 1 ? "" : "s");
 	}
+	close_json_array();
+	print_uint(PRINT_JSON, "packets", NULL, packets);
+	print_float(PRINT_JSON, "mean", NULL, mean);
+	print_uint(PRINT_JSON, "total_polls", NULL, polls);
+	open_json_array("percpu");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		open_json_array(NULL);
+		for (b = 0; b < XNF_BATCH_BUCKETS; b++)
+			print_uint(PRINT_JSON, NULL, NULL, d->batch_cpu[cpu].polls[b]);
+		close_json_array();
+	}
+	close_json_array();
+	close_json_object();
 }
 
 static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
@@ -685,15 +652,13 @@ static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
 	memcpy(spec.nf, d->info.nf, sizeof(spec.nf));
 	if (xnf_chain_format(&spec, chain, sizeof(chain)))
 		snprintf(chain, sizeof(chain), "?");
-	if (cli.json) {
-		jw_object(NULL);
-		jw_string("dev", d->name);
-		jw_uint("ifindex", d->info.ifindex);
-		jw_string("chain", chain);
-	} else {
-		printf("%s (ifindex %u): chain %s%s\n", d->name, d->info.ifindex,
-		       chain, d->info.fused ? " (fused)" : "");
-	}
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "dev", "%s", d->name);
+	print_uint(PRINT_ANY, "ifindex", " (ifindex %llu)", d->info.ifindex);
+	print_string(PRINT_ANY, "chain", ": chain %s", chain);
+	if (d->info.fused)
+		print_text(" (fused)");
+	print_nl();
 	nf_table(o, d, r);
 	reason_table("drop_reasons", "drop_reason_rates", "dropped, by reason",
 		     d->sum.drop, pd, r);
@@ -702,8 +667,7 @@ static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
 	tail_miss_table(d);
 	batch_table(d);
 	cli_workers_show(d->name, false);
-	if (cli.json)
-		jw_end_object();
+	close_json_object();
 }
 
 static const char *fw_action_name(__u32 action)
@@ -749,25 +713,21 @@ static const char *fw_match(const struct xnf_fw_rule *r, char *buf, size_t len)
 	return n ? buf + 1 : "any";
 }
 
-static void fw_row_print(const struct fw_row *f)
+/* One rule; in text (with @shown) a line of the table, with its match. */
+static void fw_row_print(const struct fw_row *f, bool shown)
 {
+	enum print_type t = shown ? PRINT_ANY : PRINT_JSON;
 	char match[256];
 
-	if (cli.json) {
-		jw_object(NULL);
-		jw_uint("prio", f->rule.prio);
-		jw_string("action", fw_action_name(f->rule.action));
-		jw_uint("slot", f->slot);
-		jw_uint("packets", f->hit.packets);
-		jw_uint("bytes", f->hit.bytes);
-		jw_end_object();
-		return;
-	}
-	printf("  %10u  %-6s %5u", f->rule.prio, fw_action_name(f->rule.action),
-	       f->slot);
-	put_u64(NULL, f->hit.packets);
-	put_u64(NULL, f->hit.bytes);
-	printf("  %s\n", fw_match(&f->rule, match, sizeof(match)));
+	open_json_object(NULL);
+	print_uint(t, "prio", "  %10llu", f->rule.prio);
+	print_string(t, "action", "  %-6s", fw_action_name(f->rule.action));
+	print_uint(t, "slot", " %5llu", f->slot);
+	print_uint(t, "packets", NUM_FMT, f->hit.packets);
+	print_uint(t, "bytes", NUM_FMT, f->hit.bytes);
+	close_json_object();
+	if (shown)
+		print_text("  %s\n", fw_match(&f->rule, match, sizeof(match)));
 }
 
 /* Firewall hits, instance-wide: every rule in JSON, the rules that matched
@@ -776,27 +736,20 @@ static void fw_table(const struct sample *s)
 {
 	int i, hit = 0;
 
-	if (cli.json) {
-		jw_string("fw_default", fw_action_name(s->fw_default));
-		jw_array("fw_hits");
-		for (i = 0; i < s->nfw; i++)
-			fw_row_print(&s->fw[i]);
-		jw_end_array();
-		return;
-	}
-	if (!s->nfw)
-		return;
 	for (i = 0; i < s->nfw; i++)
 		hit += !!s->fw[i].hit.packets;
-	printf("firewall: %d rule%s, %d with hits, default %s\n", s->nfw,
-	       s->nfw == 1 ? "" : "s", hit, fw_action_name(s->fw_default));
-	if (!hit)
-		return;
-	printf("  %10s  %-6s %5s %*s %*s  %s\n", "prio", "action", "slot", NUM_W,
-	       "packets", NUM_W, "bytes", "match");
+	if (s->nfw)
+		print_text("firewall: %d rule%s, %d with hits, default ", s->nfw,
+			   s->nfw == 1 ? "" : "s", hit);
+	print_string(s->nfw ? PRINT_ANY : PRINT_JSON, "fw_default", "%s\n",
+		     fw_action_name(s->fw_default));
+	if (hit)
+		print_text("  %10s  %-6s %5s %*s %*s  %s\n", "prio", "action",
+			   "slot", NUM_W, "packets", NUM_W, "bytes", "match");
+	open_json_array("fw_hits");
 	for (i = 0; i < s->nfw; i++)
-		if (s->fw[i].hit.packets)
-			fw_row_print(&s->fw[i]);
+		fw_row_print(&s->fw[i], s->fw[i].hit.packets);
+	close_json_array();
 }
 
 static const struct dev_sample *dev_find(const struct sample *s,
@@ -811,26 +764,25 @@ static const struct dev_sample *dev_find(const struct sample *s,
 	return NULL;
 }
 
-/* The first line of a refresh: when it was read, and over how long the
- * rates were taken. */
+/* The first line of a refresh: when it was read (local time; in JSON in
+ * ISO 8601 with the zone, and as seconds since the epoch), and over how
+ * long the rates were taken. */
 static void header_print(const struct sample *cur, double secs)
 {
 	char date[32], zone[8], when[64];
+	long ms = cur->wall.tv_nsec / 1000000;
 	struct tm tm;
 
 	localtime_r(&cur->wall.tv_sec, &tm);
-	strftime(date, sizeof(date), cli.json ? "%Y-%m-%dT%H:%M:%S" :
-		 "%Y-%m-%d %H:%M:%S", &tm);
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(when, sizeof(when), "%s.%03ld", date, ms);
+	print_string(PRINT_FP, NULL, "=== %s  ", when);
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
 	strftime(zone, sizeof(zone), "%z", &tm);
-	snprintf(when, sizeof(when), "%s.%03ld%s", date,
-		 cur->wall.tv_nsec / 1000000, cli.json ? zone : "");
-	if (cli.json) {
-		jw_string("time", when);
-		jw_float("timestamp", ts_sec(&cur->wall));
-		jw_float("interval", secs);
-	} else {
-		printf("=== %s  rates over %.3f s ===\n", when, secs);
-	}
+	snprintf(when, sizeof(when), "%s.%03ld%s", date, ms, zone);
+	print_string(PRINT_JSON, "time", NULL, when);
+	print_float(PRINT_JSON, "timestamp", NULL, ts_sec(&cur->wall));
+	print_float(PRINT_ANY, "interval", "rates over %.3f s ===\n", secs);
 }
 
 /* With @prev (watch), rates over the time between the two samples. */
@@ -842,30 +794,26 @@ static void sample_print(const struct stats_opts *o, const struct sample *cur,
 
 	if (prev)
 		r.secs = cur->mono - prev->mono;
-	if (cli.json)
-		jw_object(NULL);
+	open_json_object(NULL);
 	if (o->watch)
 		header_print(cur, r.secs);
-	if (cli.json)
-		jw_array("devices");
+	open_json_array("devices");
 	for (i = 0; i < cur->ndevs; i++) {
 		r.prev = dev_find(prev, &cur->devs[i]);
-		if (i && !cli.json)
-			putchar('\n');
+		if (i)
+			print_nl();
 		dev_print(o, &cur->devs[i], &r);
 	}
-	if (cli.json)
-		jw_end_array();
-	else if (!cur->ndevs && !o->dev)
-		printf("xnf is attached to no interface; 'xnf attach DEV chain "
-		       "NF[,NF...]' attaches one\n");
-	if (!cli.json && cur->nfw)
-		putchar('\n');
+	close_json_array();
+	if (!cur->ndevs && !o->dev)
+		print_text("xnf is attached to no interface; 'xnf attach DEV chain "
+			   "NF[,NF...]' attaches one\n");
+	if (cur->nfw)
+		print_nl();
 	fw_table(cur);
-	if (cli.json)
-		jw_end_object();
-	else if (o->watch)
-		putchar('\n');
+	close_json_object();
+	if (o->watch)
+		print_nl();
 }
 
 /* ---- reset ---- */
@@ -1016,9 +964,10 @@ out:
 
 /* ---- the command ---- */
 
+/* Asked for: on stdout. */
 static int stats_help(void)
 {
-	fprintf(stderr,
+	printf(
 "Usage: xnf stats [ [dev] DEV ] [percpu] [watch SECONDS [count N]] [reset]\n"
 "  DEV      one attached interface (default: all of them)\n"
 "  percpu   every NF's counters per CPU (the chain's \"in\" per CPU is\n"

@@ -22,11 +22,12 @@
 #include "unf.h"
 #include "worker.h"
 
-static void worker_help(void)
+/* On stdout when asked for ('xnf worker help'), else on stderr. */
+static void worker_help(FILE *f)
 {
 	const struct xnf_unf_ops *const *ops;
 
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: xnf worker DEV nf NAME[,NAME...] [args OPTIONS] [queues LIST]\n"
 		"                  [batch N] [ring N] [frames N] [zerocopy auto|on|off]\n"
 		"                  [egress DEV[,DEV...]] [busy-poll] [spin] [cores LIST]\n"
@@ -52,7 +53,7 @@ static void worker_help(void)
 		"NFs:\n", XNF_WORKER_BATCH_DEFAULT, XNF_XSK_BATCH_MAX,
 		XNF_WORKER_RING_DEFAULT);
 	for (ops = xnf_unf_registry; *ops; ops++)
-		fprintf(stderr, "  %-10s %s\n", (*ops)->name, (*ops)->help);
+		fprintf(f, "  %-10s %s\n", (*ops)->name, (*ops)->help);
 }
 
 static const char *state_name(const struct xnf_worker_stats *w)
@@ -91,128 +92,121 @@ static const char *const place_names[__XNF_FP_MAX] = {
 	[XNF_FP_TX] = "tx",
 };
 
-/* Who and where: the members `status` shows and `stats` starts with. */
-static void worker_id_json(__u32 q, const struct xnf_worker_stats *w)
+/* Who and where: the members `status` shows and `stats` starts with. The
+ * text line is "    [worker ]queue Q: STATE, pid P, cpu C, node N, MODE
+ * mode, nf NFS", and with !@brief ", batch B, ring R" (the caller ends
+ * it). */
+static void worker_id_print(__u32 q, const struct xnf_worker_stats *w,
+			    bool brief)
 {
-	jw_uint("queue", q);
-	jw_string("state", state_name(w));
-	jw_uint("pid", w->pid);
-	jw_uint("tid", w->tid);
-	jw_uint("cpu", w->cpu);
-	jw_int("node", w->node);
-	jw_string("mode", mode_name(w->mode));
-	jw_string("nf", (const char *)w->nf);
-	jw_uint("batch", w->batch);
-	jw_uint("ring", w->ring);
+	enum print_type t = brief ? PRINT_JSON : PRINT_ANY;
+
+	print_uint(PRINT_ANY, "queue", brief ? "    worker queue %llu: " :
+		   "    queue %llu: ", q);
+	print_string(PRINT_ANY, "state", "%s", state_name(w));
+	print_uint(PRINT_ANY, "pid", ", pid %llu", w->pid);
+	print_uint(PRINT_JSON, "tid", NULL, w->tid);
+	print_uint(PRINT_ANY, "cpu", ", cpu %llu", w->cpu);
+	print_int(PRINT_ANY, "node", ", node %lld", w->node);
+	print_string(PRINT_ANY, "mode", ", %s mode", mode_name(w->mode));
+	print_string(PRINT_ANY, "nf", ", nf %s", (const char *)w->nf);
+	print_uint(t, "batch", ", batch %llu", w->batch);
+	print_uint(t, "ring", ", ring %llu", w->ring);
 }
 
-static void worker_json(__u32 q, const struct xnf_worker_stats *w)
+/* Everything a worker counted (xnf stats, and xnf worker when it ends). */
+static void worker_print(__u32 q, const struct xnf_worker_stats *w)
 {
+	__u64 nb = w->polls - w->empty_polls, drops = 0;
+	__u64 ns = w->busy_ns + w->idle_ns;
 	__u32 i;
 
-	jw_object(NULL);
-	worker_id_json(q, w);
-	jw_uint("frames", w->frames);
-	jw_uint("frame_size", w->frame_size);
-	jw_bool("busy_poll", w->busy_poll);
-	jw_bool("need_wakeup", w->need_wakeup);
-	jw_uint("rx_packets", w->rx_packets);
-	jw_uint("rx_bytes", w->rx_bytes);
-	jw_uint("tx_packets", w->tx_packets);
-	jw_uint("tx_bytes", w->tx_bytes);
-	jw_uint("polls", w->polls);
-	jw_uint("empty_polls", w->empty_polls);
-	jw_uint("busy_ns", w->busy_ns);
-	jw_uint("idle_ns", w->idle_ns);
-	jw_float("utilization", w->busy_ns + w->idle_ns ?
-		 (double)w->busy_ns / (w->busy_ns + w->idle_ns) : 0);
-	jw_uint("fill_short", w->fill_short);
-	jw_object("drop");
+	open_json_object(NULL);
+	worker_id_print(q, w, false);
+	print_uint(PRINT_ANY, "frames", ", %llu frames\n", w->frames);
+	print_uint(PRINT_JSON, "frame_size", NULL, w->frame_size);
+	print_bool(PRINT_JSON, "busy_poll", NULL, w->busy_poll);
+	print_bool(PRINT_JSON, "need_wakeup", NULL, w->need_wakeup);
+	print_uint(PRINT_ANY, "rx_packets", "      rx %llu packets", w->rx_packets);
+	print_uint(PRINT_ANY, "rx_bytes", " %llu bytes", w->rx_bytes);
+	print_uint(PRINT_ANY, "tx_packets", ", tx %llu packets", w->tx_packets);
+	print_uint(PRINT_ANY, "tx_bytes", " %llu bytes\n", w->tx_bytes);
+	print_uint(PRINT_ANY, "polls", "      %llu reads", w->polls);
+	print_uint(PRINT_ANY, "empty_polls", ", %llu empty", w->empty_polls);
+	print_float(PRINT_FP, NULL, ", mean batch %.2f",
+		    nb ? (double)w->rx_packets / nb : 0);
+	print_float(PRINT_FP, NULL, ", busy %.1f%%\n",
+		    ns ? 100.0 * w->busy_ns / ns : 0);
+	print_uint(PRINT_JSON, "busy_ns", NULL, w->busy_ns);
+	print_uint(PRINT_JSON, "idle_ns", NULL, w->idle_ns);
+	print_float(PRINT_JSON, "utilization", NULL,
+		    ns ? (double)w->busy_ns / ns : 0);
+	print_uint(PRINT_JSON, "fill_short", NULL, w->fill_short);
 	for (i = 0; i < __XNF_WD_MAX; i++)
-		jw_uint(wdrop_names[i], w->drop[i]);
-	jw_end_object();
-	jw_object("nf_drop");
-	for (i = 0; i < __XNF_R_MAX; i++)
-		if (w->nf_drop[i])
-			jw_uint(xnf_reason_name(i), w->nf_drop[i]);
-	jw_end_object();
-	jw_object("frames_in");
-	for (i = 0; i < __XNF_FP_MAX; i++)
-		jw_uint(place_names[i], w->place[i]);
-	jw_end_object();
-	jw_object("kernel");
-	jw_uint("rx_dropped", w->k_rx_dropped);
-	jw_uint("rx_invalid_descs", w->k_rx_invalid_descs);
-	jw_uint("tx_invalid_descs", w->k_tx_invalid_descs);
-	jw_uint("rx_ring_full", w->k_rx_ring_full);
-	jw_uint("rx_fill_ring_empty_descs", w->k_rx_fill_ring_empty_descs);
-	jw_uint("tx_ring_empty_descs", w->k_tx_ring_empty_descs);
-	jw_end_object();
-	jw_array("batch_hist");
+		drops += w->drop[i];
+	print_uint(PRINT_FP, NULL, "      dropped %llu:", drops);
+	open_json_object("drop");
+	for (i = 0; i < __XNF_WD_MAX; i++) {
+		print_text(" %s ", wdrop_names[i]);
+		print_uint(PRINT_ANY, wdrop_names[i], "%llu", w->drop[i]);
+	}
+	close_json_object();
+	open_json_object("nf_drop");
+	for (i = 0; i < __XNF_R_MAX; i++) {
+		if (!w->nf_drop[i])
+			continue;
+		print_text(" (%s ", xnf_reason_name(i));
+		print_uint(PRINT_ANY, xnf_reason_name(i), "%llu)", w->nf_drop[i]);
+	}
+	close_json_object();
+	/* The kernel's XDP socket counters: in text before the frames, in
+	 * JSON after them, each in its own order. */
+	print_text("\n      kernel: rx_dropped %llu rx_ring_full %llu "
+		   "fill_ring_empty %llu rx_invalid %llu tx_invalid %llu\n",
+		   (unsigned long long)w->k_rx_dropped,
+		   (unsigned long long)w->k_rx_ring_full,
+		   (unsigned long long)w->k_rx_fill_ring_empty_descs,
+		   (unsigned long long)w->k_rx_invalid_descs,
+		   (unsigned long long)w->k_tx_invalid_descs);
+	print_text("      frames:");
+	open_json_object("frames_in");
+	for (i = 0; i < __XNF_FP_MAX; i++) {
+		print_text(" %s ", place_names[i]);
+		print_uint(PRINT_ANY, place_names[i], "%llu", w->place[i]);
+	}
+	close_json_object();
+	print_nl();
+	open_json_object("kernel");
+	print_uint(PRINT_JSON, "rx_dropped", NULL, w->k_rx_dropped);
+	print_uint(PRINT_JSON, "rx_invalid_descs", NULL, w->k_rx_invalid_descs);
+	print_uint(PRINT_JSON, "tx_invalid_descs", NULL, w->k_tx_invalid_descs);
+	print_uint(PRINT_JSON, "rx_ring_full", NULL, w->k_rx_ring_full);
+	print_uint(PRINT_JSON, "rx_fill_ring_empty_descs", NULL,
+		   w->k_rx_fill_ring_empty_descs);
+	print_uint(PRINT_JSON, "tx_ring_empty_descs", NULL,
+		   w->k_tx_ring_empty_descs);
+	close_json_object();
+	open_json_array("batch_hist");
 	for (i = 0; i <= XNF_XSK_BATCH_MAX; i++) {
 		if (!w->by_size[i].batches)
 			continue;
-		jw_object(NULL);
-		jw_uint("size", i);
-		jw_uint("batches", w->by_size[i].batches);
-		jw_uint("ns", w->by_size[i].ns);
-		jw_uint("ns_sq", w->by_size[i].ns_sq);
-		jw_end_object();
+		open_json_object(NULL);
+		print_uint(PRINT_JSON, "size", NULL, i);
+		print_uint(PRINT_JSON, "batches", NULL, w->by_size[i].batches);
+		print_uint(PRINT_JSON, "ns", NULL, w->by_size[i].ns);
+		print_uint(PRINT_JSON, "ns_sq", NULL, w->by_size[i].ns_sq);
+		close_json_object();
 	}
-	jw_end_array();
-	jw_end_object();
-}
-
-static void worker_text(__u32 q, const struct xnf_worker_stats *w)
-{
-	__u64 nb = w->polls - w->empty_polls, drops = 0;
-	double util = w->busy_ns + w->idle_ns ?
-		      100.0 * w->busy_ns / (w->busy_ns + w->idle_ns) : 0;
-	__u32 i;
-
-	printf("    queue %u: %s, pid %u, cpu %u, node %d, %s mode, nf %s, "
-	       "batch %u, ring %u, %u frames\n", q, state_name(w), w->pid,
-	       w->cpu, w->node, mode_name(w->mode), (const char *)w->nf,
-	       w->batch, w->ring, w->frames);
-	printf("      rx %llu packets %llu bytes, tx %llu packets %llu bytes\n",
-	       (unsigned long long)w->rx_packets, (unsigned long long)w->rx_bytes,
-	       (unsigned long long)w->tx_packets, (unsigned long long)w->tx_bytes);
-	printf("      %llu reads, %llu empty, mean batch %.2f, busy %.1f%%\n",
-	       (unsigned long long)w->polls, (unsigned long long)w->empty_polls,
-	       nb ? (double)w->rx_packets / nb : 0, util);
-	for (i = 0; i < __XNF_WD_MAX; i++)
-		drops += w->drop[i];
-	printf("      dropped %llu:", (unsigned long long)drops);
-	for (i = 0; i < __XNF_WD_MAX; i++)
-		printf(" %s %llu", wdrop_names[i], (unsigned long long)w->drop[i]);
-	for (i = 0; i < __XNF_R_MAX; i++)
-		if (w->nf_drop[i])
-			printf(" (%s %llu)", xnf_reason_name(i),
-			       (unsigned long long)w->nf_drop[i]);
-	printf("\n      kernel: rx_dropped %llu rx_ring_full %llu "
-	       "fill_ring_empty %llu rx_invalid %llu tx_invalid %llu\n",
-	       (unsigned long long)w->k_rx_dropped,
-	       (unsigned long long)w->k_rx_ring_full,
-	       (unsigned long long)w->k_rx_fill_ring_empty_descs,
-	       (unsigned long long)w->k_rx_invalid_descs,
-	       (unsigned long long)w->k_tx_invalid_descs);
-	printf("      frames:");
-	for (i = 0; i < __XNF_FP_MAX; i++)
-		printf(" %s %llu", place_names[i], (unsigned long long)w->place[i]);
-	printf("\n");
+	close_json_array();
+	close_json_object();
 }
 
 static void worker_brief(__u32 q, const struct xnf_worker_stats *w)
 {
-	if (!cli.json) {
-		printf("    worker queue %u: %s, pid %u, cpu %u, node %d, %s mode, "
-		       "nf %s\n", q, state_name(w), w->pid, w->cpu, w->node,
-		       mode_name(w->mode), (const char *)w->nf);
-		return;
-	}
-	jw_object(NULL);
-	worker_id_json(q, w);
-	jw_end_object();
+	open_json_object(NULL);
+	worker_id_print(q, w, true);
+	close_json_object();
+	print_nl();
 }
 
 /* The workers of @dev that ever ran: a "workers" array in JSON, lines
@@ -225,32 +219,22 @@ void cli_workers_show(const char *dev, bool brief)
 	__u32 q;
 	int fd;
 
+	open_json_array("workers");
 	fd = xnf_workers_open(cli.root, dev, false);
-	if (fd < 0) {
-		if (cli.json) {
-			jw_array("workers");
-			jw_end_array();
-		}
-		return;
-	}
-	if (cli.json)
-		jw_array("workers");
-	for (q = 0; q < XNF_WORKER_MAX; q++) {
+	for (q = 0; fd >= 0 && q < XNF_WORKER_MAX; q++) {
 		if (bpf_map_lookup_elem(fd, &q, &w) || w.state == XNF_W_NONE)
 			continue;
-		if (!cli.json && !any && !brief)
-			printf("  AF_XDP workers:\n");
+		if (!any && !brief)
+			print_text("  AF_XDP workers:\n");
 		any = true;
 		if (brief)
 			worker_brief(q, &w);
-		else if (cli.json)
-			worker_json(q, &w);
 		else
-			worker_text(q, &w);
+			worker_print(q, &w);
 	}
-	if (cli.json)
-		jw_end_array();
-	close(fd);
+	close_json_array();
+	if (fd >= 0)
+		close(fd);
 }
 
 /* Asks the live workers of @dev to zero their counters and waits (up to
@@ -391,7 +375,7 @@ int do_worker(int argc, char **argv)
 	int err, k, fd;
 
 	if (argc < 1 || is_prefix(argv[0], "help")) {
-		worker_help();
+		worker_help(argc < 1 ? stderr : stdout);
 		return argc < 1 ? -1 : 0;
 	}
 	if (strlen(argv[0]) >= IF_NAMESIZE)
@@ -492,11 +476,9 @@ int do_worker(int argc, char **argv)
 		__u32 nq = o.nqueues, q;
 		bool all = !nq;
 
-		if (cli.json) {
-			jw_object(NULL);
-			jw_string("dev", o.dev);
-			jw_array("workers");
-		}
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "dev", NULL, o.dev);
+		open_json_array("workers");
 		for (q = 0; q < XNF_WORKER_MAX; q++) {
 			bool mine = all;
 
@@ -505,15 +487,10 @@ int do_worker(int argc, char **argv)
 			if (!mine || bpf_map_lookup_elem(fd, &q, &w) ||
 			    w.state == XNF_W_NONE || w.pid != (__u32)getpid())
 				continue;
-			if (cli.json)
-				worker_json(q, &w);
-			else
-				worker_text(q, &w);
+			worker_print(q, &w);
 		}
-		if (cli.json) {
-			jw_end_array();
-			jw_end_object();
-		}
+		close_json_array();
+		close_json_object();
 		close(fd);
 	}
 	return err ? -1 : 0;

@@ -76,9 +76,9 @@ struct xnf_dp *cli_dp(bool create)
 	return cli.dp;
 }
 
-static int do_help(int argc, char **argv)
+static void usage(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 "Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
 "       xnf -b FILE\n"
 "OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
@@ -109,6 +109,12 @@ static int do_help(int argc, char **argv)
 "NF := { firewall | l3fwd | l2fwd | xsk }\n"
 "The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
 "$XNF_SYSFS_ROOT (default /).\n", XNF_DEFAULT_PIN_ROOT);
+}
+
+/* xnf help, xnf -h: asked for, so on stdout. */
+static int do_help(int argc, char **argv)
+{
+	usage(stdout);
 	return 0;
 }
 
@@ -154,7 +160,7 @@ static int do_model(int argc, char **argv)
 	args[k++] = (char *)py;
 	args[k++] = "-m";
 	args[k++] = "xnf_model";
-	if (cli.json)
+	if (print_json())
 		args[k++] = "-j";
 	for (i = 0; i < argc; i++)
 		args[k++] = argv[i];
@@ -295,7 +301,7 @@ int main(int argc, char **argv)
 		case 'h':
 			return do_help(0, NULL);
 		default:
-			do_help(0, NULL);
+			usage(stderr);
 			return 2;
 		}
 	}
@@ -307,12 +313,14 @@ int main(int argc, char **argv)
 	xnf_set_log_level(verbose >= 2 ? XNF_LOG_DEBUG :
 			  verbose ? XNF_LOG_INFO : XNF_LOG_WARN);
 
-	if (batch)
+	if (batch) {
 		ret = argc ? cli_err("-b takes no other command") : do_batch(batch);
-	else if (argc < 1)
-		ret = do_help(0, NULL) ?: -1;
-	else
+	} else if (argc < 1) {
+		usage(stderr);
+		ret = -1;
+	} else {
 		ret = cli_dispatch(objects, "xnf", argc, argv);
+	}
 	xnf_dp_close(cli.dp);
 	return ret ? 1 : 0;
 }

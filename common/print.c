@@ -116,6 +116,12 @@ void print_text(const char *fmt, ...)
 	va_end(ap);
 }
 
+void print_nl(void)
+{
+	if (!json_mode)
+		putchar('\n');
+}
+
 void open_json_object(const char *key)
 {
 	if (json_mode)

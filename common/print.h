@@ -10,11 +10,14 @@
  *	print_string(PRINT_ANY, "dev", "dev %s ", name);
  *	print_uint(PRINT_ANY, "packets", "%llu packets\n", n);
  *	print_text("  (%u rules)\n", n);        text only
+ *	print_nl();                             text only: "\n"
  *	open_json_object(NULL); ... close_json_object();  JSON only
  *
  * @fmt is a printf format for the one value (text mode); @key names it in
  * JSON (NULL inside an array). PRINT_FP prints only as text, PRINT_JSON
- * only as JSON, PRINT_ANY both ways.
+ * only as JSON, PRINT_ANY both ways. A value shown in text only for some
+ * rows (non-zero counters, say) is printed with a type chosen per row:
+ * PRINT_ANY where it shows, PRINT_JSON where it does not.
  */
 #ifndef XNF_PRINT_H
 #define XNF_PRINT_H
@@ -46,6 +49,9 @@ void print_bool(enum print_type t, const char *key, const char *fmt,
 void print_null(enum print_type t, const char *key, const char *text);
 /* Text mode only, printf-like. */
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A newline in text mode, nothing in JSON (iproute2's print_nl): ends a
+ * text line whose fields were printed with PRINT_ANY. */
+void print_nl(void);
 
 /* JSON structure; nothing is written in text mode. The document ends with
  * a newline when its outermost value closes. */
