@@ -29,33 +29,6 @@
 #define FDB_HELP "see 'xnf fdb help'"
 #define XC_HELP "see 'xnf xconnect help'"
 
-static bool port_exists(struct xnf_dp *dp, __u32 ifindex)
-{
-	struct bpf_devmap_val val;
-
-	return !bpf_map_lookup_elem(dp->fd[XNF_T_TX], &ifindex, &val);
-}
-
-/* Makes @ifindex an egress port if it is not one; *@added says whether
- * this call did, so that a failure later can undo exactly that. */
-static int port_get(struct xnf_dp *dp, __u32 ifindex, const char *dev,
-		    bool *added)
-{
-	int err;
-
-	*added = false;
-	if (port_exists(dp, ifindex))
-		return 0;
-	err = xnf_port_add(dp, ifindex);
-	if (err)
-		return cli_err("cannot make %s an xnf egress port (%s): %s%s", dev,
-			       XNF_MAP_STR(XNF_MAP_TX), strerror(-err),
-			       err == -E2BIG || err == -ENOSPC ?
-			       "; xnf has room for 256 ports" : "");
-	*added = true;
-	return 0;
-}
-
 /* ---- fdb ---- */
 
 static int fdb_parse_mac(const char *s, __u8 mac[6])
@@ -75,68 +48,24 @@ static int fdb_parse_mac(const char *s, __u8 mac[6])
 	return 0;
 }
 
-static int fdb_lookup(struct xnf_dp *dp, const __u8 mac[6],
-		      struct xnf_fdb_entry *e)
-{
-	struct xnf_fdb_key key = {};
-
-	memcpy(key.mac, mac, 6);
-	return bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, e) ? -errno : 0;
-}
-
-static long fdb_count(struct xnf_dp *dp)
-{
-	struct xnf_fdb_key cur, next;
-	void *prev = NULL;
-	long n = 0;
-	int err;
-
-	while (!(err = bpf_map_get_next_key(dp->fd[XNF_T_FDB], prev, &next))) {
-		n++;
-		cur = next;
-		prev = &cur;
-	}
-	return err == -ENOENT ? n : err;
-}
-
 static int fdb_set(int argc, char **argv, bool replace)
 {
 	const char *verb = replace ? "replace" : "add";
-	struct xnf_fdb_entry old;
-	char ifname[IF_NAMESIZE];
-	bool port_added;
 	struct xnf_dp *dp;
-	const char *dev;
 	__u32 ifindex;
+	char err[512];
 	__u8 mac[6];
-	int err;
 
 	if (argc != 3 || !is_prefix(argv[1], "dev"))
 		return cli_err("usage: xnf fdb %s MAC dev DEV; %s", verb, FDB_HELP);
-	if (fdb_parse_mac(argv[0], mac))
-		return -1;
-	dev = argv[2];
-	if (cli_ifindex(dev, &ifindex))
+	if (fdb_parse_mac(argv[0], mac) || cli_ifindex(argv[2], &ifindex))
 		return -1;
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
-	if (!replace && !fdb_lookup(dp, mac, &old))
-		return cli_err("%s is in the FDB already (on %s); use 'xnf fdb "
-			       "replace %s dev %s' to move it", argv[0],
-			       fmt_ifname(old.ifindex, ifname), argv[0], dev);
-	if (port_get(dp, ifindex, dev, &port_added))
-		return -1;
-	err = xnf_fdb_set(dp, mac, ifindex);
-	if (!err)
-		return 0;
-	if (port_added)
-		xnf_port_del(dp, ifindex);
-	if (err == -E2BIG || err == -ENOSPC || err == -ENOMEM)
-		return cli_err("FDB full (%ld entries); delete entries with 'xnf fdb "
-			       "del MAC' first", fdb_count(dp));
-	return cli_err("cannot write %s to %s: %s", argv[0], XNF_MAP_STR(XNF_MAP_FDB),
-		       strerror(-err));
+	if (xnf_fdb_add(dp, mac, ifindex, replace, err, sizeof(err)))
+		return cli_err("%s", err);
+	return 0;
 }
 
 static int do_fdb_add(int argc, char **argv)
@@ -332,34 +261,14 @@ static void xc_default_mac(__u32 ifindex, __u8 mac[6])
 	mac[5] = ifindex & 0xff;
 }
 
-/* The ingress port of an existing cross-connect entry that @ifindex is part
- * of (as ingress or egress) with a peer other than @peer, or 0. */
-static __u32 xc_other_pair(const struct xc_ent *ents, size_t n, __u32 ifindex,
-			   __u32 peer)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (ents[i].in == ifindex && ents[i].xc.ifindex != peer)
-			return ents[i].xc.ifindex;
-		if (ents[i].xc.ifindex == ifindex && ents[i].in != peer)
-			return ents[i].in;
-	}
-	return 0;
-}
-
 static int do_xconnect_add(int argc, char **argv)
 {
-	struct xnf_xconnect fwd = {}, rev = {}, old_fwd;
-	bool added1 = false, added2 = false, had_fwd;
-	char name[IF_NAMESIZE];
-	struct xc_ent *ents = NULL;
+	struct xnf_xconnect fwd = {}, rev = {};
 	const char *dev1, *dev2;
-	__u32 if1, if2, other, busy;
 	__u8 mac1[6], mac2[6];
 	struct xnf_dp *dp;
-	size_t n, i;
-	int err;
+	__u32 if1, if2;
+	char err[512];
 
 	if (argc != 2 && !(argc == 5 && is_prefix(argv[2], "lladdr")))
 		return cli_err("usage: xnf xconnect DEV1 DEV2 [lladdr MAC1 MAC2]; %s",
@@ -385,66 +294,12 @@ static int do_xconnect_add(int argc, char **argv)
 	memcpy(rev.dmac, mac1, 6);
 	if (cli_ifmac(dev2, fwd.smac) || cli_ifmac(dev1, rev.smac))
 		return -1;
-
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
-	err = xc_read(dp, &ents, &n);
-	if (err)
-		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_XCONNECT),
-			       strerror(-err));
-	busy = if1;
-	other = xc_other_pair(ents, n, if1, if2);
-	if (!other) {
-		busy = if2;
-		other = xc_other_pair(ents, n, if2, if1);
-	}
-	if (other) {
-		char peer[IF_NAMESIZE];
-
-		free(ents);
-		fmt_ifname(busy, name);
-		return cli_err("%s is cross-connected to %s already; remove that "
-			       "pair first with 'xnf xconnect del %s'", name,
-			       fmt_ifname(other, peer), name);
-	}
-	had_fwd = false;
-	for (i = 0; i < n; i++) {
-		if (ents[i].in == if1) {
-			old_fwd = ents[i].xc;
-			had_fwd = true;
-		}
-	}
-	free(ents);
-
-	if (port_get(dp, if1, dev1, &added1) || port_get(dp, if2, dev2, &added2))
-		goto out_ports;
-	/* Rewriting the same pair (new MACs) replaces each direction in one
-	 * update; a new pair appears one direction at a time. */
-	err = xnf_xconnect_set(dp, if1, &fwd);
-	if (err) {
-		cli_err("cannot write the cross-connect %s -> %s to %s: %s", dev1,
-			dev2, XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
-		goto out_ports;
-	}
-	err = xnf_xconnect_set(dp, if2, &rev);
-	if (err) {
-		cli_err("cannot write the cross-connect %s -> %s to %s: %s", dev2,
-			dev1, XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
-		if (had_fwd)
-			xnf_xconnect_set(dp, if1, &old_fwd);
-		else
-			xnf_xconnect_del(dp, if1);
-		goto out_ports;
-	}
+	if (xnf_xconnect_add(dp, if1, &fwd, if2, &rev, err, sizeof(err)))
+		return cli_err("%s", err);
 	return 0;
-
-out_ports:
-	if (added2)
-		xnf_port_del(dp, if2);
-	if (added1)
-		xnf_port_del(dp, if1);
-	return -1;
 }
 
 /* @name as an ifindex: a device of this namespace, or "ifN" as show prints

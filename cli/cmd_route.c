@@ -247,64 +247,18 @@ static int route_fd(struct xnf_dp *dp, int family)
 	return dp->fd[family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6];
 }
 
-/* Entries in the table of @family, or -errno. */
-static long route_count(struct xnf_dp *dp, int family)
-{
-	struct xnf_rt6_key cur, next;
-	void *prev = NULL;
-	long n = 0;
-	int err;
-
-	while (!(err = bpf_map_get_next_key(route_fd(dp, family), prev, &next))) {
-		n++;
-		cur = next;
-		prev = &cur;
-	}
-	return err == -ENOENT ? n : err;
-}
-
-static bool port_exists(struct xnf_dp *dp, __u32 ifindex)
-{
-	struct bpf_devmap_val val;
-
-	return !bpf_map_lookup_elem(dp->fd[XNF_T_TX], &ifindex, &val);
-}
-
 static int route_write(struct route_req *r, bool replace)
 {
-	bool port_added = false;
 	struct xnf_dp *dp;
-	int err;
+	char err[512];
 
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
-	if (r->rt.type == XNF_RT_UNICAST && !port_exists(dp, r->rt.ifindex)) {
-		err = xnf_port_add(dp, r->rt.ifindex);
-		if (err)
-			return cli_err("cannot make %s an xnf egress port (%s): %s%s",
-				       r->dev, XNF_MAP_STR(XNF_MAP_TX), strerror(-err),
-				       err == -E2BIG || err == -ENOSPC ?
-				       "; xnf has room for 256 ports" : "");
-		port_added = true;
-	}
-	/* BPF_NOEXIST makes an add's check and insert one step. */
-	err = xnf_route_set(dp, r->family, r->addr, r->plen, &r->rt,
-			    replace ? BPF_ANY : BPF_NOEXIST);
-	if (!err)
-		return 0;
-	if (port_added)
-		xnf_port_del(dp, r->rt.ifindex);
-	if (err == -EEXIST)
-		return cli_err("route %s exists; use 'xnf route replace %s ...' to "
-			       "change it", r->prefix, r->prefix);
-	if (err == -E2BIG || err == -ENOSPC || err == -ENOMEM)
-		return cli_err("%s route table full (%ld routes); delete routes "
-			       "with 'xnf route del PREFIX' first",
-			       family_name(r->family), route_count(dp, r->family));
-	return cli_err("cannot write route %s to %s: %s", r->prefix,
-		       r->family == XNF_AF_INET ? XNF_MAP_STR(XNF_MAP_RT4) : XNF_MAP_STR(XNF_MAP_RT6),
-		       strerror(-err));
+	if (xnf_route_add(dp, r->family, r->addr, r->plen, &r->rt, replace, err,
+			  sizeof(err)))
+		return cli_err("%s", err);
+	return 0;
 }
 
 static int do_route_add(int argc, char **argv)

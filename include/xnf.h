@@ -133,6 +133,21 @@ int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
 		     const struct xnf_xconnect *xc);
 int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex);
 
+/* The same changes as one transaction each (tables.c), as the CLI, apply
+ * and route sync make them: the egress device becomes an xnf port first and
+ * stops being one again when the change fails; @err says what failed and
+ * what to do. An add of what exists is -EEXIST unless @replace. */
+int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
+		  const struct xnf_route *rt, bool replace, char *err,
+		  size_t errlen);
+int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
+		bool replace, char *err, size_t errlen);
+/* A cross-connect pair: @if1 -> @fwd and @if2 -> @rev; -EBUSY when either
+ * end is cross-connected to a third device. */
+int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
+		     const struct xnf_xconnect *fwd, __u32 if2,
+		     const struct xnf_xconnect *rev, char *err, size_t errlen);
+
 /* Batch-size histogram of one device (netns of the caller). */
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex);
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex);

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * tables.c - route, FDB and cross-connect changes as one transaction each,
+ * as the CLI, a configuration applier or a route sync make them: the egress
+ * device becomes an xnf port first (a redirect needs it in the devmap), and
+ * stops being one again when the change fails. The primitives they build
+ * on (xnf_route_set, xnf_fdb_set, xnf_xconnect_set: dataplane.c) write one
+ * entry and nothing else.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+
+#include "xnf.h"
+
+static int errf(char *err, size_t len, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int errf(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
+}
+
+static const char *ifname(__u32 ifindex, char *buf)
+{
+	if (!if_indextoname(ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "if%u", ifindex % 100000000);
+	return buf;
+}
+
+static bool table_full(int err)
+{
+	return err == -E2BIG || err == -ENOSPC || err == -ENOMEM;
+}
+
+/* Makes @ifindex an egress port if it is not one; *@added says whether
+ * this call did, so that a failure later undoes exactly that. */
+static int port_get(struct xnf_dp *dp, __u32 ifindex, bool *added, char *err,
+		    size_t errlen)
+{
+	char name[IF_NAMESIZE];
+	int ret;
+
+	*added = false;
+	if (xnf_port_exists(dp, ifindex))
+		return 0;
+	ret = xnf_port_add(dp, ifindex);
+	if (ret)
+		return errf(err, errlen, ret, "cannot make %s an xnf egress port "
+			    "(%s): %s%s", ifname(ifindex, name),
+			    XNF_MAP_STR(XNF_MAP_TX), strerror(-ret),
+			    table_full(ret) ? "; xnf has room for 256 ports" : "");
+	*added = true;
+	return 0;
+}
+
+/* Entries of @fd, keys of at most 32 bytes. */
+static long map_count(int fd)
+{
+	__u8 cur[32], next[32];
+	void *prev = NULL;
+	long n = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		n++;
+		memcpy(cur, next, sizeof(cur));
+		prev = cur;
+	}
+	return n;
+}
+
+int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
+		  const struct xnf_route *rt, bool replace, char *err,
+		  size_t errlen)
+{
+	char prefix[INET6_ADDRSTRLEN + 8], a[INET6_ADDRSTRLEN];
+	int af = family == XNF_AF_INET ? AF_INET : AF_INET6;
+	enum xnf_table t = family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6;
+	bool added = false;
+	int ret;
+
+	if (family != XNF_AF_INET && family != XNF_AF_INET6)
+		return errf(err, errlen, -EAFNOSUPPORT, "route: unknown family %d",
+			    family);
+	inet_ntop(af, addr, a, sizeof(a));
+	snprintf(prefix, sizeof(prefix), "%s/%u", a, plen);
+	if (rt->type == XNF_RT_UNICAST) {
+		ret = port_get(dp, rt->ifindex, &added, err, errlen);
+		if (ret)
+			return ret;
+	}
+	/* BPF_NOEXIST makes an add's check and insert one step. */
+	ret = xnf_route_set(dp, family, addr, plen, rt,
+			    replace ? BPF_ANY : BPF_NOEXIST);
+	if (!ret)
+		return 0;
+	if (added)
+		xnf_port_del(dp, rt->ifindex);
+	if (ret == -EEXIST)
+		return errf(err, errlen, ret, "route %s exists; use 'xnf route "
+			    "replace %s ...' to change it", prefix, prefix);
+	if (table_full(ret))
+		return errf(err, errlen, ret, "%s route table full (%ld routes); "
+			    "delete routes with 'xnf route del PREFIX' first",
+			    family == XNF_AF_INET ? "IPv4" : "IPv6",
+			    map_count(dp->fd[t]));
+	return errf(err, errlen, ret, "cannot write route %s to %s: %s", prefix,
+		    xnf_table_names[t], strerror(-ret));
+}
+
+int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
+		bool replace, char *err, size_t errlen)
+{
+	char name[IF_NAMESIZE], m[18];
+	struct xnf_fdb_key key = {};
+	struct xnf_fdb_entry old;
+	bool added;
+	int ret;
+
+	snprintf(m, sizeof(m), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
+		 mac[2], mac[3], mac[4], mac[5]);
+	memcpy(key.mac, mac, 6);
+	if (!replace && !bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, &old))
+		return errf(err, errlen, -EEXIST, "%s is in the FDB already (on "
+			    "%s); use 'xnf fdb replace %s dev DEV' to move it",
+			    m, ifname(old.ifindex, name), m);
+	ret = port_get(dp, ifindex, &added, err, errlen);
+	if (ret)
+		return ret;
+	ret = xnf_fdb_set(dp, mac, ifindex);
+	if (!ret)
+		return 0;
+	if (added)
+		xnf_port_del(dp, ifindex);
+	if (table_full(ret))
+		return errf(err, errlen, ret, "FDB full (%ld entries); delete "
+			    "entries with 'xnf fdb del MAC' first",
+			    map_count(dp->fd[XNF_T_FDB]));
+	return errf(err, errlen, ret, "cannot write %s to %s: %s", m,
+		    XNF_MAP_STR(XNF_MAP_FDB), strerror(-ret));
+}
+
+/* The device @ifindex is cross-connected with, other than @peer, or 0.
+ * Pairs are written both ways, so the entry of each end tells. */
+static __u32 xc_other(struct xnf_dp *dp, __u32 ifindex, __u32 peer)
+{
+	struct xnf_xconnect xc;
+
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_XCONNECT], &ifindex, &xc))
+		return 0;
+	return xc.ifindex != peer ? xc.ifindex : 0;
+}
+
+int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
+		     const struct xnf_xconnect *fwd, __u32 if2,
+		     const struct xnf_xconnect *rev, char *err, size_t errlen)
+{
+	char n1[IF_NAMESIZE], n2[IF_NAMESIZE], n3[IF_NAMESIZE];
+	bool added1 = false, added2 = false, had_fwd;
+	struct xnf_xconnect old_fwd;
+	__u32 busy, other;
+	int ret;
+
+	ifname(if1, n1);
+	ifname(if2, n2);
+	busy = if1;
+	other = xc_other(dp, if1, if2);
+	if (!other) {
+		busy = if2;
+		other = xc_other(dp, if2, if1);
+	}
+	if (other) {
+		ifname(busy, n1);
+		return errf(err, errlen, -EBUSY, "%s is cross-connected to %s "
+			    "already; remove that pair first with 'xnf xconnect "
+			    "del %s'", n1, ifname(other, n3), n1);
+	}
+	had_fwd = !bpf_map_lookup_elem(dp->fd[XNF_T_XCONNECT], &if1, &old_fwd);
+	ret = port_get(dp, if1, &added1, err, errlen);
+	if (!ret)
+		ret = port_get(dp, if2, &added2, err, errlen);
+	if (ret)
+		goto out_ports;
+	/* Rewriting the same pair (new MACs) replaces each direction in one
+	 * update; a new pair appears one direction at a time. */
+	ret = xnf_xconnect_set(dp, if1, fwd);
+	if (ret) {
+		errf(err, errlen, ret, "cannot write the cross-connect %s -> %s "
+		     "to %s: %s", n1, n2, XNF_MAP_STR(XNF_MAP_XCONNECT),
+		     strerror(-ret));
+		goto out_ports;
+	}
+	ret = xnf_xconnect_set(dp, if2, rev);
+	if (ret) {
+		errf(err, errlen, ret, "cannot write the cross-connect %s -> %s "
+		     "to %s: %s", n2, n1, XNF_MAP_STR(XNF_MAP_XCONNECT),
+		     strerror(-ret));
+		if (had_fwd)
+			xnf_xconnect_set(dp, if1, &old_fwd);
+		else
+			xnf_xconnect_del(dp, if1);
+		goto out_ports;
+	}
+	return 0;
+
+out_ports:
+	if (added2)
+		xnf_port_del(dp, if2);
+	if (added1)
+		xnf_port_del(dp, if1);
+	return ret;
+}
