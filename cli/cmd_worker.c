@@ -278,24 +278,6 @@ int cli_workers_reset(const char *dev)
 	return pending ? -ETIMEDOUT : 0;
 }
 
-int cli_workers_running(const char *dev)
-{
-	struct xnf_worker_stats w;
-	__u32 q;
-	int fd, err = 0;
-
-	fd = xnf_workers_open(cli.root, dev, false);
-	if (fd < 0)
-		return 0;
-	for (q = 0; q < XNF_WORKER_MAX && !err; q++)
-		if (!bpf_map_lookup_elem(fd, &q, &w) && xnf_worker_alive(&w))
-			err = cli_err("an AF_XDP worker (pid %u) serves %s queue "
-				      "%u; stop it first: kill -TERM %u", w.pid,
-				      dev, q, w.pid);
-	close(fd);
-	return err;
-}
-
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)

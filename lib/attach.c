@@ -41,26 +41,11 @@
 #include <bpf/libbpf.h>
 
 #include "xnf.h"
+#include "priv.h"
 #include "placement.h"
 #include "worker.h"
 
 #define BATCH_LINK "batch_link"
-
-static int errf(char *err, size_t len, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* Writes the message for a failure into @err and returns @ret. */
-static int errf(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
 
 static void dev_path(char *buf, const struct xnf_dp *dp, const char *dev,
 		     const char *name)
@@ -102,37 +87,37 @@ int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
 	/* Like ip(8), mount bpffs where the root expects it. */
 	if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
 	    mount("bpf", parent, "bpf", 0, "mode=0700"))
-		return errf(err, errlen, -errno,
+		return xnf_errf(err, errlen, -errno,
 			    "cannot mount bpffs on %s: %s; mount it with "
 			    "'mount -t bpf bpf %s'", parent, strerror(errno),
 			    parent);
 	if (create && mkdir(root, 0700) && errno != EEXIST)
-		return errf(err, errlen, -errno, "cannot create %s: %s", root,
+		return xnf_errf(err, errlen, -errno, "cannot create %s: %s", root,
 			    strerror(errno));
 	lock_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (lock_fd < 0) {
 		if (errno == ENOENT)
-			return errf(err, errlen, -ENOENT,
+			return xnf_errf(err, errlen, -ENOENT,
 				    "no xnf instance at %s: nothing was attached "
 				    "or configured yet (xnf attach DEV chain "
 				    "NF[,NF...])", root);
-		return errf(err, errlen, -errno, "cannot open %s: %s", root,
+		return xnf_errf(err, errlen, -errno, "cannot open %s: %s", root,
 			    strerror(errno));
 	}
 	if (flock(lock_fd, LOCK_EX)) {
-		ret = errf(err, errlen, -errno, "cannot lock %s: %s", root,
+		ret = xnf_errf(err, errlen, -errno, "cannot lock %s: %s", root,
 			   strerror(errno));
 		goto out_close;
 	}
 	ret = xnf_dp_open(root, create, out);
 	if (ret == -ENOENT) {
-		errf(err, errlen, ret, "no xnf instance at %s: nothing was "
+		xnf_errf(err, errlen, ret, "no xnf instance at %s: nothing was "
 		     "attached or configured yet (xnf attach DEV chain "
 		     "NF[,NF...])", root);
 		goto out_close;
 	}
 	if (ret) {
-		errf(err, errlen, ret, "cannot open the xnf instance at %s: %s",
+		xnf_errf(err, errlen, ret, "cannot open the xnf instance at %s: %s",
 		     root, strerror(-ret));
 		goto out_close;
 	}
@@ -182,16 +167,16 @@ int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen)
 
 	n = xnf_dev_list(dp, names, 1);
 	if (n < 0)
-		return errf(err, errlen, n, "cannot read %s/dev: %s", dp->root,
+		return xnf_errf(err, errlen, n, "cannot read %s/dev: %s", dp->root,
 			    strerror(-n));
 	if (n > 0)
-		return errf(err, errlen, -EBUSY, "%s is still attached; 'xnf "
+		return xnf_errf(err, errlen, -EBUSY, "%s is still attached; 'xnf "
 			    "detach %s' first", names[0], names[0]);
 	snprintf(path, sizeof(path), "%s/%s", dp->root, BATCH_LINK);
 	unlink(path);
 	ret = xnf_dp_destroy(dp->root);
 	if (ret)
-		return errf(err, errlen, ret, "cannot remove %s: %s", dp->root,
+		return xnf_errf(err, errlen, ret, "cannot remove %s: %s", dp->root,
 			    strerror(-ret));
 	return 0;
 }
@@ -337,7 +322,7 @@ static int dev_recover(struct xnf_dp *dp, const char *dev, char *err,
 	if (!ret && rename(staged, path))
 		ret = -errno;
 	if (ret)
-		return errf(err, errlen, ret, "cannot complete the chain switch "
+		return xnf_errf(err, errlen, ret, "cannot complete the chain switch "
 			    "of %s in %s: %s", dev, path, strerror(-ret));
 	return 0;
 }
@@ -432,7 +417,7 @@ static int workers_running(struct xnf_dp *dp, const char *dev, char *err,
 		return 0;
 	for (q = 0; q < XNF_WORKER_MAX && !ret; q++)
 		if (!bpf_map_lookup_elem(fd, &q, &w) && xnf_worker_alive(&w))
-			ret = errf(err, errlen, -EBUSY, "an AF_XDP worker (pid "
+			ret = xnf_errf(err, errlen, -EBUSY, "an AF_XDP worker (pid "
 				   "%u) serves %s queue %u; stop it first: kill "
 				   "-TERM %u", w.pid, dev, q, w.pid);
 	close(fd);
@@ -445,21 +430,21 @@ static int link_create_err(int ret, const char *dev, __u32 xdp_flags,
 			   char *err, size_t errlen)
 {
 	if (ret == -EOPNOTSUPP || ret == -EINVAL)
-		return errf(err, errlen, ret, "cannot attach to %s in %s mode: "
+		return xnf_errf(err, errlen, ret, "cannot attach to %s in %s mode: "
 			    "%s; the driver may not support native XDP (try "
 			    "'mode generic') or its MTU is too large", dev,
 			    xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" :
 			    "native", strerror(-ret));
 	if (ret == -ENOSPC)
-		return errf(err, errlen, ret, "cannot attach to %s: %s; a veth "
+		return xnf_errf(err, errlen, ret, "cannot attach to %s: %s; a veth "
 			    "takes XDP only with as many receive queues as its "
 			    "peer has transmit queues (ethtool -l on both ends)",
 			    dev, strerror(-ret));
 	if (ret == -EBUSY || ret == -EEXIST)
-		return errf(err, errlen, ret, "%s already has an XDP program; "
+		return xnf_errf(err, errlen, ret, "%s already has an XDP program; "
 			    "xnf never replaces a program it did not attach",
 			    dev);
-	return errf(err, errlen, ret, "cannot attach to %s: %s", dev,
+	return xnf_errf(err, errlen, ret, "cannot attach to %s: %s", dev,
 		    strerror(-ret));
 }
 
@@ -477,29 +462,29 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 
 	if (!dev_name_ok(o->dev))
-		return errf(err, errlen, -EINVAL, "invalid device name '%s'",
+		return xnf_errf(err, errlen, -EINVAL, "invalid device name '%s'",
 			    o->dev);
 	if (!spec.len)
-		return errf(err, errlen, -EINVAL, "no chain given; write 'xnf "
+		return xnf_errf(err, errlen, -EINVAL, "no chain given; write 'xnf "
 			    "attach %s chain firewall,l3fwd,l2fwd'", o->dev);
 	if (spec.fused && spec.len > XNF_FUSED_MAX)
-		return errf(err, errlen, -E2BIG, "a fused chain holds at most "
+		return xnf_errf(err, errlen, -E2BIG, "a fused chain holds at most "
 			    "%d NFs", XNF_FUSED_MAX);
 	if (bpf_xdp_query_id(o->ifindex, 0, &prog_id) == 0 && prog_id)
-		return errf(err, errlen, -EBUSY, "%s already runs XDP program "
+		return xnf_errf(err, errlen, -EBUSY, "%s already runs XDP program "
 			    "id %u; xnf never replaces a program it did not "
 			    "attach: if it is xnf's, use 'xnf chain set %s "
 			    "...'; if not, remove it first (ip link set dev %s "
 			    "xdp off)", o->dev, prog_id, o->dev, o->dev);
 	dev_path(path, dp, o->dev, "link");
 	if (pin_exists(path))
-		return errf(err, errlen, -EEXIST, "%s has a stale xnf "
+		return xnf_errf(err, errlen, -EEXIST, "%s has a stale xnf "
 			    "attachment pinned at %s; run 'xnf detach %s' "
 			    "first", o->dev, path, o->dev);
 	if (o->plan) {
 		pst = calloc(1, sizeof(*pst));
 		if (!pst)
-			return errf(err, errlen, -ENOMEM, "out of memory");
+			return xnf_errf(err, errlen, -ENOMEM, "out of memory");
 		if (o->plan->node >= 0) {
 			spec.numa = true;
 			spec.numa_node = o->plan->node;
@@ -510,7 +495,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 
 	ret = xnf_chain_load(dp, o->dev, &spec, &c);
 	if (ret) {
-		errf(err, errlen, ret, "cannot load the chain for %s: %s",
+		xnf_errf(err, errlen, ret, "cannot load the chain for %s: %s",
 		     o->dev, strerror(-ret));
 		goto out_undo;
 	}
@@ -518,14 +503,14 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	if (!ret)
 		ret = pin_chain(dp, c, o->dev, "");
 	if (ret) {
-		errf(err, errlen, ret, "cannot pin the chain of %s under %s: %s",
+		xnf_errf(err, errlen, ret, "cannot pin the chain of %s under %s: %s",
 		     o->dev, path, strerror(-ret));
 		goto out_undo;
 	}
 	if (!xnf_port_exists(dp, o->ifindex)) {
 		ret = xnf_port_add(dp, o->ifindex);
 		if (ret) {
-			errf(err, errlen, ret, "cannot add %s to the egress ports "
+			xnf_errf(err, errlen, ret, "cannot add %s to the egress ports "
 			     "(%s): %s", o->dev, XNF_MAP_STR(XNF_MAP_TX),
 			     strerror(-ret));
 			goto out_undo;
@@ -537,7 +522,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	if (!ret)
 		ret = batch_tracer_get(dp, &tracer_created);
 	if (ret) {
-		errf(err, errlen, ret, "cannot set up the batch-size histogram "
+		xnf_errf(err, errlen, ret, "cannot set up the batch-size histogram "
 		     "of %s: %s", o->dev, strerror(-ret));
 		goto out_undo;
 	}
@@ -548,12 +533,12 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		ret = xnf_place_apply_channels(o->plan, o->strict_queues, pst,
 					       perr, sizeof(perr));
 		if (ret) {
-			errf(err, errlen, ret, "%s", perr);
+			xnf_errf(err, errlen, ret, "%s", perr);
 			goto out_undo;
 		}
 		ret = xnf_place_save(path, pst);
 		if (ret) {
-			errf(err, errlen, ret, "cannot record the placement of "
+			xnf_errf(err, errlen, ret, "cannot record the placement of "
 			     "%s in %s: %s", o->dev, path, strerror(-ret));
 			goto out_undo;
 		}
@@ -568,7 +553,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	}
 	ret = repin(dp, link_fd, o->dev, "link");
 	if (ret) {
-		errf(err, errlen, ret, "cannot pin the XDP link of %s: %s",
+		xnf_errf(err, errlen, ret, "cannot pin the XDP link of %s: %s",
 		     o->dev, strerror(-ret));
 		goto out_undo;
 	}
@@ -578,7 +563,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		xnf_place_apply_cpus(o->plan, pst);
 		ret = xnf_place_save(path, pst);
 		if (ret) {
-			errf(err, errlen, ret, "cannot record the placement of "
+			xnf_errf(err, errlen, ret, "cannot record the placement of "
 			     "%s in %s: %s", o->dev, path, strerror(-ret));
 			dev_path(path, dp, o->dev, "link");
 			unlink(path);
@@ -626,11 +611,11 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	int ret, info_err;
 
 	if (!dev_name_ok(dev))
-		return errf(err, errlen, -EINVAL, "invalid device name '%s'",
+		return xnf_errf(err, errlen, -EINVAL, "invalid device name '%s'",
 			    dev);
 	dev_path(path, dp, dev, "link");
 	if (!pin_exists(path))
-		return errf(err, errlen, -ENOENT, "xnf is not attached to %s; "
+		return xnf_errf(err, errlen, -ENOENT, "xnf is not attached to %s; "
 			    "'xnf status' lists the interfaces it is attached "
 			    "to", dev);
 	ret = workers_running(dp, dev, err, errlen);
@@ -652,7 +637,7 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	/* Removing the link pin detaches the program (nothing else holds
 	 * the link); the rest only goes once in-flight packets are done. */
 	if (unlink(path)) {
-		ret = errf(err, errlen, -errno, "cannot remove %s: %s", path,
+		ret = xnf_errf(err, errlen, -errno, "cannot remove %s: %s", path,
 			   strerror(errno));
 		goto out;
 	}
@@ -669,7 +654,7 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	ret = xnf_dev_remove(dp, dev);
 	if (ret) {
 		dev_path(path, dp, dev, NULL);
-		errf(err, errlen, ret, "detached %s but could not remove %s: %s",
+		xnf_errf(err, errlen, ret, "detached %s but could not remove %s: %s",
 		     dev, path, strerror(-ret));
 		goto out;
 	}
@@ -691,13 +676,13 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 	int link_fd = -1, ret;
 
 	if (!dev_name_ok(dev))
-		return errf(err, errlen, -EINVAL, "invalid device name '%s'",
+		return xnf_errf(err, errlen, -EINVAL, "invalid device name '%s'",
 			    dev);
 	ret = dev_recover(dp, dev, err, errlen);
 	if (ret)
 		return ret;
 	if (dev_info_get(dp, dev, 0, &info))
-		return errf(err, errlen, -ENOENT, "xnf is not attached to %s; "
+		return xnf_errf(err, errlen, -ENOENT, "xnf is not attached to %s; "
 			    "attach it with 'xnf attach %s chain NF[,NF...]'",
 			    dev, dev);
 	spec.len = chg->len;
@@ -706,19 +691,19 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 	spec.l3_fib = chg->l3_fib == XNF_KEEP ? info.l3_fib :
 		      chg->l3_fib == XNF_ON;
 	if (!spec.len)
-		return errf(err, errlen, -EINVAL, "no chain given");
+		return xnf_errf(err, errlen, -EINVAL, "no chain given");
 	if (spec.fused && spec.len > XNF_FUSED_MAX)
-		return errf(err, errlen, -E2BIG, "a fused chain holds at most "
+		return xnf_errf(err, errlen, -E2BIG, "a fused chain holds at most "
 			    "%d NFs", XNF_FUSED_MAX);
 
 	dev_path(path, dp, dev, "link");
 	link_fd = bpf_obj_get(path);
 	if (link_fd < 0)
-		return errf(err, errlen, -errno, "cannot open the XDP link of "
+		return xnf_errf(err, errlen, -errno, "cannot open the XDP link of "
 			    "%s at %s: %s", dev, path, strerror(errno));
 	ret = xnf_chain_load(dp, dev, &spec, &c);
 	if (ret) {
-		errf(err, errlen, ret, "cannot load the new chain for %s: %s; "
+		xnf_errf(err, errlen, ret, "cannot load the new chain for %s: %s; "
 		     "the old one still runs", dev, strerror(-ret));
 		goto out;
 	}
@@ -729,12 +714,12 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 	if (!ret)
 		ret = pin_chain(dp, c, dev, "_new");
 	if (ret) {
-		errf(err, errlen, ret, "cannot pin the new chain of %s: %s; the "
+		xnf_errf(err, errlen, ret, "cannot pin the new chain of %s: %s; the "
 		     "old one still runs", dev, strerror(-ret));
 		goto out_unstage;
 	}
 	if (bpf_link_update(link_fd, xnf_chain_prog_fd(c), NULL)) {
-		ret = errf(err, errlen, -errno, "cannot switch %s to the new "
+		ret = xnf_errf(err, errlen, -errno, "cannot switch %s to the new "
 			   "chain: %s; the old one still runs", dev,
 			   strerror(errno));
 		goto out_unstage;

@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 
 #include "xnf.h"
+#include "priv.h"
 
 static enum xnf_log_level log_level = XNF_LOG_WARN;
 
@@ -43,4 +44,16 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 void xnf_libbpf_logging(void)
 {
 	libbpf_set_print(libbpf_print);
+}
+
+int xnf_errf(char *err, size_t len, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && len) {
+		va_start(ap, fmt);
+		vsnprintf(err, len, fmt, ap);
+		va_end(ap);
+	}
+	return ret;
 }

@@ -16,21 +16,7 @@
 #include <bpf/bpf.h>
 
 #include "xnf.h"
-
-static int errf(char *err, size_t len, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int errf(char *err, size_t len, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && len) {
-		va_start(ap, fmt);
-		vsnprintf(err, len, fmt, ap);
-		va_end(ap);
-	}
-	return ret;
-}
+#include "priv.h"
 
 static const char *ifname(__u32 ifindex, char *buf)
 {
@@ -57,7 +43,7 @@ static int port_get(struct xnf_dp *dp, __u32 ifindex, bool *added, char *err,
 		return 0;
 	ret = xnf_port_add(dp, ifindex);
 	if (ret)
-		return errf(err, errlen, ret, "cannot make %s an xnf egress port "
+		return xnf_errf(err, errlen, ret, "cannot make %s an xnf egress port "
 			    "(%s): %s%s", ifname(ifindex, name),
 			    XNF_MAP_STR(XNF_MAP_TX), strerror(-ret),
 			    table_full(ret) ? "; xnf has room for 256 ports" : "");
@@ -91,7 +77,7 @@ int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 	int ret;
 
 	if (family != XNF_AF_INET && family != XNF_AF_INET6)
-		return errf(err, errlen, -EAFNOSUPPORT, "route: unknown family %d",
+		return xnf_errf(err, errlen, -EAFNOSUPPORT, "route: unknown family %d",
 			    family);
 	inet_ntop(af, addr, a, sizeof(a));
 	snprintf(prefix, sizeof(prefix), "%s/%u", a, plen);
@@ -108,14 +94,14 @@ int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 	if (added)
 		xnf_port_del(dp, rt->ifindex);
 	if (ret == -EEXIST)
-		return errf(err, errlen, ret, "route %s exists; use 'xnf route "
+		return xnf_errf(err, errlen, ret, "route %s exists; use 'xnf route "
 			    "replace %s ...' to change it", prefix, prefix);
 	if (table_full(ret))
-		return errf(err, errlen, ret, "%s route table full (%ld routes); "
+		return xnf_errf(err, errlen, ret, "%s route table full (%ld routes); "
 			    "delete routes with 'xnf route del PREFIX' first",
 			    family == XNF_AF_INET ? "IPv4" : "IPv6",
 			    map_count(dp->fd[t]));
-	return errf(err, errlen, ret, "cannot write route %s to %s: %s", prefix,
+	return xnf_errf(err, errlen, ret, "cannot write route %s to %s: %s", prefix,
 		    xnf_table_names[t], strerror(-ret));
 }
 
@@ -132,7 +118,7 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 		 mac[2], mac[3], mac[4], mac[5]);
 	memcpy(key.mac, mac, 6);
 	if (!replace && !bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, &old))
-		return errf(err, errlen, -EEXIST, "%s is in the FDB already (on "
+		return xnf_errf(err, errlen, -EEXIST, "%s is in the FDB already (on "
 			    "%s); use 'xnf fdb replace %s dev DEV' to move it",
 			    m, ifname(old.ifindex, name), m);
 	ret = port_get(dp, ifindex, &added, err, errlen);
@@ -144,10 +130,10 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 	if (added)
 		xnf_port_del(dp, ifindex);
 	if (table_full(ret))
-		return errf(err, errlen, ret, "FDB full (%ld entries); delete "
+		return xnf_errf(err, errlen, ret, "FDB full (%ld entries); delete "
 			    "entries with 'xnf fdb del MAC' first",
 			    map_count(dp->fd[XNF_T_FDB]));
-	return errf(err, errlen, ret, "cannot write %s to %s: %s", m,
+	return xnf_errf(err, errlen, ret, "cannot write %s to %s: %s", m,
 		    XNF_MAP_STR(XNF_MAP_FDB), strerror(-ret));
 }
 
@@ -182,7 +168,7 @@ int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
 	}
 	if (other) {
 		ifname(busy, n1);
-		return errf(err, errlen, -EBUSY, "%s is cross-connected to %s "
+		return xnf_errf(err, errlen, -EBUSY, "%s is cross-connected to %s "
 			    "already; remove that pair first with 'xnf xconnect "
 			    "del %s'", n1, ifname(other, n3), n1);
 	}
@@ -196,14 +182,14 @@ int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
 	 * update; a new pair appears one direction at a time. */
 	ret = xnf_xconnect_set(dp, if1, fwd);
 	if (ret) {
-		errf(err, errlen, ret, "cannot write the cross-connect %s -> %s "
+		xnf_errf(err, errlen, ret, "cannot write the cross-connect %s -> %s "
 		     "to %s: %s", n1, n2, XNF_MAP_STR(XNF_MAP_XCONNECT),
 		     strerror(-ret));
 		goto out_ports;
 	}
 	ret = xnf_xconnect_set(dp, if2, rev);
 	if (ret) {
-		errf(err, errlen, ret, "cannot write the cross-connect %s -> %s "
+		xnf_errf(err, errlen, ret, "cannot write the cross-connect %s -> %s "
 		     "to %s: %s", n2, n1, XNF_MAP_STR(XNF_MAP_XCONNECT),
 		     strerror(-ret));
 		if (had_fwd)
