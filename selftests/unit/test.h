@@ -118,6 +118,8 @@ static inline struct xnf_test_val xnf_test_p(const volatile void *p)
  * else a constant of the first: every association of a _Generic must be
  * valid for every operand, and this keeps, e.g., a pointer away from a
  * conversion to long double. */
+/* clang-format 14 breaks the associations of a _Generic apart */
+/* clang-format off */
 #define XNF_TEST_AS(x, t1, t2, t3)					\
 	_Generic((x) + 0, t1: (x) + 0, t2: (x) + 0, t3: (x) + 0,	\
 		 default: (t1)0)
@@ -147,6 +149,7 @@ static inline struct xnf_test_val xnf_test_p(const volatile void *p)
 		 long double: xnf_test_f(XNF_TEST_AS(x, long double, double, \
 						     float)),		\
 		 default: xnf_test_p(XNF_TEST_PTR(x)))
+/* clang-format on */
 
 enum xnf_test_op {
 	XNF_OP_EQ,
