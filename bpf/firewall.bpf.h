@@ -32,7 +32,7 @@ static __always_inline __u32 *xnf_fw_port_class(void *map, __u32 gen,
 }
 
 /* Index of the lowest set bit of x != 0, without branches (clang 14 cannot
- * lower xnf_ctz64 for BPF): the bits below it, counted SWAR-style. */
+ * lower __builtin_ctzll for BPF): the bits below it, counted SWAR-style. */
 static __always_inline __u32 xnf_ctz64(__u64 x)
 {
 	x = (x & -x) - 1;

@@ -26,6 +26,7 @@ need=(
 	"cmd:timeout:coreutils"
 	"cmd:sysctl:procps"
 	"cmd:awk:gawk"
+	"cmd:clang-format:clang-format"
 	"pc:libbpf:libbpf-dev"
 	"pc:libxdp:libxdp-dev"
 	"pc:libelf:libelf-dev"

@@ -414,69 +414,77 @@ TEST(fw_compile_rule_check)
 	struct xnf_fw_rule r, rs[2];
 	char err[160];
 
-	check_refused((struct trule){ 1, 0, "192.0.2.1/24" },
-		      "192.0.2.1/24 has host bits set; did you mean 192.0.2.0/24?",
-		      "v4 host bits");
-	check_refused((struct trule){ 1, 0, NULL, "2001:db8::1/64" },
-		      "dst 2001:db8::1/64 has host bits set; did you mean 2001:db8::/64?",
-		      "v6 host bits");
-	check_refused((struct trule){ 1, 0, "10.0.0.0/33" }, "33", "v4 /33");
-	check_refused((struct trule){ 1, 0, "::/129" }, "129", "v6 /129");
-	check_refused((struct trule){ 1, 0, NULL, NULL, TCP, NULL, "2000-1000" },
-		      "2000-1000", "dport lo > hi");
-	check_refused((struct trule){ 1, 0, NULL, NULL, UDP, "9-8" },
-		      "9-8", "sport lo > hi");
-	check_refused((struct trule){ 1, 0, NULL, NULL, ICMP, NULL, "80" },
-		      "protocol 1", "ports with icmp");
-	check_refused((struct trule){ 1, 0, NULL, NULL, ICMP6, "80" },
-		      "protocol 58", "ports with icmpv6");
+	SUBTEST("refused") {
+		check_refused((struct trule){ 1, 0, "192.0.2.1/24" },
+			      "192.0.2.1/24 has host bits set; did you mean 192.0.2.0/24?",
+			      "v4 host bits");
+		check_refused((struct trule){ 1, 0, NULL, "2001:db8::1/64" },
+			      "dst 2001:db8::1/64 has host bits set; did you mean 2001:db8::/64?",
+			      "v6 host bits");
+		check_refused((struct trule){ 1, 0, "10.0.0.0/33" }, "33", "v4 /33");
+		check_refused((struct trule){ 1, 0, "::/129" }, "129", "v6 /129");
+		check_refused((struct trule){ 1, 0, NULL, NULL, TCP, NULL, "2000-1000" },
+			      "2000-1000", "dport lo > hi");
+		check_refused((struct trule){ 1, 0, NULL, NULL, UDP, "9-8" },
+			      "9-8", "sport lo > hi");
+		check_refused((struct trule){ 1, 0, NULL, NULL, ICMP, NULL, "80" },
+			      "protocol 1", "ports with icmp");
+		check_refused((struct trule){ 1, 0, NULL, NULL, ICMP6, "80" },
+			      "protocol 58", "ports with icmpv6");
+	}
 
-	r = mk(&(struct trule){ 1, 0, "192.0.2.0/24" });
-	r.family = 5;
-	ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, "family 5");
-	r.family = 0;
-	ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL,
-		  "prefix without family");
-	r = mk(&(struct trule){ 1, 0, NULL, NULL, TCP });
-	r.family = XNF_AF_INET;
-	ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL,
-		  "family without prefix");
-	r = mk(&(struct trule){ 1, 0 });
-	r.action = 2;
-	ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, "action 2");
-	r = mk(&(struct trule){ 1, 0 });
-	r.flags = 1 << 7;
-	ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, "unknown flag");
-	ASSERT_EQ(xnf_fw_rule_check(&r, NULL, 0), -EINVAL, "no message buffer");
+	SUBTEST("refused_fields") {
+		r = mk(&(struct trule){ 1, 0, "192.0.2.0/24" });
+		r.family = 5;
+		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, "family 5");
+		r.family = 0;
+		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL,
+			  "prefix without family");
+		r = mk(&(struct trule){ 1, 0, NULL, NULL, TCP });
+		r.family = XNF_AF_INET;
+		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL,
+			  "family without prefix");
+		r = mk(&(struct trule){ 1, 0 });
+		r.action = 2;
+		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, "action 2");
+		r = mk(&(struct trule){ 1, 0 });
+		r.flags = 1 << 7;
+		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, "unknown flag");
+		ASSERT_EQ(xnf_fw_rule_check(&r, NULL, 0), -EINVAL, "no message buffer");
+	}
 
 	/* Accepted: ports without a protocol (any protocol that has
 	 * ports), sctp ports, /0 and full-length prefixes, garbage past an
 	 * IPv4 address, a match-all rule. */
-	r = mk(&(struct trule){ 1, 1, NULL, NULL, 0, "1-2", "3-4" });
-	ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "ports, any proto");
-	r = mk(&(struct trule){ 1, 1, NULL, NULL, SCTP, "1-2", "3" });
-	ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "sctp ports");
-	r = mk(&(struct trule){ 1, 1, "0.0.0.0/0", "192.0.2.1/32" });
-	r.src[7] = 0xff;
-	ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "v4 /0, /32");
-	r = mk(&(struct trule){ 1, 1, "::/0", "2001:db8::1/128" });
-	ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "v6 /0, /128");
-	r = mk(&(struct trule){ 1, 1 });
-	ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "match all");
+	SUBTEST("accepted") {
+		r = mk(&(struct trule){ 1, 1, NULL, NULL, 0, "1-2", "3-4" });
+		ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "ports, any proto");
+		r = mk(&(struct trule){ 1, 1, NULL, NULL, SCTP, "1-2", "3" });
+		ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "sctp ports");
+		r = mk(&(struct trule){ 1, 1, "0.0.0.0/0", "192.0.2.1/32" });
+		r.src[7] = 0xff;
+		ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "v4 /0, /32");
+		r = mk(&(struct trule){ 1, 1, "::/0", "2001:db8::1/128" });
+		ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "v6 /0, /128");
+		r = mk(&(struct trule){ 1, 1 });
+		ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "match all");
+	}
 
 	/* The compiler refuses what the check refuses, and duplicate
 	 * priorities. */
-	rs[0] = mk(&(struct trule){ 10, 1, "192.0.2.0/24" });
-	rs[1] = mk(&(struct trule){ 20, 1, "192.0.2.1/24" });
-	ASSERT_EQ(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c), -EINVAL,
-		  "compile: host bits");
-	rs[1] = mk(&(struct trule){ 10, 1, "192.0.3.0/24" });
-	ASSERT_EQ(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c), -EINVAL,
-		  "compile: duplicate prio");
-	rs[1].in_use = 0;
-	if (ASSERT_OK(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c),
-		      "duplicate prio in a free slot"))
-		xnf_fw_compiled_free(c);
+	SUBTEST("compile") {
+		rs[0] = mk(&(struct trule){ 10, 1, "192.0.2.0/24" });
+		rs[1] = mk(&(struct trule){ 20, 1, "192.0.2.1/24" });
+		ASSERT_EQ(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c), -EINVAL,
+			  "compile: host bits");
+		rs[1] = mk(&(struct trule){ 10, 1, "192.0.3.0/24" });
+		ASSERT_EQ(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c), -EINVAL,
+			  "compile: duplicate prio");
+		rs[1].in_use = 0;
+		if (ASSERT_OK(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c),
+			      "duplicate prio in a free slot"))
+			xnf_fw_compiled_free(c);
+	}
 }
 
 /* ---- generated sets ---- */
