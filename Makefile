@@ -160,6 +160,13 @@ $(OUTPUT)/xnf-gen $(OUTPUT)/xnf-sink: $(OUTPUT)/xnf-%: $(OUTPUT)/tools/%.o $(LIB
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
 
+.PHONY: format check-format
+format:
+	scripts/check-format.sh --fix
+
+check-format:
+	scripts/check-format.sh
+
 .PHONY: check unit
 unit: $(UNIT)
 	$(UNIT)
@@ -204,6 +211,8 @@ help:
 	@echo 'make              build everything under $(OUTPUT)'
 	@echo 'make check        unit tests (BPF_PROG_TEST_RUN) and traffic tests (bats)'
 	@echo 'make unit         unit tests only'
+	@echo 'make format       rewrite the C sources in the style of .clang-format (kernel style)'
+	@echo 'make check-format list what clang-format would change; fails if anything (CI)'
 	@echo 'make test-model   tests of the batching model (tools/xnf_model/)'
 	@echo 'make bench-micro  ns/packet per NF, chain, fused chain, firewall size'
 	@echo 'make bench        throughput, latency, loss, batch sizes of xnf and its peers (QUICK=1: a few minutes)'

@@ -258,8 +258,8 @@ static int do_batch(const char *file)
 		if (!argc)
 			continue;
 		if (cli_dispatch(objects, "xnf", argc, argv)) {
-			fprintf(stderr, "Error: %s:%d: command failed, batch stopped\n",
-				file, lineno);
+			cli_err("%s:%d: command failed, batch stopped", file,
+				lineno);
 			goto fail;
 		}
 	}
