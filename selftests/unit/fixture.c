@@ -259,18 +259,33 @@ bool fx_stats_consistent(const struct xnf_stats *st, const char *what)
 bool fx_fw_load(struct fx *f, const struct xnf_fw_rule *rules, __u32 n,
 		__u32 default_action)
 {
+	struct xnf_fw_set *set = NULL;
+	bool ok = false;
 	__u32 i;
 
-	for (i = 0; i < n; i++) {
-		struct xnf_fw_rule r = rules[i];
-
-		r.in_use = 1;
-		if (!ASSERT_OK(bpf_map_update_elem(f->dp->fd[XNF_T_FW_RULES], &i,
-						   &r, BPF_ANY) ? -errno : 0,
-			       "write firewall rule"))
-			return false;
+	if (!ASSERT_OK(xnf_fw_read(f->dp, &set), "xnf_fw_read"))
+		return false;
+	for (i = 0; i < n && i < XNF_FW_MAX_RULES; i++) {
+		set->rules[i] = rules[i];
+		set->rules[i].in_use = 1;
 	}
-	return ASSERT_OK(xnf_fw_commit(f->dp, default_action), "xnf_fw_commit");
+	set->default_action = default_action;
+	ok = ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
+	xnf_fw_set_free(set);
+	return ok;
+}
+
+bool fx_fw_default(struct fx *f, __u32 default_action)
+{
+	struct xnf_fw_set *set = NULL;
+	bool ok;
+
+	if (!ASSERT_OK(xnf_fw_read(f->dp, &set), "xnf_fw_read"))
+		return false;
+	set->default_action = default_action;
+	ok = ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
+	xnf_fw_set_free(set);
+	return ok;
 }
 
 bool fx_expect_nf(const struct xnf_stats *st, __u32 nf, int ret,
