@@ -299,7 +299,7 @@ static int do_fw_default(int argc, char **argv)
 	if (!set)
 		return -1;
 	/* The rules stay; the new set carries the new default. */
-	set->default_action = act;
+	xnf_fw_set_policy(set, act);
 	return fw_set_commit(dp, set);
 }
 
@@ -379,7 +379,7 @@ static void fw_print_rule(const struct xnf_fw_rule *r,
 
 static int do_fw_show(int argc, char **argv)
 {
-	const struct xnf_fw_rule **order = NULL;
+	const struct xnf_fw_rule **order = NULL, *rules;
 	struct xnf_fw_hit *hits = NULL;
 	struct xnf_fw_set *set = NULL;
 	struct xnf_dp *dp;
@@ -407,18 +407,19 @@ static int do_fw_show(int argc, char **argv)
 			      XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
 		goto out;
 	}
+	rules = xnf_fw_set_rules(set);
 	for (i = 0; i < XNF_FW_MAX_RULES; i++)
-		if (set->rules[i].in_use)
-			order[n++] = &set->rules[i];
+		if (rules[i].in_use)
+			order[n++] = &rules[i];
 	if (n)
 		qsort(order, n, sizeof(*order), fw_prio_cmp);
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "default", "default %s\n",
-		     fw_action_name(set->default_action));
+		     fw_action_name(xnf_fw_set_default(set)));
 	open_json_array("rules");
 	for (i = 0; i < n; i++)
-		fw_print_rule(order[i], &hits[order[i] - set->rules]);
+		fw_print_rule(order[i], &hits[order[i] - rules]);
 	close_json_array();
 	close_json_object();
 out:

@@ -265,7 +265,7 @@ static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
 	err = xnf_fw_read(dp, &set);
 	if (err)
 		return err;
-	memcpy(rules, set->rules, sizeof(set->rules));
+	memcpy(rules, xnf_fw_set_rules(set), XNF_FW_MAX_RULES * sizeof(*rules));
 	xnf_fw_set_free(set);
 	return 0;
 }

@@ -236,12 +236,10 @@ int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen);
 /* prio of a rule added without one: the highest in use plus this. */
 #define XNF_FW_PRIO_STEP 10
 
-/* A whole rule set: what one generation of xnf_fw_rules and xnf_fw_hdr
- * holds. A rule's slot is its index; it names its hit counter. */
-struct xnf_fw_set {
-	__u32 default_action;                      /* enum xnf_fw_action */
-	struct xnf_fw_rule rules[XNF_FW_MAX_RULES]; /* by slot; in_use marks */
-};
+/* A whole rule set (opaque): what one generation of xnf_fw_rules and
+ * xnf_fw_hdr holds, the rules by slot and the default policy. A rule's
+ * slot is where it lives while it lives; it names its hit counter. */
+struct xnf_fw_set;
 
 /* An empty set with default allow (a fresh instance's), or NULL. */
 struct xnf_fw_set *xnf_fw_set_new(void);
@@ -252,23 +250,34 @@ void xnf_fw_set_free(struct xnf_fw_set *set);
  * read. Free with xnf_fw_set_free(). */
 int xnf_fw_read(struct xnf_dp *dp, struct xnf_fw_set **out);
 
-/* Edits of a set in memory; nothing runs until xnf_fw_apply().
- * Adds @r (checked with xnf_fw_rule_check) in the first free slot, in_use
+/* The slots, [XNF_FW_MAX_RULES]: in_use marks a rule, empty slots are
+ * zero. Valid until the next edit of @set. */
+const struct xnf_fw_rule *xnf_fw_set_rules(const struct xnf_fw_set *set);
+__u32 xnf_fw_set_default(const struct xnf_fw_set *set);
+/* Rules in use. */
+__u32 xnf_fw_set_count(const struct xnf_fw_set *set);
+/* The highest prio in use; -ENOENT when the set is empty. */
+int xnf_fw_set_last_prio(const struct xnf_fw_set *set, __u32 *prio);
+
+/* Edits of a set in memory; nothing runs until xnf_fw_apply(). */
+/* -EINVAL unless @action is XNF_FW_ALLOW or XNF_FW_DROP. */
+int xnf_fw_set_policy(struct xnf_fw_set *set, __u32 action);
+/* Adds @r (checked with xnf_fw_rule_check) in the first free slot, in_use
  * set; with @auto_prio its prio becomes the highest in use plus
  * XNF_FW_PRIO_STEP (XNF_FW_PRIO_STEP for the first). -EINVAL: malformed
  * rule; -EEXIST: its prio is taken; -ENOSPC: no free slot; -ERANGE: no
  * prio left above the highest. *@slot (may be NULL) gets the slot. */
 int xnf_fw_set_add(struct xnf_fw_set *set, const struct xnf_fw_rule *r,
 		   bool auto_prio, __u32 *slot);
+/* Puts @r in @slot in place of what it holds (NULL empties it). -EINVAL:
+ * malformed rule or no such slot; -EEXIST: another slot has its prio. */
+int xnf_fw_set_replace(struct xnf_fw_set *set, __u32 slot,
+		       const struct xnf_fw_rule *r);
 /* Removes the rule of @prio; -ENOENT if none. *@slot (may be NULL) gets
  * the slot it had. */
 int xnf_fw_set_del(struct xnf_fw_set *set, __u32 prio, __u32 *slot);
 /* Removes every rule; the default stays. */
 void xnf_fw_set_flush(struct xnf_fw_set *set);
-/* The highest prio in use; -ENOENT when the set is empty. */
-int xnf_fw_set_last_prio(const struct xnf_fw_set *set, __u32 *prio);
-/* Rules in use. */
-__u32 xnf_fw_set_count(const struct xnf_fw_set *set);
 
 /*
  * Makes @set the rule set that runs, all or nothing: compiles it (-EINVAL

@@ -30,9 +30,93 @@ struct fw_active {
 	struct xnf_fw_hdr hdr;
 };
 
+/*
+ * The slots, and what makes an add O(1) in the usual case of a batch that
+ * appends rules of rising prio (otherwise one pass over the used slots):
+ * how many are in use, where the empty tail begins, and the highest prio.
+ */
+struct xnf_fw_set {
+	__u32 default_action;        /* enum xnf_fw_action */
+	__u32 nrules;                /* slots in use */
+	__u32 top;                   /* slots from here on are empty */
+	__u32 last;                  /* highest prio in use, if nrules */
+	bool last_stale;             /* a rule of prio last went away */
+	struct xnf_fw_rule rules[XNF_FW_MAX_RULES];
+};
+
 struct xnf_fw_set *xnf_fw_set_new(void)
 {
 	return calloc(1, sizeof(struct xnf_fw_set));
+}
+
+/* nrules, top and last from the slots. */
+static void fw_set_index(struct xnf_fw_set *set)
+{
+	__u32 i;
+
+	set->nrules = set->top = set->last = 0;
+	set->last_stale = false;
+	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
+		if (!set->rules[i].in_use)
+			continue;
+		if (!set->nrules || set->rules[i].prio > set->last)
+			set->last = set->rules[i].prio;
+		set->nrules++;
+		set->top = i + 1;
+	}
+}
+
+static bool fw_set_prio_taken(const struct xnf_fw_set *set, __u32 prio,
+			      __u32 except)
+{
+	__u32 i;
+
+	if (!set->nrules || (!set->last_stale && prio > set->last))
+		return false;
+	for (i = 0; i < set->top; i++)
+		if (i != except && set->rules[i].in_use &&
+		    set->rules[i].prio == prio)
+			return true;
+	return false;
+}
+
+/* After slot @slot was emptied. */
+static void fw_set_emptied(struct xnf_fw_set *set, __u32 slot, __u32 prio)
+{
+	set->nrules--;
+	if (prio == set->last)
+		set->last_stale = true;
+	if (slot + 1 == set->top)
+		while (set->top && !set->rules[set->top - 1].in_use)
+			set->top--;
+}
+
+/* After slot @slot got a rule of @prio. */
+static void fw_set_filled(struct xnf_fw_set *set, __u32 slot, __u32 prio)
+{
+	if (!set->nrules || prio > set->last)
+		set->last = prio;
+	set->nrules++;
+	if (slot >= set->top)
+		set->top = slot + 1;
+}
+
+const struct xnf_fw_rule *xnf_fw_set_rules(const struct xnf_fw_set *set)
+{
+	return set->rules;
+}
+
+__u32 xnf_fw_set_default(const struct xnf_fw_set *set)
+{
+	return set->default_action;
+}
+
+int xnf_fw_set_policy(struct xnf_fw_set *set, __u32 action)
+{
+	if (action != XNF_FW_ALLOW && action != XNF_FW_DROP)
+		return -EINVAL;
+	set->default_action = action;
+	return 0;
 }
 
 void xnf_fw_set_free(struct xnf_fw_set *set)
@@ -129,6 +213,7 @@ int xnf_fw_read(struct xnf_dp *dp, struct xnf_fw_set **out)
 	if (err)
 		goto out;
 	set->default_action = a.hdr.default_action;
+	fw_set_index(set);
 	*out = set;
 	set = NULL;
 out:
@@ -138,58 +223,85 @@ out:
 
 int xnf_fw_set_last_prio(const struct xnf_fw_set *set, __u32 *prio)
 {
-	bool any = false;
 	__u32 i;
 
-	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
-		if (!set->rules[i].in_use)
-			continue;
-		if (!any || set->rules[i].prio > *prio)
-			*prio = set->rules[i].prio;
-		any = true;
+	if (!set->nrules)
+		return -ENOENT;
+	if (!set->last_stale) {
+		*prio = set->last;
+		return 0;
 	}
-	return any ? 0 : -ENOENT;
+	*prio = 0;
+	for (i = 0; i < set->top; i++)
+		if (set->rules[i].in_use && set->rules[i].prio > *prio)
+			*prio = set->rules[i].prio;
+	return 0;
 }
 
 __u32 xnf_fw_set_count(const struct xnf_fw_set *set)
 {
-	__u32 i, n = 0;
-
-	for (i = 0; i < XNF_FW_MAX_RULES; i++)
-		n += !!set->rules[i].in_use;
-	return n;
+	return set->nrules;
 }
 
 int xnf_fw_set_add(struct xnf_fw_set *set, const struct xnf_fw_rule *r,
 		   bool auto_prio, __u32 *slot)
 {
-	__u32 i, free_slot = XNF_FW_MAX_RULES, last = 0;
 	struct xnf_fw_rule add = *r;
+	__u32 i, last = 0;
 	bool any;
 
 	add.in_use = 1;
 	if (xnf_fw_rule_check(&add, NULL, 0))
 		return -EINVAL;
-	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
-		if (!set->rules[i].in_use) {
-			if (free_slot == XNF_FW_MAX_RULES)
-				free_slot = i;
-			continue;
-		}
-		if (!auto_prio && set->rules[i].prio == add.prio)
-			return -EEXIST;
-	}
-	if (free_slot == XNF_FW_MAX_RULES)
+	if (!auto_prio && fw_set_prio_taken(set, add.prio, XNF_FW_MAX_RULES))
+		return -EEXIST;
+	if (set->nrules == XNF_FW_MAX_RULES)
 		return -ENOSPC;
 	if (auto_prio) {
 		any = !xnf_fw_set_last_prio(set, &last);
 		if (any && last > 0xffffffffU - XNF_FW_PRIO_STEP)
 			return -ERANGE;
 		add.prio = any ? last + XNF_FW_PRIO_STEP : XNF_FW_PRIO_STEP;
+		set->last = last;
+		set->last_stale = false;
 	}
-	set->rules[free_slot] = add;
+	/* The first free slot: the empty tail when no slot below is free. */
+	i = set->top;
+	if (set->nrules < set->top)
+		for (i = 0; set->rules[i].in_use; i++)
+			;
+	set->rules[i] = add;
+	fw_set_filled(set, i, add.prio);
 	if (slot)
-		*slot = free_slot;
+		*slot = i;
+	return 0;
+}
+
+int xnf_fw_set_replace(struct xnf_fw_set *set, __u32 slot,
+		       const struct xnf_fw_rule *r)
+{
+	struct xnf_fw_rule put = {};
+
+	if (slot >= XNF_FW_MAX_RULES)
+		return -EINVAL;
+	if (r) {
+		put = *r;
+		put.in_use = 1;
+		if (xnf_fw_rule_check(&put, NULL, 0))
+			return -EINVAL;
+		if (fw_set_prio_taken(set, put.prio, slot))
+			return -EEXIST;
+	}
+	if (set->rules[slot].in_use) {
+		__u32 prio = set->rules[slot].prio;
+
+		memset(&set->rules[slot], 0, sizeof(set->rules[slot]));
+		fw_set_emptied(set, slot, prio);
+	}
+	if (r) {
+		set->rules[slot] = put;
+		fw_set_filled(set, slot, put.prio);
+	}
 	return 0;
 }
 
@@ -197,9 +309,10 @@ int xnf_fw_set_del(struct xnf_fw_set *set, __u32 prio, __u32 *slot)
 {
 	__u32 i;
 
-	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
+	for (i = 0; i < set->top; i++) {
 		if (set->rules[i].in_use && set->rules[i].prio == prio) {
 			memset(&set->rules[i], 0, sizeof(set->rules[i]));
+			fw_set_emptied(set, i, prio);
 			if (slot)
 				*slot = i;
 			return 0;
@@ -211,6 +324,8 @@ int xnf_fw_set_del(struct xnf_fw_set *set, __u32 prio, __u32 *slot)
 void xnf_fw_set_flush(struct xnf_fw_set *set)
 {
 	memset(set->rules, 0, sizeof(set->rules));
+	set->nrules = set->top = set->last = 0;
+	set->last_stale = false;
 }
 
 /* Zeroes the hit counters of the slots in use in @rules whose rule is not

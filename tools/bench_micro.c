@@ -393,13 +393,14 @@ static int bm_rules_install(struct bm_inst *in)
 {
 	const struct bm_rules *rs = &in->rules;
 	struct xnf_fw_set *set = xnf_fw_set_new();
-	int err;
+	int err = 0;
+	__u32 i;
 
 	if (!set)
 		return -ENOMEM;
-	memcpy(set->rules, rs->r, rs->n * sizeof(*rs->r));
-	set->default_action = XNF_FW_ALLOW;
-	err = xnf_fw_apply(in->dp, set);
+	for (i = 0; i < rs->n && !err; i++)
+		err = xnf_fw_set_replace(set, i, &rs->r[i]);
+	err = err ?: xnf_fw_apply(in->dp, set);
 	xnf_fw_set_free(set);
 	if (err)
 		fprintf(stderr, "Error: cannot commit %u firewall rules: %s\n",

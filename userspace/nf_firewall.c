@@ -48,7 +48,7 @@ struct fw_tables {
 	struct xnf_fw_compiled *c;
 	struct xnf_lpm src4, dst4, src6, dst6;
 	struct xnf_fw_set *set;       /* the copy compiled */
-	const struct xnf_fw_rule *rules; /* set->rules, by slot */
+	const struct xnf_fw_rule *rules; /* its slots */
 	__u32 default_action;
 };
 
@@ -113,17 +113,18 @@ static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
 			strerror(-err));
 		goto out;
 	}
-	if (cur && cur->default_action == set->default_action &&
-	    !memcmp(cur->rules, set->rules, sizeof(set->rules)))
+	if (cur && cur->default_action == xnf_fw_set_default(set) &&
+	    !memcmp(cur->rules, xnf_fw_set_rules(set),
+		    XNF_FW_MAX_RULES * sizeof(*cur->rules)))
 		goto out;   /* unchanged */
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err = -ENOMEM;
 		goto out;
 	}
-	t->default_action = set->default_action;
-	t->rules = set->rules;
-	err = xnf_fw_compile(set->rules, XNF_FW_MAX_RULES, t->default_action,
+	t->default_action = xnf_fw_set_default(set);
+	t->rules = xnf_fw_set_rules(set);
+	err = xnf_fw_compile(t->rules, XNF_FW_MAX_RULES, t->default_action,
 			     &t->c);
 	if (!err)
 		err = fw_lpm_pair(t->c->src, t->c->nsrc, &t->src4, &t->src6);

@@ -20,13 +20,16 @@ static int fw_apply_rules(struct xnf_dp *dp, const struct xnf_fw_rule *rules,
 			  __u32 n, __u32 def)
 {
 	struct xnf_fw_set *set = xnf_fw_set_new();
-	int err;
+	int err = 0;
+	__u32 i;
 
 	if (!set)
 		return -ENOMEM;
-	memcpy(set->rules, rules, n * sizeof(*rules));
-	set->default_action = def;
-	err = xnf_fw_apply(dp, set);
+	for (i = 0; i < n && !err; i++)
+		if (rules[i].in_use)
+			err = xnf_fw_set_replace(set, i, &rules[i]);
+	err = err ?: xnf_fw_set_policy(set, def);
+	err = err ?: xnf_fw_apply(dp, set);
 	xnf_fw_set_free(set);
 	return err;
 }

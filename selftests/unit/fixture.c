@@ -265,12 +265,11 @@ bool fx_fw_load(struct fx *f, const struct xnf_fw_rule *rules, __u32 n,
 
 	if (!ASSERT_OK(xnf_fw_read(f->dp, &set), "xnf_fw_read"))
 		return false;
-	for (i = 0; i < n && i < XNF_FW_MAX_RULES; i++) {
-		set->rules[i] = rules[i];
-		set->rules[i].in_use = 1;
-	}
-	set->default_action = default_action;
-	ok = ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
+	for (i = 0, ok = true; i < n && ok; i++)
+		ok = ASSERT_OK(xnf_fw_set_replace(set, i, &rules[i]), "put rule");
+	if (ok)
+		ok = ASSERT_OK(xnf_fw_set_policy(set, default_action), "policy") &&
+		     ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
 	xnf_fw_set_free(set);
 	return ok;
 }
@@ -282,8 +281,8 @@ bool fx_fw_default(struct fx *f, __u32 default_action)
 
 	if (!ASSERT_OK(xnf_fw_read(f->dp, &set), "xnf_fw_read"))
 		return false;
-	set->default_action = default_action;
-	ok = ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
+	ok = ASSERT_OK(xnf_fw_set_policy(set, default_action), "policy") &&
+	     ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
 	xnf_fw_set_free(set);
 	return ok;
 }

@@ -1185,8 +1185,12 @@ TEST(fw_compile_write_maps)
 		memset(rules, 0, XNF_FW_MAX_RULES * sizeof(*rules));
 		if (!ASSERT_OK(xnf_fw_generate(rules, sizes[j], 100 + j), "generate"))
 			goto out;
-		memcpy(set->rules, rules, sizeof(set->rules));
-		set->default_action = XNF_FW_DROP;
+		xnf_fw_set_flush(set);
+		for (i = 0; i < XNF_FW_MAX_RULES; i++)
+			if (rules[i].in_use &&
+			    !ASSERT_OK(xnf_fw_set_replace(set, i, &rules[i]), "put rule"))
+				goto out;
+		xnf_fw_set_policy(set, XNF_FW_DROP);
 		t0 = now();
 		if (!ASSERT_OK(xnf_fw_apply(&dp, set), "apply"))
 			goto out;

@@ -1160,8 +1160,9 @@ TEST(unf_refresh)
 	r.in_use = 1;
 	if (!ASSERT_OK(xnf_fw_read(f.dp, &set), "read rules"))
 		goto out;
-	set->rules[slot] = r;
-	set->default_action = XNF_FW_ALLOW;
+	if (!ASSERT_OK(xnf_fw_set_replace(set, slot, &r), "put rule") ||
+	    !ASSERT_OK(xnf_fw_set_policy(set, XNF_FW_ALLOW), "policy"))
+		goto out;
 	if (!ASSERT_OK(xnf_fw_apply(f.dp, set), "apply"))
 		goto out;
 	ASSERT_NEQ(gen_of(&f), g0, "xnf_fw_apply moved tables_gen");
@@ -1196,7 +1197,7 @@ TEST(unf_refresh)
 	run_one(&f, fw, "198.51.100.1", PROBE, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "committed rule still in force");
 	/* Committed, it is taken. */
-	set->rules[slot] = r;
+	ASSERT_OK(xnf_fw_set_replace(set, slot, &r), "put rule");
 	ASSERT_OK(xnf_fw_apply(f.dp, set), "apply");
 	ASSERT_OK(fw->ops->refresh(fw), "refresh");
 	run_one(&f, fw, "198.51.100.1", PROBE + 1, &u);
