@@ -78,11 +78,14 @@ static int map_read_batch(int fd, __u32 ksz, __u32 vsz, __u32 max, __u8 *keys,
 			n = 1;
 			err = bpf_map_lookup_batch(fd, in, cur_out, spare_k,
 						   spare_v, &n, &opts);
-			if (err == -ENOENT && !n)
+			/* An element (perhaps the last: -ENOENT), or a hash
+			 * bucket too large for one slot (-ENOSPC): either
+			 * way, more than @max. */
+			if (n || err == -ENOSPC)
+				return -E2BIG;
+			if (err == -ENOENT)
 				break;
-			/* An element, or a hash bucket too large for one
-			 * slot (-ENOSPC): either way, more than @max. */
-			return err && err != -ENOSPC ? err : -E2BIG;
+			return err ?: -E2BIG;
 		}
 		err = bpf_map_lookup_batch(fd, in, cur_out, keys + (size_t)done * ksz,
 					   vals + (size_t)done * vsz, &n, &opts);
