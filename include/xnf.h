@@ -287,6 +287,8 @@ void xnf_fw_set_flush(struct xnf_fw_set *set);
  * grace period. A failure or a kill before the switch leaves the active
  * set untouched. Hit counters of slots whose rule changed are zeroed
  * before the switch; a rule that keeps its slot keeps its counter.
+ * Writers must not run concurrently (the xnf command holds the instance
+ * lock); readers (xnf_fw_read) may run at any time.
  */
 int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set);
 

@@ -98,7 +98,8 @@ struct xnf_fw_hdr {
 /* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */
 struct xnf_fw_match {
 	__u32 action;        /* enum xnf_fw_action */
-	__u32 slot;          /* index into xnf_fw_rules and xnf_fw_hits */
+	__u32 slot;          /* the rule's slot: xnf_fw_rules[gen * XNF_FW_MAX_RULES
+			      * + slot], xnf_fw_hits[slot] */
 	__u32 rank;          /* position in priority order, 0 first */
 	__u32 pad;
 };
