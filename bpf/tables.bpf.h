@@ -88,7 +88,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XNF_FW_MAX_RULES);
+	__uint(max_entries, XNF_FW_GENS * XNF_FW_MAX_RULES);
 	__type(key, __u32);
 	__type(value, struct xnf_fw_rule);
 } XNF_MAP_FW_RULES SEC(".maps");

@@ -2,36 +2,27 @@
 /*
  * xnf fw: the firewall's rules and its default policy.
  *
- * xnf_fw_rules is the source of truth: one slot per rule, as the operator
- * wrote it. Every change edits slots and then calls xnf_fw_commit(), which
- * compiles all rules in use into the inactive generation of the
- * classification tables, switches generations with one 32-bit store and
- * waits for an RCU grace period. So at every moment a packet is classified
- * by one complete rule set, the old one or the new one, never by a mix or
- * a half-written table. When the commit fails before the switch, the
- * active generation is untouched and the slots are put back as they were,
- * so that xnf_fw_rules keeps describing the rules that run.
+ * Parse, call libxnf, print. A change reads the rule set that runs
+ * (xnf_fw_read), edits it in memory and applies it as a whole
+ * (xnf_fw_apply): the rules, the default and the compiled tables are
+ * written into the inactive generation and switched to with one write, so
+ * a packet is classified by the complete old set or the complete new one,
+ * and a failure or a kill leaves the old one running. In a batch (xnf -b)
+ * one set stays open across the batch and is applied once at the end
+ * (cli_fw_flush).
  *
- * The default policy lives in the header of each compiled generation
- * (xnf_fw_hdr), beside the rules it completes; a change of rules keeps the
- * default of the active generation.
- *
- * Hit counters are per CPU in xnf_fw_hits, indexed by slot. A slot's
- * counter is zeroed before a new rule is published in it: the old rule's
- * last packets were counted before the grace period that ended its
- * removal, so nothing increments it in between.
+ * Hit counters are per slot (a rule keeps its slot while it lives): a
+ * slot's counter is zeroed before a new rule is published in it.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include <bpf/bpf.h>
 
 #include "cli.h"
 
 #define FW_HELP "see 'xnf fw help'"
-#define FW_PRIO_STEP 10
 
 enum {
 	KW_PRIO, KW_ALLOW, KW_DROP, KW_PROTO, KW_SRC, KW_DST, KW_SPORT,
@@ -67,201 +58,45 @@ static const char *fw_action_name(__u32 act)
 	return act == XNF_FW_DROP ? "drop" : "allow";
 }
 
-/* All slots of xnf_fw_rules, by slot, into a new array. */
-/*
- * In a batch (xnf -b), rule changes are collected and compiled once at the
- * end (cli_fw_flush): a batch of N rules is one rule-set switch, not N
- * compilations of up to 10,240 rules. The slots are cached meanwhile, and
- * the table as it was before the batch is kept to restore if the final
- * compilation fails.
- */
+/* In a batch (xnf -b), the set read by the first firewall command, with
+ * the changes of the batch so far; applied by cli_fw_flush. */
 static struct {
-	struct xnf_fw_rule *cache;     /* the slots, as written so far */
-	struct xnf_fw_rule *before;    /* the slots before the batch */
-	bool pending;                  /* changes not compiled yet */
-	__u32 def;                     /* default policy to compile with */
+	struct xnf_fw_set *set;
+	bool pending;                  /* changes not applied yet */
 } fw_batch;
 
-static int fw_active_gen(struct xnf_dp *dp, __u32 *gen)
+/* The rule set to edit or show: the batch's, or the one that runs. */
+static struct xnf_fw_set *fw_set_get(struct xnf_dp *dp)
 {
-	__u32 zero = 0;
-
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, gen))
-		return -errno;
-	*gen &= 1;
-	return 0;
-}
-
-static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
-{
-	__u32 i;
-
-	for (i = 0; i < XNF_FW_MAX_RULES; i++)
-		if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_RULES], &i, &rules[i]))
-			return cli_err("cannot read slot %u of %s: %s", i,
-				       XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(errno));
-	return 0;
-}
-
-/*
- * A change killed between writing xnf_fw_rules and switching to the set
- * compiled from it leaves the slots and the running rules apart. This
- * brings them together again before anything reads the slots (under the
- * instance lock): a slot in use that the running set lacks was never
- * committed, its command did not succeed, so it is cleared; a slot the
- * running set still uses but that is no longer in use was deleted by a
- * command that did not finish, so the set is compiled again.
- */
-static int fw_recover(struct xnf_dp *dp)
-{
-	struct xnf_fw_rule *rules = NULL, empty = {};
-	bool *live = NULL, stale_del = false;
-	struct xnf_fw_match m;
-	struct xnf_fw_hdr hdr;
-	__u32 gen, i, key;
-	int err = -1;
-
-	rules = malloc(XNF_FW_MAX_RULES * sizeof(*rules));
-	live = calloc(XNF_FW_MAX_RULES, sizeof(*live));
-	if (!rules || !live) {
-		cli_err("out of memory");
-		goto out;
-	}
-	if (fw_rules_read(dp, rules))
-		goto out;
-	if (fw_active_gen(dp, &gen) ||
-	    bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &gen, &hdr)) {
-		cli_err("cannot read the running firewall (%s)", XNF_MAP_STR(XNF_MAP_FW_HDR));
-		goto out;
-	}
-	for (i = 0; i < hdr.nrules && i < XNF_FW_MAX_RULES; i++) {
-		key = gen * XNF_FW_MAX_RULES + i;
-		if (!bpf_map_lookup_elem(dp->fd[XNF_T_FW_ORDER], &key, &m) &&
-		    m.slot < XNF_FW_MAX_RULES)
-			live[m.slot] = true;
-	}
-	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
-		if (rules[i].in_use && !live[i] &&
-		    bpf_map_update_elem(dp->fd[XNF_T_FW_RULES], &i, &empty, BPF_ANY)) {
-			cli_err("cannot clear uncommitted slot %u of %s: %s", i,
-				XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(errno));
-			goto out;
-		}
-		stale_del |= live[i] && !rules[i].in_use;
-	}
-	err = stale_del ? xnf_fw_commit(dp, hdr.default_action) : 0;
-	if (err)
-		cli_err("cannot finish an interrupted firewall change: %s",
-			strerror(-err));
-out:
-	free(live);
-	free(rules);
-	return err ? -1 : 0;
-}
-
-static int fw_rules_load(struct xnf_dp *dp, struct xnf_fw_rule **out)
-{
-	size_t size = XNF_FW_MAX_RULES * sizeof(struct xnf_fw_rule);
-	struct xnf_fw_rule *rules;
-
-	if (!fw_batch.cache && fw_recover(dp))
-		return -1;
-	if (cli.batch && !fw_batch.cache) {
-		fw_batch.cache = malloc(size);
-		if (!fw_batch.cache || fw_rules_read(dp, fw_batch.cache)) {
-			free(fw_batch.cache);
-			fw_batch.cache = NULL;
-			return cli_err("cannot cache %s for the batch", XNF_MAP_STR(XNF_MAP_FW_RULES));
-		}
-	}
-	rules = malloc(size);
-	if (!rules)
-		return cli_err("out of memory reading %s", XNF_MAP_STR(XNF_MAP_FW_RULES));
-	if (fw_batch.cache)
-		memcpy(rules, fw_batch.cache, size);
-	else if (fw_rules_read(dp, rules)) {
-		free(rules);
-		return -1;
-	}
-	*out = rules;
-	return 0;
-}
-
-static int fw_slot_write(struct xnf_dp *dp, __u32 slot,
-			 const struct xnf_fw_rule *r)
-{
-	if (bpf_map_update_elem(dp->fd[XNF_T_FW_RULES], &slot, r, BPF_ANY))
-		return -errno;
-	if (fw_batch.cache)
-		fw_batch.cache[slot] = *r;
-	return 0;
-}
-
-
-/* The default policy of the rule set the dataplane runs now. */
-static int fw_default_get(struct xnf_dp *dp, __u32 *act)
-{
-	struct xnf_fw_hdr hdr;
-	__u32 gen;
+	struct xnf_fw_set *set;
 	int err;
 
-	if (fw_batch.pending) {
-		*act = fw_batch.def;
-		return 0;
+	if (fw_batch.set)
+		return fw_batch.set;
+	err = xnf_fw_read(dp, &set);
+	if (err) {
+		cli_err("cannot read the firewall rules (%s, %s): %s",
+			XNF_MAP_STR(XNF_MAP_FW_RULES), XNF_MAP_STR(XNF_MAP_FW_HDR),
+			strerror(-err));
+		return NULL;
 	}
-	err = fw_active_gen(dp, &gen);
-	if (!err && bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &gen, &hdr))
-		err = -errno;
-	if (err)
-		return cli_err("cannot read the firewall's default policy (%s, "
-			       "%s): %s", XNF_MAP_STR(XNF_MAP_FW_ACTIVE), XNF_MAP_STR(XNF_MAP_FW_HDR),
-			       strerror(-err));
-	*act = hdr.default_action;
-	return 0;
+	if (cli.batch)
+		fw_batch.set = set;
+	return set;
 }
 
-/* Compiles the slots and switches the dataplane to them. On failure the
- * @n slots in @slot[] get their @saved contents back (the caller changed
- * exactly those) and the error is explained. */
-static int fw_commit(struct xnf_dp *dp, __u32 def, const __u32 *slot,
-		     const struct xnf_fw_rule *saved, size_t n)
+static void fw_set_put(struct xnf_fw_set *set)
 {
-	__u32 before, after;
-	int err, gen_err;
-	size_t i;
+	if (set != fw_batch.set)
+		xnf_fw_set_free(set);
+}
 
-	if (cli.batch && fw_batch.cache) {
-		if (!fw_batch.before) {
-			fw_batch.before = malloc(XNF_FW_MAX_RULES *
-						 sizeof(*fw_batch.before));
-			if (!fw_batch.before)
-				return cli_err("out of memory");
-			memcpy(fw_batch.before, fw_batch.cache,
-			       XNF_FW_MAX_RULES * sizeof(*fw_batch.before));
-			for (i = 0; i < n; i++)
-				fw_batch.before[slot[i]] = saved[i];
-		}
-		fw_batch.pending = true;
-		fw_batch.def = def;
-		return 0;
-	}
-	gen_err = fw_active_gen(dp, &before);
-	err = xnf_fw_commit(dp, def);
+static int fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
+{
+	int err = xnf_fw_apply(dp, set);
+
 	if (!err)
 		return 0;
-	/* Only the wait for the grace period can fail after the switch
-	 * (libxnf warned about it): then the new rules run, and stay. */
-	if (!gen_err && !fw_active_gen(dp, &after) && after != before)
-		return 0;
-	for (i = 0; i < n; i++) {
-		int rerr = fw_slot_write(dp, slot[i], &saved[i]);
-
-		if (rerr)
-			cli_err("cannot restore slot %u of %s: %s; the rules that "
-				"run are not those it lists, fix it by repeating "
-				"the command", slot[i], XNF_MAP_STR(XNF_MAP_FW_RULES),
-				strerror(-rerr));
-	}
 	if (err == -ENOSPC)
 		return cli_err("firewall full: the rule set needs more "
 			       "classification classes than the tables hold; "
@@ -270,44 +105,25 @@ static int fw_commit(struct xnf_dp *dp, __u32 def, const __u32 *slot,
 		return cli_err("out of memory compiling the firewall; nothing "
 			       "was changed");
 	if (err == -EINVAL)
-		return cli_err("the firewall rules in %s do not compile (see the "
+		return cli_err("the firewall rules do not compile (see the "
 			       "message above); nothing was changed, delete the "
-			       "rule it names", XNF_MAP_STR(XNF_MAP_FW_RULES));
+			       "rule it names");
 	return cli_err("cannot write the compiled firewall: %s; the previous "
 		       "rules stay active, nothing was changed", strerror(-err));
 }
 
-/* Zeroes the per-CPU hit counter of @slot. */
-static int fw_hits_zero(struct xnf_dp *dp, __u32 slot)
+/* Applies a changed set now, or at the end of the batch; frees it. */
+static int fw_set_commit(struct xnf_dp *dp, struct xnf_fw_set *set)
 {
-	struct xnf_fw_hit *zero;
-	int ncpus = xnf_ncpus(), err;
+	int err;
 
-	if (ncpus < 0)
-		return ncpus;
-	zero = calloc(ncpus, sizeof(*zero));
-	if (!zero)
-		return -ENOMEM;
-	err = bpf_map_update_elem(dp->fd[XNF_T_FW_HITS], &slot, zero, BPF_ANY) ?
-		-errno : 0;
-	free(zero);
-	return err;
-}
-
-/* The per-CPU hit counters of @slot, summed. */
-static int fw_hits_sum(struct xnf_dp *dp, __u32 slot, struct xnf_fw_hit *sum,
-		       struct xnf_fw_hit *percpu, int ncpus)
-{
-	int i;
-
-	memset(sum, 0, sizeof(*sum));
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_HITS], &slot, percpu))
-		return -errno;
-	for (i = 0; i < ncpus; i++) {
-		sum->packets += percpu[i].packets;
-		sum->bytes += percpu[i].bytes;
+	if (set == fw_batch.set) {
+		fw_batch.pending = true;
+		return 0;
 	}
-	return 0;
+	err = fw_apply(dp, set);
+	fw_set_put(set);
+	return err;
 }
 
 static int fw_set_prefix(const char *s, const char *what, struct xnf_fw_rule *r,
@@ -406,93 +222,69 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 
 static int do_fw_add(int argc, char **argv)
 {
-	struct xnf_fw_rule r, *rules = NULL, saved;
-	__u32 i, slot = XNF_FW_MAX_RULES, max_prio = 0, def;
-	bool prio_given, any = false;
+	struct xnf_fw_set *set;
+	struct xnf_fw_rule r;
 	struct xnf_dp *dp;
+	bool prio_given;
+	__u32 last = 0;
 	int err;
 
 	if (fw_parse_rule(argc, argv, &r, &prio_given))
 		return -1;
 	dp = cli_dp(true);
-	if (!dp || fw_default_get(dp, &def) || fw_rules_load(dp, &rules))
+	if (!dp)
 		return -1;
-	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
-		if (!rules[i].in_use) {
-			if (slot == XNF_FW_MAX_RULES)
-				slot = i;
-			continue;
-		}
-		if (prio_given && rules[i].prio == r.prio) {
-			free(rules);
-			return cli_err("a rule with prio %u exists; choose another "
-				       "prio, or delete it first with 'xnf fw del "
-				       "prio %u'", r.prio, r.prio);
-		}
-		if (!any || rules[i].prio > max_prio)
-			max_prio = rules[i].prio;
-		any = true;
+	set = fw_set_get(dp);
+	if (!set)
+		return -1;
+	err = xnf_fw_set_add(set, &r, !prio_given, NULL);
+	if (err == -EEXIST)
+		err = cli_err("a rule with prio %u exists; choose another "
+			      "prio, or delete it first with 'xnf fw del "
+			      "prio %u'", r.prio, r.prio);
+	else if (err == -ENOSPC)
+		err = cli_err("firewall full (%u rules); delete rules with 'xnf fw "
+			      "del prio N' first", XNF_FW_MAX_RULES);
+	else if (err == -ERANGE) {
+		xnf_fw_set_last_prio(set, &last);
+		err = cli_err("no prio above %u is left for the rule; give "
+			      "it one with 'prio N'", last);
+	} else if (err)
+		err = cli_err("invalid rule: %s", strerror(-err));
+	if (err) {
+		fw_set_put(set);
+		return err;
 	}
-	if (slot == XNF_FW_MAX_RULES) {
-		free(rules);
-		return cli_err("firewall full (%u rules); delete rules with 'xnf fw "
-			       "del prio N' first", XNF_FW_MAX_RULES);
-	}
-	saved = rules[slot];
-	free(rules);
-	if (!prio_given) {
-		if (any && max_prio > 0xffffffffU - FW_PRIO_STEP)
-			return cli_err("no prio above %u is left for the rule; give "
-				       "it one with 'prio N'", max_prio);
-		r.prio = any ? max_prio + FW_PRIO_STEP : FW_PRIO_STEP;
-	}
-
-	/* The counter first, so that the rule starts from zero once it is
-	 * published; then the slot; then the switch. */
-	err = fw_hits_zero(dp, slot);
-	if (err)
-		return cli_err("cannot zero the hit counters of slot %u (%s): %s",
-			       slot, XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
-	err = fw_slot_write(dp, slot, &r);
-	if (err)
-		return cli_err("cannot write slot %u of %s: %s", slot,
-			       XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(-err));
-	return fw_commit(dp, def, &slot, &saved, 1);
+	return fw_set_commit(dp, set);
 }
 
 static int do_fw_del(int argc, char **argv)
 {
-	struct xnf_fw_rule *rules = NULL, saved, empty = {};
-	__u32 prio, slot, def;
+	struct xnf_fw_set *set;
 	struct xnf_dp *dp;
-	int err;
+	__u32 prio;
 
 	if (argc != 2 || !is_prefix(argv[0], "prio"))
 		return cli_err("usage: xnf fw del prio N; %s", FW_HELP);
 	if (parse_u32(argv[1], "prio", &prio))
 		return -1;
 	dp = cli_dp(true);
-	if (!dp || fw_default_get(dp, &def) || fw_rules_load(dp, &rules))
+	if (!dp)
 		return -1;
-	for (slot = 0; slot < XNF_FW_MAX_RULES; slot++)
-		if (rules[slot].in_use && rules[slot].prio == prio)
-			break;
-	if (slot == XNF_FW_MAX_RULES) {
-		free(rules);
+	set = fw_set_get(dp);
+	if (!set)
+		return -1;
+	if (xnf_fw_set_del(set, prio, NULL)) {
+		fw_set_put(set);
 		return cli_err("no rule with prio %u; 'xnf fw show' lists the "
 			       "rules", prio);
 	}
-	saved = rules[slot];
-	free(rules);
-	err = fw_slot_write(dp, slot, &empty);
-	if (err)
-		return cli_err("cannot clear slot %u of %s: %s", slot,
-			       XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(-err));
-	return fw_commit(dp, def, &slot, &saved, 1);
+	return fw_set_commit(dp, set);
 }
 
 static int do_fw_default(int argc, char **argv)
 {
+	struct xnf_fw_set *set;
 	struct xnf_dp *dp;
 	__u32 act;
 
@@ -503,54 +295,30 @@ static int do_fw_default(int argc, char **argv)
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
-	/* The rules stay; the recompiled set carries the new default. */
-	return fw_commit(dp, act, NULL, NULL, 0);
+	set = fw_set_get(dp);
+	if (!set)
+		return -1;
+	/* The rules stay; the new set carries the new default. */
+	xnf_fw_set_policy(set, act);
+	return fw_set_commit(dp, set);
 }
 
 static int do_fw_flush(int argc, char **argv)
 {
-	struct xnf_fw_rule *rules = NULL, *saved = NULL, empty = {};
-	__u32 *slot = NULL, i, def;
+	struct xnf_fw_set *set;
 	struct xnf_dp *dp;
-	size_t n = 0, k;
-	int err = 0;
 
 	if (argc > 0)
 		return cli_err("'xnf fw flush' takes no arguments, not '%s'",
 			       argv[0]);
 	dp = cli_dp(true);
-	if (!dp || fw_default_get(dp, &def) || fw_rules_load(dp, &rules))
+	if (!dp)
 		return -1;
-	slot = calloc(XNF_FW_MAX_RULES, sizeof(*slot));
-	saved = calloc(XNF_FW_MAX_RULES, sizeof(*saved));
-	if (!slot || !saved) {
-		err = cli_err("out of memory");
-		goto out;
-	}
-	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
-		if (!rules[i].in_use)
-			continue;
-		slot[n] = i;
-		saved[n++] = rules[i];
-	}
-	for (k = 0; k < n; k++) {
-		err = fw_slot_write(dp, slot[k], &empty);
-		if (err) {
-			cli_err("cannot clear slot %u of %s: %s", slot[k],
-				XNF_MAP_STR(XNF_MAP_FW_RULES), strerror(-err));
-			/* Put back what was cleared; nothing was compiled. */
-			while (k--)
-				fw_slot_write(dp, slot[k], &saved[k]);
-			err = -1;
-			goto out;
-		}
-	}
-	err = fw_commit(dp, def, slot, saved, n);
-out:
-	free(saved);
-	free(slot);
-	free(rules);
-	return err;
+	set = fw_set_get(dp);
+	if (!set)
+		return -1;
+	xnf_fw_set_flush(set);
+	return fw_set_commit(dp, set);
 }
 
 static int fw_prio_cmp(const void *a, const void *b)
@@ -570,119 +338,94 @@ static const char *fw_fmt_ports(__u16 lo, __u16 hi, char *buf, size_t len)
 	return buf;
 }
 
+/* One rule in the words of 'xnf fw add', so a line can be typed back;
+ * in JSON every match field is there, null when the rule has none. */
 static void fw_print_rule(const struct xnf_fw_rule *r,
 			  const struct xnf_fw_hit *hit)
 {
 	char proto[32], src[INET6_ADDRSTRLEN + 5], dst[INET6_ADDRSTRLEN + 5];
 	char sport[12], dport[12];
-	const char *p = NULL, *s = NULL, *d = NULL, *sp = NULL, *dp = NULL;
+	const char *vals[5] = {};
+	static const char *const keys[5] = { "proto", "src", "dst", "sport", "dport" };
+	static const char *const fmts[5] = {
+		" proto %s", " src %s", " dst %s", " sport %s", " dport %s",
+	};
+	size_t i;
 
 	if (r->flags & XNF_FW_F_PROTO)
-		p = fmt_proto(r->proto, proto, sizeof(proto));
+		vals[0] = fmt_proto(r->proto, proto, sizeof(proto));
 	if (r->flags & XNF_FW_F_SRC)
-		s = fmt_prefix(r->family, r->src, r->src_len, src, sizeof(src));
+		vals[1] = fmt_prefix(r->family, r->src, r->src_len, src, sizeof(src));
 	if (r->flags & XNF_FW_F_DST)
-		d = fmt_prefix(r->family, r->dst, r->dst_len, dst, sizeof(dst));
+		vals[2] = fmt_prefix(r->family, r->dst, r->dst_len, dst, sizeof(dst));
 	if (r->flags & XNF_FW_F_SPORT)
-		sp = fw_fmt_ports(r->sport_lo, r->sport_hi, sport, sizeof(sport));
+		vals[3] = fw_fmt_ports(r->sport_lo, r->sport_hi, sport, sizeof(sport));
 	if (r->flags & XNF_FW_F_DPORT)
-		dp = fw_fmt_ports(r->dport_lo, r->dport_hi, dport, sizeof(dport));
+		vals[4] = fw_fmt_ports(r->dport_lo, r->dport_hi, dport, sizeof(dport));
 
-	if (cli.json) {
-		const char *const keys[] = { "proto", "src", "dst", "sport", "dport" };
-		const char *const vals[] = { p, s, d, sp, dp };
-		size_t i;
-
-		jw_object(NULL);
-		jw_uint("prio", r->prio);
-		jw_string("action", fw_action_name(r->action));
-		for (i = 0; i < 5; i++) {
-			if (vals[i])
-				jw_string(keys[i], vals[i]);
-			else
-				jw_null(keys[i]);
-		}
-		jw_uint("packets", hit->packets);
-		jw_uint("bytes", hit->bytes);
-		jw_end_object();
-		return;
+	open_json_object(NULL);
+	print_uint(PRINT_ANY, "prio", "prio %llu", r->prio);
+	print_string(PRINT_ANY, "action", " %s", fw_action_name(r->action));
+	for (i = 0; i < 5; i++) {
+		if (vals[i])
+			print_string(PRINT_ANY, keys[i], fmts[i], vals[i]);
+		else
+			print_null(PRINT_JSON, keys[i], NULL);
 	}
-	/* The words of 'xnf fw add', so a line can be typed back. */
-	printf("prio %u %s", r->prio, fw_action_name(r->action));
-	if (p)
-		printf(" proto %s", p);
-	if (s)
-		printf(" src %s", s);
-	if (d)
-		printf(" dst %s", d);
-	if (sp)
-		printf(" sport %s", sp);
-	if (dp)
-		printf(" dport %s", dp);
-	printf("  packets %llu bytes %llu\n", (unsigned long long)hit->packets,
-	       (unsigned long long)hit->bytes);
+	print_uint(PRINT_ANY, "packets", "  packets %llu", hit->packets);
+	print_uint(PRINT_ANY, "bytes", " bytes %llu\n", hit->bytes);
+	close_json_object();
 }
 
 static int do_fw_show(int argc, char **argv)
 {
-	struct xnf_fw_rule *rules = NULL, **order = NULL;
-	struct xnf_fw_hit *percpu = NULL, *hits = NULL;
-	__u32 i, n = 0, def;
+	const struct xnf_fw_rule **order = NULL, *rules;
+	struct xnf_fw_hit *hits = NULL;
+	struct xnf_fw_set *set = NULL;
 	struct xnf_dp *dp;
-	int ncpus, err = 0;
+	__u32 i, n = 0;
+	int err = 0;
 
 	if (argc > 0)
 		return cli_err("'xnf fw show' takes no arguments, not '%s'",
 			       argv[0]);
 	dp = cli_dp(false);
-	if (!dp || fw_default_get(dp, &def) || fw_rules_load(dp, &rules))
+	if (!dp)
 		return -1;
-	ncpus = xnf_ncpus();
-	if (ncpus < 0) {
-		err = cli_err("cannot count the possible CPUs: %s",
-			      strerror(-ncpus));
-		goto out;
-	}
+	set = fw_set_get(dp);
+	if (!set)
+		return -1;
 	order = calloc(XNF_FW_MAX_RULES, sizeof(*order));
 	hits = calloc(XNF_FW_MAX_RULES, sizeof(*hits));
-	percpu = calloc(ncpus, sizeof(*percpu));
-	if (!order || !hits || !percpu) {
+	if (!order || !hits) {
 		err = cli_err("out of memory");
 		goto out;
 	}
+	err = xnf_fw_hits_read(dp, hits);
+	if (err) {
+		err = cli_err("cannot read the hit counters (%s): %s",
+			      XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
+		goto out;
+	}
+	rules = xnf_fw_set_rules(set);
 	for (i = 0; i < XNF_FW_MAX_RULES; i++)
 		if (rules[i].in_use)
 			order[n++] = &rules[i];
 	if (n)
 		qsort(order, n, sizeof(*order), fw_prio_cmp);
-	for (i = 0; i < n; i++) {
-		__u32 slot = order[i] - rules;
 
-		err = fw_hits_sum(dp, slot, &hits[i], percpu, ncpus);
-		if (err) {
-			err = cli_err("cannot read the hit counters of slot %u (%s): "
-				      "%s", slot, XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
-			goto out;
-		}
-	}
-	if (cli.json) {
-		jw_object(NULL);
-		jw_string("default", fw_action_name(def));
-		jw_array("rules");
-	} else {
-		printf("default %s\n", fw_action_name(def));
-	}
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "default", "default %s\n",
+		     fw_action_name(xnf_fw_set_default(set)));
+	open_json_array("rules");
 	for (i = 0; i < n; i++)
-		fw_print_rule(order[i], &hits[i]);
-	if (cli.json) {
-		jw_end_array();
-		jw_end_object();
-	}
+		fw_print_rule(order[i], &hits[order[i] - rules]);
+	close_json_array();
+	close_json_object();
 out:
-	free(percpu);
 	free(hits);
 	free(order);
-	free(rules);
+	fw_set_put(set);
 	return err;
 }
 
@@ -706,37 +449,17 @@ static int do_fw_help(int argc, char **argv)
 "plus %d (%d for the first rule) and must be unique. flush removes the\n"
 "rules and keeps the default. Each change switches the dataplane from the\n"
 "complete old rule set to the complete new one in one step.\n",
-		FW_PRIO_STEP, FW_PRIO_STEP);
+		XNF_FW_PRIO_STEP, XNF_FW_PRIO_STEP);
 	return 0;
 }
 
 int cli_fw_flush(void)
 {
-	__u32 i, n = 0, *slot = NULL;
 	int err = 0;
 
-	if (fw_batch.pending) {
-		fw_batch.pending = false;
-		slot = calloc(XNF_FW_MAX_RULES, sizeof(*slot));
-		if (!slot) {
-			err = cli_err("out of memory");
-			goto out;
-		}
-		/* The slots the batch changed, and what they held before. */
-		for (i = 0; i < XNF_FW_MAX_RULES; i++) {
-			if (memcmp(&fw_batch.before[i], &fw_batch.cache[i],
-				   sizeof(fw_batch.before[i]))) {
-				slot[n] = i;
-				fw_batch.before[n++] = fw_batch.before[i];
-			}
-		}
-		cli.batch = false;
-		err = fw_commit(cli.dp, fw_batch.def, slot, fw_batch.before, n);
-	}
-out:
-	free(slot);
-	free(fw_batch.before);
-	free(fw_batch.cache);
+	if (fw_batch.pending)
+		err = fw_apply(cli.dp, fw_batch.set);
+	xnf_fw_set_free(fw_batch.set);
 	memset(&fw_batch, 0, sizeof(fw_batch));
 	return err;
 }

@@ -255,32 +255,19 @@ static int devs_read(struct xnf_dp *dp, const struct stats_opts *o,
 	return ret;
 }
 
-/* All XNF_FW_MAX_RULES slots of xnf_fw_rules: one batch lookup where the
- * kernel has it (an array hands out every slot, then says -ENOENT), else
- * one lookup per slot. */
-static int fw_rules_read(int fd, struct xnf_fw_rule *rules)
+/* All XNF_FW_MAX_RULES slots of the rule set that runs (xnf_fw_read: a
+ * few batch lookups, no writes), by slot. */
+static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 *keys, out, count = XNF_FW_MAX_RULES, i;
-	struct xnf_fw_rule *vals;
-	bool done = false;
+	struct xnf_fw_set *set;
 	int err;
 
-	keys = calloc(XNF_FW_MAX_RULES, sizeof(*keys));
-	vals = calloc(XNF_FW_MAX_RULES, sizeof(*vals));
-	if (keys && vals) {
-		err = bpf_map_lookup_batch(fd, NULL, &out, keys, vals, &count,
-					   &opts);
-		done = (!err || err == -ENOENT) && count == XNF_FW_MAX_RULES;
-	}
-	for (i = 0; done && i < count; i++)
-		if (keys[i] < XNF_FW_MAX_RULES)
-			rules[keys[i]] = vals[i];
-	free(keys);
-	free(vals);
-	for (i = 0, err = 0; !done && i < XNF_FW_MAX_RULES && !err; i++)
-		err = bpf_map_lookup_elem(fd, &i, &rules[i]) ? -errno : 0;
-	return err;
+	err = xnf_fw_read(dp, &set);
+	if (err)
+		return err;
+	memcpy(rules, xnf_fw_set_rules(set), XNF_FW_MAX_RULES * sizeof(*rules));
+	xnf_fw_set_free(set);
+	return 0;
 }
 
 static int fw_row_cmp(const void *a, const void *b)
@@ -327,7 +314,7 @@ static int fw_read(struct xnf_dp *dp, struct sample *s)
 	s->fw_default = fw_default_read(dp);
 	if (!rules || !cpu_hits)
 		goto out;
-	err = fw_rules_read(dp->fd[XNF_T_FW_RULES], rules);
+	err = fw_rules_read(dp, rules);
 	if (err)
 		goto out;
 	for (slot = 0; slot < XNF_FW_MAX_RULES; slot++)

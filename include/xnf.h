@@ -37,7 +37,7 @@ _Static_assert(sizeof(struct xnf_fdb_key) == 8, "xnf_fdb_key layout");
 _Static_assert(sizeof(struct xnf_fdb_entry) == 8, "xnf_fdb_entry layout");
 _Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
 _Static_assert(sizeof(struct xnf_fw_rule) == 52, "xnf_fw_rule layout");
-_Static_assert(sizeof(struct xnf_fw_hdr) == 16, "xnf_fw_hdr layout");
+_Static_assert(sizeof(struct xnf_fw_hdr) == 24, "xnf_fw_hdr layout");
 _Static_assert(sizeof(struct xnf_fw_match) == 16, "xnf_fw_match layout");
 _Static_assert(sizeof(struct xnf_fw_class) == 8 * (XNF_FW_SUMMARY + XNF_FW_WORDS),
 	       "xnf_fw_class layout");
@@ -108,7 +108,7 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg);
 /* Table generation, for the AF_XDP workers (userspace/unf.h), which keep
  * copies of the routes, FDB, cross-connects, rules and exception actions
  * and reload them when xnf_config.tables_gen moves. Every successful
- * xnf_route_set/del, xnf_fdb_set/del, xnf_xconnect_set/del, xnf_fw_write
+ * xnf_route_set/del, xnf_fdb_set/del, xnf_xconnect_set/del, xnf_fw_apply
  * and xnf_cfg_write moves it; a writer of the maps that bypasses them must
  * call xnf_tables_changed() itself. Its failure is only a warning to the
  * caller of those functions: the change itself is in force. */
@@ -201,7 +201,7 @@ int xnf_ncpus(void);
 
 /* ---- firewall (fw_compile.c) ---- */
 
-/* One generation of compiled tables, as xnf_fw_write() stores them. */
+/* One generation of compiled tables, as xnf_fw_apply() stores them. */
 struct xnf_fw_prefix {
 	__u8 family;                 /* XNF_AF_INET / XNF_AF_INET6 */
 	__u8 len;                    /* prefix length */
@@ -248,11 +248,89 @@ int xnf_fw_linear(const struct xnf_fw_rule *rules, __u32 nslots,
 /* 0 or -EINVAL with a message naming what is wrong. */
 int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen);
 
-/* Writes @c into the inactive generation, switches to it and waits for a
- * grace period, so that no packet ever sees a mix of two rule sets. */
-int xnf_fw_write(struct xnf_dp *dp, const struct xnf_fw_compiled *c);
-/* Reads xnf_fw_rules, compiles, writes: the whole update. */
-int xnf_fw_commit(struct xnf_dp *dp, __u32 default_action);
+/* ---- firewall rule sets (fw_set.c, fw_compile.c) ---- */
+
+/* prio of a rule added without one: the highest in use plus this. */
+#define XNF_FW_PRIO_STEP 10
+
+/* A whole rule set (opaque): what one generation of xnf_fw_rules and
+ * xnf_fw_hdr holds, the rules by slot and the default policy. A rule's
+ * slot is where it lives while it lives; it names its hit counter. */
+struct xnf_fw_set;
+
+/* An empty set with default allow (a fresh instance's), or NULL. */
+struct xnf_fw_set *xnf_fw_set_new(void);
+void xnf_fw_set_free(struct xnf_fw_set *set);
+
+/* The rule set that runs (the active generation), in a handful of bpf()
+ * calls; never writes. -EAGAIN when it kept being switched under the
+ * read. Free with xnf_fw_set_free(). */
+int xnf_fw_read(struct xnf_dp *dp, struct xnf_fw_set **out);
+
+/* The slots, [XNF_FW_MAX_RULES]: in_use marks a rule, empty slots are
+ * zero. Valid until the next edit of @set. */
+const struct xnf_fw_rule *xnf_fw_set_rules(const struct xnf_fw_set *set);
+__u32 xnf_fw_set_default(const struct xnf_fw_set *set);
+/* Rules in use. */
+__u32 xnf_fw_set_count(const struct xnf_fw_set *set);
+/* The highest prio in use; -ENOENT when the set is empty. */
+int xnf_fw_set_last_prio(const struct xnf_fw_set *set, __u32 *prio);
+
+/* Edits of a set in memory; nothing runs until xnf_fw_apply(). */
+/* -EINVAL unless @action is XNF_FW_ALLOW or XNF_FW_DROP. */
+int xnf_fw_set_policy(struct xnf_fw_set *set, __u32 action);
+/* Adds @r (checked with xnf_fw_rule_check) in the first free slot, in_use
+ * set; with @auto_prio its prio becomes the highest in use plus
+ * XNF_FW_PRIO_STEP (XNF_FW_PRIO_STEP for the first). -EINVAL: malformed
+ * rule; -EEXIST: its prio is taken; -ENOSPC: no free slot; -ERANGE: no
+ * prio left above the highest. *@slot (may be NULL) gets the slot. */
+int xnf_fw_set_add(struct xnf_fw_set *set, const struct xnf_fw_rule *r,
+		   bool auto_prio, __u32 *slot);
+/* Puts @r in @slot in place of what it holds (NULL empties it). -EINVAL:
+ * malformed rule or no such slot; -EEXIST: another slot has its prio. */
+int xnf_fw_set_replace(struct xnf_fw_set *set, __u32 slot,
+		       const struct xnf_fw_rule *r);
+/* Removes the rule of @prio; -ENOENT if none. *@slot (may be NULL) gets
+ * the slot it had. */
+int xnf_fw_set_del(struct xnf_fw_set *set, __u32 prio, __u32 *slot);
+/* Removes every rule; the default stays. */
+void xnf_fw_set_flush(struct xnf_fw_set *set);
+
+/*
+ * Makes @set the rule set that runs, all or nothing: compiles it (-EINVAL
+ * for a malformed rule, two rules of one prio or a bad default; -ENOSPC
+ * when it needs too many classes), writes it with the compiled tables into
+ * the inactive generation, switches with one write and waits for an RCU
+ * grace period. A failure or a kill before the switch leaves the active
+ * set untouched. Hit counters of slots whose rule changed are zeroed
+ * before the switch; a rule that keeps its slot keeps its counter.
+ * Writers must not run concurrently (the xnf command holds the instance
+ * lock); readers (xnf_fw_read) may run at any time.
+ */
+int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set);
+
+/* Hit counters by slot, summed over CPUs: @hits[XNF_FW_MAX_RULES]. */
+int xnf_fw_hits_read(struct xnf_dp *dp, struct xnf_fw_hit *hits);
+
+/* ---- whole maps (maps.c) ---- */
+
+/* Bytes a lookup of one element of @fd copies: its value size, or for a
+ * per-CPU map every possible CPU's value, each rounded up to 8 bytes. */
+int xnf_map_value_size(int fd, __u32 *value_size);
+/* Reads every element of @fd into @keys[@max] and @values[@max] with batch
+ * lookups (get_next_key and lookups where the kernel or map type has no
+ * batch ops), *@count of them. @value_size as xnf_map_value_size() gives
+ * it (checked). -E2BIG when the map holds more than @max; -EAGAIN when a
+ * map without batch ops kept changing under the walk. */
+int xnf_map_read_all(int fd, __u32 key_size, __u32 value_size, __u32 max,
+		     void *keys, void *values, __u32 *count);
+/* Writes @count elements in one batch update (element by element without
+ * batch ops); not atomic. */
+int xnf_map_update_all(int fd, const void *keys, const void *values,
+		       __u32 key_size, __u32 value_size, __u32 count,
+		       __u64 flags);
+/* Deletes @count keys in one batch; a missing key is no error. */
+int xnf_map_delete_all(int fd, const void *keys, __u32 key_size, __u32 count);
 
 /* ClassBench-shaped synthetic rule sets (fw_gen.c), for tests and benches:
  * @n rules with mixed prefix lengths, protocols and port ranges, from a

@@ -39,14 +39,11 @@
 #include <bpf/bpf.h>
 
 #include "xnf.h"
+#include "fw_priv.h"
 
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
 #endif
-
-/* The kernel's internal "operation not supported", which reaches user
- * space unchanged from some BPF commands. */
-#define XNF_ENOTSUPP 524
 
 #define FW_PORTS 65536
 /* Open-addressing table of class ids, at most half full. */
@@ -849,8 +846,8 @@ int xnf_fw_linear(const struct xnf_fw_rule *rules, __u32 nslots,
 
 /* ---- storing a compiled set into the pinned maps ---- */
 
-static void fw_map_warn(const struct xnf_dp *dp, enum xnf_table t,
-			const char *what, int err)
+void fw_map_warn(const struct xnf_dp *dp, enum xnf_table t, const char *what,
+		 int err)
 {
 	pr_warn("firewall: cannot %s %s/tables/%s: %s; check it with `bpftool map show pinned %s/tables/%s`, or recreate the instance if its layout is stale\n",
 		what, dp->root, xnf_table_names[t], strerror(-err), dp->root,
@@ -858,172 +855,125 @@ static void fw_map_warn(const struct xnf_dp *dp, enum xnf_table t,
 }
 
 /* Stores @count values of @vsize bytes at keys @base, @base + 1, ... of
- * the array @t: one BPF_MAP_UPDATE_BATCH (arrays have it since 5.6), or
- * one update per element where the kernel has no batch operation. */
-static int fw_array_store(const struct xnf_dp *dp, enum xnf_table t,
-			  __u32 base, const void *values, size_t vsize,
-			  __u32 count, __u32 *keys)
+ * the array @t in one batch update. */
+int fw_array_store(const struct xnf_dp *dp, enum xnf_table t, __u32 base,
+		   const void *values, size_t vsize, __u32 count, __u32 *keys)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	int fd = dp->fd[t], err = 0;
-	__u32 i, n = count;
+	__u32 i;
+	int err;
 
-	if (!count)
-		return 0;
 	for (i = 0; i < count; i++)
 		keys[i] = base + i;
-	err = bpf_map_update_batch(fd, keys, values, &n, &opts);
-	if (err == -EINVAL || err == -XNF_ENOTSUPP || err == -EOPNOTSUPP) {
-		/* Rewriting what the batch may already have written is
-		 * harmless: nothing reads this generation yet. */
-		for (i = 0, err = 0; i < count && !err; i++)
-			err = bpf_map_update_elem(fd, &keys[i],
-						  (const char *)values + i * vsize,
-						  BPF_ANY);
-	}
+	err = xnf_map_update_all(dp->fd[t], keys, values, sizeof(*keys), vsize,
+				 count, BPF_ANY);
 	if (err)
 		fw_map_warn(dp, t, "update", err);
 	return err;
 }
 
-/* Deletes every entry of generation @gen from the LPM trie @t: first
- * collects the keys (deleting while walking with get_next_key would make
- * the walk restart), then deletes them. */
+/* Deletes every entry of generation @gen from the LPM trie @t: reads all
+ * keys (both generations: at most XNF_FW_GENS * (XNF_FW_MAX_RULES + 1)),
+ * then deletes those of @gen in one batch. */
 static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t,
-			size_t ksize, __u32 gen)
+			__u32 ksize, __u32 gen)
 {
-	struct xnf_fw_lpm6_key cur, next;
-	size_t n = 0, cap = 0;
-	__u8 *keys = NULL, *tmp;
-	int fd = dp->fd[t], err;
-	void *prev = NULL;
-	size_t i;
+	__u32 max = XNF_FW_GENS * (XNF_FW_MAX_RULES + 1), n, i, k = 0;
+	__u8 *keys, *vals;
+	int err;
 
-	for (;;) {
-		err = bpf_map_get_next_key(fd, prev, &next);
-		if (err == -ENOENT) {
-			err = 0;
-			break;
-		}
-		if (err) {
-			fw_map_warn(dp, t, "walk", err);
-			goto out;
-		}
-		if (next.gen == gen) {
-			if (n == cap) {
-				cap = cap ? 2 * cap : 1024;
-				tmp = realloc(keys, cap * ksize);
-				if (!tmp) {
-					err = -ENOMEM;
-					goto out;
-				}
-				keys = tmp;
-			}
-			memcpy(keys + n * ksize, &next, ksize);
-			n++;
-		}
-		memcpy(&cur, &next, ksize);
-		prev = &cur;
+	keys = malloc((size_t)max * ksize);
+	vals = malloc((size_t)max * sizeof(__u32));
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = xnf_map_read_all(dp->fd[t], ksize, sizeof(__u32), max, keys,
+			       vals, &n);
+	if (err) {
+		fw_map_warn(dp, t, "read", err);
+		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		err = bpf_map_delete_elem(fd, keys + i * ksize);
-		if (err && err != -ENOENT) {
-			fw_map_warn(dp, t, "delete from", err);
-			goto out;
-		}
-		err = 0;
+		const struct xnf_fw_lpm4_key *key = (void *)(keys + (size_t)i * ksize);
+
+		if (key->gen == gen)
+			memmove(keys + (size_t)k++ * ksize, key, ksize);
 	}
+	err = xnf_map_delete_all(dp->fd[t], keys, ksize, k);
+	if (err)
+		fw_map_warn(dp, t, "delete from", err);
 out:
+	free(vals);
 	free(keys);
 	return err;
 }
 
-static int fw_lpm_fill(const struct xnf_dp *dp, const struct xnf_fw_prefix *e,
-		       __u32 n, bool dst, __u32 gen)
+/* Inserts the entries of family @family of @e[0..n) into the trie @t, keyed
+ * with generation @gen, in one batch. */
+static int fw_lpm_fill(const struct xnf_dp *dp, enum xnf_table t, __u8 family,
+		       const struct xnf_fw_prefix *e, __u32 n, __u32 gen)
 {
-	__u32 i;
-	int err;
+	__u32 ksize = family == XNF_AF_INET ? sizeof(struct xnf_fw_lpm4_key) :
+					      sizeof(struct xnf_fw_lpm6_key);
+	__u32 i, k = 0, *vals;
+	__u8 *keys;
+	int err = -ENOMEM;
 
+	keys = calloc(n + 1, ksize);
+	vals = calloc(n + 1, sizeof(*vals));
+	if (!keys || !vals)
+		goto out;
 	for (i = 0; i < n; i++) {
-		enum xnf_table t;
+		struct xnf_fw_lpm6_key key = {
+			.prefixlen = 32 + e[i].len, .gen = gen,
+		};
 
-		if (e[i].family == XNF_AF_INET) {
-			struct xnf_fw_lpm4_key k = {
-				.prefixlen = 32 + e[i].len, .gen = gen,
-			};
-
-			t = dst ? XNF_T_FW_DST4 : XNF_T_FW_SRC4;
-			memcpy(k.addr, e[i].addr, sizeof(k.addr));
-			err = bpf_map_update_elem(dp->fd[t], &k, &e[i].class,
-						  BPF_ANY);
-		} else {
-			struct xnf_fw_lpm6_key k = {
-				.prefixlen = 32 + e[i].len, .gen = gen,
-			};
-
-			t = dst ? XNF_T_FW_DST6 : XNF_T_FW_SRC6;
-			memcpy(k.addr, e[i].addr, sizeof(k.addr));
-			err = bpf_map_update_elem(dp->fd[t], &k, &e[i].class,
-						  BPF_ANY);
-		}
-		if (err) {
-			fw_map_warn(dp, t, "insert into", err);
-			return err;
-		}
+		if (e[i].family != family)
+			continue;
+		memcpy(key.addr, e[i].addr, fw_addr_bytes(family));
+		memcpy(keys + (size_t)k * ksize, &key, ksize);
+		vals[k++] = e[i].class;
 	}
-	return 0;
+	err = xnf_map_update_all(dp->fd[t], keys, vals, ksize, sizeof(*vals), k,
+				 BPF_ANY);
+	if (err)
+		fw_map_warn(dp, t, "insert into", err);
+out:
+	free(vals);
+	free(keys);
+	return err;
 }
 
 /**
- * xnf_fw_write() - store compiled tables in the inactive generation, switch
+ * fw_tables_write() - store compiled tables in generation @gen
  * @dp: the instance
+ * @gen: the inactive generation, free of packets (a grace period has
+ *	passed since the switch away from it)
  * @c: the tables
+ * @serial: stored in the header, for readers that check for a rewrite
  *
- * Why this order. A packet reads xnf_fw_active once and from then on only
- * touches keys of that generation. The previous call ended with a grace
- * period after its switch, so no packet runs on generation g now, and none
- * will until step 7: steps 1-6 may write g freely, in any order, and no
- * packet can see a half-written set. Within them:
- *  1. The tries are cleared before they are filled: a stale prefix of an
- *     older set left in g would win longest-prefix matches with a class
- *     id that now means something else; and max_entries leaves room for
- *     one full set per generation, not for a stale set beside a new one.
- *  2-6. Arrays are overwritten in place; entries past this set's counts
- *     (classes, rules) are left as they are, since no table of this set
- *     refers to them. The header is written last, so that it describes
- *     tables that are complete.
- *  7. The switch: one 32-bit store that every packet after it sees.
- *  8. Waiting for the packets that read the old generation before the
- *     switch makes that generation free for the next call, which writes
- *     it without any further check.
+ * Nothing reads @gen while it is written, so the order only matters for
+ * what is left: the tries are cleared before they are filled (a stale
+ * prefix of an older set would win longest-prefix matches with a class id
+ * that now means something else, and max_entries leaves room for one set
+ * per generation); arrays are overwritten in place (entries past this
+ * set's counts are not referred to); the header is written last.
  *
- * Return: 0 or a negative errno, with a message naming the map. A failure
- * before step 7 leaves the active rule set untouched.
+ * Return: 0 or a negative errno, with a message naming the map.
  */
-int xnf_fw_write(struct xnf_dp *dp, const struct xnf_fw_compiled *c)
+int fw_tables_write(struct xnf_dp *dp, __u32 gen,
+		    const struct xnf_fw_compiled *c, __u32 serial)
 {
-	__u32 zero = 0, active, gen, *keys = NULL;
+	struct xnf_fw_hdr hdr = c->hdr;
+	__u32 *keys = NULL;
 	int err;
 
 	if (c->nclasses > XNF_FW_MAX_CLASSES ||
 	    c->hdr.nrules > XNF_FW_MAX_RULES)
 		return -EINVAL;
-	err = bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &active);
-	if (err) {
-		fw_map_warn(dp, XNF_T_FW_ACTIVE, "read", err);
-		return err;
-	}
-	gen = (active & 1) ^ 1;
-	/* 0. Normally step 8 of the previous write already waited; this
-	 * covers a writer that died between its switch and its wait. */
-	err = xnf_sync_rcu();
-	if (err)
-		return err;
-
 	keys = calloc(FW_PORTS, sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;
-	/* 1. */
 	err = fw_lpm_clear(dp, XNF_T_FW_SRC4, sizeof(struct xnf_fw_lpm4_key), gen);
 	if (!err)
 		err = fw_lpm_clear(dp, XNF_T_FW_DST4,
@@ -1035,133 +985,34 @@ int xnf_fw_write(struct xnf_dp *dp, const struct xnf_fw_compiled *c)
 		err = fw_lpm_clear(dp, XNF_T_FW_DST6,
 				   sizeof(struct xnf_fw_lpm6_key), gen);
 	if (!err)
-		err = fw_lpm_fill(dp, c->src, c->nsrc, false, gen);
+		err = fw_lpm_fill(dp, XNF_T_FW_SRC4, XNF_AF_INET, c->src, c->nsrc, gen);
 	if (!err)
-		err = fw_lpm_fill(dp, c->dst, c->ndst, true, gen);
-	/* 2. */
+		err = fw_lpm_fill(dp, XNF_T_FW_SRC6, XNF_AF_INET6, c->src, c->nsrc, gen);
+	if (!err)
+		err = fw_lpm_fill(dp, XNF_T_FW_DST4, XNF_AF_INET, c->dst, c->ndst, gen);
+	if (!err)
+		err = fw_lpm_fill(dp, XNF_T_FW_DST6, XNF_AF_INET6, c->dst, c->ndst, gen);
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_CLASS, gen * XNF_FW_MAX_CLASSES,
 				     c->classes, sizeof(*c->classes),
 				     c->nclasses, keys);
-	/* 3. */
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_PROTO, gen * 256, c->proto,
 				     sizeof(c->proto[0]), 256, keys);
-	/* 4. */
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_SPORT, gen * FW_PORTS,
 				     c->sport, sizeof(*c->sport), FW_PORTS, keys);
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_DPORT, gen * FW_PORTS,
 				     c->dport, sizeof(*c->dport), FW_PORTS, keys);
-	/* 5. */
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_ORDER, gen * XNF_FW_MAX_RULES,
 				     c->order, sizeof(*c->order),
 				     c->hdr.nrules, keys);
-	/* 6. */
+	hdr.serial = serial;
 	if (!err)
-		err = fw_array_store(dp, XNF_T_FW_HDR, gen, &c->hdr,
-				     sizeof(c->hdr), 1, keys);
-	if (err)
-		goto out;
-	/* 7. */
-	err = bpf_map_update_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &gen, BPF_ANY);
-	if (err) {
-		fw_map_warn(dp, XNF_T_FW_ACTIVE, "update", err);
-		goto out;
-	}
-	/* 8. The new rules are in force whatever happens here; step 0 of
-	 * the next write waits again if this one could not. */
-	if (xnf_sync_rcu())
-		pr_warn("firewall: switched to the new rules, but could not wait for packets on the old ones to finish\n");
-	/* The AF_XDP workers' firewalls reload the rules. */
-	xnf_tables_changed(dp);
-out:
+		err = fw_array_store(dp, XNF_T_FW_HDR, gen, &hdr, sizeof(hdr), 1,
+				     keys);
 	free(keys);
-	return err;
-}
-
-/* All XNF_FW_MAX_RULES slots of the array @fd into @rules, by slot, with
- * BPF_MAP_LOOKUP_BATCH. An array batch walks the keys in order and ends
- * with -ENOENT once it has returned the last element. */
-static int fw_rules_read_batch(int fd, struct xnf_fw_rule *rules)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 *keys = NULL, in, out, done = 0, count, i;
-	struct xnf_fw_rule *vals = NULL;
-	void *inp = NULL;
-	int err = 0;
-
-	keys = calloc(XNF_FW_MAX_RULES, sizeof(*keys));
-	vals = calloc(XNF_FW_MAX_RULES, sizeof(*vals));
-	if (!keys || !vals) {
-		err = -ENOMEM;
-		goto out;
-	}
-	while (done < XNF_FW_MAX_RULES) {
-		count = XNF_FW_MAX_RULES - done;
-		err = bpf_map_lookup_batch(fd, inp, &out, keys + done,
-					   vals + done, &count, &opts);
-		if (err && err != -ENOENT)
-			goto out;
-		done += count;
-		if (err || !count)
-			break;
-		in = out;
-		inp = &in;
-	}
-	err = 0;
-	for (i = 0; i < done; i++)
-		if (keys[i] < XNF_FW_MAX_RULES)
-			rules[keys[i]] = vals[i];
-out:
-	free(vals);
-	free(keys);
-	return err;
-}
-
-static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
-{
-	int fd = dp->fd[XNF_T_FW_RULES], err;
-	__u32 i;
-
-	err = fw_rules_read_batch(fd, rules);
-	if (err == -EINVAL || err == -XNF_ENOTSUPP || err == -EOPNOTSUPP) {
-		/* No batch lookup in this kernel: one slot at a time. */
-		for (i = 0, err = 0; i < XNF_FW_MAX_RULES && !err; i++)
-			err = bpf_map_lookup_elem(fd, &i, &rules[i]);
-	}
-	if (err)
-		fw_map_warn(dp, XNF_T_FW_RULES, "read", err);
-	return err;
-}
-
-/**
- * xnf_fw_commit() - make the rules in xnf_fw_rules the active rule set
- * @dp: the instance
- * @default_action: the policy for packets no rule matches
- *
- * Reads every slot, compiles, writes the inactive generation and switches
- * to it (xnf_fw_write()). On failure the active rule set is unchanged.
- *
- * Return: 0 or a negative errno, with a message.
- */
-int xnf_fw_commit(struct xnf_dp *dp, __u32 default_action)
-{
-	struct xnf_fw_compiled *c = NULL;
-	struct xnf_fw_rule *rules;
-	int err;
-
-	rules = calloc(XNF_FW_MAX_RULES, sizeof(*rules));
-	if (!rules)
-		return -ENOMEM;
-	err = fw_rules_read(dp, rules);
-	if (!err)
-		err = xnf_fw_compile(rules, XNF_FW_MAX_RULES, default_action, &c);
-	if (!err)
-		err = xnf_fw_write(dp, c);
-	xnf_fw_compiled_free(c);
-	free(rules);
 	return err;
 }

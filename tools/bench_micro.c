@@ -387,25 +387,21 @@ static int bm_rules_make(struct bm_rules *rs, __u32 n, __u32 seed)
 	return 0;
 }
 
-/* Writes @in->rules into every slot of xnf_fw_rules (slots past the set
- * become unused) and commits them, default policy allow. */
+/* Applies @in->rules in slots 0..n-1 (slots past the set unused),
+ * default policy allow. */
 static int bm_rules_install(struct bm_inst *in)
 {
 	const struct bm_rules *rs = &in->rules;
-	int fd = in->dp->fd[XNF_T_FW_RULES], err;
-	struct xnf_fw_rule none = {};
+	struct xnf_fw_set *set = xnf_fw_set_new();
+	int err = 0;
 	__u32 i;
 
-	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
-		if (bpf_map_update_elem(fd, &i, i < rs->n ? &rs->r[i] : &none,
-					BPF_ANY)) {
-			err = -errno;
-			fprintf(stderr, "Error: cannot write firewall rule slot %u: %s\n",
-				i, strerror(-err));
-			return err;
-		}
-	}
-	err = xnf_fw_commit(in->dp, XNF_FW_ALLOW);
+	if (!set)
+		return -ENOMEM;
+	for (i = 0; i < rs->n && !err; i++)
+		err = xnf_fw_set_replace(set, i, &rs->r[i]);
+	err = err ?: xnf_fw_apply(in->dp, set);
+	xnf_fw_set_free(set);
 	if (err)
 		fprintf(stderr, "Error: cannot commit %u firewall rules: %s\n",
 			rs->n, strerror(-err));

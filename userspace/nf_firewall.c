@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * nf_firewall.c - the firewall NF for AF_XDP workers: bpf/firewall.bpf.h on
- * a copy of the rule set. At init and on refresh it reads the rules
- * (xnf_fw_rules) and the default policy of the running generation
- * (xnf_fw_hdr), compiles them with xnf_fw_compile() - the compiler the
- * control plane uses - and classifies with the same bit-vector search as
- * the BPF program and xnf_fw_classify():
+ * a copy of the rule set. At init and on refresh it reads the rules and
+ * the default policy of the running generation (xnf_fw_read()), compiles
+ * them with xnf_fw_compile() - the compiler the control plane uses - and
+ * classifies with the same bit-vector search as the BPF program and
+ * xnf_fw_classify():
  *
  *   not IP                         untouched (nftables inet semantics)
  *   IPv6 header chain longer than  drop (fw_deny): the protocol is unknown
@@ -24,14 +24,10 @@
  * change leaves them alone); compiling 10,000 rules takes about 40 ms,
  * during which this worker does not read packets.
  *
- * Consistency: `xnf fw` writes rule slots first and compiles them into the
- * dataplane after (at the end of a batch with -b). The worker refreshes
- * under the instance lock, so it never sees a command half done; and the
- * copy is checked against the running generation (the compiled rule
- * order, xnf_fw_order, must be what compiling the copy gives), so that
- * slots an interrupted command left behind are never classified with:
- * then the old copy stays, and the first `xnf fw` command repairs the
- * slots (and moves tables_gen).
+ * Consistency: the rules and default are stored per generation beside the
+ * compiled tables, and the active generation is always a whole set
+ * (xnf_fw_apply()); xnf_fw_read() reads it again when a switch happened
+ * under the read. So the copy is always a set that ran.
  *
  * Hit counters: not counted. xnf_fw_hits is a per-CPU array that the XDP
  * firewall increments with plain adds; user space can only replace all
@@ -42,7 +38,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 
@@ -52,7 +47,8 @@
 struct fw_tables {
 	struct xnf_fw_compiled *c;
 	struct xnf_lpm src4, dst4, src6, dst6;
-	struct xnf_fw_rule *rules;    /* the copy compiled, by slot */
+	struct xnf_fw_set *set;       /* the copy compiled */
+	const struct xnf_fw_rule *rules; /* its slots */
 	__u32 default_action;
 };
 
@@ -69,7 +65,7 @@ static void fw_tables_free(struct fw_tables *t)
 	xnf_lpm_free(&t->dst4);
 	xnf_lpm_free(&t->src6);
 	xnf_lpm_free(&t->dst6);
-	free(t->rules);
+	xnf_fw_set_free(t->set);
 	free(t);
 }
 
@@ -101,182 +97,59 @@ out:
 	return err;
 }
 
-/* The running generation: its header and rule order. */
-static int fw_running(struct xnf_dp *dp, __u32 *gen, struct xnf_fw_hdr *hdr,
-		      struct xnf_fw_match **order)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u32 zero = 0, active, in, out, count, done = 0, *keys = NULL;
-	struct xnf_fw_match *m = NULL;
-	int err = 0;
-
-	*order = NULL;
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &active))
-		return -errno;
-	*gen = active & 1;
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], gen, hdr))
-		return -errno;
-	if (hdr->nrules > XNF_FW_MAX_RULES)
-		return -EINVAL;
-	m = calloc(hdr->nrules + 1, sizeof(*m));
-	keys = calloc(hdr->nrules + 1, sizeof(*keys));
-	if (!m || !keys) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* An array's batch cursor is the last index returned: the walk
-	 * starts after it, or at index 0 without one. */
-	in = *gen * XNF_FW_MAX_RULES - 1;
-	while (done < hdr->nrules) {
-		count = hdr->nrules - done;
-		err = bpf_map_lookup_batch(dp->fd[XNF_T_FW_ORDER],
-					   *gen || done ? &in : NULL, &out,
-					   keys + done, m + done, &count, &opts);
-		if (err && err != -ENOENT)
-			break;
-		done += count;
-		err = 0;
-		if (!count)
-			break;
-		in = out;
-	}
-	if (err) {
-		/* No batch lookups: one at a time. */
-		for (done = 0, err = 0; done < hdr->nrules && !err; done++) {
-			in = *gen * XNF_FW_MAX_RULES + done;
-			if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ORDER], &in, &m[done]))
-				err = -errno;
-		}
-	}
-	if (!err && done < hdr->nrules)
-		err = -EIO;
-out:
-	free(keys);
-	if (err)
-		free(m);
-	else
-		*order = m;
-	return err;
-}
-
-static int fw_rules_copy(struct xnf_dp *dp, struct xnf_fw_rule **out)
-{
-	struct xnf_fw_rule *rules, *vals = NULL;
-	__u32 *slots = NULL, n, i;
-	int err;
-
-	*out = NULL;
-	rules = calloc(XNF_FW_MAX_RULES, sizeof(*rules));
-	if (!rules)
-		return -ENOMEM;
-	err = xnf_unf_map_dump(dp->fd[XNF_T_FW_RULES], sizeof(*slots),
-			       sizeof(*vals), XNF_FW_MAX_RULES, (void **)&slots,
-			       (void **)&vals, &n);
-	if (err) {
-		free(rules);
-		return err;
-	}
-	for (i = 0; i < n; i++)
-		if (slots[i] < XNF_FW_MAX_RULES)
-			rules[slots[i]] = vals[i];
-	free(slots);
-	free(vals);
-	*out = rules;
-	return 0;
-}
-
 /* Reads and compiles the rule set; *@out stays NULL when it is the one
- * @cur already holds. -EAGAIN: the copy is not the running rule set. */
+ * @cur already holds. */
 static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
 		       struct fw_tables **out)
 {
-	struct xnf_fw_match *order = NULL;
+	struct xnf_fw_set *set = NULL;
 	struct fw_tables *t = NULL;
-	struct xnf_fw_hdr hdr;
-	const char *what;
-	__u32 gen, gen2, zero = 0, i;
 	int err;
 
 	*out = NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	what = XNF_MAP_STR(XNF_MAP_FW_HDR);
-	err = fw_running(dp, &gen, &hdr, &order);
-	if (!err) {
-		what = XNF_MAP_STR(XNF_MAP_FW_RULES);
-		err = fw_rules_copy(dp, &t->rules);
-	}
-	if (!err) {
-		what = XNF_MAP_STR(XNF_MAP_FW_ACTIVE);
-		if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &gen2))
-			err = -errno;
-		else if ((gen2 & 1) != gen)
-			err = -EAGAIN;  /* switched while we read */
-	}
+	err = xnf_fw_read(dp, &set);
 	if (err) {
-		if (err != -EAGAIN)
-			pr_warn("Error: firewall: cannot read %s: %s\n", what,
-				strerror(-err));
+		pr_warn("Error: firewall: cannot read the rule set that runs: %s\n",
+			strerror(-err));
 		goto out;
 	}
-	t->default_action = hdr.default_action;
-	if (cur && cur->default_action == t->default_action &&
-	    !memcmp(cur->rules, t->rules, XNF_FW_MAX_RULES * sizeof(*t->rules)))
+	if (cur && cur->default_action == xnf_fw_set_default(set) &&
+	    !memcmp(cur->rules, xnf_fw_set_rules(set),
+		    XNF_FW_MAX_RULES * sizeof(*cur->rules)))
 		goto out;   /* unchanged */
-
-	err = xnf_fw_compile(t->rules, XNF_FW_MAX_RULES, t->default_action, &t->c);
-	if (err) {
-		/* The control plane compiled what runs, so these slots are
-		 * not what runs. */
-		err = -EAGAIN;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		err = -ENOMEM;
 		goto out;
 	}
-	if (t->c->hdr.nrules != hdr.nrules) {
-		err = -EAGAIN;
-		goto out;
-	}
-	for (i = 0; i < hdr.nrules; i++) {
-		if (t->c->order[i].action != order[i].action ||
-		    t->c->order[i].slot != order[i].slot ||
-		    t->c->order[i].rank != order[i].rank) {
-			err = -EAGAIN;
-			goto out;
-		}
-	}
-	err = fw_lpm_pair(t->c->src, t->c->nsrc, &t->src4, &t->src6);
+	t->default_action = xnf_fw_set_default(set);
+	t->rules = xnf_fw_set_rules(set);
+	err = xnf_fw_compile(t->rules, XNF_FW_MAX_RULES, t->default_action,
+			     &t->c);
+	if (!err)
+		err = fw_lpm_pair(t->c->src, t->c->nsrc, &t->src4, &t->src6);
 	if (!err)
 		err = fw_lpm_pair(t->c->dst, t->c->ndst, &t->dst4, &t->dst6);
-	if (err)
+	if (err) {
+		pr_warn("Error: firewall: cannot compile the rule set that runs: %s\n",
+			strerror(-err));
 		goto out;
+	}
+	t->set = set;
+	set = NULL;
 	*out = t;
 	t = NULL;
 out:
-	if (err == -EAGAIN)
-		pr_debug("firewall: %s does not hold the running rule set (a change "
-			 "is under way or was interrupted)\n", XNF_MAP_STR(XNF_MAP_FW_RULES));
 	fw_tables_free(t);
-	free(order);
+	xnf_fw_set_free(set);
 	return err;
 }
 
 static int fw_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
 {
-	struct timespec pause = { .tv_nsec = 20 * 1000 * 1000 };
 	struct fw *fw = nf->priv;
-	int err, tries = 0;
 
-	/* A change under way ends within a compile or so; an interrupted
-	 * one waits for the next `xnf fw` command. */
-	while ((err = fw_snapshot(env->dp, NULL, &fw->t)) == -EAGAIN &&
-	       ++tries < 25)
-		nanosleep(&pause, NULL);
-	if (err == -EAGAIN)
-		pr_warn("Error: firewall: the rules in %s are not the ones the "
-			"dataplane runs (an interrupted 'xnf fw' command?); "
-			"'xnf fw show' repairs them, then start again\n",
-			XNF_MAP_STR(XNF_MAP_FW_RULES));
-	return err;
+	return fw_snapshot(env->dp, NULL, &fw->t);
 }
 
 static int fw_refresh(struct xnf_unf *nf)

@@ -18,72 +18,8 @@
 #include "xnf.h"
 #include "unf_priv.h"
 
-/* One BPF_MAP_LOOKUP_BATCH walk: 0, -E2BIG, or the error that makes the
- * caller fall back to single lookups (no batch ops: LPM tries). */
-static int dump_batch(int fd, size_t ksz, size_t vsz, __u32 max, __u8 *keys,
-		      __u8 *vals, __u32 *n)
-{
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	__u64 in, out;        /* the batch cursor: 4 or 8 bytes by map type */
-	__u32 done = 0, count;
-	void *inp = NULL;
-	int err;
-
-	for (;;) {
-		count = max - done;
-		if (!count) {
-			/* Full: is there more? */
-			count = 1;
-			err = bpf_map_lookup_batch(fd, inp, &out, keys + max * ksz,
-						   vals + max * vsz, &count, &opts);
-			if (err == -ENOENT && !count)
-				break;
-			return err ? err : -E2BIG;
-		}
-		err = bpf_map_lookup_batch(fd, inp, &out, keys + done * ksz,
-					   vals + done * vsz, &count, &opts);
-		if (err && err != -ENOENT)
-			return err;
-		done += count;
-		if (err)
-			break;
-		in = out;
-		inp = &in;
-	}
-	*n = done;
-	return 0;
-}
-
-/* The same with bpf_map_get_next_key and one lookup per key. A walk over
- * a map that changes meanwhile may restart (LPM tries begin again at the
- * first key when the current one is gone), so it is bounded. */
-static int dump_walk(int fd, size_t ksz, size_t vsz, __u32 max, __u8 *keys,
-		     __u8 *vals, __u32 *n)
-{
-	__u8 key[64], next[64];
-	__u32 done = 0, steps = 0;
-	void *prev = NULL;
-
-	if (ksz > sizeof(key))
-		return -EINVAL;
-	while (!bpf_map_get_next_key(fd, prev, next)) {
-		if (++steps > 2 * max + 16)
-			return -EAGAIN;
-		memcpy(key, next, ksz);
-		prev = key;
-		if (bpf_map_lookup_elem(fd, key, vals + done * vsz))
-			continue;       /* deleted meanwhile */
-		if (done == max)
-			return -E2BIG;
-		memcpy(keys + done * ksz, key, ksz);
-		done++;
-	}
-	if (errno != ENOENT)
-		return -errno;
-	*n = done;
-	return 0;
-}
-
+/* A whole map into new buffers (xnf_map_read_all, one spare slot so that
+ * an empty map still gets buffers). */
 int xnf_unf_map_dump(int fd, size_t ksz, size_t vsz, __u32 max, void **keys,
 		     void **vals, __u32 *n)
 {
@@ -92,21 +28,17 @@ int xnf_unf_map_dump(int fd, size_t ksz, size_t vsz, __u32 max, void **keys,
 
 	*keys = *vals = NULL;
 	*n = 0;
-	/* One spare slot for dump_batch's "is there more" probe. */
 	k = calloc(max + 1, ksz);
 	v = calloc(max + 1, vsz);
 	if (!k || !v) {
 		err = -ENOMEM;
 		goto out;
 	}
-	err = dump_batch(fd, ksz, vsz, max, k, v, n);
-	if (err && err != -E2BIG)
-		err = dump_walk(fd, ksz, vsz, max, k, v, n);
+	err = xnf_map_read_all(fd, ksz, vsz, max, k, v, n);
 out:
 	if (err) {
 		free(k);
 		free(v);
-		*n = 0;
 		return err;
 	}
 	*keys = k;

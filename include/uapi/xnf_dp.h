@@ -18,7 +18,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 2
+#define XNF_SCHEMA 3
 
 #define XNF_CHAIN_MAX 8     /* slots in a chain's prog array */
 #define XNF_FUSED_MAX 4     /* NFs a fused chain can inline (each NF once) */

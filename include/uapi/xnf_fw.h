@@ -20,8 +20,9 @@
 /*
  * Firewall.
  *
- * Rules are kept by the control plane in xnf_fw_rules (one slot each, the
- * source of truth) and compiled into bit-vector tables (Lakshman-Stiliadis
+ * Rules are kept by the control plane in xnf_fw_rules (one slot each, per
+ * generation: the source of truth for what runs) and compiled into
+ * bit-vector tables (Lakshman-Stiliadis
  * bit vectors with an aggregated summary, "ABV"): for every field the value
  * space is cut into classes, and each class holds a bitmap of the rules that
  * match it. A packet looks up one class per field and ANDs the five
@@ -37,11 +38,14 @@
  * best rank (xnf_fw_match.rank, 0 = highest priority): the first match in
  * priority order.
  *
- * The compiled tables exist twice (generations 0 and 1, the generation is
- * part of every key). The control plane writes the inactive one, flips
- * xnf_fw_active and waits for an RCU grace period before it may write the
- * old one again: a packet reads the generation once and classifies with one
- * complete rule set.
+ * The rules, the default policy and the compiled tables exist twice
+ * (generations 0 and 1, the generation is part of every key). The control
+ * plane writes all of them into the inactive one, flips xnf_fw_active and
+ * waits for an RCU grace period before it may write the old one again: a
+ * packet reads the generation once and classifies with one complete rule
+ * set, and a control plane killed at any point leaves the active
+ * generation whole. Readers of the rules read the active generation and
+ * never write.
  */
 #define XNF_FW_MAX_RULES 10240
 #define XNF_FW_WORDS (XNF_FW_MAX_RULES / 64)         /* 160 */
@@ -62,7 +66,8 @@ enum xnf_fw_rule_flags {
 	XNF_FW_F_DPORT = 1 << 4,
 };
 
-/* A rule as the operator wrote it: xnf_fw_rules[slot]. */
+/* A rule as the operator wrote it:
+ * xnf_fw_rules[gen * XNF_FW_MAX_RULES + slot]. */
 struct xnf_fw_rule {
 	__u32 prio;          /* lower first; unique */
 	__u16 flags;         /* enum xnf_fw_rule_flags: which fields match */
@@ -84,12 +89,17 @@ struct xnf_fw_hdr {
 	__u32 default_action;  /* enum xnf_fw_action */
 	__u32 sport_none;      /* class for packets whose ports can't be read */
 	__u32 dport_none;
+	__u32 serial;          /* moves on every rule-set switch, so that a
+				* reader sees whether the generation it read
+				* was rewritten meanwhile */
+	__u32 pad;
 };
 
 /* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */
 struct xnf_fw_match {
 	__u32 action;        /* enum xnf_fw_action */
-	__u32 slot;          /* index into xnf_fw_rules and xnf_fw_hits */
+	__u32 slot;          /* the rule's slot: xnf_fw_rules[gen * XNF_FW_MAX_RULES
+			      * + slot], xnf_fw_hits[slot] */
 	__u32 rank;          /* position in priority order, 0 first */
 	__u32 pad;
 };

@@ -14,21 +14,30 @@
 
 #include "fixture.h"
 
-/* Writes @n rules into slots 0..n-1 (clearing the rest that were used) and
- * commits them with @def as the default. */
+/* A set of @n rules in slots 0..n-1 (the rest empty) with @def as the
+ * default, applied. */
+static int fw_apply_rules(struct xnf_dp *dp, const struct xnf_fw_rule *rules,
+			  __u32 n, __u32 def)
+{
+	struct xnf_fw_set *set = xnf_fw_set_new();
+	int err = 0;
+	__u32 i;
+
+	if (!set)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++)
+		if (rules[i].in_use)
+			err = xnf_fw_set_replace(set, i, &rules[i]);
+	err = err ?: xnf_fw_set_policy(set, def);
+	err = err ?: xnf_fw_apply(dp, set);
+	xnf_fw_set_free(set);
+	return err;
+}
+
 static bool fw_load(struct fx *f, const struct xnf_fw_rule *rules, __u32 n,
 		    __u32 def)
 {
-	static struct xnf_fw_rule empty;
-	__u32 i;
-
-	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
-		const struct xnf_fw_rule *r = i < n ? &rules[i] : &empty;
-
-		if (bpf_map_update_elem(f->dp->fd[XNF_T_FW_RULES], &i, r, BPF_ANY))
-			return ASSERT_OK(-errno, "write xnf_fw_rules");
-	}
-	return ASSERT_OK(xnf_fw_commit(f->dp, def), "xnf_fw_commit");
+	return ASSERT_OK(fw_apply_rules(f->dp, rules, n, def), "xnf_fw_apply");
 }
 
 static struct xnf_fw_rule rule4(__u32 prio, __u8 action, const char *src,
@@ -369,14 +378,10 @@ static void *fw_flip(void *arg)
 {
 	struct fw_flipper *fl = arg;
 	struct xnf_fw_rule *sets[2] = { fl->a, fl->b };
-	__u32 i, k;
+	__u32 k;
 
 	for (k = 0; !fl->stop && k < 2000; k++) {
-		for (i = 0; i < 3; i++)
-			if (bpf_map_update_elem(fl->f->dp->fd[XNF_T_FW_RULES], &i,
-						&sets[k & 1][i], BPF_ANY))
-				fl->err = -errno;
-		fl->err = fl->err ?: xnf_fw_commit(fl->f->dp, XNF_FW_ALLOW);
+		fl->err = fw_apply_rules(fl->f->dp, sets[k & 1], 3, XNF_FW_ALLOW);
 		if (fl->err)
 			break;
 		fl->commits++;

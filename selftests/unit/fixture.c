@@ -259,18 +259,32 @@ bool fx_stats_consistent(const struct xnf_stats *st, const char *what)
 bool fx_fw_load(struct fx *f, const struct xnf_fw_rule *rules, __u32 n,
 		__u32 default_action)
 {
+	struct xnf_fw_set *set = NULL;
+	bool ok = false;
 	__u32 i;
 
-	for (i = 0; i < n; i++) {
-		struct xnf_fw_rule r = rules[i];
+	if (!ASSERT_OK(xnf_fw_read(f->dp, &set), "xnf_fw_read"))
+		return false;
+	for (i = 0, ok = true; i < n && ok; i++)
+		ok = ASSERT_OK(xnf_fw_set_replace(set, i, &rules[i]), "put rule");
+	if (ok)
+		ok = ASSERT_OK(xnf_fw_set_policy(set, default_action), "policy") &&
+		     ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
+	xnf_fw_set_free(set);
+	return ok;
+}
 
-		r.in_use = 1;
-		if (!ASSERT_OK(bpf_map_update_elem(f->dp->fd[XNF_T_FW_RULES], &i,
-						   &r, BPF_ANY) ? -errno : 0,
-			       "write firewall rule"))
-			return false;
-	}
-	return ASSERT_OK(xnf_fw_commit(f->dp, default_action), "xnf_fw_commit");
+bool fx_fw_default(struct fx *f, __u32 default_action)
+{
+	struct xnf_fw_set *set = NULL;
+	bool ok;
+
+	if (!ASSERT_OK(xnf_fw_read(f->dp, &set), "xnf_fw_read"))
+		return false;
+	ok = ASSERT_OK(xnf_fw_set_policy(set, default_action), "policy") &&
+	     ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
+	xnf_fw_set_free(set);
+	return ok;
 }
 
 bool fx_expect_nf(const struct xnf_stats *st, __u32 nf, int ret,

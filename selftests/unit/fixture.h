@@ -90,11 +90,13 @@ bool fx_stats_reset(struct fx *f);
  * packet the entry row passed or dropped counted under exactly one reason
  * (sum of pass[] == entry pass, sum of drop[] == entry drop). */
 bool fx_stats_consistent(const struct xnf_stats *st, const char *what);
-/* Writes @rules[0..n) into slots 0..n-1 of xnf_fw_rules (in_use set) and
- * commits them with @default_action (enum xnf_fw_action). Other slots are
- * left as they are: fresh tables have none. */
+/* Puts @rules[0..n) into slots 0..n-1 of the running rule set (in_use
+ * set) and applies it with @default_action (enum xnf_fw_action). Other
+ * slots are left as they are: fresh tables have none. */
 bool fx_fw_load(struct fx *f, const struct xnf_fw_rule *rules, __u32 n,
 		__u32 default_action);
+/* Applies the running rules with another default. */
+bool fx_fw_default(struct fx *f, __u32 default_action);
 
 /* What the counters must show after exactly one frame that the chain let
  * go with the XDP action @ret: the entry row counted it once under that

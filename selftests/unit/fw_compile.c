@@ -1139,7 +1139,9 @@ TEST(fw_compile_write_maps)
 		{ XNF_T_FW_HDR, BPF_MAP_TYPE_ARRAY, 4, sizeof(struct xnf_fw_hdr),
 		  XNF_FW_GENS },
 		{ XNF_T_FW_RULES, BPF_MAP_TYPE_ARRAY, 4,
-		  sizeof(struct xnf_fw_rule), XNF_FW_MAX_RULES },
+		  sizeof(struct xnf_fw_rule), XNF_FW_GENS * XNF_FW_MAX_RULES },
+		{ XNF_T_FW_HITS, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+		  sizeof(struct xnf_fw_hit), XNF_FW_MAX_RULES },
 		{ XNF_T_FW_ORDER, BPF_MAP_TYPE_ARRAY, 4,
 		  sizeof(struct xnf_fw_match), XNF_FW_GENS * XNF_FW_MAX_RULES },
 		{ XNF_T_FW_CLASS, BPF_MAP_TYPE_ARRAY, 4,
@@ -1163,6 +1165,7 @@ TEST(fw_compile_write_maps)
 	static const __u32 sizes[] = { 10000, 10, 0, 1000 };
 	struct xnf_fw_compiled *c = NULL;
 	struct xnf_dp dp = { .root = "(test maps)" };
+	struct xnf_fw_set *set = NULL;
 	struct trng g = { .s = 99 };
 	struct xnf_fw_rule *rules;
 	__u32 i, j, zero = 0, gen, bad;
@@ -1171,8 +1174,9 @@ TEST(fw_compile_write_maps)
 	for (i = 0; i < __XNF_T_MAX; i++)
 		dp.fd[i] = -1;
 	rules = calloc(XNF_FW_MAX_RULES, sizeof(*rules));
-	if (!ASSERT_TRUE(rules != NULL, "calloc"))
-		return;
+	set = xnf_fw_set_new();
+	if (!ASSERT_TRUE(rules && set, "calloc"))
+		goto out;
 	for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++) {
 		dp.fd[defs[i].t] = map(defs[i].type, defs[i].ksize,
 				       defs[i].vsize, defs[i].max);
@@ -1189,13 +1193,14 @@ TEST(fw_compile_write_maps)
 		memset(rules, 0, XNF_FW_MAX_RULES * sizeof(*rules));
 		if (!ASSERT_OK(xnf_fw_generate(rules, sizes[j], 100 + j), "generate"))
 			goto out;
+		xnf_fw_set_flush(set);
 		for (i = 0; i < XNF_FW_MAX_RULES; i++)
-			if (!ASSERT_OK(bpf_map_update_elem(dp.fd[XNF_T_FW_RULES], &i,
-							   &rules[i], BPF_ANY),
-				       "store rule"))
+			if (rules[i].in_use &&
+			    !ASSERT_OK(xnf_fw_set_replace(set, i, &rules[i]), "put rule"))
 				goto out;
+		xnf_fw_set_policy(set, XNF_FW_DROP);
 		t0 = now();
-		if (!ASSERT_OK(xnf_fw_commit(&dp, XNF_FW_DROP), "commit"))
+		if (!ASSERT_OK(xnf_fw_apply(&dp, set), "apply"))
 			goto out;
 		printf("  %5u rules: committed to the maps in %.1f ms\n",
 		       sizes[j], (now() - t0) * 1e3);
@@ -1242,5 +1247,6 @@ out:
 	for (i = 0; i < __XNF_T_MAX; i++)
 		if (dp.fd[i] >= 0)
 			close(dp.fd[i]);
+	xnf_fw_set_free(set);
 	free(rules);
 }

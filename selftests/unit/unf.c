@@ -1023,7 +1023,7 @@ TEST(unf_firewall_vs_xdp)
 				cases[i].reason = XNF_R_NONE;
 			}
 		}
-		if (d && !ASSERT_OK(xnf_fw_commit(f.dp, XNF_FW_DROP), "default drop"))
+		if (d && !fx_fw_default(&f, XNF_FW_DROP))
 			break;
 		if (!refresh_all(nfs, 1))
 			break;
@@ -1081,7 +1081,8 @@ TEST(unf_refresh)
 	struct xnf_route rt = { .type = XNF_RT_UNICAST };
 	static struct uref u;
 	struct xnf_config cfg;
-	__u32 g0, g1, slot = 5;
+	__u32 g0, g1, slot = 5, zero = 0, inactive;
+	struct xnf_fw_set *set = NULL;
 	struct fx f;
 
 	r.proto = IPPROTO_UDP;
@@ -1156,11 +1157,15 @@ TEST(unf_refresh)
 	run_one(&f, fw, "198.51.100.1", PROBE, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT, "no rules yet");
 	g0 = gen_of(&f);
-	if (!ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_RULES], &slot, &r,
-					   BPF_ANY) ? -errno : 0, "write rule") ||
-	    !ASSERT_OK(xnf_fw_commit(f.dp, XNF_FW_ALLOW), "commit"))
+	r.in_use = 1;
+	if (!ASSERT_OK(xnf_fw_read(f.dp, &set), "read rules"))
 		goto out;
-	ASSERT_NEQ(gen_of(&f), g0, "xnf_fw_write moved tables_gen");
+	if (!ASSERT_OK(xnf_fw_set_replace(set, slot, &r), "put rule") ||
+	    !ASSERT_OK(xnf_fw_set_policy(set, XNF_FW_ALLOW), "policy"))
+		goto out;
+	if (!ASSERT_OK(xnf_fw_apply(f.dp, set), "apply"))
+		goto out;
+	ASSERT_NEQ(gen_of(&f), g0, "xnf_fw_apply moved tables_gen");
 	ASSERT_OK(fw->ops->refresh(fw), "refresh");
 	run_one(&f, fw, "198.51.100.1", PROBE, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "the new rule drops");
@@ -1171,29 +1176,36 @@ TEST(unf_refresh)
 	run_one(&f, fw, "198.51.100.1", PROBE, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "still drops");
 
-	/* A slot written but never committed (an interrupted `xnf fw`) is
-	 * not what the dataplane runs: the refresh refuses it and the old
-	 * copy stays in force. */
+	/* A rule written into the inactive generation but never switched to
+	 * (an interrupted `xnf fw`) is not what the dataplane runs: the
+	 * refresh reads the active generation only, and the old copy stays
+	 * in force. */
 	r.dport_lo = r.dport_hi = PROBE + 1;
 	slot = 6;
 	r.prio = 20;
-	if (!ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_RULES], &slot, &r,
+	if (!ASSERT_OK(bpf_map_lookup_elem(f.dp->fd[XNF_T_FW_ACTIVE], &zero,
+					   &inactive) ? -errno : 0, "read active"))
+		goto out;
+	inactive = ((inactive & 1) ^ 1) * XNF_FW_MAX_RULES + slot;
+	if (!ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_RULES], &inactive, &r,
 					   BPF_ANY) ? -errno : 0, "write rule"))
 		goto out;
 	xnf_tables_changed(f.dp);
-	ASSERT_ERR(fw->ops->refresh(fw), "refresh refuses uncommitted rules");
+	ASSERT_OK(fw->ops->refresh(fw), "refresh ignores uncommitted rules");
 	run_one(&f, fw, "198.51.100.1", PROBE + 1, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT, "uncommitted rule not in force");
 	run_one(&f, fw, "198.51.100.1", PROBE, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "committed rule still in force");
 	/* Committed, it is taken. */
-	ASSERT_OK(xnf_fw_commit(f.dp, XNF_FW_ALLOW), "commit");
+	ASSERT_OK(xnf_fw_set_replace(set, slot, &r), "put rule");
+	ASSERT_OK(xnf_fw_apply(f.dp, set), "apply");
 	ASSERT_OK(fw->ops->refresh(fw), "refresh");
 	run_one(&f, fw, "198.51.100.1", PROBE + 1, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "committed: in force");
 out:
 	xnf_unf_free(l3);
 	xnf_unf_free(fw);
+	xnf_fw_set_free(set);
 	fx_close(&f);
 }
 
