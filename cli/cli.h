@@ -15,11 +15,9 @@
 #include <linux/types.h>
 
 #include "xnf.h"
-#include "json.h"
 #include "print.h"
 
 struct cli {
-	bool json;
 	const char *root;          /* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
 	struct xnf_dp *dp;         /* opened on first use, kept until exit */
 	bool batch;                /* running xnf -b: firewall changes wait

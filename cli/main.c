@@ -289,7 +289,6 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+jb:vh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
-			cli.json = true;
 			print_set_json(true);
 			break;
 		case 'b':
