@@ -181,6 +181,8 @@ check: all
 test-model:
 	/usr/bin/python3 -m unittest discover -s selftests -p model_test.py
 check: test-model
+# Style is checked like behaviour (scripts/check-format.sh, .clang-format).
+check: check-format
 
 # The test bed of the traffic tests, a chain, routes, rules and a little
 # traffic, then everything removed again (needs root).

@@ -184,18 +184,18 @@ static __always_inline int xnf_next(struct xdp_md *ctx, struct xnf_pkt *p,
 
 /* The body of every tail-called NF program: fetch the shared state, run the
  * NF, count, and move on. */
-#define XNF_NF_PROGRAM(prog, nf_id, run)				\
-SEC("xdp.frags")							\
-int prog(struct xdp_md *ctx)						\
-{									\
-	struct xnf_stats *st = xnf_stats_get();				\
-	struct xnf_pkt *p = xnf_pkt_get();				\
-									\
-	if (!st || !p)							\
-		return XDP_ABORTED;					\
-	run(ctx, p);							\
-	xnf_count_nf(st, nf_id, p);					\
-	return xnf_next(ctx, p, st);					\
-}
+#define XNF_NF_PROGRAM(prog, nf_id, run)                \
+	SEC("xdp.frags")                                \
+	int prog(struct xdp_md *ctx)                    \
+	{                                               \
+		struct xnf_stats *st = xnf_stats_get(); \
+		struct xnf_pkt *p = xnf_pkt_get();      \
+                                                        \
+		if (!st || !p)                          \
+			return XDP_ABORTED;             \
+		run(ctx, p);                            \
+		xnf_count_nf(st, nf_id, p);             \
+		return xnf_next(ctx, p, st);            \
+	}
 
 #endif /* XNF_CHAIN_BPF_H */

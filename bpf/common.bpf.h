@@ -23,30 +23,30 @@
 /* Not exported by the UAPI headers. */
 struct xnf_vlan_hdr {
 	__be16 tci;
-	__be16 proto;       /* encapsulated ethertype */
+	__be16 proto; /* encapsulated ethertype */
 };
 
 struct xnf_frag_hdr {
 	__u8 nexthdr;
 	__u8 reserved;
-	__be16 frag_off;    /* offset << 3 | M flag */
+	__be16 frag_off; /* offset << 3 | M flag */
 	__be32 identification;
 };
 
-#define XNF_IP_MF 0x2000
-#define XNF_IP_OFFSET 0x1fff
+#define XNF_IP_MF      0x2000
+#define XNF_IP_OFFSET  0x1fff
 #define XNF_IP6_OFFSET 0xfff8
-#define XNF_IP6_MF 0x0001
+#define XNF_IP6_MF     0x0001
 
 /* Address families of struct bpf_fib_lookup (linux/socket.h is not UAPI
  * for BPF programs). */
-#define XNF_SYS_AF_INET 2
+#define XNF_SYS_AF_INET	 2
 #define XNF_SYS_AF_INET6 10
 
 /* Bounds the verifier needs for offsets read back from xnf_scratch: the
  * largest L3 offset (Ethernet + two VLAN tags) and the largest frame. */
 #define XNF_MAX_L3_OFF (ETH_HLEN + 2 * sizeof(struct xnf_vlan_hdr))
-#define XNF_MAX_FRAME 16384
+#define XNF_MAX_FRAME  16384
 
 #ifndef __always_inline
 #define __always_inline inline __attribute__((always_inline))

@@ -23,8 +23,7 @@ static __always_inline struct xnf_fw_class *xnf_fw_class_get(__u32 gen,
 	return bpf_map_lookup_elem(&xnf_fw_class, &key);
 }
 
-static __always_inline __u32 *xnf_fw_port_class(void *map, __u32 gen,
-						 __be16 port)
+static __always_inline __u32 *xnf_fw_port_class(void *map, __u32 gen, __be16 port)
 {
 	__u32 key = gen * 65536 + bpf_ntohs(port);
 

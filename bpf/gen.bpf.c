@@ -55,7 +55,8 @@ static __always_inline __u16 fold(__u64 s)
  * are constants: the header length and every offset are known at compile
  * time, and the verifier keeps only the variant .rodata selects. */
 static __always_inline int write_frame(struct xdp_md *ctx, __u32 len, __u64 seq,
-				       __u32 flow, __u64 ts, const int v6, const int tcp)
+				       __u32 flow, __u64 ts, const int v6,
+				       const int tcp)
 {
 	const __u32 l4 = v6 ? 54 : 34, hl = l4 + (tcp ? 20 : 8);
 	const __u32 saddr_lo = v6 ? 34 : 26;
@@ -85,8 +86,8 @@ static __always_inline int write_frame(struct xdp_md *ctx, __u32 len, __u64 seq,
 	if (!tcp)
 		*(__be16 *)(d + l4 + 4) = bpf_htons(l4len);
 
-	sum = cfg.l4_sum + sum32(*(__u32 *)(d + saddr_lo)) + *(__u16 *)(d + l4) +
-	      bpf_htons(l4len);
+	sum = cfg.l4_sum + sum32(*(__u32 *)(d + saddr_lo)) +
+	      *(__u16 *)(d + l4) + bpf_htons(l4len);
 	if (!tcp)
 		sum += *(__u16 *)(d + l4 + 4);
 	if (p + sizeof(struct xnf_probe) <= end) {
@@ -147,11 +148,12 @@ int xnf_gen(struct xdp_md *ctx)
 		/* A frame leaves with the one before it if no run waited in
 		 * between (back to back) or no flush came in between (same
 		 * batch); otherwise it starts a burst. */
-		if (state.pace_batch && state.runs && !(state.runs % state.pace_batch))
+		if (state.pace_batch && state.runs &&
+		    !(state.runs % state.pace_batch))
 			state.gap |= 2;
 		state.runs++;
-		if (seq >= state.limit || (state.end_ns && now >= state.end_ns) ||
-		    now < due) {
+		if (seq >= state.limit ||
+		    (state.end_ns && now >= state.end_ns) || now < due) {
 			state.idle++;
 			state.gap |= 1;
 			return XDP_DROP;

@@ -46,8 +46,7 @@ static __always_inline void xnf_set_macs(struct ethhdr *eth, const __u8 *dmac,
 }
 
 /* Forwards along a route of xnf's own table, or raises its exception. */
-static __always_inline void xnf_l3_route(struct xdp_md *ctx,
-					 struct xnf_pkt *p,
+static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 					 struct xnf_config *cfg,
 					 const struct xnf_route *rt,
 					 struct ethhdr *eth, __u8 *ttl)
@@ -106,9 +105,8 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx,
  */
 static __always_inline void xnf_l3_fib_result(struct xnf_pkt *p,
 					      struct xnf_config *cfg,
-					      struct bpf_fib_lookup *fib,
-					      long rc, struct ethhdr *eth,
-					      __u8 *ttl)
+					      struct bpf_fib_lookup *fib, long rc,
+					      struct ethhdr *eth, __u8 *ttl)
 {
 	switch (rc) {
 	case BPF_FIB_LKUP_RET_SUCCESS:
@@ -176,8 +174,7 @@ static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
 
 static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
 					 struct xnf_config *cfg,
-					 struct ethhdr *eth,
-					 struct ipv6hdr *ip6h)
+					 struct ethhdr *eth, struct ipv6hdr *ip6h)
 {
 	if (xnf_l3_fib) {
 		struct bpf_fib_lookup fib = {

@@ -12,7 +12,7 @@
 
 #include "common.bpf.h"
 
-#define XNF_MAX_VLANS 2
+#define XNF_MAX_VLANS	2
 #define XNF_MAX_EXTHDRS 8
 
 /* Reads ports (TCP, UDP, SCTP: all start with sport, dport) or ICMP type
@@ -161,9 +161,9 @@ static __always_inline int xnf_parse_ipv6(struct xnf_pkt *p, struct xdp_md *ctx,
 			}
 			len = 8;
 		} else if (nexthdr == IPPROTO_AH) {
-			len = (eh.reserved + 2) * 4;   /* payload len */
+			len = (eh.reserved + 2) * 4; /* payload len */
 		} else {
-			len = (eh.reserved + 1) * 8;   /* hdr ext len */
+			len = (eh.reserved + 1) * 8; /* hdr ext len */
 		}
 		nexthdr = eh.nexthdr;
 		nh_off += len;

@@ -78,12 +78,28 @@ static __always_inline __u32 msb64(__u64 v)
 {
 	__u32 r = 0;
 
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) r += 1;
+	if (v >> 32) {
+		v >>= 32;
+		r += 32;
+	}
+	if (v >> 16) {
+		v >>= 16;
+		r += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		r += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		r += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		r += 2;
+	}
+	if (v >> 1)
+		r += 1;
 	return r;
 }
 
@@ -267,7 +283,8 @@ int xnf_sink(struct xdp_md *ctx)
 
 	if (!v6) {
 		sum = 0;
-		if (ihl == sizeof(struct iphdr) && l3 + sizeof(struct iphdr) <= end) {
+		if (ihl == sizeof(struct iphdr) &&
+		    l3 + sizeof(struct iphdr) <= end) {
 #pragma unroll
 			for (i = 0; i < 5; i++)
 				sum += sum32(*(__u32 *)(l3 + 4 * i));
@@ -288,13 +305,15 @@ int xnf_sink(struct xdp_md *ctx)
 		/* the pseudo-header: addresses, protocol, length */
 		sum = bpf_htons(proto) + bpf_htons(l4len);
 		if (!v6 && l3 + 20 <= end) {
-			sum += sum32(*(__u32 *)(l3 + 12)) + sum32(*(__u32 *)(l3 + 16));
+			sum += sum32(*(__u32 *)(l3 + 12)) +
+			       sum32(*(__u32 *)(l3 + 16));
 		} else if (v6 && l3 + 40 <= end) {
 #pragma unroll
 			for (i = 0; i < 8; i++)
 				sum += sum32(*(__u32 *)(l3 + 8 + 4 * i));
 		}
-		r = l4_sum(ctx, ETH_HLEN + (v6 ? sizeof(struct ipv6hdr) : ihl), l4len, &sum);
+		r = l4_sum(ctx, ETH_HLEN + (v6 ? sizeof(struct ipv6hdr) : ihl),
+			   l4len, &sum);
 		if (r < 0 || (r == 0 && fold(sum) != 0xffff))
 			st->bad_l4_csum++;
 	}

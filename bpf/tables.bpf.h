@@ -88,33 +88,33 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XNF_FW_GENS * XNF_FW_MAX_RULES);
+	__uint(max_entries, XNF_FW_GENS *XNF_FW_MAX_RULES);
 	__type(key, __u32);
 	__type(value, struct xnf_fw_rule);
 } XNF_MAP_FW_RULES SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XNF_FW_GENS * XNF_FW_MAX_RULES);
+	__uint(max_entries, XNF_FW_GENS *XNF_FW_MAX_RULES);
 	__type(key, __u32);
 	__type(value, struct xnf_fw_match);
 } XNF_MAP_FW_ORDER SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XNF_FW_GENS * XNF_FW_MAX_CLASSES);
+	__uint(max_entries, XNF_FW_GENS *XNF_FW_MAX_CLASSES);
 	__type(key, __u32);
 	__type(value, struct xnf_fw_class);
 } XNF_MAP_FW_CLASS SEC(".maps");
 
-#define XNF_FW_LPM(name, keytype)					\
-struct {								\
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);				\
-	__uint(max_entries, XNF_FW_GENS * (XNF_FW_MAX_RULES + 1));	\
-	__uint(map_flags, BPF_F_NO_PREALLOC);				\
-	__type(key, keytype);						\
-	__type(value, __u32);						\
-} name SEC(".maps")
+#define XNF_FW_LPM(name, keytype)                                         \
+	struct {                                                          \
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);                      \
+		__uint(max_entries, XNF_FW_GENS *(XNF_FW_MAX_RULES + 1)); \
+		__uint(map_flags, BPF_F_NO_PREALLOC);                     \
+		__type(key, keytype);                                     \
+		__type(value, __u32);                                     \
+	} name SEC(".maps")
 
 XNF_FW_LPM(XNF_MAP_FW_SRC4, struct xnf_fw_lpm4_key);
 XNF_FW_LPM(XNF_MAP_FW_DST4, struct xnf_fw_lpm4_key);

@@ -18,7 +18,7 @@
 #include "chain.bpf.h"
 
 static __always_inline int xnf_xsk_control(struct xdp_md *ctx,
-					    const struct xnf_pkt *p)
+					   const struct xnf_pkt *p)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;

@@ -48,7 +48,8 @@ int parse_addr(const char *s, int *family, __u8 addr[16])
 		return 0;
 	}
 	return cli_err("invalid address '%s': expected IPv4 (192.0.2.1) or "
-		       "IPv6 (2001:db8::1)", s);
+		       "IPv6 (2001:db8::1)",
+		       s);
 }
 
 int parse_prefix(const char *s, int *family, __u8 addr[16], __u32 *plen)
@@ -66,7 +67,8 @@ int parse_prefix(const char *s, int *family, __u8 addr[16], __u32 *plen)
 		return -1;
 	max = *family == XNF_AF_INET ? 32 : 128;
 	if (slash && parse_ulong(slash + 1, max, &len))
-		return cli_err("invalid prefix length in '%s': expected 0..%u", s, max);
+		return cli_err("invalid prefix length in '%s': expected 0..%u",
+			       s, max);
 	*plen = slash ? len : max;
 	for (i = *plen; i < max; i++) {
 		if (addr[i / 8] & (0x80 >> (i % 8))) {
@@ -77,7 +79,9 @@ int parse_prefix(const char *s, int *family, __u8 addr[16], __u32 *plen)
 			for (; i < max; i++)
 				fixed[i / 8] &= ~(0x80 >> (i % 8));
 			return cli_err("prefix '%s' has host bits set; did you mean %s/%u?",
-				       s, fmt_addr(*family, fixed, net, sizeof(net)), *plen);
+				       s,
+				       fmt_addr(*family, fixed, net, sizeof(net)),
+				       *plen);
 		}
 	}
 	return 0;
@@ -90,8 +94,10 @@ int parse_mac(const char *s, __u8 mac[6])
 	int i;
 
 	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		   &b[4], &b[5], &end) != 6 || strlen(s) != 17)
-		return cli_err("invalid MAC address '%s': expected xx:xx:xx:xx:xx:xx", s);
+		   &b[4], &b[5], &end) != 6 ||
+	    strlen(s) != 17)
+		return cli_err("invalid MAC address '%s': expected xx:xx:xx:xx:xx:xx",
+			       s);
 	for (i = 0; i < 6; i++)
 		mac[i] = b[i];
 	return 0;
@@ -107,14 +113,17 @@ int parse_port_range(const char *s, __u16 *lo, __u16 *hi)
 	dash = strchr(buf, '-');
 	if (dash)
 		*dash = '\0';
-	if (parse_ulong(buf, 65535, &a) || (dash && parse_ulong(dash + 1, 65535, &b)))
+	if (parse_ulong(buf, 65535, &a) ||
+	    (dash && parse_ulong(dash + 1, 65535, &b)))
 		return cli_err("invalid port or range '%s': ports are 0..65535, "
-			       "a range is LO-HI", s);
+			       "a range is LO-HI",
+			       s);
 	if (!dash)
 		b = a;
 	if (a > b)
 		return cli_err("invalid port range '%s': %lu is above %lu; write it "
-			       "as %lu-%lu", s, a, b, b, a);
+			       "as %lu-%lu",
+			       s, a, b, b, a);
 	*lo = a;
 	*hi = b;
 	return 0;
@@ -122,10 +131,14 @@ int parse_port_range(const char *s, __u16 *lo, __u16 *hi)
 
 int parse_proto(const char *s, __u8 *proto)
 {
-	static const struct { const char *name; __u8 num; } names[] = {
-		{ "tcp", 6 }, { "udp", 17 }, { "icmp", 1 }, { "icmpv6", 58 },
-		{ "ipv6-icmp", 58 }, { "sctp", 132 }, { "gre", 47 }, { "esp", 50 },
-		{ "ah", 51 }, { "ospf", 89 },
+	static const struct {
+		const char *name;
+		__u8 num;
+	} names[] = {
+		{ "tcp", 6 },	  { "udp", 17 },       { "icmp", 1 },
+		{ "icmpv6", 58 }, { "ipv6-icmp", 58 }, { "sctp", 132 },
+		{ "gre", 47 },	  { "esp", 50 },       { "ah", 51 },
+		{ "ospf", 89 },
 	};
 	struct protoent *pe;
 	unsigned long n;
@@ -147,7 +160,8 @@ int parse_proto(const char *s, __u8 *proto)
 		return 0;
 	}
 	return cli_err("unknown protocol '%s': use tcp, udp, icmp, icmpv6, sctp "
-		       "or a number 0..255", s);
+		       "or a number 0..255",
+		       s);
 }
 
 int parse_action(const char *s, const char *allowed, __u32 *act)
@@ -169,7 +183,8 @@ int cli_ifindex(const char *dev, __u32 *ifindex)
 	*ifindex = if_nametoindex(dev);
 	if (!*ifindex)
 		return cli_err("no such device '%s' in this network namespace; "
-			       "see 'ip link show'", dev);
+			       "see 'ip link show'",
+			       dev);
 	return 0;
 }
 
@@ -235,7 +250,9 @@ const char *fmt_ifname(__u32 ifindex, char *buf)
 
 const char *fmt_action(__u32 act)
 {
-	return act == XNF_ACT_DROP ? "drop" : act == XNF_ACT_FLOOD ? "flood" : "pass";
+	return act == XNF_ACT_DROP  ? "drop" :
+	       act == XNF_ACT_FLOOD ? "flood" :
+				      "pass";
 }
 
 void cli_dev_path(char *buf, const char *dev, const char *name)

@@ -18,9 +18,9 @@
 #include "print.h"
 
 struct cli {
-	const char *root;          /* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
-	struct xnf_dp *dp;         /* opened on first use, kept until exit */
-	bool batch;                /* running xnf -b: firewall changes wait
+	const char *root;  /* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
+	struct xnf_dp *dp; /* opened on first use, kept until exit */
+	bool batch;	   /* running xnf -b: firewall changes wait
 				    * for cli_fw_flush() */
 };
 extern struct cli cli;
@@ -46,12 +46,19 @@ bool is_prefix(const char *pfx, const char *str);
 int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 		 char **argv);
 
-#define NEXT_ARG() ({ argc--; argv++; })
-#define REQ_ARGS(n, what) ({						\
-	if (argc < (n)) {						\
-		cli_err("%s: missing argument; see 'xnf %s help'", what, what); \
-		return -1;						\
-	} })
+#define NEXT_ARG()      \
+	({              \
+		argc--; \
+		argv++; \
+	})
+#define REQ_ARGS(n, what)                                                  \
+	({                                                                 \
+		if (argc < (n)) {                                          \
+			cli_err("%s: missing argument; see 'xnf %s help'", \
+				what, what);                               \
+			return -1;                                         \
+		}                                                          \
+	})
 
 /* <root>/dev/<dev>[/<name>] into buf[PATH_MAX]. */
 void cli_dev_path(char *buf, const char *dev, const char *name);

@@ -10,17 +10,16 @@
 
 static int do_attach_help(void)
 {
-	printf(
-"Usage: xnf attach DEV chain NF[,NF...] [mode { native | generic }] [fused] [fib]\n"
-"                  [queues N] [cores { LIST | auto }]\n"
-"NF := { firewall | l3fwd | l2fwd | xsk }\n"
-"  mode native   in the driver (default); generic: in the stack, any device\n"
-"  fused         the whole chain in one program (order fixed until detach)\n"
-"  fib           l3fwd uses the kernel's routes and neighbours\n"
-"  queues N      set N channels (an error if the device refuses)\n"
-"  cores LIST    queue i's IRQ (or napi thread) on the i-th CPU of LIST\n"
-"  cores auto    the placement of 'xnf plan DEV': the NIC's NUMA node, one\n"
-"                core per queue; detach restores what it changed\n");
+	printf("Usage: xnf attach DEV chain NF[,NF...] [mode { native | generic }] [fused] [fib]\n"
+	       "                  [queues N] [cores { LIST | auto }]\n"
+	       "NF := { firewall | l3fwd | l2fwd | xsk }\n"
+	       "  mode native   in the driver (default); generic: in the stack, any device\n"
+	       "  fused         the whole chain in one program (order fixed until detach)\n"
+	       "  fib           l3fwd uses the kernel's routes and neighbours\n"
+	       "  queues N      set N channels (an error if the device refuses)\n"
+	       "  cores LIST    queue i's IRQ (or napi thread) on the i-th CPU of LIST\n"
+	       "  cores auto    the placement of 'xnf plan DEV': the NIC's NUMA node, one\n"
+	       "                core per queue; detach restores what it changed\n");
 	return 0;
 }
 
@@ -37,7 +36,8 @@ static int attach_plan(const char *dev, const struct xnf_plan_req *req,
 	if (sysroot && *sysroot && strcmp(sysroot, "/"))
 		return cli_err("XNF_SYSFS_ROOT=%s: a placement is applied to "
 			       "this machine only; unset it to attach with "
-			       "queues or cores", sysroot);
+			       "queues or cores",
+			       sysroot);
 	if (xnf_plan_compute("", dev, req, plan, perr, sizeof(perr)))
 		return cli_err("cannot place %s: %s", dev, perr);
 	for (i = 0; i < (*plan)->nwarnings; i++)
@@ -78,27 +78,31 @@ int do_attach(int argc, char **argv)
 		} else if (is_prefix(argv[0], "mode")) {
 			NEXT_ARG();
 			REQ_ARGS(1, "attach");
-			if (is_prefix(argv[0], "native") || !strcmp(argv[0], "drv"))
+			if (is_prefix(argv[0], "native") ||
+			    !strcmp(argv[0], "drv"))
 				o.xdp_flags = XDP_FLAGS_DRV_MODE;
 			else if (is_prefix(argv[0], "generic") ||
 				 !strcmp(argv[0], "skb"))
 				o.xdp_flags = XDP_FLAGS_SKB_MODE;
 			else
 				return cli_err("invalid mode '%s': expected native "
-					       "or generic", argv[0]);
+					       "or generic",
+					       argv[0]);
 		} else if (is_prefix(argv[0], "fused")) {
 			o.chain.fused = true;
 		} else if (is_prefix(argv[0], "fib")) {
 			o.chain.l3_fib = true;
 		} else {
 			return cli_err("unknown attach argument '%s'; see 'xnf "
-				       "attach help'", argv[0]);
+				       "attach help'",
+				       argv[0]);
 		}
 		NEXT_ARG();
 	}
 	if (!have_chain)
 		return cli_err("no chain given; write 'xnf attach %s chain "
-			       "firewall,l3fwd,l2fwd'", o.dev);
+			       "firewall,l3fwd,l2fwd'",
+			       o.dev);
 	if (o.chain.fused && o.chain.len > XNF_FUSED_MAX)
 		return cli_err("a fused chain holds at most %d NFs",
 			       XNF_FUSED_MAX);

@@ -14,7 +14,8 @@ static int do_chain_set(int argc, char **argv)
 	char err[1024];
 
 	if (argc < 2)
-		return cli_err("usage: xnf chain set DEV NF[,NF...] [fused] [fib]");
+		return cli_err(
+			"usage: xnf chain set DEV NF[,NF...] [fused] [fib]");
 	dev = argv[0];
 	if (xnf_chain_parse(argv[1], &spec))
 		return -1;
@@ -32,7 +33,8 @@ static int do_chain_set(int argc, char **argv)
 		else if (is_prefix(argv[0], "lpm"))
 			chg.l3_fib = XNF_OFF;
 		else
-			return cli_err("unknown chain set argument '%s'", argv[0]);
+			return cli_err("unknown chain set argument '%s'",
+				       argv[0]);
 	}
 	dp = cli_dp(false);
 	if (!dp)
@@ -44,11 +46,10 @@ static int do_chain_set(int argc, char **argv)
 
 static int do_chain_help(int argc, char **argv)
 {
-	printf(
-"Usage: xnf chain set DEV NF[,NF...] [fused | tailcall] [fib | lpm]\n"
-"       xnf chain show [DEV]\n"
-"Replaces the chain of DEV without dropping a packet: the new chain is\n"
-"loaded aside and swapped in atomically.\n");
+	printf("Usage: xnf chain set DEV NF[,NF...] [fused | tailcall] [fib | lpm]\n"
+	       "       xnf chain show [DEV]\n"
+	       "Replaces the chain of DEV without dropping a packet: the new chain is\n"
+	       "loaded aside and swapped in atomically.\n");
 	return 0;
 }
 

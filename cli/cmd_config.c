@@ -47,17 +47,20 @@ int do_config(int argc, char **argv)
 		if (!strcmp(argv[1], cfg_keys[i].key))
 			break;
 	if (set && i == N_CFG)
-		return cli_err("unknown key '%s'; see 'xnf config help'", argv[1]);
+		return cli_err("unknown key '%s'; see 'xnf config help'",
+			       argv[1]);
 	if (set && parse_action(argv[2], cfg_keys[i].allowed, &act))
 		return -1;
 	dp = cli_dp(set);
 	if (!dp || xnf_cfg_read(dp, &cfg))
-		return dp ? cli_err("cannot read %s",
-				    XNF_MAP_STR(XNF_MAP_CFG)) : -1;
+		return dp ? cli_err("cannot read %s", XNF_MAP_STR(XNF_MAP_CFG)) :
+			    -1;
 	if (set) {
 		*cfg_field(&cfg, i) = act;
 		return xnf_cfg_write(dp, &cfg) ?
-			cli_err("cannot write %s", XNF_MAP_STR(XNF_MAP_CFG)) : 0;
+			       cli_err("cannot write %s",
+				       XNF_MAP_STR(XNF_MAP_CFG)) :
+			       0;
 	}
 	open_json_object(NULL);
 	for (i = 0; i < N_CFG; i++) {

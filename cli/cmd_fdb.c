@@ -27,7 +27,7 @@
 #include "cli.h"
 
 #define FDB_HELP "see 'xnf fdb help'"
-#define XC_HELP "see 'xnf xconnect help'"
+#define XC_HELP	 "see 'xnf xconnect help'"
 
 /* ---- fdb ---- */
 
@@ -39,9 +39,11 @@ static int fdb_parse_mac(const char *s, __u8 mac[6])
 		return -1;
 	if (mac[0] & 1)
 		return cli_err("%s is a %s MAC: l2fwd floods such frames and never "
-			       "looks them up in the FDB; give a unicast MAC", s,
+			       "looks them up in the FDB; give a unicast MAC",
+			       s,
 			       memcmp(mac, "\xff\xff\xff\xff\xff\xff", 6) ?
-			       "multicast" : "broadcast");
+				       "multicast" :
+				       "broadcast");
 	if (!memcmp(mac, "\0\0\0\0\0\0", 6))
 		return cli_err("%s is not a station address; give a unicast MAC",
 			       fmt_mac(mac, buf, sizeof(buf)));
@@ -57,7 +59,8 @@ static int fdb_set(int argc, char **argv, bool replace)
 	__u8 mac[6];
 
 	if (argc != 3 || !is_prefix(argv[1], "dev"))
-		return cli_err("usage: xnf fdb %s MAC dev DEV; %s", verb, FDB_HELP);
+		return cli_err("usage: xnf fdb %s MAC dev DEV; %s", verb,
+			       FDB_HELP);
 	if (fdb_parse_mac(argv[0], mac) || cli_ifindex(argv[2], &ifindex))
 		return -1;
 	dp = cli_dp(true);
@@ -150,7 +153,8 @@ static int do_fdb_show(int argc, char **argv)
 	}
 	if (err != -ENOENT) {
 		free(ents);
-		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_FDB), strerror(-err));
+		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_FDB),
+			       strerror(-err));
 	}
 	if (n)
 		qsort(ents, n, sizeof(*ents), fdb_ent_cmp);
@@ -174,27 +178,23 @@ static int do_fdb_show(int argc, char **argv)
 
 static int do_fdb_help(int argc, char **argv)
 {
-	printf(
-"Usage: xnf fdb { add | replace } MAC dev DEV\n"
-"       xnf fdb del MAC\n"
-"       xnf fdb [ show ]\n"
-"       xnf fdb help\n"
-"MAC := xx:xx:xx:xx:xx:xx, a unicast address (l2fwd floods multicast and\n"
-"       broadcast frames without an FDB lookup)\n"
-"Frames to MAC leave on DEV, which becomes an xnf port. add refuses a MAC\n"
-"that is in the FDB; replace moves it.\n");
+	printf("Usage: xnf fdb { add | replace } MAC dev DEV\n"
+	       "       xnf fdb del MAC\n"
+	       "       xnf fdb [ show ]\n"
+	       "       xnf fdb help\n"
+	       "MAC := xx:xx:xx:xx:xx:xx, a unicast address (l2fwd floods multicast and\n"
+	       "       broadcast frames without an FDB lookup)\n"
+	       "Frames to MAC leave on DEV, which becomes an xnf port. add refuses a MAC\n"
+	       "that is in the FDB; replace moves it.\n");
 	return 0;
 }
 
 int do_fdb(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
-		{ "show", do_fdb_show },
-		{ "list", do_fdb_show },
-		{ "add", do_fdb_add },
-		{ "replace", do_fdb_replace },
-		{ "del", do_fdb_del },
-		{ "help", do_fdb_help },
+		{ "show", do_fdb_show }, { "list", do_fdb_show },
+		{ "add", do_fdb_add },	 { "replace", do_fdb_replace },
+		{ "del", do_fdb_del },	 { "help", do_fdb_help },
 		{ NULL, NULL },
 	};
 
@@ -279,7 +279,8 @@ static int do_xconnect_add(int argc, char **argv)
 		return -1;
 	if (if1 == if2)
 		return cli_err("%s and %s are the same device: a cross-connect joins "
-			       "two different ports", dev1, dev2);
+			       "two different ports",
+			       dev1, dev2);
 	if (argc == 5) {
 		if (parse_mac(argv[3], mac1) || parse_mac(argv[4], mac2))
 			return -1;
@@ -336,8 +337,8 @@ static int do_xconnect_del(int argc, char **argv)
 		return -1;
 	err = xc_read(dp, &ents, &n);
 	if (err)
-		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_XCONNECT),
-			       strerror(-err));
+		return cli_err("cannot read %s: %s",
+			       XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
 	/* Both directions: the entry of DEV and the one that sends to it. */
 	for (i = 0; i < n; i++) {
 		if (ents[i].in != ifindex && ents[i].xc.ifindex != ifindex)
@@ -347,8 +348,8 @@ static int do_xconnect_del(int argc, char **argv)
 			char dev[IF_NAMESIZE];
 
 			cli_err("cannot delete the cross-connect of %s from %s: %s",
-				fmt_ifname(ents[i].in, dev), XNF_MAP_STR(XNF_MAP_XCONNECT),
-				strerror(-err));
+				fmt_ifname(ents[i].in, dev),
+				XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
 			free(ents);
 			return -1;
 		}
@@ -357,7 +358,8 @@ static int do_xconnect_del(int argc, char **argv)
 	free(ents);
 	if (!done)
 		return cli_err("%s is not cross-connected; 'xnf xconnect show' "
-			       "lists the pairs", argv[0]);
+			       "lists the pairs",
+			       argv[0]);
 	return 0;
 }
 
@@ -376,8 +378,8 @@ static int do_xconnect_show(int argc, char **argv)
 		return -1;
 	err = xc_read(dp, &ents, &n);
 	if (err)
-		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_XCONNECT),
-			       strerror(-err));
+		return cli_err("cannot read %s: %s",
+			       XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
 	if (n)
 		qsort(ents, n, sizeof(*ents), xc_ent_cmp);
 	open_json_array(NULL);
@@ -406,29 +408,25 @@ static int do_xconnect_show(int argc, char **argv)
 
 static int do_xconnect_help(int argc, char **argv)
 {
-	printf(
-"Usage: xnf xconnect [ add ] DEV1 DEV2 [ lladdr MAC1 MAC2 ]\n"
-"       xnf xconnect del DEV\n"
-"       xnf xconnect [ show ]\n"
-"       xnf xconnect help\n"
-"Frames received on DEV1 leave on DEV2 with source DEV2's MAC and\n"
-"destination MAC2, and frames received on DEV2 leave on DEV1 with source\n"
-"DEV1's MAC and destination MAC1. Without lladdr, a frame leaving on\n"
-"port P goes to 02:00:00:00:00:<P's ifindex, low byte>, as in DPDK's\n"
-"l2fwd. Both devices become xnf ports. del removes both directions of the\n"
-"pair DEV is in. Use 'add' for a device named like a command (e.g. 'sh').\n");
+	printf("Usage: xnf xconnect [ add ] DEV1 DEV2 [ lladdr MAC1 MAC2 ]\n"
+	       "       xnf xconnect del DEV\n"
+	       "       xnf xconnect [ show ]\n"
+	       "       xnf xconnect help\n"
+	       "Frames received on DEV1 leave on DEV2 with source DEV2's MAC and\n"
+	       "destination MAC2, and frames received on DEV2 leave on DEV1 with source\n"
+	       "DEV1's MAC and destination MAC1. Without lladdr, a frame leaving on\n"
+	       "port P goes to 02:00:00:00:00:<P's ifindex, low byte>, as in DPDK's\n"
+	       "l2fwd. Both devices become xnf ports. del removes both directions of the\n"
+	       "pair DEV is in. Use 'add' for a device named like a command (e.g. 'sh').\n");
 	return 0;
 }
 
 int do_xconnect(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
-		{ "show", do_xconnect_show },
-		{ "list", do_xconnect_show },
-		{ "add", do_xconnect_add },
-		{ "del", do_xconnect_del },
-		{ "help", do_xconnect_help },
-		{ NULL, NULL },
+		{ "show", do_xconnect_show }, { "list", do_xconnect_show },
+		{ "add", do_xconnect_add },   { "del", do_xconnect_del },
+		{ "help", do_xconnect_help }, { NULL, NULL },
 	};
 	const struct cli_cmd *c;
 

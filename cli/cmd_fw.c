@@ -25,12 +25,18 @@
 #define FW_HELP "see 'xnf fw help'"
 
 enum {
-	KW_PRIO, KW_ALLOW, KW_DROP, KW_PROTO, KW_SRC, KW_DST, KW_SPORT,
+	KW_PRIO,
+	KW_ALLOW,
+	KW_DROP,
+	KW_PROTO,
+	KW_SRC,
+	KW_DST,
+	KW_SPORT,
 	KW_DPORT,
 };
 static const char *const fw_kws[] = {
-	[KW_PRIO] = "prio", [KW_ALLOW] = "allow", [KW_DROP] = "drop",
-	[KW_PROTO] = "proto", [KW_SRC] = "src", [KW_DST] = "dst",
+	[KW_PRIO] = "prio",   [KW_ALLOW] = "allow", [KW_DROP] = "drop",
+	[KW_PROTO] = "proto", [KW_SRC] = "src",	    [KW_DST] = "dst",
 	[KW_SPORT] = "sport", [KW_DPORT] = "dport", NULL,
 };
 
@@ -62,7 +68,7 @@ static const char *fw_action_name(__u32 act)
  * the changes of the batch so far; applied by cli_fw_flush. */
 static struct {
 	struct xnf_fw_set *set;
-	bool pending;                  /* changes not applied yet */
+	bool pending; /* changes not applied yet */
 } fw_batch;
 
 /* The rule set to edit or show: the batch's, or the one that runs. */
@@ -76,8 +82,8 @@ static struct xnf_fw_set *fw_set_get(struct xnf_dp *dp)
 	err = xnf_fw_read(dp, &set);
 	if (err) {
 		cli_err("cannot read the firewall rules (%s, %s): %s",
-			XNF_MAP_STR(XNF_MAP_FW_RULES), XNF_MAP_STR(XNF_MAP_FW_HDR),
-			strerror(-err));
+			XNF_MAP_STR(XNF_MAP_FW_RULES),
+			XNF_MAP_STR(XNF_MAP_FW_HDR), strerror(-err));
 		return NULL;
 	}
 	if (cli.batch)
@@ -109,7 +115,8 @@ static int fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
 			       "message above); nothing was changed, delete the "
 			       "rule it names");
 	return cli_err("cannot write the compiled firewall: %s; the previous "
-		       "rules stay active, nothing was changed", strerror(-err));
+		       "rules stay active, nothing was changed",
+		       strerror(-err));
 }
 
 /* Applies a changed set now, or at the end of the batch; frees it. */
@@ -138,9 +145,10 @@ static int fw_set_prefix(const char *s, const char *what, struct xnf_fw_rule *r,
 	if (r->family && r->family != family)
 		return cli_err("%s %s is %s but %s is %s: a rule matches one "
 			       "family, so src and dst must be both IPv4 or both "
-			       "IPv6", what, s, family == XNF_AF_INET ? "IPv4" :
-			       "IPv6", *other, r->family == XNF_AF_INET ?
-			       "IPv4" : "IPv6");
+			       "IPv6",
+			       what, s, family == XNF_AF_INET ? "IPv4" : "IPv6",
+			       *other,
+			       r->family == XNF_AF_INET ? "IPv4" : "IPv6");
 	r->family = family;
 	memcpy(addr, buf, 16);
 	*len = plen;
@@ -169,7 +177,8 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 			return cli_err("a rule has one action: allow or drop, "
 				       "not both");
 		if (seen & (1u << kw))
-			return cli_err("'%s' given twice; %s", fw_kws[kw], FW_HELP);
+			return cli_err("'%s' given twice; %s", fw_kws[kw],
+				       FW_HELP);
 		seen |= 1u << kw;
 		if (kw == KW_ALLOW || kw == KW_DROP) {
 			r->action = kw == KW_DROP ? XNF_FW_DROP : XNF_FW_ALLOW;
@@ -189,14 +198,14 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 			r->flags |= XNF_FW_F_PROTO;
 			break;
 		case KW_SRC:
-			if (fw_set_prefix(argv[0], "src", r, r->src, &r->src_len,
-					  &pfx))
+			if (fw_set_prefix(argv[0], "src", r, r->src,
+					  &r->src_len, &pfx))
 				return -1;
 			r->flags |= XNF_FW_F_SRC;
 			break;
 		case KW_DST:
-			if (fw_set_prefix(argv[0], "dst", r, r->dst, &r->dst_len,
-					  &pfx))
+			if (fw_set_prefix(argv[0], "dst", r, r->dst,
+					  &r->dst_len, &pfx))
 				return -1;
 			r->flags |= XNF_FW_F_DST;
 			break;
@@ -241,14 +250,17 @@ static int do_fw_add(int argc, char **argv)
 	if (err == -EEXIST)
 		err = cli_err("a rule with prio %u exists; choose another "
 			      "prio, or delete it first with 'xnf fw del "
-			      "prio %u'", r.prio, r.prio);
+			      "prio %u'",
+			      r.prio, r.prio);
 	else if (err == -ENOSPC)
 		err = cli_err("firewall full (%u rules); delete rules with 'xnf fw "
-			      "del prio N' first", XNF_FW_MAX_RULES);
+			      "del prio N' first",
+			      XNF_FW_MAX_RULES);
 	else if (err == -ERANGE) {
 		xnf_fw_set_last_prio(set, &last);
 		err = cli_err("no prio above %u is left for the rule; give "
-			      "it one with 'prio N'", last);
+			      "it one with 'prio N'",
+			      last);
 	} else if (err)
 		err = cli_err("invalid rule: %s", strerror(-err));
 	if (err) {
@@ -277,7 +289,8 @@ static int do_fw_del(int argc, char **argv)
 	if (xnf_fw_set_del(set, prio, NULL)) {
 		fw_set_put(set);
 		return cli_err("no rule with prio %u; 'xnf fw show' lists the "
-			       "rules", prio);
+			       "rules",
+			       prio);
 	}
 	return fw_set_commit(dp, set);
 }
@@ -346,7 +359,8 @@ static void fw_print_rule(const struct xnf_fw_rule *r,
 	char proto[32], src[INET6_ADDRSTRLEN + 5], dst[INET6_ADDRSTRLEN + 5];
 	char sport[12], dport[12];
 	const char *vals[5] = {};
-	static const char *const keys[5] = { "proto", "src", "dst", "sport", "dport" };
+	static const char *const keys[5] = { "proto", "src", "dst", "sport",
+					     "dport" };
 	static const char *const fmts[5] = {
 		" proto %s", " src %s", " dst %s", " sport %s", " dport %s",
 	};
@@ -355,13 +369,17 @@ static void fw_print_rule(const struct xnf_fw_rule *r,
 	if (r->flags & XNF_FW_F_PROTO)
 		vals[0] = fmt_proto(r->proto, proto, sizeof(proto));
 	if (r->flags & XNF_FW_F_SRC)
-		vals[1] = fmt_prefix(r->family, r->src, r->src_len, src, sizeof(src));
+		vals[1] = fmt_prefix(r->family, r->src, r->src_len, src,
+				     sizeof(src));
 	if (r->flags & XNF_FW_F_DST)
-		vals[2] = fmt_prefix(r->family, r->dst, r->dst_len, dst, sizeof(dst));
+		vals[2] = fmt_prefix(r->family, r->dst, r->dst_len, dst,
+				     sizeof(dst));
 	if (r->flags & XNF_FW_F_SPORT)
-		vals[3] = fw_fmt_ports(r->sport_lo, r->sport_hi, sport, sizeof(sport));
+		vals[3] = fw_fmt_ports(r->sport_lo, r->sport_hi, sport,
+				       sizeof(sport));
 	if (r->flags & XNF_FW_F_DPORT)
-		vals[4] = fw_fmt_ports(r->dport_lo, r->dport_hi, dport, sizeof(dport));
+		vals[4] = fw_fmt_ports(r->dport_lo, r->dport_hi, dport,
+				       sizeof(dport));
 
 	open_json_object(NULL);
 	print_uint(PRINT_ANY, "prio", "prio %llu", r->prio);
@@ -432,23 +450,23 @@ out:
 static int do_fw_help(int argc, char **argv)
 {
 	fprintf(stderr,
-"Usage: xnf fw add [ prio N ] { allow | drop } [ proto PROTO ]\n"
-"                  [ src PREFIX ] [ dst PREFIX ] [ sport PORTS ] [ dport PORTS ]\n"
-"       xnf fw del prio N\n"
-"       xnf fw default { allow | drop }\n"
-"       xnf fw flush\n"
-"       xnf fw [ show ]\n"
-"       xnf fw help\n"
-"PROTO  := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
-"PREFIX := ADDR[/LEN]     src and dst of one rule are of one family\n"
-"PORTS  := PORT[-PORT]    0..65535; with proto tcp, udp or sctp, or with no\n"
-"                         proto (then only packets whose ports can be read\n"
-"                         match: not ICMP, not later fragments)\n"
-"Rules are tried by ascending prio, the first match decides; a packet no\n"
-"rule matches gets the default policy. prio defaults to the highest in use\n"
-"plus %d (%d for the first rule) and must be unique. flush removes the\n"
-"rules and keeps the default. Each change switches the dataplane from the\n"
-"complete old rule set to the complete new one in one step.\n",
+		"Usage: xnf fw add [ prio N ] { allow | drop } [ proto PROTO ]\n"
+		"                  [ src PREFIX ] [ dst PREFIX ] [ sport PORTS ] [ dport PORTS ]\n"
+		"       xnf fw del prio N\n"
+		"       xnf fw default { allow | drop }\n"
+		"       xnf fw flush\n"
+		"       xnf fw [ show ]\n"
+		"       xnf fw help\n"
+		"PROTO  := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
+		"PREFIX := ADDR[/LEN]     src and dst of one rule are of one family\n"
+		"PORTS  := PORT[-PORT]    0..65535; with proto tcp, udp or sctp, or with no\n"
+		"                         proto (then only packets whose ports can be read\n"
+		"                         match: not ICMP, not later fragments)\n"
+		"Rules are tried by ascending prio, the first match decides; a packet no\n"
+		"rule matches gets the default policy. prio defaults to the highest in use\n"
+		"plus %d (%d for the first rule) and must be unique. flush removes the\n"
+		"rules and keeps the default. Each change switches the dataplane from the\n"
+		"complete old rule set to the complete new one in one step.\n",
 		XNF_FW_PRIO_STEP, XNF_FW_PRIO_STEP);
 	return 0;
 }
@@ -467,14 +485,10 @@ int cli_fw_flush(void)
 int do_fw(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
-		{ "show", do_fw_show },
-		{ "list", do_fw_show },
-		{ "add", do_fw_add },
-		{ "del", do_fw_del },
-		{ "default", do_fw_default },
-		{ "flush", do_fw_flush },
-		{ "help", do_fw_help },
-		{ NULL, NULL },
+		{ "show", do_fw_show },	      { "list", do_fw_show },
+		{ "add", do_fw_add },	      { "del", do_fw_del },
+		{ "default", do_fw_default }, { "flush", do_fw_flush },
+		{ "help", do_fw_help },	      { NULL, NULL },
 	};
 
 	return cli_dispatch(cmds, "fw", argc, argv);

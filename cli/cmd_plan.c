@@ -30,12 +30,12 @@
 static int do_plan_help(FILE *f)
 {
 	fprintf(f,
-"Usage: xnf plan DEV [queues N] [cores LIST]\n"
-"  Where DEV's queues, IRQs, XDP work and userspace workers would run, and\n"
-"  why; on a device attached with a placement, also drift since attach.\n"
-"  queues N     this many queues (at most the device's maximum channels)\n"
-"  cores LIST   XDP work on these CPUs (\"2-5,8\"), queue i on the i-th\n"
-"  XNF_SYSFS_ROOT=DIR reads sysfs/procfs below DIR (fixtures) instead of /.\n");
+		"Usage: xnf plan DEV [queues N] [cores LIST]\n"
+		"  Where DEV's queues, IRQs, XDP work and userspace workers would run, and\n"
+		"  why; on a device attached with a placement, also drift since attach.\n"
+		"  queues N     this many queues (at most the device's maximum channels)\n"
+		"  cores LIST   XDP work on these CPUs (\"2-5,8\"), queue i on the i-th\n"
+		"  XNF_SYSFS_ROOT=DIR reads sysfs/procfs below DIR (fixtures) instead of /.\n");
 	return 0;
 }
 
@@ -101,8 +101,10 @@ static void print_cpus(enum print_type t, const char *key, const char *fmt,
 		close_json_array();
 	}
 	if (t & PRINT_FP)
-		print_string(PRINT_FP, NULL, fmt, xnf_cpuset_count(s) ?
-			     xnf_cpuset_format(s, list, sizeof(list)) : "none");
+		print_string(PRINT_FP, NULL, fmt,
+			     xnf_cpuset_count(s) ?
+				     xnf_cpuset_format(s, list, sizeof(list)) :
+				     "none");
 }
 
 static const char *fmt_channels(const struct xnf_nic *nic, char *buf, size_t len)
@@ -116,11 +118,12 @@ static const char *fmt_channels(const struct xnf_nic *nic, char *buf, size_t len
 	}
 	buf[0] = '\0';
 	if (c->max_combined)
-		n += snprintf(buf + n, len - n, "combined %u (max %u)", c->combined,
-			      c->max_combined);
+		n += snprintf(buf + n, len - n, "combined %u (max %u)",
+			      c->combined, c->max_combined);
 	if (c->max_rx && n < len)
-		n += snprintf(buf + n, len - n, "%srx %u (max %u), tx %u (max %u)",
-			      n ? ", " : "", c->rx, c->max_rx, c->tx, c->max_tx);
+		n += snprintf(buf + n, len - n,
+			      "%srx %u (max %u), tx %u (max %u)", n ? ", " : "",
+			      c->rx, c->max_rx, c->tx, c->max_tx);
 	if (c->max_other && n < len)
 		snprintf(buf + n, len - n, "%sother %u", n ? ", " : "", c->other);
 	return buf;
@@ -174,7 +177,7 @@ struct applied {
 	struct xnf_drift drift[PLAN_MAX_DRIFT];
 	bool have_work;
 	int ncpus;
-	__u64 *in;                   /* [ncpus] entry.in per CPU */
+	__u64 *in; /* [ncpus] entry.in per CPU */
 };
 
 /* A running AF_XDP worker whose thread may run elsewhere than the plan
@@ -196,14 +199,16 @@ static void workers_drift(const char *dev, struct applied *a)
 	for (q = 0; q < XNF_WORKER_MAX && q < a->st->info.nqueues; q++) {
 		if (bpf_map_lookup_elem(fd, &q, &w) || !xnf_worker_alive(&w))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%u/task/%u/status", w.pid, w.tid);
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/status", w.pid,
+			 w.tid);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
 		xnf_cpuset_zero(&now);
 		while (fgets(line, sizeof(line), f))
 			if (!strncmp(line, "Cpus_allowed_list:", 18))
-				xnf_cpuset_parse(line + 18 + strspn(line + 18, " \t"),
+				xnf_cpuset_parse(line + 18 +
+							 strspn(line + 18, " \t"),
 						 &now);
 		fclose(f);
 		xnf_cpuset_zero(&want);
@@ -217,10 +222,12 @@ static void workers_drift(const char *dev, struct applied *a)
 		d->irq = -1;
 		d->want = a->st->q[q].worker_cpu;
 		d->now = now;
-		snprintf(d->text, sizeof(d->text), "queue %u: AF_XDP worker (pid %u) "
+		snprintf(d->text, sizeof(d->text),
+			 "queue %u: AF_XDP worker (pid %u) "
 			 "runs on CPUs %s, planned CPU %d; restart it without "
-			 "`cores` to follow the plan", q, w.pid,
-			 xnf_cpuset_format(&now, l1, sizeof(l1)), d->want);
+			 "`cores` to follow the plan",
+			 q, w.pid, xnf_cpuset_format(&now, l1, sizeof(l1)),
+			 d->want);
 	}
 	close(fd);
 }
@@ -303,10 +310,13 @@ static void print_applied(const struct xnf_plan *p, const struct applied *a)
 		   st->info.nqueues);
 	print_text("%s, XDP work on CPUs", st->info.nqueues == 1 ? "" : "s");
 	print_int(PRINT_JSON, "node", NULL, st->info.node);
-	print_bool(PRINT_JSON, "channels_set", NULL, st->info.flags & XNF_PLACE_CHANNELS);
-	print_bool(PRINT_JSON, "threaded_set", NULL, st->info.flags & XNF_PLACE_THREADED);
+	print_bool(PRINT_JSON, "channels_set", NULL,
+		   st->info.flags & XNF_PLACE_CHANNELS);
+	print_bool(PRINT_JSON, "threaded_set", NULL,
+		   st->info.flags & XNF_PLACE_THREADED);
 	print_bool(PRINT_JSON, "irqs_set", NULL, st->info.flags & XNF_PLACE_IRQS);
-	print_bool(PRINT_JSON, "napi_pinned", NULL, st->info.flags & XNF_PLACE_NAPI);
+	print_bool(PRINT_JSON, "napi_pinned", NULL,
+		   st->info.flags & XNF_PLACE_NAPI);
 	open_json_object("previous");
 	print_uint(PRINT_JSON, "combined", NULL, st->info.prev_combined);
 	print_uint(PRINT_JSON, "rx", NULL, st->info.prev_rx);
@@ -323,8 +333,10 @@ static void print_applied(const struct xnf_plan *p, const struct applied *a)
 		print_int(PRINT_JSON, "irq", NULL, st->q[i].irq);
 		print_uint(PRINT_ANY, "cpu", i ? ",%llu" : " %llu", st->q[i].cpu);
 		print_uint(PRINT_JSON, "worker_cpu", NULL, st->q[i].worker_cpu);
-		print_bool(PRINT_JSON, "irq_set", NULL, st->q[i].flags & XNF_PLACE_Q_IRQ);
-		print_bool(PRINT_JSON, "napi_pinned", NULL, st->q[i].flags & XNF_PLACE_Q_NAPI);
+		print_bool(PRINT_JSON, "irq_set", NULL,
+			   st->q[i].flags & XNF_PLACE_Q_IRQ);
+		print_bool(PRINT_JSON, "napi_pinned", NULL,
+			   st->q[i].flags & XNF_PLACE_Q_NAPI);
 		print_uint(PRINT_JSON, "napi_id", NULL, st->q[i].napi_id);
 		memcpy(prev.w, st->q[i].prev_irq, sizeof(prev.w));
 		if (st->q[i].flags & XNF_PLACE_Q_IRQ)
@@ -335,17 +347,22 @@ static void print_applied(const struct xnf_plan *p, const struct applied *a)
 	close_json_array();
 	print_text(" (%s%s%s)\n",
 		   st->info.flags & XNF_PLACE_CHANNELS ? "channels set; " : "",
-		   st->info.flags & XNF_PLACE_THREADED ? "threaded NAPI turned on; " : "",
-		   st->info.flags & XNF_PLACE_IRQS ? "IRQ affinities set" :
-		   st->info.flags & XNF_PLACE_NAPI ? "napi threads pinned" :
-		   "no IRQ or napi thread could be placed");
+		   st->info.flags & XNF_PLACE_THREADED ?
+			   "threaded NAPI turned on; " :
+			   "",
+		   st->info.flags & XNF_PLACE_IRQS ?
+			   "IRQ affinities set" :
+		   st->info.flags & XNF_PLACE_NAPI ?
+			   "napi threads pinned" :
+			   "no IRQ or napi thread could be placed");
 	print_text(a->ndrift ? "drift:\n" : "drift: none\n");
 	open_json_array("drift");
 	for (k = 0; k < a->ndrift; k++) {
 		const struct xnf_drift *d = &a->drift[k];
 
 		open_json_object(NULL);
-		print_string(PRINT_JSON, "kind", NULL, xnf_drift_kind_name(d->kind));
+		print_string(PRINT_JSON, "kind", NULL,
+			     xnf_drift_kind_name(d->kind));
 		print_int(PRINT_JSON, "queue", NULL, d->queue);
 		if (d->irq >= 0)
 			print_int(PRINT_JSON, "irq", NULL, d->irq);
@@ -371,7 +388,8 @@ static void print_applied(const struct xnf_plan *p, const struct applied *a)
 			open_json_object(NULL);
 			print_uint(PRINT_ANY, "cpu", "  cpu%llu", cpu);
 			print_uint(PRINT_ANY, "packets", " %llu", a->in[cpu]);
-			print_bool(PRINT_JSON, "planned", NULL, cpu_planned(st, cpu));
+			print_bool(PRINT_JSON, "planned", NULL,
+				   cpu_planned(st, cpu));
 			if (!cpu_planned(st, cpu))
 				print_text(" (not planned)");
 			close_json_object();
@@ -395,8 +413,9 @@ static void print_plan(const struct xnf_plan *p, const struct applied *a)
 	print_string(PRINT_JSON, "root", NULL, *p->root ? p->root : "/");
 	if (p->nic.node >= 0) {
 		print_int(PRINT_ANY, "node", "NUMA node %lld", p->nic.node);
-		print_text(", CPUs %s", xnf_cpuset_format(&p->topo.node_cpus[p->nic.node],
-							 l1, sizeof(l1)));
+		print_text(", CPUs %s",
+			   xnf_cpuset_format(&p->topo.node_cpus[p->nic.node],
+					     l1, sizeof(l1)));
 	} else {
 		print_null(PRINT_ANY, "node", "no NUMA node");
 	}
@@ -409,9 +428,11 @@ static void print_plan(const struct xnf_plan *p, const struct applied *a)
 	print_bool(PRINT_JSON, "smt", NULL, p->topo.smt);
 	print_text("%s%s)\n", p->topo.nnodes == 1 ? "" : "s",
 		   p->topo.smt ? ", hyperthreads" : "");
-	if (xnf_cpuset_count(&p->topo.isolcpus) || xnf_cpuset_count(&p->topo.nohz_full))
+	if (xnf_cpuset_count(&p->topo.isolcpus) ||
+	    xnf_cpuset_count(&p->topo.nohz_full))
 		print_text("isolated: isolcpus=%s%s%s nohz_full=%s\n",
-			   p->topo.isolcpus_flags, *p->topo.isolcpus_flags ? "," : "",
+			   p->topo.isolcpus_flags,
+			   *p->topo.isolcpus_flags ? "," : "",
 			   xnf_cpuset_format(&p->topo.isolcpus, l1, sizeof(l1)),
 			   xnf_cpuset_format(&p->topo.nohz_full, l2, sizeof(l2)));
 	print_channels(&p->nic);
@@ -424,7 +445,8 @@ static void print_plan(const struct xnf_plan *p, const struct applied *a)
 	print_string(PRINT_JSON, "mode", NULL,
 		     p->use_napi_threads ? "napi_threads" : "irq_affinity");
 	if (p->nic.threaded >= 0)
-		print_bool(PRINT_JSON, "threaded_napi", NULL, p->nic.threaded > 0);
+		print_bool(PRINT_JSON, "threaded_napi", NULL,
+			   p->nic.threaded > 0);
 	else
 		print_null(PRINT_JSON, "threaded_napi", NULL);
 	print_text("%5s  %4s  %-32s %7s  %10s\n", "queue", "irq", "source",
@@ -435,18 +457,22 @@ static void print_plan(const struct xnf_plan *p, const struct applied *a)
 		print_uint(PRINT_ANY, "queue", "%5llu  ", i);
 		if (p->q[i].irq >= 0) {
 			print_int(PRINT_ANY, "irq", "%4lld  ", p->q[i].irq);
-			print_string(PRINT_JSON, "irq_name", NULL, p->q[i].irq_name);
+			print_string(PRINT_JSON, "irq_name", NULL,
+				     p->q[i].irq_name);
 		} else {
 			print_null(PRINT_ANY, "irq", "   -  ");
 			if (p->use_napi_threads && p->nic.q[i].napi_pid) {
-				print_uint(PRINT_JSON, "napi_id", NULL, p->nic.q[i].napi_id);
-				print_int(PRINT_JSON, "napi_pid", NULL, p->nic.q[i].napi_pid);
+				print_uint(PRINT_JSON, "napi_id", NULL,
+					   p->nic.q[i].napi_id);
+				print_int(PRINT_JSON, "napi_pid", NULL,
+					  p->nic.q[i].napi_pid);
 			}
 		}
 		queue_source(p, i, src, sizeof(src));
 		print_string(PRINT_FP, NULL, "%-32s ", src);
 		print_uint(PRINT_ANY, "cpu", "%7llu  ", p->q[i].cpu);
-		print_int(PRINT_JSON, "cpu_node", NULL, p->topo.node[p->q[i].cpu]);
+		print_int(PRINT_JSON, "cpu_node", NULL,
+			  p->topo.node[p->q[i].cpu]);
 		print_uint(PRINT_ANY, "worker_cpu", "%10llu", p->q[i].worker_cpu);
 		print_string(PRINT_JSON, "source", NULL, src);
 		close_json_object();
@@ -489,7 +515,8 @@ int do_plan(int argc, char **argv)
 	dev = argv[0];
 	NEXT_ARG();
 	while (argc > 0) {
-		rc = cli_parse_placement(&argc, &argv, &req, &have_queues, &have_cores);
+		rc = cli_parse_placement(&argc, &argv, &req, &have_queues,
+					 &have_cores);
 		if (rc < 0)
 			return -1;
 		if (!rc)

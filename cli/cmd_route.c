@@ -26,15 +26,19 @@
 #include "cli.h"
 #include "neigh.h"
 
-#define ROUTE_HELP "see 'xnf route help'"
+#define ROUTE_HELP	"see 'xnf route help'"
 /* Devices one neighbour may be known on before we stop listing them. */
 #define ROUTE_NEIGH_MAX 8
 
 enum { KW_VIA, KW_DEV, KW_LLADDR, KW_LOCAL, KW_BLACKHOLE, KW_UNREACHABLE };
 static const char *const route_kws[] = {
-	[KW_VIA] = "via", [KW_DEV] = "dev", [KW_LLADDR] = "lladdr",
-	[KW_LOCAL] = "local", [KW_BLACKHOLE] = "blackhole",
-	[KW_UNREACHABLE] = "unreachable", NULL,
+	[KW_VIA] = "via",
+	[KW_DEV] = "dev",
+	[KW_LLADDR] = "lladdr",
+	[KW_LOCAL] = "local",
+	[KW_BLACKHOLE] = "blackhole",
+	[KW_UNREACHABLE] = "unreachable",
+	NULL,
 };
 
 static const char *const route_type_names[] = {
@@ -79,8 +83,7 @@ static const char *family_name(int family)
 
 /* The next hop of 'via ADDR [dev DEV]' from the kernel's neighbour table:
  * fills ifindex and dmac of @r (and r->dev when it was not given). */
-static int route_resolve_via(struct route_req *r, __u32 ifindex,
-			     char *ifname)
+static int route_resolve_via(struct route_req *r, __u32 ifindex, char *ifname)
 {
 	struct xnf_neigh n[ROUTE_NEIGH_MAX];
 	char gw[INET6_ADDRSTRLEN], list[ROUTE_NEIGH_MAX * (IF_NAMESIZE + 2)];
@@ -92,7 +95,8 @@ static int route_resolve_via(struct route_req *r, __u32 ifindex,
 	if (found < 0)
 		return cli_err("cannot read the kernel's neighbour table to "
 			       "resolve %s: %s; give the MAC yourself with "
-			       "'dev DEV lladdr MAC'", gw, strerror(-found));
+			       "'dev DEV lladdr MAC'",
+			       gw, strerror(-found));
 	if (!found)
 		return cli_err("no neighbour entry with a usable MAC for %s%s%s: "
 			       "ping %s once, or add it with 'ip neigh add %s "
@@ -110,8 +114,9 @@ static int route_resolve_via(struct route_req *r, __u32 ifindex,
 			strcat(list, fmt_ifname(n[i].ifindex, name));
 		}
 		return cli_err("%s is a neighbour on several devices (%s%s); say "
-			       "which with 'via %s dev DEV'", gw, list,
-			       found > ROUTE_NEIGH_MAX ? ", ..." : "", gw);
+			       "which with 'via %s dev DEV'",
+			       gw, list, found > ROUTE_NEIGH_MAX ? ", ..." : "",
+			       gw);
 	}
 	/* NOARP entries of broadcast and multicast addresses have such
 	 * MACs; they are not next hops. */
@@ -120,8 +125,8 @@ static int route_resolve_via(struct route_req *r, __u32 ifindex,
 
 		return cli_err("neighbour %s has MAC %s, which is not a unicast "
 			       "station address; route via a host, or give 'dev "
-			       "DEV lladdr MAC'", gw,
-			       fmt_mac(n[0].lladdr, mac, sizeof(mac)));
+			       "DEV lladdr MAC'",
+			       gw, fmt_mac(n[0].lladdr, mac, sizeof(mac)));
 	}
 	r->rt.ifindex = n[0].ifindex;
 	memcpy(r->rt.dmac, n[0].lladdr, 6);
@@ -132,8 +137,7 @@ static int route_resolve_via(struct route_req *r, __u32 ifindex,
 
 /* Parses PREFIX NEXTHOP and resolves devices and MACs, without touching
  * the instance. */
-static int route_parse(int argc, char **argv, struct route_req *r,
-		       char *ifname)
+static int route_parse(int argc, char **argv, struct route_req *r, char *ifname)
 {
 	unsigned int seen = 0;
 	bool via = false, lladdr = false;
@@ -199,7 +203,8 @@ static int route_parse(int argc, char **argv, struct route_req *r,
 	if (ntypes) {
 		if (via || r->dev || lladdr)
 			return cli_err("a %s route has no next hop: drop 'via', "
-				       "'dev' and 'lladdr'", route_type_name(type));
+				       "'dev' and 'lladdr'",
+				       route_type_name(type));
 		r->rt.type = type;
 		return 0;
 	}
@@ -210,11 +215,13 @@ static int route_parse(int argc, char **argv, struct route_req *r,
 	if (!via && !lladdr && r->dev)
 		return cli_err("'dev %s' alone is not a next hop: xnf routes carry "
 			       "the next hop's MAC; add 'lladdr MAC' or use 'via "
-			       "ADDR'", r->dev);
+			       "ADDR'",
+			       r->dev);
 	if (!via && !lladdr)
 		return cli_err("missing next hop for %s: give 'via ADDR [dev DEV]', "
 			       "'dev DEV lladdr MAC', or one of local, blackhole, "
-			       "unreachable", r->prefix);
+			       "unreachable",
+			       r->prefix);
 	if (lladdr && !r->dev)
 		return cli_err("'lladdr MAC' needs the device the MAC lives on: "
 			       "add 'dev DEV'");
@@ -323,8 +330,8 @@ static int route_ent_cmp(const void *a, const void *b)
 }
 
 /* Appends the routes of @family to *@ents. */
-static int route_collect(struct xnf_dp *dp, int family,
-			 struct route_ent **ents, size_t *n, size_t *cap)
+static int route_collect(struct xnf_dp *dp, int family, struct route_ent **ents,
+			 size_t *n, size_t *cap)
 {
 	size_t alen = family == XNF_AF_INET ? 4 : 16;
 	int fd = route_fd(dp, family), err;
@@ -360,7 +367,7 @@ static int route_collect(struct xnf_dp *dp, int family,
 		 * this entry: nothing longer can match fewer bits. */
 		err = bpf_map_lookup_elem(fd, &cur, &e->rt);
 		if (err == -ENOENT)
-			continue;     /* deleted by someone else meanwhile */
+			continue; /* deleted by someone else meanwhile */
 		if (err)
 			return err;
 		(*n)++;
@@ -427,7 +434,8 @@ static int do_route_show(int argc, char **argv)
 	if (err) {
 		free(ents);
 		return cli_err("cannot read the route tables (%s, %s): %s",
-			       XNF_MAP_STR(XNF_MAP_RT4), XNF_MAP_STR(XNF_MAP_RT6), strerror(-err));
+			       XNF_MAP_STR(XNF_MAP_RT4),
+			       XNF_MAP_STR(XNF_MAP_RT6), strerror(-err));
 	}
 	if (n)
 		qsort(ents, n, sizeof(*ents), route_ent_cmp);
@@ -441,22 +449,21 @@ static int do_route_show(int argc, char **argv)
 
 static int do_route_help(int argc, char **argv)
 {
-	printf(
-"Usage: xnf route { add | replace } PREFIX NEXTHOP\n"
-"       xnf route del PREFIX\n"
-"       xnf route [ show ]\n"
-"       xnf route help\n"
-"PREFIX  := ADDR[/LEN]     IPv4 or IPv6, host bits clear\n"
-"NEXTHOP := { via ADDR [ dev DEV ] | dev DEV lladdr MAC |\n"
-"             local | blackhole | unreachable }\n"
-"  via ADDR     the next hop's MAC, and its device when dev is not given,\n"
-"               are read from the kernel's neighbour table, once, now\n"
-"  lladdr MAC   a static next hop: the MAC to send to on DEV\n"
-"  local        one of the router's own addresses (xnf config key 'local')\n"
-"  blackhole    dropped silently\n"
-"  unreachable  handled like no route (xnf config key 'no_route')\n"
-"add refuses a PREFIX that is in the table; replace writes it either way.\n"
-"The egress DEV becomes an xnf port. Each change is atomic per route.\n");
+	printf("Usage: xnf route { add | replace } PREFIX NEXTHOP\n"
+	       "       xnf route del PREFIX\n"
+	       "       xnf route [ show ]\n"
+	       "       xnf route help\n"
+	       "PREFIX  := ADDR[/LEN]     IPv4 or IPv6, host bits clear\n"
+	       "NEXTHOP := { via ADDR [ dev DEV ] | dev DEV lladdr MAC |\n"
+	       "             local | blackhole | unreachable }\n"
+	       "  via ADDR     the next hop's MAC, and its device when dev is not given,\n"
+	       "               are read from the kernel's neighbour table, once, now\n"
+	       "  lladdr MAC   a static next hop: the MAC to send to on DEV\n"
+	       "  local        one of the router's own addresses (xnf config key 'local')\n"
+	       "  blackhole    dropped silently\n"
+	       "  unreachable  handled like no route (xnf config key 'no_route')\n"
+	       "add refuses a PREFIX that is in the table; replace writes it either way.\n"
+	       "The egress DEV becomes an xnf port. Each change is atomic per route.\n");
 	return 0;
 }
 

@@ -41,20 +41,20 @@
 
 #include "cli.h"
 
-#define NAME_W 10		/* first column of the text tables */
-#define NUM_W 12		/* one counter column */
-#define REASON_W 14		/* longest reason name, "xsk_no_socket" */
-#define BAR_W 50		/* longest histogram bar */
-#define MIN_INTERVAL 0.1	/* seconds */
+#define NAME_W	     10	 /* first column of the text tables */
+#define NUM_W	     12	 /* one counter column */
+#define REASON_W     14	 /* longest reason name, "xsk_no_socket" */
+#define BAR_W	     50	 /* longest histogram bar */
+#define MIN_INTERVAL 0.1 /* seconds */
 #define MAX_INTERVAL 86400.0
 
 struct stats_opts {
-	const char *dev;	/* NULL: every attached interface */
+	const char *dev; /* NULL: every attached interface */
 	bool percpu;
 	bool watch;
 	bool reset;
-	double interval;	/* seconds, with watch */
-	__u32 count;		/* refreshes; 0: until SIGINT / SIGTERM */
+	double interval; /* seconds, with watch */
+	__u32 count;	 /* refreshes; 0: until SIGINT / SIGTERM */
 };
 
 /* One interface at one instant. */
@@ -62,10 +62,10 @@ struct dev_sample {
 	char name[NAME_MAX + 1];
 	struct xnf_dev_info info;
 	struct xnf_stats sum;
-	struct xnf_stats *cpu;			/* [ncpus] */
-	bool have_batch;			/* xnf_batch has an entry for it */
-	struct xnf_batch_hist batch;		/* summed over CPUs */
-	struct xnf_batch_hist *batch_cpu;	/* [ncpus] */
+	struct xnf_stats *cpu;		  /* [ncpus] */
+	bool have_batch;		  /* xnf_batch has an entry for it */
+	struct xnf_batch_hist batch;	  /* summed over CPUs */
+	struct xnf_batch_hist *batch_cpu; /* [ncpus] */
 };
 
 /* One firewall rule in use, with its hits summed over CPUs. */
@@ -78,17 +78,17 @@ struct fw_row {
 struct sample {
 	struct dev_sample *devs;
 	int ndevs;
-	struct fw_row *fw;	/* in priority order */
+	struct fw_row *fw; /* in priority order */
 	int nfw;
-	__u32 fw_default;	/* enum xnf_fw_action of the active rule set */
-	double mono;		/* CLOCK_MONOTONIC, seconds */
+	__u32 fw_default; /* enum xnf_fw_action of the active rule set */
+	double mono;	  /* CLOCK_MONOTONIC, seconds */
 	struct timespec wall;
 };
 
 /* Rates of one refresh: @prev is the sample SECONDS earlier. */
 struct rates {
-	bool on;				/* watch mode */
-	const struct dev_sample *prev;		/* NULL: interface is new */
+	bool on;		       /* watch mode */
+	const struct dev_sample *prev; /* NULL: interface is new */
 	double secs;
 };
 
@@ -227,7 +227,8 @@ static int devs_read(struct xnf_dp *dp, const struct stats_opts *o,
 		cli_dev_path(path, "", NULL);
 		n = scandir(path, &list, dev_filter, alphasort);
 		if (n < 0 && errno != ENOENT)
-			return cli_err("cannot read %s: %s", path, strerror(errno));
+			return cli_err("cannot read %s: %s", path,
+				       strerror(errno));
 		n = n < 0 ? 0 : n;
 	}
 	s->devs = calloc(n ?: 1, sizeof(*s->devs));
@@ -244,10 +245,11 @@ static int devs_read(struct xnf_dp *dp, const struct stats_opts *o,
 			dev_free(d);
 		if (err == -ENOENT && o->dev)
 			ret = cli_err("xnf is not attached to %s; 'xnf status' lists "
-				      "the interfaces it is attached to", name);
+				      "the interfaces it is attached to",
+				      name);
 		else if (err)
-			ret = cli_err("cannot read the counters of %s: %s", name,
-				      strerror(-err));
+			ret = cli_err("cannot read the counters of %s: %s",
+				      name, strerror(-err));
 	}
 	for (i = 0; list && i < n; i++)
 		free(list[i]);
@@ -338,7 +340,8 @@ out:
 	free(cpu_hits);
 	if (err)
 		cli_err("cannot read the firewall rules and hit counters (%s, %s): %s",
-			XNF_MAP_STR(XNF_MAP_FW_RULES), XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
+			XNF_MAP_STR(XNF_MAP_FW_RULES),
+			XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
 	return err ? -1 : 0;
 }
 
@@ -369,10 +372,10 @@ static int sample_read(struct xnf_dp *dp, const struct stats_opts *o,
 
 /* ---- printing: one call per field, as text or as JSON (print.h) ---- */
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define NAME_FMT "  %-" STR(NAME_W) "s"	/* the label column */
-#define NUM_FMT " %" STR(NUM_W) "llu"	/* a counter column */
+#define STR_(x)	 #x
+#define STR(x)	 STR_(x)
+#define NAME_FMT "  %-" STR(NAME_W) "s" /* the label column */
+#define NUM_FMT	 " %" STR(NUM_W) "llu"	/* a counter column */
 #define RATE_FMT " %" STR(NUM_W) ".1f"	/* a rate column */
 
 /* NAN: no earlier sample to compare with: null in JSON, "-" in text. */
@@ -406,7 +409,8 @@ static void nf_rates(const struct xnf_nf_counters *c,
 	print_text("  %*s", NAME_W, "/s");
 	for (i = 0; i < N_NF_FIELDS; i++)
 		print_rate(PRINT_ANY, nf_fields[i].name,
-			   p ? per_sec(nf_field(c, i), nf_field(p, i), secs) : NAN);
+			   p ? per_sec(nf_field(c, i), nf_field(p, i), secs) :
+			       NAN);
 	close_json_object();
 	print_nl();
 }
@@ -499,7 +503,8 @@ static void nf_table(const struct stats_opts *o, const struct dev_sample *d,
 	nf_block(o, d, r, XNF_NF_ENTRY, "chain");
 	for (i = 0; i < len; i++)
 		if (d->info.nf[i] != XNF_NF_ENTRY && d->info.nf[i] < __XNF_NF_MAX)
-			nf_block(o, d, r, d->info.nf[i], xnf_nf_name(d->info.nf[i]));
+			nf_block(o, d, r, d->info.nf[i],
+				 xnf_nf_name(d->info.nf[i]));
 	close_json_array();
 	if (!o->percpu)
 		cpu_in_line(d);
@@ -526,8 +531,9 @@ static void reason_table(const char *key, const char *rate_key,
 		print_text("    %-*s", REASON_W, xnf_reason_name(i));
 		print_uint(PRINT_ANY, xnf_reason_name(i), NUM_FMT, cur[i]);
 		if (r->on) {
-			print_rate(PRINT_FP, NULL, prev ?
-				   per_sec(cur[i], prev[i], r->secs) : NAN);
+			print_rate(PRINT_FP, NULL,
+				   prev ? per_sec(cur[i], prev[i], r->secs) :
+					  NAN);
 			print_text("/s");
 		}
 		print_nl();
@@ -537,8 +543,8 @@ static void reason_table(const char *key, const char *rate_key,
 		return;
 	open_json_object(rate_key);
 	for (i = 0; i < __XNF_R_MAX; i++)
-		print_rate(PRINT_JSON, xnf_reason_name(i), prev ?
-			   per_sec(cur[i], prev[i], r->secs) : NAN);
+		print_rate(PRINT_JSON, xnf_reason_name(i),
+			   prev ? per_sec(cur[i], prev[i], r->secs) : NAN);
 	close_json_object();
 }
 
@@ -554,8 +560,10 @@ static void tail_miss_table(const struct dev_sample *d)
 			print_uint(PRINT_JSON, NULL, NULL, 0);
 			continue;
 		}
-		print_text("%s slot %u (%s) ", sep, i, i < d->info.chain_len ?
-			   xnf_nf_name(d->info.nf[i]) ?: "?" : "past the end");
+		print_text("%s slot %u (%s) ", sep, i,
+			   i < d->info.chain_len ?
+				   xnf_nf_name(d->info.nf[i]) ?: "?" :
+				   "past the end");
 		print_uint(PRINT_ANY, NULL, "%llu", d->sum.tail_miss[i]);
 		sep = ",";
 	}
@@ -594,8 +602,8 @@ static void batch_table(const struct dev_sample *d)
 			   XNF_MAP_STR(XNF_MAP_BATCH), d->info.ifindex);
 	else
 		print_text("  batch sizes: %llu polls, %llu packets, mean %.2f packets/poll\n",
-			   (unsigned long long)polls, (unsigned long long)packets,
-			   mean);
+			   (unsigned long long)polls,
+			   (unsigned long long)packets, mean);
 	/* Without an entry every bucket is zero: no bar. */
 	open_json_array("polls");
 	for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
@@ -605,8 +613,8 @@ static void batch_table(const struct dev_sample *d)
 			continue;
 		}
 		len = (int)ceil((double)n * BAR_W / max);
-		snprintf(label, sizeof(label), b == XNF_BATCH_BUCKETS - 1 ?
-			 "%d+" : "%d", b);
+		snprintf(label, sizeof(label),
+			 b == XNF_BATCH_BUCKETS - 1 ? "%d+" : "%d", b);
 		print_text("    %3s | %-*.*s", label, BAR_W, len, bar);
 		print_uint(PRINT_ANY, NULL, NUM_FMT, n);
 		print_text(" poll%s\n", n == 1 ? "" : "s");
@@ -619,7 +627,8 @@ static void batch_table(const struct dev_sample *d)
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		open_json_array(NULL);
 		for (b = 0; b < XNF_BATCH_BUCKETS; b++)
-			print_uint(PRINT_JSON, NULL, NULL, d->batch_cpu[cpu].polls[b]);
+			print_uint(PRINT_JSON, NULL, NULL,
+				   d->batch_cpu[cpu].polls[b]);
 		close_json_array();
 	}
 	close_json_array();
@@ -635,7 +644,7 @@ static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
 	char chain[128];
 
 	spec.len = d->info.chain_len > XNF_CHAIN_MAX ? XNF_CHAIN_MAX :
-		   d->info.chain_len;
+						       d->info.chain_len;
 	memcpy(spec.nf, d->info.nf, sizeof(spec.nf));
 	if (xnf_chain_format(&spec, chain, sizeof(chain)))
 		snprintf(chain, sizeof(chain), "?");
@@ -690,13 +699,16 @@ static const char *fw_match(const struct xnf_fw_rule *r, char *buf, size_t len)
 		appendf(buf, len, &n, " dst %s",
 			fmt_prefix(r->family, r->dst, r->dst_len, a, sizeof(a)));
 	if (r->flags & XNF_FW_F_PROTO)
-		appendf(buf, len, &n, " proto %s", fmt_proto(r->proto, a, sizeof(a)));
+		appendf(buf, len, &n, " proto %s",
+			fmt_proto(r->proto, a, sizeof(a)));
 	if (r->flags & XNF_FW_F_SPORT)
-		appendf(buf, len, &n, r->sport_lo == r->sport_hi ? " sport %u" :
-			" sport %u-%u", r->sport_lo, r->sport_hi);
+		appendf(buf, len, &n,
+			r->sport_lo == r->sport_hi ? " sport %u" : " sport %u-%u",
+			r->sport_lo, r->sport_hi);
 	if (r->flags & XNF_FW_F_DPORT)
-		appendf(buf, len, &n, r->dport_lo == r->dport_hi ? " dport %u" :
-			" dport %u-%u", r->dport_lo, r->dport_hi);
+		appendf(buf, len, &n,
+			r->dport_lo == r->dport_hi ? " dport %u" : " dport %u-%u",
+			r->dport_lo, r->dport_hi);
 	return n ? buf + 1 : "any";
 }
 
@@ -726,8 +738,8 @@ static void fw_table(const struct sample *s)
 	for (i = 0; i < s->nfw; i++)
 		hit += !!s->fw[i].hit.packets;
 	if (s->nfw)
-		print_text("firewall: %d rule%s, %d with hits, default ", s->nfw,
-			   s->nfw == 1 ? "" : "s", hit);
+		print_text("firewall: %d rule%s, %d with hits, default ",
+			   s->nfw, s->nfw == 1 ? "" : "s", hit);
 	print_string(s->nfw ? PRINT_ANY : PRINT_JSON, "fw_default", "%s\n",
 		     fw_action_name(s->fw_default));
 	if (hit)
@@ -858,15 +870,16 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 
 	ret = sample_read(dp, o, &s);
 	for (i = 0; i < s.ndevs; i++) {
-		err = dev_reset(dp, &s.devs[i]) ?: cli_workers_reset(s.devs[i].name);
+		err = dev_reset(dp, &s.devs[i]) ?:
+			      cli_workers_reset(s.devs[i].name);
 		if (err)
 			ret = cli_err("cannot reset the counters of %s: %s",
 				      s.devs[i].name, strerror(-err));
 	}
 	err = o->dev ? 0 : fw_hits_reset(dp, &s);
 	if (err)
-		ret = cli_err("cannot reset %s: %s", XNF_MAP_STR(XNF_MAP_FW_HITS),
-			      strerror(-err));
+		ret = cli_err("cannot reset %s: %s",
+			      XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
 	sample_free(&s);
 	return ret;
 }
@@ -926,7 +939,8 @@ static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &sigs, NULL))
-		return cli_err("cannot block SIGINT and SIGTERM: %s", strerror(errno));
+		return cli_err("cannot block SIGINT and SIGTERM: %s",
+			       strerror(errno));
 	memset(s, 0, sizeof(s));
 	lock(LOCK_UN);
 	err = sample_read_locked(dp, o, &s[cur]);
@@ -954,17 +968,17 @@ out:
 /* Asked for: on stdout. */
 static int stats_help(void)
 {
-	printf(
-"Usage: xnf stats [ [dev] DEV ] [percpu] [watch SECONDS [count N]] [reset]\n"
-"  DEV      one attached interface (default: all of them)\n"
-"  percpu   every NF's counters per CPU (the chain's \"in\" per CPU is\n"
-"           always shown)\n"
-"  watch    refresh every SECONDS (at least %.1f), with rates per second;\n"
-"           count N stops after N refreshes, else SIGINT / SIGTERM\n"
-"  reset    zero the counters and batch histograms of DEV (of all\n"
-"           interfaces and the firewall hits without DEV); prints nothing\n"
-"           unless watch is given too\n"
-"With -j, one JSON object (per refresh, one per line).\n", MIN_INTERVAL);
+	printf("Usage: xnf stats [ [dev] DEV ] [percpu] [watch SECONDS [count N]] [reset]\n"
+	       "  DEV      one attached interface (default: all of them)\n"
+	       "  percpu   every NF's counters per CPU (the chain's \"in\" per CPU is\n"
+	       "           always shown)\n"
+	       "  watch    refresh every SECONDS (at least %.1f), with rates per second;\n"
+	       "           count N stops after N refreshes, else SIGINT / SIGTERM\n"
+	       "  reset    zero the counters and batch histograms of DEV (of all\n"
+	       "           interfaces and the firewall hits without DEV); prints nothing\n"
+	       "           unless watch is given too\n"
+	       "With -j, one JSON object (per refresh, one per line).\n",
+	       MIN_INTERVAL);
 	return 0;
 }
 
@@ -977,8 +991,8 @@ static int parse_interval(const char *s, double *v)
 	if (errno || end == s || *end || !isfinite(*v) || *v < MIN_INTERVAL ||
 	    *v > MAX_INTERVAL)
 		return cli_err("invalid interval '%s': expected seconds from %.1f "
-			       "to %.0f, e.g. 1 or 0.5", s, MIN_INTERVAL,
-			       MAX_INTERVAL);
+			       "to %.0f, e.g. 1 or 0.5",
+			       s, MIN_INTERVAL, MAX_INTERVAL);
 	return 0;
 }
 
@@ -986,10 +1000,12 @@ static int set_dev(struct stats_opts *o, const char *dev)
 {
 	if (o->dev)
 		return cli_err("two interfaces given ('%s' and '%s'); xnf stats "
-			       "shows one or all", o->dev, dev);
+			       "shows one or all",
+			       o->dev, dev);
 	if (!*dev || *dev == '.' || strchr(dev, '/'))
 		return cli_err("xnf is not attached to %s; 'xnf status' lists "
-			       "the interfaces it is attached to", dev);
+			       "the interfaces it is attached to",
+			       dev);
 	o->dev = dev;
 	return 0;
 }
@@ -1026,7 +1042,8 @@ static int parse_opts(int argc, char **argv, struct stats_opts *o)
 		}
 	}
 	if (o->count && !o->watch)
-		return cli_err("count goes with watch: xnf stats watch SECONDS count N");
+		return cli_err(
+			"count goes with watch: xnf stats watch SECONDS count N");
 	return 0;
 }
 

@@ -20,7 +20,7 @@ static int status_one(struct xnf_dp *dp, const char *dev)
 	if (xnf_dev_status(dp, dev, &st))
 		return cli_err("xnf is not attached to %s", dev);
 	spec.len = st.info.chain_len > XNF_CHAIN_MAX ? XNF_CHAIN_MAX :
-		   st.info.chain_len;
+						       st.info.chain_len;
 	memcpy(spec.nf, st.info.nf, sizeof(spec.nf));
 	xnf_chain_format(&spec, chain, sizeof(chain));
 
@@ -36,7 +36,7 @@ static int status_one(struct xnf_dp *dp, const char *dev)
 		print_text(" (fused)");
 	print_string(PRINT_ANY, "mode", ", %s mode",
 		     st.info.xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" :
-		     "native");
+							       "native");
 	print_string(PRINT_ANY, "l3fwd", ", l3fwd %s",
 		     st.info.l3_fib ? "fib" : "lpm");
 	if (!st.live)

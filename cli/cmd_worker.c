@@ -50,7 +50,8 @@ static void worker_help(FILE *f)
 		"  spin      never sleep when idle (lowest latency, one busy core)\n"
 		"  cores     a core per queue (default: the placement `xnf attach ...\n"
 		"            cores` recorded, or the plan for DEV)\n"
-		"NFs:\n", XNF_WORKER_BATCH_DEFAULT, XNF_XSK_BATCH_MAX,
+		"NFs:\n",
+		XNF_WORKER_BATCH_DEFAULT, XNF_XSK_BATCH_MAX,
 		XNF_WORKER_RING_DEFAULT);
 	for (ops = xnf_unf_registry; *ops; ops++)
 		fprintf(f, "  %-10s %s\n", (*ops)->name, (*ops)->help);
@@ -75,7 +76,8 @@ static const char *state_name(const struct xnf_worker_stats *w)
 static const char *mode_name(__u32 mode)
 {
 	return mode == XNF_XSK_MODE_ZEROCOPY ? "zerocopy" :
-	       mode == XNF_XSK_MODE_COPY ? "copy" : "none";
+	       mode == XNF_XSK_MODE_COPY     ? "copy" :
+					       "none";
 }
 
 static const char *const wdrop_names[__XNF_WD_MAX] = {
@@ -96,13 +98,12 @@ static const char *const place_names[__XNF_FP_MAX] = {
  * text line is "    [worker ]queue Q: STATE, pid P, cpu C, node N, MODE
  * mode, nf NFS", and with !@brief ", batch B, ring R" (the caller ends
  * it). */
-static void worker_id_print(__u32 q, const struct xnf_worker_stats *w,
-			    bool brief)
+static void worker_id_print(__u32 q, const struct xnf_worker_stats *w, bool brief)
 {
 	enum print_type t = brief ? PRINT_JSON : PRINT_ANY;
 
-	print_uint(PRINT_ANY, "queue", brief ? "    worker queue %llu: " :
-		   "    queue %llu: ", q);
+	print_uint(PRINT_ANY, "queue",
+		   brief ? "    worker queue %llu: " : "    queue %llu: ", q);
 	print_string(PRINT_ANY, "state", "%s", state_name(w));
 	print_uint(PRINT_ANY, "pid", ", pid %llu", w->pid);
 	print_uint(PRINT_JSON, "tid", NULL, w->tid);
@@ -127,7 +128,8 @@ static void worker_print(__u32 q, const struct xnf_worker_stats *w)
 	print_uint(PRINT_JSON, "frame_size", NULL, w->frame_size);
 	print_bool(PRINT_JSON, "busy_poll", NULL, w->busy_poll);
 	print_bool(PRINT_JSON, "need_wakeup", NULL, w->need_wakeup);
-	print_uint(PRINT_ANY, "rx_packets", "      rx %llu packets", w->rx_packets);
+	print_uint(PRINT_ANY, "rx_packets", "      rx %llu packets",
+		   w->rx_packets);
 	print_uint(PRINT_ANY, "rx_bytes", " %llu bytes", w->rx_bytes);
 	print_uint(PRINT_ANY, "tx_packets", ", tx %llu packets", w->tx_packets);
 	print_uint(PRINT_ANY, "tx_bytes", " %llu bytes\n", w->tx_bytes);
@@ -258,7 +260,8 @@ int cli_workers_reset(const char *dev)
 		if (xnf_worker_alive(&ws[q])) {
 			__atomic_add_fetch(&ws[q].reset_req, 1, __ATOMIC_RELEASE);
 		} else if (ws[q].state != XNF_W_NONE) {
-			size_t from = offsetof(struct xnf_worker_stats, rx_packets);
+			size_t from = offsetof(struct xnf_worker_stats,
+					       rx_packets);
 
 			memset((char *)&ws[q] + from, 0, sizeof(ws[q]) - from);
 		}
@@ -267,8 +270,8 @@ int cli_workers_reset(const char *dev)
 		pending = 0;
 		for (q = 0; q < XNF_WORKER_MAX; q++)
 			if (xnf_worker_alive(&ws[q]) &&
-			    __atomic_load_n(&ws[q].reset_done, __ATOMIC_ACQUIRE) !=
-			    ws[q].reset_req)
+			    __atomic_load_n(&ws[q].reset_done,
+					    __ATOMIC_ACQUIRE) != ws[q].reset_req)
 				pending++;
 		if (!pending)
 			break;
@@ -285,8 +288,7 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-static int parse_list(const char *s, char out[][IF_NAMESIZE], __u32 max,
-		      __u32 *n)
+static int parse_list(const char *s, char out[][IF_NAMESIZE], __u32 max, __u32 *n)
 {
 	char buf[256], *tok, *save = NULL;
 
@@ -296,14 +298,15 @@ static int parse_list(const char *s, char out[][IF_NAMESIZE], __u32 max,
 	     tok = strtok_r(NULL, ",", &save)) {
 		if (*n == max || strlen(tok) >= IF_NAMESIZE)
 			return cli_err("egress '%s': at most %u devices, each a "
-				       "device name", s, max);
+				       "device name",
+				       s, max);
 		snprintf(out[(*n)++], IF_NAMESIZE, "%s", tok);
 	}
 	return *n ? 0 : cli_err("egress: give at least one device");
 }
 
-static int cpus_to_array(const char *s, const char *what, __u32 *out,
-			 __u32 max, __u32 *n)
+static int cpus_to_array(const char *s, const char *what, __u32 *out, __u32 max,
+			 __u32 *n)
 {
 	struct xnf_cpuset set;
 	int c;
@@ -311,7 +314,8 @@ static int cpus_to_array(const char *s, const char *what, __u32 *out,
 	if (xnf_cpuset_parse(s, &set))
 		return cli_err("%s '%s': a list like 0-3 or 0,2,5", what, s);
 	*n = 0;
-	for (c = xnf_cpuset_next(&set, 0); c >= 0; c = xnf_cpuset_next(&set, c + 1)) {
+	for (c = xnf_cpuset_next(&set, 0); c >= 0;
+	     c = xnf_cpuset_next(&set, c + 1)) {
 		if (*n == max)
 			return cli_err("%s '%s': at most %u", what, s, max);
 		out[(*n)++] = c;
@@ -331,7 +335,8 @@ static int check_chain(const char *dev)
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return cli_err("%s is not attached; attach a chain that ends in "
-			       "xsk first: xnf attach %s chain xsk", dev, dev);
+			       "xsk first: xnf attach %s chain xsk",
+			       dev, dev);
 	if (bpf_map_lookup_elem(fd, &zero, &info))
 		err = cli_err("cannot read %s: %s", path, strerror(errno));
 	close(fd);
@@ -342,7 +347,8 @@ static int check_chain(const char *dev)
 			return 0;
 	return cli_err("the chain of %s has no xsk stage, so no packet would "
 		       "reach a worker; add it: xnf chain set %s chain "
-		       "NF,...,xsk", dev, dev);
+		       "NF,...,xsk",
+		       dev, dev);
 }
 
 int do_worker(int argc, char **argv)
@@ -376,7 +382,8 @@ int do_worker(int argc, char **argv)
 			continue;
 		}
 		if (argc < 2)
-			return cli_err("'%s' needs a value; see 'xnf worker help'", kw);
+			return cli_err("'%s' needs a value; see 'xnf worker help'",
+				       kw);
 		if (!strcmp(kw, "nf")) {
 			if (strlen(argv[1]) >= sizeof(o.nf))
 				return cli_err("nf '%s': too long", argv[1]);
@@ -400,7 +407,8 @@ int do_worker(int argc, char **argv)
 			if (parse_u32(argv[1], "frames", &o.frames))
 				return -1;
 		} else if (!strcmp(kw, "zerocopy")) {
-			k = cli_keyword(argv[1], zc_kw, "zerocopy", "auto|on|off");
+			k = cli_keyword(argv[1], zc_kw, "zerocopy",
+					"auto|on|off");
 			if (k < 0)
 				return -1;
 			o.zerocopy = k;
@@ -409,22 +417,24 @@ int do_worker(int argc, char **argv)
 				       &o.negress))
 				return -1;
 		} else if (!strcmp(kw, "cores")) {
-			if (cpus_to_array(argv[1], "cores", cores, XNF_WORKER_MAX,
-					  &ncores))
+			if (cpus_to_array(argv[1], "cores", cores,
+					  XNF_WORKER_MAX, &ncores))
 				return -1;
 		} else if (!strcmp(kw, "duration")) {
 			if (parse_u32(argv[1], "duration", &o.duration_s))
 				return -1;
 		} else {
 			return cli_err("unknown worker option '%s'; see 'xnf "
-				       "worker help'", kw);
+				       "worker help'",
+				       kw);
 		}
 		argc -= 2;
 		argv += 2;
 	}
 	if (!have_nf)
 		return cli_err("which NF? xnf worker %s nf NAME (see 'xnf worker "
-			       "help')", o.dev);
+			       "help')",
+			       o.dev);
 	if (ncores) {
 		__u32 nq = o.nqueues;
 
@@ -433,7 +443,8 @@ int do_worker(int argc, char **argv)
 				       "(queues LIST cores LIST)");
 		if (nq && ncores != nq)
 			return cli_err("cores: %u cores for %u queues; give one "
-				       "core per queue", ncores, nq);
+				       "core per queue",
+				       ncores, nq);
 		o.have_cores = true;
 		for (i = 0; i < ncores; i++)
 			o.cores[i] = cores[i];

@@ -52,7 +52,8 @@ int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 		if (is_prefix(argv[0], c->name)) {
 			if (found)
 				return cli_err("'%s' is ambiguous for %s: %s or %s?",
-					       argv[0], what, found->name, c->name);
+					       argv[0], what, found->name,
+					       c->name);
 			found = c;
 		}
 	}
@@ -79,36 +80,37 @@ struct xnf_dp *cli_dp(bool create)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
-"       xnf -b FILE\n"
-"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
-"            xconnect | config | destroy | plan | worker | model }\n"
-"OPTIONS := { -j | -b FILE | -v | -h }\n"
-"\n"
-"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused] [fib]\n"
-"             [queues N] [cores LIST|auto]\n"
-"  xnf detach DEV\n"
-"  xnf chain set DEV NF[,NF...] [fused | tailcall] [fib | lpm]\n"
-"  xnf status [DEV]\n"
-"  xnf stats [DEV] [percpu] [watch SECONDS [count N]] [reset]\n"
-"  xnf route { add | replace } PREFIX { via ADDR [dev DEV] | dev DEV lladdr MAC |\n"
-"                                      local | blackhole | unreachable }\n"
-"  xnf route { del PREFIX | show }\n"
-"  xnf fw add [prio N] { allow | drop } [proto P] [src PREFIX] [dst PREFIX]\n"
-"             [sport P[-Q]] [dport P[-Q]]\n"
-"  xnf fw { del prio N | default { allow | drop } | flush | show }\n"
-"  xnf fdb { add | replace } MAC dev DEV | xnf fdb { del MAC | show }\n"
-"  xnf xconnect DEV DEV [lladdr MAC MAC] | xnf xconnect { del DEV | show }\n"
-"  xnf config { show | set KEY { pass | drop | flood } }\n"
-"  xnf destroy\n"
-"  xnf plan DEV [queues N] [cores LIST]\n"
-"  xnf worker DEV nf NAME[,NAME...] [queues LIST] [batch N] [ring N]\n"
-"             [zerocopy auto|on|off] [egress DEV[,DEV...]] [busy-poll] [spin]\n"
-"             [cores LIST] [duration SEC] [args OPTIONS]\n"
-"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
-"NF := { firewall | l3fwd | l2fwd | xsk }\n"
-"The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
-"$XNF_SYSFS_ROOT (default /).\n", XNF_DEFAULT_PIN_ROOT);
+		"Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
+		"       xnf -b FILE\n"
+		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
+		"            xconnect | config | destroy | plan | worker | model }\n"
+		"OPTIONS := { -j | -b FILE | -v | -h }\n"
+		"\n"
+		"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused] [fib]\n"
+		"             [queues N] [cores LIST|auto]\n"
+		"  xnf detach DEV\n"
+		"  xnf chain set DEV NF[,NF...] [fused | tailcall] [fib | lpm]\n"
+		"  xnf status [DEV]\n"
+		"  xnf stats [DEV] [percpu] [watch SECONDS [count N]] [reset]\n"
+		"  xnf route { add | replace } PREFIX { via ADDR [dev DEV] | dev DEV lladdr MAC |\n"
+		"                                      local | blackhole | unreachable }\n"
+		"  xnf route { del PREFIX | show }\n"
+		"  xnf fw add [prio N] { allow | drop } [proto P] [src PREFIX] [dst PREFIX]\n"
+		"             [sport P[-Q]] [dport P[-Q]]\n"
+		"  xnf fw { del prio N | default { allow | drop } | flush | show }\n"
+		"  xnf fdb { add | replace } MAC dev DEV | xnf fdb { del MAC | show }\n"
+		"  xnf xconnect DEV DEV [lladdr MAC MAC] | xnf xconnect { del DEV | show }\n"
+		"  xnf config { show | set KEY { pass | drop | flood } }\n"
+		"  xnf destroy\n"
+		"  xnf plan DEV [queues N] [cores LIST]\n"
+		"  xnf worker DEV nf NAME[,NAME...] [queues LIST] [batch N] [ring N]\n"
+		"             [zerocopy auto|on|off] [egress DEV[,DEV...]] [busy-poll] [spin]\n"
+		"             [cores LIST] [duration SEC] [args OPTIONS]\n"
+		"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
+		"NF := { firewall | l3fwd | l2fwd | xsk }\n"
+		"The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
+		"$XNF_SYSFS_ROOT (default /).\n",
+		XNF_DEFAULT_PIN_ROOT);
 }
 
 /* xnf help, xnf -h: asked for, so on stdout. */
@@ -141,12 +143,13 @@ static int do_model(int argc, char **argv)
 	if (access(pkg, R_OK))
 		return cli_err("the model package is missing: %s (%s); set "
 			       "XNF_PYTHONPATH to the directory that holds "
-			       "xnf_model/ (tools/ of an xnf source tree)", pkg,
-			       strerror(errno));
+			       "xnf_model/ (tools/ of an xnf source tree)",
+			       pkg, strerror(errno));
 	if (access(py, X_OK))
 		return cli_err("cannot run %s (%s): the model needs python3 with "
 			       "numpy and scipy; run scripts/install-deps.sh as "
-			       "root, or set XNF_PYTHON", py, strerror(errno));
+			       "root, or set XNF_PYTHON",
+			       py, strerror(errno));
 	if (asprintf(&pypath, "%s%s%s", dir, old && *old ? ":" : "",
 		     old && *old ? old : "") < 0 ||
 	    setenv("PYTHONPATH", pypath, 1)) {
@@ -192,22 +195,14 @@ out:
 }
 
 static const struct cli_cmd objects[] = {
-	{ "help", do_help },
-	{ "attach", do_attach },
-	{ "detach", do_detach },
-	{ "chain", do_chain },
-	{ "status", do_status },
-	{ "stats", do_stats },
-	{ "route", do_route },
-	{ "fw", do_fw },
-	{ "fdb", do_fdb },
-	{ "xconnect", do_xconnect },
-	{ "config", do_config },
-	{ "destroy", do_destroy },
-	{ "plan", do_plan },
-	{ "worker", do_worker },
-	{ "model", do_model },
-	{ NULL, NULL },
+	{ "help", do_help },	 { "attach", do_attach },
+	{ "detach", do_detach }, { "chain", do_chain },
+	{ "status", do_status }, { "stats", do_stats },
+	{ "route", do_route },	 { "fw", do_fw },
+	{ "fdb", do_fdb },	 { "xconnect", do_xconnect },
+	{ "config", do_config }, { "destroy", do_destroy },
+	{ "plan", do_plan },	 { "worker", do_worker },
+	{ "model", do_model },	 { NULL, NULL },
 };
 
 /* Splits a batch line into words; double quotes group, # starts a comment. */
@@ -246,7 +241,8 @@ static int do_batch(const char *file)
 
 	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	if (!f)
-		return cli_err("cannot open batch file %s: %s", file, strerror(errno));
+		return cli_err("cannot open batch file %s: %s", file,
+			       strerror(errno));
 	cli.batch = true;
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
@@ -310,10 +306,12 @@ int main(int argc, char **argv)
 	cli.root = getenv("XNF_PIN_ROOT") ?: XNF_DEFAULT_PIN_ROOT;
 	xnf_libbpf_logging();
 	xnf_set_log_level(verbose >= 2 ? XNF_LOG_DEBUG :
-			  verbose ? XNF_LOG_INFO : XNF_LOG_WARN);
+			  verbose      ? XNF_LOG_INFO :
+					 XNF_LOG_WARN);
 
 	if (batch) {
-		ret = argc ? cli_err("-b takes no other command") : do_batch(batch);
+		ret = argc ? cli_err("-b takes no other command") :
+			     do_batch(batch);
 	} else if (argc < 1) {
 		usage(stderr);
 		ret = -1;

@@ -61,10 +61,22 @@ static void jw_close(char c)
 	}
 }
 
-void jw_object(const char *key) { jw_open(key, '{'); }
-void jw_end_object(void) { jw_close('}'); }
-void jw_array(const char *key) { jw_open(key, '['); }
-void jw_end_array(void) { jw_close(']'); }
+void jw_object(const char *key)
+{
+	jw_open(key, '{');
+}
+void jw_end_object(void)
+{
+	jw_close('}');
+}
+void jw_array(const char *key)
+{
+	jw_open(key, '[');
+}
+void jw_end_array(void)
+{
+	jw_close(']');
+}
 
 void jw_string(const char *key, const char *val)
 {

@@ -123,10 +123,10 @@ static void put_l4(__u8 *l4, __u8 proto, const struct pkt_spec *s, __u32 l4len)
 		break;
 	}
 	case IPPROTO_ICMP:
-		l4[0] = 8;      /* echo request */
+		l4[0] = 8; /* echo request */
 		break;
 	case IPPROTO_ICMPV6:
-		l4[0] = 128;    /* echo request */
+		l4[0] = 128; /* echo request */
 		break;
 	}
 }
@@ -143,16 +143,20 @@ int pkt_build(void *buf, size_t cap, const struct pkt_spec *s)
 	memset(buf, 0, len);
 	eth = buf;
 	memcpy(eth->h_dest, memcmp(s->dmac, zero_mac, 6) ? s->dmac : def_dmac, 6);
-	memcpy(eth->h_source, memcmp(s->smac, zero_mac, 6) ? s->smac : def_smac, 6);
+	memcpy(eth->h_source, memcmp(s->smac, zero_mac, 6) ? s->smac : def_smac,
+	       6);
 	off = 12;
 	for (i = 0; i < s->nvlans; i++) {
-		__u16 tpid = (s->nvlans > 1 && i == 0) ? ETH_P_8021AD : ETH_P_8021Q;
+		__u16 tpid = (s->nvlans > 1 && i == 0) ? ETH_P_8021AD :
+							 ETH_P_8021Q;
 
 		*(__u16 *)(p + off) = htons(tpid);
 		*(__u16 *)(p + off + 2) = htons(s->vid[i] ?: 100 + i);
 		off += 4;
 	}
-	ethertype = s->family == 4 ? ETH_P_IP : s->family == 6 ? ETH_P_IPV6 : ETH_P_ARP;
+	ethertype = s->family == 4 ? ETH_P_IP :
+		    s->family == 6 ? ETH_P_IPV6 :
+				     ETH_P_ARP;
 	*(__u16 *)(p + off) = htons(ethertype);
 	off += 2;
 
@@ -196,7 +200,9 @@ int pkt_build(void *buf, size_t cap, const struct pkt_spec *s)
 		inet_pton(AF_INET6, s->dst ?: "2001:db8:2::1", &ip6h->daddr);
 		for (i = 0; i < s->next_ext; i++) {
 			__u8 t = s->ext[i], *h = p + nh;
-			size_t hl = t == IPPROTO_FRAGMENT ? 8 : t == IPPROTO_ROUTING ? 24 : 16;
+			size_t hl = t == IPPROTO_FRAGMENT ? 8 :
+				    t == IPPROTO_ROUTING  ? 24 :
+							    16;
 
 			if (nh + hl > len)
 				return -1;
@@ -207,12 +213,12 @@ int pkt_build(void *buf, size_t cap, const struct pkt_spec *s)
 				*(__u32 *)(h + 4) = htonl(0xabcd);
 				later_frag = s->frag_off & 0xfff8;
 			} else if (t == IPPROTO_ROUTING) {
-				h[1] = 2;       /* (2 + 1) * 8 = 24 bytes */
-				h[2] = 0;       /* type 0 (deprecated; parsed only) */
-				h[3] = 0;       /* segments left */
+				h[1] = 2; /* (2 + 1) * 8 = 24 bytes */
+				h[2] = 0; /* type 0 (deprecated; parsed only) */
+				h[3] = 0; /* segments left */
 			} else {
-				h[1] = 1;       /* (1 + 1) * 8 = 16 bytes */
-				h[2] = 1;       /* PadN option filling the rest */
+				h[1] = 1; /* (1 + 1) * 8 = 16 bytes */
+				h[2] = 1; /* PadN option filling the rest */
 				h[3] = 12;
 			}
 			nh += hl;
@@ -229,11 +235,11 @@ int pkt_build(void *buf, size_t cap, const struct pkt_spec *s)
 
 		if (off + 28 > len)
 			return -1;
-		arp[1] = 1;                     /* Ethernet */
-		arp[2] = 0x08;                  /* IPv4 */
+		arp[1] = 1;    /* Ethernet */
+		arp[2] = 0x08; /* IPv4 */
 		arp[4] = 6;
 		arp[5] = 4;
-		arp[7] = 1;                     /* request */
+		arp[7] = 1; /* request */
 		memcpy(arp + 8, eth->h_source, 6);
 		inet_pton(AF_INET, s->src ?: "192.0.2.1", arp + 14);
 		inet_pton(AF_INET, s->dst ?: "198.51.100.1", arp + 24);
@@ -337,17 +343,17 @@ int pkt_build_ext6(void *buf, size_t cap, const struct pkt_spec *s,
 			break;
 		case IPPROTO_AH:
 			h[1] = ext[i].hdrlen;
-			*(__u32 *)(h + 4) = htonl(0x100);  /* SPI */
-			*(__u32 *)(h + 8) = htonl(1);      /* sequence */
+			*(__u32 *)(h + 4) = htonl(0x100); /* SPI */
+			*(__u32 *)(h + 8) = htonl(1);	  /* sequence */
 			break;
 		case IPPROTO_ROUTING:
 			h[1] = ext[i].hdrlen;
-			h[2] = 4;                          /* segment routing */
+			h[2] = 4; /* segment routing */
 			break;
 		default:
 			h[1] = ext[i].hdrlen;
 			if (hl > 2) {
-				h[2] = 1;                  /* PadN */
+				h[2] = 1; /* PadN */
 				h[3] = hl - 4;
 			}
 			break;
@@ -366,8 +372,8 @@ static size_t pkt_l3(const void *frame, size_t len, __u16 *proto)
 
 	if (len < ETH_HLEN)
 		return 0;
-	while (off + 6 <= len && (p[off] == 0x81 ||
-				  (p[off] == 0x88 && p[off + 1] == 0xa8)))
+	while (off + 6 <= len &&
+	       (p[off] == 0x81 || (p[off] == 0x88 && p[off + 1] == 0xa8)))
 		off += 4;
 	*proto = p[off] << 8 | p[off + 1];
 	return off + 2;
@@ -416,8 +422,7 @@ void pkt_ipv4_csum_set(void *frame, size_t len)
 		       &check, 2);
 }
 
-void pkt_routed(void *frame, size_t len, const __u8 dmac[6],
-		const __u8 smac[6])
+void pkt_routed(void *frame, size_t len, const __u8 dmac[6], const __u8 smac[6])
 {
 	size_t ttl = pkt_ttl_off(frame, len);
 	__u8 *p = frame;

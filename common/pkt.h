@@ -16,23 +16,23 @@
 #define PKT_MAX 9216
 
 struct pkt_spec {
-	__u8 family;            /* 4, 6, or 0 for an ARP request */
-	__u8 proto;             /* IPPROTO_*; 0 means UDP */
-	__u8 ttl;               /* TTL / hop limit; 0 means 64 */
-	bool ttl_zero;          /* really send TTL 0 */
-	__u8 nvlans;            /* 0..3; the outer tag of two is 802.1ad */
+	__u8 family;   /* 4, 6, or 0 for an ARP request */
+	__u8 proto;    /* IPPROTO_*; 0 means UDP */
+	__u8 ttl;      /* TTL / hop limit; 0 means 64 */
+	bool ttl_zero; /* really send TTL 0 */
+	__u8 nvlans;   /* 0..3; the outer tag of two is 802.1ad */
 	__u16 vid[3];
-	const char *src, *dst;  /* default 192.0.2.1 -> 198.51.100.1, or
+	const char *src, *dst; /* default 192.0.2.1 -> 198.51.100.1, or
 				 * 2001:db8:1::1 -> 2001:db8:2::1 */
-	__u16 sport, dport;     /* default 1024 -> 7 */
-	__u8 ip_opts;           /* IPv4 option bytes (NOPs + EOL), multiple of 4 */
-	__u8 ihl;               /* IPv4 ihl override (broken headers), 0 = right */
-	__u16 frag_off;         /* IPv4: host-order frag_off (MF | offset/8);
+	__u16 sport, dport;    /* default 1024 -> 7 */
+	__u8 ip_opts;	/* IPv4 option bytes (NOPs + EOL), multiple of 4 */
+	__u8 ihl;	/* IPv4 ihl override (broken headers), 0 = right */
+	__u16 frag_off; /* IPv4: host-order frag_off (MF | offset/8);
 				 * IPv6: offset/8 << 3 | M of the fragment header */
 	__u8 next_ext;
-	__u8 ext[4];            /* IPv6 extension headers, in order */
-	__u32 frame_len;        /* whole frame; 0 = 64 (the minimum, no FCS) */
-	__u8 dmac[6], smac[6];  /* default 02:00:00:00:00:01 <- 02:00:00:00:00:02 */
+	__u8 ext[4];	       /* IPv6 extension headers, in order */
+	__u32 frame_len;       /* whole frame; 0 = 64 (the minimum, no FCS) */
+	__u8 dmac[6], smac[6]; /* default 02:00:00:00:00:01 <- 02:00:00:00:00:02 */
 };
 
 /* Writes the frame into buf, returns its length or -1 if it doesn't fit. */
@@ -48,12 +48,12 @@ __u16 pkt_csum(const void *data, size_t len, __u32 sum);
 
 /* An IPv6 extension header for pkt_build_ext6(). */
 struct pkt_ext6 {
-	__u8 type;              /* IPPROTO_HOPOPTS, _ROUTING, _FRAGMENT,
+	__u8 type;	/* IPPROTO_HOPOPTS, _ROUTING, _FRAGMENT,
 				 * _DSTOPTS or _AH */
-	__u8 hdrlen;            /* the header's own length field: bytes are
+	__u8 hdrlen;	/* the header's own length field: bytes are
 				 * (hdrlen + 1) * 8, for AH (hdrlen + 2) * 4;
 				 * unused for a fragment header (8 bytes) */
-	__u16 frag_off;         /* fragment: offset/8 << 3 | M, host order */
+	__u16 frag_off; /* fragment: offset/8 << 3 | M, host order */
 };
 
 /* Bytes that header @e occupies. */
@@ -78,7 +78,6 @@ void pkt_ipv4_csum_set(void *frame, size_t len);
 /* What a router makes of an IP frame: destination and source MAC
  * rewritten, TTL / hop limit lowered by one and the IPv4 header checksum
  * recomputed from scratch. The frame expected from a correct forwarder. */
-void pkt_routed(void *frame, size_t len, const __u8 dmac[6],
-		const __u8 smac[6]);
+void pkt_routed(void *frame, size_t len, const __u8 dmac[6], const __u8 smac[6]);
 
 #endif /* XNF_PKT_H */

@@ -41,8 +41,7 @@ void print_string(enum print_type t, const char *key, const char *fmt,
 	}
 }
 
-void print_uint(enum print_type t, const char *key, const char *fmt,
-		__u64 val)
+void print_uint(enum print_type t, const char *key, const char *fmt, __u64 val)
 {
 	switch (mode(t)) {
 	case 1:
@@ -54,8 +53,7 @@ void print_uint(enum print_type t, const char *key, const char *fmt,
 	}
 }
 
-void print_int(enum print_type t, const char *key, const char *fmt,
-	       long long val)
+void print_int(enum print_type t, const char *key, const char *fmt, long long val)
 {
 	switch (mode(t)) {
 	case 1:
@@ -67,8 +65,7 @@ void print_int(enum print_type t, const char *key, const char *fmt,
 	}
 }
 
-void print_float(enum print_type t, const char *key, const char *fmt,
-		 double val)
+void print_float(enum print_type t, const char *key, const char *fmt, double val)
 {
 	switch (mode(t)) {
 	case 1:
@@ -80,8 +77,7 @@ void print_float(enum print_type t, const char *key, const char *fmt,
 	}
 }
 
-void print_bool(enum print_type t, const char *key, const char *fmt,
-		bool val)
+void print_bool(enum print_type t, const char *key, const char *fmt, bool val)
 {
 	switch (mode(t)) {
 	case 1:

@@ -37,14 +37,11 @@ bool print_json(void);
 
 void print_string(enum print_type t, const char *key, const char *fmt,
 		  const char *val);
-void print_uint(enum print_type t, const char *key, const char *fmt,
-		__u64 val);
+void print_uint(enum print_type t, const char *key, const char *fmt, __u64 val);
 void print_int(enum print_type t, const char *key, const char *fmt,
 	       long long val);
-void print_float(enum print_type t, const char *key, const char *fmt,
-		 double val);
-void print_bool(enum print_type t, const char *key, const char *fmt,
-		bool val);
+void print_float(enum print_type t, const char *key, const char *fmt, double val);
+void print_bool(enum print_type t, const char *key, const char *fmt, bool val);
 /* JSON null under @key; @text (no format) in text mode. */
 void print_null(enum print_type t, const char *key, const char *text);
 /* Text mode only, printf-like. */

@@ -44,7 +44,8 @@ int xnf_sandbox(const char *prefix, int nveth)
 				 prefix, i);
 		rc = system(cmd);
 		if (rc) {
-			fprintf(stderr, "Error: sandbox: '%s' failed (status %d)\n",
+			fprintf(stderr,
+				"Error: sandbox: '%s' failed (status %d)\n",
 				cmd, rc);
 			return -EIO;
 		}

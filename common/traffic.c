@@ -14,7 +14,9 @@
  * (FCS included; mean 353.8 bytes).
  */
 const struct xnf_size_weight xnf_imix[] = {
-	{ 64, 7 }, { 594, 4 }, { 1518, 1 },
+	{ 64, 7 },
+	{ 594, 4 },
+	{ 1518, 1 },
 };
 const size_t xnf_imix_len = sizeof(xnf_imix) / sizeof(xnf_imix[0]);
 
@@ -36,13 +38,14 @@ const size_t xnf_imix_len = sizeof(xnf_imix) / sizeof(xnf_imix[0]);
  */
 const struct xnf_size_weight xnf_dc[] = {
 	{ 64, 326 }, { 96, 120 }, { 120, 180 }, { 128, 150 }, { 160, 110 },
-	{ 192, 60 }, { 240, 40 }, { 576, 10 }, { 1518, 4 },
+	{ 192, 60 }, { 240, 40 }, { 576, 10 },	{ 1518, 4 },
 };
 const size_t xnf_dc_len = sizeof(xnf_dc) / sizeof(xnf_dc[0]);
 
 unsigned int xnf_gen_hdr_len(int family, int proto)
 {
-	return ETH_HLEN + (family == 6 ? 40 : 20) + (proto == IPPROTO_TCP ? 20 : 8);
+	return ETH_HLEN + (family == 6 ? 40 : 20) +
+	       (proto == IPPROTO_TCP ? 20 : 8);
 }
 
 unsigned int xnf_gen_min_size(int family, int proto)
@@ -84,8 +87,8 @@ static void put32(__u8 *p, __u32 v)
 /* The table of a distribution: each size weight times, in an order fixed
  * by a seeded shuffle, so that any run of sum(weights) consecutive frames
  * has the exact distribution and sizes are interleaved. */
-static int fill_sizes(const struct xnf_size_weight *w, size_t n, unsigned int min,
-		      struct xnf_gen_cfg *cfg, bool *raised)
+static int fill_sizes(const struct xnf_size_weight *w, size_t n,
+		      unsigned int min, struct xnf_gen_cfg *cfg, bool *raised)
 {
 	__u64 x = 0x786e66676e6e6e21ull; /* xorshift64 seed */
 	__u32 k = 0, i, j;
@@ -118,7 +121,8 @@ int xnf_gen_cfg_build(const struct xnf_gen_spec *s, struct xnf_gen_cfg *cfg,
 		      bool *raised, char *err, size_t errlen)
 {
 	unsigned int min = xnf_gen_min_size(s->family, s->proto);
-	unsigned int alen = s->family == 6 ? 16 : 4, l4 = ETH_HLEN + (s->family == 6 ? 40 : 20);
+	unsigned int alen = s->family == 6 ? 16 : 4,
+		     l4 = ETH_HLEN + (s->family == 6 ? 40 : 20);
 	const char *fam = s->family == 6 ? "ipv6" : "ipv4";
 	const char *pro = s->proto == IPPROTO_TCP ? "tcp" : "udp";
 	__u8 *h = cfg->hdr, pseudo[40] = { 0 }, l4h[20];
@@ -133,12 +137,14 @@ int xnf_gen_cfg_build(const struct xnf_gen_spec *s, struct xnf_gen_cfg *cfg,
 	switch (s->dist) {
 	case XNF_SIZE_FIXED:
 		if (s->size < 64 || s->size > XNF_GEN_FRAME_MAX) {
-			snprintf(err, errlen, "size %u is not a frame size of 64..%u bytes (FCS included)",
+			snprintf(err, errlen,
+				 "size %u is not a frame size of 64..%u bytes (FCS included)",
 				 s->size, XNF_GEN_FRAME_MAX);
 			return -EINVAL;
 		}
 		if (s->size < min) {
-			snprintf(err, errlen, "size %u is too small for %s/%s with the probe: the smallest is %u",
+			snprintf(err, errlen,
+				 "size %u is too small for %s/%s with the probe: the smallest is %u",
 				 s->size, fam, pro, min);
 			return -EINVAL;
 		}
@@ -161,13 +167,13 @@ int xnf_gen_cfg_build(const struct xnf_gen_spec *s, struct xnf_gen_cfg *cfg,
 	if (s->family == 6) {
 		h[14] = 0x60;
 		h[20] = s->proto;
-		h[21] = 64;                  /* hop limit */
+		h[21] = 64; /* hop limit */
 		memcpy(h + 22, s->src, 16);
 		memcpy(h + 38, s->dst, 16);
 	} else {
 		h[14] = 0x45;
-		put16(h + 20, 0x4000);       /* DF */
-		h[22] = 64;                  /* TTL */
+		put16(h + 20, 0x4000); /* DF */
+		h[22] = 64;	       /* TTL */
 		h[23] = s->proto;
 		memcpy(h + 26, s->src, 4);
 		memcpy(h + 30, s->dst, 4);
@@ -175,11 +181,11 @@ int xnf_gen_cfg_build(const struct xnf_gen_spec *s, struct xnf_gen_cfg *cfg,
 	put16(h + l4, s->sport);
 	put16(h + l4 + 2, s->dport);
 	if (s->proto == IPPROTO_TCP) {
-		put32(h + l4 + 4, 1);        /* seq */
-		put32(h + l4 + 8, 1);        /* ack */
-		h[l4 + 12] = 5 << 4;         /* data offset: no options */
-		h[l4 + 13] = 0x18;           /* PSH, ACK */
-		put16(h + l4 + 14, 65535);   /* window */
+		put32(h + l4 + 4, 1);	   /* seq */
+		put32(h + l4 + 8, 1);	   /* ack */
+		h[l4 + 12] = 5 << 4;	   /* data offset: no options */
+		h[l4 + 13] = 0x18;	   /* PSH, ACK */
+		put16(h + l4 + 14, 65535); /* window */
 	}
 
 	/* Sums without what the program writes per frame. */
@@ -187,20 +193,20 @@ int xnf_gen_cfg_build(const struct xnf_gen_spec *s, struct xnf_gen_cfg *cfg,
 		__u8 ip[20];
 
 		memcpy(ip, h + ETH_HLEN, 20);
-		memset(ip + 2, 0, 2);        /* total length */
-		memset(ip + 10, 0, 2);       /* checksum */
-		memset(ip + 12, 0, 4);       /* source */
+		memset(ip + 2, 0, 2);  /* total length */
+		memset(ip + 10, 0, 2); /* checksum */
+		memset(ip + 12, 0, 4); /* source */
 		cfg->ip_sum = native_sum(ip, 20);
 	}
-	memcpy(pseudo, s->src, alen - 4);    /* the source's last 32 bits vary */
+	memcpy(pseudo, s->src, alen - 4); /* the source's last 32 bits vary */
 	memcpy(pseudo + alen, s->dst, alen);
-	pseudo[2 * alen + 1] = s->proto;     /* zero, protocol */
+	pseudo[2 * alen + 1] = s->proto; /* zero, protocol */
 	memcpy(l4h, h + l4, l4hl);
-	memset(l4h, 0, 2);                   /* source port */
+	memset(l4h, 0, 2); /* source port */
 	if (s->proto == IPPROTO_UDP)
-		memset(l4h + 4, 0, 4);       /* length, checksum */
+		memset(l4h + 4, 0, 4); /* length, checksum */
 	else
-		memset(l4h + 16, 0, 2);      /* checksum */
+		memset(l4h + 16, 0, 2); /* checksum */
 	cfg->l4_sum = native_sum(pseudo, 2 * alen + 2) + native_sum(l4h, l4hl);
 
 	cfg->flows = s->flows;
@@ -242,8 +248,7 @@ __u64 xnf_lat_lower(__u32 b)
 	return (__u64)(XNF_LAT_SUB + sub) << (g - 1);
 }
 
-__u64 xnf_lat_quantile(const __u64 *count, __u64 n, double q, __u64 min,
-		       __u64 max)
+__u64 xnf_lat_quantile(const __u64 *count, __u64 n, double q, __u64 min, __u64 max)
 {
 	__u64 rank, cum = 0, lo, hi, v;
 	__u32 b;

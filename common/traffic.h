@@ -15,19 +15,19 @@
 
 enum xnf_size_dist {
 	XNF_SIZE_FIXED = 0,
-	XNF_SIZE_IMIX,      /* 7:4:1 of 64, 594, 1518 */
-	XNF_SIZE_DC,        /* data-center web servers, median 120 (traffic.c) */
+	XNF_SIZE_IMIX, /* 7:4:1 of 64, 594, 1518 */
+	XNF_SIZE_DC,   /* data-center web servers, median 120 (traffic.c) */
 };
 
 struct xnf_gen_spec {
-	int family;         /* 4 or 6 */
-	int proto;          /* IPPROTO_UDP or IPPROTO_TCP */
+	int family; /* 4 or 6 */
+	int proto;  /* IPPROTO_UDP or IPPROTO_TCP */
 	__u8 smac[6], dmac[6];
 	__u8 src[16], dst[16]; /* network order; IPv4 uses the first 4 bytes */
 	__u16 sport, dport;
 	__u32 flows;
 	enum xnf_size_dist dist;
-	__u32 size;         /* XNF_SIZE_FIXED: frame size with FCS */
+	__u32 size; /* XNF_SIZE_FIXED: frame size with FCS */
 };
 
 /* One entry of a size distribution: frame size with FCS, and how many of

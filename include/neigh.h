@@ -11,9 +11,9 @@
 
 /* One neighbour entry of an Ethernet-like device. */
 struct xnf_neigh {
-	__u32 ifindex;       /* device the neighbour lives on */
-	__u16 state;         /* NUD_* of <linux/neighbour.h> */
-	__u8 lladdr[6];      /* its MAC */
+	__u32 ifindex;	/* device the neighbour lives on */
+	__u16 state;	/* NUD_* of <linux/neighbour.h> */
+	__u8 lladdr[6]; /* its MAC */
 };
 
 /**

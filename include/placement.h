@@ -51,11 +51,11 @@ _Static_assert(sizeof(struct xnf_place_info) == 56, "xnf_place_info layout");
 _Static_assert(sizeof(struct xnf_place_queue) == 24 + 16 * XNF_PLACE_CPU_WORDS,
 	       "xnf_place_queue layout");
 
-#define XNF_PLACE_MAX_CPUS (XNF_PLACE_CPU_WORDS * 64)
+#define XNF_PLACE_MAX_CPUS  (XNF_PLACE_CPU_WORDS * 64)
 #define XNF_PLACE_MAX_NODES 64
 #define XNF_PLACE_MAX_NOTES 16
-#define XNF_PLACE_NOTE_LEN 400
-#define XNF_PLACE_ERR_LEN 400
+#define XNF_PLACE_NOTE_LEN  400
+#define XNF_PLACE_ERR_LEN   400
 
 /* ---- CPU sets, in the kernel's list syntax ---- */
 
@@ -101,18 +101,18 @@ const char *xnf_cpuset_format(const struct xnf_cpuset *s, char *buf, size_t len)
 /* ---- the machine ---- */
 
 struct xnf_topo {
-	int ncpus;                     /* highest possible CPU + 1 */
+	int ncpus; /* highest possible CPU + 1 */
 	struct xnf_cpuset possible, online;
-	struct xnf_cpuset isolcpus;    /* isolcpus= of /proc/cmdline */
-	struct xnf_cpuset nohz_full;   /* nohz_full= */
-	char isolcpus_flags[64];       /* "domain,managed_irq", "" if none */
-	int nnodes;                    /* highest node with CPUs + 1 */
+	struct xnf_cpuset isolcpus;  /* isolcpus= of /proc/cmdline */
+	struct xnf_cpuset nohz_full; /* nohz_full= */
+	char isolcpus_flags[64];     /* "domain,managed_irq", "" if none */
+	int nnodes;		     /* highest node with CPUs + 1 */
 	struct xnf_cpuset node_cpus[XNF_PLACE_MAX_NODES];
-	short node[XNF_PLACE_MAX_CPUS];    /* node of each CPU, -1: unknown */
-	short core[XNF_PLACE_MAX_CPUS];    /* physical core: its lowest CPU */
-	int core_id[XNF_PLACE_MAX_CPUS];   /* topology/core_id, -1 */
-	int package[XNF_PLACE_MAX_CPUS];   /* topology/physical_package_id */
-	bool smt;                      /* some core has more than one thread */
+	short node[XNF_PLACE_MAX_CPUS];	 /* node of each CPU, -1: unknown */
+	short core[XNF_PLACE_MAX_CPUS];	 /* physical core: its lowest CPU */
+	int core_id[XNF_PLACE_MAX_CPUS]; /* topology/core_id, -1 */
+	int package[XNF_PLACE_MAX_CPUS]; /* topology/physical_package_id */
+	bool smt; /* some core has more than one thread */
 };
 
 int xnf_topo_read(const char *root, struct xnf_topo *t);
@@ -134,10 +134,10 @@ struct xnf_channels {
 #define XNF_IRQ_NAME_LEN 64
 
 struct xnf_nic_queue {
-	int irq;                       /* -1: none found */
+	int irq; /* -1: none found */
 	char irq_name[XNF_IRQ_NAME_LEN];
 	struct xnf_cpuset irq_affinity; /* /proc/irq/N/smp_affinity_list */
-	__u32 napi_id;                 /* 0: no napi thread found */
+	__u32 napi_id;			/* 0: no napi thread found */
 	int napi_pid;
 	struct xnf_cpuset napi_affinity;
 };
@@ -145,16 +145,16 @@ struct xnf_nic_queue {
 struct xnf_nic {
 	char dev[IF_NAMESIZE];
 	__u32 ifindex;
-	int node;                      /* sysfs numa_node, -1: none */
-	bool has_device;               /* backed by a bus device */
-	int nrxq, ntxq;                /* queues/rx-*, tx-* */
-	int chan_err;                  /* 0: channels valid */
+	int node;	 /* sysfs numa_node, -1: none */
+	bool has_device; /* backed by a bus device */
+	int nrxq, ntxq;	 /* queues/rx-*, tx-* */
+	int chan_err;	 /* 0: channels valid */
 	struct xnf_channels ch;
-	int nirqs;                     /* IRQs of the device */
-	int nqirqs;                    /* of them, serving receive queues */
-	bool irq_all;                  /* one IRQ serves every queue */
-	int threaded;                  /* <DEV>/threaded, -1: absent */
-	int nnapi;                     /* napi threads found */
+	int nirqs;    /* IRQs of the device */
+	int nqirqs;   /* of them, serving receive queues */
+	bool irq_all; /* one IRQ serves every queue */
+	int threaded; /* <DEV>/threaded, -1: absent */
+	int nnapi;    /* napi threads found */
 	struct xnf_nic_queue q[XNF_PLACE_MAX_QUEUES];
 };
 
@@ -188,16 +188,16 @@ int xnf_irq_queue(const char *name, const char *dev);
 /* ---- the plan ---- */
 
 struct xnf_plan_req {
-	__u32 queues;                  /* 0: choose */
+	__u32 queues; /* 0: choose */
 	bool have_cores;
-	struct xnf_cpuset cores;       /* the XDP cores, queue i on the i-th */
+	struct xnf_cpuset cores; /* the XDP cores, queue i on the i-th */
 };
 
 struct xnf_plan_queue {
-	int irq;                       /* -1: none */
+	int irq; /* -1: none */
 	char irq_name[XNF_IRQ_NAME_LEN];
-	int cpu;                       /* XDP work: IRQ, NAPI */
-	int worker_cpu;                /* userspace worker (AF_XDP) */
+	int cpu;	/* XDP work: IRQ, NAPI */
+	int worker_cpu; /* userspace worker (AF_XDP) */
 };
 
 struct xnf_plan {
@@ -205,22 +205,22 @@ struct xnf_plan {
 	char dev[IF_NAMESIZE];
 	struct xnf_topo topo;
 	struct xnf_nic nic;
-	int node;                      /* the NIC's node, -1: none */
-	struct xnf_cpuset node_cpus;   /* online CPUs planned on */
-	struct xnf_cpuset isolated;    /* (isolcpus | nohz_full) & online */
+	int node;		     /* the NIC's node, -1: none */
+	struct xnf_cpuset node_cpus; /* online CPUs planned on */
+	struct xnf_cpuset isolated;  /* (isolcpus | nohz_full) & online */
 	int queues_now, queues_max;
-	int nqueues;                   /* planned */
-	bool set_channels;             /* nqueues != queues_now */
-	bool use_napi_threads;         /* no IRQs: threaded NAPI, pinned */
+	int nqueues;	       /* planned */
+	bool set_channels;     /* nqueues != queues_now */
+	bool use_napi_threads; /* no IRQs: threaded NAPI, pinned */
 	struct xnf_plan_queue q[XNF_PLACE_MAX_QUEUES];
 	struct xnf_cpuset xdp_cpus, worker_cpus, rest;
-	bool siblings_used;            /* two queues on one physical core */
+	bool siblings_used; /* two queues on one physical core */
 	bool cpu0_used;
-	bool shared;                   /* more queues than cores */
-	bool workers_shared;           /* some worker on its queue's core */
-	bool cross_node;               /* some XDP core off the NIC's node */
+	bool shared;	     /* more queues than cores */
+	bool workers_shared; /* some worker on its queue's core */
+	bool cross_node;     /* some XDP core off the NIC's node */
 	int nnotes, nwarnings;
-	char notes[XNF_PLACE_MAX_NOTES][XNF_PLACE_NOTE_LEN];   /* why */
+	char notes[XNF_PLACE_MAX_NOTES][XNF_PLACE_NOTE_LEN]; /* why */
 	char warnings[XNF_PLACE_MAX_NOTES][XNF_PLACE_NOTE_LEN];
 };
 
@@ -250,7 +250,8 @@ void xnf_place_state_init(const struct xnf_plan *p, struct xnf_place_state *st);
  * old one in @st. A refusal is an error (-errno, @err) with @strict (the
  * operator asked for that count), else a warning and 0. */
 int xnf_place_apply_channels(const struct xnf_plan *p, bool strict,
-			     struct xnf_place_state *st, char *err, size_t errlen);
+			     struct xnf_place_state *st, char *err,
+			     size_t errlen);
 /* After the XDP attach (which re-creates queues, IRQ handlers and napi
  * threads): sets each queue IRQ's affinity to its core, or for a device
  * without IRQs turns threaded NAPI on and pins each queue's napi thread;
@@ -266,21 +267,21 @@ int xnf_place_restore_host(const char *root, const char *dev,
 			   const struct xnf_place_state *st);
 
 enum xnf_drift_kind {
-	XNF_DRIFT_CHANNELS,            /* queue count changed */
-	XNF_DRIFT_IRQ,                 /* IRQ affinity moved (irqbalance) */
-	XNF_DRIFT_NAPI,                /* napi thread on other CPUs */
-	XNF_DRIFT_NAPI_GONE,           /* no napi thread for the queue */
-	XNF_DRIFT_THREADED,            /* threaded NAPI switched off */
-	XNF_DRIFT_WORKER,              /* AF_XDP worker off its planned CPU */
+	XNF_DRIFT_CHANNELS,  /* queue count changed */
+	XNF_DRIFT_IRQ,	     /* IRQ affinity moved (irqbalance) */
+	XNF_DRIFT_NAPI,	     /* napi thread on other CPUs */
+	XNF_DRIFT_NAPI_GONE, /* no napi thread for the queue */
+	XNF_DRIFT_THREADED,  /* threaded NAPI switched off */
+	XNF_DRIFT_WORKER,    /* AF_XDP worker off its planned CPU */
 };
 
 struct xnf_drift {
 	enum xnf_drift_kind kind;
-	int queue;                     /* -1: the device */
+	int queue; /* -1: the device */
 	int irq;
-	int want;                      /* CPU, or queue count, or 1 */
-	int now_count;                 /* channels: queues now */
-	struct xnf_cpuset now;         /* affinity now */
+	int want;	       /* CPU, or queue count, or 1 */
+	int now_count;	       /* channels: queues now */
+	struct xnf_cpuset now; /* affinity now */
 	char text[XNF_PLACE_NOTE_LEN];
 };
 

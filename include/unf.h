@@ -35,19 +35,19 @@
 struct xnf_dp;
 
 struct xnf_upkt {
-	__u8 *data;              /* the frame, in the UMEM; NFs may rewrite it */
-	__u32 len;               /* NFs may shrink it, never grow it */
-	__u32 egress_ifindex;    /* with XNF_V_REDIRECT */
-	struct xnf_pkt meta;     /* parsed: same fields as the XDP chain's */
+	__u8 *data;	      /* the frame, in the UMEM; NFs may rewrite it */
+	__u32 len;	      /* NFs may shrink it, never grow it */
+	__u32 egress_ifindex; /* with XNF_V_REDIRECT */
+	struct xnf_pkt meta;  /* parsed: same fields as the XDP chain's */
 };
 
 /* The context an NF instance gets at init. */
 struct xnf_unf_env {
-	struct xnf_dp *dp;       /* the instance: routes, FDB, rules, config */
+	struct xnf_dp *dp; /* the instance: routes, FDB, rules, config */
 	__u32 ingress_ifindex;
 	__u32 queue;
-	__u32 default_egress;    /* ifindex */
-	const char *args;        /* the chain's options (`args KEY=VALUE,...`),
+	__u32 default_egress; /* ifindex */
+	const char *args;     /* the chain's options (`args KEY=VALUE,...`),
 				  * the same for every NF of the chain, or
 				  * NULL: NFs without options ignore it */
 };
@@ -55,9 +55,9 @@ struct xnf_unf_env {
 struct xnf_unf;
 
 struct xnf_unf_ops {
-	const char *name;        /* as in `xnf worker DEV nf NAME` */
-	const char *help;        /* one line: what it does and its options */
-	size_t priv_size;        /* bytes of private state, zeroed */
+	const char *name; /* as in `xnf worker DEV nf NAME` */
+	const char *help; /* one line: what it does and its options */
+	size_t priv_size; /* bytes of private state, zeroed */
 	/* 0 or -errno with a message (pr_warn) naming what is wrong. */
 	int (*init)(struct xnf_unf *nf, const struct xnf_unf_env *env);
 	void (*fini)(struct xnf_unf *nf);

@@ -18,36 +18,36 @@
 
 struct xnf_dp;
 
-#define XNF_WORKER_EGRESS_MAX 8
-#define XNF_WORKER_RING_DEFAULT 2048
+#define XNF_WORKER_EGRESS_MAX	 8
+#define XNF_WORKER_RING_DEFAULT	 2048
 #define XNF_WORKER_BATCH_DEFAULT 64
-#define XNF_WORKER_FRAME_SIZE 4096
+#define XNF_WORKER_FRAME_SIZE	 4096
 
 enum xnf_zerocopy {
-	XNF_ZC_AUTO = 0,    /* zero-copy if the driver can, else copy */
-	XNF_ZC_ON,          /* zero-copy or fail */
-	XNF_ZC_OFF,         /* copy mode */
+	XNF_ZC_AUTO = 0, /* zero-copy if the driver can, else copy */
+	XNF_ZC_ON,	 /* zero-copy or fail */
+	XNF_ZC_OFF,	 /* copy mode */
 };
 
 struct xnf_worker_opts {
 	const char *pin_root;
-	const char *sysfs_root;          /* placement's root: "" = this host */
+	const char *sysfs_root; /* placement's root: "" = this host */
 	char dev[IF_NAMESIZE];
-	char nf[XNF_WORKER_NF_NAME];     /* "firewall,l3fwd" */
-	const char *args;                /* options of the NFs, or NULL */
+	char nf[XNF_WORKER_NF_NAME]; /* "firewall,l3fwd" */
+	const char *args;	     /* options of the NFs, or NULL */
 	__u32 queues[XNF_WORKER_MAX];
-	__u32 nqueues;                   /* 0: every RX queue of dev */
-	__u32 batch;                     /* 0: XNF_WORKER_BATCH_DEFAULT */
-	__u32 ring;                      /* 0: XNF_WORKER_RING_DEFAULT */
-	__u32 frames;                    /* per queue, 0: enough for the rings */
+	__u32 nqueues; /* 0: every RX queue of dev */
+	__u32 batch;   /* 0: XNF_WORKER_BATCH_DEFAULT */
+	__u32 ring;    /* 0: XNF_WORKER_RING_DEFAULT */
+	__u32 frames;  /* per queue, 0: enough for the rings */
 	enum xnf_zerocopy zerocopy;
 	char egress[XNF_WORKER_EGRESS_MAX][IF_NAMESIZE]; /* [0] is the default */
-	__u32 negress;                   /* 0: transmit on dev */
-	bool busy_poll;                  /* SO_PREFER_BUSY_POLL */
-	bool spin;                       /* never sleep when idle */
+	__u32 negress;	/* 0: transmit on dev */
+	bool busy_poll; /* SO_PREFER_BUSY_POLL */
+	bool spin;	/* never sleep when idle */
 	bool have_cores;
-	int cores[XNF_WORKER_MAX];       /* per entry of queues[] */
-	__u32 duration_s;                /* 0: until stopped */
+	int cores[XNF_WORKER_MAX]; /* per entry of queues[] */
+	__u32 duration_s;	   /* 0: until stopped */
 };
 
 /* Where the worker of @queue runs and where its UMEM lives: @core if

@@ -25,11 +25,13 @@ _Static_assert(sizeof(struct xnf_config) == 32, "xnf_config layout");
 _Static_assert(sizeof(struct xnf_pkt) == 32, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 40, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
-	       __XNF_NF_MAX * 40 + 2 * 8 * __XNF_R_MAX + 8 * XNF_CHAIN_MAX,
+		       __XNF_NF_MAX * 40 + 2 * 8 * __XNF_R_MAX + 8 * XNF_CHAIN_MAX,
 	       "xnf_stats layout");
 _Static_assert(sizeof(struct xnf_dev_key) == 8, "xnf_dev_key layout");
-_Static_assert(sizeof(struct xnf_dev_info) == 24 + 4 * XNF_CHAIN_MAX, "xnf_dev_info layout");
-_Static_assert(sizeof(struct xnf_batch_hist) == 8 * XNF_BATCH_BUCKETS, "batch layout");
+_Static_assert(sizeof(struct xnf_dev_info) == 24 + 4 * XNF_CHAIN_MAX,
+	       "xnf_dev_info layout");
+_Static_assert(sizeof(struct xnf_batch_hist) == 8 * XNF_BATCH_BUCKETS,
+	       "batch layout");
 _Static_assert(sizeof(struct xnf_rt4_key) == 8, "xnf_rt4_key layout");
 _Static_assert(sizeof(struct xnf_rt6_key) == 20, "xnf_rt6_key layout");
 _Static_assert(sizeof(struct xnf_route) == 40, "xnf_route layout");
@@ -50,16 +52,16 @@ enum xnf_log_level { XNF_LOG_WARN, XNF_LOG_INFO, XNF_LOG_DEBUG };
 void xnf_set_log_level(enum xnf_log_level level);
 void xnf_log(enum xnf_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-#define pr_warn(...) xnf_log(XNF_LOG_WARN, __VA_ARGS__)
-#define pr_info(...) xnf_log(XNF_LOG_INFO, __VA_ARGS__)
+#define pr_warn(...)  xnf_log(XNF_LOG_WARN, __VA_ARGS__)
+#define pr_info(...)  xnf_log(XNF_LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) xnf_log(XNF_LOG_DEBUG, __VA_ARGS__)
 /* Routes libbpf's own messages through xnf_log, demoted to debug. */
 void xnf_libbpf_logging(void);
 
 /* ---- names (names.c) ---- */
-const char *xnf_nf_name(__u32 nf);          /* "firewall", ... or NULL */
-int xnf_nf_from_name(const char *name);     /* enum xnf_nf_id or -EINVAL */
-const char *xnf_reason_name(__u32 reason);  /* "no_route", ... */
+const char *xnf_nf_name(__u32 nf);	   /* "firewall", ... or NULL */
+int xnf_nf_from_name(const char *name);	   /* enum xnf_nf_id or -EINVAL */
+const char *xnf_reason_name(__u32 reason); /* "no_route", ... */
 const char *xnf_verdict_name(__u32 verdict);
 
 /* ---- the instance (dataplane.c) ---- */
@@ -67,25 +69,24 @@ const char *xnf_verdict_name(__u32 verdict);
 
 /* The shared tables, pinned at <root>/tables/<name>; the names come from
  * include/uapi (XNF_MAP_*), so each is written once. */
+/* clang-format off */
 #define XNF_TABLES(X)							\
 	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(FDB) X(XCONNECT) \
 	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
 	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
 	X(FW_SPORT) X(FW_DPORT) X(FW_HITS)
+/* clang-format on */
 
 #define XNF_TABLE_ENUM_(t) XNF_T_##t,
-enum xnf_table {
-	XNF_TABLES(XNF_TABLE_ENUM_)
-	__XNF_T_MAX
-};
+enum xnf_table { XNF_TABLES(XNF_TABLE_ENUM_) __XNF_T_MAX };
 #undef XNF_TABLE_ENUM_
 extern const char *const xnf_table_names[__XNF_T_MAX];
 
 struct xnf_dp {
-	char root[256];              /* pin root, e.g. /sys/fs/bpf/xnf */
-	int fd[__XNF_T_MAX];         /* the shared tables */
-	int lock_fd;                 /* the root, flock()ed by xnf_open */
-	bool created;                /* this open created the tables */
+	char root[256];	     /* pin root, e.g. /sys/fs/bpf/xnf */
+	int fd[__XNF_T_MAX]; /* the shared tables */
+	int lock_fd;	     /* the root, flock()ed by xnf_open */
+	bool created;	     /* this open created the tables */
 };
 
 /* Opens the instance pinned at @root. With @create, makes the root (mode
@@ -162,12 +163,12 @@ int xnf_sync_rcu(void);
 
 /* ---- chains (dataplane.c) ---- */
 struct xnf_chain_spec {
-	__u32 len;                   /* NFs in the chain */
-	__u32 nf[XNF_CHAIN_MAX];     /* enum xnf_nf_id, each at most once */
-	bool fused;                  /* one program, NFs inlined */
-	bool l3_fib;                 /* l3fwd uses bpf_fib_lookup */
-	bool numa;                   /* create the interface's maps on ... */
-	int numa_node;               /* ... this node (BPF_F_NUMA_NODE) */
+	__u32 len;		 /* NFs in the chain */
+	__u32 nf[XNF_CHAIN_MAX]; /* enum xnf_nf_id, each at most once */
+	bool fused;		 /* one program, NFs inlined */
+	bool l3_fib;		 /* l3fwd uses bpf_fib_lookup */
+	bool numa;		 /* create the interface's maps on ... */
+	int numa_node;		 /* ... this node (BPF_F_NUMA_NODE) */
 };
 
 /* Parses "firewall,l3fwd,l2fwd" (each NF once). */
@@ -189,13 +190,12 @@ int xnf_chain_array_fd(const struct xnf_chain *c); /* -1 when fused */
 /* fd of the program in slot @slot, for tests that empty a slot */
 int xnf_chain_slot_fd(const struct xnf_chain *c, __u32 slot);
 int xnf_chain_stats_fd(const struct xnf_chain *c);
-int xnf_chain_dev_fd(const struct xnf_chain *c);   /* xnf_dev of the interface */
+int xnf_chain_dev_fd(const struct xnf_chain *c); /* xnf_dev of the interface */
 void xnf_chain_free(struct xnf_chain *c);
 
 /* Sums the per-CPU copies of xnf_stats (fd from xnf_chain_stats_fd or the
  * pin), or returns them per CPU in @percpu[ncpus] when it is not NULL. */
-int xnf_stats_read(int stats_fd, struct xnf_stats *sum,
-		   struct xnf_stats *percpu);
+int xnf_stats_read(int stats_fd, struct xnf_stats *sum, struct xnf_stats *percpu);
 int xnf_stats_reset(int stats_fd);
 int xnf_ncpus(void);
 
@@ -203,8 +203,8 @@ int xnf_ncpus(void);
 
 /* One generation of compiled tables, as xnf_fw_apply() stores them. */
 struct xnf_fw_prefix {
-	__u8 family;                 /* XNF_AF_INET / XNF_AF_INET6 */
-	__u8 len;                    /* prefix length */
+	__u8 family; /* XNF_AF_INET / XNF_AF_INET6 */
+	__u8 len;    /* prefix length */
 	__u8 pad[2];
 	__u8 addr[16];
 	__u32 class;
@@ -213,12 +213,13 @@ struct xnf_fw_prefix {
 struct xnf_fw_compiled {
 	struct xnf_fw_hdr hdr;
 	__u32 nclasses;
-	struct xnf_fw_class *classes;     /* [nclasses] */
-	struct xnf_fw_match *order;       /* [hdr.nrules] */
-	struct xnf_fw_prefix *src, *dst;  /* LPM entries, /0 of each family included */
+	struct xnf_fw_class *classes; /* [nclasses] */
+	struct xnf_fw_match *order;   /* [hdr.nrules] */
+	struct xnf_fw_prefix *src,
+		*dst; /* LPM entries, /0 of each family included */
 	__u32 nsrc, ndst;
 	__u32 proto[256];
-	__u32 *sport, *dport;             /* [65536] each */
+	__u32 *sport, *dport; /* [65536] each */
 };
 
 /* Compiles the rules in use in @rules[0..nslots) (a copy of xnf_fw_rules,
@@ -231,11 +232,11 @@ void xnf_fw_compiled_free(struct xnf_fw_compiled *c);
 
 /* A packet's fields, as the firewall sees them. */
 struct xnf_fw_pkt {
-	__u8 family;                 /* XNF_AF_INET / XNF_AF_INET6 */
+	__u8 family; /* XNF_AF_INET / XNF_AF_INET6 */
 	__u8 proto;
-	bool ports;                  /* sport/dport could be read */
+	bool ports; /* sport/dport could be read */
 	__u8 src[16], dst[16];
-	__u16 sport, dport;          /* host order */
+	__u16 sport, dport; /* host order */
 };
 
 /* Bit of the first matching rule by priority (look it up in ->order), or
@@ -363,11 +364,11 @@ struct xnf_plan;
 
 struct xnf_attach_opts {
 	const char *dev;
-	__u32 ifindex;               /* of @dev, in the caller's netns */
-	__u32 xdp_flags;             /* XDP_FLAGS_DRV_MODE or _SKB_MODE */
+	__u32 ifindex;		     /* of @dev, in the caller's netns */
+	__u32 xdp_flags;	     /* XDP_FLAGS_DRV_MODE or _SKB_MODE */
 	struct xnf_chain_spec chain; /* NFs, fused, l3_fib */
 	const struct xnf_plan *plan; /* placement to apply, or NULL */
-	bool strict_queues;          /* the plan's channel count is required */
+	bool strict_queues;	     /* the plan's channel count is required */
 };
 
 /* Loads the chain, pins it, adds the device to the egress ports, watches
@@ -382,9 +383,9 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen);
 enum xnf_tristate { XNF_KEEP = 0, XNF_ON, XNF_OFF };
 
 struct xnf_chain_change {
-	__u32 len;                   /* the new chain */
+	__u32 len; /* the new chain */
 	__u32 nf[XNF_CHAIN_MAX];
-	enum xnf_tristate fused;     /* KEEP: as it runs now */
+	enum xnf_tristate fused; /* KEEP: as it runs now */
 	enum xnf_tristate l3_fib;
 };
 
@@ -398,13 +399,12 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 struct xnf_dev_status {
 	char dev[16];
 	struct xnf_dev_info info;
-	bool live;                   /* the link is attached to info.ifindex */
+	bool live; /* the link is attached to info.ifindex */
 	__u32 link_id, prog_id;
 	__u32 nf_prog_id[XNF_CHAIN_MAX]; /* tail-called chains */
-	char pins[256 + 32];         /* <root>/dev/<dev> */
+	char pins[256 + 32];		 /* <root>/dev/<dev> */
 };
-int xnf_dev_status(struct xnf_dp *dp, const char *dev,
-		   struct xnf_dev_status *st);
+int xnf_dev_status(struct xnf_dp *dp, const char *dev, struct xnf_dev_status *st);
 
 /* Removes the instance's pins; -EBUSY while a device is attached. */
 int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen);

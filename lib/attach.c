@@ -50,8 +50,8 @@
 static void dev_path(char *buf, const struct xnf_dp *dp, const char *dev,
 		     const char *name)
 {
-	snprintf(buf, PATH_MAX, "%s/dev/%s%s%s", dp->root, dev,
-		 name ? "/" : "", name ?: "");
+	snprintf(buf, PATH_MAX, "%s/dev/%s%s%s", dp->root, dev, name ? "/" : "",
+		 name ?: "");
 }
 
 static bool pin_exists(const char *path)
@@ -88,37 +88,41 @@ int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
 	if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
 	    mount("bpf", parent, "bpf", 0, "mode=0700"))
 		return xnf_errf(err, errlen, -errno,
-			    "cannot mount bpffs on %s: %s; mount it with "
-			    "'mount -t bpf bpf %s'", parent, strerror(errno),
-			    parent);
+				"cannot mount bpffs on %s: %s; mount it with "
+				"'mount -t bpf bpf %s'",
+				parent, strerror(errno), parent);
 	if (create && mkdir(root, 0700) && errno != EEXIST)
-		return xnf_errf(err, errlen, -errno, "cannot create %s: %s", root,
-			    strerror(errno));
+		return xnf_errf(err, errlen, -errno, "cannot create %s: %s",
+				root, strerror(errno));
 	lock_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (lock_fd < 0) {
 		if (errno == ENOENT)
 			return xnf_errf(err, errlen, -ENOENT,
-				    "no xnf instance at %s: nothing was attached "
-				    "or configured yet (xnf attach DEV chain "
-				    "NF[,NF...])", root);
+					"no xnf instance at %s: nothing was attached "
+					"or configured yet (xnf attach DEV chain "
+					"NF[,NF...])",
+					root);
 		return xnf_errf(err, errlen, -errno, "cannot open %s: %s", root,
-			    strerror(errno));
+				strerror(errno));
 	}
 	if (flock(lock_fd, LOCK_EX)) {
 		ret = xnf_errf(err, errlen, -errno, "cannot lock %s: %s", root,
-			   strerror(errno));
+			       strerror(errno));
 		goto out_close;
 	}
 	ret = xnf_dp_open(root, create, out);
 	if (ret == -ENOENT) {
-		xnf_errf(err, errlen, ret, "no xnf instance at %s: nothing was "
-		     "attached or configured yet (xnf attach DEV chain "
-		     "NF[,NF...])", root);
+		xnf_errf(err, errlen, ret,
+			 "no xnf instance at %s: nothing was "
+			 "attached or configured yet (xnf attach DEV chain "
+			 "NF[,NF...])",
+			 root);
 		goto out_close;
 	}
 	if (ret) {
-		xnf_errf(err, errlen, ret, "cannot open the xnf instance at %s: %s",
-		     root, strerror(-ret));
+		xnf_errf(err, errlen, ret,
+			 "cannot open the xnf instance at %s: %s", root,
+			 strerror(-ret));
 		goto out_close;
 	}
 	(*out)->lock_fd = lock_fd;
@@ -167,17 +171,19 @@ int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen)
 
 	n = xnf_dev_list(dp, names, 1);
 	if (n < 0)
-		return xnf_errf(err, errlen, n, "cannot read %s/dev: %s", dp->root,
-			    strerror(-n));
+		return xnf_errf(err, errlen, n, "cannot read %s/dev: %s",
+				dp->root, strerror(-n));
 	if (n > 0)
-		return xnf_errf(err, errlen, -EBUSY, "%s is still attached; 'xnf "
-			    "detach %s' first", names[0], names[0]);
+		return xnf_errf(err, errlen, -EBUSY,
+				"%s is still attached; 'xnf "
+				"detach %s' first",
+				names[0], names[0]);
 	snprintf(path, sizeof(path), "%s/%s", dp->root, BATCH_LINK);
 	unlink(path);
 	ret = xnf_dp_destroy(dp->root);
 	if (ret)
-		return xnf_errf(err, errlen, ret, "cannot remove %s: %s", dp->root,
-			    strerror(-ret));
+		return xnf_errf(err, errlen, ret, "cannot remove %s: %s",
+				dp->root, strerror(-ret));
 	return 0;
 }
 
@@ -239,8 +245,7 @@ static bool switch_done(const struct xnf_dp *dp, const char *dev, bool *staged)
 	return id && id == (__u32)obj_id(path, false);
 }
 
-int xnf_dev_status(struct xnf_dp *dp, const char *dev,
-		   struct xnf_dev_status *st)
+int xnf_dev_status(struct xnf_dp *dp, const char *dev, struct xnf_dev_status *st)
 {
 	struct bpf_link_info linfo = {};
 	__u32 len = sizeof(linfo), i;
@@ -315,15 +320,17 @@ static int dev_recover(struct xnf_dp *dp, const char *dev, char *err,
 	dev_path(path, dp, dev, "chain");
 	/* A fused chain has no prog array: drop the old one's pin. */
 	if (!ret && (pin_exists(staged) ? rename(staged, path) :
-		     unlink(path) && errno != ENOENT))
+					  unlink(path) && errno != ENOENT))
 		ret = -errno;
 	dev_path(staged, dp, dev, "prog_new");
 	dev_path(path, dp, dev, "prog");
 	if (!ret && rename(staged, path))
 		ret = -errno;
 	if (ret)
-		return xnf_errf(err, errlen, ret, "cannot complete the chain switch "
-			    "of %s in %s: %s", dev, path, strerror(-ret));
+		return xnf_errf(err, errlen, ret,
+				"cannot complete the chain switch "
+				"of %s in %s: %s",
+				dev, path, strerror(-ret));
 	return 0;
 }
 
@@ -354,7 +361,8 @@ static int write_info(struct xnf_chain *c, __u32 key, __u32 ifindex,
 
 	memcpy(info.nf, spec->nf, sizeof(info.nf));
 	return bpf_map_update_elem(xnf_chain_dev_fd(c), &key, &info, BPF_ANY) ?
-		-errno : 0;
+		       -errno :
+		       0;
 }
 
 /* Pins the program of @c as "prog<sfx>" and, when tail-called, its prog
@@ -417,35 +425,42 @@ static int workers_running(struct xnf_dp *dp, const char *dev, char *err,
 		return 0;
 	for (q = 0; q < XNF_WORKER_MAX && !ret; q++)
 		if (!bpf_map_lookup_elem(fd, &q, &w) && xnf_worker_alive(&w))
-			ret = xnf_errf(err, errlen, -EBUSY, "an AF_XDP worker (pid "
-				   "%u) serves %s queue %u; stop it first: kill "
-				   "-TERM %u", w.pid, dev, q, w.pid);
+			ret = xnf_errf(err, errlen, -EBUSY,
+				       "an AF_XDP worker (pid "
+				       "%u) serves %s queue %u; stop it first: kill "
+				       "-TERM %u",
+				       w.pid, dev, q, w.pid);
 	close(fd);
 	return ret;
 }
 
 /* ---- attach ---- */
 
-static int link_create_err(int ret, const char *dev, __u32 xdp_flags,
-			   char *err, size_t errlen)
+static int link_create_err(int ret, const char *dev, __u32 xdp_flags, char *err,
+			   size_t errlen)
 {
 	if (ret == -EOPNOTSUPP || ret == -EINVAL)
-		return xnf_errf(err, errlen, ret, "cannot attach to %s in %s mode: "
-			    "%s; the driver may not support native XDP (try "
-			    "'mode generic') or its MTU is too large", dev,
-			    xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" :
-			    "native", strerror(-ret));
+		return xnf_errf(err, errlen, ret,
+				"cannot attach to %s in %s mode: "
+				"%s; the driver may not support native XDP (try "
+				"'mode generic') or its MTU is too large",
+				dev,
+				xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" :
+								  "native",
+				strerror(-ret));
 	if (ret == -ENOSPC)
-		return xnf_errf(err, errlen, ret, "cannot attach to %s: %s; a veth "
-			    "takes XDP only with as many receive queues as its "
-			    "peer has transmit queues (ethtool -l on both ends)",
-			    dev, strerror(-ret));
+		return xnf_errf(err, errlen, ret,
+				"cannot attach to %s: %s; a veth "
+				"takes XDP only with as many receive queues as its "
+				"peer has transmit queues (ethtool -l on both ends)",
+				dev, strerror(-ret));
 	if (ret == -EBUSY || ret == -EEXIST)
-		return xnf_errf(err, errlen, ret, "%s already has an XDP program; "
-			    "xnf never replaces a program it did not attach",
-			    dev);
+		return xnf_errf(err, errlen, ret,
+				"%s already has an XDP program; "
+				"xnf never replaces a program it did not attach",
+				dev);
 	return xnf_errf(err, errlen, ret, "cannot attach to %s: %s", dev,
-		    strerror(-ret));
+			strerror(-ret));
 }
 
 int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
@@ -462,25 +477,33 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 
 	if (!dev_name_ok(o->dev))
-		return xnf_errf(err, errlen, -EINVAL, "invalid device name '%s'",
-			    o->dev);
+		return xnf_errf(err, errlen, -EINVAL,
+				"invalid device name '%s'", o->dev);
 	if (!spec.len)
-		return xnf_errf(err, errlen, -EINVAL, "no chain given; write 'xnf "
-			    "attach %s chain firewall,l3fwd,l2fwd'", o->dev);
+		return xnf_errf(err, errlen, -EINVAL,
+				"no chain given; write 'xnf "
+				"attach %s chain firewall,l3fwd,l2fwd'",
+				o->dev);
 	if (spec.fused && spec.len > XNF_FUSED_MAX)
-		return xnf_errf(err, errlen, -E2BIG, "a fused chain holds at most "
-			    "%d NFs", XNF_FUSED_MAX);
+		return xnf_errf(err, errlen, -E2BIG,
+				"a fused chain holds at most "
+				"%d NFs",
+				XNF_FUSED_MAX);
 	if (bpf_xdp_query_id(o->ifindex, 0, &prog_id) == 0 && prog_id)
-		return xnf_errf(err, errlen, -EBUSY, "%s already runs XDP program "
-			    "id %u; xnf never replaces a program it did not "
-			    "attach: if it is xnf's, use 'xnf chain set %s "
-			    "...'; if not, remove it first (ip link set dev %s "
-			    "xdp off)", o->dev, prog_id, o->dev, o->dev);
+		return xnf_errf(err, errlen, -EBUSY,
+				"%s already runs XDP program "
+				"id %u; xnf never replaces a program it did not "
+				"attach: if it is xnf's, use 'xnf chain set %s "
+				"...'; if not, remove it first (ip link set dev %s "
+				"xdp off)",
+				o->dev, prog_id, o->dev, o->dev);
 	dev_path(path, dp, o->dev, "link");
 	if (pin_exists(path))
-		return xnf_errf(err, errlen, -EEXIST, "%s has a stale xnf "
-			    "attachment pinned at %s; run 'xnf detach %s' "
-			    "first", o->dev, path, o->dev);
+		return xnf_errf(err, errlen, -EEXIST,
+				"%s has a stale xnf "
+				"attachment pinned at %s; run 'xnf detach %s' "
+				"first",
+				o->dev, path, o->dev);
 	if (o->plan) {
 		pst = calloc(1, sizeof(*pst));
 		if (!pst)
@@ -496,23 +519,25 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	ret = xnf_chain_load(dp, o->dev, &spec, &c);
 	if (ret) {
 		xnf_errf(err, errlen, ret, "cannot load the chain for %s: %s",
-		     o->dev, strerror(-ret));
+			 o->dev, strerror(-ret));
 		goto out_undo;
 	}
 	ret = write_info(c, 0, o->ifindex, o->xdp_flags, &spec);
 	if (!ret)
 		ret = pin_chain(dp, c, o->dev, "");
 	if (ret) {
-		xnf_errf(err, errlen, ret, "cannot pin the chain of %s under %s: %s",
-		     o->dev, path, strerror(-ret));
+		xnf_errf(err, errlen, ret,
+			 "cannot pin the chain of %s under %s: %s", o->dev,
+			 path, strerror(-ret));
 		goto out_undo;
 	}
 	if (!xnf_port_exists(dp, o->ifindex)) {
 		ret = xnf_port_add(dp, o->ifindex);
 		if (ret) {
-			xnf_errf(err, errlen, ret, "cannot add %s to the egress ports "
-			     "(%s): %s", o->dev, XNF_MAP_STR(XNF_MAP_TX),
-			     strerror(-ret));
+			xnf_errf(err, errlen, ret,
+				 "cannot add %s to the egress ports "
+				 "(%s): %s",
+				 o->dev, XNF_MAP_STR(XNF_MAP_TX), strerror(-ret));
 			goto out_undo;
 		}
 		port_added = true;
@@ -522,8 +547,10 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	if (!ret)
 		ret = batch_tracer_get(dp, &tracer_created);
 	if (ret) {
-		xnf_errf(err, errlen, ret, "cannot set up the batch-size histogram "
-		     "of %s: %s", o->dev, strerror(-ret));
+		xnf_errf(err, errlen, ret,
+			 "cannot set up the batch-size histogram "
+			 "of %s: %s",
+			 o->dev, strerror(-ret));
 		goto out_undo;
 	}
 	if (o->plan) {
@@ -538,8 +565,10 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		}
 		ret = xnf_place_save(path, pst);
 		if (ret) {
-			xnf_errf(err, errlen, ret, "cannot record the placement of "
-			     "%s in %s: %s", o->dev, path, strerror(-ret));
+			xnf_errf(err, errlen, ret,
+				 "cannot record the placement of "
+				 "%s in %s: %s",
+				 o->dev, path, strerror(-ret));
 			goto out_undo;
 		}
 	}
@@ -554,7 +583,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	ret = repin(dp, link_fd, o->dev, "link");
 	if (ret) {
 		xnf_errf(err, errlen, ret, "cannot pin the XDP link of %s: %s",
-		     o->dev, strerror(-ret));
+			 o->dev, strerror(-ret));
 		goto out_undo;
 	}
 	if (o->plan) {
@@ -563,8 +592,10 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		xnf_place_apply_cpus(o->plan, pst);
 		ret = xnf_place_save(path, pst);
 		if (ret) {
-			xnf_errf(err, errlen, ret, "cannot record the placement of "
-			     "%s in %s: %s", o->dev, path, strerror(-ret));
+			xnf_errf(err, errlen, ret,
+				 "cannot record the placement of "
+				 "%s in %s: %s",
+				 o->dev, path, strerror(-ret));
 			dev_path(path, dp, o->dev, "link");
 			unlink(path);
 			goto out_undo;
@@ -611,13 +642,15 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	int ret, info_err;
 
 	if (!dev_name_ok(dev))
-		return xnf_errf(err, errlen, -EINVAL, "invalid device name '%s'",
-			    dev);
+		return xnf_errf(err, errlen, -EINVAL,
+				"invalid device name '%s'", dev);
 	dev_path(path, dp, dev, "link");
 	if (!pin_exists(path))
-		return xnf_errf(err, errlen, -ENOENT, "xnf is not attached to %s; "
-			    "'xnf status' lists the interfaces it is attached "
-			    "to", dev);
+		return xnf_errf(err, errlen, -ENOENT,
+				"xnf is not attached to %s; "
+				"'xnf status' lists the interfaces it is attached "
+				"to",
+				dev);
 	ret = workers_running(dp, dev, err, errlen);
 	if (ret)
 		return ret;
@@ -637,8 +670,8 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	/* Removing the link pin detaches the program (nothing else holds
 	 * the link); the rest only goes once in-flight packets are done. */
 	if (unlink(path)) {
-		ret = xnf_errf(err, errlen, -errno, "cannot remove %s: %s", path,
-			   strerror(errno));
+		ret = xnf_errf(err, errlen, -errno, "cannot remove %s: %s",
+			       path, strerror(errno));
 		goto out;
 	}
 	xnf_sync_rcu();
@@ -654,8 +687,9 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	ret = xnf_dev_remove(dp, dev);
 	if (ret) {
 		dev_path(path, dp, dev, NULL);
-		xnf_errf(err, errlen, ret, "detached %s but could not remove %s: %s",
-		     dev, path, strerror(-ret));
+		xnf_errf(err, errlen, ret,
+			 "detached %s but could not remove %s: %s", dev, path,
+			 strerror(-ret));
 		goto out;
 	}
 	batch_tracer_put_if_unused(dp);
@@ -676,35 +710,42 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 	int link_fd = -1, ret;
 
 	if (!dev_name_ok(dev))
-		return xnf_errf(err, errlen, -EINVAL, "invalid device name '%s'",
-			    dev);
+		return xnf_errf(err, errlen, -EINVAL,
+				"invalid device name '%s'", dev);
 	ret = dev_recover(dp, dev, err, errlen);
 	if (ret)
 		return ret;
 	if (dev_info_get(dp, dev, 0, &info))
-		return xnf_errf(err, errlen, -ENOENT, "xnf is not attached to %s; "
-			    "attach it with 'xnf attach %s chain NF[,NF...]'",
-			    dev, dev);
+		return xnf_errf(err, errlen, -ENOENT,
+				"xnf is not attached to %s; "
+				"attach it with 'xnf attach %s chain NF[,NF...]'",
+				dev, dev);
 	spec.len = chg->len;
 	memcpy(spec.nf, chg->nf, sizeof(spec.nf));
 	spec.fused = chg->fused == XNF_KEEP ? info.fused : chg->fused == XNF_ON;
 	spec.l3_fib = chg->l3_fib == XNF_KEEP ? info.l3_fib :
-		      chg->l3_fib == XNF_ON;
+						chg->l3_fib == XNF_ON;
 	if (!spec.len)
 		return xnf_errf(err, errlen, -EINVAL, "no chain given");
 	if (spec.fused && spec.len > XNF_FUSED_MAX)
-		return xnf_errf(err, errlen, -E2BIG, "a fused chain holds at most "
-			    "%d NFs", XNF_FUSED_MAX);
+		return xnf_errf(err, errlen, -E2BIG,
+				"a fused chain holds at most "
+				"%d NFs",
+				XNF_FUSED_MAX);
 
 	dev_path(path, dp, dev, "link");
 	link_fd = bpf_obj_get(path);
 	if (link_fd < 0)
-		return xnf_errf(err, errlen, -errno, "cannot open the XDP link of "
-			    "%s at %s: %s", dev, path, strerror(errno));
+		return xnf_errf(err, errlen, -errno,
+				"cannot open the XDP link of "
+				"%s at %s: %s",
+				dev, path, strerror(errno));
 	ret = xnf_chain_load(dp, dev, &spec, &c);
 	if (ret) {
-		xnf_errf(err, errlen, ret, "cannot load the new chain for %s: %s; "
-		     "the old one still runs", dev, strerror(-ret));
+		xnf_errf(err, errlen, ret,
+			 "cannot load the new chain for %s: %s; "
+			 "the old one still runs",
+			 dev, strerror(-ret));
 		goto out;
 	}
 	/* Staged pins first: if this process dies after the switch, they
@@ -714,14 +755,17 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 	if (!ret)
 		ret = pin_chain(dp, c, dev, "_new");
 	if (ret) {
-		xnf_errf(err, errlen, ret, "cannot pin the new chain of %s: %s; the "
-		     "old one still runs", dev, strerror(-ret));
+		xnf_errf(err, errlen, ret,
+			 "cannot pin the new chain of %s: %s; the "
+			 "old one still runs",
+			 dev, strerror(-ret));
 		goto out_unstage;
 	}
 	if (bpf_link_update(link_fd, xnf_chain_prog_fd(c), NULL)) {
-		ret = xnf_errf(err, errlen, -errno, "cannot switch %s to the new "
-			   "chain: %s; the old one still runs", dev,
-			   strerror(errno));
+		ret = xnf_errf(err, errlen, -errno,
+			       "cannot switch %s to the new "
+			       "chain: %s; the old one still runs",
+			       dev, strerror(errno));
 		goto out_unstage;
 	}
 	/* The new chain runs: move its pins into place (after waiting for

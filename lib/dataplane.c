@@ -37,9 +37,7 @@
 #include "batch.skel.h"
 
 #define XNF_TABLE_NAME_(t) [XNF_T_##t] = XNF_MAP_STR(XNF_MAP_##t),
-const char *const xnf_table_names[__XNF_T_MAX] = {
-	XNF_TABLES(XNF_TABLE_NAME_)
-};
+const char *const xnf_table_names[__XNF_T_MAX] = { XNF_TABLES(XNF_TABLE_NAME_) };
 #undef XNF_TABLE_NAME_
 
 static const struct xnf_config xnf_default_cfg = {
@@ -83,14 +81,16 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 	char path[PATH_MAX];
 	int err, t;
 
-	bpf_object__for_each_map(map, obj) {
+	bpf_object__for_each_map(map, obj)
+	{
 		const char *name = bpf_map__name(map);
 
 		t = xnf_table_index(name);
 		if (t >= 0 && dp->fd[t] >= 0) {
 			err = bpf_map__reuse_fd(map, dp->fd[t]);
 		} else if (t >= 0) {
-			snprintf(path, sizeof(path), "%s/tables/%s", dp->root, name);
+			snprintf(path, sizeof(path), "%s/tables/%s", dp->root,
+				 name);
 			err = bpf_map__set_pin_path(map, path);
 		} else if (dev && (!strcmp(name, XNF_MAP_STR(XNF_MAP_STATS)) ||
 				   !strcmp(name, XNF_MAP_STR(XNF_MAP_XSKS)) ||
@@ -134,7 +134,8 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 	for (i = 0; i < __XNF_T_MAX; i++)
 		dp->fd[i] = -1;
 	dp->lock_fd = -1;
-	if (snprintf(dp->root, sizeof(dp->root), "%s", root) >= (int)sizeof(dp->root)) {
+	if (snprintf(dp->root, sizeof(dp->root), "%s", root) >=
+	    (int)sizeof(dp->root)) {
 		err = -ENAMETOOLONG;
 		goto out_free;
 	}
@@ -145,11 +146,13 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 		*slash = '\0';
 	if (!is_bpffs(root) && !is_bpffs(parent)) {
 		pr_warn("Error: %s is not on a BPF filesystem; mount one with "
-			"'mount -t bpf bpf %s' or set XNF_PIN_ROOT\n", root, parent);
+			"'mount -t bpf bpf %s' or set XNF_PIN_ROOT\n",
+			root, parent);
 		err = -ENOTSUP;
 		goto out_free;
 	}
-	snprintf(path, sizeof(path), "%s/tables/%s", root, XNF_MAP_STR(XNF_MAP_CFG));
+	snprintf(path, sizeof(path), "%s/tables/%s", root,
+		 XNF_MAP_STR(XNF_MAP_CFG));
 	fresh = access(path, F_OK) != 0;
 	if (fresh && !create) {
 		err = -ENOENT;
@@ -302,7 +305,8 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 		return err;
 	next.tables_gen = now.tables_gen + 1;
 	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &next, BPF_ANY) ?
-		-errno : 0;
+		       -errno :
+		       0;
 }
 
 /*
@@ -349,7 +353,8 @@ int xnf_port_add(struct xnf_dp *dp, __u32 ifindex)
 	struct bpf_devmap_val val = { .ifindex = ifindex, .bpf_prog.fd = -1 };
 
 	return bpf_map_update_elem(dp->fd[XNF_T_TX], &ifindex, &val, BPF_ANY) ?
-		-errno : 0;
+		       -errno :
+		       0;
 }
 
 int xnf_port_del(struct xnf_dp *dp, __u32 ifindex)
@@ -499,7 +504,8 @@ __u32 xnf_netns_inode(void)
 
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex)
 {
-	struct xnf_dev_key key = { .netns = xnf_netns_inode(), .ifindex = ifindex };
+	struct xnf_dev_key key = { .netns = xnf_netns_inode(),
+				   .ifindex = ifindex };
 	int ncpus = xnf_ncpus(), err;
 	struct xnf_batch_hist *zero;
 
@@ -516,7 +522,8 @@ int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex)
 
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex)
 {
-	struct xnf_dev_key key = { .netns = xnf_netns_inode(), .ifindex = ifindex };
+	struct xnf_dev_key key = { .netns = xnf_netns_inode(),
+				   .ifindex = ifindex };
 
 	if (bpf_map_delete_elem(dp->fd[XNF_T_BATCH], &key) && errno != ENOENT)
 		return -errno;
@@ -571,8 +578,7 @@ int xnf_sync_rcu(void)
 	opts.inner_map_fd = inner;
 	outer = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "xnf_sync", 4, 4, 1,
 			       &opts);
-	if (outer < 0 ||
-	    bpf_map_update_elem(outer, &zero, &inner, BPF_ANY))
+	if (outer < 0 || bpf_map_update_elem(outer, &zero, &inner, BPF_ANY))
 		err = -errno;
 	if (outer >= 0)
 		close(outer);
@@ -593,10 +599,10 @@ struct xnf_obj {
 
 struct xnf_chain {
 	struct xnf_chain_spec spec;
-	struct xnf_obj entry;              /* entry, or the fused program */
-	struct xnf_obj nf[XNF_CHAIN_MAX];  /* slot i */
-	int array_fd;                      /* owned by entry.obj */
-	int stats_fd;                      /* owned by entry.obj */
+	struct xnf_obj entry;		  /* entry, or the fused program */
+	struct xnf_obj nf[XNF_CHAIN_MAX]; /* slot i */
+	int array_fd;			  /* owned by entry.obj */
+	int stats_fd;			  /* owned by entry.obj */
 };
 
 static bool chain_has(const struct xnf_chain_spec *spec, __u32 nf)
@@ -610,20 +616,22 @@ static bool chain_has(const struct xnf_chain_spec *spec, __u32 nf)
 }
 
 /* Opens skeleton @sk and sets the position rodata every chain program has. */
-#define XNF_OPEN_SKEL(sk, o, next_slot, spec) ({			\
-	struct sk *_s = sk##__open();					\
-	int _err = _s ? 0 : -errno;					\
-	if (_s) {							\
-		_s->rodata->xnf_next_slot = (next_slot);		\
-		_s->rodata->xnf_chain_len = (spec)->len;		\
-		_s->rodata->xnf_fail_closed =				\
-			chain_has(spec, XNF_NF_FIREWALL);		\
-		(o)->skel = _s;						\
-		(o)->destroy = (void (*)(void *))sk##__destroy;		\
-		(o)->obj = _s->obj;					\
-		(o)->prog = bpf_object__next_program(_s->obj, NULL);	\
-	}								\
-	_err; })
+#define XNF_OPEN_SKEL(sk, o, next_slot, spec)                                     \
+	({                                                                        \
+		struct sk *_s = sk##__open();                                     \
+		int _err = _s ? 0 : -errno;                                       \
+		if (_s) {                                                         \
+			_s->rodata->xnf_next_slot = (next_slot);                  \
+			_s->rodata->xnf_chain_len = (spec)->len;                  \
+			_s->rodata->xnf_fail_closed = chain_has(spec,             \
+								XNF_NF_FIREWALL); \
+			(o)->skel = _s;                                           \
+			(o)->destroy = (void (*)(void *))sk##__destroy;           \
+			(o)->obj = _s->obj;                                       \
+			(o)->prog = bpf_object__next_program(_s->obj, NULL);      \
+		}                                                                 \
+		_err;                                                             \
+	})
 
 static int xnf_open_nf(struct xnf_obj *o, __u32 nf, __u32 slot,
 		       const struct xnf_chain_spec *spec)
@@ -636,7 +644,8 @@ static int xnf_open_nf(struct xnf_obj *o, __u32 nf, __u32 slot,
 	case XNF_NF_L3FWD:
 		err = XNF_OPEN_SKEL(xnf_l3fwd, o, slot + 1, spec);
 		if (!err)
-			((struct xnf_l3fwd *)o->skel)->rodata->xnf_l3_fib = spec->l3_fib;
+			((struct xnf_l3fwd *)o->skel)->rodata->xnf_l3_fib =
+				spec->l3_fib;
 		return err;
 	case XNF_NF_L2FWD:
 		return XNF_OPEN_SKEL(xnf_l2fwd, o, slot + 1, spec);
@@ -678,8 +687,9 @@ static int xnf_load_obj(struct xnf_dp *dp, struct xnf_obj *o, const char *dev,
 
 	err = xnf_bind_maps(dp, o->obj, dev, numa_node);
 	if (!err && array_fd >= 0) {
-		struct bpf_map *m = bpf_object__find_map_by_name(o->obj,
-								 XNF_MAP_STR(XNF_MAP_CHAIN));
+		struct bpf_map *m =
+			bpf_object__find_map_by_name(o->obj,
+						     XNF_MAP_STR(XNF_MAP_CHAIN));
 
 		err = m ? bpf_map__reuse_fd(m, array_fd) : -ENOENT;
 	}
@@ -687,7 +697,8 @@ static int xnf_load_obj(struct xnf_dp *dp, struct xnf_obj *o, const char *dev,
 		err = bpf_object__load(o->obj);
 	if (err)
 		pr_warn("Error: cannot load the %s program: %s (run with -vv for "
-			"the verifier log)\n", what, strerror(-err));
+			"the verifier log)\n",
+			what, strerror(-err));
 	return err;
 }
 
@@ -704,7 +715,8 @@ int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec)
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (!len || len >= sizeof(name)) {
 			pr_warn("Error: '%s' is not a chain: write NF[,NF...] with "
-				"NFs firewall, l3fwd, l2fwd, xsk\n", text);
+				"NFs firewall, l3fwd, l2fwd, xsk\n",
+				text);
 			return -EINVAL;
 		}
 		memcpy(name, p, len);
@@ -712,16 +724,19 @@ int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec)
 		nf = xnf_nf_from_name(name);
 		if (nf < 0) {
 			pr_warn("Error: unknown NF '%s'; NFs are firewall, l3fwd, "
-				"l2fwd, xsk\n", name);
+				"l2fwd, xsk\n",
+				name);
 			return -EINVAL;
 		}
 		if (chain_has(spec, nf)) {
 			pr_warn("Error: %s appears twice in the chain; each NF "
-				"runs at most once\n", name);
+				"runs at most once\n",
+				name);
 			return -EINVAL;
 		}
 		if (spec->len == XNF_CHAIN_MAX) {
-			pr_warn("Error: a chain holds at most %d NFs\n", XNF_CHAIN_MAX);
+			pr_warn("Error: a chain holds at most %d NFs\n",
+				XNF_CHAIN_MAX);
 			return -E2BIG;
 		}
 		spec->nf[spec->len++] = nf;
@@ -771,7 +786,8 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 	if (spec->fused) {
 		err = xnf_open_fused(&c->entry, spec);
 		if (!err)
-			err = xnf_load_obj(dp, &c->entry, dev, -1, node, "fused chain");
+			err = xnf_load_obj(dp, &c->entry, dev, -1, node,
+					   "fused chain");
 		if (err)
 			goto out_free;
 	} else {
@@ -780,25 +796,29 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 			err = xnf_load_obj(dp, &c->entry, dev, -1, node, "entry");
 		if (err)
 			goto out_free;
-		c->array_fd = bpf_map__fd(((struct xnf_entry *)c->entry.skel)->maps.xnf_chain);
+		c->array_fd = bpf_map__fd(
+			((struct xnf_entry *)c->entry.skel)->maps.xnf_chain);
 		for (i = 0; i < spec->len; i++) {
 			int prog_fd;
 
 			err = xnf_open_nf(&c->nf[i], spec->nf[i], i, spec);
 			if (!err)
-				err = xnf_load_obj(dp, &c->nf[i], dev, c->array_fd,
-						   node, xnf_nf_name(spec->nf[i]));
+				err = xnf_load_obj(dp, &c->nf[i], dev,
+						   c->array_fd, node,
+						   xnf_nf_name(spec->nf[i]));
 			if (err)
 				goto out_free;
 			prog_fd = bpf_program__fd(c->nf[i].prog);
-			if (bpf_map_update_elem(c->array_fd, &i, &prog_fd, BPF_ANY)) {
+			if (bpf_map_update_elem(c->array_fd, &i, &prog_fd,
+						BPF_ANY)) {
 				err = -errno;
 				goto out_free;
 			}
 		}
 	}
-	c->stats_fd = bpf_map__fd(bpf_object__find_map_by_name(c->entry.obj,
-								XNF_MAP_STR(XNF_MAP_STATS)));
+	c->stats_fd = bpf_map__fd(
+		bpf_object__find_map_by_name(c->entry.obj,
+					     XNF_MAP_STR(XNF_MAP_STATS)));
 	*out = c;
 	return 0;
 
@@ -831,7 +851,8 @@ int xnf_chain_stats_fd(const struct xnf_chain *c)
 
 int xnf_chain_dev_fd(const struct xnf_chain *c)
 {
-	return bpf_map__fd(bpf_object__find_map_by_name(c->entry.obj, XNF_MAP_STR(XNF_MAP_DEV)));
+	return bpf_map__fd(bpf_object__find_map_by_name(c->entry.obj,
+							XNF_MAP_STR(XNF_MAP_DEV)));
 }
 
 void xnf_chain_free(struct xnf_chain *c)

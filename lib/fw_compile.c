@@ -45,17 +45,19 @@
 #define IPPROTO_SCTP 132
 #endif
 
-#define FW_PORTS 65536
+#define FW_PORTS     65536
 /* Open-addressing table of class ids, at most half full. */
 #define FW_HASH_SIZE (2 * XNF_FW_MAX_CLASSES)
 /* Entries on the prefix stack have strictly growing lengths: 0..128. */
 #define FW_PFX_DEPTH 129
 
-#define FW_F_ALL (XNF_FW_F_SRC | XNF_FW_F_DST | XNF_FW_F_PROTO | \
-		  XNF_FW_F_SPORT | XNF_FW_F_DPORT)
+#define FW_F_ALL                                                         \
+	(XNF_FW_F_SRC | XNF_FW_F_DST | XNF_FW_F_PROTO | XNF_FW_F_SPORT | \
+	 XNF_FW_F_DPORT)
 
 _Static_assert(offsetof(struct xnf_fw_lpm4_key, gen) ==
-	       offsetof(struct xnf_fw_lpm6_key, gen), "lpm key gen offset");
+		       offsetof(struct xnf_fw_lpm6_key, gen),
+	       "lpm key gen offset");
 
 static int fw_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -126,8 +128,9 @@ static int fw_check_prefix(const char *what, const __u8 *addr, __u32 len,
 	__u8 masked[16], full[16];
 
 	if (len > fw_addr_bits(family))
-		return fw_err(err, errlen, "%s prefix length %u is longer than %u",
-			      what, len, fw_addr_bits(family));
+		return fw_err(err, errlen,
+			      "%s prefix length %u is longer than %u", what,
+			      len, fw_addr_bits(family));
 	/* fw_mask() also clears the bytes an IPv4 address does not use,
 	 * which the rule may carry as garbage: compare only the used ones. */
 	fw_mask(masked, addr, len, family);
@@ -138,8 +141,8 @@ static int fw_check_prefix(const char *what, const __u8 *addr, __u32 len,
 	    !inet_ntop(af, masked, want, sizeof(want)))
 		return fw_err(err, errlen, "%s prefix has host bits set", what);
 	return fw_err(err, errlen,
-		      "%s %s/%u has host bits set; did you mean %s/%u?",
-		      what, have, len, want, len);
+		      "%s %s/%u has host bits set; did you mean %s/%u?", what,
+		      have, len, want, len);
 }
 
 /**
@@ -171,14 +174,14 @@ int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen)
 			      "family %u given without a src or dst prefix (a rule for one family only needs a prefix, e.g. 0.0.0.0/0 or ::/0)",
 			      r->family);
 	if (r->flags & XNF_FW_F_SRC) {
-		ret = fw_check_prefix("src", r->src, r->src_len, r->family,
-				      err, errlen);
+		ret = fw_check_prefix("src", r->src, r->src_len, r->family, err,
+				      errlen);
 		if (ret)
 			return ret;
 	}
 	if (r->flags & XNF_FW_F_DST) {
-		ret = fw_check_prefix("dst", r->dst, r->dst_len, r->family,
-				      err, errlen);
+		ret = fw_check_prefix("dst", r->dst, r->dst_len, r->family, err,
+				      errlen);
 		if (ret)
 			return ret;
 	}
@@ -203,13 +206,13 @@ int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen)
 /* ---- the compiler ---- */
 
 struct fw_build {
-	const struct xnf_fw_rule *rules;  /* by slot */
-	const __u32 *slot;                /* [n]: slot of rule i */
-	__u32 n;                          /* rules, in priority order */
-	__u32 nwords;                     /* 64-bit words that can be non-zero */
+	const struct xnf_fw_rule *rules; /* by slot */
+	const __u32 *slot;		 /* [n]: slot of rule i */
+	__u32 n;			 /* rules, in priority order */
+	__u32 nwords;			 /* 64-bit words that can be non-zero */
 	struct xnf_fw_compiled *c;
-	__u32 cap;                        /* classes allocated in c->classes */
-	__u32 *hash;                      /* [FW_HASH_SIZE]: class id + 1, 0 free */
+	__u32 cap;   /* classes allocated in c->classes */
+	__u32 *hash; /* [FW_HASH_SIZE]: class id + 1, 0 free */
 };
 
 static const struct xnf_fw_rule *fw_rule(const struct fw_build *b, __u32 i)
@@ -294,7 +297,7 @@ static void fw_wild(const struct fw_build *b, __u16 flag, __u64 *bm)
 }
 
 struct fw_pfx {
-	__u8 addr[16];      /* masked */
+	__u8 addr[16]; /* masked */
 	__u32 len;
 	__u32 rule;
 };
@@ -374,7 +377,8 @@ static int fw_build_prefixes(struct fw_build *b, bool dst, __u8 family,
 		bm = stack + (size_t)depth * XNF_FW_WORDS;
 		memcpy(bm, bm - XNF_FW_WORDS, XNF_FW_WORDS * sizeof(__u64));
 		for (; k < npfx && pfx[k].len == p->len &&
-		       !memcmp(pfx[k].addr, p->addr, 16); k++)
+		       !memcmp(pfx[k].addr, p->addr, 16);
+		     k++)
 			bm_set(bm, pfx[k].rule);
 		top[depth++] = p;
 		err = fw_intern(b, bm, &id);
@@ -417,9 +421,9 @@ static int fw_build_proto(struct fw_build *b, __u64 *bm)
 }
 
 struct fw_event {
-	__u32 pos;          /* first port where the change applies */
+	__u32 pos; /* first port where the change applies */
 	__u32 rule;
-	__u32 add;          /* 1: range starts, 0: range ended at pos - 1 */
+	__u32 add; /* 1: range starts, 0: range ended at pos - 1 */
 };
 
 static int fw_event_cmp(const void *a, const void *b)
@@ -459,8 +463,8 @@ static int fw_build_ports(struct fw_build *b, bool dst, __u64 *bm)
 	/* The rules without a port match: the class of the ports no range
 	 * covers, and of packets whose ports could not be read. */
 	fw_wild(b, flag, bm);
-	err = fw_intern(b, bm, dst ? &b->c->hdr.dport_none :
-				     &b->c->hdr.sport_none);
+	err = fw_intern(b, bm,
+			dst ? &b->c->hdr.dport_none : &b->c->hdr.sport_none);
 	if (err)
 		goto out;
 	for (pos = 0; pos < FW_PORTS; pos = next) {
@@ -507,7 +511,7 @@ static int fw_prio_cmp(const void *a, const void *b)
  * best matches.
  */
 struct fw_dst_key {
-	__u64 dst[2];        /* address as a 128-bit big number, v4 on top */
+	__u64 dst[2]; /* address as a 128-bit big number, v4 on top */
 	__u32 rank;
 	__u8 wild, family, len;
 };
@@ -681,7 +685,8 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 
 	err = fw_build_prefixes(&b, false, XNF_AF_INET, c->src, &c->nsrc);
 	if (!err)
-		err = fw_build_prefixes(&b, false, XNF_AF_INET6, c->src, &c->nsrc);
+		err = fw_build_prefixes(&b, false, XNF_AF_INET6, c->src,
+					&c->nsrc);
 	if (!err)
 		err = fw_build_prefixes(&b, true, XNF_AF_INET, c->dst, &c->ndst);
 	if (!err)
@@ -784,7 +789,8 @@ int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p)
 				__u32 bit = w * 64 + fw_ctz64(m);
 
 				if (bit < c->hdr.nrules &&
-				    (best < 0 || c->order[bit].rank < c->order[best].rank))
+				    (best < 0 ||
+				     c->order[bit].rank < c->order[best].rank))
 					best = bit;
 			}
 		}
@@ -874,8 +880,8 @@ int fw_array_store(const struct xnf_dp *dp, enum xnf_table t, __u32 base,
 /* Deletes every entry of generation @gen from the LPM trie @t: reads all
  * keys (both generations: at most XNF_FW_GENS * (XNF_FW_MAX_RULES + 1)),
  * then deletes those of @gen in one batch. */
-static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t,
-			__u32 ksize, __u32 gen)
+static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t, __u32 ksize,
+			__u32 gen)
 {
 	__u32 max = XNF_FW_GENS * (XNF_FW_MAX_RULES + 1), n, i, k = 0;
 	__u8 *keys, *vals;
@@ -887,14 +893,15 @@ static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = xnf_map_read_all(dp->fd[t], ksize, sizeof(__u32), max, keys,
-			       vals, &n);
+	err = xnf_map_read_all(dp->fd[t], ksize, sizeof(__u32), max, keys, vals,
+			       &n);
 	if (err) {
 		fw_map_warn(dp, t, "read", err);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		const struct xnf_fw_lpm4_key *key = (void *)(keys + (size_t)i * ksize);
+		const struct xnf_fw_lpm4_key *key = (void *)(keys +
+							     (size_t)i * ksize);
 
 		if (key->gen == gen)
 			memmove(keys + (size_t)k++ * ksize, key, ksize);
@@ -925,7 +932,8 @@ static int fw_lpm_fill(const struct xnf_dp *dp, enum xnf_table t, __u8 family,
 		goto out;
 	for (i = 0; i < n; i++) {
 		struct xnf_fw_lpm6_key key = {
-			.prefixlen = 32 + e[i].len, .gen = gen,
+			.prefixlen = 32 + e[i].len,
+			.gen = gen,
 		};
 
 		if (e[i].family != family)
@@ -968,13 +976,13 @@ int fw_tables_write(struct xnf_dp *dp, __u32 gen,
 	__u32 *keys = NULL;
 	int err;
 
-	if (c->nclasses > XNF_FW_MAX_CLASSES ||
-	    c->hdr.nrules > XNF_FW_MAX_RULES)
+	if (c->nclasses > XNF_FW_MAX_CLASSES || c->hdr.nrules > XNF_FW_MAX_RULES)
 		return -EINVAL;
 	keys = calloc(FW_PORTS, sizeof(*keys));
 	if (!keys)
 		return -ENOMEM;
-	err = fw_lpm_clear(dp, XNF_T_FW_SRC4, sizeof(struct xnf_fw_lpm4_key), gen);
+	err = fw_lpm_clear(dp, XNF_T_FW_SRC4, sizeof(struct xnf_fw_lpm4_key),
+			   gen);
 	if (!err)
 		err = fw_lpm_clear(dp, XNF_T_FW_DST4,
 				   sizeof(struct xnf_fw_lpm4_key), gen);
@@ -985,17 +993,21 @@ int fw_tables_write(struct xnf_dp *dp, __u32 gen,
 		err = fw_lpm_clear(dp, XNF_T_FW_DST6,
 				   sizeof(struct xnf_fw_lpm6_key), gen);
 	if (!err)
-		err = fw_lpm_fill(dp, XNF_T_FW_SRC4, XNF_AF_INET, c->src, c->nsrc, gen);
+		err = fw_lpm_fill(dp, XNF_T_FW_SRC4, XNF_AF_INET, c->src,
+				  c->nsrc, gen);
 	if (!err)
-		err = fw_lpm_fill(dp, XNF_T_FW_SRC6, XNF_AF_INET6, c->src, c->nsrc, gen);
+		err = fw_lpm_fill(dp, XNF_T_FW_SRC6, XNF_AF_INET6, c->src,
+				  c->nsrc, gen);
 	if (!err)
-		err = fw_lpm_fill(dp, XNF_T_FW_DST4, XNF_AF_INET, c->dst, c->ndst, gen);
+		err = fw_lpm_fill(dp, XNF_T_FW_DST4, XNF_AF_INET, c->dst,
+				  c->ndst, gen);
 	if (!err)
-		err = fw_lpm_fill(dp, XNF_T_FW_DST6, XNF_AF_INET6, c->dst, c->ndst, gen);
+		err = fw_lpm_fill(dp, XNF_T_FW_DST6, XNF_AF_INET6, c->dst,
+				  c->ndst, gen);
 	if (!err)
-		err = fw_array_store(dp, XNF_T_FW_CLASS, gen * XNF_FW_MAX_CLASSES,
-				     c->classes, sizeof(*c->classes),
-				     c->nclasses, keys);
+		err = fw_array_store(dp, XNF_T_FW_CLASS,
+				     gen * XNF_FW_MAX_CLASSES, c->classes,
+				     sizeof(*c->classes), c->nclasses, keys);
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_PROTO, gen * 256, c->proto,
 				     sizeof(c->proto[0]), 256, keys);
@@ -1007,12 +1019,12 @@ int fw_tables_write(struct xnf_dp *dp, __u32 gen,
 				     c->dport, sizeof(*c->dport), FW_PORTS, keys);
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_ORDER, gen * XNF_FW_MAX_RULES,
-				     c->order, sizeof(*c->order),
-				     c->hdr.nrules, keys);
+				     c->order, sizeof(*c->order), c->hdr.nrules,
+				     keys);
 	hdr.serial = serial;
 	if (!err)
-		err = fw_array_store(dp, XNF_T_FW_HDR, gen, &hdr, sizeof(hdr), 1,
-				     keys);
+		err = fw_array_store(dp, XNF_T_FW_HDR, gen, &hdr, sizeof(hdr),
+				     1, keys);
 	free(keys);
 	return err;
 }

@@ -46,8 +46,8 @@
 
 #include "xnf.h"
 
-#define GEN_NET4 256
-#define GEN_NET6 48
+#define GEN_NET4  256
+#define GEN_NET6  48
 #define GEN_HOSTS 24
 
 struct gen_rng {
@@ -65,53 +65,53 @@ struct gen_range {
 };
 
 struct gen_band {
-	__u32 weight;   /* percent */
-	__u8 lo, hi;    /* prefix lengths, inclusive; hi == 0: wildcard */
-	__u8 favour;    /* length that gets half of the band, 0 if none */
+	__u32 weight; /* percent */
+	__u8 lo, hi;  /* prefix lengths, inclusive; hi == 0: wildcard */
+	__u8 favour;  /* length that gets half of the band, 0 if none */
 };
 
 static const struct gen_band gen_src4[] = {
-	{ 25, 0, 0, 0 }, { 30, 32, 32, 0 }, { 25, 24, 31, 24 },
+	{ 25, 0, 0, 0 },    { 30, 32, 32, 0 }, { 25, 24, 31, 24 },
 	{ 15, 16, 23, 16 }, { 5, 8, 15, 8 },
 };
 
 static const struct gen_band gen_dst4[] = {
-	{ 5, 0, 0, 0 }, { 50, 32, 32, 0 }, { 25, 24, 31, 24 },
+	{ 5, 0, 0, 0 },	    { 50, 32, 32, 0 }, { 25, 24, 31, 24 },
 	{ 15, 16, 23, 16 }, { 5, 8, 15, 8 },
 };
 
 static const struct gen_band gen_src6[] = {
-	{ 25, 0, 0, 0 }, { 30, 128, 128, 0 }, { 20, 64, 64, 0 },
+	{ 25, 0, 0, 0 },    { 30, 128, 128, 0 }, { 20, 64, 64, 0 },
 	{ 15, 48, 63, 48 }, { 10, 32, 47, 32 },
 };
 
 static const struct gen_band gen_dst6[] = {
-	{ 5, 0, 0, 0 }, { 50, 128, 128, 0 }, { 20, 64, 64, 0 },
+	{ 5, 0, 0, 0 },	    { 50, 128, 128, 0 }, { 20, 64, 64, 0 },
 	{ 15, 48, 63, 48 }, { 10, 32, 47, 32 },
 };
 
 /* Most popular first. */
 static const __u16 gen_tcp_ports[] = {
-	80, 443, 22, 25, 8080, 21, 3389, 8443, 143, 993, 110, 995, 23, 389,
-	636, 3306, 5432, 1433, 6379, 445, 139, 179, 2049, 111, 5060, 9200,
+	80,   443, 22,	25,  8080, 21,	3389, 8443, 143,
+	993,  110, 995, 23,  389,  636, 3306, 5432, 1433,
+	6379, 445, 139, 179, 2049, 111, 5060, 9200,
 };
 
 static const __u16 gen_udp_ports[] = {
-	53, 123, 161, 514, 500, 4500, 1812, 1813, 69, 137, 138, 162, 5060,
-	2049, 111, 67, 68, 11211,
+	53,  123, 161, 514,  500,  4500, 1812, 1813, 69,
+	137, 138, 162, 5060, 2049, 111,	 67,   68,   11211,
 };
 
 static const struct gen_range gen_ranges[] = {
-	{ 6000, 6063 },     /* X11 */
-	{ 33434, 33534 },   /* traceroute */
-	{ 49152, 65535 },   /* IANA ephemeral */
-	{ 32768, 60999 },   /* Linux ephemeral */
-	{ 1024, 5000 },     /* old BSD ephemeral */
-	{ 137, 139 },       /* NetBIOS */
-	{ 20, 21 },         /* FTP */
-	{ 5060, 5061 },     /* SIP */
-	{ 8000, 8099 },
-	{ 16384, 32767 },   /* RTP */
+	{ 6000, 6063 },			    /* X11 */
+	{ 33434, 33534 },		    /* traceroute */
+	{ 49152, 65535 },		    /* IANA ephemeral */
+	{ 32768, 60999 },		    /* Linux ephemeral */
+	{ 1024, 5000 },			    /* old BSD ephemeral */
+	{ 137, 139 },			    /* NetBIOS */
+	{ 20, 21 },			    /* FTP */
+	{ 5060, 5061 },			    /* SIP */
+	{ 8000, 8099 },	  { 16384, 32767 }, /* RTP */
 };
 
 static __u64 gen_splitmix64(__u64 x)
@@ -159,8 +159,7 @@ static __u32 gen_skewed(struct gen_rng *r, __u32 n)
 }
 
 /* A prefix length from @bands (weights summing to 100); 0 = wildcard. */
-static __u32 gen_len(struct gen_rng *r, const struct gen_band *bands,
-		     __u32 nbands)
+static __u32 gen_len(struct gen_rng *r, const struct gen_band *bands, __u32 nbands)
 {
 	__u32 x = gen_below(r, 100), i;
 
@@ -173,8 +172,7 @@ static __u32 gen_len(struct gen_rng *r, const struct gen_band *bands,
 	return gen_range(r, bands[i].lo, bands[i].hi);
 }
 
-static void gen_random_bits(struct gen_rng *r, __u8 *addr, __u32 from,
-			    __u32 to)
+static void gen_random_bits(struct gen_rng *r, __u8 *addr, __u32 from, __u32 to)
 {
 	__u32 bit;
 
@@ -186,7 +184,9 @@ static void gen_random_bits(struct gen_rng *r, __u8 *addr, __u32 from,
 static void gen_net4(struct gen_rng *r, struct gen_net *net)
 {
 	static const __u8 doc[3][3] = {
-		{ 192, 0, 2 }, { 198, 51, 100 }, { 203, 0, 113 },
+		{ 192, 0, 2 },
+		{ 198, 51, 100 },
+		{ 203, 0, 113 },
 	};
 	__u8 base[16] = {};
 	__u32 x = gen_below(r, 100), i;
@@ -231,8 +231,8 @@ static void gen_net6(struct gen_rng *r, struct gen_net *net)
 }
 
 /* A host of a skew-picked network, masked to @len. */
-static void gen_addr(struct gen_rng *r, const struct gen_net *nets,
-		     __u32 nnets, __u32 len, __u8 *addr)
+static void gen_addr(struct gen_rng *r, const struct gen_net *nets, __u32 nnets,
+		     __u32 len, __u8 *addr)
 {
 	const struct gen_net *net = &nets[gen_skewed(r, nnets)];
 	__u32 bit;
@@ -246,8 +246,9 @@ static void gen_ports(struct gen_rng *r, bool dst, __u8 proto, __u16 *lo,
 		      __u16 *hi, bool *set)
 {
 	const __u16 *em = proto == IPPROTO_TCP ? gen_tcp_ports : gen_udp_ports;
-	__u32 nem = proto == IPPROTO_TCP ? sizeof(gen_tcp_ports) / sizeof(__u16) :
-					   sizeof(gen_udp_ports) / sizeof(__u16);
+	__u32 nem = proto == IPPROTO_TCP ?
+			    sizeof(gen_tcp_ports) / sizeof(__u16) :
+			    sizeof(gen_udp_ports) / sizeof(__u16);
 	/* Cumulative percent of WC, EM, HI, LO; AR is the rest. */
 	__u32 wc = dst ? 20 : 80, x = gen_below(r, 100);
 	__u32 nem_pct = dst ? 50 : 5, hi_pct = 10, lo_pct = dst ? 5 : 0;
@@ -269,12 +270,13 @@ static void gen_ports(struct gen_rng *r, bool dst, __u8 proto, __u16 *lo,
 	} else if (gen_pct(r, 70)) {
 		const struct gen_range *g =
 			&gen_ranges[gen_skewed(r, sizeof(gen_ranges) /
-						  sizeof(gen_ranges[0]))];
+							  sizeof(gen_ranges[0]))];
 
 		*lo = g->lo;
 		*hi = g->hi;
 	} else {
-		static const __u16 widths[] = { 1, 2, 3, 7, 15, 31, 63, 99, 255, 999 };
+		static const __u16 widths[] = { 1,  2,	3,  7,	 15,
+						31, 63, 99, 255, 999 };
 
 		*lo = gen_range(r, 1, 65000);
 		w = widths[gen_below(r, sizeof(widths) / sizeof(widths[0]))];
@@ -314,8 +316,10 @@ int xnf_fw_generate(struct xnf_fw_rule *rules, __u32 n, __u32 seed)
 		r->in_use = 1;
 		r->action = gen_pct(&rng, 80) ? XNF_FW_ALLOW : XNF_FW_DROP;
 
-		slen = v6 ? gen_len(&rng, gen_src6, 5) : gen_len(&rng, gen_src4, 5);
-		dlen = v6 ? gen_len(&rng, gen_dst6, 5) : gen_len(&rng, gen_dst4, 5);
+		slen = v6 ? gen_len(&rng, gen_src6, 5) :
+			    gen_len(&rng, gen_src4, 5);
+		dlen = v6 ? gen_len(&rng, gen_dst6, 5) :
+			    gen_len(&rng, gen_dst4, 5);
 		if (slen) {
 			r->flags |= XNF_FW_F_SRC;
 			r->src_len = slen;

@@ -36,11 +36,11 @@ struct fw_active {
  * how many are in use, where the empty tail begins, and the highest prio.
  */
 struct xnf_fw_set {
-	__u32 default_action;        /* enum xnf_fw_action */
-	__u32 nrules;                /* slots in use */
-	__u32 top;                   /* slots from here on are empty */
-	__u32 last;                  /* highest prio in use, if nrules */
-	bool last_stale;             /* a rule of prio last went away */
+	__u32 default_action; /* enum xnf_fw_action */
+	__u32 nrules;	      /* slots in use */
+	__u32 top;	      /* slots from here on are empty */
+	__u32 last;	      /* highest prio in use, if nrules */
+	bool last_stale;      /* a rule of prio last went away */
 	struct xnf_fw_rule rules[XNF_FW_MAX_RULES];
 };
 
@@ -330,8 +330,7 @@ void xnf_fw_set_flush(struct xnf_fw_set *set)
 
 /* Zeroes the hit counters of the slots in use in @rules whose rule is not
  * the one @old holds there: one batch update. */
-static int fw_hits_zero_changed(struct xnf_dp *dp,
-				const struct xnf_fw_rule *old,
+static int fw_hits_zero_changed(struct xnf_dp *dp, const struct xnf_fw_rule *old,
 				const struct xnf_fw_rule *rules, __u32 *keys)
 {
 	__u32 i, n = 0, vsz;
@@ -339,7 +338,8 @@ static int fw_hits_zero_changed(struct xnf_dp *dp,
 	int err;
 
 	for (i = 0; i < XNF_FW_MAX_RULES; i++)
-		if (rules[i].in_use && memcmp(&old[i], &rules[i], sizeof(rules[i])))
+		if (rules[i].in_use &&
+		    memcmp(&old[i], &rules[i], sizeof(rules[i])))
 			keys[n++] = i;
 	err = xnf_map_value_size(dp->fd[XNF_T_FW_HITS], &vsz);
 	if (err)
@@ -419,7 +419,8 @@ int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
 	/* 4. */
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_RULES, gen * XNF_FW_MAX_RULES,
-				     rules, sizeof(*rules), XNF_FW_MAX_RULES, keys);
+				     rules, sizeof(*rules), XNF_FW_MAX_RULES,
+				     keys);
 	if (!err)
 		err = fw_tables_write(dp, gen, c, a.hdr.serial + 1);
 	if (err)

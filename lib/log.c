@@ -34,8 +34,7 @@ void xnf_log(enum xnf_log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	xnf_vlog(XNF_LOG_DEBUG, "  ", fmt, ap);
 	return 0;

@@ -87,7 +87,8 @@ static int map_read_batch(int fd, __u32 ksz, __u32 vsz, __u32 max, __u8 *keys,
 				break;
 			return err ?: -E2BIG;
 		}
-		err = bpf_map_lookup_batch(fd, in, cur_out, keys + (size_t)done * ksz,
+		err = bpf_map_lookup_batch(fd, in, cur_out,
+					   keys + (size_t)done * ksz,
 					   vals + (size_t)done * vsz, &n, &opts);
 		/* A hash bucket larger than the room left. */
 		if (err == -ENOSPC)
@@ -128,7 +129,7 @@ static int map_read_walk(int fd, __u32 ksz, __u32 vsz, __u32 max, __u8 *keys,
 		prev = key;
 		if (done == max) {
 			if (bpf_map_lookup_elem(fd, key, spare_v))
-				continue;       /* deleted meanwhile */
+				continue; /* deleted meanwhile */
 			return -E2BIG;
 		}
 		if (bpf_map_lookup_elem(fd, key, vals + (size_t)done * vsz))
@@ -204,8 +205,7 @@ int xnf_map_read_all(int fd, __u32 key_size, __u32 value_size, __u32 max,
  * Return: 0 or a negative errno.
  */
 int xnf_map_update_all(int fd, const void *keys, const void *values,
-		       __u32 key_size, __u32 value_size, __u32 count,
-		       __u64 flags)
+		       __u32 key_size, __u32 value_size, __u32 count, __u64 flags)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts, .elem_flags = flags);
 	__u32 i, n = count;
@@ -219,8 +219,11 @@ int xnf_map_update_all(int fd, const void *keys, const void *values,
 	/* Rewriting what the batch may already have written is harmless
 	 * for BPF_ANY; with BPF_NOEXIST only what it did not write is. */
 	for (i = flags == BPF_NOEXIST ? n : 0, err = 0; i < count && !err; i++)
-		err = bpf_map_update_elem(fd, (const __u8 *)keys + (size_t)i * key_size,
-					  (const __u8 *)values + (size_t)i * value_size,
+		err = bpf_map_update_elem(fd,
+					  (const __u8 *)keys +
+						  (size_t)i * key_size,
+					  (const __u8 *)values +
+						  (size_t)i * value_size,
 					  flags);
 	return err;
 }
@@ -251,11 +254,12 @@ int xnf_map_delete_all(int fd, const void *keys, __u32 key_size, __u32 count)
 	if (!map_no_batch(err) && err != -ENOENT)
 		return err;
 	if (err == -ENOENT)
-		n = n < count ? n : count;  /* the batch stopped at a missing key */
+		n = n < count ? n : count; /* the batch stopped at a missing key */
 	else
 		n = 0;
 	for (i = n, err = 0; i < count && !err; i++) {
-		err = bpf_map_delete_elem(fd, (const __u8 *)keys + (size_t)i * key_size);
+		err = bpf_map_delete_elem(fd, (const __u8 *)keys +
+						      (size_t)i * key_size);
 		if (err == -ENOENT)
 			err = 0;
 	}

@@ -6,10 +6,8 @@
 #include "xnf.h"
 
 static const char *const nf_names[__XNF_NF_MAX] = {
-	[XNF_NF_ENTRY] = "entry",
-	[XNF_NF_FIREWALL] = "firewall",
-	[XNF_NF_L3FWD] = "l3fwd",
-	[XNF_NF_L2FWD] = "l2fwd",
+	[XNF_NF_ENTRY] = "entry", [XNF_NF_FIREWALL] = "firewall",
+	[XNF_NF_L3FWD] = "l3fwd", [XNF_NF_L2FWD] = "l2fwd",
 	[XNF_NF_XSK] = "xsk",
 };
 
@@ -37,10 +35,8 @@ static const char *const reason_names[__XNF_R_MAX] = {
 };
 
 static const char *const verdict_names[__XNF_V_MAX] = {
-	[XNF_V_PASS] = "pass",
-	[XNF_V_DROP] = "drop",
-	[XNF_V_REDIRECT] = "redirect",
-	[XNF_V_FLOOD] = "flood",
+	[XNF_V_PASS] = "pass",	       [XNF_V_DROP] = "drop",
+	[XNF_V_REDIRECT] = "redirect", [XNF_V_FLOOD] = "flood",
 	[XNF_V_XSK] = "xsk",
 };
 

@@ -23,18 +23,19 @@
 
 /* Large enough for any one datagram of a dump: the kernel fills at most
  * 32 KiB per skb when the reader offers that much. */
-#define NEIGH_BUF_SIZE (64 * 1024)
+#define NEIGH_BUF_SIZE	 (64 * 1024)
 /* A dump that raced with a table change (NLM_F_DUMP_INTR) is redone. */
 #define NEIGH_DUMP_TRIES 3
 
-#define NUD_USABLE (NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | \
-		    NUD_PERMANENT | NUD_NOARP)
+#define NUD_USABLE                                                           \
+	(NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT | \
+	 NUD_NOARP)
 
 struct neigh_query {
-	int af;                  /* AF_INET / AF_INET6 */
-	size_t alen;             /* 4 / 16 */
+	int af;	     /* AF_INET / AF_INET6 */
+	size_t alen; /* 4 / 16 */
 	const void *addr;
-	__u32 ifindex;           /* 0: any */
+	__u32 ifindex; /* 0: any */
 	struct xnf_neigh *out;
 	int max;
 	int found;
@@ -108,8 +109,8 @@ static int neigh_dump(int fd, char *buf, __u32 seq, struct neigh_query *q)
 		struct nlmsghdr *nh;
 		ssize_t n;
 
-		n = recvfrom(fd, buf, NEIGH_BUF_SIZE, 0, (struct sockaddr *)&from,
-			     &fromlen);
+		n = recvfrom(fd, buf, NEIGH_BUF_SIZE, 0,
+			     (struct sockaddr *)&from, &fromlen);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -145,7 +146,10 @@ int xnf_neigh_lookup(int family, const void *addr, __u32 ifindex,
 		     struct xnf_neigh *out, int max)
 {
 	struct neigh_query q = {
-		.addr = addr, .ifindex = ifindex, .out = out, .max = max,
+		.addr = addr,
+		.ifindex = ifindex,
+		.out = out,
+		.max = max,
 	};
 	int fd, err, try;
 	char *buf;

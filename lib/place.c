@@ -62,7 +62,8 @@ void xnf_place_state_init(const struct xnf_plan *p, struct xnf_place_state *st)
 		st->q[i].cpu = p->q[i].cpu;
 		st->q[i].worker_cpu = p->q[i].worker_cpu;
 		st->q[i].flags = p->use_napi_threads ? XNF_PLACE_Q_NAPI :
-				 p->q[i].irq >= 0 ? XNF_PLACE_Q_IRQ : 0;
+				 p->q[i].irq >= 0    ? XNF_PLACE_Q_IRQ :
+						       0;
 		st->q[i].napi_id = p->nic.q[i].napi_id;
 	}
 	if (p->use_napi_threads)
@@ -109,18 +110,21 @@ int xnf_place_apply_channels(const struct xnf_plan *p, bool strict,
 	return 0;
 refused:
 	if (strict) {
-		snprintf(err, errlen, "%s refused %d %s channels: %s (try 'ethtool "
-			 "-L %s %s %d' to see why)", p->dev, p->nqueues,
-			 p->nic.ch.max_combined ? "combined" : "rx", strerror(-ret),
-			 p->dev, p->nic.ch.max_combined ? "combined" : "rx",
-			 p->nqueues);
+		snprintf(err, errlen,
+			 "%s refused %d %s channels: %s (try 'ethtool "
+			 "-L %s %s %d' to see why)",
+			 p->dev, p->nqueues,
+			 p->nic.ch.max_combined ? "combined" : "rx",
+			 strerror(-ret), p->dev,
+			 p->nic.ch.max_combined ? "combined" : "rx", p->nqueues);
 		return ret;
 	}
 	pr_warn("Warning: %s kept its %d queues (setting %d failed: %s); the "
-		"placement covers its first %d\n", p->dev, p->queues_now,
-		p->nqueues, strerror(-ret),
+		"placement covers its first %d\n",
+		p->dev, p->queues_now, p->nqueues, strerror(-ret),
 		p->nqueues < p->queues_now ? p->nqueues : p->queues_now);
-	st->info.nqueues = p->nqueues < p->queues_now ? p->nqueues : p->queues_now;
+	st->info.nqueues = p->nqueues < p->queues_now ? p->nqueues :
+							p->queues_now;
 	return 0;
 }
 
@@ -128,7 +132,8 @@ static int irq_set(const char *root, int irq, const struct xnf_cpuset *s)
 {
 	char path[PATH_MAX], list[4096];
 
-	sysfs_path(path, sizeof(path), root, "/proc/irq/%d/smp_affinity_list", irq);
+	sysfs_path(path, sizeof(path), root, "/proc/irq/%d/smp_affinity_list",
+		   irq);
 	xnf_cpuset_format(s, list, sizeof(list));
 	strcat(list, "\n");
 	return sysfs_write(path, list);
@@ -182,9 +187,12 @@ int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)
 			if (ret) {
 				/* Managed IRQs (the kernel spreads them) refuse. */
 				pr_warn("Warning: cannot set the affinity of IRQ %d "
-					"(%s, queue %d) to CPU %u: %s%s\n", q->irq,
-					nic->q[i].irq_name, i, q->cpu, strerror(-ret),
-					ret == -EIO ? " (an IRQ the kernel manages)" : "");
+					"(%s, queue %d) to CPU %u: %s%s\n",
+					q->irq, nic->q[i].irq_name, i, q->cpu,
+					strerror(-ret),
+					ret == -EIO ?
+						" (an IRQ the kernel manages)" :
+						"");
 				first_err = first_err ?: ret;
 				continue;
 			}
@@ -201,7 +209,8 @@ int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)
 			if (ret) {
 				pr_warn("Warning: cannot turn on threaded NAPI on %s "
 					"(%s): its receive work runs on the CPU of "
-					"the sender\n", p->dev, strerror(-ret));
+					"the sender\n",
+					p->dev, strerror(-ret));
 				free(nic);
 				return first_err ?: ret;
 			}
@@ -220,17 +229,20 @@ int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)
 
 			if (!nic->q[i].napi_pid) {
 				pr_warn("Warning: no napi thread found for queue %d of "
-					"%s: not pinned\n", i, p->dev);
+					"%s: not pinned\n",
+					i, p->dev);
 				continue;
 			}
 			xnf_cpuset_zero(&one);
 			xnf_cpuset_set(&one, q->cpu);
 			mask_to_words(&nic->q[i].napi_affinity, q->prev_napi);
-			ret = topo_thread_set_affinity(p->root, nic->q[i].napi_pid, &one);
+			ret = topo_thread_set_affinity(p->root,
+						       nic->q[i].napi_pid, &one);
 			if (ret) {
 				pr_warn("Warning: cannot pin napi thread %d (queue %d "
-					"of %s) to CPU %u: %s\n", nic->q[i].napi_pid, i,
-					p->dev, q->cpu, strerror(-ret));
+					"of %s) to CPU %u: %s\n",
+					nic->q[i].napi_pid, i, p->dev, q->cpu,
+					strerror(-ret));
 				first_err = first_err ?: ret;
 				continue;
 			}
@@ -251,7 +263,8 @@ static int find_napi(const struct xnf_nic *nic, const struct xnf_place_queue *q,
 	for (i = 0; i < XNF_PLACE_MAX_QUEUES && q->napi_id; i++)
 		if (nic->q[i].napi_id == q->napi_id && nic->q[i].napi_pid)
 			return i;
-	return queue < XNF_PLACE_MAX_QUEUES && nic->q[queue].napi_pid ? queue : -1;
+	return queue < XNF_PLACE_MAX_QUEUES && nic->q[queue].napi_pid ? queue :
+									-1;
 }
 
 int xnf_place_restore_napi(const char *root, const char *dev,
@@ -269,7 +282,8 @@ int xnf_place_restore_napi(const char *root, const char *dev,
 		return -ENOMEM;
 	ret = xnf_nic_read(root, dev, nic, ebuf, sizeof(ebuf));
 	if (ret) {
-		pr_warn("Warning: cannot restore threaded NAPI of %s: %s\n", dev, ebuf);
+		pr_warn("Warning: cannot restore threaded NAPI of %s: %s\n",
+			dev, ebuf);
 		free(nic);
 		return ret;
 	}
@@ -283,11 +297,12 @@ int xnf_place_restore_napi(const char *root, const char *dev,
 			words_to_mask(st->q[i].prev_napi, &prev);
 			if (k < 0 || !xnf_cpuset_count(&prev))
 				continue;
-			ret = topo_thread_set_affinity(root, nic->q[k].napi_pid, &prev);
+			ret = topo_thread_set_affinity(root, nic->q[k].napi_pid,
+						       &prev);
 			if (ret) {
 				pr_warn("Warning: cannot restore the affinity of napi "
-					"thread %d of %s: %s\n", nic->q[k].napi_pid,
-					dev, strerror(-ret));
+					"thread %d of %s: %s\n",
+					nic->q[k].napi_pid, dev, strerror(-ret));
 				first_err = first_err ?: ret;
 			}
 		}
@@ -296,7 +311,8 @@ int xnf_place_restore_napi(const char *root, const char *dev,
 		if (ret) {
 			pr_warn("Warning: cannot turn threaded NAPI off again on %s "
 				"(%s): 'echo 0 > /sys/class/net/%s/threaded' while "
-				"it has XDP attached\n", dev, strerror(-ret), dev);
+				"it has XDP attached\n",
+				dev, strerror(-ret), dev);
 			first_err = ret;
 		}
 	}
@@ -323,9 +339,10 @@ int xnf_place_restore_host(const char *root, const char *dev,
 		}
 		if (ret) {
 			pr_warn("Warning: cannot restore the channels of %s (combined "
-				"%u rx %u tx %u other %u): %s\n", dev,
-				st->info.prev_combined, st->info.prev_rx,
-				st->info.prev_tx, st->info.prev_other, strerror(-ret));
+				"%u rx %u tx %u other %u): %s\n",
+				dev, st->info.prev_combined, st->info.prev_rx,
+				st->info.prev_tx, st->info.prev_other,
+				strerror(-ret));
 			first_err = ret;
 		}
 	}
@@ -336,7 +353,8 @@ int xnf_place_restore_host(const char *root, const char *dev,
 		if (!(q->flags & XNF_PLACE_Q_IRQ) || q->irq < 0)
 			continue;
 		for (j = 0; j < i; j++)
-			if ((st->q[j].flags & XNF_PLACE_Q_IRQ) && st->q[j].irq == q->irq)
+			if ((st->q[j].flags & XNF_PLACE_Q_IRQ) &&
+			    st->q[j].irq == q->irq)
 				done = true;
 		words_to_mask(q->prev_irq, &prev);
 		if (done || !xnf_cpuset_count(&prev))
@@ -344,7 +362,8 @@ int xnf_place_restore_host(const char *root, const char *dev,
 		ret = irq_set(root, q->irq, &prev);
 		if (ret) {
 			pr_warn("Warning: cannot restore the affinity of IRQ %d to "
-				"%s: %s\n", q->irq,
+				"%s: %s\n",
+				q->irq,
 				xnf_cpuset_format(&prev, list, sizeof(list)),
 				strerror(-ret));
 			first_err = first_err ?: ret;
@@ -358,12 +377,18 @@ int xnf_place_restore_host(const char *root, const char *dev,
 const char *xnf_drift_kind_name(enum xnf_drift_kind k)
 {
 	switch (k) {
-	case XNF_DRIFT_CHANNELS: return "channels";
-	case XNF_DRIFT_IRQ: return "irq";
-	case XNF_DRIFT_NAPI: return "napi";
-	case XNF_DRIFT_NAPI_GONE: return "napi_gone";
-	case XNF_DRIFT_THREADED: return "threaded";
-	case XNF_DRIFT_WORKER: return "worker";
+	case XNF_DRIFT_CHANNELS:
+		return "channels";
+	case XNF_DRIFT_IRQ:
+		return "irq";
+	case XNF_DRIFT_NAPI:
+		return "napi";
+	case XNF_DRIFT_NAPI_GONE:
+		return "napi_gone";
+	case XNF_DRIFT_THREADED:
+		return "threaded";
+	case XNF_DRIFT_WORKER:
+		return "worker";
 	}
 	return "?";
 }
@@ -410,15 +435,18 @@ int xnf_place_drift(const char *root, const char *dev,
 		e = drift_add(d, max, &n, XNF_DRIFT_CHANNELS, -1);
 		e->want = want;
 		e->now_count = now;
-		snprintf(e->text, sizeof(e->text), "%s has %d queues, %d at attach "
-			 "(channels changed since: 'ethtool -l %s')", dev, now,
-			 want, dev);
+		snprintf(e->text, sizeof(e->text),
+			 "%s has %d queues, %d at attach "
+			 "(channels changed since: 'ethtool -l %s')",
+			 dev, now, want, dev);
 	}
 	if ((st->info.flags & XNF_PLACE_THREADED) && nic->threaded == 0) {
 		e = drift_add(d, max, &n, XNF_DRIFT_THREADED, -1);
 		e->want = 1;
-		snprintf(e->text, sizeof(e->text), "threaded NAPI of %s was turned "
-			 "off: receive work runs on the sender's CPU again", dev);
+		snprintf(e->text, sizeof(e->text),
+			 "threaded NAPI of %s was turned "
+			 "off: receive work runs on the sender's CPU again",
+			 dev);
 	}
 	for (i = 0; i < (int)st->info.nqueues && i < XNF_PLACE_MAX_QUEUES; i++) {
 		const struct xnf_place_queue *q = &st->q[i];
@@ -428,18 +456,22 @@ int xnf_place_drift(const char *root, const char *dev,
 		if ((q->flags & XNF_PLACE_Q_IRQ) && q->irq >= 0) {
 			struct xnf_cpuset aff;
 
-			if (sysfs_read_cpuset(root, &aff, "/proc/irq/%d/smp_affinity_list",
-					q->irq))
+			if (sysfs_read_cpuset(root, &aff,
+					      "/proc/irq/%d/smp_affinity_list",
+					      q->irq))
 				xnf_cpuset_zero(&aff);
 			if (!xnf_cpuset_equal(&aff, &one)) {
 				e = drift_add(d, max, &n, XNF_DRIFT_IRQ, i);
 				e->irq = q->irq;
 				e->want = q->cpu;
 				e->now = aff;
-				snprintf(e->text, sizeof(e->text), "IRQ %d (queue %d) "
+				snprintf(e->text, sizeof(e->text),
+					 "IRQ %d (queue %d) "
 					 "may run on CPUs %s, the placement says %u "
-					 "(moved by irqbalance or by hand?)", q->irq, i,
-					 xnf_cpuset_format(&aff, list, sizeof(list)),
+					 "(moved by irqbalance or by hand?)",
+					 q->irq, i,
+					 xnf_cpuset_format(&aff, list,
+							   sizeof(list)),
 					 q->cpu);
 			}
 		}
@@ -448,18 +480,24 @@ int xnf_place_drift(const char *root, const char *dev,
 			if (k < 0) {
 				e = drift_add(d, max, &n, XNF_DRIFT_NAPI_GONE, i);
 				e->want = q->cpu;
-				snprintf(e->text, sizeof(e->text), "queue %d of %s has "
+				snprintf(e->text, sizeof(e->text),
+					 "queue %d of %s has "
 					 "no napi thread any more (threaded NAPI off, "
-					 "or XDP re-attached by someone else)", i, dev);
-			} else if (!xnf_cpuset_equal(&nic->q[k].napi_affinity, &one)) {
+					 "or XDP re-attached by someone else)",
+					 i, dev);
+			} else if (!xnf_cpuset_equal(&nic->q[k].napi_affinity,
+						     &one)) {
 				e = drift_add(d, max, &n, XNF_DRIFT_NAPI, i);
 				e->want = q->cpu;
 				e->now = nic->q[k].napi_affinity;
-				snprintf(e->text, sizeof(e->text), "napi thread %d "
+				snprintf(e->text, sizeof(e->text),
+					 "napi thread %d "
 					 "(queue %d) may run on CPUs %s, the placement "
-					 "says %u", nic->q[k].napi_pid, i,
+					 "says %u",
+					 nic->q[k].napi_pid, i,
 					 xnf_cpuset_format(&nic->q[k].napi_affinity,
-							   list, sizeof(list)), q->cpu);
+							   list, sizeof(list)),
+					 q->cpu);
 			}
 		}
 	}
@@ -478,9 +516,11 @@ static int place_maps(const char *pin_dir, struct xnf_placement **out)
 	skel = xnf_placement__open();
 	if (!skel)
 		return -errno;
-	snprintf(path, sizeof(path), "%s/%s", pin_dir, XNF_MAP_STR(XNF_MAP_PLACE));
+	snprintf(path, sizeof(path), "%s/%s", pin_dir,
+		 XNF_MAP_STR(XNF_MAP_PLACE));
 	err = bpf_map__set_pin_path(skel->maps.xnf_place, path);
-	snprintf(path, sizeof(path), "%s/%s", pin_dir, XNF_MAP_STR(XNF_MAP_PLACE_Q));
+	snprintf(path, sizeof(path), "%s/%s", pin_dir,
+		 XNF_MAP_STR(XNF_MAP_PLACE_Q));
 	err = err ?: bpf_map__set_pin_path(skel->maps.xnf_place_q, path);
 	/* Creates and pins the maps, or reuses the pinned ones. */
 	err = err ?: xnf_placement__load(skel);
@@ -506,8 +546,8 @@ int xnf_place_save(const char *pin_dir, const struct xnf_place_state *st)
 		if (bpf_map_update_elem(fd, &i, &st->q[i], BPF_ANY))
 			err = -errno;
 	/* The header last: a reader sees nqueues only once they exist. */
-	if (!err && bpf_map_update_elem(bpf_map__fd(skel->maps.xnf_place), &zero,
-					&st->info, BPF_ANY))
+	if (!err && bpf_map_update_elem(bpf_map__fd(skel->maps.xnf_place),
+					&zero, &st->info, BPF_ANY))
 		err = -errno;
 	xnf_placement__destroy(skel);
 	return err;
@@ -520,7 +560,8 @@ int xnf_place_load(const char *pin_dir, struct xnf_place_state *st)
 	int fd, err = 0;
 
 	memset(st, 0, sizeof(*st));
-	snprintf(path, sizeof(path), "%s/%s", pin_dir, XNF_MAP_STR(XNF_MAP_PLACE));
+	snprintf(path, sizeof(path), "%s/%s", pin_dir,
+		 XNF_MAP_STR(XNF_MAP_PLACE));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
@@ -531,7 +572,8 @@ int xnf_place_load(const char *pin_dir, struct xnf_place_state *st)
 		return err;
 	if (st->info.nqueues > XNF_PLACE_MAX_QUEUES)
 		return -EPROTO;
-	snprintf(path, sizeof(path), "%s/%s", pin_dir, XNF_MAP_STR(XNF_MAP_PLACE_Q));
+	snprintf(path, sizeof(path), "%s/%s", pin_dir,
+		 XNF_MAP_STR(XNF_MAP_PLACE_Q));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
@@ -551,7 +593,8 @@ int xnf_place_worker(const char *pin_root, const char *dev, __u32 queue,
 	__u32 zero = 0;
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "%s/dev/%s/%s", pin_root, dev, XNF_MAP_STR(XNF_MAP_PLACE));
+	snprintf(path, sizeof(path), "%s/dev/%s/%s", pin_root, dev,
+		 XNF_MAP_STR(XNF_MAP_PLACE));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
@@ -562,7 +605,8 @@ int xnf_place_worker(const char *pin_root, const char *dev, __u32 queue,
 		return err;
 	if (queue >= info.nqueues)
 		return -ERANGE;
-	snprintf(path, sizeof(path), "%s/dev/%s/%s", pin_root, dev, XNF_MAP_STR(XNF_MAP_PLACE_Q));
+	snprintf(path, sizeof(path), "%s/dev/%s/%s", pin_root, dev,
+		 XNF_MAP_STR(XNF_MAP_PLACE_Q));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;

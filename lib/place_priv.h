@@ -11,7 +11,7 @@
 
 #include "placement.h"
 
-#define for_each_cpu(cpu, set) \
+#define for_each_cpu(cpu, set)                              \
 	for ((cpu) = xnf_cpuset_next((set), 0); (cpu) >= 0; \
 	     (cpu) = xnf_cpuset_next((set), (cpu) + 1))
 
@@ -19,8 +19,8 @@
 bool sysfs_is_real(const char *root);
 void sysfs_path(char *buf, size_t len, const char *root, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-int sysfs_read_cpuset(const char *root, struct xnf_cpuset *s, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+int sysfs_read_cpuset(const char *root, struct xnf_cpuset *s, const char *fmt,
+		      ...) __attribute__((format(printf, 3, 4)));
 int sysfs_read_int(const char *root, int *v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int sysfs_read_path(const char *path, char *buf, size_t len);

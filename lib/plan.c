@@ -114,12 +114,24 @@ static int preference_order(const struct xnf_plan *p, int *order)
 			if (xnf_cpuset_test(&taken, cpu))
 				continue;
 			switch (tier) {
-			case 0: ok = is_first && iso && !on_core0; break;
-			case 1: ok = is_first && !on_core0; break;
-			case 2: ok = on_core0 && cpu != 0; break;
-			case 3: ok = iso && !on_core0; break;
-			case 4: ok = !on_core0; break;
-			default: ok = false; break;
+			case 0:
+				ok = is_first && iso && !on_core0;
+				break;
+			case 1:
+				ok = is_first && !on_core0;
+				break;
+			case 2:
+				ok = on_core0 && cpu != 0;
+				break;
+			case 3:
+				ok = iso && !on_core0;
+				break;
+			case 4:
+				ok = !on_core0;
+				break;
+			default:
+				ok = false;
+				break;
 			}
 			if (ok) {
 				xnf_cpuset_set(&taken, cpu);
@@ -207,14 +219,15 @@ static void plan_workers(struct xnf_plan *p)
 	free(order);
 	if (sib)
 		note(p, "userspace workers on the other hyperthread of their "
-		     "queue's core: it shares L1/L2 with the XDP work that just "
-		     "touched the packet");
+			"queue's core: it shares L1/L2 with the XDP work that just "
+			"touched the packet");
 	if (other)
 		note(p, "userspace workers on free cores of the same %s%s",
 		     p->node >= 0 ? "node" : "machine",
 		     sib ? " where no hyperthread was free" : "");
 	if (p->workers_shared)
-		note(p, "userspace workers share their queue's core: no free CPU "
+		note(p,
+		     "userspace workers share their queue's core: no free CPU "
 		     "is left on %s (fewer queues leave room for them)",
 		     p->node >= 0 ? "the node" : "the machine");
 }
@@ -228,7 +241,8 @@ void xnf_plan_cross_node_text(const struct xnf_plan *p, char *buf, size_t len)
 	for (i = 0; i < p->nqueues; i++)
 		if (p->topo.node[p->q[i].cpu] != p->node)
 			xnf_cpuset_set(&off, p->q[i].cpu);
-	snprintf(buf, len, "CPUs %s are not on node %d, where %s is attached: "
+	snprintf(buf, len,
+		 "CPUs %s are not on node %d, where %s is attached: "
 		 "every packet crosses the interconnect; measured costs: +41%% "
 		 "CPU per packet for a receiver on the remote node, +73%% for an "
 		 "RX->ACL->TX chain split across nodes, and a BESS 2-NF chain "
@@ -255,8 +269,10 @@ int xnf_plan_compute(const char *root, const char *dev,
 	snprintf(p->dev, sizeof(p->dev), "%s", dev);
 	ret = xnf_topo_read(root, t);
 	if (ret) {
-		snprintf(err, errlen, "cannot read the CPUs (%s/sys/devices/system/"
-			 "cpu/possible): %s", p->root, strerror(-ret));
+		snprintf(err, errlen,
+			 "cannot read the CPUs (%s/sys/devices/system/"
+			 "cpu/possible): %s",
+			 p->root, strerror(-ret));
 		goto fail;
 	}
 	ret = xnf_nic_read(root, dev, &p->nic, err, errlen);
@@ -272,23 +288,29 @@ int xnf_plan_compute(const char *root, const char *dev,
 		for (i = 0; i < XNF_PLACE_CPU_WORDS; i++)
 			p->node_cpus.w[i] &= t->online.w[i];
 		if (!xnf_cpuset_count(&p->node_cpus)) {
-			warning(p, "node %d of %s has no online CPU: planning on all "
-				"online CPUs", p->node, dev);
+			warning(p,
+				"node %d of %s has no online CPU: planning on all "
+				"online CPUs",
+				p->node, dev);
 			p->node = -1;
 		}
 	}
 	if (p->node < 0) {
 		p->node_cpus = t->online;
 		if (p->nic.node < 0)
-			note(p, "%s has no NUMA node (%s): planning on all online "
-			     "CPUs %s", dev, p->nic.has_device ?
-			     "the firmware does not say" : "a virtual device",
+			note(p,
+			     "%s has no NUMA node (%s): planning on all online "
+			     "CPUs %s",
+			     dev,
+			     p->nic.has_device ? "the firmware does not say" :
+						 "a virtual device",
 			     xnf_cpuset_format(&p->node_cpus, l1, sizeof(l1)));
 	} else {
 		note(p, "%s is attached to NUMA node %d: its CPUs %s only%s", dev,
 		     p->node, xnf_cpuset_format(&p->node_cpus, l1, sizeof(l1)),
 		     t->nnodes > 1 ? " (a remote node costs 41-73% more CPU "
-		     "per packet)" : "");
+				     "per packet)" :
+				     "");
 	}
 	for (i = 0; i < XNF_PLACE_CPU_WORDS; i++)
 		p->isolated.w[i] = (t->isolcpus.w[i] | t->nohz_full.w[i]) &
@@ -299,7 +321,8 @@ int xnf_plan_compute(const char *root, const char *dev,
 		for (i = 0; i < XNF_PLACE_CPU_WORDS; i++)
 			here.w[i] &= p->node_cpus.w[i];
 		if (xnf_cpuset_count(&here))
-			note(p, "isolated CPUs %s (isolcpus=%s%s%s nohz_full=%s) "
+			note(p,
+			     "isolated CPUs %s (isolcpus=%s%s%s nohz_full=%s) "
 			     "preferred for XDP work",
 			     xnf_cpuset_format(&here, l1, sizeof(l1)),
 			     t->isolcpus_flags, *t->isolcpus_flags ? "," : "",
@@ -320,9 +343,12 @@ int xnf_plan_compute(const char *root, const char *dev,
 	if (req->have_cores) {
 		for_each_cpu(cpu, &req->cores) {
 			if (!xnf_cpuset_test(&t->online, cpu)) {
-				snprintf(err, errlen, "CPU %d is not online (online "
-					 "CPUs: %s)", cpu, xnf_cpuset_format(&t->online,
-					 l1, sizeof(l1)));
+				snprintf(err, errlen,
+					 "CPU %d is not online (online "
+					 "CPUs: %s)",
+					 cpu,
+					 xnf_cpuset_format(&t->online, l1,
+							   sizeof(l1)));
 				ret = -EINVAL;
 				goto fail;
 			}
@@ -336,16 +362,21 @@ int xnf_plan_compute(const char *root, const char *dev,
 	if (req->queues) {
 		if ((int)req->queues > p->queues_max) {
 			if (p->nic.chan_err)
-				snprintf(err, errlen, "%s has %d receive queue%s and its "
+				snprintf(err, errlen,
+					 "%s has %d receive queue%s and its "
 					 "driver cannot change that (no ETHTOOL_"
 					 "GCHANNELS: %s); queues %u is not possible",
-					 dev, p->queues_now, p->queues_now == 1 ? "" : "s",
+					 dev, p->queues_now,
+					 p->queues_now == 1 ? "" : "s",
 					 strerror(-p->nic.chan_err), req->queues);
 			else
-				snprintf(err, errlen, "%s can have at most %d %s "
+				snprintf(err, errlen,
+					 "%s can have at most %d %s "
 					 "channels (ethtool -l %s); queues %u is above "
-					 "that", dev, p->queues_max,
-					 p->nic.ch.max_combined ? "combined" : "rx",
+					 "that",
+					 dev, p->queues_max,
+					 p->nic.ch.max_combined ? "combined" :
+								  "rx",
 					 dev, req->queues);
 			ret = -ERANGE;
 			goto fail;
@@ -356,9 +387,10 @@ int xnf_plan_compute(const char *root, const char *dev,
 	} else if (req->have_cores) {
 		p->nqueues = xnf_cpuset_count(&req->cores);
 		if (p->nqueues > p->queues_max) {
-			note(p, "%d cores given but %s can have at most %d queues: "
-			     "the last cores are not used", p->nqueues, dev,
-			     p->queues_max);
+			note(p,
+			     "%d cores given but %s can have at most %d queues: "
+			     "the last cores are not used",
+			     p->nqueues, dev, p->queues_max);
 			p->nqueues = p->queues_max;
 		}
 		note(p, "queues: %d, one per core given (%d now, max %d)",
@@ -367,18 +399,22 @@ int xnf_plan_compute(const char *root, const char *dev,
 		ncores = free_cores(p, &iso_only);
 		p->nqueues = p->queues_now;
 		if (!p->nic.nirqs && !p->nic.has_device) {
-			note(p, "queues: %d, kept (a virtual device; a veth needs "
+			note(p,
+			     "queues: %d, kept (a virtual device; a veth needs "
 			     "as many receive queues as its peer has transmit "
 			     "queues for XDP); 'queues N' changes it",
 			     p->queues_now);
 		} else if (p->queues_now > ncores) {
 			p->nqueues = ncores;
-			note(p, "queues: %d now (max %d); planning %d, one per free "
-			     "%sphysical core%s; 'queues N' chooses", p->queues_now,
-			     p->queues_max, ncores, iso_only ? "isolated " : "",
+			note(p,
+			     "queues: %d now (max %d); planning %d, one per free "
+			     "%sphysical core%s; 'queues N' chooses",
+			     p->queues_now, p->queues_max, ncores,
+			     iso_only ? "isolated " : "",
 			     p->node >= 0 ? " of the node" : "");
 		} else {
-			note(p, "queues: %d, kept (max %d); 'queues N' changes it",
+			note(p,
+			     "queues: %d, kept (max %d); 'queues N' changes it",
 			     p->queues_now, p->queues_max);
 		}
 	}
@@ -402,10 +438,13 @@ int xnf_plan_compute(const char *root, const char *dev,
 	}
 	if (p->nqueues > norder) {
 		p->shared = true;
-		note(p, "%d queues on %d CPUs: queues %d-%d share the CPUs of "
-		     "queues 0-%d", p->nqueues, norder, norder, p->nqueues - 1,
+		note(p,
+		     "%d queues on %d CPUs: queues %d-%d share the CPUs of "
+		     "queues 0-%d",
+		     p->nqueues, norder, norder, p->nqueues - 1,
 		     p->nqueues - norder - 1 < norder - 1 ?
-		     p->nqueues - norder - 1 : norder - 1);
+			     p->nqueues - norder - 1 :
+			     norder - 1);
 	}
 	for (i = 0; i < p->nqueues; i++) {
 		struct xnf_plan_queue *q = &p->q[i];
@@ -413,7 +452,8 @@ int xnf_plan_compute(const char *root, const char *dev,
 
 		q->cpu = order[i % norder];
 		q->irq = p->nic.q[i].irq;
-		snprintf(q->irq_name, sizeof(q->irq_name), "%s", p->nic.q[i].irq_name);
+		snprintf(q->irq_name, sizeof(q->irq_name), "%s",
+			 p->nic.q[i].irq_name);
 		if (i < norder) {
 			for_each_cpu(other, &p->xdp_cpus)
 				if (t->core[other] == t->core[q->cpu])
@@ -428,20 +468,24 @@ int xnf_plan_compute(const char *root, const char *dev,
 	free(order);
 	order = NULL;
 	if (p->siblings_used)
-		note(p, "hyperthread siblings used for XDP work: %d queues but "
-		     "fewer physical cores%s", p->nqueues,
+		note(p,
+		     "hyperthread siblings used for XDP work: %d queues but "
+		     "fewer physical cores%s",
+		     p->nqueues,
 		     req->have_cores ? " in the cores given" :
-		     p->node >= 0 ? " on the node" : "");
+		     p->node >= 0    ? " on the node" :
+				       "");
 	else if (t->smt && !req->have_cores)
 		note(p, "one thread per physical core for XDP work; their "
-		     "hyperthread siblings stay free");
+			"hyperthread siblings stay free");
 	if (p->cpu0_used)
-		note(p, "CPU 0 used%s: it also takes timers, housekeeping and "
-		     "every IRQ nobody placed", req->have_cores ? " as asked" :
-		     ": no other CPU left");
+		note(p,
+		     "CPU 0 used%s: it also takes timers, housekeeping and "
+		     "every IRQ nobody placed",
+		     req->have_cores ? " as asked" : ": no other CPU left");
 	else if (xnf_cpuset_test(&p->node_cpus, 0))
 		note(p, "CPU 0 avoided: timers, housekeeping and unplaced IRQs "
-		     "run there");
+			"run there");
 	if (p->cross_node) {
 		xnf_plan_cross_node_text(p, l1, sizeof(l1));
 		warning(p, "%s", l1);
@@ -451,18 +495,23 @@ int xnf_plan_compute(const char *root, const char *dev,
 
 	/* How. */
 	if (p->use_napi_threads)
-		note(p, "%s has no queue IRQs: attach turns threaded NAPI on "
+		note(p,
+		     "%s has no queue IRQs: attach turns threaded NAPI on "
 		     "(now %s) and pins each queue's napi thread to its CPU",
-		     dev, p->nic.threaded < 0 ? "unsupported" :
-		     p->nic.threaded ? "on" : "off");
+		     dev,
+		     p->nic.threaded < 0 ? "unsupported" :
+		     p->nic.threaded	 ? "on" :
+					   "off");
 	else if (p->nic.irq_all)
-		note(p, "one IRQ serves every queue of %s: it goes to queue 0's CPU",
+		note(p,
+		     "one IRQ serves every queue of %s: it goes to queue 0's CPU",
 		     dev);
 	else
 		note(p, "attach sets each queue IRQ's affinity to its CPU "
-		     "(irqbalance must leave them alone: see the README)");
+			"(irqbalance must leave them alone: see the README)");
 	if (!p->use_napi_threads && p->nic.nqirqs < p->nqueues && !p->nic.irq_all)
-		warning(p, "only %d of %d queues have an IRQ found in "
+		warning(p,
+			"only %d of %d queues have an IRQ found in "
 			"/proc/interrupts: the others are not placed",
 			p->nic.nqirqs, p->nqueues);
 	if (p->set_channels && p->nic.chan_err)

@@ -37,8 +37,8 @@ bool sysfs_is_real(const char *root)
 	return !root || !*root || !strcmp(root, "/");
 }
 
-static void sysfs_vpath(char *buf, size_t len, const char *root, const char *fmt,
-		     va_list ap)
+static void sysfs_vpath(char *buf, size_t len, const char *root,
+			const char *fmt, va_list ap)
 {
 	size_t n = 0;
 
@@ -207,7 +207,6 @@ bool xnf_cpuset_equal(const struct xnf_cpuset *a, const struct xnf_cpuset *b)
 	return !memcmp(a, b, sizeof(*a));
 }
 
-
 static int parse_num(const char **p, unsigned long *v)
 {
 	char *end;
@@ -274,7 +273,8 @@ const char *xnf_cpuset_format(const struct xnf_cpuset *s, char *buf, size_t len)
 			;
 		if (n < len) {
 			if (b == a)
-				n += snprintf(buf + n, len - n, "%s%d", n ? "," : "", a);
+				n += snprintf(buf + n, len - n, "%s%d",
+					      n ? "," : "", a);
 			else
 				n += snprintf(buf + n, len - n, "%s%d-%d",
 					      n ? "," : "", a, b);

@@ -43,10 +43,13 @@ static int port_get(struct xnf_dp *dp, __u32 ifindex, bool *added, char *err,
 		return 0;
 	ret = xnf_port_add(dp, ifindex);
 	if (ret)
-		return xnf_errf(err, errlen, ret, "cannot make %s an xnf egress port "
-			    "(%s): %s%s", ifname(ifindex, name),
-			    XNF_MAP_STR(XNF_MAP_TX), strerror(-ret),
-			    table_full(ret) ? "; xnf has room for 256 ports" : "");
+		return xnf_errf(err, errlen, ret,
+				"cannot make %s an xnf egress port "
+				"(%s): %s%s",
+				ifname(ifindex, name), XNF_MAP_STR(XNF_MAP_TX),
+				strerror(-ret),
+				table_full(ret) ? "; xnf has room for 256 ports" :
+						  "");
 	*added = true;
 	return 0;
 }
@@ -77,8 +80,8 @@ int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 	int ret;
 
 	if (family != XNF_AF_INET && family != XNF_AF_INET6)
-		return xnf_errf(err, errlen, -EAFNOSUPPORT, "route: unknown family %d",
-			    family);
+		return xnf_errf(err, errlen, -EAFNOSUPPORT,
+				"route: unknown family %d", family);
 	inet_ntop(af, addr, a, sizeof(a));
 	snprintf(prefix, sizeof(prefix), "%s/%u", a, plen);
 	if (rt->type == XNF_RT_UNICAST) {
@@ -94,15 +97,18 @@ int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 	if (added)
 		xnf_port_del(dp, rt->ifindex);
 	if (ret == -EEXIST)
-		return xnf_errf(err, errlen, ret, "route %s exists; use 'xnf route "
-			    "replace %s ...' to change it", prefix, prefix);
+		return xnf_errf(err, errlen, ret,
+				"route %s exists; use 'xnf route "
+				"replace %s ...' to change it",
+				prefix, prefix);
 	if (table_full(ret))
-		return xnf_errf(err, errlen, ret, "%s route table full (%ld routes); "
-			    "delete routes with 'xnf route del PREFIX' first",
-			    family == XNF_AF_INET ? "IPv4" : "IPv6",
-			    map_count(dp->fd[t]));
-	return xnf_errf(err, errlen, ret, "cannot write route %s to %s: %s", prefix,
-		    xnf_table_names[t], strerror(-ret));
+		return xnf_errf(err, errlen, ret,
+				"%s route table full (%ld routes); "
+				"delete routes with 'xnf route del PREFIX' first",
+				family == XNF_AF_INET ? "IPv4" : "IPv6",
+				map_count(dp->fd[t]));
+	return xnf_errf(err, errlen, ret, "cannot write route %s to %s: %s",
+			prefix, xnf_table_names[t], strerror(-ret));
 }
 
 int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
@@ -118,9 +124,10 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 		 mac[2], mac[3], mac[4], mac[5]);
 	memcpy(key.mac, mac, 6);
 	if (!replace && !bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, &old))
-		return xnf_errf(err, errlen, -EEXIST, "%s is in the FDB already (on "
-			    "%s); use 'xnf fdb replace %s dev DEV' to move it",
-			    m, ifname(old.ifindex, name), m);
+		return xnf_errf(err, errlen, -EEXIST,
+				"%s is in the FDB already (on "
+				"%s); use 'xnf fdb replace %s dev DEV' to move it",
+				m, ifname(old.ifindex, name), m);
 	ret = port_get(dp, ifindex, &added, err, errlen);
 	if (ret)
 		return ret;
@@ -130,11 +137,12 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 	if (added)
 		xnf_port_del(dp, ifindex);
 	if (table_full(ret))
-		return xnf_errf(err, errlen, ret, "FDB full (%ld entries); delete "
-			    "entries with 'xnf fdb del MAC' first",
-			    map_count(dp->fd[XNF_T_FDB]));
+		return xnf_errf(err, errlen, ret,
+				"FDB full (%ld entries); delete "
+				"entries with 'xnf fdb del MAC' first",
+				map_count(dp->fd[XNF_T_FDB]));
 	return xnf_errf(err, errlen, ret, "cannot write %s to %s: %s", m,
-		    XNF_MAP_STR(XNF_MAP_FDB), strerror(-ret));
+			XNF_MAP_STR(XNF_MAP_FDB), strerror(-ret));
 }
 
 /* The device @ifindex is cross-connected with, other than @peer, or 0.
@@ -168,9 +176,11 @@ int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
 	}
 	if (other) {
 		ifname(busy, n1);
-		return xnf_errf(err, errlen, -EBUSY, "%s is cross-connected to %s "
-			    "already; remove that pair first with 'xnf xconnect "
-			    "del %s'", n1, ifname(other, n3), n1);
+		return xnf_errf(err, errlen, -EBUSY,
+				"%s is cross-connected to %s "
+				"already; remove that pair first with 'xnf xconnect "
+				"del %s'",
+				n1, ifname(other, n3), n1);
 	}
 	had_fwd = !bpf_map_lookup_elem(dp->fd[XNF_T_XCONNECT], &if1, &old_fwd);
 	ret = port_get(dp, if1, &added1, err, errlen);
@@ -182,16 +192,18 @@ int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
 	 * update; a new pair appears one direction at a time. */
 	ret = xnf_xconnect_set(dp, if1, fwd);
 	if (ret) {
-		xnf_errf(err, errlen, ret, "cannot write the cross-connect %s -> %s "
-		     "to %s: %s", n1, n2, XNF_MAP_STR(XNF_MAP_XCONNECT),
-		     strerror(-ret));
+		xnf_errf(err, errlen, ret,
+			 "cannot write the cross-connect %s -> %s "
+			 "to %s: %s",
+			 n1, n2, XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-ret));
 		goto out_ports;
 	}
 	ret = xnf_xconnect_set(dp, if2, rev);
 	if (ret) {
-		xnf_errf(err, errlen, ret, "cannot write the cross-connect %s -> %s "
-		     "to %s: %s", n2, n1, XNF_MAP_STR(XNF_MAP_XCONNECT),
-		     strerror(-ret));
+		xnf_errf(err, errlen, ret,
+			 "cannot write the cross-connect %s -> %s "
+			 "to %s: %s",
+			 n2, n1, XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-ret));
 		if (had_fwd)
 			xnf_xconnect_set(dp, if1, &old_fwd);
 		else

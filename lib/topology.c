@@ -73,18 +73,25 @@ int xnf_cmdline_isolated(const char *cmdline, struct xnf_cpuset *isolcpus,
 			fl = 0;
 			if (flagslen)
 				flags[0] = '\0';
-			for (val = word + 9; *val; ) {
+			for (val = word + 9; *val;) {
 				len = strcspn(val, ",");
 				if (len < sizeof(item)) {
 					memcpy(item, val, len);
 					item[len] = '\0';
 					if (isalpha((unsigned char)item[0])) {
 						if (fl < flagslen)
-							fl += snprintf(flags + fl, flagslen - fl,
-								       "%s%s", fl ? "," : "", item);
+							fl += snprintf(flags + fl,
+								       flagslen - fl,
+								       "%s%s",
+								       fl ? "," :
+									    "",
+								       item);
 					} else if (ll < sizeof(list)) {
-						ll += snprintf(list + ll, sizeof(list) - ll,
-							       "%s%s", ll ? "," : "", item);
+						ll += snprintf(list + ll,
+							       sizeof(list) - ll,
+							       "%s%s",
+							       ll ? "," : "",
+							       item);
 					}
 				}
 				val += len;
@@ -106,7 +113,8 @@ int xnf_topo_read(const char *root, struct xnf_topo *t)
 	DIR *d;
 
 	memset(t, 0, sizeof(*t));
-	err = sysfs_read_cpuset(root, &t->possible, "/sys/devices/system/cpu/possible");
+	err = sysfs_read_cpuset(root, &t->possible,
+				"/sys/devices/system/cpu/possible");
 	if (err)
 		return err;
 	if (sysfs_read_cpuset(root, &t->online, "/sys/devices/system/cpu/online"))
@@ -121,13 +129,15 @@ int xnf_topo_read(const char *root, struct xnf_topo *t)
 	}
 	for_each_cpu(cpu, &t->online) {
 		sysfs_read_int(root, &t->core_id[cpu],
-			 "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+			       "/sys/devices/system/cpu/cpu%d/topology/core_id",
+			       cpu);
 		sysfs_read_int(root, &t->package[cpu],
-			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
-			 cpu);
+			       "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+			       cpu);
 		if (!sysfs_read_cpuset(root, &sib,
-				 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
-				 cpu) && xnf_cpuset_test(&sib, cpu)) {
+				       "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+				       cpu) &&
+		    xnf_cpuset_test(&sib, cpu)) {
 			t->core[cpu] = xnf_cpuset_next(&sib, 0);
 			if (xnf_cpuset_count(&sib) > 1)
 				t->smt = true;
@@ -144,7 +154,8 @@ int xnf_topo_read(const char *root, struct xnf_topo *t)
 			    n >= XNF_PLACE_MAX_NODES)
 				continue;
 			if (sysfs_read_cpuset(root, &cpus,
-					"/sys/devices/system/node/node%d/cpulist", n))
+					      "/sys/devices/system/node/node%d/cpulist",
+					      n))
 				continue;
 			t->node_cpus[n] = cpus;
 			if (xnf_cpuset_count(&cpus) && n + 1 > t->nnodes)
@@ -162,7 +173,8 @@ int xnf_topo_read(const char *root, struct xnf_topo *t)
 	}
 	if (!sysfs_read_str(root, buf, sizeof(buf), "/proc/cmdline"))
 		xnf_cmdline_isolated(buf, &t->isolcpus, &t->nohz_full,
-				     t->isolcpus_flags, sizeof(t->isolcpus_flags));
+				     t->isolcpus_flags,
+				     sizeof(t->isolcpus_flags));
 	return 0;
 }
 
@@ -221,10 +233,14 @@ static int channels_ioctl(const char *dev, int cmd, struct xnf_channels *ch)
 	if (err || cmd != ETHTOOL_GCHANNELS)
 		return err;
 	*ch = (struct xnf_channels){
-		.combined = ec.combined_count, .max_combined = ec.max_combined,
-		.rx = ec.rx_count, .max_rx = ec.max_rx,
-		.tx = ec.tx_count, .max_tx = ec.max_tx,
-		.other = ec.other_count, .max_other = ec.max_other,
+		.combined = ec.combined_count,
+		.max_combined = ec.max_combined,
+		.rx = ec.rx_count,
+		.max_rx = ec.max_rx,
+		.tx = ec.tx_count,
+		.max_tx = ec.max_tx,
+		.other = ec.other_count,
+		.max_other = ec.max_other,
 	};
 	return 0;
 }
@@ -245,7 +261,7 @@ int topo_channels_get(const char *root, const char *dev, struct xnf_channels *ch
 }
 
 int topo_channels_set(const char *root, const char *dev,
-			const struct xnf_channels *want)
+		      const struct xnf_channels *want)
 {
 	struct xnf_channels ch;
 	char path[PATH_MAX], buf[512];
@@ -265,8 +281,9 @@ int topo_channels_set(const char *root, const char *dev,
 		return -EINVAL;
 	snprintf(buf, sizeof(buf),
 		 "combined %u max_combined %u\nrx %u max_rx %u\ntx %u max_tx %u\n"
-		 "other %u max_other %u\n", want->combined, ch.max_combined,
-		 want->rx, ch.max_rx, want->tx, ch.max_tx, want->other, ch.max_other);
+		 "other %u max_other %u\n",
+		 want->combined, ch.max_combined, want->rx, ch.max_rx, want->tx,
+		 ch.max_tx, want->other, ch.max_other);
 	sysfs_path(path, sizeof(path), root, "/ethtool/%s/channels", dev);
 	return sysfs_write(path, buf);
 }
@@ -285,7 +302,7 @@ int xnf_nic_queues_max(const struct xnf_nic *nic)
 	if (nic->chan_err)
 		return now;
 	max = nic->ch.max_combined ? nic->ch.max_combined + nic->ch.rx :
-	      nic->ch.max_rx;
+				     nic->ch.max_rx;
 	if (max > XNF_PLACE_MAX_QUEUES)
 		max = XNF_PLACE_MAX_QUEUES;
 	return max > now ? max : now;
@@ -312,13 +329,14 @@ static bool word_is(const char *w, size_t len, const char *name, bool digits)
 int xnf_irq_queue(const char *name, const char *dev)
 {
 	static const char *const control[] = {
-		"async", "ctrl", "cmd", "cmdq", "config", "misc", "event", "events",
-		"aq", "adminq", "mbx", "mailbox", "ptp", "lsc", "fdir", "err", NULL,
+		"async", "ctrl",   "cmd",  "cmdq",   "config", "misc",
+		"event", "events", "aq",   "adminq", "mbx",    "mailbox",
+		"ptp",	 "lsc",	   "fdir", "err",    NULL,
 	};
 	static const char *const rxwords[] = {
 		"rx", "txrx", "input", "fp", "comb", "combined", NULL,
 	};
-	const char *w, *last = NULL, *const *c;
+	const char *w, *last = NULL, *const * c;
 	size_t len, lastlen = 0, end;
 	bool tx = false, rx = false;
 	int q;
@@ -339,7 +357,8 @@ int xnf_irq_queue(const char *name, const char *dev)
 				rx = true;
 		if (word_is(w, len, "comp", true) && len > 4)
 			rx = true;
-		if (word_is(w, len, "tx", false) || word_is(w, len, "output", false))
+		if (word_is(w, len, "tx", false) ||
+		    word_is(w, len, "output", false))
 			tx = true;
 		last = w;
 		lastlen = len;
@@ -350,7 +369,8 @@ int xnf_irq_queue(const char *name, const char *dev)
 		return XNF_IRQ_ALL_QUEUES;
 	if (!isdigit((unsigned char)last[lastlen - 1]))
 		return -ENOENT;
-	for (len = lastlen; len > 0 && isdigit((unsigned char)last[len - 1]); len--)
+	for (len = lastlen; len > 0 && isdigit((unsigned char)last[len - 1]);
+	     len--)
 		;
 	q = atoi(last + len);
 	return q < XNF_PLACE_MAX_QUEUES ? q : -ENOENT;
@@ -380,7 +400,8 @@ static int dev_irqs(const char *root, const char *dev, int *irqs, int max)
 	char path[PATH_MAX];
 	int n, irq;
 
-	sysfs_path(path, sizeof(path), root, "/sys/class/net/%s/device/msi_irqs", dev);
+	sysfs_path(path, sizeof(path), root,
+		   "/sys/class/net/%s/device/msi_irqs", dev);
 	n = msi_irqs(path, irqs, max);
 	if (n)
 		return n;
@@ -390,8 +411,8 @@ static int dev_irqs(const char *root, const char *dev, int *irqs, int max)
 		irqs[0] = irq;
 		return 1;
 	}
-	sysfs_path(path, sizeof(path), root, "/sys/class/net/%s/device/../msi_irqs",
-		dev);
+	sysfs_path(path, sizeof(path), root,
+		   "/sys/class/net/%s/device/../msi_irqs", dev);
 	return msi_irqs(path, irqs, max);
 }
 
@@ -460,7 +481,8 @@ static void nic_read_irqs(const char *root, struct xnf_nic *nic)
 			snprintf(nic->q[q].irq_name, sizeof(nic->q[q].irq_name),
 				 "%s", name);
 			sysfs_read_cpuset(root, &nic->q[q].irq_affinity,
-				    "/proc/irq/%d/smp_affinity_list", irqs[i]);
+					  "/proc/irq/%d/smp_affinity_list",
+					  irqs[i]);
 			nic->nqirqs++;
 			if (nic->irq_all)
 				break;
@@ -512,7 +534,7 @@ static int thread_affinity(const char *root, int pid, struct xnf_cpuset *s)
 /* Pins thread @pid to @s: sched_setaffinity() on the real system, the
  * Cpus_allowed_list line of <root>/proc/<pid>/status in a fixture. */
 int topo_thread_set_affinity(const char *root, int pid,
-			       const struct xnf_cpuset *s)
+			     const struct xnf_cpuset *s)
 {
 	char path[PATH_MAX], buf[8192], out[8192 + 4096], list[4096], *p, *eol;
 	cpu_set_t *set;
@@ -585,16 +607,16 @@ static int napi_scan_comm(const char *root, const char *dev,
  * thread pid since 6.9). The uapi header is not in every distribution's
  * headers yet; these values are ABI (include/uapi/linux/netdev.h).
  */
-#define XNF_NETDEV_CMD_QUEUE_GET 10
-#define XNF_NETDEV_CMD_NAPI_GET 11
-#define XNF_NETDEV_A_QUEUE_ID 1
+#define XNF_NETDEV_CMD_QUEUE_GET   10
+#define XNF_NETDEV_CMD_NAPI_GET	   11
+#define XNF_NETDEV_A_QUEUE_ID	   1
 #define XNF_NETDEV_A_QUEUE_IFINDEX 2
-#define XNF_NETDEV_A_QUEUE_TYPE 3
+#define XNF_NETDEV_A_QUEUE_TYPE	   3
 #define XNF_NETDEV_A_QUEUE_NAPI_ID 4
-#define XNF_NETDEV_QUEUE_TYPE_RX 0
-#define XNF_NETDEV_A_NAPI_IFINDEX 1
-#define XNF_NETDEV_A_NAPI_ID 2
-#define XNF_NETDEV_A_NAPI_PID 4
+#define XNF_NETDEV_QUEUE_TYPE_RX   0
+#define XNF_NETDEV_A_NAPI_IFINDEX  1
+#define XNF_NETDEV_A_NAPI_ID	   2
+#define XNF_NETDEV_A_NAPI_PID	   4
 
 struct nl_req {
 	struct nlmsghdr nh;
@@ -645,10 +667,10 @@ static int nl_talk(int fd, struct nl_req *r, int max, nl_cb cb, void *ctx)
 			memset(tb, 0, sizeof(tb));
 			rem = nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
 			for (a = (void *)((char *)NLMSG_DATA(nh) + GENL_HDRLEN);
-			     rem >= (int)NLA_HDRLEN && a->nla_len >= NLA_HDRLEN &&
-			     a->nla_len <= rem;
+			     rem >= (int)NLA_HDRLEN &&
+			     a->nla_len >= NLA_HDRLEN && a->nla_len <= rem;
 			     rem -= NLA_ALIGN(a->nla_len),
-			     a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
+			    a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
 				if ((a->nla_type & NLA_TYPE_MASK) < max &&
 				    (a->nla_type & NLA_TYPE_MASK) < 16)
 					tb[a->nla_type & NLA_TYPE_MASK] = a;
@@ -780,7 +802,8 @@ static int napi_netlink(struct xnf_nic *nic)
 	}
 	for (q = 0; q < XNF_PLACE_MAX_QUEUES; q++)
 		for (k = 0; k < ctx->nnapi && nic->q[q].napi_id; k++)
-			if (ctx->napi[k].id == nic->q[q].napi_id && ctx->napi[k].pid > 0)
+			if (ctx->napi[k].id == nic->q[q].napi_id &&
+			    ctx->napi[k].pid > 0)
 				nic->q[q].napi_pid = ctx->napi[k].pid;
 out_unsupp:
 	if (err)
@@ -848,9 +871,10 @@ int xnf_nic_read(const char *root, const char *dev, struct xnf_nic *nic,
 	if (!d) {
 		ret = -errno;
 		if (ret == -ENOENT)
-			snprintf(err, errlen, "no device %s%s%s ('ip link' lists the "
-				 "devices of this network namespace)", dev,
-				 sysfs_is_real(root) ? "" : " in ",
+			snprintf(err, errlen,
+				 "no device %s%s%s ('ip link' lists the "
+				 "devices of this network namespace)",
+				 dev, sysfs_is_real(root) ? "" : " in ",
 				 sysfs_is_real(root) ? "" : root);
 		else
 			snprintf(err, errlen, "cannot read %s: %s", path,
@@ -873,11 +897,13 @@ int xnf_nic_read(const char *root, const char *dev, struct xnf_nic *nic,
 	sysfs_path(path, sizeof(path), root, "/sys/class/net/%s/device", dev);
 	nic->has_device = !access(path, F_OK);
 	/* -1 or absent: no node (virtual devices, or firmware without SRAT). */
-	if (sysfs_read_int(root, &nic->node, "/sys/class/net/%s/device/numa_node", dev) ||
+	if (sysfs_read_int(root, &nic->node,
+			   "/sys/class/net/%s/device/numa_node", dev) ||
 	    nic->node < 0)
 		nic->node = -1;
 	nic->chan_err = topo_channels_get(root, dev, &nic->ch);
-	if (sysfs_read_int(root, &nic->threaded, "/sys/class/net/%s/threaded", dev))
+	if (sysfs_read_int(root, &nic->threaded, "/sys/class/net/%s/threaded",
+			   dev))
 		nic->threaded = -1;
 	nic_read_irqs(root, nic);
 	topo_read_napi(root, nic);

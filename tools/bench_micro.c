@@ -60,16 +60,16 @@
 #include "unf.h"
 #include "bench.skel.h"
 
-#define BM_ROOT "/sys/fs/bpf/xnf-bm"  /* + rule count: one per instance */
-#define BM_PREFIX "bm"
-#define BM_PORTS 3
-#define BM_DEV "bm0"                 /* every packet enters here */
-#define BM_FRAME 64                  /* bytes the harness restores */
-#define BM_SEARCH 4096               /* candidate packets per search */
-#define BM_SEARCH_SHADOWED 256       /* ... per rule before the last one */
-#define BM_MAX_RUNS 99
-#define BM_HOP_TARGET 5.0            /* ns per tail-called hop */
-#define BM_FW_TARGET 4.0             /* 10,000 rules / 10 rules */
+#define BM_ROOT		   "/sys/fs/bpf/xnf-bm" /* + rule count: one per instance */
+#define BM_PREFIX	   "bm"
+#define BM_PORTS	   3
+#define BM_DEV		   "bm0" /* every packet enters here */
+#define BM_FRAME	   64	 /* bytes the harness restores */
+#define BM_SEARCH	   4096	 /* candidate packets per search */
+#define BM_SEARCH_SHADOWED 256	 /* ... per rule before the last one */
+#define BM_MAX_RUNS	   99
+#define BM_HOP_TARGET	   5.0 /* ns per tail-called hop */
+#define BM_FW_TARGET	   4.0 /* 10,000 rules / 10 rules */
 
 /* Firewall sizes; the first is also the chains' rule set. */
 static const __u32 bm_fw_sizes[] = { 10, 1000, 10000 };
@@ -85,8 +85,8 @@ struct bm_opts {
 /* A rule set as installed: xnf_fw_generate() minus catch-alls. */
 struct bm_rules {
 	__u32 n;
-	__u32 dropped;               /* catch-alls left out */
-	struct xnf_fw_rule *r;       /* [n], rule i at slot i */
+	__u32 dropped;	       /* catch-alls left out */
+	struct xnf_fw_rule *r; /* [n], rule i at slot i */
 };
 
 struct bm_frame {
@@ -97,10 +97,10 @@ struct bm_frame {
 
 /* What a row expects of the program under test. */
 struct bm_expect {
-	int action;                  /* XDP_* */
-	int hit_slot;                /* firewall slot hit, -1 none, -2 no check */
-	const __u8 *dmac;            /* rewritten destination MAC, or NULL */
-	bool ttl_dec;                /* TTL 64 -> 63 */
+	int action;	  /* XDP_* */
+	int hit_slot;	  /* firewall slot hit, -1 none, -2 no check */
+	const __u8 *dmac; /* rewritten destination MAC, or NULL */
+	bool ttl_dec;	  /* TTL 64 -> 63 */
 };
 
 /* One xnf instance: its own tables under its own pin root. */
@@ -112,13 +112,13 @@ struct bm_inst {
 
 /* A member of a group: one chain on one instance, one packet. */
 struct bm_var {
-	char what[96];               /* for messages */
+	char what[96]; /* for messages */
 	struct bm_inst *in;
 	struct xnf_chain *c;
 	const struct bm_frame *f;
 	struct bm_expect e;
-	double meas[BM_MAX_RUNS];    /* ns per packet, per round */
-	double net[BM_MAX_RUNS];     /* meas - the round's baseline */
+	double meas[BM_MAX_RUNS]; /* ns per packet, per round */
+	double net[BM_MAX_RUNS];  /* meas - the round's baseline */
 	double base_med, meas_med, net_med, spread;
 };
 
@@ -126,8 +126,8 @@ struct bm {
 	struct bm_opts o;
 	struct bm_inst inst[BM_FW_SIZES];
 	struct xnf_bench *h;
-	int bench_fd;                /* the harness */
-	int drop_fd;                 /* the baseline's target */
+	int bench_fd; /* the harness */
+	int drop_fd;  /* the baseline's target */
 	int ncpus;
 	__u32 ifindex[BM_PORTS];
 	__u8 mac[BM_PORTS][6];
@@ -173,20 +173,15 @@ static const struct bm_route {
 	__u32 plen;
 	__u32 port;
 } bm_routes[] = {
-	{ "192.0.2.0", 24, 0 },
-	{ "198.51.100.0", 24, 1 },
-	{ "203.0.113.0", 24, 2 },
-	{ "10.0.0.0", 8, 1 },
-	{ "172.16.0.0", 12, 2 },
-	{ "0.0.0.0", 0, 2 },
-	{ "198.51.100.0", 25, 1 },
-	{ "198.51.100.0", 26, 1 },
-	{ "198.51.100.0", 27, 1 },
-	{ "198.51.100.0", 28, 1 },
+	{ "192.0.2.0", 24, 0 },	   { "198.51.100.0", 24, 1 },
+	{ "203.0.113.0", 24, 2 },  { "10.0.0.0", 8, 1 },
+	{ "172.16.0.0", 12, 2 },   { "0.0.0.0", 0, 2 },
+	{ "198.51.100.0", 25, 1 }, { "198.51.100.0", 26, 1 },
+	{ "198.51.100.0", 27, 1 }, { "198.51.100.0", 28, 1 },
 };
-#define BM_ROUTES (sizeof(bm_routes) / sizeof(bm_routes[0]))
-#define BM_DST "198.51.100.1"
-#define BM_DST_ROUTE 9               /* its longest match */
+#define BM_ROUTES    (sizeof(bm_routes) / sizeof(bm_routes[0]))
+#define BM_DST	     "198.51.100.1"
+#define BM_DST_ROUTE 9 /* its longest match */
 
 /* The same table in the sandbox's kernel, for bpf_fib_lookup: three
  * connected /24s (from the addresses), three via gateways, four nested
@@ -236,7 +231,8 @@ static int bm_write_file(const char *path, const char *val)
 	if (f && fclose(f) && !err)
 		err = -errno;
 	if (err)
-		fprintf(stderr, "Error: cannot write %s: %s\n", path, strerror(-err));
+		fprintf(stderr, "Error: cannot write %s: %s\n", path,
+			strerror(-err));
 	return err;
 }
 
@@ -256,7 +252,8 @@ static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
 	for (i = 0; i < BM_PORTS; i++) {
 		err = xnf_port_add(in->dp, b->ifindex[i]);
 		if (err) {
-			fprintf(stderr, "Error: cannot add port " BM_PREFIX "%u: %s\n",
+			fprintf(stderr,
+				"Error: cannot add port " BM_PREFIX "%u: %s\n",
 				i, strerror(-err));
 			return err;
 		}
@@ -272,7 +269,8 @@ static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
 		inet_pton(AF_INET, r->addr, addr);
 		bm_nh_mac(i, rt.dmac);
 		memcpy(rt.smac, b->mac[r->port], 6);
-		err = xnf_route_set(in->dp, XNF_AF_INET, addr, r->plen, &rt, BPF_ANY);
+		err = xnf_route_set(in->dp, XNF_AF_INET, addr, r->plen, &rt,
+				    BPF_ANY);
 		if (!err)
 			err = xnf_fdb_set(in->dp, rt.dmac, rt.ifindex);
 		if (err) {
@@ -311,8 +309,8 @@ static int bm_host_setup(struct bm *b)
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
 		if (!b->ifindex[i] || s < 0 || ioctl(s, SIOCGIFHWADDR, &ifr)) {
 			err = -errno;
-			fprintf(stderr, "Error: cannot read port %s: %s\n", name,
-				strerror(-err));
+			fprintf(stderr, "Error: cannot read port %s: %s\n",
+				name, strerror(-err));
 			if (s >= 0)
 				close(s);
 			return err;
@@ -413,7 +411,8 @@ static int bm_rules_install(struct bm_inst *in)
 static int bm_hits(struct bm *b, struct bm_inst *in, int slot, __u64 *packets)
 {
 	struct xnf_fw_hit vals[b->ncpus];
-	__u32 i, from = slot < 0 ? 0 : slot, to = slot < 0 ? in->rules.n : from + 1;
+	__u32 i, from = slot < 0 ? 0 : slot,
+		 to = slot < 0 ? in->rules.n : from + 1;
 	int cpu;
 
 	*packets = 0;
@@ -432,9 +431,10 @@ static void bm_fw_pkt_str(const struct xnf_fw_pkt *p, char *buf, size_t len)
 {
 	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
 	int af = p->family == XNF_AF_INET ? AF_INET : AF_INET6;
-	const char *proto = p->proto == IPPROTO_UDP ? "udp" :
-			    p->proto == IPPROTO_TCP ? "tcp" :
-			    p->proto == IPPROTO_ICMP ? "icmp" : "icmp6";
+	const char *proto = p->proto == IPPROTO_UDP  ? "udp" :
+			    p->proto == IPPROTO_TCP  ? "tcp" :
+			    p->proto == IPPROTO_ICMP ? "icmp" :
+						       "icmp6";
 
 	inet_ntop(af, p->src, src, sizeof(src));
 	inet_ntop(af, p->dst, dst, sizeof(dst));
@@ -503,7 +503,7 @@ static void bm_addr_in(struct bm_rng *r, __u8 family, const __u8 *pfx,
 			out[0] = 128;
 	}
 	if (family == XNF_AF_INET6 && !plen) {
-		out[0] = 0x20;     /* 2001::/16, global unicast */
+		out[0] = 0x20; /* 2001::/16, global unicast */
 		out[1] = 0x01;
 	}
 	for (bit = 0; bit < plen; bit++) {
@@ -545,7 +545,7 @@ static bool bm_pick_in_rule(struct bm_rng *r, const struct xnf_fw_rule *rule,
 	    (p->proto == IPPROTO_ICMPV6 && p->family != XNF_AF_INET6) ||
 	    (p->proto != IPPROTO_UDP && p->proto != IPPROTO_TCP &&
 	     p->proto != IPPROTO_ICMP && p->proto != IPPROTO_ICMPV6))
-		return false;    /* a frame pkt_build cannot make */
+		return false; /* a frame pkt_build cannot make */
 	bm_addr_in(r, p->family, rule->src, src ? rule->src_len : 0, p->src);
 	bm_addr_in(r, p->family, rule->dst, dst ? rule->dst_len : 0, p->dst);
 	if (p->proto != IPPROTO_UDP && p->proto != IPPROTO_TCP)
@@ -605,14 +605,14 @@ static bool bm_contains(const struct xnf_fw_rule *a, const struct xnf_fw_rule *b
 	     (b->proto != IPPROTO_TCP && b->proto != IPPROTO_UDP)))
 		return false;
 	if ((a->flags & XNF_FW_F_SPORT) &&
-	    (b->flags & XNF_FW_F_SPORT ? b->sport_lo < a->sport_lo ||
-					 b->sport_hi > a->sport_hi :
-					 a->sport_lo > 0 || a->sport_hi < 65535))
+	    (b->flags & XNF_FW_F_SPORT ?
+		     b->sport_lo < a->sport_lo || b->sport_hi > a->sport_hi :
+		     a->sport_lo > 0 || a->sport_hi < 65535))
 		return false;
 	if ((a->flags & XNF_FW_F_DPORT) &&
-	    (b->flags & XNF_FW_F_DPORT ? b->dport_lo < a->dport_lo ||
-					 b->dport_hi > a->dport_hi :
-					 a->dport_lo > 0 || a->dport_hi < 65535))
+	    (b->flags & XNF_FW_F_DPORT ?
+		     b->dport_lo < a->dport_lo || b->dport_hi > a->dport_hi :
+		     a->dport_lo > 0 || a->dport_hi < 65535))
 		return false;
 	return true;
 }
@@ -748,15 +748,10 @@ static int bm_run(struct bm *b, int prog_fd, const struct bm_frame *f,
 {
 	struct xdp_md ctx = { .ingress_ifindex = b->ifindex[0],
 			      .data_end = f->len };
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = f->data,
-		.data_size_in = f->len,
-		.data_out = out,
-		.data_size_out = out_len ? *out_len : 0,
-		.ctx_in = &ctx,
-		.ctx_size_in = sizeof(ctx),
-		.repeat = repeat,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = f->data,
+		    .data_size_in = f->len, .data_out = out,
+		    .data_size_out = out_len ? *out_len : 0, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = repeat, );
 
 	if (bpf_prog_test_run_opts(prog_fd, &opts))
 		return -errno;
@@ -871,25 +866,32 @@ static int bm_check(struct bm *b, struct bm_var *v)
 			goto fail_err;
 		if (h1 - h0 != (e->hit_slot >= 0 ? 1 : 0)) {
 			if (e->hit_slot >= 0)
-				fprintf(stderr, "Error: %s: the packet did not hit "
-					"firewall rule slot %d\n", v->what,
-					e->hit_slot);
+				fprintf(stderr,
+					"Error: %s: the packet did not hit "
+					"firewall rule slot %d\n",
+					v->what, e->hit_slot);
 			else
-				fprintf(stderr, "Error: %s: the packet hit a firewall "
-					"rule, expected none\n", v->what);
+				fprintf(stderr,
+					"Error: %s: the packet hit a firewall "
+					"rule, expected none\n",
+					v->what);
 			return -EPROTO;
 		}
 	}
 	if (e->dmac && (out_len < 6 || memcmp(out, e->dmac, 6))) {
-		fprintf(stderr, "Error: %s: destination MAC not rewritten to the "
-			"next hop's\n", v->what);
+		fprintf(stderr,
+			"Error: %s: destination MAC not rewritten to the "
+			"next hop's\n",
+			v->what);
 		return -EPROTO;
 	}
 	l3 = pkt_l3_off(v->f->data);
 	if (e->ttl_dec && (out_len < l3 + 9 || out[l3 + 8] != 63 ||
 			   !pkt_ipv4_csum_ok(out, out_len))) {
-		fprintf(stderr, "Error: %s: TTL not decremented to 63 with a "
-			"valid checksum\n", v->what);
+		fprintf(stderr,
+			"Error: %s: TTL not decremented to 63 with a "
+			"valid checksum\n",
+			v->what);
 		return -EPROTO;
 	}
 	return 0;
@@ -904,7 +906,8 @@ static __u64 bm_entry_count(const struct xnf_stats *st, int action)
 	const struct xnf_nf_counters *c = &st->nf[XNF_NF_ENTRY];
 
 	return action == XDP_REDIRECT ? c->redirect :
-	       action == XDP_PASS ? c->pass : c->drop;
+	       action == XDP_PASS     ? c->pass :
+					c->drop;
 }
 
 /* Snapshot of what one timed run must change. */
@@ -942,7 +945,8 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 	if (!err)
 		err = bm_run(b, b->bench_fd, v->f, repeat, NULL, NULL, &ret, ns);
 	if (err) {
-		fprintf(stderr, "Error: %s: test run: %s\n", v->what, strerror(-err));
+		fprintf(stderr, "Error: %s: test run: %s\n", v->what,
+			strerror(-err));
 		return err;
 	}
 	if ((err = bm_count_read(b, v, &c1)))
@@ -950,12 +954,15 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 	if (ret != v->e.action ||
 	    c1.st.nf[XNF_NF_ENTRY].in - c0.st.nf[XNF_NF_ENTRY].in != repeat ||
 	    bm_entry_count(&c1.st, v->e.action) -
-	    bm_entry_count(&c0.st, v->e.action) != repeat ||
+			    bm_entry_count(&c0.st, v->e.action) !=
+		    repeat ||
 	    (v->e.hit_slot >= 0 && c1.hits - c0.hits != repeat)) {
-		fprintf(stderr, "Error: %s: not every timed packet took the "
+		fprintf(stderr,
+			"Error: %s: not every timed packet took the "
 			"expected path (last one: %s, expected %s); the figure "
-			"would time something else\n", v->what,
-			bm_action_name(ret), bm_action_name(v->e.action));
+			"would time something else\n",
+			v->what, bm_action_name(ret),
+			bm_action_name(v->e.action));
 		return -EPROTO;
 	}
 	return 0;
@@ -981,11 +988,12 @@ static int bm_group(struct bm *b, struct bm_var *v, __u32 nv)
 	for (r = 0; r < b->o.runs; r++) {
 		err = bm_set_target(b, b->drop_fd);
 		if (!err)
-			err = bm_run(b, b->bench_fd, v[0].f, b->o.repeat, NULL, NULL,
-				     &ret, &base[r]);
+			err = bm_run(b, b->bench_fd, v[0].f, b->o.repeat, NULL,
+				     NULL, &ret, &base[r]);
 		if (err || ret != XDP_DROP) {
 			fprintf(stderr, "Error: baseline run: %s\n",
-				err ? strerror(-err) : "the harness did not reach XDP_DROP");
+				err ? strerror(-err) :
+				      "the harness did not reach XDP_DROP");
 			return err ?: -EPROTO;
 		}
 		for (i = 0; i < nv; i++) {
@@ -1018,7 +1026,8 @@ static double bm_paired(const struct bm *bm, const struct bm_var *a,
 	__u32 r;
 
 	for (r = 0; r < bm->o.runs; r++)
-		d[r] = div ? (a->net[r] - b->net[r]) / div : a->net[r] / b->net[r];
+		d[r] = div ? (a->net[r] - b->net[r]) / div :
+			     a->net[r] / b->net[r];
 	return bm_median(d, bm->o.runs);
 }
 
@@ -1056,7 +1065,8 @@ static void bm_facts_read(struct bm_facts *m)
 
 	memset(m, 0, sizeof(*m));
 	if (!uname(&u))
-		snprintf(m->kernel, sizeof(m->kernel), "%s %s", u.release, u.machine);
+		snprintf(m->kernel, sizeof(m->kernel), "%s %s", u.release,
+			 u.machine);
 	snprintf(m->cpu, sizeof(m->cpu), "unknown");
 	f = fopen("/proc/cpuinfo", "r");
 	while (f && fgets(line, sizeof(line), f)) {
@@ -1145,8 +1155,8 @@ struct bm_chain_row {
 	const char *label;
 	const char *chain;
 	bool fib;
-	__u32 nfs;                   /* = tail calls from entry on */
-	struct bm_var v[2];          /* tail-called, fused */
+	__u32 nfs;	    /* = tail calls from entry on */
+	struct bm_var v[2]; /* tail-called, fused */
 };
 
 static struct bm_chain_row bm_chain_rows[] = {
@@ -1158,15 +1168,15 @@ static struct bm_chain_row bm_chain_rows[] = {
 	{ "l3fwd (fib mode)", "l3fwd", true, 1 },
 };
 #define BM_CHAIN_ROWS (sizeof(bm_chain_rows) / sizeof(bm_chain_rows[0]))
-#define BM_ROW_3NF 4
+#define BM_ROW_3NF    4
 
 /* The firewall rows of one size: slot and priority rank of the last
  * reachable rule, and the two packets. */
 struct bm_fw_size {
 	int slot;
 	__u32 rank;
-	int none_kind;               /* index in bm_kinds[] */
-	struct bm_frame frame[2];    /* last rule, no match */
+	int none_kind;		  /* index in bm_kinds[] */
+	struct bm_frame frame[2]; /* last rule, no match */
 };
 
 /* Each NF alone and the papers' chains, tail-called and fused, on the
@@ -1179,29 +1189,33 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 	int err = 0;
 
 	printf("\nNFs and chains: %u firewall rules (the packet matches none), "
-	       "%zu routes, %zu FDB entries\n", in->rules.n, BM_ROUTES, BM_ROUTES);
-	printf("  %-22s %-6s %-9s %9s %9s %9s %7s\n", "chain", "form", "verdict",
-	       "baseline", "measured", "net", "spread");
+	       "%zu routes, %zu FDB entries\n",
+	       in->rules.n, BM_ROUTES, BM_ROUTES);
+	printf("  %-22s %-6s %-9s %9s %9s %9s %7s\n", "chain", "form",
+	       "verdict", "baseline", "measured", "net", "spread");
 	for (i = 0; i < BM_CHAIN_ROWS && !err; i++) {
 		struct bm_chain_row *r = &bm_chain_rows[i];
 		bool l3 = strstr(r->chain, "l3fwd");
 		struct bm_expect e = {
 			.action = !strcmp(r->chain, "firewall") ? XDP_PASS :
-								   XDP_REDIRECT,
+								  XDP_REDIRECT,
 			.hit_slot = strstr(r->chain, "firewall") ? -1 : -2,
 			.dmac = l3 ? nh_mac : NULL,
 			.ttl_dec = l3,
 		};
-		const struct bm_frame *f = strcmp(r->chain, "l2fwd") ? chain_frame :
-								      l2_frame;
+		const struct bm_frame *f = strcmp(r->chain, "l2fwd") ?
+						   chain_frame :
+						   l2_frame;
 
 		for (j = 0; j < 2 && !err; j++)
-			err = bm_var_load(b, &r->v[j], in, r->chain, j, r->fib, f, &e);
+			err = bm_var_load(b, &r->v[j], in, r->chain, j, r->fib,
+					  f, &e);
 		if (!err)
 			err = bm_group(b, r->v, 2);
 		for (j = 0; j < 2; j++) {
 			if (!err) {
-				printf("  %-22s %-6s ", r->label, j ? "fused" : "tail");
+				printf("  %-22s %-6s ", r->label,
+				       j ? "fused" : "tail");
 				bm_var_print(&r->v[j]);
 			}
 			bm_var_free(&r->v[j]);
@@ -1227,8 +1241,7 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 }
 
 /* The firewall alone at every size, all six rows timed as one group. */
-static int bm_firewall(struct bm *b, struct bm_fw_size *fw,
-		       struct bm_var *v)
+static int bm_firewall(struct bm *b, struct bm_fw_size *fw, struct bm_var *v)
 {
 	__u32 i, j;
 	int err = 0;
@@ -1244,8 +1257,8 @@ static int bm_firewall(struct bm *b, struct bm_fw_size *fw,
 
 			if (!j && in->rules.r[fw[i].slot].action == XNF_FW_DROP)
 				e.action = XDP_DROP;
-			err = bm_var_load(b, &v[2 * i + j], in, "firewall", false,
-					  false, &fw[i].frame[j], &e);
+			err = bm_var_load(b, &v[2 * i + j], in, "firewall",
+					  false, false, &fw[i].frame[j], &e);
 		}
 	}
 	if (!err)
@@ -1328,10 +1341,10 @@ static double bm_urun(struct xnf_unf *nf, struct bm_uvec *v,
 
 struct bm_urow {
 	const char *nf;
-	__u32 inst;                  /* rule set: bm_fw_sizes[inst] */
-	int frame;                   /* 0 the chains' packet, 1 to the next hop's
+	__u32 inst;   /* rule set: bm_fw_sizes[inst] */
+	int frame;    /* 0 the chains' packet, 1 to the next hop's
 				      * MAC, 2 last rule, 3 no match */
-	__u8 verdict;                /* what the packet must end with */
+	__u8 verdict; /* what the packet must end with */
 };
 
 static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
@@ -1343,12 +1356,16 @@ static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
 		{ "l3fwd", 0, 0, XNF_V_REDIRECT },
 		{ "l2fwd", 0, 1, XNF_V_REDIRECT },
 		{ "ratelimit", 0, 0, XNF_V_REDIRECT },
-		{ "firewall", 0, 2, 0xff }, { "firewall", 0, 3, 0xff },
-		{ "firewall", 1, 2, 0xff }, { "firewall", 1, 3, 0xff },
-		{ "firewall", 2, 2, 0xff }, { "firewall", 2, 3, 0xff },
+		{ "firewall", 0, 2, 0xff },
+		{ "firewall", 0, 3, 0xff },
+		{ "firewall", 1, 2, 0xff },
+		{ "firewall", 1, 3, 0xff },
+		{ "firewall", 2, 2, 0xff },
+		{ "firewall", 2, 3, 0xff },
 	};
 	struct xnf_unf *nf[sizeof(rows) / sizeof(rows[0])] = {};
-	double base[BM_MAX_RUNS], net[sizeof(rows) / sizeof(rows[0])][BM_MAX_RUNS];
+	double base[BM_MAX_RUNS],
+		net[sizeof(rows) / sizeof(rows[0])][BM_MAX_RUNS];
 	__u32 nrows = sizeof(rows) / sizeof(rows[0]), i, r;
 	__u32 vecs = b->o.repeat / BM_VEC ?: 1;
 	struct bm_uvec *v;
@@ -1365,55 +1382,70 @@ static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
 			/* a bucket that never runs dry: the policer's
 			 * bookkeeping, not its drops */
 			.args = !strcmp(rows[i].nf, "ratelimit") ?
-				"rate=1000000000,burst=1000000000" : NULL,
+					"rate=1000000000,burst=1000000000" :
+					NULL,
 		};
-		const struct bm_frame *f = rows[i].frame == 0 ? chain_frame :
-					   rows[i].frame == 1 ? l2_frame :
-					   &fw[rows[i].inst].frame[rows[i].frame - 2];
+		const struct bm_frame *f =
+			rows[i].frame == 0 ?
+				chain_frame :
+			rows[i].frame == 1 ?
+				l2_frame :
+				&fw[rows[i].inst].frame[rows[i].frame - 2];
 
 		err = xnf_unf_new(xnf_unf_find(rows[i].nf), &env, &nf[i]);
 		if (err) {
-			fprintf(stderr, "Error: cannot start userspace NF %s: %s\n",
+			fprintf(stderr,
+				"Error: cannot start userspace NF %s: %s\n",
 				rows[i].nf, strerror(-err));
 			break;
 		}
 		/* The path the row claims: checked once before timing. */
 		bm_uvec_fill(v, f, b->ifindex[0], b->ifindex[0]);
 		nf[i]->ops->run(nf[i], v->p, BM_VEC);
-		if (rows[i].verdict != 0xff && v->p[0].meta.verdict != rows[i].verdict) {
-			fprintf(stderr, "Error: userspace %s gave verdict %s, not %s\n",
-				rows[i].nf, xnf_verdict_name(v->p[0].meta.verdict),
+		if (rows[i].verdict != 0xff &&
+		    v->p[0].meta.verdict != rows[i].verdict) {
+			fprintf(stderr,
+				"Error: userspace %s gave verdict %s, not %s\n",
+				rows[i].nf,
+				xnf_verdict_name(v->p[0].meta.verdict),
 				xnf_verdict_name(rows[i].verdict));
 			err = -EINVAL;
 		}
 	}
 	for (r = 0; r < b->o.runs && !err; r++) {
-		base[r] = bm_urun(NULL, v, chain_frame, b->ifindex[0], b->ifindex[0],
-				  vecs);
+		base[r] = bm_urun(NULL, v, chain_frame, b->ifindex[0],
+				  b->ifindex[0], vecs);
 		for (i = 0; i < nrows; i++) {
-			const struct bm_frame *f = rows[i].frame == 0 ? chain_frame :
-						   rows[i].frame == 1 ? l2_frame :
-						   &fw[rows[i].inst].frame[rows[i].frame - 2];
+			const struct bm_frame *f =
+				rows[i].frame == 0 ?
+					chain_frame :
+				rows[i].frame == 1 ?
+					l2_frame :
+					&fw[rows[i].inst].frame[rows[i].frame - 2];
 
 			net[i][r] = bm_urun(nf[i], v, f, b->ifindex[0],
-					    b->ifindex[0], vecs) - base[r];
+					    b->ifindex[0], vecs) -
+				    base[r];
 		}
 	}
 	if (!err) {
 		printf("\nUserspace NFs (AF_XDP workers), run() over vectors of %d "
 		       "frames, same tables;\nnet of copying and parsing the vector "
-		       "(%.1f ns per packet), median over %u rounds\n", BM_VEC,
-		       bm_median(base, b->o.runs), b->o.runs);
+		       "(%.1f ns per packet), median over %u rounds\n",
+		       BM_VEC, bm_median(base, b->o.runs), b->o.runs);
 		for (i = 0; i < nrows; i++) {
 			char label[48];
 
 			if (!strcmp(rows[i].nf, "firewall"))
-				snprintf(label, sizeof(label), "firewall, %u rules, %s",
+				snprintf(label, sizeof(label),
+					 "firewall, %u rules, %s",
 					 b->inst[rows[i].inst].rules.n,
-					 rows[i].frame == 2 ? "last" : "no match");
+					 rows[i].frame == 2 ? "last" :
+							      "no match");
 			else
 				snprintf(label, sizeof(label), "%s", rows[i].nf);
-			printf("  %-32s %7.1f ns\n", label, bm_median(net[i], b->o.runs));
+			printf("  %-32s %7.1f ns\n", label,
+			       bm_median(net[i], b->o.runs));
 		}
 	}
 	for (i = 0; i < nrows; i++)
@@ -1425,7 +1457,9 @@ static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
 
 int main(int argc, char **argv)
 {
-	struct bm b = { .o = { .repeat = 1000000, .runs = 5, .seed = 1, .cpu = -1 } };
+	struct bm b = {
+		.o = { .repeat = 1000000, .runs = 5, .seed = 1, .cpu = -1 }
+	};
 	struct bm_var fw_var[2 * BM_FW_SIZES] = {};
 	struct bm_fw_size fw[BM_FW_SIZES] = {};
 	struct bm_frame chain_frame, l2_frame;
@@ -1464,7 +1498,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		if (err) {
-			fprintf(stderr, "Error: bad value '%s' for -%c\n", optarg, opt);
+			fprintf(stderr, "Error: bad value '%s' for -%c\n",
+				optarg, opt);
 			bm_usage(argv[0], stderr);
 			return 2;
 		}
@@ -1491,8 +1526,10 @@ int main(int argc, char **argv)
 
 	b.h = xnf_bench__open();
 	if (!b.h || xnf_bench__load(b.h)) {
-		fprintf(stderr, "Error: cannot load the harness (bpf/bench.bpf.c): "
-			"%s\n", strerror(errno));
+		fprintf(stderr,
+			"Error: cannot load the harness (bpf/bench.bpf.c): "
+			"%s\n",
+			strerror(errno));
 		goto fail;
 	}
 	b.bench_fd = bpf_program__fd(b.h->progs.xnf_bench);
@@ -1509,15 +1546,19 @@ int main(int argc, char **argv)
 		fw[i].slot = bm_find_last(&in->rules, b.o.seed, &p, &fw[i].rank);
 		if (fw[i].slot < 0 ||
 		    bm_frame_build(&fw[i].frame[0], &p, b.mac[0])) {
-			fprintf(stderr, "Error: found no packet that reaches any of "
-				"the %u rules\n", in->rules.n);
+			fprintf(stderr,
+				"Error: found no packet that reaches any of "
+				"the %u rules\n",
+				in->rules.n);
 			goto fail;
 		}
 		fw[i].none_kind = bm_find_none(&in->rules, b.o.seed, &p);
 		if (fw[i].none_kind < 0 ||
 		    bm_frame_build(&fw[i].frame[1], &p, b.mac[0])) {
-			fprintf(stderr, "Error: found no packet that matches none of "
-				"the %u rules\n", in->rules.n);
+			fprintf(stderr,
+				"Error: found no packet that matches none of "
+				"the %u rules\n",
+				in->rules.n);
 			goto fail;
 		}
 	}
@@ -1525,8 +1566,10 @@ int main(int argc, char **argv)
 	if (bm_find_chain_pkt(&b.inst[0].rules, b.o.seed, &p) ||
 	    bm_frame_build(&chain_frame, &p, b.mac[0]) ||
 	    bm_frame_build(&l2_frame, &p, nh_mac)) {
-		fprintf(stderr, "Error: found no packet to %s that the chains' "
-			"firewall allows\n", BM_DST);
+		fprintf(stderr,
+			"Error: found no packet to %s that the chains' "
+			"firewall allows\n",
+			BM_DST);
 		goto fail;
 	}
 
@@ -1535,18 +1578,21 @@ int main(int argc, char **argv)
 	printf("  kernel    %s\n", m.kernel);
 	printf("  cpu       %s, %ld online; measuring on CPU %d\n", m.cpu,
 	       m.online, b.o.cpu);
-	printf("  bpf       jit_enable %s, bpf_stats_enabled %s\n", m.jit, m.stats);
+	printf("  bpf       jit_enable %s, bpf_stats_enabled %s\n", m.jit,
+	       m.stats);
 	printf("  spectre2  %s\n", m.spectre);
 	printf("  repeat    %u packets per run (warm-up %u), %u rounds, median\n",
 	       b.o.repeat, b.o.repeat / 10 ?: 1, b.o.runs);
 	printf("  baseline  harness (restore %d bytes, tail call) into XDP_DROP, "
-	       "timed every round\n", BM_FRAME);
+	       "timed every round\n",
+	       BM_FRAME);
 	printf("  net       median over rounds of measured - that round's baseline;\n"
 	       "            spread = max - min of net over the rounds\n");
 	printf("  tables    %zu routes, %zu FDB entries; firewall: first N rules of "
 	       "xnf_fw_generate(seed %u)\n"
 	       "            that are not catch-alls (%u of the first %u left out), "
-	       "default allow\n", BM_ROUTES, BM_ROUTES, b.o.seed, big->dropped,
+	       "default allow\n",
+	       BM_ROUTES, BM_ROUTES, b.o.seed, big->dropped,
 	       big->n + big->dropped);
 	fflush(stdout);
 
@@ -1563,8 +1609,8 @@ int main(int argc, char **argv)
 		char label[32];
 
 		for (j = 0; j < 2; j++) {
-			snprintf(label, sizeof(label), "%u rules, %s", in->rules.n,
-				 j ? "no match" : "last");
+			snprintf(label, sizeof(label), "%u rules, %s",
+				 in->rules.n, j ? "no match" : "last");
 			printf("  %-22s %s\n", label, fw[i].frame[j].desc);
 		}
 		if (fw[i].none_kind > 0) {
@@ -1578,22 +1624,26 @@ int main(int argc, char **argv)
 			char dead[32];
 
 			if (fw[i].rank + 2 == in->rules.n)
-				snprintf(dead, sizeof(dead), "rule %u", in->rules.n);
+				snprintf(dead, sizeof(dead), "rule %u",
+					 in->rules.n);
 			else
 				snprintf(dead, sizeof(dead), "rules %u..%u",
 					 fw[i].rank + 2, in->rules.n);
 			printf("  %-22s no packet reaches %s (covered by earlier "
 			       "rules);\n  %-22s rule %u (slot %d, %s) is the last "
-			       "reachable one\n", "", dead, "", fw[i].rank + 1,
-			       fw[i].slot, in->rules.r[fw[i].slot].action ==
-			       XNF_FW_DROP ? "drop" : "allow");
+			       "reachable one\n",
+			       "", dead, "", fw[i].rank + 1, fw[i].slot,
+			       in->rules.r[fw[i].slot].action == XNF_FW_DROP ?
+				       "drop" :
+				       "allow");
 		}
 	}
 
 	{
 		const struct bm_chain_row *r = &bm_chain_rows[BM_ROW_3NF];
 		double hop = bm_paired(&b, &r->v[0], &r->v[1], r->nfs);
-		const struct bm_var *lo = &fw_var[0], *hi = &fw_var[2 * (BM_FW_SIZES - 1)];
+		const struct bm_var *lo = &fw_var[0],
+				    *hi = &fw_var[2 * (BM_FW_SIZES - 1)];
 		double last = bm_paired(&b, &hi[0], &lo[0], 0);
 		double none = bm_paired(&b, &hi[1], &lo[1], 0);
 
@@ -1602,14 +1652,16 @@ int main(int argc, char **argv)
 		printf("  (a) tail-called hop over fused: %s, %u hops\n",
 		       r->label, r->nfs);
 		printf("      (tail-called - fused) / %u  = %6.1f ns   target <= %.0f ns"
-		       "   %s\n", r->nfs, hop, BM_HOP_TARGET,
-		       bm_pf(hop <= BM_HOP_TARGET));
+		       "   %s\n",
+		       r->nfs, hop, BM_HOP_TARGET, bm_pf(hop <= BM_HOP_TARGET));
 		printf("  (b) firewall, %u rules / %u rules\n", big->n,
 		       b.inst[0].rules.n);
 		printf("      last rule                = %6.2f x    target <= %.0f x"
-		       "    %s\n", last, BM_FW_TARGET, bm_pf(last <= BM_FW_TARGET));
+		       "    %s\n",
+		       last, BM_FW_TARGET, bm_pf(last <= BM_FW_TARGET));
 		printf("      no match                 = %6.2f x    target <= %.0f x"
-		       "    %s\n", none, BM_FW_TARGET, bm_pf(none <= BM_FW_TARGET));
+		       "    %s\n",
+		       none, BM_FW_TARGET, bm_pf(none <= BM_FW_TARGET));
 	}
 	err = 0;
 	goto out;

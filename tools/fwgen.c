@@ -76,7 +76,8 @@ int main(int argc, char **argv)
 	if (argc == 3) {
 		seed = strtoul(argv[2], &end, 10);
 		if (*end || seed > 0xffffffffUL) {
-			fprintf(stderr, "Error: SEED must be a 32-bit number, not '%s'\n",
+			fprintf(stderr,
+				"Error: SEED must be a 32-bit number, not '%s'\n",
 				argv[2]);
 			return 2;
 		}
@@ -86,7 +87,8 @@ int main(int argc, char **argv)
 		free(gen);
 		gen = calloc(want, sizeof(*gen));
 		if (!gen) {
-			fprintf(stderr, "Error: out of memory for %lu rules\n", want);
+			fprintf(stderr, "Error: out of memory for %lu rules\n",
+				want);
 			return 1;
 		}
 		err = xnf_fw_generate(gen, want, seed);

@@ -76,30 +76,30 @@
 #include "neigh.h"
 #include "gen.skel.h"
 
-#define DURATION_MAX 3600.0
-#define BATCH 64                 /* frames per flush to the device */
-#define PACED_CALL_NS 20e6       /* paced: one call (with the dispatcher held) */
-#define PACED_FLUSH_PPS 125000.0 /* paced: pps per frame of a flush */
-#define PACED_LATE_NS 1000000.0  /* paced: lateness that moves the schedule */
-#define PACED_USER_MAX 1000.0    /* paced from user space up to this rate */
+#define DURATION_MAX	3600.0
+#define BATCH		64   /* frames per flush to the device */
+#define PACED_CALL_NS	20e6 /* paced: one call (with the dispatcher held) */
+#define PACED_FLUSH_PPS 125000.0  /* paced: pps per frame of a flush */
+#define PACED_LATE_NS	1000000.0 /* paced: lateness that moves the schedule */
+#define PACED_USER_MAX	1000.0	  /* paced from user space up to this rate */
 
 struct opts {
 	const char *dev;
-	__u64 count;             /* 0: no bound */
-	double duration;         /* 0: no bound */
-	double rate;             /* 0: as fast as possible */
+	__u64 count;	 /* 0: no bound */
+	double duration; /* 0: no bound */
+	double rate;	 /* 0: as fast as possible */
 	const char *size_arg;
 	struct xnf_gen_spec spec;
 	bool have_src, have_dst, have_smac, have_dmac, have_family;
-	int cpu;                 /* -1: not pinned */
+	int cpu; /* -1: not pinned */
 	bool json;
 };
 
 struct result {
 	__u64 sent, bytes, errors, calls, burst_max;
-	__u64 bursts;            /* paced: frames that left apart from the one before */
-	__u64 slips;             /* paced: times the schedule was moved */
-	__u32 batch;             /* frames per flush */
+	__u64 bursts; /* paced: frames that left apart from the one before */
+	__u64 slips;  /* paced: times the schedule was moved */
+	__u32 batch;  /* frames per flush */
 	double duration;
 	bool held;
 };
@@ -122,18 +122,18 @@ static __u64 now_ns(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: xnf-gen DEV [count N] [duration SEC] [rate PPS] [size BYTES|imix|dc]\n"
-"               [flows N] [ipv4|ipv6] [udp|tcp] [src ADDR] [dst ADDR]\n"
-"               [smac MAC] [dmac MAC] [sport N] [dport N] [cpu N] [-j]\n"
-"Sends frames out of DEV (in this network namespace) until count frames or\n"
-"duration seconds (at most 3600), whichever comes first; one of them is needed.\n"
-"  rate PPS     pace the frames evenly (default: as fast as possible)\n"
-"  size         frame size with FCS, 64..1518 (default 64); imix: 7:4:1 of\n"
-"               64/594/1518; dc: data-center mix, median 120 B (see README)\n"
-"  flows N      flow i has source port sport+i and source address +i/65536\n"
-"  src, dst     default: DEV's first address / 198.51.100.1 (2001:db8:2::1)\n"
-"  smac, dmac   default: DEV's MAC / the neighbour entry of dst, else broadcast\n"
-"  sport, dport default 1024, 9;  cpu N: pin the sending thread;  -j: JSON\n");
+		"Usage: xnf-gen DEV [count N] [duration SEC] [rate PPS] [size BYTES|imix|dc]\n"
+		"               [flows N] [ipv4|ipv6] [udp|tcp] [src ADDR] [dst ADDR]\n"
+		"               [smac MAC] [dmac MAC] [sport N] [dport N] [cpu N] [-j]\n"
+		"Sends frames out of DEV (in this network namespace) until count frames or\n"
+		"duration seconds (at most 3600), whichever comes first; one of them is needed.\n"
+		"  rate PPS     pace the frames evenly (default: as fast as possible)\n"
+		"  size         frame size with FCS, 64..1518 (default 64); imix: 7:4:1 of\n"
+		"               64/594/1518; dc: data-center mix, median 120 B (see README)\n"
+		"  flows N      flow i has source port sport+i and source address +i/65536\n"
+		"  src, dst     default: DEV's first address / 198.51.100.1 (2001:db8:2::1)\n"
+		"  smac, dmac   default: DEV's MAC / the neighbour entry of dst, else broadcast\n"
+		"  sport, dport default 1024, 9;  cpu N: pin the sending thread;  -j: JSON\n");
 }
 
 static int parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
@@ -200,7 +200,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->json = true;
 			continue;
 		}
-		if (!strcmp(k, "-h") || !strcmp(k, "--help") || !strcmp(k, "help")) {
+		if (!strcmp(k, "-h") || !strcmp(k, "--help") ||
+		    !strcmp(k, "help")) {
 			usage(stdout);
 			exit(0);
 		}
@@ -212,7 +213,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			int fam = k[3] == '6' ? 6 : 4;
 
 			if (o->have_family && o->spec.family != fam) {
-				fprintf(stderr, "Error: %s contradicts the addresses or family given before\n", k);
+				fprintf(stderr,
+					"Error: %s contradicts the addresses or family given before\n",
+					k);
 				return -EINVAL;
 			}
 			o->spec.family = fam;
@@ -224,7 +227,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			continue;
 		}
 		if (!val) {
-			fprintf(stderr, "Error: %s needs a value (xnf-gen -h for the usage)\n", k);
+			fprintf(stderr,
+				"Error: %s needs a value (xnf-gen -h for the usage)\n",
+				k);
 			return -EINVAL;
 		}
 		if (!strcmp(k, "count")) {
@@ -286,13 +291,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			takes = false;
 		}
 		if (!takes) {
-			fprintf(stderr, "Error: unknown argument '%s' (xnf-gen -h for the usage)\n", k);
+			fprintf(stderr,
+				"Error: unknown argument '%s' (xnf-gen -h for the usage)\n",
+				k);
 			return -EINVAL;
 		}
 		i++;
 		continue;
 bad:
-		fprintf(stderr, "Error: bad value '%s' for %s (xnf-gen -h for the usage)\n", val, k);
+		fprintf(stderr,
+			"Error: bad value '%s' for %s (xnf-gen -h for the usage)\n",
+			val, k);
 		return -EINVAL;
 	}
 	if (!o->dev) {
@@ -300,7 +309,8 @@ bad:
 		return -EINVAL;
 	}
 	if (!o->count && !o->duration) {
-		fprintf(stderr, "Error: give count N or duration SEC (or both): xnf-gen never sends unbounded\n");
+		fprintf(stderr,
+			"Error: give count N or duration SEC (or both): xnf-gen never sends unbounded\n");
 		return -EINVAL;
 	}
 	return 0;
@@ -322,8 +332,10 @@ static int fill_defaults(struct opts *o, __u32 ifindex)
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	memset(&ifr, 0, sizeof(ifr));
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", o->dev);
-	if (fd >= 0 && !ioctl(fd, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP)) {
-		fprintf(stderr, "Error: %s is down (ip link set %s up)\n", o->dev, o->dev);
+	if (fd >= 0 && !ioctl(fd, SIOCGIFFLAGS, &ifr) &&
+	    !(ifr.ifr_flags & IFF_UP)) {
+		fprintf(stderr, "Error: %s is down (ip link set %s up)\n",
+			o->dev, o->dev);
 		close(fd);
 		return -ENETDOWN;
 	}
@@ -335,7 +347,8 @@ static int fill_defaults(struct opts *o, __u32 ifindex)
 		memset(&ifr, 0, sizeof(ifr));
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", o->dev);
 		if (fd < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr)) {
-			fprintf(stderr, "Error: cannot read the MAC of %s: %s (give smac)\n",
+			fprintf(stderr,
+				"Error: cannot read the MAC of %s: %s (give smac)\n",
 				o->dev, strerror(errno));
 			if (fd >= 0)
 				close(fd);
@@ -358,7 +371,10 @@ static int fill_defaults(struct opts *o, __u32 ifindex)
 						continue;
 					memcpy(o->spec.src, &s6->sin6_addr, 16);
 				} else {
-					memcpy(o->spec.src, &((struct sockaddr_in *)a->ifa_addr)->sin_addr, 4);
+					memcpy(o->spec.src,
+					       &((struct sockaddr_in *)a->ifa_addr)
+							->sin_addr,
+					       4);
 				}
 				break;
 			}
@@ -368,12 +384,15 @@ static int fill_defaults(struct opts *o, __u32 ifindex)
 	if (!o->have_dst)
 		inet_pton(af, def_dst[v6], o->spec.dst);
 	if (!o->have_dmac) {
-		if (xnf_neigh_lookup(o->spec.family, o->spec.dst, ifindex, &nb, 1) > 0) {
+		if (xnf_neigh_lookup(o->spec.family, o->spec.dst, ifindex, &nb,
+				     1) > 0) {
 			memcpy(o->spec.dmac, nb.lladdr, 6);
 		} else {
 			memset(o->spec.dmac, 0xff, 6);
-			fprintf(stderr, "Warning: no neighbour entry for the destination on %s: "
-				"sending to ff:ff:ff:ff:ff:ff (give dmac for a router)\n", o->dev);
+			fprintf(stderr,
+				"Warning: no neighbour entry for the destination on %s: "
+				"sending to ff:ff:ff:ff:ff:ff (give dmac for a router)\n",
+				o->dev);
 		}
 	}
 	return 0;
@@ -392,15 +411,10 @@ struct runner {
  * tells) or -errno. */
 static int send_frames(struct runner *r, __u32 n, __u32 batch)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		.data_in = r->buf,
-		.data_size_in = r->buflen,
-		.ctx_in = &r->ctx,
-		.ctx_size_in = sizeof(r->ctx),
-		.repeat = n,
-		.batch_size = batch,
-		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = r->buf,
+		    .data_size_in = r->buflen, .ctx_in = &r->ctx,
+		    .ctx_size_in = sizeof(r->ctx), .repeat = n,
+		    .batch_size = batch, .flags = BPF_F_TEST_XDP_LIVE_FRAMES, );
 
 	return bpf_prog_test_run_opts(r->prog_fd, &o) ? -errno : 0;
 }
@@ -431,7 +445,8 @@ static int run_fast(struct runner *r, const struct opts *o, struct result *res)
 		t1 = now_ns();
 		res->calls++;
 		if (err && err != -EINTR) {
-			fprintf(stderr, "Error: sending on %s (BPF_PROG_TEST_RUN): %s\n",
+			fprintf(stderr,
+				"Error: sending on %s (BPF_PROG_TEST_RUN): %s\n",
 				o->dev, strerror(-err));
 			return err;
 		}
@@ -467,7 +482,8 @@ static void wait_until(__u64 t)
 }
 
 /* Low rates, paced from user space: one call per frame. */
-static int run_paced_user(struct runner *r, const struct opts *o, struct result *res)
+static int run_paced_user(struct runner *r, const struct opts *o,
+			  struct result *res)
 {
 	double period = 1e9 / o->rate;
 	double late = 2 * period > PACED_LATE_NS ? 2 * period : PACED_LATE_NS;
@@ -500,7 +516,8 @@ static int run_paced_user(struct runner *r, const struct opts *o, struct result 
 		err = send_frames(r, 1, 1);
 		res->calls++;
 		if (err && err != -EINTR) {
-			fprintf(stderr, "Error: sending on %s (BPF_PROG_TEST_RUN): %s\n",
+			fprintf(stderr,
+				"Error: sending on %s (BPF_PROG_TEST_RUN): %s\n",
 				o->dev, strerror(-err));
 			return err;
 		}
@@ -514,7 +531,8 @@ static int run_paced_user(struct runner *r, const struct opts *o, struct result 
 }
 
 /* Higher rates, paced in the kernel (see the top of this file). */
-static int run_paced_kernel(struct runner *r, const struct opts *o, struct result *res)
+static int run_paced_kernel(struct runner *r, const struct opts *o,
+			    struct result *res)
 {
 	volatile struct xnf_gen_state *st = r->st;
 	double call_ns = res->held ? PACED_CALL_NS : 25 * PACED_CALL_NS;
@@ -538,7 +556,8 @@ static int run_paced_kernel(struct runner *r, const struct opts *o, struct resul
 	st->max_late_ns = 2 * period > PACED_LATE_NS ? 2 * period : PACED_LATE_NS;
 	st->pace_batch = batch;
 	st->burst_cap = ceil(o->rate * PACED_LATE_NS / 1e9) > batch ?
-			ceil(o->rate * PACED_LATE_NS / 1e9) : batch;
+				ceil(o->rate * PACED_LATE_NS / 1e9) :
+				batch;
 	st->pace_ps = llround(period * 1000) ? llround(period * 1000) : 1;
 	for (;;) {
 		t = now_ns();
@@ -557,7 +576,8 @@ static int run_paced_kernel(struct runner *r, const struct opts *o, struct resul
 		t1 = now_ns();
 		res->calls++;
 		if (err && err != -EINTR) {
-			fprintf(stderr, "Error: sending on %s (BPF_PROG_TEST_RUN): %s\n",
+			fprintf(stderr,
+				"Error: sending on %s (BPF_PROG_TEST_RUN): %s\n",
 				o->dev, strerror(-err));
 			return err;
 		}
@@ -581,9 +601,11 @@ static void print_result(const struct opts *o, const struct result *res,
 			 const struct xnf_gen_cfg *cfg)
 {
 	double pps = res->duration > 0 ? res->sent / res->duration : 0;
-	double gbps = res->duration > 0 ? res->bytes * 8 / res->duration / 1e9 : 0;
-	double gbps_l1 = res->duration > 0 ?
-		(res->bytes + 20.0 * res->sent) * 8 / res->duration / 1e9 : 0;
+	double gbps = res->duration > 0 ? res->bytes * 8 / res->duration / 1e9 :
+					  0;
+	double gbps_l1 = res->duration > 0 ? (res->bytes + 20.0 * res->sent) *
+						     8 / res->duration / 1e9 :
+					     0;
 	double burst_mean = res->bursts ? (double)res->sent / res->bursts : BATCH;
 	const char *fam = o->spec.family == 6 ? "ipv6" : "ipv4";
 	const char *proto = o->spec.proto == IPPROTO_TCP ? "tcp" : "udp";
@@ -622,15 +644,16 @@ static void print_result(const struct opts *o, const struct result *res,
 		return;
 	}
 	printf("xnf-gen %s: sent %llu frames (size %s, mean %.1f B, %s/%s, %u flow%s) in %.3f s\n",
-	       o->dev, (unsigned long long)res->sent, o->size_arg, xnf_gen_mean_size(cfg),
-	       fam, proto, o->spec.flows, o->spec.flows == 1 ? "" : "s", res->duration);
+	       o->dev, (unsigned long long)res->sent, o->size_arg,
+	       xnf_gen_mean_size(cfg), fam, proto, o->spec.flows,
+	       o->spec.flows == 1 ? "" : "s", res->duration);
 	printf("  %.3f Mpps, %.3f Gb/s (%.3f Gb/s with preamble and gap)\n",
 	       pps / 1e6, gbps, gbps_l1);
 	if (o->rate)
 		printf("  paced at %.0f pps: bursts of at most %llu frames, %.2f on average, "
-		       "a flush every %u runs, schedule moved %llu times\n", o->rate,
-		       (unsigned long long)res->burst_max, burst_mean, res->batch,
-		       (unsigned long long)res->slips);
+		       "a flush every %u runs, schedule moved %llu times\n",
+		       o->rate, (unsigned long long)res->burst_max, burst_mean,
+		       res->batch, (unsigned long long)res->slips);
 	else
 		printf("  as fast as possible: %llu calls, flushed to the device every %d frames\n",
 		       (unsigned long long)res->calls, BATCH);
@@ -657,7 +680,8 @@ int main(int argc, char **argv)
 		return 2;
 	ifindex = if_nametoindex(o.dev);
 	if (!ifindex) {
-		fprintf(stderr, "Error: no device %s in this network namespace\n", o.dev);
+		fprintf(stderr,
+			"Error: no device %s in this network namespace\n", o.dev);
 		return 1;
 	}
 	err = fill_defaults(&o, ifindex);
@@ -668,7 +692,8 @@ int main(int argc, char **argv)
 	skel = xnf_gen__open();
 	r = calloc(1, sizeof(*r));
 	if (!skel || !r) {
-		fprintf(stderr, "Error: cannot open the generator program: %s\n", strerror(errno));
+		fprintf(stderr, "Error: cannot open the generator program: %s\n",
+			strerror(errno));
 		err = -ENOMEM;
 		goto out;
 	}
@@ -679,9 +704,10 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (raised)
-		fprintf(stderr, "Warning: frames of the %s mix below %u bytes are sent as %u bytes "
-			"(the smallest that carries %s/%s headers and the probe)\n", o.size_arg,
-			xnf_gen_min_size(o.spec.family, o.spec.proto),
+		fprintf(stderr,
+			"Warning: frames of the %s mix below %u bytes are sent as %u bytes "
+			"(the smallest that carries %s/%s headers and the probe)\n",
+			o.size_arg, xnf_gen_min_size(o.spec.family, o.spec.proto),
 			xnf_gen_min_size(o.spec.family, o.spec.proto),
 			o.spec.family == 6 ? "ipv6" : "ipv4",
 			o.spec.proto == IPPROTO_TCP ? "tcp" : "udp");
@@ -691,7 +717,8 @@ int main(int argc, char **argv)
 	cfg->cookie = cookie;
 	err = xnf_gen__load(skel);
 	if (err) {
-		fprintf(stderr, "Error: cannot load the generator program: %s (run as root)\n",
+		fprintf(stderr,
+			"Error: cannot load the generator program: %s (run as root)\n",
 			strerror(-err));
 		goto out;
 	}
@@ -699,8 +726,10 @@ int main(int argc, char **argv)
 	link = bpf_program__attach_xdp(skel->progs.xnf_gen, ifindex);
 	res.held = link != NULL;
 	if (!link)
-		fprintf(stderr, "Warning: cannot attach to %s (%s): every call pauses ~25 ms, "
-			"during which no frame leaves\n", o.dev, strerror(errno));
+		fprintf(stderr,
+			"Warning: cannot attach to %s (%s): every call pauses ~25 ms, "
+			"during which no frame leaves\n",
+			o.dev, strerror(errno));
 
 	if (o.cpu >= 0) {
 		cpu_set_t set;
@@ -709,7 +738,8 @@ int main(int argc, char **argv)
 		CPU_SET(o.cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set)) {
 			err = -errno;
-			fprintf(stderr, "Error: cannot pin to CPU %d: %s\n", o.cpu, strerror(errno));
+			fprintf(stderr, "Error: cannot pin to CPU %d: %s\n",
+				o.cpu, strerror(errno));
 			goto out;
 		}
 	}
@@ -721,7 +751,8 @@ int main(int argc, char **argv)
 		if (cfg->sizes[i] - 4u > len)
 			len = cfg->sizes[i] - 4;
 	memcpy(r->buf, &cookie, 4);
-	memcpy(r->buf + 4, cfg->hdr, xnf_gen_hdr_len(o.spec.family, o.spec.proto));
+	memcpy(r->buf + 4, cfg->hdr,
+	       xnf_gen_hdr_len(o.spec.family, o.spec.proto));
 	r->buflen = 4 + len;
 	r->ctx.data = 4;
 	r->ctx.data_end = r->buflen;

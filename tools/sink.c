@@ -41,8 +41,8 @@
 struct opts {
 	const char *dev;
 	double duration;
-	__u64 count;         /* 0: none */
-	double interval;     /* 0: no interval lines */
+	__u64 count;	 /* 0: none */
+	double interval; /* 0: no interval lines */
 	const char *ready;
 	bool csum;
 	bool json;
@@ -51,7 +51,7 @@ struct opts {
 /* All CPUs' counters, merged. */
 struct totals {
 	struct xnf_sink_stats s;
-	bool any;            /* some CPU saw a probe frame */
+	bool any; /* some CPU saw a probe frame */
 };
 
 static volatile sig_atomic_t stop;
@@ -72,17 +72,17 @@ static double now_s(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: xnf-sink DEV [duration SEC] [count N] [interval SEC] [ready FILE] [csum] [-j]\n"
-"Attaches a counting XDP program to DEV (native mode, this network namespace)\n"
-"and reports frames carrying xnf-gen's probe: rate, loss, reordering,\n"
-"duplicates, latency. Other frames are counted and passed to the kernel.\n"
-"  duration SEC   stop after SEC seconds (default and at most 3600)\n"
-"  count N        stop once N probe frames have arrived\n"
-"  interval SEC   print the rate every SEC seconds\n"
-"  ready FILE     create FILE once attached (start the generator then)\n"
-"  csum           also verify UDP/TCP checksums (IPv4 headers always are)\n"
-"  -j             JSON (interval lines are JSON lines too)\n"
-"SIGINT, SIGTERM and SIGHUP stop it; it always detaches.\n");
+		"Usage: xnf-sink DEV [duration SEC] [count N] [interval SEC] [ready FILE] [csum] [-j]\n"
+		"Attaches a counting XDP program to DEV (native mode, this network namespace)\n"
+		"and reports frames carrying xnf-gen's probe: rate, loss, reordering,\n"
+		"duplicates, latency. Other frames are counted and passed to the kernel.\n"
+		"  duration SEC   stop after SEC seconds (default and at most 3600)\n"
+		"  count N        stop once N probe frames have arrived\n"
+		"  interval SEC   print the rate every SEC seconds\n"
+		"  ready FILE     create FILE once attached (start the generator then)\n"
+		"  csum           also verify UDP/TCP checksums (IPv4 headers always are)\n"
+		"  -j             JSON (interval lines are JSON lines too)\n"
+		"SIGINT, SIGTERM and SIGHUP stop it; it always detaches.\n");
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -99,7 +99,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->json = true;
 			continue;
 		}
-		if (!strcmp(k, "-h") || !strcmp(k, "--help") || !strcmp(k, "help")) {
+		if (!strcmp(k, "-h") || !strcmp(k, "--help") ||
+		    !strcmp(k, "help")) {
 			usage(stdout);
 			exit(0);
 		}
@@ -112,7 +113,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			continue;
 		}
 		if (!val) {
-			fprintf(stderr, "Error: %s needs a value (xnf-sink -h for the usage)\n", k);
+			fprintf(stderr,
+				"Error: %s needs a value (xnf-sink -h for the usage)\n",
+				k);
 			return -EINVAL;
 		}
 		errno = 0;
@@ -136,7 +139,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->ready = val;
 			end = "";
 		} else {
-			fprintf(stderr, "Error: unknown argument '%s' (xnf-sink -h for the usage)\n", k);
+			fprintf(stderr,
+				"Error: unknown argument '%s' (xnf-sink -h for the usage)\n",
+				k);
 			return -EINVAL;
 		}
 		if (errno || !end || end == val || *end)
@@ -144,7 +149,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		i++;
 		continue;
 bad:
-		fprintf(stderr, "Error: bad value '%s' for %s (xnf-sink -h for the usage)\n", val, k);
+		fprintf(stderr,
+			"Error: bad value '%s' for %s (xnf-sink -h for the usage)\n",
+			val, k);
 		return -EINVAL;
 	}
 	if (!o->dev) {
@@ -167,8 +174,8 @@ static int read_totals(struct xnf_sink *skel, struct totals *t)
 	v = calloc(ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	if (bpf_map__lookup_elem(skel->maps.xnf_sink_stats, &zero, sizeof(zero), v,
-				 ncpus * sizeof(*v), 0)) {
+	if (bpf_map__lookup_elem(skel->maps.xnf_sink_stats, &zero, sizeof(zero),
+				 v, ncpus * sizeof(*v), 0)) {
 		err = -errno;
 		goto out;
 	}
@@ -211,8 +218,8 @@ static int read_hist(struct xnf_sink *skel, __u64 *count)
 	v = calloc(ncpus, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	if (bpf_map__lookup_elem(skel->maps.xnf_sink_hist, &zero, sizeof(zero), v,
-				 ncpus * sizeof(*v), 0))
+	if (bpf_map__lookup_elem(skel->maps.xnf_sink_hist, &zero, sizeof(zero),
+				 v, ncpus * sizeof(*v), 0))
 		err = -errno;
 	for (cpu = 0; !err && cpu < ncpus; cpu++)
 		for (b = 0; b < XNF_LAT_BUCKETS; b++)
@@ -233,7 +240,8 @@ static int read_seq(struct xnf_sink *skel, struct xnf_sink_seq *seq)
 		return -ENOMEM;
 	if (sz < XNF_SINK_SEQ_OFF + sizeof(*seq))
 		err = -EINVAL;
-	else if (bpf_map__lookup_elem(skel->maps.xnf_sink_seq, &zero, sizeof(zero), v, sz, 0))
+	else if (bpf_map__lookup_elem(skel->maps.xnf_sink_seq, &zero,
+				      sizeof(zero), v, sz, 0))
 		err = -errno;
 	else
 		memcpy(seq, v + XNF_SINK_SEQ_OFF, sizeof(*seq));
@@ -241,10 +249,11 @@ static int read_seq(struct xnf_sink *skel, struct xnf_sink_seq *seq)
 	return err;
 }
 
-static void print_interval(const struct opts *o, double t, __u64 packets, __u64 bytes,
-			   double dt)
+static void print_interval(const struct opts *o, double t, __u64 packets,
+			   __u64 bytes, double dt)
 {
-	double pps = dt > 0 ? packets / dt : 0, gbps = dt > 0 ? bytes * 8 / dt / 1e9 : 0;
+	double pps = dt > 0 ? packets / dt : 0,
+	       gbps = dt > 0 ? bytes * 8 / dt / 1e9 : 0;
 
 	if (o->json) {
 		jw_object(NULL);
@@ -262,16 +271,19 @@ static void print_interval(const struct opts *o, double t, __u64 packets, __u64 
 }
 
 static void print_result(const struct opts *o, const struct totals *t,
-			 const __u64 *hist, const struct xnf_sink_seq *seq, double elapsed)
+			 const __u64 *hist, const struct xnf_sink_seq *seq,
+			 double elapsed)
 {
 	const struct xnf_sink_stats *s = &t->s;
-	__u64 n = s->packets, unique = n - (seq->duplicates < n ? seq->duplicates : n);
+	__u64 n = s->packets,
+	      unique = n - (seq->duplicates < n ? seq->duplicates : n);
 	__u64 span = seq->started ? seq->max_seq - seq->min_seq + 1 : 0;
 	__u64 lost = span > unique ? span - unique : 0;
 	double dur = n > 1 ? (s->last_ns - s->first_ns) / 1e9 : 0;
 	double pps = dur > 0 ? (n - 1) / dur : 0;
 	double mean_bytes = n ? (double)s->bytes / n : 0;
-	double gbps = pps * mean_bytes * 8 / 1e9, gbps_l1 = pps * (mean_bytes + 20) * 8 / 1e9;
+	double gbps = pps * mean_bytes * 8 / 1e9,
+	       gbps_l1 = pps * (mean_bytes + 20) * 8 / 1e9;
 	static const double qs[] = { 0.5, 0.9, 0.99, 0.999 };
 	static const char *qn[] = { "p50", "p90", "p99", "p999" };
 	__u64 q[4];
@@ -341,12 +353,13 @@ static void print_result(const struct opts *o, const struct totals *t,
 	printf("xnf-sink %s: %llu frames with a probe (%llu bytes), %llu without, in %.3f s\n",
 	       o->dev, (unsigned long long)n, (unsigned long long)s->bytes,
 	       (unsigned long long)s->no_probe, dur);
-	printf("  %.4f Mpps, %.4f Gb/s (%.4f Gb/s with preamble and gap)\n", pps / 1e6,
-	       gbps, gbps_l1);
+	printf("  %.4f Mpps, %.4f Gb/s (%.4f Gb/s with preamble and gap)\n",
+	       pps / 1e6, gbps, gbps_l1);
 	if (seq->started)
 		printf("  sequence %llu..%llu: %llu lost, %llu reordered, %llu duplicates\n",
-		       (unsigned long long)seq->min_seq, (unsigned long long)seq->max_seq,
-		       (unsigned long long)lost, (unsigned long long)seq->reordered,
+		       (unsigned long long)seq->min_seq,
+		       (unsigned long long)seq->max_seq, (unsigned long long)lost,
+		       (unsigned long long)seq->reordered,
 		       (unsigned long long)seq->duplicates);
 	if (n)
 		printf("  latency ns: min %llu mean %.0f p50 %llu p90 %llu p99 %llu p99.9 %llu max %llu\n",
@@ -354,7 +367,8 @@ static void print_result(const struct opts *o, const struct totals *t,
 		       (unsigned long long)q[0], (unsigned long long)q[1],
 		       (unsigned long long)q[2], (unsigned long long)q[3],
 		       (unsigned long long)s->lat_max);
-	printf("  checksums: %llu bad IPv4 headers, ", (unsigned long long)s->bad_ip_csum);
+	printf("  checksums: %llu bad IPv4 headers, ",
+	       (unsigned long long)s->bad_ip_csum);
 	if (o->csum)
 		printf("%llu bad UDP/TCP\n", (unsigned long long)s->bad_l4_csum);
 	else
@@ -378,7 +392,8 @@ int main(int argc, char **argv)
 		return 2;
 	ifindex = if_nametoindex(o.dev);
 	if (!ifindex) {
-		fprintf(stderr, "Error: no device %s in this network namespace\n", o.dev);
+		fprintf(stderr,
+			"Error: no device %s in this network namespace\n", o.dev);
 		return 1;
 	}
 	libbpf_set_print(NULL);
@@ -387,29 +402,36 @@ int main(int argc, char **argv)
 	skel = xnf_sink__open();
 	if (!skel || !hist || !seq) {
 		err = -ENOMEM;
-		fprintf(stderr, "Error: cannot open the sink program: %s\n", strerror(errno));
+		fprintf(stderr, "Error: cannot open the sink program: %s\n",
+			strerror(errno));
 		goto out;
 	}
 	((struct xnf_sink_cfg *)&skel->rodata->cfg)->check_l4 = o.csum;
 	err = xnf_sink__load(skel);
 	if (err) {
-		fprintf(stderr, "Error: cannot load the sink program: %s (run as root)\n",
+		fprintf(stderr,
+			"Error: cannot load the sink program: %s (run as root)\n",
 			strerror(-err));
 		goto out;
 	}
 	if (!bpf_xdp_query_id(ifindex, 0, &id) && id) {
 		err = -EBUSY;
-		fprintf(stderr, "Error: %s has an XDP program already (id %u); xnf-sink never "
-			"replaces one it did not attach: detach it first\n", o.dev, id);
+		fprintf(stderr,
+			"Error: %s has an XDP program already (id %u); xnf-sink never "
+			"replaces one it did not attach: detach it first\n",
+			o.dev, id);
 		goto out;
 	}
-	link_fd = bpf_link_create(bpf_program__fd(skel->progs.xnf_sink), ifindex, BPF_XDP,
-				  &lopts);
+	link_fd = bpf_link_create(bpf_program__fd(skel->progs.xnf_sink),
+				  ifindex, BPF_XDP, &lopts);
 	if (link_fd < 0) {
 		err = -errno;
-		fprintf(stderr, "Error: cannot attach to %s in native mode: %s%s\n", o.dev,
-			strerror(-err), err == -EBUSY || err == -EEXIST ?
-			" (it has an XDP program already)" : "");
+		fprintf(stderr,
+			"Error: cannot attach to %s in native mode: %s%s\n",
+			o.dev, strerror(-err),
+			err == -EBUSY || err == -EEXIST ?
+				" (it has an XDP program already)" :
+				"");
 		goto out;
 	}
 
@@ -417,11 +439,13 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	if (o.ready) {
-		fd = open(o.ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		fd = open(o.ready, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			  0644);
 		if (fd < 0) {
 			err = -errno;
-			fprintf(stderr, "Error: cannot create the ready file %s: %s\n", o.ready,
-				strerror(-err));
+			fprintf(stderr,
+				"Error: cannot create the ready file %s: %s\n",
+				o.ready, strerror(-err));
 			goto out;
 		}
 		close(fd);
@@ -452,8 +476,10 @@ int main(int argc, char **argv)
 		t = now_s();
 		if ((o.count || o.interval) && read_totals(skel, &tot) == 0) {
 			if (o.interval && t >= next_iv) {
-				print_interval(&o, t - t0, tot.s.packets - last_pk,
-					       tot.s.bytes - last_by, t - last_iv);
+				print_interval(&o, t - t0,
+					       tot.s.packets - last_pk,
+					       tot.s.bytes - last_by,
+					       t - last_iv);
 				last_pk = tot.s.packets;
 				last_by = tot.s.bytes;
 				last_iv = t;
@@ -475,7 +501,8 @@ int main(int argc, char **argv)
 	if (!err)
 		err = read_seq(skel, seq);
 	if (err) {
-		fprintf(stderr, "Error: cannot read the sink's counters: %s\n", strerror(-err));
+		fprintf(stderr, "Error: cannot read the sink's counters: %s\n",
+			strerror(-err));
 		goto out;
 	}
 	print_result(&o, &tot, hist, seq, now_s() - t0);

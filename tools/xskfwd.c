@@ -64,7 +64,7 @@ struct fwd {
 	struct xsk_ring_prod fill, efill, tx;
 	struct xsk_ring_cons comp, ecomp, rx, erx;
 	struct xsk_socket *in, *out;
-	bool same;               /* egress is DEV: TX on the RX socket */
+	bool same; /* egress is DEV: TX on the RX socket */
 	__u64 *free;
 	__u32 nfree;
 	__u64 rx_packets, tx_packets, tx_full;
@@ -106,8 +106,8 @@ static int parse(struct fwd *f, int argc, char **argv)
 		else
 			return -EINVAL;
 	}
-	if (!f->batch || f->batch > f->ring || !f->duration || f->duration > 3600 ||
-	    f->ring & (f->ring - 1))
+	if (!f->batch || f->batch > f->ring || !f->duration ||
+	    f->duration > 3600 || f->ring & (f->ring - 1))
 		return -EINVAL;
 	return 0;
 }
@@ -121,7 +121,8 @@ static void refill(struct fwd *f)
 	if (!n || xsk_ring_prod__reserve(&f->fill, n, &idx) != n)
 		return;
 	for (i = 0; i < n; i++)
-		*xsk_ring_prod__fill_addr(&f->fill, idx + i) = f->free[--f->nfree];
+		*xsk_ring_prod__fill_addr(&f->fill,
+					  idx + i) = f->free[--f->nfree];
 	xsk_ring_prod__submit(&f->fill, n);
 }
 
@@ -161,15 +162,16 @@ static void forward(struct fwd *f)
 		if (room && xsk_ring_prod__reserve(&f->tx, room, &idx_tx) != room)
 			room = 0;
 		for (i = 0; i < n; i++) {
-			const struct xdp_desc *r = xsk_ring_cons__rx_desc(&f->rx,
-									 idx_rx + i);
+			const struct xdp_desc *r =
+				xsk_ring_cons__rx_desc(&f->rx, idx_rx + i);
 			if (i < room) {
 				d = xsk_ring_prod__tx_desc(&f->tx, idx_tx + i);
 				d->addr = r->addr;
 				d->len = r->len;
 				d->options = 0;
 			} else {
-				f->free[f->nfree++] = r->addr & ~(__u64)(FRAME_SIZE - 1);
+				f->free[f->nfree++] = r->addr &
+						      ~(__u64)(FRAME_SIZE - 1);
 			}
 		}
 		xsk_ring_cons__release(&f->rx, n);
@@ -218,8 +220,8 @@ int main(int argc, char **argv)
 		CPU_ZERO(&set);
 		CPU_SET(f.core, &set);
 		if (sched_setaffinity(0, sizeof(set), &set)) {
-			fprintf(stderr, "Error: cannot pin to CPU %d: %s\n", f.core,
-				strerror(errno));
+			fprintf(stderr, "Error: cannot pin to CPU %d: %s\n",
+				f.core, strerror(errno));
 			return 1;
 		}
 	}
@@ -240,17 +242,21 @@ int main(int argc, char **argv)
 	err = xsk_umem__create(&f.umem, f.area, len, &f.fill, &f.comp, &ucfg);
 	if (err) {
 		f.umem = NULL;
-		fprintf(stderr, "Error: cannot register the UMEM: %s\n", strerror(-err));
+		fprintf(stderr, "Error: cannot register the UMEM: %s\n",
+			strerror(-err));
 		goto out;
 	}
 	err = xsk_socket__create(&f.in, f.dev, f.queue, f.umem, &f.rx,
 				 f.same ? &f.tx : NULL, &cfg);
 	if (!err && !f.same)
-		err = xsk_socket__create_shared(&f.out, f.egress, f.queue, f.umem,
-						NULL, &f.tx, &f.efill, &f.ecomp, &cfg);
+		err = xsk_socket__create_shared(&f.out, f.egress, f.queue,
+						f.umem, NULL, &f.tx, &f.efill,
+						&f.ecomp, &cfg);
 	if (err) {
-		fprintf(stderr, "Error: cannot bind AF_XDP sockets to %s/%s queue "
-			"%u: %s\n", f.dev, f.egress, f.queue, strerror(-err));
+		fprintf(stderr,
+			"Error: cannot bind AF_XDP sockets to %s/%s queue "
+			"%u: %s\n",
+			f.dev, f.egress, f.queue, strerror(-err));
 		goto out;
 	}
 	skel = xnf_xskfwd__open_and_load();
@@ -259,7 +265,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		goto out;
 	}
-	err = xsk_socket__update_xskmap(f.in, bpf_map__fd(skel->maps.xskfwd_xsks));
+	err = xsk_socket__update_xskmap(f.in,
+					bpf_map__fd(skel->maps.xskfwd_xsks));
 	/* A link: the program goes with this process, however it ends. */
 	if (!err) {
 		link = bpf_program__attach_xdp(skel->progs.xskfwd, ifindex);
@@ -267,8 +274,10 @@ int main(int argc, char **argv)
 			err = -errno;
 	}
 	if (err) {
-		fprintf(stderr, "Error: cannot attach to %s: %s (another XDP "
-			"program there?)\n", f.dev, strerror(-err));
+		fprintf(stderr,
+			"Error: cannot attach to %s: %s (another XDP "
+			"program there?)\n",
+			f.dev, strerror(-err));
 		goto out;
 	}
 	sigemptyset(&sa.sa_mask);
@@ -293,8 +302,8 @@ int main(int argc, char **argv)
 		       f.tx_packets / ((t1 - t0) / 1e9));
 	else
 		printf("%s -> %s queue %u: rx %llu tx %llu (tx ring full %llu) in "
-		       "%.2f s: %.0f pps\n", f.dev, f.egress, f.queue,
-		       (unsigned long long)f.rx_packets,
+		       "%.2f s: %.0f pps\n",
+		       f.dev, f.egress, f.queue, (unsigned long long)f.rx_packets,
 		       (unsigned long long)f.tx_packets,
 		       (unsigned long long)f.tx_full, (t1 - t0) / 1e9,
 		       f.tx_packets / ((t1 - t0) / 1e9));

@@ -25,13 +25,13 @@
 #include "xnf_worker.h"
 
 struct xnf_frames {
-	__u32 n;            /* frames in the UMEM */
-	__u32 shift;        /* log2 of the frame size */
-	__u32 nfree;        /* on the free list */
-	__u64 *free;        /* stack of frame addresses */
-	__u8 *place;        /* enum xnf_frame_place, per frame */
+	__u32 n;     /* frames in the UMEM */
+	__u32 shift; /* log2 of the frame size */
+	__u32 nfree; /* on the free list */
+	__u64 *free; /* stack of frame addresses */
+	__u8 *place; /* enum xnf_frame_place, per frame */
 	__u64 count[__XNF_FP_MAX];
-	__u64 bad_addr;     /* the address of the first failed transition */
+	__u64 bad_addr; /* the address of the first failed transition */
 };
 
 /* All @n frames of @frame_size bytes (a power of two) on the free list. */

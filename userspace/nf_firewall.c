@@ -47,7 +47,7 @@
 struct fw_tables {
 	struct xnf_fw_compiled *c;
 	struct xnf_lpm src4, dst4, src6, dst6;
-	struct xnf_fw_set *set;       /* the copy compiled */
+	struct xnf_fw_set *set;		 /* the copy compiled */
 	const struct xnf_fw_rule *rules; /* its slots */
 	__u32 default_action;
 };
@@ -82,7 +82,7 @@ static int fw_lpm_pair(const struct xnf_fw_prefix *e, __u32 n,
 		goto out;
 	for (i = 0; i < n; i++) {
 		struct xnf_lpm_in *x = e[i].family == XNF_AF_INET ? &in4[n4++] :
-				       &in6[n6++];
+								    &in6[n6++];
 
 		memcpy(x->addr, e[i].addr, 16);
 		x->len = e[i].len;
@@ -116,7 +116,7 @@ static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
 	if (cur && cur->default_action == xnf_fw_set_default(set) &&
 	    !memcmp(cur->rules, xnf_fw_set_rules(set),
 		    XNF_FW_MAX_RULES * sizeof(*cur->rules)))
-		goto out;   /* unchanged */
+		goto out; /* unchanged */
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		err = -ENOMEM;
@@ -181,8 +181,7 @@ static inline __u32 ctz64(__u64 x)
 
 /* The action for an IP packet whose protocol is known: the first
  * matching rule's, or the default. */
-static inline __u32 fw_action(const struct fw_tables *t,
-			      const struct xnf_upkt *pk)
+static inline __u32 fw_action(const struct fw_tables *t, const struct xnf_upkt *pk)
 {
 	const struct xnf_fw_compiled *c = t->c;
 	const struct xnf_pkt *p = &pk->meta;

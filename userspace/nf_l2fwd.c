@@ -31,7 +31,7 @@
 #include "unf_priv.h"
 
 struct l2_fdb_ent {
-	__u64 mac;               /* the 6 bytes, little-endian, in a u64 */
+	__u64 mac; /* the 6 bytes, little-endian, in a u64 */
 	__u32 ifindex;
 	__u32 used;
 };
@@ -43,10 +43,10 @@ struct l2_xc {
 
 struct l2_tables {
 	struct l2_fdb_ent *fdb;
-	__u32 mask;              /* slots - 1 */
+	__u32 mask; /* slots - 1 */
 	__u32 nxc;
-	struct l2_xc *xc;        /* [nxc] */
-	const struct xnf_xconnect *xc_in;  /* that of env.ingress_ifindex */
+	struct l2_xc *xc;		  /* [nxc] */
+	const struct xnf_xconnect *xc_in; /* that of env.ingress_ifindex */
 	__u32 l2_miss;
 };
 
@@ -95,8 +95,9 @@ static int l2_snapshot(const struct xnf_unf *nf, struct l2_tables **out)
 	err = xnf_cfg_read(dp, &cfg);
 	if (!err) {
 		what = XNF_MAP_STR(XNF_MAP_FDB);
-		err = xnf_unf_map_dump(dp->fd[XNF_T_FDB], sizeof(*fk), sizeof(*fv),
-				       XNF_MAX_FDB, (void **)&fk, (void **)&fv, &nfdb);
+		err = xnf_unf_map_dump(dp->fd[XNF_T_FDB], sizeof(*fk),
+				       sizeof(*fv), XNF_MAX_FDB, (void **)&fk,
+				       (void **)&fv, &nfdb);
 	}
 	if (!err) {
 		what = XNF_MAP_STR(XNF_MAP_XCONNECT);
@@ -105,7 +106,8 @@ static int l2_snapshot(const struct xnf_unf *nf, struct l2_tables **out)
 				       (void **)&xv, &nx);
 	}
 	if (err) {
-		pr_warn("Error: l2fwd: cannot read %s: %s\n", what, strerror(-err));
+		pr_warn("Error: l2fwd: cannot read %s: %s\n", what,
+			strerror(-err));
 		goto out;
 	}
 	t->l2_miss = cfg.l2_miss;
@@ -122,11 +124,13 @@ static int l2_snapshot(const struct xnf_unf *nf, struct l2_tables **out)
 	for (i = 0; i < nfdb; i++) {
 		__u64 mac = l2_mac(fk[i].mac);
 
-		for (s = l2_hash(mac) & t->mask; t->fdb[s].used && t->fdb[s].mac != mac;
+		for (s = l2_hash(mac) & t->mask;
+		     t->fdb[s].used && t->fdb[s].mac != mac;
 		     s = (s + 1) & t->mask)
 			;
 		t->fdb[s] = (struct l2_fdb_ent){ .mac = mac,
-						 .ifindex = fv[i].ifindex, .used = 1 };
+						 .ifindex = fv[i].ifindex,
+						 .used = 1 };
 	}
 	for (i = 0; i < nx; i++) {
 		t->xc[i].in_ifindex = xk[i];
@@ -190,7 +194,7 @@ static const struct xnf_xconnect *l2_xc_find(const struct l2_tables *t,
 }
 
 static inline const struct l2_fdb_ent *l2_fdb_find(const struct l2_tables *t,
-						    const __u8 *dmac)
+						   const __u8 *dmac)
 {
 	__u64 mac = l2_mac(dmac);
 	__u32 s;
@@ -241,8 +245,10 @@ static void l2fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 		if (p->flags & XNF_UPKT_F_EGRESS)
 			continue;
 		/* Flood: see the top of the file. */
-		xnf_upkt_exception(pk, t->l2_miss == XNF_ACT_FLOOD ? XNF_ACT_DROP :
-				       t->l2_miss, XNF_R_L2_MISS);
+		xnf_upkt_exception(pk,
+				   t->l2_miss == XNF_ACT_FLOOD ? XNF_ACT_DROP :
+								 t->l2_miss,
+				   XNF_R_L2_MISS);
 	}
 }
 

@@ -34,17 +34,17 @@
 #include "unf_priv.h"
 
 struct l3_nh {
-	__u32 type;              /* enum xnf_route_type */
+	__u32 type; /* enum xnf_route_type */
 	__u32 ifindex;
-	__u32 mtu;               /* of ifindex; 0: unknown device, no check */
+	__u32 mtu; /* of ifindex; 0: unknown device, no check */
 	__u8 dmac[ETH_ALEN];
 	__u8 smac[ETH_ALEN];
 };
 
 struct l3_tables {
 	struct xnf_lpm v4, v6;
-	struct l3_nh *nh;        /* the values of both tries */
-	__u32 no_route, ttl_expired, local;  /* xnf_config */
+	struct l3_nh *nh;		    /* the values of both tries */
+	__u32 no_route, ttl_expired, local; /* xnf_config */
 };
 
 struct l3fwd {
@@ -64,7 +64,9 @@ static void l3_tables_free(struct l3_tables *t)
 /* MTUs by ifindex, so that each device is asked once per snapshot. */
 struct mtu_cache {
 	__u32 n;
-	struct { __u32 ifindex, mtu; } e[XNF_MAX_PORTS];
+	struct {
+		__u32 ifindex, mtu;
+	} e[XNF_MAX_PORTS];
 };
 
 static __u32 mtu_of(struct mtu_cache *c, __u32 ifindex)
@@ -129,7 +131,8 @@ static int l3_load(const struct xnf_unf *nf, struct l3_tables *t, int family,
 		/* bpf_check_mtu() with ifindex 0 checks the receiving
 		 * device, and finds no other for an ifindex that is gone. */
 		if (nh->type == XNF_RT_UNICAST)
-			nh->mtu = mtu_of(mc, nh->ifindex ?: nf->env.ingress_ifindex);
+			nh->mtu = mtu_of(mc, nh->ifindex ?:
+						     nf->env.ingress_ifindex);
 		(*used)++;
 	}
 	err = xnf_lpm_build(lpm, family, in, n);
@@ -156,8 +159,8 @@ static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
 		goto err;
 	err = xnf_cfg_read(nf->env.dp, &cfg);
 	if (err) {
-		pr_warn("Error: l3fwd: cannot read %s: %s\n", XNF_MAP_STR(XNF_MAP_CFG),
-			strerror(-err));
+		pr_warn("Error: l3fwd: cannot read %s: %s\n",
+			XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
 		goto err;
 	}
 	t->no_route = cfg.no_route;

@@ -33,14 +33,14 @@
 #include "xnf.h"
 #include "unf_priv.h"
 
-#define RL_WAYS 8
-#define RL_NANO 1000000000ULL             /* nano-packets per packet */
-#define RL_MAX_RATE 1000000000ULL          /* keeps elapsed x rate < 2^64 */
+#define RL_WAYS	     8
+#define RL_NANO	     1000000000ULL /* nano-packets per packet */
+#define RL_MAX_RATE  1000000000ULL /* keeps elapsed x rate < 2^64 */
 #define RL_MAX_BURST 1000000000ULL
 #define RL_MAX_FLOWS (1ULL << 22)
 
 struct rl_key {
-	__u8 src[16], dst[16];                 /* IPv4 in the first 4 bytes */
+	__u8 src[16], dst[16]; /* IPv4 in the first 4 bytes */
 	__be16 sport, dport;
 	__u8 proto, family;
 	__u8 pad[2];
@@ -50,22 +50,22 @@ _Static_assert(sizeof(struct rl_key) == 40, "rl_key is hashed as 5 words");
 
 struct rl_ent {
 	struct rl_key key;
-	__u64 tokens;                          /* nano-packets */
-	__u64 last;                            /* ns of the last refill */
+	__u64 tokens; /* nano-packets */
+	__u64 last;   /* ns of the last refill */
 };
 
 struct rl_bucket {
-	__u32 tag[RL_WAYS];                    /* hash | 1; 0: free way */
+	__u32 tag[RL_WAYS]; /* hash | 1; 0: free way */
 	struct rl_ent e[RL_WAYS];
 };
 
 struct rl {
 	struct rl_bucket *b;
-	__u32 mask;                            /* buckets - 1 */
+	__u32 mask; /* buckets - 1 */
 	__u64 rate, burst;
-	__u64 cap;                             /* burst x RL_NANO */
-	__u64 fill_ns;                         /* refill from empty to cap */
-	__u64 (*now)(void *arg);               /* NULL: CLOCK_MONOTONIC */
+	__u64 cap;		 /* burst x RL_NANO */
+	__u64 fill_ns;		 /* refill from empty to cap */
+	__u64 (*now)(void *arg); /* NULL: CLOCK_MONOTONIC */
 	void *now_arg;
 	__u64 flows, evictions;
 	size_t bytes;
@@ -95,8 +95,8 @@ static int rl_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
 	rl->b = aligned_alloc(64, (rl->bytes + 63) & ~(size_t)63);
 	if (!rl->b) {
 		pr_warn("Error: ratelimit: cannot allocate %zu bytes for %llu "
-			"flows; give fewer flows=\n", rl->bytes,
-			(unsigned long long)(nb * RL_WAYS));
+			"flows; give fewer flows=\n",
+			rl->bytes, (unsigned long long)(nb * RL_WAYS));
 		return -ENOMEM;
 	}
 	memset(rl->b, 0, rl->bytes);
@@ -203,7 +203,8 @@ static void rl_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 			e->tokens = rl->cap;
 		else if (el)
 			e->tokens = e->tokens + el * rl->rate > rl->cap ?
-				    rl->cap : e->tokens + el * rl->rate;
+					    rl->cap :
+					    e->tokens + el * rl->rate;
 		if (now > e->last)
 			e->last = now;
 		if (e->tokens >= RL_NANO)

@@ -14,18 +14,18 @@
 #include "unf.h"
 
 /* As parse.bpf.h and common.bpf.h. */
-#define UP_MAX_VLANS 2
+#define UP_MAX_VLANS   2
 #define UP_MAX_EXTHDRS 8
-#define UP_IP_MF 0x2000
-#define UP_IP_OFFSET 0x1fff
-#define UP_IP6_OFFSET 0xfff8
+#define UP_IP_MF       0x2000
+#define UP_IP_OFFSET   0x1fff
+#define UP_IP6_OFFSET  0xfff8
 
 static inline __u16 rd16(const __u8 *p)
 {
 	__u16 v;
 
 	memcpy(&v, p, 2);
-	return v;   /* network order */
+	return v; /* network order */
 }
 
 /* Ports or ICMP type/code from a header that lies whole within the IP

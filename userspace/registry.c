@@ -13,12 +13,8 @@ extern const struct xnf_unf_ops xnf_unf_firewall_ops;
 extern const struct xnf_unf_ops xnf_unf_ratelimit_ops;
 
 const struct xnf_unf_ops *const xnf_unf_registry[] = {
-	&xnf_unf_firewall_ops,
-	&xnf_unf_l3fwd_ops,
-	&xnf_unf_l2fwd_ops,
-	&xnf_unf_macswap_ops,
-	&xnf_unf_ratelimit_ops,
-	NULL,
+	&xnf_unf_firewall_ops, &xnf_unf_l3fwd_ops,     &xnf_unf_l2fwd_ops,
+	&xnf_unf_macswap_ops,  &xnf_unf_ratelimit_ops, NULL,
 };
 
 const struct xnf_unf_ops *xnf_unf_find(const char *name)
@@ -53,7 +49,8 @@ int xnf_unf_new(const struct xnf_unf_ops *ops, const struct xnf_unf_env *env,
 	if (env->args && !(nf->env.args = strdup(env->args)))
 		goto err;
 	if (ops->priv_size) {
-		size = (ops->priv_size + UNF_ALIGN - 1) & ~(size_t)(UNF_ALIGN - 1);
+		size = (ops->priv_size + UNF_ALIGN - 1) &
+		       ~(size_t)(UNF_ALIGN - 1);
 		nf->priv = aligned_alloc(UNF_ALIGN, size);
 		if (!nf->priv)
 			goto err;

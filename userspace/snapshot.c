@@ -91,16 +91,17 @@ int xnf_unf_args(const char *nf, const char *args, const char *const *keys,
 				off += snprintf(known + off, sizeof(known) - off,
 						"%s%s", i ? ", " : "", keys[i]);
 			pr_warn("Error: %s: unknown option '%s'; write KEY=NUMBER[,...] "
-				"with KEY one of %s\n", nf, item, known);
+				"with KEY one of %s\n",
+				nf, item, known);
 			return -EINVAL;
 		}
 		errno = 0;
 		v = strtoull(eq + 1, &end, 10);
-		if (errno || end == eq + 1 || *end || eq[1] == '-' ||
-		    v < 1 || v > max[i]) {
+		if (errno || end == eq + 1 || *end || eq[1] == '-' || v < 1 ||
+		    v > max[i]) {
 			pr_warn("Error: %s: %s must be a number from 1 to %llu, "
-				"not '%s'\n", nf, keys[i],
-				(unsigned long long)max[i], eq + 1);
+				"not '%s'\n",
+				nf, keys[i], (unsigned long long)max[i], eq + 1);
 			return -EINVAL;
 		}
 		vals[i] = v;
@@ -148,13 +149,16 @@ int xnf_lpm_build(struct xnf_lpm *l, int family, const struct xnf_lpm_in *in,
 		xnf_lpm_key(family, in[i].addr, &hi, &lo);
 		hi &= lv.mhi;
 		lo &= lv.mlo;
-		for (s = xnf_lpm_hash(hi, lo, lv.len) & l->mask; l->slot[s].used;
-		     s = (s + 1) & l->mask)
+		for (s = xnf_lpm_hash(hi, lo, lv.len) & l->mask;
+		     l->slot[s].used; s = (s + 1) & l->mask)
 			if (l->slot[s].hi == hi && l->slot[s].lo == lo &&
 			    l->slot[s].len == lv.len)
 				break;
 		l->slot[s] = (struct xnf_lpm_ent){
-			.hi = hi, .lo = lo, .val = in[i].val, .len = lv.len,
+			.hi = hi,
+			.lo = lo,
+			.val = in[i].val,
+			.len = lv.len,
 			.used = 1,
 		};
 		if (!seen[lv.len]) {

@@ -40,26 +40,26 @@ int xnf_unf_args(const char *nf, const char *args, const char *const *keys,
  * bits (IPv4 in the top 32, its prefix lengths unchanged); one table holds
  * one family. Built once per snapshot, never changed afterwards. */
 struct xnf_lpm_ent {
-	__u64 hi, lo;            /* masked address */
+	__u64 hi, lo; /* masked address */
 	__u32 val;
 	__u8 len;
 	__u8 used;
 };
 
 struct xnf_lpm_len {
-	__u64 mhi, mlo;          /* the mask of .len */
+	__u64 mhi, mlo; /* the mask of .len */
 	__u32 len;
 };
 
 struct xnf_lpm {
 	struct xnf_lpm_ent *slot;
-	__u32 mask;              /* slots - 1 (a power of two minus one) */
+	__u32 mask; /* slots - 1 (a power of two minus one) */
 	__u32 nlens;
 	struct xnf_lpm_len lens[129]; /* present lengths, longest first */
 };
 
 struct xnf_lpm_in {
-	__u8 addr[16];           /* network order; IPv4 in the first 4 bytes */
+	__u8 addr[16]; /* network order; IPv4 in the first 4 bytes */
 	__u32 len;
 	__u32 val;
 };
@@ -70,8 +70,7 @@ int xnf_lpm_build(struct xnf_lpm *l, int family, const struct xnf_lpm_in *in,
 		  __u32 n);
 void xnf_lpm_free(struct xnf_lpm *l);
 
-static inline void xnf_lpm_key(int family, const void *addr, __u64 *hi,
-			       __u64 *lo)
+static inline void xnf_lpm_key(int family, const void *addr, __u64 *hi, __u64 *lo)
 {
 	if (family == XNF_AF_INET) {
 		__u32 a;
@@ -133,11 +132,11 @@ void xnf_unf_ratelimit_clock(struct xnf_unf *nf, __u64 (*now)(void *arg),
 			     void *arg);
 
 struct xnf_unf_rl_info {
-	__u64 capacity;          /* flow entries, fixed at init */
-	__u64 flows;             /* entries in use */
-	__u64 evictions;         /* flows pushed out to make room */
-	__u64 rate, burst;       /* the options in force */
-	size_t bytes;            /* memory of the flow table */
+	__u64 capacity;	   /* flow entries, fixed at init */
+	__u64 flows;	   /* entries in use */
+	__u64 evictions;   /* flows pushed out to make room */
+	__u64 rate, burst; /* the options in force */
+	size_t bytes;	   /* memory of the flow table */
 };
 void xnf_unf_ratelimit_info(const struct xnf_unf *nf, struct xnf_unf_rl_info *i);
 

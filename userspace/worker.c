@@ -72,21 +72,21 @@
 #define XDP_MAX_TX_SKB_BUDGET 9
 #endif
 
-#define TICK_NS 100000000ULL      /* tables, kernel statistics */
-#define IDLE_SPINS 64             /* empty reads before sleeping in poll() */
-#define POLL_MS 50                /* sleep at most this long: stop flag */
-#define BIND_RETRY_MS 2000        /* EBUSY right after a socket closed */
+#define TICK_NS	      100000000ULL /* tables, kernel statistics */
+#define IDLE_SPINS    64	   /* empty reads before sleeping in poll() */
+#define POLL_MS	      50	   /* sleep at most this long: stop flag */
+#define BIND_RETRY_MS 2000	   /* EBUSY right after a socket closed */
 
 struct wsock {
 	struct xsk_socket *xsk;
 	struct xsk_ring_cons rx;
 	struct xsk_ring_prod tx;
-	struct xsk_ring_prod fill;      /* socks[0]: the UMEM's */
+	struct xsk_ring_prod fill; /* socks[0]: the UMEM's */
 	struct xsk_ring_cons comp;
 	__u32 ifindex;
 	int fd;
 	__u32 npend;
-	__u64 *pend;                    /* [batch]: addr << 16 | len */
+	__u64 *pend; /* [batch]: addr << 16 | len */
 	__u32 *pend_len;
 };
 
@@ -94,7 +94,7 @@ struct worker;
 
 struct wthread {
 	struct worker *w;
-	__u32 idx;                      /* in opts->queues */
+	__u32 idx; /* in opts->queues */
 	__u32 queue;
 	int cpu, node;
 	pthread_t th;
@@ -127,7 +127,7 @@ struct worker {
 	__u32 egress_ifindex[XNF_WORKER_EGRESS_MAX];
 	__u32 batch, ring, nframes;
 	int xsks_fd;
-	struct xnf_worker_stats *stats;  /* the mmapped xnf_workers */
+	struct xnf_worker_stats *stats; /* the mmapped xnf_workers */
 	size_t stats_len;
 	/* Start: every thread sets itself up, then waits for the others, so
 	 * that nothing runs unless every queue could start. */
@@ -135,7 +135,7 @@ struct worker {
 	pthread_cond_t cond;
 	__u32 nready;
 	bool go;
-	volatile int quit;              /* leave the loops: stop or a failure */
+	volatile int quit; /* leave the loops: stop or a failure */
 	volatile int failed;
 	struct wthread th[XNF_WORKER_MAX];
 	__u32 nth;
@@ -222,7 +222,7 @@ int xnf_worker_place(const char *pin_root, const char *sysfs_root,
 		*cpu = core;
 	else if (queue < (__u32)plan->nqueues)
 		*cpu = plan->q[queue].worker_cpu;
-	else	/* a queue beyond the plan: spread over the planned cores */
+	else /* a queue beyond the plan: spread over the planned cores */
 		*cpu = plan->q[queue % plan->nqueues].worker_cpu;
 	free(plan);
 	return 0;
@@ -278,8 +278,8 @@ static int sock_setup(struct wthread *t, struct wsock *s, const char *dev,
 		cfg.bind_flags |= XDP_COPY;
 	for (;;) {
 		if (first)
-			err = xsk_socket__create(&s->xsk, dev, t->queue, t->umem,
-						 &s->rx, &s->tx, &cfg);
+			err = xsk_socket__create(&s->xsk, dev, t->queue,
+						 t->umem, &s->rx, &s->tx, &cfg);
 		else
 			err = xsk_socket__create_shared(&s->xsk, dev, t->queue,
 							t->umem, NULL, &s->tx,
@@ -292,16 +292,21 @@ static int sock_setup(struct wthread *t, struct wsock *s, const char *dev,
 	}
 	if (err) {
 		if (err == -EOPNOTSUPP && o->zerocopy == XNF_ZC_ON)
-			terr(t, err, "%s queue %u cannot do AF_XDP zero-copy (the "
+			terr(t, err,
+			     "%s queue %u cannot do AF_XDP zero-copy (the "
 			     "driver has no XSK buffer pool support); use "
-			     "zerocopy auto or off", dev, t->queue);
+			     "zerocopy auto or off",
+			     dev, t->queue);
 		else if (err == -EBUSY)
-			terr(t, err, "%s queue %u is busy: another AF_XDP socket "
+			terr(t, err,
+			     "%s queue %u is busy: another AF_XDP socket "
 			     "is bound to it (another xnf worker, xdpsock?)",
 			     dev, t->queue);
 		else
-			terr(t, err, "cannot bind an AF_XDP socket to %s queue %u: "
-			     "%s", dev, t->queue, strerror(-err));
+			terr(t, err,
+			     "cannot bind an AF_XDP socket to %s queue %u: "
+			     "%s",
+			     dev, t->queue, strerror(-err));
 		return err;
 	}
 	s->fd = xsk_socket__fd(s->xsk);
@@ -309,8 +314,8 @@ static int sock_setup(struct wthread *t, struct wsock *s, const char *dev,
 	if (first) {
 		if (getsockopt(s->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen)) {
 			err = -errno;
-			terr(t, err, "cannot read the AF_XDP mode of %s: %s", dev,
-			     strerror(errno));
+			terr(t, err, "cannot read the AF_XDP mode of %s: %s",
+			     dev, strerror(errno));
 			return err;
 		}
 		t->copy_mode = !(opts.flags & XDP_OPTIONS_ZEROCOPY);
@@ -328,9 +333,10 @@ static int sock_setup(struct wthread *t, struct wsock *s, const char *dev,
 		    setsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v,
 			       sizeof(v))) {
 			err = -errno;
-			terr(t, err, "cannot turn on busy polling on %s: %s (needs "
-			     "CAP_NET_ADMIN and kernel 5.11+)", dev,
-			     strerror(errno));
+			terr(t, err,
+			     "cannot turn on busy polling on %s: %s (needs "
+			     "CAP_NET_ADMIN and kernel 5.11+)",
+			     dev, strerror(errno));
 			return err;
 		}
 	}
@@ -369,8 +375,8 @@ static int nfs_setup(struct wthread *t)
 	 * then seen at the first tick. */
 	err = xnf_tables_gen(t->w->dp, &t->tables_gen);
 	if (err) {
-		terr(t, err, "cannot read %s: %s", XNF_MAP_STR(XNF_MAP_CFG) "[0].tables_gen",
-		     strerror(-err));
+		terr(t, err, "cannot read %s: %s",
+		     XNF_MAP_STR(XNF_MAP_CFG) "[0].tables_gen", strerror(-err));
 		return err;
 	}
 	snprintf(names, sizeof(names), "%s", o->nf);
@@ -378,8 +384,8 @@ static int nfs_setup(struct wthread *t)
 	     name = strtok_r(NULL, ",", &save)) {
 		ops = xnf_unf_find(name);
 		if (!ops) {
-			terr(t, -EINVAL, "unknown NF '%s'; see 'xnf worker help'",
-			     name);
+			terr(t, -EINVAL,
+			     "unknown NF '%s'; see 'xnf worker help'", name);
 			return -EINVAL;
 		}
 		if (t->nnf == XNF_CHAIN_MAX) {
@@ -443,7 +449,8 @@ static int thread_setup(struct wthread *t)
 
 	t->lock_fd = open(o->pin_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (t->lock_fd < 0) {
-		terr(t, -errno, "cannot open %s: %s", o->pin_root, strerror(errno));
+		terr(t, -errno, "cannot open %s: %s", o->pin_root,
+		     strerror(errno));
 		return t->err;
 	}
 	CPU_ZERO(&set);
@@ -474,8 +481,10 @@ static int thread_setup(struct wthread *t)
 	if (err) {
 		t->umem = NULL;
 		terr(t, err, "cannot register a UMEM of %u frames: %s%s",
-		     w->nframes, strerror(-err), err == -ENOMEM ?
-		     " (raise RLIMIT_MEMLOCK, or use fewer frames)" : "");
+		     w->nframes, strerror(-err),
+		     err == -ENOMEM ?
+			     " (raise RLIMIT_MEMLOCK, or use fewer frames)" :
+			     "");
 		return err;
 	}
 	err = sock_setup(t, s0, o->dev, true);
@@ -516,7 +525,8 @@ static int thread_setup(struct wthread *t)
 
 static inline void frame_fault(struct wthread *t, const char *where)
 {
-	terr(t, -EFAULT, "frame accounting broken at %s: frame 0x%llx is not "
+	terr(t, -EFAULT,
+	     "frame accounting broken at %s: frame 0x%llx is not "
 	     "where the worker put it (a kernel or worker bug; please report)",
 	     where, (unsigned long long)t->frames.bad_addr);
 }
@@ -555,7 +565,8 @@ static int reap(struct wthread *t)
 		n = xsk_ring_cons__peek(&s->comp, t->w->ring, &idx);
 		for (i = 0; i < n; i++) {
 			if (xnf_frame_put(&t->frames,
-					  *xsk_ring_cons__comp_addr(&s->comp, idx + i),
+					  *xsk_ring_cons__comp_addr(&s->comp,
+								    idx + i),
 					  XNF_FP_TX)) {
 				frame_fault(t, "completion");
 				return -EFAULT;
@@ -603,7 +614,8 @@ static void kick(struct wthread *t, struct wsock *s)
 			sendto(s->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
 		return;
 	}
-	left = s->tx.cached_prod - __atomic_load_n(s->tx.consumer, __ATOMIC_ACQUIRE);
+	left = s->tx.cached_prod -
+	       __atomic_load_n(s->tx.consumer, __ATOMIC_ACQUIRE);
 	if (!left)
 		return;
 	for (i = 0; left && i < 8; i++) {
@@ -640,8 +652,8 @@ static int transmit(struct wthread *t, __u32 n)
 			s->pend_len[s->npend++] = p->len;
 			break;
 		case XNF_V_DROP:
-			st->nf_drop[p->meta.reason < __XNF_R_MAX ?
-				    p->meta.reason : XNF_R_INTERNAL]++;
+			st->nf_drop[p->meta.reason < __XNF_R_MAX ? p->meta.reason :
+								   XNF_R_INTERNAL]++;
 			err = drop(t, t->addrs[i], XNF_WD_NF);
 			break;
 		default:
@@ -775,14 +787,16 @@ static int loop(struct wthread *t)
 			if (err)
 				return err;
 			if (xsk_ring_prod__needs_wakeup(&s0->fill))
-				recvfrom(s0->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+				recvfrom(s0->fd, NULL, 0, MSG_DONTWAIT, NULL,
+					 NULL);
 			/* The cost of an empty read, without the sleep. */
 			t1 = now_ns();
 			dt = t1 - t0;
 			st->by_size[0].batches++;
 			st->by_size[0].ns += dt;
 			st->by_size[0].ns_sq += dt * dt;
-			if (!w->o->spin && !w->o->busy_poll && ++idle > IDLE_SPINS) {
+			if (!w->o->spin && !w->o->busy_poll &&
+			    ++idle > IDLE_SPINS) {
 				poll(&pfd, 1, POLL_MS);
 				t1 = now_ns();
 			}
@@ -796,12 +810,13 @@ static int loop(struct wthread *t)
 					xsk_ring_cons__rx_desc(&s0->rx, idx + i);
 				struct xnf_upkt *p = &t->pkts[i];
 
-				if (xnf_frame_move(&t->frames, d->addr, XNF_FP_FILL,
-						   XNF_FP_NF)) {
+				if (xnf_frame_move(&t->frames, d->addr,
+						   XNF_FP_FILL, XNF_FP_NF)) {
 					/* The frames before this one are the NF's. */
 					xsk_ring_cons__release(&s0->rx, n);
 					for (k = 0; k < i; k++)
-						xnf_frame_put(&t->frames, t->addrs[k],
+						xnf_frame_put(&t->frames,
+							      t->addrs[k],
 							      XNF_FP_NF);
 					frame_fault(t, "rx");
 					return -EFAULT;
@@ -810,8 +825,8 @@ static int loop(struct wthread *t)
 				p->data = xsk_umem__get_data(t->area, d->addr);
 				p->len = d->len;
 				st->rx_bytes += d->len;
-				xnf_uparse(p->data, p->len, w->ifindex, t->queue,
-					   &p->meta);
+				xnf_uparse(p->data, p->len, w->ifindex,
+					   t->queue, &p->meta);
 				if (p->meta.verdict != XNF_V_DROP) {
 					p->meta.verdict = XNF_V_REDIRECT;
 					p->egress_ifindex = w->egress_ifindex[0];
@@ -865,7 +880,8 @@ static void *thread_main(void *arg)
 		pthread_cond_wait(&w->cond, &w->lock);
 	pthread_mutex_unlock(&w->lock);
 	if (!err && !w->failed) {
-		st->mode = t->copy_mode ? XNF_XSK_MODE_COPY : XNF_XSK_MODE_ZEROCOPY;
+		st->mode = t->copy_mode ? XNF_XSK_MODE_COPY :
+					  XNF_XSK_MODE_ZEROCOPY;
 		st->node = t->node >= 0 ? page_node(t->area) : -1;
 		st->state = XNF_W_RUNNING;
 		err = loop(t);
@@ -910,13 +926,15 @@ static int opts_check(struct worker *w)
 
 	w->ifindex = if_nametoindex(o->dev);
 	if (!w->ifindex) {
-		pr_warn("Error: no device %s in this network namespace\n", o->dev);
+		pr_warn("Error: no device %s in this network namespace\n",
+			o->dev);
 		return -ENODEV;
 	}
 	w->ring = o->ring ?: XNF_WORKER_RING_DEFAULT;
 	w->batch = o->batch ?: XNF_WORKER_BATCH_DEFAULT;
 	if (w->ring < 64 || w->ring > 16384 || (w->ring & (w->ring - 1))) {
-		pr_warn("Error: ring %u: a power of two from 64 to 16384\n", w->ring);
+		pr_warn("Error: ring %u: a power of two from 64 to 16384\n",
+			w->ring);
 		return -EINVAL;
 	}
 	if (w->batch > w->ring || w->batch > XNF_XSK_BATCH_MAX) {
@@ -927,7 +945,8 @@ static int opts_check(struct worker *w)
 	/* Fill and RX ring full, and a TX and completion ring per socket. */
 	w->nframes = o->frames ?: 2 * w->ring + 2 * w->ring * (o->negress ?: 1);
 	if (w->nframes < 2 * w->batch) {
-		pr_warn("Error: frames %u: at least twice the batch\n", w->nframes);
+		pr_warn("Error: frames %u: at least twice the batch\n",
+			w->nframes);
 		return -EINVAL;
 	}
 	w->egress_ifindex[0] = w->ifindex;
@@ -935,7 +954,8 @@ static int opts_check(struct worker *w)
 		w->egress_ifindex[i] = if_nametoindex(o->egress[i]);
 		if (!w->egress_ifindex[i]) {
 			pr_warn("Error: no egress device %s in this network "
-				"namespace\n", o->egress[i]);
+				"namespace\n",
+				o->egress[i]);
 			return -ENODEV;
 		}
 	}
@@ -951,8 +971,8 @@ static int opts_check(struct worker *w)
 
 		if (q >= nrx || q >= XNF_WORKER_MAX) {
 			pr_warn("Error: %s has no RX queue %u (it has %u; xnf "
-				"workers serve queues 0..%d)\n", o->dev, q, nrx,
-				XNF_WORKER_MAX - 1);
+				"workers serve queues 0..%d)\n",
+				o->dev, q, nrx, XNF_WORKER_MAX - 1);
 			return -ERANGE;
 		}
 		w->th[i].queue = q;
@@ -985,15 +1005,15 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 	if (w->xsks_fd < 0) {
 		err = -errno;
 		pr_warn("Error: %s has no xnf chain (%s: %s); attach one that "
-			"ends in xsk first: xnf attach %s chain xsk\n", o->dev,
-			path, strerror(errno), o->dev);
+			"ends in xsk first: xnf attach %s chain xsk\n",
+			o->dev, path, strerror(errno), o->dev);
 		goto out;
 	}
 	sfd = xnf_workers_open(o->pin_root, o->dev, true);
 	if (sfd < 0) {
 		err = sfd;
-		pr_warn("Error: cannot create %s for %s: %s\n", XNF_MAP_STR(XNF_MAP_WORKERS),
-			o->dev, strerror(-err));
+		pr_warn("Error: cannot create %s for %s: %s\n",
+			XNF_MAP_STR(XNF_MAP_WORKERS), o->dev, strerror(-err));
 		goto out;
 	}
 	w->stats_len = sizeof(struct xnf_worker_stats) * XNF_WORKER_MAX;
@@ -1002,8 +1022,8 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 	if (w->stats == MAP_FAILED) {
 		err = -errno;
 		w->stats = NULL;
-		pr_warn("Error: cannot map %s: %s\n", XNF_MAP_STR(XNF_MAP_WORKERS),
-			strerror(errno));
+		pr_warn("Error: cannot map %s: %s\n",
+			XNF_MAP_STR(XNF_MAP_WORKERS), strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < w->nth; i++) {
@@ -1013,7 +1033,8 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 		if (xnf_worker_alive(st) && st->pid != (__u32)getpid()) {
 			err = -EBUSY;
 			pr_warn("Error: %s queue %u already has a worker (pid %u); "
-				"stop it first\n", o->dev, t->queue, st->pid);
+				"stop it first\n",
+				o->dev, t->queue, st->pid);
 			goto out;
 		}
 		t->w = w;

@@ -20,12 +20,12 @@
  * refuses to reuse pins written with another schema. */
 #define XNF_SCHEMA 3
 
-#define XNF_CHAIN_MAX 8     /* slots in a chain's prog array */
-#define XNF_FUSED_MAX 4     /* NFs a fused chain can inline (each NF once) */
+#define XNF_CHAIN_MAX	  8  /* slots in a chain's prog array */
+#define XNF_FUSED_MAX	  4  /* NFs a fused chain can inline (each NF once) */
 #define XNF_BATCH_BUCKETS 65 /* packets per NAPI poll: 0..63, 64 = 64 or more */
-#define XNF_MAX_PORTS 256   /* devices in the egress devmap */
-#define XNF_MAX_ROUTES 65536
-#define XNF_MAX_FDB 65536
+#define XNF_MAX_PORTS	  256 /* devices in the egress devmap */
+#define XNF_MAX_ROUTES	  65536
+#define XNF_MAX_FDB	  65536
 
 /* Network functions. The row of XNF_NF_ENTRY in struct xnf_stats counts the
  * whole chain: what entered the interface and the action finally carried
@@ -41,11 +41,11 @@ enum xnf_nf_id {
 
 /* Accumulated verdict, carried out when the chain ends. */
 enum xnf_verdict {
-	XNF_V_PASS = 0,     /* to the kernel stack (the default) */
+	XNF_V_PASS = 0, /* to the kernel stack (the default) */
 	XNF_V_DROP,
-	XNF_V_REDIRECT,     /* to xnf_pkt.egress_ifindex through the devmap */
-	XNF_V_FLOOD,        /* to every xnf port but the ingress one */
-	XNF_V_XSK,          /* to the AF_XDP socket of the receive queue */
+	XNF_V_REDIRECT, /* to xnf_pkt.egress_ifindex through the devmap */
+	XNF_V_FLOOD,	/* to every xnf port but the ingress one */
+	XNF_V_XSK,	/* to the AF_XDP socket of the receive queue */
 	__XNF_V_MAX
 };
 
@@ -55,45 +55,45 @@ enum xnf_verdict {
  * default pass verdict (e.g. allowed by a firewall-only chain). */
 enum xnf_reason {
 	XNF_R_NONE = 0,
-	XNF_R_MALFORMED,    /* header truncated or inconsistent */
-	XNF_R_NOT_IP,       /* ethertype is neither IPv4 nor IPv6 (ARP, ...) */
-	XNF_R_VLAN,         /* l3fwd: tagged frame, left to the kernel's VLAN devices */
-	XNF_R_FW_DENY,      /* firewall rule or default policy said drop */
+	XNF_R_MALFORMED, /* header truncated or inconsistent */
+	XNF_R_NOT_IP,	 /* ethertype is neither IPv4 nor IPv6 (ARP, ...) */
+	XNF_R_VLAN, /* l3fwd: tagged frame, left to the kernel's VLAN devices */
+	XNF_R_FW_DENY, /* firewall rule or default policy said drop */
 	XNF_R_NO_ROUTE,
-	XNF_R_BLACKHOLE,    /* route of type blackhole */
-	XNF_R_TTL,          /* TTL / hop limit would expire */
-	XNF_R_LOCAL,        /* destination is one of the router's own addresses */
-	XNF_R_NO_NEIGH,     /* fib mode: next hop has no neighbour entry yet */
-	XNF_R_FIB,          /* fib mode: forwarding disabled, unsupported route */
-	XNF_R_FRAG_NEEDED,  /* fib mode: packet larger than the egress MTU */
-	XNF_R_NOT_PORT,     /* fib mode: egress device is not an xnf port */
-	XNF_R_L2_MISS,      /* l2fwd: destination MAC not in the FDB */
-	XNF_R_HAIRPIN,      /* l2fwd: FDB says the MAC lives on the ingress port */
-	XNF_R_REDIRECT,     /* egress port not in the devmap */
-	XNF_R_TAIL_CALL,    /* a chain slot had no program (fail closed) */
-	XNF_R_XSK,          /* no AF_XDP socket bound to the receive queue */
-	XNF_R_INTERNAL,     /* a lookup that cannot fail did */
-	XNF_R_POLICED,      /* userspace ratelimit: the flow's token bucket is empty */
+	XNF_R_BLACKHOLE, /* route of type blackhole */
+	XNF_R_TTL,	 /* TTL / hop limit would expire */
+	XNF_R_LOCAL,	 /* destination is one of the router's own addresses */
+	XNF_R_NO_NEIGH,	 /* fib mode: next hop has no neighbour entry yet */
+	XNF_R_FIB,	 /* fib mode: forwarding disabled, unsupported route */
+	XNF_R_FRAG_NEEDED, /* fib mode: packet larger than the egress MTU */
+	XNF_R_NOT_PORT,	   /* fib mode: egress device is not an xnf port */
+	XNF_R_L2_MISS,	   /* l2fwd: destination MAC not in the FDB */
+	XNF_R_HAIRPIN,	 /* l2fwd: FDB says the MAC lives on the ingress port */
+	XNF_R_REDIRECT,	 /* egress port not in the devmap */
+	XNF_R_TAIL_CALL, /* a chain slot had no program (fail closed) */
+	XNF_R_XSK,	 /* no AF_XDP socket bound to the receive queue */
+	XNF_R_INTERNAL,	 /* a lookup that cannot fail did */
+	XNF_R_POLICED, /* userspace ratelimit: the flow's token bucket is empty */
 	__XNF_R_MAX
 };
 
 /* What to do with an exception (no route, TTL, own address, FDB miss, no
  * socket). */
 enum xnf_action {
-	XNF_ACT_PASS = 0,   /* to the kernel, which answers with ICMP / ARP */
+	XNF_ACT_PASS = 0, /* to the kernel, which answers with ICMP / ARP */
 	XNF_ACT_DROP = 1,
-	XNF_ACT_FLOOD = 2,  /* l2 miss only */
+	XNF_ACT_FLOOD = 2, /* l2 miss only */
 };
 
 /* Global runtime configuration: xnf_cfg[0]. Read per packet by the NFs that
  * need it, so a policy change needs no reload. Load-time choices (chain
  * slot, fused order, fib mode) are const volatile rodata instead. */
 struct xnf_config {
-	__u32 schema;       /* XNF_SCHEMA, written by the loader */
-	__u32 no_route;     /* enum xnf_action: pass | drop */
+	__u32 schema;	    /* XNF_SCHEMA, written by the loader */
+	__u32 no_route;	    /* enum xnf_action: pass | drop */
 	__u32 ttl_expired;  /* pass | drop */
-	__u32 local;        /* pass | drop */
-	__u32 l2_miss;      /* flood | pass | drop */
+	__u32 local;	    /* pass | drop */
+	__u32 l2_miss;	    /* flood | pass | drop */
 	__u32 xsk_fallback; /* pass | drop */
 	__u32 tables_gen;   /* bumped by every route, FDB, cross-connect and
 			     * firewall change: AF_XDP workers reload their
@@ -106,11 +106,11 @@ struct xnf_config {
  * programs it tail-calls run on one CPU without preemption, so one slot per
  * CPU is enough). Offsets are from the start of the frame. */
 enum xnf_pkt_flags {
-	XNF_PKT_F_PORTS = 1 << 0,   /* sport/dport were read from a full L4 header */
-	XNF_PKT_F_ICMP = 1 << 1,    /* icmp_type/icmp_code are valid */
-	XNF_PKT_F_FRAG = 1 << 2,    /* a fragment (first or not) */
+	XNF_PKT_F_PORTS = 1 << 0, /* sport/dport were read from a full L4 header */
+	XNF_PKT_F_ICMP = 1 << 1,       /* icmp_type/icmp_code are valid */
+	XNF_PKT_F_FRAG = 1 << 2,       /* a fragment (first or not) */
 	XNF_PKT_F_LATER_FRAG = 1 << 3, /* a non-first fragment: no L4 header */
-	XNF_PKT_F_DONE = 1 << 4,    /* an NF decided: skip the rest of the chain */
+	XNF_PKT_F_DONE = 1 << 4, /* an NF decided: skip the rest of the chain */
 	XNF_PKT_F_L4_UNKNOWN = 1 << 5, /* IPv6 extension headers beyond what the
 					* parser walks: l4_proto is not L4 */
 };
@@ -123,18 +123,18 @@ enum xnf_family {
 
 struct xnf_pkt {
 	__u32 ingress_ifindex;
-	__u32 egress_ifindex;   /* valid with XNF_V_REDIRECT */
+	__u32 egress_ifindex; /* valid with XNF_V_REDIRECT */
 	__u32 rx_queue;
-	__u16 l3_off;           /* IPv4 / IPv6 header */
-	__u16 l4_off;           /* L4 header (after IPv6 extension headers) */
-	__u16 l3_len;           /* IPv4 total length / IPv6 40 + payload length */
-	__be16 eth_proto;       /* ethertype after the VLAN tags */
-	__u8 family;            /* enum xnf_family */
-	__u8 l4_proto;          /* IPPROTO_*, after IPv6 extension headers */
-	__u8 vlans;             /* number of VLAN tags (0..2) */
-	__u8 flags;             /* enum xnf_pkt_flags */
-	__u8 verdict;           /* enum xnf_verdict */
-	__u8 reason;            /* enum xnf_reason */
+	__u16 l3_off;	  /* IPv4 / IPv6 header */
+	__u16 l4_off;	  /* L4 header (after IPv6 extension headers) */
+	__u16 l3_len;	  /* IPv4 total length / IPv6 40 + payload length */
+	__be16 eth_proto; /* ethertype after the VLAN tags */
+	__u8 family;	  /* enum xnf_family */
+	__u8 l4_proto;	  /* IPPROTO_*, after IPv6 extension headers */
+	__u8 vlans;	  /* number of VLAN tags (0..2) */
+	__u8 flags;	  /* enum xnf_pkt_flags */
+	__u8 verdict;	  /* enum xnf_verdict */
+	__u8 reason;	  /* enum xnf_reason */
 	__u8 icmp_type;
 	__u8 icmp_code;
 	__be16 sport;
@@ -148,7 +148,7 @@ struct xnf_nf_counters {
 	__u64 in;
 	__u64 pass;
 	__u64 drop;
-	__u64 redirect;     /* redirect, flood and xsk */
+	__u64 redirect; /* redirect, flood and xsk */
 	__u64 aborted;
 };
 
@@ -166,8 +166,8 @@ struct xnf_stats {
  * the chain a `chain set` is switching to until the switch is complete. */
 struct xnf_dev_info {
 	__u32 ifindex;
-	__u32 netns;        /* inode of the network namespace */
-	__u32 xdp_flags;    /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
+	__u32 netns;	 /* inode of the network namespace */
+	__u32 xdp_flags; /* XDP_FLAGS_DRV_MODE or XDP_FLAGS_SKB_MODE */
 	__u32 fused;
 	__u32 l3_fib;
 	__u32 chain_len;
@@ -178,7 +178,7 @@ struct xnf_dev_info {
  * by the napi_poll tracepoint program; per CPU, keyed by device. ifindex is
  * only unique within a network namespace, hence the netns inode. */
 struct xnf_dev_key {
-	__u32 netns;        /* inode of the device's network namespace */
+	__u32 netns; /* inode of the device's network namespace */
 	__u32 ifindex;
 };
 
@@ -198,19 +198,19 @@ struct xnf_rt6_key {
 };
 
 enum xnf_route_type {
-	XNF_RT_UNICAST = 0,  /* forward to ifindex, rewriting MACs */
-	XNF_RT_LOCAL,        /* one of the router's own addresses */
-	XNF_RT_BLACKHOLE,    /* drop silently */
-	XNF_RT_UNREACHABLE,  /* treated like no route: the kernel sends ICMP */
+	XNF_RT_UNICAST = 0, /* forward to ifindex, rewriting MACs */
+	XNF_RT_LOCAL,	    /* one of the router's own addresses */
+	XNF_RT_BLACKHOLE,   /* drop silently */
+	XNF_RT_UNREACHABLE, /* treated like no route: the kernel sends ICMP */
 };
 
 struct xnf_route {
-	__u32 type;          /* enum xnf_route_type */
-	__u32 ifindex;       /* egress port */
-	__u8 dmac[6];        /* next hop's MAC */
-	__u8 smac[6];        /* egress port's MAC */
-	__u32 gw_family;     /* enum xnf_family of gw, 0 = directly connected */
-	__u8 gw[16];         /* next hop address, for show only */
+	__u32 type;	 /* enum xnf_route_type */
+	__u32 ifindex;	 /* egress port */
+	__u8 dmac[6];	 /* next hop's MAC */
+	__u8 smac[6];	 /* egress port's MAC */
+	__u32 gw_family; /* enum xnf_family of gw, 0 = directly connected */
+	__u8 gw[16];	 /* next hop address, for show only */
 };
 
 /* l2fwd tables. */
@@ -233,22 +233,22 @@ struct xnf_xconnect {
 };
 
 /* Map names. The shared tables of an instance, pinned at <root>/<name>. */
-#define XNF_MAP_STR_(id)   #id
-#define XNF_MAP_STR(id)    XNF_MAP_STR_(id)
+#define XNF_MAP_STR_(id) #id
+#define XNF_MAP_STR(id)	 XNF_MAP_STR_(id)
 
-#define XNF_MAP_CFG        xnf_cfg
-#define XNF_MAP_SCRATCH    xnf_scratch
-#define XNF_MAP_TX         xnf_tx
-#define XNF_MAP_BATCH      xnf_batch
-#define XNF_MAP_RT4        xnf_rt4
-#define XNF_MAP_RT6        xnf_rt6
-#define XNF_MAP_FDB        xnf_fdb
-#define XNF_MAP_XCONNECT   xnf_xconnect
+#define XNF_MAP_CFG	 xnf_cfg
+#define XNF_MAP_SCRATCH	 xnf_scratch
+#define XNF_MAP_TX	 xnf_tx
+#define XNF_MAP_BATCH	 xnf_batch
+#define XNF_MAP_RT4	 xnf_rt4
+#define XNF_MAP_RT6	 xnf_rt6
+#define XNF_MAP_FDB	 xnf_fdb
+#define XNF_MAP_XCONNECT xnf_xconnect
 /* per interface, pinned at <root>/dev/<DEV>/<name> */
-#define XNF_MAP_STATS      xnf_stats
-#define XNF_MAP_XSKS       xnf_xsks
-#define XNF_MAP_DEV        xnf_dev
+#define XNF_MAP_STATS	 xnf_stats
+#define XNF_MAP_XSKS	 xnf_xsks
+#define XNF_MAP_DEV	 xnf_dev
 /* per loaded chain (not pinned by name: a chain swap builds a new one) */
-#define XNF_MAP_CHAIN      xnf_chain
+#define XNF_MAP_CHAIN	 xnf_chain
 
 #endif /* XNF_UAPI_DP_H */

@@ -47,11 +47,11 @@
  * generation whole. Readers of the rules read the active generation and
  * never write.
  */
-#define XNF_FW_MAX_RULES 10240
-#define XNF_FW_WORDS (XNF_FW_MAX_RULES / 64)         /* 160 */
-#define XNF_FW_SUMMARY ((XNF_FW_WORDS + 63) / 64)    /* 3 */
-#define XNF_FW_MAX_CLASSES 16384                     /* per generation */
-#define XNF_FW_GENS 2
+#define XNF_FW_MAX_RULES   10240
+#define XNF_FW_WORDS	   (XNF_FW_MAX_RULES / 64)    /* 160 */
+#define XNF_FW_SUMMARY	   ((XNF_FW_WORDS + 63) / 64) /* 3 */
+#define XNF_FW_MAX_CLASSES 16384		      /* per generation */
+#define XNF_FW_GENS	   2
 
 enum xnf_fw_action {
 	XNF_FW_ALLOW = 0,
@@ -69,27 +69,27 @@ enum xnf_fw_rule_flags {
 /* A rule as the operator wrote it:
  * xnf_fw_rules[gen * XNF_FW_MAX_RULES + slot]. */
 struct xnf_fw_rule {
-	__u32 prio;          /* lower first; unique */
-	__u16 flags;         /* enum xnf_fw_rule_flags: which fields match */
-	__u8 action;         /* enum xnf_fw_action */
-	__u8 family;         /* enum xnf_family of src/dst, 0 if neither */
-	__u8 proto;          /* IPPROTO_* with XNF_FW_F_PROTO */
+	__u32 prio;  /* lower first; unique */
+	__u16 flags; /* enum xnf_fw_rule_flags: which fields match */
+	__u8 action; /* enum xnf_fw_action */
+	__u8 family; /* enum xnf_family of src/dst, 0 if neither */
+	__u8 proto;  /* IPPROTO_* with XNF_FW_F_PROTO */
 	__u8 src_len;
 	__u8 dst_len;
 	__u8 in_use;
 	__u16 sport_lo, sport_hi;
 	__u16 dport_lo, dport_hi;
-	__u8 src[16];        /* network order, IPv4 in the first 4 bytes */
+	__u8 src[16]; /* network order, IPv4 in the first 4 bytes */
 	__u8 dst[16];
 };
 
 /* Compiled rule set header: xnf_fw_hdr[gen]. */
 struct xnf_fw_hdr {
 	__u32 nrules;
-	__u32 default_action;  /* enum xnf_fw_action */
-	__u32 sport_none;      /* class for packets whose ports can't be read */
+	__u32 default_action; /* enum xnf_fw_action */
+	__u32 sport_none;     /* class for packets whose ports can't be read */
 	__u32 dport_none;
-	__u32 serial;          /* moves on every rule-set switch, so that a
+	__u32 serial; /* moves on every rule-set switch, so that a
 				* reader sees whether the generation it read
 				* was rewritten meanwhile */
 	__u32 pad;
@@ -97,10 +97,10 @@ struct xnf_fw_hdr {
 
 /* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */
 struct xnf_fw_match {
-	__u32 action;        /* enum xnf_fw_action */
-	__u32 slot;          /* the rule's slot: xnf_fw_rules[gen * XNF_FW_MAX_RULES
+	__u32 action; /* enum xnf_fw_action */
+	__u32 slot;   /* the rule's slot: xnf_fw_rules[gen * XNF_FW_MAX_RULES
 			      * + slot], xnf_fw_hits[slot] */
-	__u32 rank;          /* position in priority order, 0 first */
+	__u32 rank;   /* position in priority order, 0 first */
 	__u32 pad;
 };
 
@@ -130,18 +130,18 @@ struct xnf_fw_hit {
 };
 
 /* Map names (pinned at <root>/<name>). */
-#define XNF_MAP_FW_ACTIVE  xnf_fw_active
-#define XNF_MAP_FW_HDR     xnf_fw_hdr
-#define XNF_MAP_FW_RULES   xnf_fw_rules
-#define XNF_MAP_FW_ORDER   xnf_fw_order
-#define XNF_MAP_FW_CLASS   xnf_fw_class
-#define XNF_MAP_FW_SRC4    xnf_fw_src4
-#define XNF_MAP_FW_DST4    xnf_fw_dst4
-#define XNF_MAP_FW_SRC6    xnf_fw_src6
-#define XNF_MAP_FW_DST6    xnf_fw_dst6
-#define XNF_MAP_FW_PROTO   xnf_fw_proto
-#define XNF_MAP_FW_SPORT   xnf_fw_sport
-#define XNF_MAP_FW_DPORT   xnf_fw_dport
-#define XNF_MAP_FW_HITS    xnf_fw_hits
+#define XNF_MAP_FW_ACTIVE xnf_fw_active
+#define XNF_MAP_FW_HDR	  xnf_fw_hdr
+#define XNF_MAP_FW_RULES  xnf_fw_rules
+#define XNF_MAP_FW_ORDER  xnf_fw_order
+#define XNF_MAP_FW_CLASS  xnf_fw_class
+#define XNF_MAP_FW_SRC4	  xnf_fw_src4
+#define XNF_MAP_FW_DST4	  xnf_fw_dst4
+#define XNF_MAP_FW_SRC6	  xnf_fw_src6
+#define XNF_MAP_FW_DST6	  xnf_fw_dst6
+#define XNF_MAP_FW_PROTO  xnf_fw_proto
+#define XNF_MAP_FW_SPORT  xnf_fw_sport
+#define XNF_MAP_FW_DPORT  xnf_fw_dport
+#define XNF_MAP_FW_HITS	  xnf_fw_hits
 
 #endif /* XNF_UAPI_FW_H */

@@ -25,10 +25,10 @@
 #define XNF_PROBE_MAGIC 0x786e6670 /* "xnfp" */
 
 struct xnf_probe {
-	__u32 magic;        /* XNF_PROBE_MAGIC, network order */
-	__u32 flow;         /* flow index, 0..flows-1 */
-	__u64 seq;          /* per generator run, from 0 */
-	__u64 ts_ns;        /* CLOCK_MONOTONIC when the frame was written */
+	__u32 magic; /* XNF_PROBE_MAGIC, network order */
+	__u32 flow;  /* flow index, 0..flows-1 */
+	__u64 seq;   /* per generator run, from 0 */
+	__u64 ts_ns; /* CLOCK_MONOTONIC when the frame was written */
 };
 
 /* The probe of frames too short for struct xnf_probe: a 64-byte IPv4/UDP
@@ -37,8 +37,8 @@ struct xnf_probe {
 #define XNF_PROBE_MAGIC_SHORT 0x786e6673 /* "xnfs" */
 
 struct xnf_probe_short {
-	__u32 magic;        /* XNF_PROBE_MAGIC_SHORT, network order */
-	__u32 seq;          /* low 32 bits of the sequence number */
+	__u32 magic; /* XNF_PROBE_MAGIC_SHORT, network order */
+	__u32 seq;   /* low 32 bits of the sequence number */
 	__u64 ts_ns;
 };
 
@@ -48,22 +48,22 @@ struct xnf_probe_short {
  * sport + f (mod 2^16) and source address + f / 65536 (added to its last
  * 32 bits). Checksum partial sums are ones'-complement sums of the frame's
  * 16-bit words as loaded natively (RFC 1071: byte order independent). */
-#define XNF_GEN_HDR_MAX 80          /* Ethernet + IPv6 + TCP = 74 */
-#define XNF_GEN_SIZES_MAX 1024      /* entries of a size table */
+#define XNF_GEN_HDR_MAX	  80   /* Ethernet + IPv6 + TCP = 74 */
+#define XNF_GEN_SIZES_MAX 1024 /* entries of a size table */
 #define XNF_GEN_FRAME_MAX 1518
 #define XNF_GEN_FLOWS_MAX (1u << 24)
 
 struct xnf_gen_cfg {
-	__u8 hdr[XNF_GEN_HDR_MAX];  /* headers of flow 0; lengths, checksums zero */
-	__u32 cookie;       /* 4 bytes of XDP metadata that mark generator frames */
-	__u32 flows;        /* 1..XNF_GEN_FLOWS_MAX */
-	__u32 nsizes;       /* 1..XNF_GEN_SIZES_MAX */
-	__u32 ip_sum;       /* IPv4 header without length, checksum, source */
-	__u32 l4_sum;       /* pseudo-header and L4 header without source port,
+	__u8 hdr[XNF_GEN_HDR_MAX]; /* headers of flow 0; lengths, checksums zero */
+	__u32 cookie; /* 4 bytes of XDP metadata that mark generator frames */
+	__u32 flows;  /* 1..XNF_GEN_FLOWS_MAX */
+	__u32 nsizes; /* 1..XNF_GEN_SIZES_MAX */
+	__u32 ip_sum; /* IPv4 header without length, checksum, source */
+	__u32 l4_sum; /* pseudo-header and L4 header without source port,
 			     * lengths, checksum and the source's last 32 bits */
-	__u16 sport;        /* flow 0, host order */
-	__u8 family;        /* 4 or 6 */
-	__u8 proto;         /* IPPROTO_UDP or IPPROTO_TCP */
+	__u16 sport;  /* flow 0, host order */
+	__u8 family;  /* 4 or 6 */
+	__u8 proto;   /* IPPROTO_UDP or IPPROTO_TCP */
 	__u16 sizes[XNF_GEN_SIZES_MAX]; /* frame sizes in sending order */
 };
 
@@ -74,32 +74,32 @@ struct xnf_gen_cfg {
  * frame, counted in idle): the thread polls in the kernel, and one call
  * covers many frames. */
 struct xnf_gen_state {
-	__u64 seq;          /* next sequence number = frames written */
-	__u64 bytes;        /* sum of their sizes, with FCS */
-	__u64 errors;       /* frames that could not be written (dropped) */
-	__u32 flow;         /* next flow */
-	__u32 size_idx;     /* next entry of sizes[] */
-	__u64 pace_t0;      /* CLOCK_MONOTONIC ns when frame 0 is due */
-	__u64 pace_ps;      /* picoseconds between frames; 0: send every run */
-	__u64 max_late_ns;  /* paced: a frame later than this (the thread was
+	__u64 seq;	   /* next sequence number = frames written */
+	__u64 bytes;	   /* sum of their sizes, with FCS */
+	__u64 errors;	   /* frames that could not be written (dropped) */
+	__u32 flow;	   /* next flow */
+	__u32 size_idx;	   /* next entry of sizes[] */
+	__u64 pace_t0;	   /* CLOCK_MONOTONIC ns when frame 0 is due */
+	__u64 pace_ps;	   /* picoseconds between frames; 0: send every run */
+	__u64 max_late_ns; /* paced: a frame later than this (the thread was
 			     * preempted) moves the schedule instead of
 			     * leaving in a catch-up burst */
-	__u64 slips;        /* paced: how often the schedule was moved */
-	__u64 limit;        /* paced: no frame with seq >= limit */
-	__u64 end_ns;       /* paced: nor at or after this time (0: none) */
-	__u64 idle;         /* paced runs that sent nothing */
-	__u64 runs;         /* paced: runs of the program (frames, idle, errors) */
-	__u32 pace_batch;   /* paced: runs per flush (the call's batch_size) */
-	__u32 gap;          /* paced: since the last frame, 1: a run waited,
+	__u64 slips;	   /* paced: how often the schedule was moved */
+	__u64 limit;	   /* paced: no frame with seq >= limit */
+	__u64 end_ns;	   /* paced: nor at or after this time (0: none) */
+	__u64 idle;	   /* paced runs that sent nothing */
+	__u64 runs; /* paced: runs of the program (frames, idle, errors) */
+	__u32 pace_batch; /* paced: runs per flush (the call's batch_size) */
+	__u32 gap;	  /* paced: since the last frame, 1: a run waited,
 			     * 2: a flush; 3: the next frame starts a burst */
-	__u64 bursts;       /* paced: frames that left apart from the one before */
-	__u32 burst_len;    /* paced: frames in the current burst */
-	__u32 burst_max;    /* paced: the most frames that left together or
+	__u64 bursts;	 /* paced: frames that left apart from the one before */
+	__u32 burst_len; /* paced: frames in the current burst */
+	__u32 burst_max; /* paced: the most frames that left together or
 			     * back to back */
-	__u32 burst_cap;    /* paced: a late frame that would make a burst
+	__u32 burst_cap; /* paced: a late frame that would make a burst
 			     * longer waits a period instead (0: no cap) */
 	__u32 pad;
-	__u64 last_ns;      /* when the last frame was written */
+	__u64 last_ns; /* when the last frame was written */
 };
 
 /* Sink (sink.bpf.c): per-CPU counters, a per-CPU latency histogram and a
@@ -108,22 +108,23 @@ struct xnf_gen_state {
  * (17 s); larger values land in the last bucket. Bucket b covers
  * [xnf_lat_lower(b), xnf_lat_lower(b + 1)). */
 #define XNF_LAT_SUB_BITS 5
-#define XNF_LAT_SUB (1u << XNF_LAT_SUB_BITS)
+#define XNF_LAT_SUB	 (1u << XNF_LAT_SUB_BITS)
 #define XNF_LAT_MAX_BITS 34
-#define XNF_LAT_BUCKETS ((XNF_LAT_MAX_BITS - XNF_LAT_SUB_BITS + 1) * XNF_LAT_SUB)
+#define XNF_LAT_BUCKETS \
+	((XNF_LAT_MAX_BITS - XNF_LAT_SUB_BITS + 1) * XNF_LAT_SUB)
 
 struct xnf_sink_stats {
-	__u64 packets;      /* frames with a probe (dropped) */
-	__u64 bytes;        /* their sizes, with the 4-byte FCS */
-	__u64 no_probe;     /* frames without a probe (passed to the kernel) */
+	__u64 packets;	/* frames with a probe (dropped) */
+	__u64 bytes;	/* their sizes, with the 4-byte FCS */
+	__u64 no_probe; /* frames without a probe (passed to the kernel) */
 	__u64 no_probe_bytes;
-	__u64 bad_ip_csum;  /* IPv4 header checksum wrong */
-	__u64 bad_l4_csum;  /* UDP/TCP checksum wrong (checked with csum) */
-	__u64 ts_ahead;     /* probe timestamp later than the arrival (counted as 0 ns) */
-	__u64 lat_sum;      /* ns */
-	__u64 lat_min;      /* ns, of this CPU's frames (when packets > 0) */
+	__u64 bad_ip_csum; /* IPv4 header checksum wrong */
+	__u64 bad_l4_csum; /* UDP/TCP checksum wrong (checked with csum) */
+	__u64 ts_ahead; /* probe timestamp later than the arrival (counted as 0 ns) */
+	__u64 lat_sum; /* ns */
+	__u64 lat_min; /* ns, of this CPU's frames (when packets > 0) */
 	__u64 lat_max;
-	__u64 first_ns;     /* arrival of the first and the last probe frame */
+	__u64 first_ns; /* arrival of the first and the last probe frame */
 	__u64 last_ns;
 };
 
@@ -143,15 +144,15 @@ struct xnf_sink_hist {
 #define XNF_SINK_WINDOW 1024
 
 struct xnf_seq_block {
-	__u64 block;        /* seq / 64 */
-	__u64 bits;         /* which of its 64 have arrived */
+	__u64 block; /* seq / 64 */
+	__u64 bits;  /* which of its 64 have arrived */
 };
 
 struct xnf_sink_seq {
-	__u64 started;      /* 1 once a probe frame arrived */
+	__u64 started; /* 1 once a probe frame arrived */
 	__u64 min_seq;
 	__u64 max_seq;
-	__u64 reordered;    /* arrived after a higher sequence number */
+	__u64 reordered; /* arrived after a higher sequence number */
 	__u64 duplicates;
 	__u64 beyond_window; /* of the reordered: older than the window */
 	struct xnf_seq_block win[XNF_SINK_WINDOW];
@@ -164,7 +165,7 @@ struct xnf_sink_seq {
 
 /* Sink options (sink.bpf.c .rodata). */
 struct xnf_sink_cfg {
-	__u32 check_l4;     /* verify UDP/TCP checksums */
+	__u32 check_l4; /* verify UDP/TCP checksums */
 	__u32 pad;
 };
 

@@ -24,15 +24,15 @@
  * bpftool) see each field whole but the fields of an entry not as one
  * snapshot.
  */
-#define XNF_WORKER_MAX 64          /* queues with a worker, per device */
-#define XNF_XSK_BATCH_MAX 512      /* descriptors per ring read */
+#define XNF_WORKER_MAX	   64  /* queues with a worker, per device */
+#define XNF_XSK_BATCH_MAX  512 /* descriptors per ring read */
 #define XNF_WORKER_NF_NAME 32
 
 enum xnf_worker_state {
 	XNF_W_NONE = 0,
 	XNF_W_STARTING,
 	XNF_W_RUNNING,
-	XNF_W_STOPPED,      /* exited cleanly */
+	XNF_W_STOPPED, /* exited cleanly */
 };
 
 enum xnf_xsk_mode {
@@ -44,53 +44,53 @@ enum xnf_xsk_mode {
 /* Why a worker dropped a frame (the NF's own drops are by enum xnf_reason
  * in nf_drop[]). */
 enum xnf_wdrop {
-	XNF_WD_NF = 0,      /* the NF said drop (see nf_drop[]) */
-	XNF_WD_TO_KERNEL,   /* the NF said pass: AF_XDP cannot hand a frame to the stack */
-	XNF_WD_NO_PORT,     /* egress device has no socket of this worker */
-	XNF_WD_TX_FULL,     /* TX ring full, frame recycled */
+	XNF_WD_NF = 0, /* the NF said drop (see nf_drop[]) */
+	XNF_WD_TO_KERNEL, /* the NF said pass: AF_XDP cannot hand a frame to the stack */
+	XNF_WD_NO_PORT, /* egress device has no socket of this worker */
+	XNF_WD_TX_FULL, /* TX ring full, frame recycled */
 	__XNF_WD_MAX
 };
 
 /* Where a UMEM frame is (userspace/frames.h): every frame is in exactly one
  * place, at every moment. */
 enum xnf_frame_place {
-	XNF_FP_FREE = 0,    /* the worker's free list */
-	XNF_FP_FILL,        /* given to the kernel: fill ring, or RX ring not yet read */
-	XNF_FP_NF,          /* read from RX, in the NF's vector */
-	XNF_FP_TX,          /* given to the kernel: TX ring, or completion not yet read */
+	XNF_FP_FREE = 0, /* the worker's free list */
+	XNF_FP_FILL, /* given to the kernel: fill ring, or RX ring not yet read */
+	XNF_FP_NF,   /* read from RX, in the NF's vector */
+	XNF_FP_TX, /* given to the kernel: TX ring, or completion not yet read */
 	__XNF_FP_MAX
 };
 
 struct xnf_wbatch {
-	__u64 batches;      /* RX reads that returned this many descriptors */
-	__u64 ns;           /* sum of their service times (parse, NF, TX) */
-	__u64 ns_sq;        /* sum of squares, for the variance */
+	__u64 batches; /* RX reads that returned this many descriptors */
+	__u64 ns;      /* sum of their service times (parse, NF, TX) */
+	__u64 ns_sq;   /* sum of squares, for the variance */
 };
 
 struct xnf_worker_stats {
-	__u32 state;        /* enum xnf_worker_state */
+	__u32 state; /* enum xnf_worker_state */
 	__u32 pid;
 	__u32 tid;
-	__u32 cpu;          /* pinned to */
-	__s32 node;         /* UMEM on this NUMA node, -1: none */
-	__u32 mode;         /* enum xnf_xsk_mode */
-	__u32 batch;        /* descriptors per read */
-	__u32 ring;         /* ring size */
-	__u32 frames;       /* UMEM frames */
+	__u32 cpu;    /* pinned to */
+	__s32 node;   /* UMEM on this NUMA node, -1: none */
+	__u32 mode;   /* enum xnf_xsk_mode */
+	__u32 batch;  /* descriptors per read */
+	__u32 ring;   /* ring size */
+	__u32 frames; /* UMEM frames */
 	__u32 frame_size;
-	__u32 busy_poll;    /* SO_PREFER_BUSY_POLL in use */
-	__u32 need_wakeup;  /* XDP_USE_NEED_WAKEUP in use */
+	__u32 busy_poll;	     /* SO_PREFER_BUSY_POLL in use */
+	__u32 need_wakeup;	     /* XDP_USE_NEED_WAKEUP in use */
 	__u8 nf[XNF_WORKER_NF_NAME]; /* the NF chain, "l3fwd" */
-	__u32 reset_req;    /* bumped by `xnf stats reset`: the worker zeroes */
-	__u32 reset_done;   /* its counters itself and copies reset_req here */
-	__u64 started_ns;   /* CLOCK_MONOTONIC */
+	__u32 reset_req;  /* bumped by `xnf stats reset`: the worker zeroes */
+	__u32 reset_done; /* its counters itself and copies reset_req here */
+	__u64 started_ns; /* CLOCK_MONOTONIC */
 	__u64 rx_packets, rx_bytes;
 	__u64 tx_packets, tx_bytes;
-	__u64 polls;        /* RX reads */
-	__u64 empty_polls;  /* RX reads that returned nothing */
-	__u64 busy_ns;      /* time in reads that returned packets and their work */
-	__u64 idle_ns;      /* time in reads that returned nothing, and waiting */
-	__u64 fill_short;   /* fill-ring refills that found no free frame */
+	__u64 polls;	   /* RX reads */
+	__u64 empty_polls; /* RX reads that returned nothing */
+	__u64 busy_ns; /* time in reads that returned packets and their work */
+	__u64 idle_ns; /* time in reads that returned nothing, and waiting */
+	__u64 fill_short; /* fill-ring refills that found no free frame */
 	__u64 drop[__XNF_WD_MAX];
 	__u64 nf_drop[__XNF_R_MAX];
 	__u64 place[__XNF_FP_MAX]; /* frames in each place, sums to .frames */
@@ -105,6 +105,6 @@ struct xnf_worker_stats {
 };
 
 /* Map name (pinned at <root>/dev/<DEV>/<name>). */
-#define XNF_MAP_WORKERS    xnf_workers
+#define XNF_MAP_WORKERS xnf_workers
 
 #endif /* XNF_UAPI_WORKER_H */

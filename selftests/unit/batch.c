@@ -17,7 +17,8 @@
 
 static bool batch_read(struct fx *f, __u32 ifindex, struct xnf_batch_hist *sum)
 {
-	struct xnf_dev_key key = { .netns = xnf_netns_inode(), .ifindex = ifindex };
+	struct xnf_dev_key key = { .netns = xnf_netns_inode(),
+				   .ifindex = ifindex };
 	int ncpus = xnf_ncpus(), cpu, b;
 	struct xnf_batch_hist vals[ncpus];
 
@@ -47,13 +48,16 @@ TEST(batch_histogram_counts_every_packet)
 	if (!fx_open(&f))
 		return;
 	if (!fx_chain(&f, "l3fwd", false, false) ||
-	    !fx_set_cfg(&f, XNF_ACT_DROP, XNF_ACT_DROP, XNF_ACT_DROP, XNF_ACT_DROP))
+	    !fx_set_cfg(&f, XNF_ACT_DROP, XNF_ACT_DROP, XNF_ACT_DROP,
+			XNF_ACT_DROP))
 		goto out;
 	if (!ASSERT_OK(xnf_batch_watch(f.dp, f.ifindex[0]), "watch ut0") ||
-	    !ASSERT_OK(xnf_batch_tracer(f.dp, &tracer), "load the napi_poll tracer"))
+	    !ASSERT_OK(xnf_batch_tracer(f.dp, &tracer),
+		       "load the napi_poll tracer"))
 		goto out;
 	if (!ASSERT_OK(bpf_xdp_attach(f.ifindex[0], xnf_chain_prog_fd(f.chain),
-				      XDP_FLAGS_DRV_MODE, NULL), "attach to ut0"))
+				      XDP_FLAGS_DRV_MODE, NULL),
+		       "attach to ut0"))
 		goto out;
 	attached = true;
 
@@ -66,18 +70,16 @@ TEST(batch_histogram_counts_every_packet)
 			.ingress_ifindex = if_nametoindex("ut0p"),
 			.data_end = len,
 		};
-		LIBBPF_OPTS(bpf_test_run_opts, opts,
-			.data_in = frame,
-			.data_size_in = len,
-			.ctx_in = &ctx,
-			.ctx_size_in = sizeof(ctx),
-			.repeat = BATCH_FRAMES,
-			.batch_size = 64,
-			.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-		);
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
+			    .data_size_in = len, .ctx_in = &ctx,
+			    .ctx_size_in = sizeof(ctx), .repeat = BATCH_FRAMES,
+			    .batch_size = 64,
+			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, );
 
-		if (!ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(xmit->progs.xnf_xmit),
-						      &opts), "inject frames into ut0p"))
+		if (!ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(
+							      xmit->progs.xnf_xmit),
+						      &opts),
+			       "inject frames into ut0p"))
 			goto out;
 	}
 
@@ -87,10 +89,12 @@ TEST(batch_histogram_counts_every_packet)
 		polls += hist.polls[b];
 		pkts += (__u64)b * hist.polls[b];
 	}
-	ASSERT_EQ(st.nf[XNF_NF_ENTRY].in, BATCH_FRAMES, "every injected frame reached the chain");
+	ASSERT_EQ(st.nf[XNF_NF_ENTRY].in, BATCH_FRAMES,
+		  "every injected frame reached the chain");
 	ASSERT_GE(polls, BATCH_FRAMES / 64, "at least one poll per 64 packets");
 	ASSERT_EQ(pkts, st.nf[XNF_NF_ENTRY].in, "sum(size * polls) == packets");
-	ASSERT_EQ(st.drop[XNF_R_NO_ROUTE], BATCH_FRAMES, "all dropped for no route");
+	ASSERT_EQ(st.drop[XNF_R_NO_ROUTE], BATCH_FRAMES,
+		  "all dropped for no route");
 out:
 	if (attached)
 		bpf_xdp_detach(f.ifindex[0], XDP_FLAGS_DRV_MODE, NULL);

@@ -22,27 +22,44 @@
 
 /* FDB: two hosts behind ut1 and ut2, one behind the ingress port (ut0),
  * one on a port that is not in the devmap. */
-static const __u8 mac_a[6] = { 0x02, 0, 0, 0, 0xaa, 0x01 };  /* ut1 */
-static const __u8 mac_b[6] = { 0x02, 0, 0, 0, 0xaa, 0x02 };  /* ut2 */
-static const __u8 mac_h[6] = { 0x02, 0, 0, 0, 0xaa, 0x00 };  /* ut0 */
-static const __u8 mac_x[6] = { 0x02, 0, 0, 0, 0xaa, 0x09 };  /* no port */
+static const __u8 mac_a[6] = { 0x02, 0, 0, 0, 0xaa, 0x01 }; /* ut1 */
+static const __u8 mac_b[6] = { 0x02, 0, 0, 0, 0xaa, 0x02 }; /* ut2 */
+static const __u8 mac_h[6] = { 0x02, 0, 0, 0, 0xaa, 0x00 }; /* ut0 */
+static const __u8 mac_x[6] = { 0x02, 0, 0, 0, 0xaa, 0x09 }; /* no port */
 static const __u8 mac_bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 #define NOT_A_PORT 999999
 
 static const struct xnf_fw_rule chain_rules[] = {
-	{ .prio = 10, .flags = XNF_FW_F_PROTO | XNF_FW_F_DPORT,
-	  .action = XNF_FW_DROP, .proto = IPPROTO_UDP,
-	  .dport_lo = 5353, .dport_hi = 5353 },
-	{ .prio = 20, .flags = XNF_FW_F_DST | XNF_FW_F_PROTO | XNF_FW_F_DPORT,
-	  .action = XNF_FW_DROP, .family = XNF_AF_INET, .proto = IPPROTO_TCP,
-	  .dst_len = 25, .dst = { 203, 0, 113, 0 }, .dport_lo = 22,
+	{ .prio = 10,
+	  .flags = XNF_FW_F_PROTO | XNF_FW_F_DPORT,
+	  .action = XNF_FW_DROP,
+	  .proto = IPPROTO_UDP,
+	  .dport_lo = 5353,
+	  .dport_hi = 5353 },
+	{ .prio = 20,
+	  .flags = XNF_FW_F_DST | XNF_FW_F_PROTO | XNF_FW_F_DPORT,
+	  .action = XNF_FW_DROP,
+	  .family = XNF_AF_INET,
+	  .proto = IPPROTO_TCP,
+	  .dst_len = 25,
+	  .dst = { 203, 0, 113, 0 },
+	  .dport_lo = 22,
 	  .dport_hi = 22 },
-	{ .prio = 30, .flags = XNF_FW_F_SRC, .action = XNF_FW_DROP,
-	  .family = XNF_AF_INET, .src_len = 32, .src = { 192, 0, 2, 66 } },
-	{ .prio = 40, .flags = XNF_FW_F_DST | XNF_FW_F_PROTO | XNF_FW_F_DPORT,
-	  .action = XNF_FW_DROP, .family = XNF_AF_INET6, .proto = IPPROTO_TCP,
-	  .dst_len = 48, .dst = { 0x20, 0x01, 0x0d, 0xb8, 0, 3 },
-	  .dport_lo = 80, .dport_hi = 90 },
+	{ .prio = 30,
+	  .flags = XNF_FW_F_SRC,
+	  .action = XNF_FW_DROP,
+	  .family = XNF_AF_INET,
+	  .src_len = 32,
+	  .src = { 192, 0, 2, 66 } },
+	{ .prio = 40,
+	  .flags = XNF_FW_F_DST | XNF_FW_F_PROTO | XNF_FW_F_DPORT,
+	  .action = XNF_FW_DROP,
+	  .family = XNF_AF_INET6,
+	  .proto = IPPROTO_TCP,
+	  .dst_len = 48,
+	  .dst = { 0x20, 0x01, 0x0d, 0xb8, 0, 3 },
+	  .dport_lo = 80,
+	  .dport_hi = 90 },
 };
 
 /* Routes to ut1 and ut2, a blackhole and a local address; the FDB above;
@@ -68,8 +85,8 @@ static struct iphdr *ip4(void *frame)
 }
 
 /* The frame l3fwd makes of an untagged IPv4 @in routed to @port. */
-static void routed4(const struct fx *f, const __u8 *in, __u32 len,
-		    __u32 port, __u8 *want)
+static void routed4(const struct fx *f, const __u8 *in, __u32 len, __u32 port,
+		    __u8 *want)
 {
 	struct iphdr *iph;
 
@@ -112,16 +129,19 @@ static __u32 rnd(__u32 *s)
 static int gen_frame(__u32 *seed, __u8 *buf, size_t cap)
 {
 	static const char *const dst4[] = {
-		"198.51.100.7", "198.51.100.200", "203.0.113.9",
-		"203.0.113.200", "10.1.2.3", "192.0.2.200",
+		"198.51.100.7",	 "198.51.100.200", "203.0.113.9",
+		"203.0.113.200", "10.1.2.3",	   "192.0.2.200",
 	};
 	static const char *const src4[] = { "192.0.2.1", "192.0.2.66" };
 	static const char *const dst6[] = {
-		"2001:db8:2::5", "2001:db8:3::9", "2001:db8:9::1",
+		"2001:db8:2::5",
+		"2001:db8:3::9",
+		"2001:db8:9::1",
 	};
 	static const __u16 dports[] = { 5353, 22, 80, 85, 7, 443 };
 	static const __u8 protos[] = {
-		IPPROTO_UDP, IPPROTO_TCP, IPPROTO_UDP, IPPROTO_TCP, IPPROTO_ICMP,
+		IPPROTO_UDP, IPPROTO_TCP,  IPPROTO_UDP,
+		IPPROTO_TCP, IPPROTO_ICMP,
 	};
 	static const __u8 ttls[] = { 64, 64, 64, 2, 1 };
 	static const __u16 lens[] = { 64, 96, 128, 256, 1000 };
@@ -156,10 +176,10 @@ static int gen_frame(__u32 *seed, __u8 *buf, size_t cap)
 		return len;
 
 	switch (rnd(seed) % 16) {
-	case 0:         /* cut short */
+	case 0: /* cut short */
 		len = ETH_HLEN + rnd(seed) % (len - ETH_HLEN);
 		break;
-	case 1:         /* IP length beyond the frame */
+	case 1: /* IP length beyond the frame */
 		if (s.family == 4)
 			ip4(buf)->tot_len = htons(ntohs(ip4(buf)->tot_len) + 1);
 		else if (s.family == 6)
@@ -186,7 +206,7 @@ static const struct {
 };
 
 #define NFRAMES 300
-#define NRUNS (NFRAMES * ARRAY_SIZE(cfgs))
+#define NRUNS	(NFRAMES * ARRAY_SIZE(cfgs))
 
 static bool fw_hits_read(struct fx *f, struct xnf_fw_hit *sum)
 {
@@ -200,8 +220,11 @@ static bool fw_hits_read(struct fx *f, struct xnf_fw_hit *sum)
 		return false;
 	for (i = 0; i < ARRAY_SIZE(chain_rules); i++) {
 		sum[i] = (struct xnf_fw_hit){};
-		if (!ASSERT_OK(bpf_map_lookup_elem(f->dp->fd[XNF_T_FW_HITS], &i, v) ?
-			       -errno : 0, "read fw hits"))
+		if (!ASSERT_OK(bpf_map_lookup_elem(f->dp->fd[XNF_T_FW_HITS], &i,
+						   v) ?
+				       -errno :
+				       0,
+			       "read fw hits"))
 			break;
 		for (cpu = 0; cpu < ncpus; cpu++) {
 			sum[i].packets += v[cpu].packets;
@@ -220,7 +243,9 @@ static bool fw_hits_reset(struct fx *f)
 
 	for (i = 0; zero && ok && i < ARRAY_SIZE(chain_rules); i++)
 		ok = ASSERT_OK(bpf_map_update_elem(f->dp->fd[XNF_T_FW_HITS], &i,
-						   zero, BPF_ANY) ? -errno : 0,
+						   zero, BPF_ANY) ?
+				       -errno :
+				       0,
 			       "reset fw hits");
 	free(zero);
 	return zero && ok;
@@ -246,7 +271,8 @@ static bool run_set(struct fx *f, __u8 (*frames)[PKT_MAX], const int *lens,
 		for (i = 0; i < NFRAMES; i++, n++) {
 			struct result *r = &res[n];
 
-			snprintf(msg, sizeof(msg), "%s: frame %d, cfg %zu", what, i, c);
+			snprintf(msg, sizeof(msg), "%s: frame %d, cfg %zu",
+				 what, i, c);
 			if (!ASSERT_OK(fx_run(f, frames[i], lens[i], &out), msg) ||
 			    !ASSERT_NEQ(out.ret, XDP_ABORTED, msg))
 				return false;
@@ -277,12 +303,21 @@ static bool run_set(struct fx *f, __u8 (*frames)[PKT_MAX], const int *lens,
 TEST(chain_tail_equals_fused)
 {
 	static const char *const texts[] = {
-		"firewall", "l3fwd", "l2fwd",
-		"firewall,l3fwd", "l3fwd,firewall", "firewall,l2fwd",
-		"l2fwd,firewall", "l3fwd,l2fwd", "l2fwd,l3fwd",
-		"firewall,l3fwd,l2fwd", "firewall,l2fwd,l3fwd",
-		"l3fwd,firewall,l2fwd", "l3fwd,l2fwd,firewall",
-		"l2fwd,firewall,l3fwd", "l2fwd,l3fwd,firewall",
+		"firewall",
+		"l3fwd",
+		"l2fwd",
+		"firewall,l3fwd",
+		"l3fwd,firewall",
+		"firewall,l2fwd",
+		"l2fwd,firewall",
+		"l3fwd,l2fwd",
+		"l2fwd,l3fwd",
+		"firewall,l3fwd,l2fwd",
+		"firewall,l2fwd,l3fwd",
+		"l3fwd,firewall,l2fwd",
+		"l3fwd,l2fwd,firewall",
+		"l2fwd,firewall,l3fwd",
+		"l2fwd,l3fwd,firewall",
 	};
 	static __u8 frames[NFRAMES][PKT_MAX];
 	struct xnf_stats st_tail, st_fused;
@@ -301,8 +336,8 @@ TEST(chain_tail_equals_fused)
 		if (!ASSERT_TRUE(res[i].data = malloc(PKT_MAX), "malloc"))
 			goto out_free;
 	for (i = 0; i < NFRAMES; i++)
-		if (!ASSERT_GE(lens[i] = gen_frame(&seed, frames[i], PKT_MAX), ETH_HLEN,
-			       "gen_frame"))
+		if (!ASSERT_GE(lens[i] = gen_frame(&seed, frames[i], PKT_MAX),
+			       ETH_HLEN, "gen_frame"))
 			goto out_free;
 
 	if (!fx_open(&f))
@@ -314,22 +349,24 @@ TEST(chain_tail_equals_fused)
 
 		snprintf(what, sizeof(what), "%s tail-called", texts[t]);
 		if (!fx_chain(&f, texts[t], false, false) ||
-		    !run_set(&f, frames, lens, res, false, what, &st_tail, hits_tail))
+		    !run_set(&f, frames, lens, res, false, what, &st_tail,
+			     hits_tail))
 			continue;
 		snprintf(what, sizeof(what), "%s fused", texts[t]);
 		if (!fx_chain(&f, texts[t], true, false) ||
-		    !run_set(&f, frames, lens, res, true, what, &st_fused, hits_fused))
+		    !run_set(&f, frames, lens, res, true, what, &st_fused,
+			     hits_fused))
 			continue;
-		snprintf(what, sizeof(what), "%s: counters tail-called vs fused",
-			 texts[t]);
+		snprintf(what, sizeof(what),
+			 "%s: counters tail-called vs fused", texts[t]);
 		if (!ASSERT_MEM(&st_fused, &st_tail, sizeof(st_tail), what)) {
 			fprintf(stderr, "  tail-called:\n");
 			fx_dump(&st_tail);
 			fprintf(stderr, "  fused:\n");
 			fx_dump(&st_fused);
 		}
-		snprintf(what, sizeof(what), "%s: rule hits tail-called vs fused",
-			 texts[t]);
+		snprintf(what, sizeof(what),
+			 "%s: rule hits tail-called vs fused", texts[t]);
 		ASSERT_MEM(hits_fused, hits_tail, sizeof(hits_tail), what);
 		for (i = 0; i < XNF_CHAIN_MAX; i++)
 			ASSERT_EQ(st_tail.tail_miss[i], 0, what);
@@ -345,8 +382,15 @@ out_free:
 /* ---- per-NF counters ---- */
 
 enum ck {
-	CK_MALFORMED, CK_FW_DROP, CK_NO_ROUTE, CK_TTL, CK_VLAN, CK_NOT_IP,
-	CK_LOCAL, CK_BLACKHOLE, CK_FWD,
+	CK_MALFORMED,
+	CK_FW_DROP,
+	CK_NO_ROUTE,
+	CK_TTL,
+	CK_VLAN,
+	CK_NOT_IP,
+	CK_LOCAL,
+	CK_BLACKHOLE,
+	CK_FWD,
 };
 
 TEST(chain_counters)
@@ -354,13 +398,14 @@ TEST(chain_counters)
 	static const struct {
 		enum ck kind;
 		struct pkt_spec s;
-		int cut;        /* bytes cut off the end */
+		int cut; /* bytes cut off the end */
 	} mix[] = {
 		{ CK_FWD, { .family = 4 } },
 		{ CK_MALFORMED, { .family = 4 }, 1 },
 		{ CK_FW_DROP, { .family = 4, .dport = 5353 } },
 		{ CK_NO_ROUTE, { .family = 4, .dst = "10.1.2.3" } },
-		{ CK_FWD, { .family = 6, .proto = IPPROTO_TCP, .frame_len = 128 } },
+		{ CK_FWD,
+		  { .family = 6, .proto = IPPROTO_TCP, .frame_len = 128 } },
 		{ CK_MALFORMED, { .family = 6 }, 30 },
 		{ CK_TTL, { .family = 4, .ttl = 1 } },
 		{ CK_FWD, { .family = 4, .dst = "203.0.113.9" } },
@@ -375,15 +420,22 @@ TEST(chain_counters)
 		{ CK_BLACKHOLE, { .family = 4, .dst = "198.51.100.200" } },
 		{ CK_MALFORMED, { .family = 4, .nvlans = 2 }, 40 },
 		{ CK_FWD, { .family = 4, .frame_len = 1500 } },
-		{ CK_FW_DROP, { .family = 4, .proto = IPPROTO_TCP,
-				.dst = "203.0.113.9", .dport = 22 } },
+		{ CK_FW_DROP,
+		  { .family = 4,
+		    .proto = IPPROTO_TCP,
+		    .dst = "203.0.113.9",
+		    .dport = 22 } },
 		{ CK_FWD, { .family = 4, .frag_off = 0x2000 | 100 } },
 		{ CK_MALFORMED, { .family = 6 }, 10 },
 		{ CK_FWD, { .family = 6, .ttl = 2 } },
-		{ CK_FW_DROP, { .family = 6, .proto = IPPROTO_TCP,
-				.dst = "2001:db8:3::1", .dport = 85,
-				.frame_len = 96 } },
-		{ CK_FWD, { .family = 4, .ttl = 2, .dmac = { 2, 0, 0, 0, 0xaa, 0 } } },
+		{ CK_FW_DROP,
+		  { .family = 6,
+		    .proto = IPPROTO_TCP,
+		    .dst = "2001:db8:3::1",
+		    .dport = 85,
+		    .frame_len = 96 } },
+		{ CK_FWD,
+		  { .family = 4, .ttl = 2, .dmac = { 2, 0, 0, 0, 0xaa, 0 } } },
 		{ CK_MALFORMED, { .family = 4, .frame_len = 42 }, 1 },
 		{ CK_FWD, { .family = 6, .proto = IPPROTO_ICMPV6 } },
 		{ CK_MALFORMED, { .family = 4, .nvlans = 1 }, 49 },
@@ -412,7 +464,8 @@ TEST(chain_counters)
 		for (i = 0; i < total; i++) {
 			len = pkt_build(buf, sizeof(buf), &mix[i].s);
 			if (!ASSERT_GE(len - mix[i].cut, ETH_HLEN, "build") ||
-			    !ASSERT_OK(fx_run(&f, buf, len - mix[i].cut, &out), "run"))
+			    !ASSERT_OK(fx_run(&f, buf, len - mix[i].cut, &out),
+				       "run"))
 				goto out;
 		}
 		if (!fx_stats(&f, &st) || !fx_stats_consistent(&st, what))
@@ -426,13 +479,15 @@ TEST(chain_counters)
 		ASSERT_EQ(st.nf[XNF_NF_ENTRY].in, total, what);
 		row_is(&st, XNF_NF_ENTRY, total,
 		       n[CK_NO_ROUTE] + n[CK_TTL] + n[CK_VLAN] + n[CK_NOT_IP] +
-		       n[CK_LOCAL],
+			       n[CK_LOCAL],
 		       n[CK_MALFORMED] + n[CK_FW_DROP] + n[CK_BLACKHOLE],
 		       n[CK_FWD], what);
-		row_is(&st, XNF_NF_FIREWALL, fw_in, l3_in, n[CK_FW_DROP], 0, what);
+		row_is(&st, XNF_NF_FIREWALL, fw_in, l3_in, n[CK_FW_DROP], 0,
+		       what);
 		row_is(&st, XNF_NF_L3FWD, l3_in,
 		       n[CK_NO_ROUTE] + n[CK_TTL] + n[CK_VLAN] + n[CK_NOT_IP] +
-		       n[CK_LOCAL], n[CK_BLACKHOLE], n[CK_FWD], what);
+			       n[CK_LOCAL],
+		       n[CK_BLACKHOLE], n[CK_FWD], what);
 		row_is(&st, XNF_NF_L2FWD, l2_in, 0, 0, l2_in, what);
 		row_is(&st, XNF_NF_XSK, 0, 0, 0, 0, what);
 		ASSERT_EQ(st.drop[XNF_R_MALFORMED], n[CK_MALFORMED], what);
@@ -455,7 +510,9 @@ out:
 static bool slot_del(struct fx *f, __u32 slot)
 {
 	return ASSERT_OK(bpf_map_delete_elem(xnf_chain_array_fd(f->chain), &slot) ?
-			 -errno : 0, "empty the slot");
+				 -errno :
+				 0,
+			 "empty the slot");
 }
 
 static bool slot_restore(struct fx *f, __u32 slot)
@@ -463,8 +520,10 @@ static bool slot_restore(struct fx *f, __u32 slot)
 	int fd = xnf_chain_slot_fd(f->chain, slot);
 
 	return ASSERT_GE(fd, 0, "slot fd") &&
-	       ASSERT_OK(bpf_map_update_elem(xnf_chain_array_fd(f->chain), &slot,
-					     &fd, BPF_ANY) ? -errno : 0,
+	       ASSERT_OK(bpf_map_update_elem(xnf_chain_array_fd(f->chain),
+					     &slot, &fd, BPF_ANY) ?
+				 -errno :
+				 0,
 			 "refill the slot");
 }
 
@@ -472,8 +531,7 @@ static bool slot_restore(struct fx *f, __u32 slot)
 static bool run1(struct fx *f, const __u8 *frame, int len, struct fx_out *out,
 		 struct xnf_stats *st, const char *what)
 {
-	return fx_stats_reset(f) &&
-	       ASSERT_OK(fx_run(f, frame, len, out), what) &&
+	return fx_stats_reset(f) && ASSERT_OK(fx_run(f, frame, len, out), what) &&
 	       fx_stats(f, st) && fx_stats_consistent(st, what) &&
 	       ASSERT_EQ(st->nf[XNF_NF_ENTRY].in, 1, what);
 }
@@ -599,7 +657,8 @@ TEST(chain_order)
 		if (!fx_set_cfg(&f, XNF_ACT_PASS, XNF_ACT_PASS, XNF_ACT_PASS,
 				XNF_ACT_DROP))
 			goto out;
-		snprintf(what, sizeof(what), "l3fwd,l2fwd %s, l2 miss drop", mode);
+		snprintf(what, sizeof(what), "l3fwd,l2fwd %s, l2 miss drop",
+			 mode);
 		if (!fx_chain(&f, "l3fwd,l2fwd", fused, false) ||
 		    !run1(&f, buf, len, &out, &st, what))
 			goto out;
@@ -608,7 +667,8 @@ TEST(chain_order)
 		row_is(&st, XNF_NF_L2FWD, 1, 0, 0, 1, what);
 		ASSERT_MEM(out.data, want, len, what);
 
-		snprintf(what, sizeof(what), "l2fwd,l3fwd %s, l2 miss drop", mode);
+		snprintf(what, sizeof(what), "l2fwd,l3fwd %s, l2 miss drop",
+			 mode);
 		if (!fx_chain(&f, "l2fwd,l3fwd", fused, false) ||
 		    !run1(&f, buf, len, &out, &st, what))
 			goto out;
@@ -655,7 +715,8 @@ out:
 
 TEST(chain_xsk_fallback)
 {
-	static const char *const texts[] = { "firewall,xsk", "l2fwd,firewall,xsk" };
+	static const char *const texts[] = { "firewall,xsk",
+					     "l2fwd,firewall,xsk" };
 	struct pkt_spec s = { .family = 4, .dmac = { 2, 0, 0, 0, 0xaa, 1 } };
 	struct pkt_spec deny = { .family = 4, .dport = 5353 };
 	static __u8 buf[PKT_MAX], bad[PKT_MAX];
@@ -681,7 +742,8 @@ TEST(chain_xsk_fallback)
 			    !ASSERT_OK(xnf_cfg_read(f.dp, &cfg), "read cfg"))
 				goto out;
 			/* The default fallback: to the kernel. */
-			ASSERT_EQ(cfg.xsk_fallback, XNF_ACT_PASS, "default fallback");
+			ASSERT_EQ(cfg.xsk_fallback, XNF_ACT_PASS,
+				  "default fallback");
 			snprintf(what, sizeof(what), "%s %s, fallback pass",
 				 texts[t], mode);
 			if (!run1(&f, buf, len, &out, &st, what))
@@ -692,7 +754,8 @@ TEST(chain_xsk_fallback)
 			ASSERT_MEM(out.data, buf, len, what);
 
 			/* Denied by the firewall: xsk never sees it. */
-			snprintf(what, sizeof(what), "%s %s, denied", texts[t], mode);
+			snprintf(what, sizeof(what), "%s %s, denied", texts[t],
+				 mode);
 			if (!run1(&f, bad, blen, &out, &st, what))
 				goto out;
 			ASSERT_EQ(out.ret, XDP_DROP, what);
@@ -725,8 +788,14 @@ out:
 TEST(chain_parse_refusals)
 {
 	static const char *const bad[] = {
-		"bogus", "firewall,bogus", "firewall,firewall",
-		"l3fwd,l2fwd,l3fwd", "", ",", "entry", "firewall,entry",
+		"bogus",
+		"firewall,bogus",
+		"firewall,firewall",
+		"l3fwd,l2fwd,l3fwd",
+		"",
+		",",
+		"entry",
+		"firewall,entry",
 	};
 	struct xnf_chain_spec spec;
 	struct xnf_chain *c = NULL;
@@ -737,7 +806,8 @@ TEST(chain_parse_refusals)
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		ASSERT_EQ(xnf_chain_parse(bad[i], &spec), -EINVAL, bad[i]);
 
-	if (!ASSERT_OK(xnf_chain_parse("firewall,l3fwd,l2fwd,xsk", &spec), "parse"))
+	if (!ASSERT_OK(xnf_chain_parse("firewall,l3fwd,l2fwd,xsk", &spec),
+		       "parse"))
 		return;
 	ASSERT_EQ(spec.len, 4, "len");
 	ASSERT_EQ(spec.nf[0], XNF_NF_FIREWALL, "nf 0");
@@ -765,7 +835,8 @@ TEST(chain_parse_refusals)
 	spec = (struct xnf_chain_spec){ .len = 1, .nf = { XNF_NF_ENTRY } };
 	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c), -EINVAL, "entry as NF");
 	spec = (struct xnf_chain_spec){ .len = 1, .nf = { __XNF_NF_MAX } };
-	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c), -EINVAL, "NF id too big");
+	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c), -EINVAL,
+		  "NF id too big");
 	fx_close(&f);
 }
 
@@ -820,7 +891,8 @@ static __u32 verified_insns(int fd, const char *what)
 TEST(chain_insn_count)
 {
 	static const char *const texts[] = {
-		"firewall,l3fwd,l2fwd,xsk", "xsk,l2fwd,l3fwd,firewall",
+		"firewall,l3fwd,l2fwd,xsk",
+		"xsk,l2fwd,l3fwd,firewall",
 	};
 	char what[96];
 	struct fx f;
@@ -841,8 +913,10 @@ TEST(chain_insn_count)
 			for (i = 0; i < 4; i++) {
 				snprintf(what, sizeof(what), "%s%s: slot %u",
 					 texts[t], fib ? " fib" : "", i);
-				ASSERT_LE(verified_insns(xnf_chain_slot_fd(f.chain, i),
-							 what), INSN_BOUND, what);
+				ASSERT_LE(verified_insns(xnf_chain_slot_fd(f.chain,
+									   i),
+							 what),
+					  INSN_BOUND, what);
 			}
 		}
 	}
@@ -866,34 +940,48 @@ TEST(chain_fused_all_orders)
 	if (!fx_open(&f))
 		return;
 	for (a = 0; a < 4; a++)
-	for (b = 0; b < 4; b++)
-	for (c = 0; c < 4; c++)
-	for (d = 0; d < 4; d++) {
-		if (a == b || a == c || a == d || b == c || b == d || c == d)
-			continue;
-		snprintf(text, sizeof(text), "%s,%s,%s,%s", names[a], names[b],
-			 names[c], names[d]);
-		fib = !fib;
-		snprintf(what, sizeof(what), "%s fused%s", text, fib ? " fib" : "");
-		xnf_chain_free(f.chain);
-		f.chain = NULL;
-		if (!ASSERT_OK(xnf_chain_parse(text, &spec), what))
-			continue;
-		spec.fused = true;
-		spec.l3_fib = fib;
-		if (!ASSERT_OK(xnf_chain_load(f.dp, "ut0", &spec, &f.chain), what))
-			continue;
-		ASSERT_EQ(xnf_chain_array_fd(f.chain), -1, what);
-		ASSERT_EQ(xnf_chain_slot_fd(f.chain, 0), -EINVAL, what);
-		n = verified_insns(xnf_chain_prog_fd(f.chain), what);
-		ASSERT_LE(n, VERIFIER_LIMIT, what);
-		if (n > worst) {
-			worst = n;
-			snprintf(worst_text, sizeof(worst_text), "%s", what);
-		}
-	}
+		for (b = 0; b < 4; b++)
+			for (c = 0; c < 4; c++)
+				for (d = 0; d < 4; d++) {
+					if (a == b || a == c || a == d ||
+					    b == c || b == d || c == d)
+						continue;
+					snprintf(text, sizeof(text),
+						 "%s,%s,%s,%s", names[a],
+						 names[b], names[c], names[d]);
+					fib = !fib;
+					snprintf(what, sizeof(what), "%s fused%s",
+						 text, fib ? " fib" : "");
+					xnf_chain_free(f.chain);
+					f.chain = NULL;
+					if (!ASSERT_OK(xnf_chain_parse(text, &spec),
+						       what))
+						continue;
+					spec.fused = true;
+					spec.l3_fib = fib;
+					if (!ASSERT_OK(xnf_chain_load(f.dp, "ut0",
+								      &spec,
+								      &f.chain),
+						       what))
+						continue;
+					ASSERT_EQ(xnf_chain_array_fd(f.chain),
+						  -1, what);
+					ASSERT_EQ(xnf_chain_slot_fd(f.chain, 0),
+						  -EINVAL, what);
+					n = verified_insns(xnf_chain_prog_fd(
+								   f.chain),
+							   what);
+					ASSERT_LE(n, VERIFIER_LIMIT, what);
+					if (n > worst) {
+						worst = n;
+						snprintf(worst_text,
+							 sizeof(worst_text),
+							 "%s", what);
+					}
+				}
 	if (xnf_test_verbose)
-		fprintf(stderr, "    most expensive: %s, %u instructions verified\n",
+		fprintf(stderr,
+			"    most expensive: %s, %u instructions verified\n",
 			worst_text, worst);
 	fx_close(&f);
 }
@@ -903,12 +991,19 @@ TEST(chain_fused_all_orders)
 TEST(chain_xsk_control_frames_stay_in_the_kernel)
 {
 	struct pkt_spec arp = { .family = 0 };
-	struct pkt_spec bcast = { .family = 4, .dmac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
-	struct pkt_spec mcast6 = { .family = 6, .dmac = { 0x33, 0x33, 0, 0, 0, 1 } };
+	struct pkt_spec bcast = { .family = 4,
+				  .dmac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	struct pkt_spec mcast6 = { .family = 6,
+				   .dmac = { 0x33, 0x33, 0, 0, 0, 1 } };
 	struct pkt_spec ns = { .family = 6, .proto = IPPROTO_ICMPV6 };
 	struct pkt_spec echo6 = { .family = 6, .proto = IPPROTO_ICMPV6 };
 	struct pkt_spec udp = { .family = 4 };
-	const struct { struct pkt_spec *s; __u8 icmp6_type; bool to_xsk; const char *what; } c[] = {
+	const struct {
+		struct pkt_spec *s;
+		__u8 icmp6_type;
+		bool to_xsk;
+		const char *what;
+	} c[] = {
 		{ &arp, 0, false, "ARP" },
 		{ &bcast, 0, false, "IPv4 to the broadcast MAC" },
 		{ &mcast6, 0, false, "IPv6 to a multicast MAC" },

@@ -86,9 +86,9 @@ static __u64 fw_hits(struct fx *f, __u32 slot)
 struct fw_case {
 	const char *what;
 	struct pkt_spec pkt;
-	int verdict;            /* XDP action of chain "firewall" */
-	int slot;               /* rule expected to count the hit, -1 none */
-	bool udp_bytes;         /* write sport 1024 / dport 53 after the IP
+	int verdict;	/* XDP action of chain "firewall" */
+	int slot;	/* rule expected to count the hit, -1 none */
+	bool udp_bytes; /* write sport 1024 / dport 53 after the IP
 				 * header even if it is not an L4 header */
 };
 
@@ -100,46 +100,80 @@ struct fw_case {
  * default: allow */
 static const struct fw_case fw_cases[] = {
 	{ "udp dport 53 dropped by prio 10",
-	  { .family = 4, .dport = 53 }, XDP_DROP, 0 },
+	  { .family = 4, .dport = 53 },
+	  XDP_DROP,
+	  0 },
 	{ "udp dport 54 allowed by default",
-	  { .family = 4, .dport = 54 }, XDP_PASS, -1 },
+	  { .family = 4, .dport = 54 },
+	  XDP_PASS,
+	  -1 },
 	{ "udp 53 from 192.0.2.200: prio 10 still first",
-	  { .family = 4, .src = "192.0.2.200", .dport = 53 }, XDP_DROP, 0 },
+	  { .family = 4, .src = "192.0.2.200", .dport = 53 },
+	  XDP_DROP,
+	  0 },
 	{ "tcp 1500 from 192.0.2.200: allowed by prio 20 before prio 30",
 	  { .family = 4, .proto = IPPROTO_TCP, .src = "192.0.2.200", .dport = 1500 },
-	  XDP_PASS, 1 },
+	  XDP_PASS,
+	  1 },
 	{ "tcp 1000 (range start) dropped",
-	  { .family = 4, .proto = IPPROTO_TCP, .dport = 1000 }, XDP_DROP, 2 },
+	  { .family = 4, .proto = IPPROTO_TCP, .dport = 1000 },
+	  XDP_DROP,
+	  2 },
 	{ "tcp 2000 (range end) dropped",
-	  { .family = 4, .proto = IPPROTO_TCP, .dport = 2000 }, XDP_DROP, 2 },
-	{ "tcp 999 allowed", { .family = 4, .proto = IPPROTO_TCP, .dport = 999 },
-	  XDP_PASS, -1 },
-	{ "tcp 2001 allowed", { .family = 4, .proto = IPPROTO_TCP, .dport = 2001 },
-	  XDP_PASS, -1 },
-	{ "udp 1500 allowed (rule is tcp)", { .family = 4, .dport = 1500 },
-	  XDP_PASS, -1 },
-	{ "icmp from 192.0.2.1 dropped", { .family = 4, .proto = IPPROTO_ICMP },
-	  XDP_DROP, 3 },
+	  { .family = 4, .proto = IPPROTO_TCP, .dport = 2000 },
+	  XDP_DROP,
+	  2 },
+	{ "tcp 999 allowed",
+	  { .family = 4, .proto = IPPROTO_TCP, .dport = 999 },
+	  XDP_PASS,
+	  -1 },
+	{ "tcp 2001 allowed",
+	  { .family = 4, .proto = IPPROTO_TCP, .dport = 2001 },
+	  XDP_PASS,
+	  -1 },
+	{ "udp 1500 allowed (rule is tcp)",
+	  { .family = 4, .dport = 1500 },
+	  XDP_PASS,
+	  -1 },
+	{ "icmp from 192.0.2.1 dropped",
+	  { .family = 4, .proto = IPPROTO_ICMP },
+	  XDP_DROP,
+	  3 },
 	{ "non-first fragment whose payload looks like dport 53: no ports, allowed",
-	  { .family = 4, .frag_off = 0x0010, .frame_len = 100 }, XDP_PASS, -1, true },
+	  { .family = 4, .frag_off = 0x0010, .frame_len = 100 },
+	  XDP_PASS,
+	  -1,
+	  true },
 	{ "first fragment with UDP header, dport 53: dropped",
-	  { .family = 4, .frag_off = 0x2000, .dport = 53 }, XDP_DROP, 0 },
+	  { .family = 4, .frag_off = 0x2000, .dport = 53 },
+	  XDP_DROP,
+	  0 },
 	{ "IPv6 from 2001:db8:bad::1 dropped",
-	  { .family = 6, .src = "2001:db8:bad::1" }, XDP_DROP, 4 },
+	  { .family = 6, .src = "2001:db8:bad::1" },
+	  XDP_DROP,
+	  4 },
 	{ "IPv6 udp 53 allowed (v4 rule)",
-	  { .family = 6, .dport = 53 }, XDP_PASS, -1 },
+	  { .family = 6, .dport = 53 },
+	  XDP_PASS,
+	  -1 },
 	{ "ARP passes the firewall untouched", { .family = 0 }, XDP_PASS, -1 },
 };
 
 static bool fw_basic_rules(struct fx *f)
 {
 	struct xnf_fw_rule r[5] = {
-		rule4(10, XNF_FW_DROP, NULL, 0, "198.51.100.0", 24, IPPROTO_UDP, 53, 53),
+		rule4(10, XNF_FW_DROP, NULL, 0, "198.51.100.0", 24, IPPROTO_UDP,
+		      53, 53),
 		rule4(20, XNF_FW_ALLOW, "192.0.2.128", 25, NULL, 0, 0, 0, 0),
 		rule4(30, XNF_FW_DROP, NULL, 0, NULL, 0, IPPROTO_TCP, 1000, 2000),
-		rule4(40, XNF_FW_DROP, "192.0.2.0", 24, NULL, 0, IPPROTO_ICMP, 0, 0),
-		{ .prio = 5, .action = XNF_FW_DROP, .in_use = 1, .flags = XNF_FW_F_SRC,
-		  .family = XNF_AF_INET6, .src_len = 48 },
+		rule4(40, XNF_FW_DROP, "192.0.2.0", 24, NULL, 0, IPPROTO_ICMP,
+		      0, 0),
+		{ .prio = 5,
+		  .action = XNF_FW_DROP,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_SRC,
+		  .family = XNF_AF_INET6,
+		  .src_len = 48 },
 	};
 
 	inet_pton(AF_INET6, "2001:db8:bad::", r[4].src);
@@ -181,10 +215,13 @@ static void fw_run_cases(bool fused)
 		drops += c->verdict == XDP_DROP;
 	}
 	if (fx_stats(&f, &st)) {
-		ASSERT_EQ(st.drop[XNF_R_FW_DENY], drops, "every deny counted as fw_deny");
+		ASSERT_EQ(st.drop[XNF_R_FW_DENY], drops,
+			  "every deny counted as fw_deny");
 		ASSERT_EQ(fx_drops(&st), drops, "no other drop reason");
-		ASSERT_EQ(st.nf[XNF_NF_FIREWALL].drop, drops, "firewall row drops");
-		ASSERT_EQ(st.nf[XNF_NF_FIREWALL].in, i, "firewall saw every packet");
+		ASSERT_EQ(st.nf[XNF_NF_FIREWALL].drop, drops,
+			  "firewall row drops");
+		ASSERT_EQ(st.nf[XNF_NF_FIREWALL].in, i,
+			  "firewall saw every packet");
 	}
 out:
 	fx_close(&f);
@@ -238,14 +275,15 @@ static void fw_random_pkt(const struct xnf_fw_rule *r, unsigned int *seed,
 	__u32 i, bits;
 
 	memset(p, 0, sizeof(*p));
-	p->family = inside && r->family ? r->family :
-		    (rand_r(seed) % 7 ? XNF_AF_INET : XNF_AF_INET6);
+	p->family = inside && r->family ?
+			    r->family :
+			    (rand_r(seed) % 7 ? XNF_AF_INET : XNF_AF_INET6);
 	bits = p->family == XNF_AF_INET ? 4 : 16;
 	for (i = 0; i < bits; i++) {
 		p->src[i] = rand_r(seed);
 		p->dst[i] = rand_r(seed);
 	}
-	if (rand_r(seed) % 3) {      /* look like the generator's networks */
+	if (rand_r(seed) % 3) { /* look like the generator's networks */
 		p->src[0] = p->family == XNF_AF_INET ? 10 : 0x20;
 		p->dst[0] = p->family == XNF_AF_INET ? 10 : 0x20;
 	}
@@ -257,17 +295,20 @@ static void fw_random_pkt(const struct xnf_fw_rule *r, unsigned int *seed,
 		for (i = 0; i < r->dst_len; i++)
 			p->dst[i / 8] = (p->dst[i / 8] & ~(0x80 >> (i % 8))) |
 					(r->dst[i / 8] & (0x80 >> (i % 8)));
-	p->proto = inside && (r->flags & XNF_FW_F_PROTO) ? r->proto :
-		   (rand_r(seed) % 3 ? IPPROTO_TCP : IPPROTO_UDP);
+	p->proto = inside && (r->flags & XNF_FW_F_PROTO) ?
+			   r->proto :
+			   (rand_r(seed) % 3 ? IPPROTO_TCP : IPPROTO_UDP);
 	if (p->family == XNF_AF_INET6 && p->proto == IPPROTO_ICMP)
 		p->proto = IPPROTO_ICMPV6;
 	p->ports = p->proto == IPPROTO_TCP || p->proto == IPPROTO_UDP;
 	p->sport = rand_r(seed);
 	p->dport = rand_r(seed) % 4 ? rand_r(seed) % 1024 : rand_r(seed);
 	if (inside && (r->flags & XNF_FW_F_SPORT))
-		p->sport = r->sport_lo + rand_r(seed) % (r->sport_hi - r->sport_lo + 1);
+		p->sport = r->sport_lo +
+			   rand_r(seed) % (r->sport_hi - r->sport_lo + 1);
 	if (inside && (r->flags & XNF_FW_F_DPORT))
-		p->dport = r->dport_lo + rand_r(seed) % (r->dport_hi - r->dport_lo + 1);
+		p->dport = r->dport_lo +
+			   rand_r(seed) % (r->dport_hi - r->dport_lo + 1);
 }
 
 static int fw_pkt_frame(const struct xnf_fw_pkt *p, __u8 *buf)
@@ -283,8 +324,10 @@ static int fw_pkt_frame(const struct xnf_fw_pkt *p, __u8 *buf)
 		.frame_len = 128,
 	};
 
-	inet_ntop(p->family == XNF_AF_INET ? AF_INET : AF_INET6, p->src, src, sizeof(src));
-	inet_ntop(p->family == XNF_AF_INET ? AF_INET : AF_INET6, p->dst, dst, sizeof(dst));
+	inet_ntop(p->family == XNF_AF_INET ? AF_INET : AF_INET6, p->src, src,
+		  sizeof(src));
+	inet_ntop(p->family == XNF_AF_INET ? AF_INET : AF_INET6, p->dst, dst,
+		  sizeof(dst));
 	/* (pkt_build reads port 0 as "default": callers skip such tuples.) */
 	return pkt_build(buf, PKT_MAX, &s);
 }
@@ -318,19 +361,23 @@ static void fw_differential(__u32 nrules, int npkts)
 		if (!p.sport || !p.dport)
 			continue;
 		slot = xnf_fw_linear(rules, nrules, &p);
-		want = slot >= 0 && rules[slot].action == XNF_FW_DROP ? XDP_DROP : XDP_PASS;
+		want = slot >= 0 && rules[slot].action == XNF_FW_DROP ?
+			       XDP_DROP :
+			       XDP_PASS;
 		len = fw_pkt_frame(&p, buf);
 		if (!ASSERT_GE(len, 0, "build frame") ||
 		    !ASSERT_OK(fx_run(&f, buf, len, &out), "run"))
 			break;
 		if (out.ret != want && mismatches++ < 5)
-			ASSERT_EQ(out.ret, want, "BPF verdict equals the linear scan");
+			ASSERT_EQ(out.ret, want,
+				  "BPF verdict equals the linear scan");
 		matched += slot >= 0;
 	}
 	ASSERT_EQ(mismatches, 0, "no verdict differed from the linear scan");
 	ASSERT_GE(matched, npkts / 4, "a good share of packets hit rules");
 	{
-		struct xnf_fw_hit *h = calloc((size_t)ncpus * XNF_FW_MAX_RULES, sizeof(*h));
+		struct xnf_fw_hit *h = calloc((size_t)ncpus * XNF_FW_MAX_RULES,
+					      sizeof(*h));
 		__u32 s;
 
 		for (s = 0; h && s < nrules; s++) {
@@ -343,7 +390,8 @@ static void fw_differential(__u32 nrules, int npkts)
 		}
 		free(h);
 	}
-	ASSERT_EQ(total, matched, "hit counters add up to the packets that matched");
+	ASSERT_EQ(total, matched,
+		  "hit counters add up to the packets that matched");
 out:
 	fx_close(&f);
 out_free:
@@ -415,20 +463,21 @@ TEST(firewall_switch_is_atomic)
 	if (!fx_open(&f))
 		return;
 	fl.f = &f;
-	if (!fw_load(&f, fl.a, 3, XNF_FW_ALLOW) || !fx_chain(&f, "firewall", false, false))
+	if (!fw_load(&f, fl.a, 3, XNF_FW_ALLOW) ||
+	    !fx_chain(&f, "firewall", false, false))
 		goto out;
 	if (!ASSERT_OK(pthread_create(&thr, NULL, fw_flip, &fl), "start flipper"))
 		goto out;
 	for (i = 0; i < 400 && !fl.err && fl.commits < 1990; i++) {
-		struct xdp_md ctx = { .ingress_ifindex = f.ifindex[0], .data_end = len };
-		LIBBPF_OPTS(bpf_test_run_opts, opts,
-			.data_in = buf, .data_size_in = len,
-			.data_out = out.data, .data_size_out = sizeof(out.data),
-			.ctx_in = &ctx, .ctx_size_in = sizeof(ctx),
-			.repeat = 2000,
-		);
+		struct xdp_md ctx = { .ingress_ifindex = f.ifindex[0],
+				      .data_end = len };
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = buf,
+			    .data_size_in = len, .data_out = out.data,
+			    .data_size_out = sizeof(out.data), .ctx_in = &ctx,
+			    .ctx_size_in = sizeof(ctx), .repeat = 2000, );
 
-		if (!ASSERT_OK(bpf_prog_test_run_opts(xnf_chain_prog_fd(f.chain), &opts),
+		if (!ASSERT_OK(bpf_prog_test_run_opts(xnf_chain_prog_fd(f.chain),
+						      &opts),
 			       "run batch"))
 			break;
 		runs += 2000;
@@ -436,10 +485,12 @@ TEST(firewall_switch_is_atomic)
 	fl.stop = true;
 	pthread_join(thr, NULL);
 	ASSERT_OK(fl.err, "commits");
-	ASSERT_GE(fl.commits, 20, "the rule set switched many times during the runs");
+	ASSERT_GE(fl.commits, 20,
+		  "the rule set switched many times during the runs");
 	if (fx_stats(&f, &st)) {
 		ASSERT_EQ(st.nf[XNF_NF_ENTRY].in, runs, "every run counted");
-		ASSERT_EQ(st.drop[XNF_R_FW_DENY], runs, "every run dropped: no mixed rule set");
+		ASSERT_EQ(st.drop[XNF_R_FW_DENY], runs,
+			  "every run dropped: no mixed rule set");
 		ASSERT_EQ(st.nf[XNF_NF_ENTRY].pass, 0, "none allowed");
 	}
 out:

@@ -37,7 +37,8 @@ static bool fx_env(void)
 {
 	if (env_ready)
 		return true;
-	if (!ASSERT_OK(xnf_sandbox("ut", FX_PORTS), "private namespace with veths"))
+	if (!ASSERT_OK(xnf_sandbox("ut", FX_PORTS),
+		       "private namespace with veths"))
 		return false;
 	xnf_libbpf_logging();
 	if (getenv("XNF_DEBUG"))
@@ -111,15 +112,9 @@ int fx_run(struct fx *f, const void *pkt, __u32 len, struct fx_out *out)
 {
 	/* data_end must be the frame length: the kernel checks it. */
 	struct xdp_md ctx = { .ingress_ifindex = f->ifindex[0], .data_end = len };
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = pkt,
-		.data_size_in = len,
-		.data_out = out->data,
-		.data_size_out = sizeof(out->data),
-		.ctx_in = &ctx,
-		.ctx_size_in = sizeof(ctx),
-		.repeat = 1,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt, .data_size_in = len,
+		    .data_out = out->data, .data_size_out = sizeof(out->data),
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1, );
 	int err;
 
 	err = bpf_prog_test_run_opts(xnf_chain_prog_fd(f->chain), &opts);
@@ -151,11 +146,13 @@ static bool fx_route(struct fx *f, int family, const char *prefix, __u32 port,
 	*slash = '\0';
 	plen = atoi(slash + 1);
 	if (!ASSERT_TRUE(inet_pton(family == XNF_AF_INET ? AF_INET : AF_INET6,
-				   buf, addr) == 1, prefix))
+				   buf, addr) == 1,
+			 prefix))
 		return false;
 	fx_nh_mac(port, rt.dmac);
 	memcpy(rt.smac, f->mac[port], 6);
-	return ASSERT_OK(xnf_route_set(f->dp, family, addr, plen, &rt, BPF_ANY), prefix);
+	return ASSERT_OK(xnf_route_set(f->dp, family, addr, plen, &rt, BPF_ANY),
+			 prefix);
 }
 
 bool fx_route4(struct fx *f, const char *prefix, __u32 port, __u32 type)
@@ -207,7 +204,8 @@ void fx_dump(const struct xnf_stats *st)
 	int i;
 
 	for (i = 0; i < __XNF_NF_MAX; i++)
-		fprintf(stderr, "    %-8s in %llu pass %llu drop %llu redirect %llu aborted %llu\n",
+		fprintf(stderr,
+			"    %-8s in %llu pass %llu drop %llu redirect %llu aborted %llu\n",
 			xnf_nf_name(i), (unsigned long long)st->nf[i].in,
 			(unsigned long long)st->nf[i].pass,
 			(unsigned long long)st->nf[i].drop,
@@ -216,7 +214,8 @@ void fx_dump(const struct xnf_stats *st)
 	for (i = 0; i < __XNF_R_MAX; i++)
 		if (st->drop[i] || st->pass[i])
 			fprintf(stderr, "    reason %-14s drop %llu pass %llu\n",
-				xnf_reason_name(i), (unsigned long long)st->drop[i],
+				xnf_reason_name(i),
+				(unsigned long long)st->drop[i],
 				(unsigned long long)st->pass[i]);
 	for (i = 0; i < XNF_CHAIN_MAX; i++)
 		if (st->tail_miss[i])
@@ -239,14 +238,14 @@ bool fx_stats_consistent(const struct xnf_stats *st, const char *what)
 	for (i = 0; i < __XNF_NF_MAX; i++) {
 		const struct xnf_nf_counters *c = &st->nf[i];
 
-		ok &= xnf_test_check(c->in == c->pass + c->drop + c->redirect +
-				     c->aborted, __FILE__, __LINE__, what,
-				     "%s row: in %llu != pass %llu + drop %llu + redirect %llu + aborted %llu",
-				     xnf_nf_name(i), (unsigned long long)c->in,
-				     (unsigned long long)c->pass,
-				     (unsigned long long)c->drop,
-				     (unsigned long long)c->redirect,
-				     (unsigned long long)c->aborted);
+		ok &= xnf_test_check(
+			c->in == c->pass + c->drop + c->redirect + c->aborted,
+			__FILE__, __LINE__, what,
+			"%s row: in %llu != pass %llu + drop %llu + redirect %llu + aborted %llu",
+			xnf_nf_name(i), (unsigned long long)c->in,
+			(unsigned long long)c->pass, (unsigned long long)c->drop,
+			(unsigned long long)c->redirect,
+			(unsigned long long)c->aborted);
 		ok &= xnf_test_check(!c->aborted, __FILE__, __LINE__, what,
 				     "%s row: %llu aborted", xnf_nf_name(i),
 				     (unsigned long long)c->aborted);
@@ -287,28 +286,28 @@ bool fx_fw_default(struct fx *f, __u32 default_action)
 	return ok;
 }
 
-bool fx_expect_nf(const struct xnf_stats *st, __u32 nf, int ret,
-		  const char *what)
+bool fx_expect_nf(const struct xnf_stats *st, __u32 nf, int ret, const char *what)
 {
 	const struct xnf_nf_counters *c = &st->nf[nf];
 	__u64 want[4] = {
-		ret >= 0, ret == XDP_PASS, ret == XDP_DROP, ret == XDP_REDIRECT,
+		ret >= 0,
+		ret == XDP_PASS,
+		ret == XDP_DROP,
+		ret == XDP_REDIRECT,
 	};
 	__u64 got[4] = { c->in, c->pass, c->drop, c->redirect };
 	bool ok = true;
 
 	if (memcmp(got, want, sizeof(got)) || c->aborted)
-		ok = xnf_test_check(false, __FILE__, __LINE__, what,
-				    "%s row: in %llu pass %llu drop %llu redirect %llu aborted %llu, want in %llu pass %llu drop %llu redirect %llu",
-				    xnf_nf_name(nf), (unsigned long long)got[0],
-				    (unsigned long long)got[1],
-				    (unsigned long long)got[2],
-				    (unsigned long long)got[3],
-				    (unsigned long long)c->aborted,
-				    (unsigned long long)want[0],
-				    (unsigned long long)want[1],
-				    (unsigned long long)want[2],
-				    (unsigned long long)want[3]);
+		ok = xnf_test_check(
+			false, __FILE__, __LINE__, what,
+			"%s row: in %llu pass %llu drop %llu redirect %llu aborted %llu, want in %llu pass %llu drop %llu redirect %llu",
+			xnf_nf_name(nf), (unsigned long long)got[0],
+			(unsigned long long)got[1], (unsigned long long)got[2],
+			(unsigned long long)got[3],
+			(unsigned long long)c->aborted,
+			(unsigned long long)want[0], (unsigned long long)want[1],
+			(unsigned long long)want[2], (unsigned long long)want[3]);
 	return ok;
 }
 
@@ -353,14 +352,20 @@ bool fx_cap_open(struct fx_cap *c)
 		if (!ASSERT_OK(fx_sh("ethtool -K %s gro on >/dev/null", name),
 			       "enable NAPI on the veth peer (ethtool -K gro on)"))
 			goto err;
-		c->fd[i] = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		c->fd[i] = socket(AF_PACKET,
+				  SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
 				  htons(ETH_P_ALL));
 		if (!ASSERT_OK(c->fd[i] < 0 ? -errno : 0, "packet socket") ||
 		    !ASSERT_OK(setsockopt(c->fd[i], SOL_PACKET, PACKET_AUXDATA,
-					  &one, sizeof(one)) ? -errno : 0,
+					  &one, sizeof(one)) ?
+				       -errno :
+				       0,
 			       "PACKET_AUXDATA") ||
 		    !ASSERT_OK(bind(c->fd[i], (struct sockaddr *)&sll,
-				    sizeof(sll)) ? -errno : 0, "bind to veth peer"))
+				    sizeof(sll)) ?
+				       -errno :
+				       0,
+			       "bind to veth peer"))
 			goto err;
 	}
 	return true;
@@ -386,17 +391,13 @@ void fx_cap_close(struct fx_cap *c)
 int fx_run_live(struct fx *f, const void *pkt, __u32 len)
 {
 	struct xdp_md ctx = { .ingress_ifindex = f->ifindex[0], .data_end = len };
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = pkt,
-		.data_size_in = len,
-		.ctx_in = &ctx,
-		.ctx_size_in = sizeof(ctx),
-		.repeat = 1,
-		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt, .data_size_in = len,
+		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx), .repeat = 1,
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, );
 
 	return bpf_prog_test_run_opts(xnf_chain_prog_fd(f->chain), &opts) ?
-		-errno : 0;
+		       -errno :
+		       0;
 }
 
 /* Reads one frame; the kernel strips the outer VLAN tag on receive and
@@ -411,9 +412,12 @@ static int fx_cap_recv(int fd, __u8 *buf, size_t cap)
 	struct sockaddr_ll from;
 	struct iovec iov = { .iov_base = buf + 4, .iov_len = cap - 4 };
 	struct msghdr msg = {
-		.msg_name = &from, .msg_namelen = sizeof(from),
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = &ctl, .msg_controllen = sizeof(ctl),
+		.msg_name = &from,
+		.msg_namelen = sizeof(from),
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = &ctl,
+		.msg_controllen = sizeof(ctl),
 	};
 	struct cmsghdr *cm;
 	ssize_t n;
@@ -427,13 +431,15 @@ static int fx_cap_recv(int fd, __u8 *buf, size_t cap)
 		struct tpacket_auxdata aux;
 		__u16 tag[2];
 
-		if (cm->cmsg_level != SOL_PACKET || cm->cmsg_type != PACKET_AUXDATA)
+		if (cm->cmsg_level != SOL_PACKET ||
+		    cm->cmsg_type != PACKET_AUXDATA)
 			continue;
 		memcpy(&aux, CMSG_DATA(cm), sizeof(aux));
 		if (!(aux.tp_status & TP_STATUS_VLAN_VALID))
 			continue;
 		tag[0] = htons(aux.tp_status & TP_STATUS_VLAN_TPID_VALID ?
-			       aux.tp_vlan_tpid : ETH_P_8021Q);
+				       aux.tp_vlan_tpid :
+				       ETH_P_8021Q);
 		tag[1] = htons(aux.tp_vlan_tci);
 		memmove(buf, buf + 4, 2 * ETH_ALEN);
 		memcpy(buf + 2 * ETH_ALEN, tag, 4);
@@ -451,8 +457,7 @@ static long fx_now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-__u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len,
-		   __u32 expect)
+__u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len, __u32 expect)
 {
 	static __u8 buf[PKT_MAX + 4];
 	long deadline = fx_now_ms() + (expect ? 1000 : 40), now;
@@ -467,7 +472,8 @@ __u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len,
 		if (now >= deadline)
 			return got;
 		for (i = 0; i < FX_PORTS; i++)
-			pfd[i] = (struct pollfd){ .fd = c->fd[i], .events = POLLIN };
+			pfd[i] = (struct pollfd){ .fd = c->fd[i],
+						  .events = POLLIN };
 		if (poll(pfd, FX_PORTS, deadline - now) <= 0)
 			continue;
 		for (i = 0; i < FX_PORTS; i++) {
@@ -509,23 +515,32 @@ bool fx_l3_table(struct fx *f)
 
 bool fx_l2_table(struct fx *f)
 {
-	static const struct { __u8 mac[6]; __u32 port; } fdb[] = {
-		{ FX_MAC_ON_UT0, 0 }, { FX_MAC_ON_UT1, 1 }, { FX_MAC_ON_UT2, 2 },
+	static const struct {
+		__u8 mac[6];
+		__u32 port;
+	} fdb[] = {
+		{ FX_MAC_ON_UT0, 0 },
+		{ FX_MAC_ON_UT1, 1 },
+		{ FX_MAC_ON_UT2, 2 },
 		/* Group addresses never match, whatever the FDB says. */
-		{ FX_MAC_BCAST, 2 }, { FX_MAC_MCAST4, 2 }, { FX_MAC_MCAST6, 2 },
+		{ FX_MAC_BCAST, 2 },
+		{ FX_MAC_MCAST4, 2 },
+		{ FX_MAC_MCAST6, 2 },
 		/* Next hops (fx_nh_mac): nh1 moved to ut2, nh2 on the
 		 * ingress port. */
 		{ { 0x02, 0, 0, 0, 0x01, 0x01 }, 2 },
 		{ { 0x02, 0, 0, 0, 0x02, 0x01 }, 0 },
 	};
-	struct xnf_route rt = { .type = XNF_RT_UNICAST, .ifindex = f->ifindex[1],
+	struct xnf_route rt = { .type = XNF_RT_UNICAST,
+				.ifindex = f->ifindex[1],
 				.dmac = FX_MAC_UNKNOWN };
 	__u8 addr[4] = { 10, 3, 0, 0 };
 	size_t i;
 
 	for (i = 0; i < sizeof(fdb) / sizeof(fdb[0]); i++)
 		if (!ASSERT_OK(xnf_fdb_set(f->dp, fdb[i].mac,
-					   f->ifindex[fdb[i].port]), "xnf_fdb_set"))
+					   f->ifindex[fdb[i].port]),
+			       "xnf_fdb_set"))
 			return false;
 	/* 10.3.0.0/16: a next hop the FDB does not know. */
 	memcpy(rt.smac, f->mac[1], 6);

@@ -16,17 +16,17 @@
 #include "test.h"
 
 #define FX_PORTS 3
-#define FX_ROOT "/sys/fs/bpf/xnf-ut"
+#define FX_ROOT	 "/sys/fs/bpf/xnf-ut"
 
 struct fx {
 	struct xnf_dp *dp;
 	struct xnf_chain *chain;
-	__u32 ifindex[FX_PORTS];   /* ut0 (ingress), ut1, ut2 */
+	__u32 ifindex[FX_PORTS]; /* ut0 (ingress), ut1, ut2 */
 	__u8 mac[FX_PORTS][6];
 };
 
 struct fx_out {
-	int ret;                   /* XDP action */
+	int ret; /* XDP action */
 	__u32 len;
 	__u8 data[PKT_MAX];
 };
@@ -47,7 +47,8 @@ int fx_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Helpers for common table entries. */
 bool fx_route4(struct fx *f, const char *prefix, __u32 port, __u32 type);
 bool fx_route6(struct fx *f, const char *prefix, __u32 port, __u32 type);
-bool fx_set_cfg(struct fx *f, __u32 no_route, __u32 ttl, __u32 local, __u32 l2_miss);
+bool fx_set_cfg(struct fx *f, __u32 no_route, __u32 ttl, __u32 local,
+		__u32 l2_miss);
 /* Sum of drop[] / pass[] over all reasons. */
 __u64 fx_drops(const struct xnf_stats *st);
 __u64 fx_passes(const struct xnf_stats *st);
@@ -74,13 +75,34 @@ bool fx_l3_table(struct fx *f);
  * (fx_nh_mac) moved to ut2, next hop 2 on the ingress port. Routes:
  * 198.51.100.0/24 and 2001:db8:2::/48 via nh1 on ut1, 10.2.0.0/16 via nh2
  * on ut2, 10.3.0.0/16 via FX_MAC_UNKNOWN on ut1, 203.0.113.0/24 blackhole. */
-#define FX_MAC_ON_UT0   { 0x02, 0, 0, 0, 0x00, 0xaa }
-#define FX_MAC_ON_UT1   { 0x02, 0, 0, 0, 0x01, 0xaa }
-#define FX_MAC_ON_UT2   { 0x02, 0, 0, 0, 0x02, 0xaa }
-#define FX_MAC_UNKNOWN  { 0x02, 0, 0, 0, 0x09, 0x99 }
-#define FX_MAC_BCAST    { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
-#define FX_MAC_MCAST4   { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb }
-#define FX_MAC_MCAST6   { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }
+#define FX_MAC_ON_UT0                     \
+	{                                 \
+		0x02, 0, 0, 0, 0x00, 0xaa \
+	}
+#define FX_MAC_ON_UT1                     \
+	{                                 \
+		0x02, 0, 0, 0, 0x01, 0xaa \
+	}
+#define FX_MAC_ON_UT2                     \
+	{                                 \
+		0x02, 0, 0, 0, 0x02, 0xaa \
+	}
+#define FX_MAC_UNKNOWN                    \
+	{                                 \
+		0x02, 0, 0, 0, 0x09, 0x99 \
+	}
+#define FX_MAC_BCAST                               \
+	{                                          \
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff \
+	}
+#define FX_MAC_MCAST4                              \
+	{                                          \
+		0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb \
+	}
+#define FX_MAC_MCAST6                              \
+	{                                          \
+		0x33, 0x33, 0x00, 0x00, 0x00, 0x01 \
+	}
 bool fx_l2_table(struct fx *f);
 
 /* Zeroes the interface counters of the loaded chain. */
@@ -121,7 +143,7 @@ bool fx_expect_nf(const struct xnf_stats *st, __u32 nf, int ret,
  */
 struct fx_cap {
 	int fd[FX_PORTS];
-	bool gro[FX_PORTS];     /* GRO was on before: leave it on */
+	bool gro[FX_PORTS]; /* GRO was on before: leave it on */
 };
 
 bool fx_cap_open(struct fx_cap *c);
@@ -132,7 +154,6 @@ int fx_run_live(struct fx *f, const void *pkt, __u32 len);
  * peer of port n. Waits up to a second for the ports in @expect, then a
  * little longer for copies that should not come; other frames (the
  * kernel's own ND, MLD, ...) are read and ignored. */
-__u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len,
-		   __u32 expect);
+__u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len, __u32 expect);
 
 #endif /* XNF_FIXTURE_H */

@@ -11,7 +11,7 @@
 #include "frames.h"
 
 #define NFRAMES 64
-#define FSIZE 4096
+#define FSIZE	4096
 
 TEST(frames_init)
 {
@@ -22,7 +22,8 @@ TEST(frames_init)
 	ASSERT_EQ(f.count[XNF_FP_FREE], NFRAMES, "all free");
 	ASSERT_EQ(f.nfree, NFRAMES, "free list");
 	ASSERT_EQ(xnf_frames_check(&f), 0, "census");
-	ASSERT_EQ(xnf_frames_init(&f, NFRAMES, 3000), -EINVAL, "frame size not 2^n");
+	ASSERT_EQ(xnf_frames_init(&f, NFRAMES, 3000), -EINVAL,
+		  "frame size not 2^n");
 	xnf_frames_fini(&f);
 }
 
@@ -61,37 +62,39 @@ TEST(frames_cycle_invariant)
 	for (step = 0; step < 200000; step++) {
 		op = rand_r(&seed) % 7;
 		switch (op) {
-		case 0:	/* refill */
+		case 0: /* refill */
 			if (!xnf_frame_get(&f, XNF_FP_FILL, &a))
 				q_push(&fill, a);
 			break;
-		case 1:	/* the kernel receives into a fill frame */
+		case 1: /* the kernel receives into a fill frame */
 			if (fill.n)
 				q_push(&rx, q_pop(&fill) + 256);
 			break;
-		case 2:	/* the worker reads RX */
+		case 2: /* the worker reads RX */
 			if (rx.n) {
 				a = q_pop(&rx);
-				bad |= xnf_frame_move(&f, a, XNF_FP_FILL, XNF_FP_NF);
+				bad |= xnf_frame_move(&f, a, XNF_FP_FILL,
+						      XNF_FP_NF);
 				q_push(&nf, a);
 			}
 			break;
-		case 3:	/* the NF forwards */
+		case 3: /* the NF forwards */
 			if (nf.n) {
 				a = q_pop(&nf);
-				bad |= xnf_frame_move(&f, a, XNF_FP_NF, XNF_FP_TX);
+				bad |= xnf_frame_move(&f, a, XNF_FP_NF,
+						      XNF_FP_TX);
 				q_push(&tx, a);
 			}
 			break;
-		case 4:	/* the NF drops */
+		case 4: /* the NF drops */
 			if (nf.n)
 				bad |= xnf_frame_put(&f, q_pop(&nf), XNF_FP_NF);
 			break;
-		case 5:	/* the kernel sends */
+		case 5: /* the kernel sends */
 			if (tx.n)
 				q_push(&comp, q_pop(&tx));
 			break;
-		case 6:	/* completion reaped */
+		case 6: /* completion reaped */
 			if (comp.n) {
 				bad |= xnf_frame_put(&f, q_pop(&comp), XNF_FP_TX);
 				moved++;
@@ -99,7 +102,9 @@ TEST(frames_cycle_invariant)
 			break;
 		}
 		if (bad || f.count[XNF_FP_FREE] + f.count[XNF_FP_FILL] +
-		    f.count[XNF_FP_NF] + f.count[XNF_FP_TX] != NFRAMES)
+					   f.count[XNF_FP_NF] +
+					   f.count[XNF_FP_TX] !=
+				   NFRAMES)
 			break;
 		if (step % 1000 == 0 && xnf_frames_check(&f))
 			break;
@@ -134,7 +139,8 @@ TEST(frames_wrong_transitions)
 	ASSERT_EQ(xnf_frame_put(&f, b, XNF_FP_TX), -EFAULT, "not sent");
 	/* An address outside the UMEM. */
 	ASSERT_EQ(xnf_frame_move(&f, (__u64)NFRAMES * FSIZE, XNF_FP_FILL,
-				 XNF_FP_NF), -EFAULT, "outside");
+				 XNF_FP_NF),
+		  -EFAULT, "outside");
 	ASSERT_EQ(xnf_frames_check(&f), 0, "still consistent");
 	/* Exhaustion. */
 	while (!xnf_frame_get(&f, XNF_FP_FILL, &b))

@@ -21,17 +21,17 @@
 #include "test.h"
 #include "xnf.h"
 
-#define TCP IPPROTO_TCP
-#define UDP IPPROTO_UDP
-#define ICMP IPPROTO_ICMP
+#define TCP   IPPROTO_TCP
+#define UDP   IPPROTO_UDP
+#define ICMP  IPPROTO_ICMP
 #define ICMP6 IPPROTO_ICMPV6
-#define SCTP 132
+#define SCTP  132
 
 /* A rule as text. NULL fields match anything; proto 0 is any. */
 struct trule {
 	__u32 prio;
 	int drop;
-	const char *src, *dst;   /* "192.0.2.0/24", "2001:db8::/32" */
+	const char *src, *dst; /* "192.0.2.0/24", "2001:db8::/32" */
 	int proto;
 	const char *sport, *dport; /* "80", "1024-65535" */
 };
@@ -128,8 +128,7 @@ static bool expect(const struct xnf_fw_rule *rules, __u32 n,
 	return ASSERT_EQ(xnf_fw_linear(rules, n, &p), slot, what) && ok;
 }
 
-static struct xnf_fw_compiled *compile(const struct xnf_fw_rule *rules,
-				       __u32 n)
+static struct xnf_fw_compiled *compile(const struct xnf_fw_rule *rules, __u32 n)
 {
 	struct xnf_fw_compiled *c = NULL;
 
@@ -151,7 +150,7 @@ struct tcase {
 	const char *what;
 	const char *src, *dst;
 	int proto;
-	int sport, dport;      /* sport < 0: the ports could not be read */
+	int sport, dport; /* sport < 0: the ports could not be read */
 	int slot;
 };
 
@@ -169,16 +168,18 @@ static struct xnf_fw_compiled *run_cases(const struct trule *t, __u32 nt,
 	if (!c)
 		return NULL;
 	for (i = 0; i < nk; i++)
-		expect(r, nt, c, pkt(k[i].src, k[i].dst, k[i].proto, k[i].sport,
-				     k[i].dport), k[i].slot, k[i].what);
+		expect(r, nt, c,
+		       pkt(k[i].src, k[i].dst, k[i].proto, k[i].sport, k[i].dport),
+		       k[i].slot, k[i].what);
 	return c;
 }
 
-#define RUN_CASES(t, k) ({						\
-	struct xnf_fw_rule _r[sizeof(t) / sizeof(t[0])];		\
-	xnf_fw_compiled_free(run_cases(t, sizeof(t) / sizeof(t[0]), k,	\
-				       sizeof(k) / sizeof(k[0]), _r));	\
-})
+#define RUN_CASES(t, k)                                                        \
+	({                                                                     \
+		struct xnf_fw_rule _r[sizeof(t) / sizeof(t[0])];               \
+		xnf_fw_compiled_free(run_cases(t, sizeof(t) / sizeof(t[0]), k, \
+					       sizeof(k) / sizeof(k[0]), _r)); \
+	})
 
 TEST(fw_compile_prefix_overlap)
 {
@@ -196,14 +197,18 @@ TEST(fw_compile_prefix_overlap)
 	static const struct tcase k[] = {
 		{ "/25 first", "192.0.2.1", "198.51.100.7", TCP, 1, 2, 0 },
 		{ "/25 last", "192.0.2.127", "1.1.1.1", TCP, 1, 2, 0 },
-		{ "/24 outside the /25", "192.0.2.128", "198.51.100.7", TCP, 1, 2, 1 },
-		{ "/24, other dst: /16", "192.0.2.255", "198.51.100.8", TCP, 1, 2, 2 },
-		{ "/16 outside the /24", "192.0.3.1", "198.51.100.7", UDP, 1, 2, 2 },
+		{ "/24 outside the /25", "192.0.2.128", "198.51.100.7", TCP, 1,
+		  2, 1 },
+		{ "/24, other dst: /16", "192.0.2.255", "198.51.100.8", TCP, 1,
+		  2, 2 },
+		{ "/16 outside the /24", "192.0.3.1", "198.51.100.7", UDP, 1, 2,
+		  2 },
 		{ "dst-only rule", "192.1.0.0", "198.51.100.200", UDP, 1, 2, 3 },
 		{ "nothing", "192.1.0.0", "198.51.101.0", UDP, 1, 2, -1 },
 		{ "shadowed /32", "10.1.2.3", "203.0.113.1", UDP, 1, 2, 4 },
 		{ "0.0.0.0/0 src", "11.1.2.3", "203.0.113.129", UDP, 1, 2, 7 },
-		{ "just below the /25", "11.1.2.3", "203.0.113.127", UDP, 1, 2, -1 },
+		{ "just below the /25", "11.1.2.3", "203.0.113.127", UDP, 1, 2,
+		  -1 },
 		{ "v6 vs 0.0.0.0/0", "2001:db8::1", "2001:db8::2", UDP, 1, 2, -1 },
 	};
 
@@ -264,7 +269,8 @@ TEST(fw_compile_proto_any)
 		{ "proto 0 falls to any", s, d, 0, -1, 0, 2 },
 		{ "proto 255", d, s, 255, -1, 0, 3 },
 		{ "match-all rule", d, s, 254, -1, 0, 4 },
-		{ "match-all rule, v6", "2001:db8::1", "2001:db8::2", TCP, 1, 2, 4 },
+		{ "match-all rule, v6", "2001:db8::1", "2001:db8::2", TCP, 1, 2,
+		  4 },
 	};
 
 	RUN_CASES(t, k);
@@ -284,12 +290,14 @@ TEST(fw_compile_families)
 	static const struct tcase k[] = {
 		{ "v6 src /48", "2001:db8:1::5", "::1", ICMP6, -1, 0, 0 },
 		{ "v6 dst /32", "2001:db8:2::5", "2001:db8::1", UDP, 1, 2, 1 },
-		{ "0.0.0.0/0 is not v6", "2001:db8:2::5", "2001:db9::1", UDP, 1, 2, -1 },
+		{ "0.0.0.0/0 is not v6", "2001:db8:2::5", "2001:db9::1", UDP, 1,
+		  2, -1 },
 		{ "0.0.0.0/0", "192.0.2.1", "192.0.2.2", UDP, 1, 2, 2 },
 		{ "::/0 is not v4", "192.0.2.1", "192.0.2.2", TCP, 1, 2, 4 },
 		{ "::/0", "::1", "::2", TCP, 1, 2, 3 },
 		{ "v4-mapped v6 is v6", "::1", "::ffff:192.0.2.7", UDP, 1, 2, 5 },
-		{ "family-less rule, v4", "10.0.0.1", "10.0.0.2", ICMP6, -1, 0, 6 },
+		{ "family-less rule, v4", "10.0.0.1", "10.0.0.2", ICMP6, -1, 0,
+		  6 },
 		{ "nothing", "10.0.0.1", "10.0.0.2", ICMP, -1, 0, -1 },
 	};
 
@@ -402,8 +410,8 @@ static bool check_refused(struct trule t, const char *want, const char *what)
 	bool ok;
 
 	ok = ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, what);
-	if (!xnf_test_check(strstr(err, want) != NULL, __FILE__, __LINE__,
-			    what, "message \"%s\" lacks \"%s\"", err, want))
+	if (!xnf_test_check(strstr(err, want) != NULL, __FILE__, __LINE__, what,
+			    "message \"%s\" lacks \"%s\"", err, want))
 		ok = false;
 	return ok;
 }
@@ -421,9 +429,11 @@ TEST(fw_compile_rule_check)
 		check_refused((struct trule){ 1, 0, NULL, "2001:db8::1/64" },
 			      "dst 2001:db8::1/64 has host bits set; did you mean 2001:db8::/64?",
 			      "v6 host bits");
-		check_refused((struct trule){ 1, 0, "10.0.0.0/33" }, "33", "v4 /33");
+		check_refused((struct trule){ 1, 0, "10.0.0.0/33" }, "33",
+			      "v4 /33");
 		check_refused((struct trule){ 1, 0, "::/129" }, "129", "v6 /129");
-		check_refused((struct trule){ 1, 0, NULL, NULL, TCP, NULL, "2000-1000" },
+		check_refused((struct trule){ 1, 0, NULL, NULL, TCP, NULL,
+					      "2000-1000" },
 			      "2000-1000", "dport lo > hi");
 		check_refused((struct trule){ 1, 0, NULL, NULL, UDP, "9-8" },
 			      "9-8", "sport lo > hi");
@@ -436,7 +446,8 @@ TEST(fw_compile_rule_check)
 	SUBTEST("refused_fields") {
 		r = mk(&(struct trule){ 1, 0, "192.0.2.0/24" });
 		r.family = 5;
-		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, "family 5");
+		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL,
+			  "family 5");
 		r.family = 0;
 		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL,
 			  "prefix without family");
@@ -446,11 +457,14 @@ TEST(fw_compile_rule_check)
 			  "family without prefix");
 		r = mk(&(struct trule){ 1, 0 });
 		r.action = 2;
-		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, "action 2");
+		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL,
+			  "action 2");
 		r = mk(&(struct trule){ 1, 0 });
 		r.flags = 1 << 7;
-		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL, "unknown flag");
-		ASSERT_EQ(xnf_fw_rule_check(&r, NULL, 0), -EINVAL, "no message buffer");
+		ASSERT_EQ(xnf_fw_rule_check(&r, err, sizeof(err)), -EINVAL,
+			  "unknown flag");
+		ASSERT_EQ(xnf_fw_rule_check(&r, NULL, 0), -EINVAL,
+			  "no message buffer");
 	}
 
 	/* Accepted: ports without a protocol (any protocol that has
@@ -458,7 +472,8 @@ TEST(fw_compile_rule_check)
 	 * IPv4 address, a match-all rule. */
 	SUBTEST("accepted") {
 		r = mk(&(struct trule){ 1, 1, NULL, NULL, 0, "1-2", "3-4" });
-		ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "ports, any proto");
+		ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)),
+			  "ports, any proto");
 		r = mk(&(struct trule){ 1, 1, NULL, NULL, SCTP, "1-2", "3" });
 		ASSERT_OK(xnf_fw_rule_check(&r, err, sizeof(err)), "sctp ports");
 		r = mk(&(struct trule){ 1, 1, "0.0.0.0/0", "192.0.2.1/32" });
@@ -535,7 +550,7 @@ static __u16 near_range(struct trng *r, __u16 lo, __u16 hi)
 	case 1:
 		return hi;
 	case 2:
-		return lo - 1;  /* wraps at 0: just another port */
+		return lo - 1; /* wraps at 0: just another port */
 	case 3:
 		return hi + 1;
 	default:
@@ -543,7 +558,8 @@ static __u16 near_range(struct trng *r, __u16 lo, __u16 hi)
 	}
 }
 
-static const __u8 mix_protos[] = { TCP, TCP, TCP, UDP, UDP, ICMP, ICMP6, SCTP, 0, 47 };
+static const __u8 mix_protos[] = { TCP,	 TCP,	TCP,  UDP, UDP,
+				   ICMP, ICMP6, SCTP, 0,   47 };
 
 /* Half the packets are built inside a random rule (its prefixes, its
  * protocol, ports at and around its ranges); the others are random, with
@@ -815,8 +831,8 @@ static __s64 lpm(const struct xnf_fw_prefix *e, __u32 n, __u8 family,
 
 static void check_prefix_table(const struct xnf_fw_compiled *c,
 			       const struct xnf_fw_rule *rules,
-			       const struct xnf_fw_prefix *e, __u32 n, enum field f,
-			       struct trng *g)
+			       const struct xnf_fw_prefix *e, __u32 n,
+			       enum field f, struct trng *g)
 {
 	__u32 i, j, bad = 0, zero[2] = {};
 
@@ -825,8 +841,11 @@ static void check_prefix_table(const struct xnf_fw_compiled *c,
 		__s64 id;
 
 		if (e[i].family == XNF_AF_INET)
-			ASSERT_TRUE(e[i].len <= 32 && !memcmp(e[i].addr + 4,
-			    "\0\0\0\0\0\0\0\0\0\0\0\0", 12), "v4 entry");
+			ASSERT_TRUE(e[i].len <= 32 &&
+					    !memcmp(e[i].addr + 4,
+						    "\0\0\0\0\0\0\0\0\0\0\0\0",
+						    12),
+				    "v4 entry");
 		if (e[i].len == 0)
 			zero[e[i].family == XNF_AF_INET6]++;
 		for (j = 0; j < i; j++)
@@ -842,7 +861,8 @@ static void check_prefix_table(const struct xnf_fw_compiled *c,
 		id = lpm(e, n, e[i].family, addr);
 		if (!class_exact(c, rules, id, f, e[i].family, addr, 0) &&
 		    bad++ < 3)
-			ASSERT_TRUE(false, "LPM class is the set of matching rules");
+			ASSERT_TRUE(false,
+				    "LPM class is the set of matching rules");
 	}
 	ASSERT_EQ(zero[0], 1, "one v4 /0");
 	ASSERT_EQ(zero[1], 1, "one v6 /0");
@@ -894,9 +914,11 @@ TEST(fw_compile_tables_exact)
 	ASSERT_EQ(bad, 0, "port classes exact");
 	/* Port value 65536 stands for "no ports": only wildcards match. */
 	ASSERT_TRUE(class_exact(c, rules, c->hdr.sport_none, F_SPORT, 0, NULL,
-				65536), "sport_none exact");
+				65536),
+		    "sport_none exact");
 	ASSERT_TRUE(class_exact(c, rules, c->hdr.dport_none, F_DPORT, 0, NULL,
-				65536), "dport_none exact");
+				65536),
+		    "dport_none exact");
 
 	check_prefix_table(c, rules, c->src, c->nsrc, F_SRC, &g);
 	check_prefix_table(c, rules, c->dst, c->ndst, F_DST, &g);
@@ -1008,7 +1030,8 @@ TEST(fw_gen_shape)
 		ports += !!(r->flags & (XNF_FW_F_SPORT | XNF_FW_F_DPORT));
 	}
 	printf("  v6 %u, family-less %u, tcp %u, udp %u, any proto %u, drop %u, "
-	       "with ports %u of %u\n", v6, nofam, tcp, udp, any, drop, ports, n);
+	       "with ports %u of %u\n",
+	       v6, nofam, tcp, udp, any, drop, ports, n);
 	ASSERT_TRUE(v6 > n / 10 && v6 < n / 5, "about 15% v6");
 	ASSERT_TRUE(tcp > n / 2 && tcp < n * 7 / 10, "about 60% tcp");
 	ASSERT_TRUE(udp > n / 5 && udp < n * 3 / 10, "about 25% udp");
@@ -1136,8 +1159,8 @@ TEST(fw_compile_write_maps)
 		__u32 ksize, vsize, max;
 	} defs[] = {
 		{ XNF_T_FW_ACTIVE, BPF_MAP_TYPE_ARRAY, 4, 4, 1 },
-		{ XNF_T_FW_HDR, BPF_MAP_TYPE_ARRAY, 4, sizeof(struct xnf_fw_hdr),
-		  XNF_FW_GENS },
+		{ XNF_T_FW_HDR, BPF_MAP_TYPE_ARRAY, 4,
+		  sizeof(struct xnf_fw_hdr), XNF_FW_GENS },
 		{ XNF_T_FW_RULES, BPF_MAP_TYPE_ARRAY, 4,
 		  sizeof(struct xnf_fw_rule), XNF_FW_GENS * XNF_FW_MAX_RULES },
 		{ XNF_T_FW_HITS, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
@@ -1191,12 +1214,14 @@ TEST(fw_compile_write_maps)
 	 * a middle one; each through the whole commit path. */
 	for (j = 0; j < sizeof(sizes) / sizeof(sizes[0]); j++) {
 		memset(rules, 0, XNF_FW_MAX_RULES * sizeof(*rules));
-		if (!ASSERT_OK(xnf_fw_generate(rules, sizes[j], 100 + j), "generate"))
+		if (!ASSERT_OK(xnf_fw_generate(rules, sizes[j], 100 + j),
+			       "generate"))
 			goto out;
 		xnf_fw_set_flush(set);
 		for (i = 0; i < XNF_FW_MAX_RULES; i++)
 			if (rules[i].in_use &&
-			    !ASSERT_OK(xnf_fw_set_replace(set, i, &rules[i]), "put rule"))
+			    !ASSERT_OK(xnf_fw_set_replace(set, i, &rules[i]),
+				       "put rule"))
 				goto out;
 		xnf_fw_set_policy(set, XNF_FW_DROP);
 		t0 = now();
@@ -1204,12 +1229,14 @@ TEST(fw_compile_write_maps)
 			goto out;
 		printf("  %5u rules: committed to the maps in %.1f ms\n",
 		       sizes[j], (now() - t0) * 1e3);
-		if (!ASSERT_OK(bpf_map_lookup_elem(dp.fd[XNF_T_FW_ACTIVE], &zero,
-						   &gen), "active"))
+		if (!ASSERT_OK(bpf_map_lookup_elem(dp.fd[XNF_T_FW_ACTIVE],
+						   &zero, &gen),
+			       "active"))
 			goto out;
 		ASSERT_EQ(gen, (j + 1) & 1, "generation flips");
-		if (!ASSERT_OK(xnf_fw_compile(rules, XNF_FW_MAX_RULES, XNF_FW_DROP,
-					      &c), "compile"))
+		if (!ASSERT_OK(xnf_fw_compile(rules, XNF_FW_MAX_RULES,
+					      XNF_FW_DROP, &c),
+			       "compile"))
 			goto out;
 		for (i = 0, bad = 0; i < 4; i++) {
 			__u32 want = 0, k;
@@ -1219,12 +1246,14 @@ TEST(fw_compile_write_maps)
 			__u8 fam = i < 2 ? XNF_AF_INET : XNF_AF_INET6;
 			enum xnf_table t = i == 0 ? XNF_T_FW_SRC4 :
 					   i == 1 ? XNF_T_FW_DST4 :
-					   i == 2 ? XNF_T_FW_SRC6 : XNF_T_FW_DST6;
+					   i == 2 ? XNF_T_FW_SRC6 :
+						    XNF_T_FW_DST6;
 
 			for (k = 0; k < ne; k++)
 				want += e[k].family == fam;
-			ksize = fam == XNF_AF_INET ? sizeof(struct xnf_fw_lpm4_key) :
-						     sizeof(struct xnf_fw_lpm6_key);
+			ksize = fam == XNF_AF_INET ?
+					sizeof(struct xnf_fw_lpm4_key) :
+					sizeof(struct xnf_fw_lpm6_key);
 			bad += lpm_count(dp.fd[t], ksize, gen) != (int)want;
 		}
 		ASSERT_EQ(bad, 0, "trie entries of the generation are the set's");

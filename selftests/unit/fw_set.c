@@ -60,7 +60,8 @@ TEST(maps_read_all_hash)
 
 	if (!ASSERT_GE(fd, 0, "create hash"))
 		return;
-	if (ASSERT_OK(xnf_map_read_all(fd, 4, 4, 0, keys, vals, &n), "empty, max 0"))
+	if (ASSERT_OK(xnf_map_read_all(fd, 4, 4, 0, keys, vals, &n),
+		      "empty, max 0"))
 		ASSERT_EQ(n, 0, "empty map");
 	if (ASSERT_OK(xnf_map_read_all(fd, 4, 4, 10, keys, vals, &n), "empty"))
 		ASSERT_EQ(n, 0, "empty map");
@@ -69,7 +70,8 @@ TEST(maps_read_all_hash)
 
 		bpf_map_update_elem(fd, &k, &v, BPF_ANY);
 	}
-	if (ASSERT_OK(xnf_map_read_all(fd, 4, 4, 301, keys, vals, &n), "read all")) {
+	if (ASSERT_OK(xnf_map_read_all(fd, 4, 4, 301, keys, vals, &n),
+		      "read all")) {
 		ASSERT_EQ(n, 300, "every element");
 		for (i = 0; i < n; i++) {
 			bad += vals[i] != (keys[i] ^ 0x5a5a) || keys[i] % 7919;
@@ -80,8 +82,7 @@ TEST(maps_read_all_hash)
 	}
 	ASSERT_EQ(xnf_map_read_all(fd, 4, 4, 299, keys, vals, &n), -E2BIG,
 		  "max smaller than the count");
-	ASSERT_EQ(xnf_map_read_all(fd, 4, 4, 1, keys, vals, &n), -E2BIG,
-		  "max 1");
+	ASSERT_EQ(xnf_map_read_all(fd, 4, 4, 1, keys, vals, &n), -E2BIG, "max 1");
 	close(fd);
 }
 
@@ -110,8 +111,8 @@ TEST(maps_read_all_lpm)
 			       keys[i].prefixlen != 32 + 16 + vals[i] % 17;
 		ASSERT_EQ(bad, 0, "each value with its prefix");
 	}
-	ASSERT_EQ(xnf_map_read_all(fd, sizeof(k), 4, 39, keys, vals, &n), -E2BIG,
-		  "max smaller than the count");
+	ASSERT_EQ(xnf_map_read_all(fd, sizeof(k), 4, 39, keys, vals, &n),
+		  -E2BIG, "max smaller than the count");
 	close(fd);
 }
 
@@ -123,7 +124,8 @@ TEST(maps_read_all_percpu)
 	int cpu, bad = 0;
 
 	fd = map_new(BPF_MAP_TYPE_PERCPU_ARRAY, 4, sizeof(*vals), 8);
-	if (!ASSERT_GE(fd, 0, "create per-CPU array") || !ASSERT_GE(ncpus, 1, "cpus"))
+	if (!ASSERT_GE(fd, 0, "create per-CPU array") ||
+	    !ASSERT_GE(ncpus, 1, "cpus"))
 		return;
 	ASSERT_OK(xnf_map_value_size(fd, &vsz), "value size");
 	ASSERT_EQ(vsz, sizeof(*vals) * ncpus, "all CPUs' values");
@@ -136,11 +138,13 @@ TEST(maps_read_all_percpu)
 			v[cpu].packets = i * 100 + cpu;
 		bpf_map_update_elem(fd, &i, v, BPF_ANY);
 	}
-	if (ASSERT_OK(xnf_map_read_all(fd, 4, vsz, 8, keys, vals, &n), "read all")) {
+	if (ASSERT_OK(xnf_map_read_all(fd, 4, vsz, 8, keys, vals, &n),
+		      "read all")) {
 		ASSERT_EQ(n, 8, "every slot");
 		for (i = 0; i < n; i++)
 			for (cpu = 0; cpu < ncpus; cpu++)
-				bad += vals[i * ncpus + cpu].packets != keys[i] * 100 + cpu;
+				bad += vals[i * ncpus + cpu].packets !=
+				       keys[i] * 100 + cpu;
 		ASSERT_EQ(bad, 0, "every CPU's value");
 	}
 	ASSERT_EQ(xnf_map_read_all(fd, 4, sizeof(*vals), 8, keys, vals, &n),
@@ -154,9 +158,13 @@ out:
 static struct xnf_fw_rule fw_udp(__u32 prio, __u8 action, __u16 dport)
 {
 	struct xnf_fw_rule r = {
-		.prio = prio, .action = action, .in_use = 1, .proto = IPPROTO_UDP,
+		.prio = prio,
+		.action = action,
+		.in_use = 1,
+		.proto = IPPROTO_UDP,
 		.flags = XNF_FW_F_PROTO | XNF_FW_F_DPORT,
-		.dport_lo = dport, .dport_hi = dport,
+		.dport_lo = dport,
+		.dport_hi = dport,
 	};
 
 	return r;
@@ -202,7 +210,10 @@ static bool fw_active_gen(struct fx *f, __u32 *gen)
 	__u32 zero = 0;
 
 	return ASSERT_OK(bpf_map_lookup_elem(f->dp->fd[XNF_T_FW_ACTIVE], &zero,
-					     gen) ? -errno : 0, "read active");
+					     gen) ?
+				 -errno :
+				 0,
+			 "read active");
 }
 
 /* A UDP frame to @dport through the loaded chain: its XDP action. */
@@ -221,7 +232,8 @@ static int fw_verdict(struct fx *f, __u16 dport)
 TEST(fw_apply_all_or_nothing)
 {
 	struct xnf_fw_rule a[2] = {
-		fw_udp(10, XNF_FW_DROP, 5001), fw_udp(20, XNF_FW_ALLOW, 5002),
+		fw_udp(10, XNF_FW_DROP, 5001),
+		fw_udp(20, XNF_FW_ALLOW, 5002),
 	};
 	struct xnf_fw_set *set_a = NULL, *big = NULL;
 	__u32 gen0, gen, i;
@@ -244,10 +256,14 @@ TEST(fw_apply_all_or_nothing)
 	 * tables hold, so the set does not compile. */
 	for (i = 0; i < 9000; i++) {
 		struct xnf_fw_rule r = {
-			.prio = i + 1, .in_use = 1, .family = XNF_AF_INET,
+			.prio = i + 1,
+			.in_use = 1,
+			.family = XNF_AF_INET,
 			.flags = XNF_FW_F_SRC | XNF_FW_F_DST,
-			.src_len = 32, .dst_len = 32,
-			.src = { 10, 0, i >> 8, i }, .dst = { 172, 0, i >> 8, i },
+			.src_len = 32,
+			.dst_len = 32,
+			.src = { 10, 0, i >> 8, i },
+			.dst = { 172, 0, i >> 8, i },
 		};
 
 		if (i < 100)
@@ -257,7 +273,8 @@ TEST(fw_apply_all_or_nothing)
 		if (!ASSERT_OK(xnf_fw_set_add(big, &r, false, NULL), "add"))
 			goto out;
 	}
-	ASSERT_EQ(xnf_fw_apply(f.dp, big), -ENOSPC, "a set that does not compile");
+	ASSERT_EQ(xnf_fw_apply(f.dp, big), -ENOSPC,
+		  "a set that does not compile");
 	fw_running_is(&f, set_a, "after a failed compile: A runs");
 	if (fw_active_gen(&f, &gen))
 		ASSERT_EQ(gen, gen0, "no switch");
@@ -296,7 +313,8 @@ out:
 TEST(fw_read_ignores_inactive)
 {
 	struct xnf_fw_rule a[2] = {
-		fw_udp(10, XNF_FW_DROP, 5001), fw_udp(20, XNF_FW_ALLOW, 5002),
+		fw_udp(10, XNF_FW_DROP, 5001),
+		fw_udp(20, XNF_FW_ALLOW, 5002),
 	};
 	__u32 max = XNF_FW_GENS * XNF_FW_MAX_RULES, *keys = NULL, n, gen, i, k;
 	struct xnf_fw_rule *before = NULL, *after = NULL, junk;
@@ -320,7 +338,9 @@ TEST(fw_read_ignores_inactive)
 		k = (gen ^ 1) * XNF_FW_MAX_RULES + i;
 		junk.prio = i;
 		if (!ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_RULES], &k,
-						   &junk, BPF_ANY) ? -errno : 0,
+						   &junk, BPF_ANY) ?
+				       -errno :
+				       0,
 			       "write garbage"))
 			goto out;
 	}
@@ -369,7 +389,8 @@ static __u64 fw_hits_of(struct fx *f, __u32 slot)
 TEST(fw_hits_zeroed_only_when_the_rule_changes)
 {
 	struct xnf_fw_rule a[3] = {
-		fw_udp(10, XNF_FW_DROP, 5001), fw_udp(20, XNF_FW_DROP, 5002),
+		fw_udp(10, XNF_FW_DROP, 5001),
+		fw_udp(20, XNF_FW_DROP, 5002),
 		fw_udp(30, XNF_FW_DROP, 5003),
 	};
 	struct xnf_fw_rule other = fw_udp(40, XNF_FW_DROP, 5004);
@@ -391,7 +412,8 @@ TEST(fw_hits_zeroed_only_when_the_rule_changes)
 		v[i].packets = 5;
 	for (i = 0; i < 4; i++)
 		ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_HITS], &i, v,
-					      BPF_ANY), "set counters");
+					      BPF_ANY),
+			  "set counters");
 	/* Slot 0 keeps its rule, slot 1 gets another one, slot 2 is emptied
 	 * and slot 3 gets a rule. */
 	if (!ASSERT_OK(xnf_fw_set_replace(set, 1, &other), "replace slot 1") ||
@@ -400,18 +422,22 @@ TEST(fw_hits_zeroed_only_when_the_rule_changes)
 	    !ASSERT_OK(xnf_fw_set_replace(set, 3, &a[2]), "prio 30 into slot 3") ||
 	    !ASSERT_OK(xnf_fw_apply(f.dp, set), "apply"))
 		goto out;
-	ASSERT_EQ(fw_hits_of(&f, 0), 5ULL * ncpus, "a rule that stays keeps its count");
+	ASSERT_EQ(fw_hits_of(&f, 0), 5ULL * ncpus,
+		  "a rule that stays keeps its count");
 	ASSERT_EQ(fw_hits_of(&f, 1), 0, "a new rule in a used slot starts at 0");
-	ASSERT_EQ(fw_hits_of(&f, 2), 5ULL * ncpus, "an emptied slot is left alone");
+	ASSERT_EQ(fw_hits_of(&f, 2), 5ULL * ncpus,
+		  "an emptied slot is left alone");
 	ASSERT_EQ(fw_hits_of(&f, 3), 0, "a new rule in a free slot starts at 0");
 	/* Applying the same set again changes no counter. */
 	for (i = 0; i < 4; i++)
 		ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_HITS], &i, v,
-					      BPF_ANY), "set counters");
+					      BPF_ANY),
+			  "set counters");
 	if (ASSERT_OK(xnf_fw_set_policy(set, XNF_FW_DROP), "policy") &&
 	    ASSERT_OK(xnf_fw_apply(f.dp, set), "apply the same rules"))
 		for (i = 0; i < 4; i++)
-			ASSERT_EQ(fw_hits_of(&f, i), 5ULL * ncpus, "same rules, same counts");
+			ASSERT_EQ(fw_hits_of(&f, i), 5ULL * ncpus,
+				  "same rules, same counts");
 out:
 	free(v);
 	xnf_fw_set_free(set);
@@ -431,7 +457,8 @@ TEST(fw_set_edits)
 	ASSERT_EQ(slot, 0, "first slot");
 	ASSERT_EQ(xnf_fw_set_rules(set)[0].prio, XNF_FW_PRIO_STEP, "first prio");
 	ASSERT_OK(xnf_fw_set_add(set, &r, true, &slot), "auto prio");
-	ASSERT_EQ(xnf_fw_set_rules(set)[1].prio, 2 * XNF_FW_PRIO_STEP, "next prio");
+	ASSERT_EQ(xnf_fw_set_rules(set)[1].prio, 2 * XNF_FW_PRIO_STEP,
+		  "next prio");
 	r.prio = 10;
 	ASSERT_EQ(xnf_fw_set_add(set, &r, false, NULL), -EEXIST, "prio taken");
 	r.prio = 5;

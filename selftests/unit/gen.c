@@ -35,8 +35,8 @@
 #include "gen.skel.h"
 #include "sink.skel.h"
 
-#define G_SPORT 1024
-#define G_DPORT 9
+#define G_SPORT	 1024
+#define G_DPORT	 9
 #define G_COOKIE 0x5a5a1234
 
 static const __u8 g_smac[6] = { 0x02, 0, 0, 0, 0, 0xaa };
@@ -45,7 +45,7 @@ static const __u8 g_dmac[6] = { 0x02, 0, 0, 0, 0, 0xbb };
 struct gt {
 	struct xnf_gen *skel;
 	struct xnf_gen_spec spec;
-	__u32 maxlen;            /* longest frame of the table, no FCS */
+	__u32 maxlen; /* longest frame of the table, no FCS */
 };
 
 static __u64 mono_ns(void)
@@ -78,8 +78,8 @@ static void spec_init(struct xnf_gen_spec *s, int family, int proto,
 	s->size = size;
 }
 
-static bool gt_open(struct gt *g, int family, int proto, enum xnf_size_dist dist,
-		    __u32 size, __u32 flows)
+static bool gt_open(struct gt *g, int family, int proto,
+		    enum xnf_size_dist dist, __u32 size, __u32 flows)
 {
 	struct xnf_gen_cfg *cfg;
 	char err[200];
@@ -92,7 +92,8 @@ static bool gt_open(struct gt *g, int family, int proto, enum xnf_size_dist dist
 	if (!ASSERT_TRUE(g->skel, "open gen.bpf.o"))
 		return false;
 	cfg = (struct xnf_gen_cfg *)&g->skel->rodata->cfg;
-	if (!ASSERT_OK(xnf_gen_cfg_build(&g->spec, cfg, &raised, err, sizeof(err)), err))
+	if (!ASSERT_OK(xnf_gen_cfg_build(&g->spec, cfg, &raised, err, sizeof(err)),
+		       err))
 		return false;
 	cfg->cookie = G_COOKIE;
 	for (i = 0; i < cfg->nsizes; i++)
@@ -109,20 +110,17 @@ static void gt_close(struct gt *g)
 
 /* n frames in one call; live frames leave through ifindex, otherwise the
  * last frame is copied to out (without the metadata) and its length set. */
-static int gt_run(struct gt *g, __u32 ifindex, __u32 n, __u8 *out, __u32 *outlen,
-		  int *retval)
+static int gt_run(struct gt *g, __u32 ifindex, __u32 n, __u8 *out,
+		  __u32 *outlen, int *retval)
 {
 	static __u8 in[4 + 2048], o[4 + 2048];
-	struct xdp_md ctx = { .data = 4, .data_end = 4 + g->maxlen,
+	struct xdp_md ctx = { .data = 4,
+			      .data_end = 4 + g->maxlen,
 			      .ingress_ifindex = ifindex };
 	__u32 cookie = G_COOKIE;
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = in,
-		.data_size_in = 4 + g->maxlen,
-		.ctx_in = &ctx,
-		.ctx_size_in = sizeof(ctx),
-		.repeat = n,
-	);
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in,
+		    .data_size_in = 4 + g->maxlen, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = n, );
 	int err;
 
 	memset(in, 0, sizeof(in));
@@ -134,7 +132,8 @@ static int gt_run(struct gt *g, __u32 ifindex, __u32 n, __u8 *out, __u32 *outlen
 		opts.flags = BPF_F_TEST_XDP_LIVE_FRAMES;
 		opts.batch_size = 64;
 	}
-	err = bpf_prog_test_run_opts(bpf_program__fd(g->skel->progs.xnf_gen), &opts);
+	err = bpf_prog_test_run_opts(bpf_program__fd(g->skel->progs.xnf_gen),
+				     &opts);
 	if (err)
 		return -errno;
 	if (retval)
@@ -151,16 +150,19 @@ static int gt_run(struct gt *g, __u32 ifindex, __u32 n, __u8 *out, __u32 *outlen
 /* ---- an independent reading of a frame ----------------------------------- */
 
 struct gframe {
-	__u32 size;              /* with FCS */
+	__u32 size; /* with FCS */
 	int family, proto;
 	__u8 src[16], dst[16];
 	__u16 sport, dport;
-	bool full;               /* struct xnf_probe, not the short one */
+	bool full; /* struct xnf_probe, not the short one */
 	__u32 flow;
 	__u64 seq, ts;
 };
 
-static __u16 rd16(const __u8 *p) { return p[0] << 8 | p[1]; }
+static __u16 rd16(const __u8 *p)
+{
+	return p[0] << 8 | p[1];
+}
 
 /* Checks everything the frame must be for spec s; fills f. */
 static bool frame_check(const struct xnf_gen_spec *s, const __u8 *p, __u32 len,
@@ -172,11 +174,13 @@ static bool frame_check(const struct xnf_gen_spec *s, const __u8 *p, __u32 len,
 
 	memset(f, 0, sizeof(*f));
 	f->size = len + 4;
-	ok &= ASSERT_MEM(p, s->dmac, 6, what) && ASSERT_MEM(p + 6, s->smac, 6, what);
+	ok &= ASSERT_MEM(p, s->dmac, 6, what) &&
+	      ASSERT_MEM(p + 6, s->smac, 6, what);
 	if (s->family == 6) {
 		ok &= ASSERT_EQ(rd16(p + 12), ETH_P_IPV6, what);
 		ok &= ASSERT_EQ(p[l3] >> 4, 6, what);
-		ok &= ASSERT_EQ(rd16(p + l3 + 4), len - l3 - 40, "IPv6 payload length");
+		ok &= ASSERT_EQ(rd16(p + l3 + 4), len - l3 - 40,
+				"IPv6 payload length");
 		ok &= ASSERT_EQ(p[l3 + 6], s->proto, what);
 		ok &= ASSERT_EQ(p[l3 + 7], 64, "hop limit");
 		memcpy(f->src, p + l3 + 8, 16);
@@ -189,13 +193,15 @@ static bool frame_check(const struct xnf_gen_spec *s, const __u8 *p, __u32 len,
 		ok &= ASSERT_EQ(p[l3 + 8], 64, "TTL");
 		ok &= ASSERT_EQ(p[l3 + 9], s->proto, what);
 		ok &= ASSERT_EQ(rd16(p + l3 + 6) & 0x3fff, 0, "not a fragment");
-		ok &= ASSERT_TRUE(pkt_ipv4_csum_ok(p, len), "IPv4 header checksum");
+		ok &= ASSERT_TRUE(pkt_ipv4_csum_ok(p, len),
+				  "IPv4 header checksum");
 		memcpy(f->src, p + l3 + 12, 4);
 		memcpy(f->dst, p + l3 + 16, 4);
 		l4 = l3 + 20;
 	}
 	ok &= ASSERT_MEM(f->dst, s->dst, alen, "destination address");
-	ok &= ASSERT_MEM(f->src, s->src, alen - 4, "source address, all but the last 32 bits");
+	ok &= ASSERT_MEM(f->src, s->src, alen - 4,
+			 "source address, all but the last 32 bits");
 	f->family = s->family;
 	f->proto = s->proto;
 	f->sport = rd16(p + l4);
@@ -212,7 +218,8 @@ static bool frame_check(const struct xnf_gen_spec *s, const __u8 *p, __u32 len,
 	ok &= ASSERT_TRUE(pkt_l4_csum_ok(p, len), "UDP/TCP checksum");
 	if (!ASSERT_GE(len, pay + 16, "room for the probe"))
 		return false;
-	magic = (__u32)p[pay] << 24 | p[pay + 1] << 16 | p[pay + 2] << 8 | p[pay + 3];
+	magic = (__u32)p[pay] << 24 | p[pay + 1] << 16 | p[pay + 2] << 8 |
+		p[pay + 3];
 	f->full = len >= pay + 24;
 	if (f->full) {
 		struct xnf_probe pr;
@@ -227,7 +234,8 @@ static bool frame_check(const struct xnf_gen_spec *s, const __u8 *p, __u32 len,
 		__u32 i;
 
 		memcpy(&pr, p + pay, sizeof(pr));
-		ok &= ASSERT_EQ(magic, XNF_PROBE_MAGIC_SHORT, "short probe magic");
+		ok &= ASSERT_EQ(magic, XNF_PROBE_MAGIC_SHORT,
+				"short probe magic");
 		f->seq = pr.seq;
 		f->ts = pr.ts_ns;
 		for (i = pay + 16; i < len; i++)
@@ -280,14 +288,16 @@ TEST(gen_size_tables)
 	ASSERT_EQ(table_count(&c, 1518), 1, "imix: 1 x 1518");
 	ASSERT_FALSE(raised, "imix fits ipv4/udp");
 	ASSERT_TRUE(c.sizes[0] != c.sizes[1] || c.sizes[1] != c.sizes[2] ||
-		    c.sizes[2] != c.sizes[3], "imix sizes are interleaved");
+			    c.sizes[2] != c.sizes[3],
+		    "imix sizes are interleaved");
 
 	s.dist = XNF_SIZE_DC;
 	if (!ASSERT_OK(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)), err))
 		return;
 	ASSERT_EQ(c.nsizes, 1000, "dc: 1000 entries");
 	for (i = 0; i < xnf_dc_len; i++)
-		ASSERT_EQ(table_count(&c, xnf_dc[i].size), xnf_dc[i].weight, "dc: weight");
+		ASSERT_EQ(table_count(&c, xnf_dc[i].size), xnf_dc[i].weight,
+			  "dc: weight");
 	for (i = 0; i < c.nsizes; i++)
 		below256 += c.sizes[i] < 256;
 	for (i = 0; i < xnf_dc_len && !median; i++) {
@@ -298,7 +308,8 @@ TEST(gen_size_tables)
 	mean = xnf_gen_mean_size(&c);
 	ASSERT_EQ(median, 120, "dc: median 120 B");
 	ASSERT_GE(below256, 900, "dc: most frames under 256 B");
-	ASSERT_TRUE(mean <= 124.3 && mean >= 110, "dc: mean at most 124.3 B (BESS 8.662 Mpps at 10 Gb/s)");
+	ASSERT_TRUE(mean <= 124.3 && mean >= 110,
+		    "dc: mean at most 124.3 B (BESS 8.662 Mpps at 10 Gb/s)");
 
 	/* IPv6/TCP needs 94 bytes: the mixes are raised, fixed sizes refused */
 	spec_init(&s, 6, IPPROTO_TCP, XNF_SIZE_IMIX, 0, 1);
@@ -311,15 +322,20 @@ TEST(gen_size_tables)
 	ASSERT_EQ(xnf_gen_min_size(6, IPPROTO_UDP), 82, "ipv6/udp minimum");
 	ASSERT_EQ(xnf_gen_min_size(6, IPPROTO_TCP), 94, "ipv6/tcp minimum");
 	spec_init(&s, 6, IPPROTO_TCP, XNF_SIZE_FIXED, 93, 1);
-	ASSERT_ERR(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)), "93 B ipv6/tcp refused");
+	ASSERT_ERR(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)),
+		   "93 B ipv6/tcp refused");
 	spec_init(&s, 4, IPPROTO_UDP, XNF_SIZE_FIXED, 63, 1);
-	ASSERT_ERR(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)), "63 B refused");
+	ASSERT_ERR(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)),
+		   "63 B refused");
 	s.size = 1519;
-	ASSERT_ERR(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)), "1519 B refused");
+	ASSERT_ERR(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)),
+		   "1519 B refused");
 	s.size = 1518;
-	ASSERT_OK(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)), "1518 B accepted");
+	ASSERT_OK(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)),
+		  "1518 B accepted");
 	s.flows = 0;
-	ASSERT_ERR(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)), "0 flows refused");
+	ASSERT_ERR(xnf_gen_cfg_build(&s, &c, &raised, err, sizeof(err)),
+		   "0 flows refused");
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -339,15 +355,20 @@ TEST(gen_latency_buckets)
 	for (b = 0; b < XNF_LAT_BUCKETS; b++) {
 		__u64 lo = xnf_lat_lower(b), hi = xnf_lat_lower(b + 1);
 
-		if (!ASSERT_EQ(xnf_lat_bucket(lo), b, "lowest value of a bucket is in it") ||
-		    !ASSERT_EQ(xnf_lat_bucket(hi - 1), b, "highest value of a bucket is in it"))
+		if (!ASSERT_EQ(xnf_lat_bucket(lo), b,
+			       "lowest value of a bucket is in it") ||
+		    !ASSERT_EQ(xnf_lat_bucket(hi - 1), b,
+			       "highest value of a bucket is in it"))
 			return;
-		if (lo >= 64 && !ASSERT_LE((hi - lo) * 32, lo, "bucket at most 1/32 wide"))
+		if (lo >= 64 &&
+		    !ASSERT_LE((hi - lo) * 32, lo, "bucket at most 1/32 wide"))
 			return;
 	}
 	ASSERT_LE(xnf_lat_lower(64), 100, "exact up to 64 ns");
-	ASSERT_GE(xnf_lat_lower(XNF_LAT_BUCKETS), 10000000000ull, "buckets reach 10 s");
-	ASSERT_EQ(xnf_lat_bucket(~0ull), XNF_LAT_BUCKETS - 1, "beyond: the last bucket");
+	ASSERT_GE(xnf_lat_lower(XNF_LAT_BUCKETS), 10000000000ull,
+		  "buckets reach 10 s");
+	ASSERT_EQ(xnf_lat_bucket(~0ull), XNF_LAT_BUCKETS - 1,
+		  "beyond: the last bucket");
 
 	/* quantiles of a log-uniform sample from 100 ns to 10 s */
 	for (i = 0; i < n; i++) {
@@ -360,7 +381,8 @@ TEST(gen_latency_buckets)
 	qsort(vals, n, sizeof(vals[0]), cmp_u64);
 	for (q = 0; q < 4; q++) {
 		__u64 exact = vals[(__u64)ceil(qs[q] * n) - 1];
-		__u64 got = xnf_lat_quantile(hist, n, qs[q], vals[0], vals[n - 1]);
+		__u64 got = xnf_lat_quantile(hist, n, qs[q], vals[0],
+					     vals[n - 1]);
 
 		ASSERT_LE(fabs((double)got - (double)exact), exact * 0.02,
 			  "quantile within 2% of the exact value");
@@ -371,8 +393,9 @@ TEST(gen_latency_buckets)
 
 TEST(gen_frame_bytes)
 {
-	static const int fams[] = { 4, 4, 6, 6 }, protos[] = { IPPROTO_UDP, IPPROTO_TCP,
-							      IPPROTO_UDP, IPPROTO_TCP };
+	static const int fams[] = { 4, 4, 6, 6 },
+			 protos[] = { IPPROTO_UDP, IPPROTO_TCP, IPPROTO_UDP,
+				      IPPROTO_TCP };
 	static const __u32 sizes[] = { 64, 74, 82, 94, 95, 128, 1518 };
 	__u8 out[2048];
 	struct gframe f;
@@ -388,8 +411,10 @@ TEST(gen_frame_bytes)
 			if (sizes[s] < xnf_gen_min_size(fams[v], protos[v]))
 				continue;
 			snprintf(what, sizeof(what), "ipv%d/%s %u B", fams[v],
-				 protos[v] == IPPROTO_TCP ? "tcp" : "udp", sizes[s]);
-			if (!gt_open(&g, fams[v], protos[v], XNF_SIZE_FIXED, sizes[s], 3))
+				 protos[v] == IPPROTO_TCP ? "tcp" : "udp",
+				 sizes[s]);
+			if (!gt_open(&g, fams[v], protos[v], XNF_SIZE_FIXED,
+				     sizes[s], 3))
 				return;
 			t0 = mono_ns();
 			if (ASSERT_OK(gt_run(&g, 0, 1, out, &len, &ret), what) &&
@@ -398,10 +423,13 @@ TEST(gen_frame_bytes)
 			    frame_check(&g.spec, out, len, &f, what)) {
 				t1 = mono_ns();
 				ASSERT_EQ(f.seq, 0, "first sequence number");
-				ASSERT_TRUE(f.ts >= t0 && f.ts <= t1, "timestamp: CLOCK_MONOTONIC of the run");
+				ASSERT_TRUE(f.ts >= t0 && f.ts <= t1,
+					    "timestamp: CLOCK_MONOTONIC of the run");
 				flow_check(&g.spec, &f, 0, what);
-				ASSERT_EQ(g.skel->bss->state.seq, 1, "state: one frame");
-				ASSERT_EQ(g.skel->bss->state.bytes, sizes[s], "state: bytes with FCS");
+				ASSERT_EQ(g.skel->bss->state.seq, 1,
+					  "state: one frame");
+				ASSERT_EQ(g.skel->bss->state.bytes, sizes[s],
+					  "state: bytes with FCS");
 			}
 			gt_close(&g);
 		}
@@ -412,14 +440,19 @@ TEST(gen_frame_bytes)
 		return;
 	{
 		__u8 in[64] = { 1, 2, 3 }, o[64];
-		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in, .data_size_in = 60,
-			    .data_out = o, .data_size_out = sizeof(o));
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = in,
+			    .data_size_in = 60, .data_out = o,
+			    .data_size_out = sizeof(o));
 
-		if (ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(g.skel->progs.xnf_gen),
-						     &opts), "run without cookie")) {
-			ASSERT_EQ(opts.retval, XDP_PASS, "frame without cookie passes");
+		if (ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(
+							     g.skel->progs.xnf_gen),
+						     &opts),
+			      "run without cookie")) {
+			ASSERT_EQ(opts.retval, XDP_PASS,
+				  "frame without cookie passes");
 			ASSERT_MEM(o, in, 60, "frame without cookie untouched");
-			ASSERT_EQ(g.skel->bss->state.seq, 0, "and is not counted");
+			ASSERT_EQ(g.skel->bss->state.seq, 0,
+				  "and is not counted");
 		}
 	}
 	gt_close(&g);
@@ -444,10 +477,13 @@ TEST(gen_flows_beyond_65536)
 			    !frame_check(&g.spec, out, len, &f, "flow frame"))
 				break;
 			ASSERT_EQ(f.flow, flows[i], "probe carries the flow");
-			ASSERT_EQ(f.seq, 1000 + i, "probe carries the sequence number");
-			flow_check(&g.spec, &f, flows[i], "source port and address of the flow");
+			ASSERT_EQ(f.seq, 1000 + i,
+				  "probe carries the sequence number");
+			flow_check(&g.spec, &f, flows[i],
+				   "source port and address of the flow");
 		}
-		ASSERT_EQ(g.skel->bss->state.flow, 0, "flow 69999 is the last: back to 0");
+		ASSERT_EQ(g.skel->bss->state.flow, 0,
+			  "flow 69999 is the last: back to 0");
 		gt_close(&g);
 	}
 }
@@ -469,18 +505,19 @@ TEST(gen_paced_runs)
 		return;
 	st = &g.skel->bss->state;
 	now = mono_ns();
-	st->pace_ps = 1000000000ull;             /* 1 ms */
-	st->pace_t0 = now + 10000000000ull;      /* frame 0 due in 10 s */
+	st->pace_ps = 1000000000ull;	    /* 1 ms */
+	st->pace_t0 = now + 10000000000ull; /* frame 0 due in 10 s */
 	st->limit = 3;
 	st->max_late_ns = 1000000000ull;
 	st->pace_batch = 2;
-	if (!ASSERT_OK(gt_run(&g, 0, 1, out, &len, &ret), "run before the frame is due"))
+	if (!ASSERT_OK(gt_run(&g, 0, 1, out, &len, &ret),
+		       "run before the frame is due"))
 		goto out;
 	ASSERT_EQ(ret, XDP_DROP, "not due: the live frame is dropped unsent");
 	ASSERT_EQ(st->seq, 0, "not due: nothing sent");
 	ASSERT_EQ(st->idle, 1, "not due: an idle run");
 
-	st->pace_t0 = mono_ns() - 500000;        /* frame 0 due 0.5 ms ago */
+	st->pace_t0 = mono_ns() - 500000; /* frame 0 due 0.5 ms ago */
 	gt_run(&g, 0, 1, out, &len, &ret);
 	ASSERT_EQ(ret, XDP_TX, "due: sent");
 	ASSERT_EQ(st->seq, 1, "due: one frame");
@@ -496,9 +533,11 @@ TEST(gen_paced_runs)
 	gt_run(&g, 0, 1, out, &len, &ret);
 	ASSERT_EQ(ret, XDP_TX, "late: sent");
 	ASSERT_EQ(st->slips, 1, "late by more than max_late: a slip");
-	ASSERT_TRUE(st->pace_t0 >= now + 3900000000ull && st->pace_t0 <= now + 4100000000ull,
+	ASSERT_TRUE(st->pace_t0 >= now + 3900000000ull &&
+			    st->pace_t0 <= now + 4100000000ull,
 		    "the schedule moved on by the lateness beyond max_late");
-	ASSERT_EQ(st->bursts, 2, "an idle run and a flush came between: a new burst");
+	ASSERT_EQ(st->bursts, 2,
+		  "an idle run and a flush came between: a new burst");
 
 	/* frame 2 due long ago too, sent back to back: the same burst */
 	gt_run(&g, 0, 1, out, &len, &ret);
@@ -518,7 +557,7 @@ TEST(gen_paced_runs)
 	gt_run(&g, 0, 1, out, &len, &ret);
 	ASSERT_EQ(ret, XDP_DROP, "burst cap: not due yet");
 	ASSERT_EQ(st->seq, 3, "burst cap: still 3 frames");
-	st->pace_t0 -= 2000000;                  /* due 1 ms ago: a new burst */
+	st->pace_t0 -= 2000000; /* due 1 ms ago: a new burst */
 	gt_run(&g, 0, 1, out, &len, &ret);
 	ASSERT_EQ(ret, XDP_TX, "after a wait and a flush: sent");
 	ASSERT_EQ(st->bursts, 3, "a new burst");
@@ -544,7 +583,7 @@ out:
 struct capture {
 	struct gframe *f;
 	__u32 n, cap;
-	__u32 bad;               /* frames that failed frame_check */
+	__u32 bad; /* frames that failed frame_check */
 };
 
 static int cap_read(int fd, const struct xnf_gen_spec *s, struct capture *c)
@@ -557,12 +596,13 @@ static int cap_read(int fd, const struct xnf_gen_spec *s, struct capture *c)
 
 	for (;;) {
 		fl = sizeof(from);
-		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fl);
 		if (n < 0)
 			return got;
 		if (from.sll_pkttype == PACKET_OUTGOING || n < ETH_HLEN ||
 		    memcmp(buf + 6, s->smac, 6))
-			continue;      /* not ours (neighbour discovery, ...) */
+			continue; /* not ours (neighbour discovery, ...) */
 		if (c->n == c->cap)
 			return got;
 		if (!frame_check(s, buf, n, &c->f[c->n], "captured live frame"))
@@ -586,15 +626,19 @@ static void live_run(int family, int proto, enum xnf_size_dist dist, __u32 size,
 
 	snprintf(what, sizeof(what), "ipv%d/%s size %s%u, %u flows", family,
 		 proto == IPPROTO_TCP ? "tcp" : "udp",
-		 dist == XNF_SIZE_IMIX ? "imix " : dist == XNF_SIZE_DC ? "dc " : "", size, flows);
+		 dist == XNF_SIZE_IMIX ? "imix " :
+		 dist == XNF_SIZE_DC   ? "dc " :
+					 "",
+		 size, flows);
 	c.f = calloc(n, sizeof(*c.f));
 	keys = calloc(n, sizeof(*keys));
-	if (!ASSERT_TRUE(c.f && keys, "memory") || !gt_open(&g, family, proto, dist, size, flows))
+	if (!ASSERT_TRUE(c.f && keys, "memory") ||
+	    !gt_open(&g, family, proto, dist, size, flows))
 		goto out;
 	/* keeps the program in the XDP dispatcher: calls without a pause */
 	link = bpf_program__attach_xdp(g.skel->progs.xnf_gen, ifindex);
 	ASSERT_TRUE(link, "attach the generator to ut0");
-	cap_read(fd, &g.spec, &c);       /* drain */
+	cap_read(fd, &g.spec, &c); /* drain */
 	c.n = 0;
 	c.bad = 0;
 	while (sent < n) {
@@ -608,18 +652,21 @@ static void live_run(int family, int proto, enum xnf_size_dist dist, __u32 size,
 				usleep(1000);
 		}
 	}
-	if (!ASSERT_EQ(c.n, n, what) || !ASSERT_EQ(c.bad, 0, "every frame as specified"))
+	if (!ASSERT_EQ(c.n, n, what) ||
+	    !ASSERT_EQ(c.bad, 0, "every frame as specified"))
 		goto out;
 
 	/* sequence contiguous, timestamps monotonic, flows round robin */
 	for (i = 0; i < n; i++) {
 		const struct gframe *f = &c.f[i];
 
-		if (!ASSERT_EQ(f->seq, i, "sequence numbers contiguous, in order") ||
+		if (!ASSERT_EQ(f->seq, i,
+			       "sequence numbers contiguous, in order") ||
 		    !ASSERT_GE(f->ts, prev_ts, "timestamps monotonic"))
 			goto out;
 		prev_ts = f->ts;
-		if (f->full && !ASSERT_EQ(f->flow, i % flows, "flow = seq % flows"))
+		if (f->full &&
+		    !ASSERT_EQ(f->flow, i % flows, "flow = seq % flows"))
 			goto out;
 		if (!flow_check(&g.spec, f, i % flows, "5-tuple of the flow"))
 			goto out;
@@ -639,7 +686,9 @@ static void live_run(int family, int proto, enum xnf_size_dist dist, __u32 size,
 			if (!ASSERT_EQ(c.f[i].size, size, "fixed size"))
 				goto out;
 	} else {
-		const struct xnf_size_weight *w = dist == XNF_SIZE_IMIX ? xnf_imix : xnf_dc;
+		const struct xnf_size_weight *w = dist == XNF_SIZE_IMIX ?
+							  xnf_imix :
+							  xnf_dc;
 		size_t wl = dist == XNF_SIZE_IMIX ? xnf_imix_len : xnf_dc_len, e;
 		__u32 total = 0, min = xnf_gen_min_size(family, proto);
 
@@ -648,7 +697,8 @@ static void live_run(int family, int proto, enum xnf_size_dist dist, __u32 size,
 		if (!ASSERT_EQ(n % total, 0, "test sends whole tables"))
 			goto out;
 		for (e = 0; e < wl; e++) {
-			__u32 want = 0, got = 0, sz = w[e].size < min ? min : w[e].size;
+			__u32 want = 0, got = 0,
+			      sz = w[e].size < min ? min : w[e].size;
 			size_t e2;
 
 			for (e2 = 0; e2 < wl; e2++)
@@ -684,7 +734,8 @@ TEST(gen_paced_spacing)
 	if (!fx_cap_open(&cap))
 		return;
 	ifindex = if_nametoindex("ut0");
-	setsockopt(cap.fd[0], SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	setsockopt(cap.fd[0], SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		   sizeof(rcvbuf));
 	c.f = calloc(n, sizeof(*c.f));
 	late = calloc(n, sizeof(*late));
 	if (!ASSERT_TRUE(c.f && late, "memory") ||
@@ -697,14 +748,15 @@ TEST(gen_paced_spacing)
 	t0 = mono_ns() + 1000000;
 	st->pace_t0 = t0;
 	st->limit = n;
-	st->max_late_ns = 10000000000ull;        /* never move: measure lateness */
+	st->max_late_ns = 10000000000ull; /* never move: measure lateness */
 	st->pace_batch = 1;
 	st->pace_ps = period * 1000;
 	deadline = mono_ns() + 5000000000ull;
 	ASSERT_TRUE(link, "hold the dispatcher");
 	/* back-to-back calls, as xnf-gen makes them; frames are read after */
 	while (st->seq < n && mono_ns() < deadline)
-		if (!ASSERT_OK(gt_run(&g, ifindex, 100000, NULL, NULL, NULL), "paced call"))
+		if (!ASSERT_OK(gt_run(&g, ifindex, 100000, NULL, NULL, NULL),
+			       "paced call"))
 			goto out;
 	for (i = 0; i < 100 && c.n < n; i++) {
 		usleep(1000);
@@ -726,10 +778,13 @@ TEST(gen_paced_spacing)
 	qsort(late, n, sizeof(*late), cmp_u64);
 	if (xnf_test_verbose)
 		printf("  lateness ns: p50 %llu p90 %llu p99 %llu max %llu\n",
-		       (unsigned long long)late[n / 2], (unsigned long long)late[n * 9 / 10],
-		       (unsigned long long)late[n * 99 / 100], (unsigned long long)late[n - 1]);
+		       (unsigned long long)late[n / 2],
+		       (unsigned long long)late[n * 9 / 10],
+		       (unsigned long long)late[n * 99 / 100],
+		       (unsigned long long)late[n - 1]);
 	/* a busy box preempts the thread: only the median is asserted */
-	ASSERT_LE(late[n / 2], 10000, "median lateness within 10 us (half a period)");
+	ASSERT_LE(late[n / 2], 10000,
+		  "median lateness within 10 us (half a period)");
 	ASSERT_EQ(st->burst_max >= 1, 1, "bursts counted");
 out:
 	bpf_link__destroy(link);
@@ -749,12 +804,15 @@ TEST(gen_live_frames)
 	if (!fx_cap_open(&cap))
 		return;
 	ifindex = if_nametoindex("ut0");
-	setsockopt(cap.fd[0], SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	setsockopt(cap.fd[0], SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		   sizeof(rcvbuf));
 	live_run(4, IPPROTO_UDP, XNF_SIZE_FIXED, 64, 1, 2000, cap.fd[0], ifindex);
-	live_run(4, IPPROTO_UDP, XNF_SIZE_FIXED, 1518, 16, 2000, cap.fd[0], ifindex);
+	live_run(4, IPPROTO_UDP, XNF_SIZE_FIXED, 1518, 16, 2000, cap.fd[0],
+		 ifindex);
 	live_run(4, IPPROTO_UDP, XNF_SIZE_IMIX, 0, 100, 2400, cap.fd[0], ifindex);
 	live_run(4, IPPROTO_TCP, XNF_SIZE_IMIX, 0, 7, 2400, cap.fd[0], ifindex);
-	live_run(6, IPPROTO_UDP, XNF_SIZE_IMIX, 0, 1000, 2400, cap.fd[0], ifindex);
+	live_run(6, IPPROTO_UDP, XNF_SIZE_IMIX, 0, 1000, 2400, cap.fd[0],
+		 ifindex);
 	live_run(6, IPPROTO_TCP, XNF_SIZE_IMIX, 0, 3, 2400, cap.fd[0], ifindex);
 	live_run(4, IPPROTO_UDP, XNF_SIZE_DC, 0, 256, 3000, cap.fd[0], ifindex);
 	live_run(6, IPPROTO_TCP, XNF_SIZE_DC, 0, 5, 3000, cap.fd[0], ifindex);
@@ -764,8 +822,8 @@ TEST(gen_live_frames)
 /* ---- the sink ---------------------------------------------------------------- */
 
 struct sink_view {
-	struct xnf_sink_stats s;     /* summed over CPUs (min/max merged) */
-	struct xnf_sink_seq q;       /* merged over queues (window unused) */
+	struct xnf_sink_stats s; /* summed over CPUs (min/max merged) */
+	struct xnf_sink_seq q;	 /* merged over queues (window unused) */
 	__u64 hist[XNF_LAT_BUCKETS];
 	__u64 lost;
 };
@@ -783,9 +841,11 @@ static bool sink_read(struct xnf_sink *k, struct sink_view *v)
 	memset(v, 0, sizeof(*v));
 	if (!ASSERT_TRUE(st && h && sq, "memory") ||
 	    !ASSERT_OK(bpf_map__lookup_elem(k->maps.xnf_sink_stats, &key, 4, st,
-					    ncpus * sizeof(*st), 0), "read sink stats") ||
+					    ncpus * sizeof(*st), 0),
+		       "read sink stats") ||
 	    !ASSERT_OK(bpf_map__lookup_elem(k->maps.xnf_sink_hist, &key, 4, h,
-					    ncpus * sizeof(*h), 0), "read sink histogram"))
+					    ncpus * sizeof(*h), 0),
+		       "read sink histogram"))
 		goto out;
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		v->s.packets += st[cpu].packets;
@@ -802,7 +862,8 @@ static bool sink_read(struct xnf_sink *k, struct sink_view *v)
 	for (key = 0; key < XNF_SINK_QUEUES; key++) {
 		struct xnf_sink_seq *q = (void *)(sq + XNF_SINK_SEQ_OFF);
 
-		if (!ASSERT_OK(bpf_map__lookup_elem(k->maps.xnf_sink_seq, &key, 4, sq, sz, 0),
+		if (!ASSERT_OK(bpf_map__lookup_elem(k->maps.xnf_sink_seq, &key,
+						    4, sq, sz, 0),
 			       "read sink sequence state"))
 			goto out;
 		if (!q->started)
@@ -817,7 +878,8 @@ static bool sink_read(struct xnf_sink *k, struct sink_view *v)
 		v->q.beyond_window += q->beyond_window;
 	}
 	if (v->q.started) {
-		__u64 span = v->q.max_seq - v->q.min_seq + 1, uniq = v->s.packets - v->q.duplicates;
+		__u64 span = v->q.max_seq - v->q.min_seq + 1,
+		      uniq = v->s.packets - v->q.duplicates;
 
 		v->lost = span > uniq ? span - uniq : 0;
 	}
@@ -844,13 +906,15 @@ static struct xnf_sink *sink_open(bool check_l4)
 }
 
 /* One frame into the sink, on receive queue @queue of @ifindex (0: none). */
-static int sink_feed(struct xnf_sink *k, const __u8 *frame, __u32 len, __u32 ifindex,
-		     __u32 queue)
+static int sink_feed(struct xnf_sink *k, const __u8 *frame, __u32 len,
+		     __u32 ifindex, __u32 queue)
 {
-	struct xdp_md ctx = { .data_end = len, .ingress_ifindex = ifindex,
+	struct xdp_md ctx = { .data_end = len,
+			      .ingress_ifindex = ifindex,
 			      .rx_queue_index = queue };
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame, .data_size_in = len,
-		    .ctx_in = &ctx, .ctx_size_in = sizeof(ctx));
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = frame,
+		    .data_size_in = len, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx));
 
 	if (bpf_prog_test_run_opts(bpf_program__fd(k->progs.xnf_sink), &opts))
 		return -errno;
@@ -865,16 +929,17 @@ static bool gen_seq_frame(struct gt *g, __u64 seq, __u8 *out, __u32 *len)
 }
 
 /* Feeds the frames with the sequence numbers of @seqs, in that order. */
-static bool sink_seqs(struct xnf_sink *k, struct gt *g, const __u64 *seqs, __u32 n,
-		      __u32 ifindex, const __u32 *queues)
+static bool sink_seqs(struct xnf_sink *k, struct gt *g, const __u64 *seqs,
+		      __u32 n, __u32 ifindex, const __u32 *queues)
 {
 	__u8 fr[2048];
 	__u32 i, len;
 
 	for (i = 0; i < n; i++) {
 		if (!gen_seq_frame(g, seqs[i], fr, &len) ||
-		    !ASSERT_EQ(sink_feed(k, fr, len, ifindex, queues ? queues[i] : 0), XDP_DROP,
-			       "probe frame dropped by the sink"))
+		    !ASSERT_EQ(sink_feed(k, fr, len, ifindex,
+					 queues ? queues[i] : 0),
+			       XDP_DROP, "probe frame dropped by the sink"))
 			return false;
 	}
 	return true;
@@ -904,7 +969,8 @@ TEST(sink_loss_reorder_duplicates)
 		ASSERT_EQ(v.q.duplicates, 0, "in order: duplicates");
 		ASSERT_EQ(v.q.min_seq, 0, "in order: first");
 		ASSERT_EQ(v.q.max_seq, 99, "in order: last");
-		ASSERT_EQ(v.s.bad_ip_csum + v.s.bad_l4_csum, 0, "checksums right");
+		ASSERT_EQ(v.s.bad_ip_csum + v.s.bad_l4_csum, 0,
+			  "checksums right");
 	}
 	xnf_sink__destroy(k);
 
@@ -949,11 +1015,12 @@ TEST(sink_loss_reorder_duplicates)
 		goto out;
 	seqs[0] = 0;
 	seqs[1] = 2;
-	seqs[2] = 65536 + 5;     /* takes the window slot of 0..63 */
+	seqs[2] = 65536 + 5; /* takes the window slot of 0..63 */
 	seqs[3] = 1;
 	if (sink_seqs(k, &g, seqs, 4, 0, NULL) && sink_read(k, &v)) {
 		ASSERT_EQ(v.q.reordered, 1, "old late frame: reordered");
-		ASSERT_EQ(v.q.beyond_window, 1, "old late frame: beyond the window");
+		ASSERT_EQ(v.q.beyond_window, 1,
+			  "old late frame: beyond the window");
 		ASSERT_EQ(v.q.duplicates, 0, "old late frame: not a duplicate");
 		ASSERT_EQ(v.lost, 65542 - 4, "old late frame: the rest lost");
 	}
@@ -971,20 +1038,23 @@ TEST(sink_short_probe_wraps)
 	__u32 i, n = 0;
 
 	/* 64-byte IPv4/UDP frames carry 32 bits of the sequence number */
-	if (!gt_open(&g, 4, IPPROTO_UDP, XNF_SIZE_FIXED, 64, 1) || !(k = sink_open(true)))
+	if (!gt_open(&g, 4, IPPROTO_UDP, XNF_SIZE_FIXED, 64, 1) ||
+	    !(k = sink_open(true)))
 		goto out;
 	for (i = 0; i < 50; i++)
-		if (i != 30)                     /* lost, after the wrap */
+		if (i != 30) /* lost, after the wrap */
 			seqs[n++] = base + i;
-	seqs[n++] = base + 10;                   /* a duplicate, before the wrap */
+	seqs[n++] = base + 10; /* a duplicate, before the wrap */
 	if (sink_seqs(k, &g, seqs, n, 0, NULL) && sink_read(k, &v)) {
 		ASSERT_EQ(v.s.packets, 50, "short probes: packets");
 		ASSERT_EQ(v.q.min_seq, 0xffffffffull - 20, "short probes: first");
-		ASSERT_EQ(v.q.max_seq, base + 49, "short probes: widened beyond 2^32");
+		ASSERT_EQ(v.q.max_seq, base + 49,
+			  "short probes: widened beyond 2^32");
 		ASSERT_EQ(v.lost, 1, "short probes: lost");
 		ASSERT_EQ(v.q.duplicates, 1, "short probes: duplicates");
 		ASSERT_EQ(v.q.reordered, 0, "short probes: reordered");
-		ASSERT_EQ(v.s.bad_l4_csum + v.s.bad_ip_csum, 0, "short probes: checksums");
+		ASSERT_EQ(v.s.bad_l4_csum + v.s.bad_ip_csum, 0,
+			  "short probes: checksums");
 	}
 	xnf_sink__destroy(k);
 out:
@@ -1005,10 +1075,12 @@ TEST(sink_per_queue)
 		return;
 	fx_cap_close(&cap);
 	if (!ASSERT_OK(fx_sh("ip link add utq0 numrxqueues 70 type veth peer name utq0p "
-			     "numrxqueues 70"), "veth with 70 queues"))
+			     "numrxqueues 70"),
+		       "veth with 70 queues"))
 		return;
 	ifindex = if_nametoindex("utq0");
-	if (!gt_open(&g, 6, IPPROTO_UDP, XNF_SIZE_FIXED, 128, 1) || !(k = sink_open(false)))
+	if (!gt_open(&g, 6, IPPROTO_UDP, XNF_SIZE_FIXED, 128, 1) ||
+	    !(k = sink_open(false)))
 		goto out;
 	/* even numbers on queue 0, odd on 1, the tail on 66 and 69 (which
 	 * share the last, locked element): interleaved across queues but in
@@ -1030,7 +1102,8 @@ TEST(sink_per_queue)
 	queues[n++] = 1;
 	if (sink_seqs(k, &g, seqs, n, ifindex, queues) && sink_read(k, &v)) {
 		ASSERT_EQ(v.s.packets, 163, "queues: packets");
-		ASSERT_EQ(v.q.reordered, 1, "queues: reordered within a queue only");
+		ASSERT_EQ(v.q.reordered, 1,
+			  "queues: reordered within a queue only");
 		ASSERT_EQ(v.lost, 1, "queues: lost over all queues");
 		ASSERT_EQ(v.q.min_seq, 0, "queues: first");
 		ASSERT_EQ(v.q.max_seq, 163, "queues: last");
@@ -1050,21 +1123,25 @@ TEST(sink_checks_and_latency)
 	struct gt g;
 	__u32 len, i;
 
-	if (!gt_open(&g, 4, IPPROTO_TCP, XNF_SIZE_FIXED, 200, 1) || !(k = sink_open(true)))
+	if (!gt_open(&g, 4, IPPROTO_TCP, XNF_SIZE_FIXED, 200, 1) ||
+	    !(k = sink_open(true)))
 		goto out;
 
 	/* not a probe frame: ARP-like, passed */
 	other[12] = 0x08;
 	other[13] = 0x06;
-	ASSERT_EQ(sink_feed(k, other, sizeof(other), 0, 0), XDP_PASS, "ARP passes");
+	ASSERT_EQ(sink_feed(k, other, sizeof(other), 0, 0), XDP_PASS,
+		  "ARP passes");
 	/* a probe frame with a broken IPv4 checksum, then a broken payload */
 	if (gen_seq_frame(&g, 0, fr, &len)) {
 		fr[ETH_HLEN + 10] ^= 0x40;
-		ASSERT_EQ(sink_feed(k, fr, len, 0, 0), XDP_DROP, "bad IPv4 checksum: dropped");
+		ASSERT_EQ(sink_feed(k, fr, len, 0, 0), XDP_DROP,
+			  "bad IPv4 checksum: dropped");
 	}
 	if (gen_seq_frame(&g, 1, fr, &len)) {
 		fr[len - 1] ^= 0x01;
-		ASSERT_EQ(sink_feed(k, fr, len, 0, 0), XDP_DROP, "bad TCP checksum: dropped");
+		ASSERT_EQ(sink_feed(k, fr, len, 0, 0), XDP_DROP,
+			  "bad TCP checksum: dropped");
 	}
 	/* latency: 20 frames sent 1 ms "ago", one from the future */
 	for (i = 0; i < 21; i++) {
@@ -1089,7 +1166,8 @@ TEST(sink_checks_and_latency)
 		p50 = xnf_lat_quantile(v.hist, v.s.packets, 0.5, 0, v.s.lat_max);
 		ASSERT_TRUE(p50 >= 1000000 && p50 < 1000000 * 1.05,
 			    "median latency: 1 ms, within the bucket and the run time");
-		ASSERT_LE(v.s.lat_max, 1000000 + 100000000, "largest latency: the 1 ms frames");
+		ASSERT_LE(v.s.lat_max, 1000000 + 100000000,
+			  "largest latency: the 1 ms frames");
 	}
 	xnf_sink__destroy(k);
 out:
@@ -1101,8 +1179,9 @@ out:
  * times with frames of other sizes. */
 TEST(gen_into_sink_100k)
 {
-	static const int fams[] = { 4, 4, 6, 6 }, protos[] = { IPPROTO_UDP, IPPROTO_TCP,
-							      IPPROTO_UDP, IPPROTO_TCP };
+	static const int fams[] = { 4, 4, 6, 6 },
+			 protos[] = { IPPROTO_UDP, IPPROTO_TCP, IPPROTO_UDP,
+				      IPPROTO_TCP };
 	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
 	const __u32 n = 100000;
 	__u32 ut0, ut0p, v;
@@ -1125,14 +1204,16 @@ TEST(gen_into_sink_100k)
 
 		if (!k)
 			return;
-		lfd = bpf_link_create(bpf_program__fd(k->progs.xnf_sink), ut0p, BPF_XDP, &lo);
+		lfd = bpf_link_create(bpf_program__fd(k->progs.xnf_sink), ut0p,
+				      BPF_XDP, &lo);
 		if (!ASSERT_TRUE(lfd >= 0, "attach the sink to ut0p") ||
 		    !gt_open(&g, fams[v], protos[v], dist, 0, 64))
 			goto next;
 		cfg = (const struct xnf_gen_cfg *)&g.skel->rodata->cfg;
 		for (i = 0, want_bytes = 0; i < n; i++)
 			want_bytes += cfg->sizes[i % cfg->nsizes];
-		if (!ASSERT_OK(gt_run(&g, ut0, n, NULL, NULL, NULL), "100,000 live frames"))
+		if (!ASSERT_OK(gt_run(&g, ut0, n, NULL, NULL, NULL),
+			       "100,000 live frames"))
 			goto next;
 		usleep(50000);
 		if (!sink_read(k, &sv))
@@ -1140,7 +1221,8 @@ TEST(gen_into_sink_100k)
 		ASSERT_EQ(g.skel->bss->state.seq, n, "generator: frames written");
 		ASSERT_EQ(g.skel->bss->state.errors, 0, "generator: no errors");
 		ASSERT_EQ(sv.s.packets, n, "sink: every frame");
-		ASSERT_EQ(sv.s.bytes, g.skel->bss->state.bytes, "sink: bytes = generator's");
+		ASSERT_EQ(sv.s.bytes, g.skel->bss->state.bytes,
+			  "sink: bytes = generator's");
 		ASSERT_EQ(sv.s.bytes, want_bytes, "bytes: the size table's");
 		ASSERT_EQ(sv.s.bad_ip_csum, 0, "sink: IPv4 checksums");
 		ASSERT_EQ(sv.s.bad_l4_csum, 0, "sink: UDP/TCP checksums");

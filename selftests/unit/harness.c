@@ -7,7 +7,8 @@
 
 #include "test.h"
 
-#define CMP(op, a, b) xnf_test_cmp(XNF_OP_##op, XNF_TEST_VAL(a), XNF_TEST_VAL(b))
+#define CMP(op, a, b) \
+	xnf_test_cmp(XNF_OP_##op, XNF_TEST_VAL(a), XNF_TEST_VAL(b))
 
 TEST(harness_cmp)
 {

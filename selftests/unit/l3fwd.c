@@ -30,22 +30,25 @@
 struct l3_case {
 	const char *desc;
 	struct pkt_spec in;
-	__u16 pad;              /* zero bytes after the IP packet (Ethernet padding) */
-	bool drop;              /* no_route, ttl_expired, local set to drop */
-	int ret;                /* XDP action */
-	__u32 reason;           /* of the pass or drop */
-	__u8 port;              /* XDP_REDIRECT: egress port, seen in the MACs */
+	__u16 pad;    /* zero bytes after the IP packet (Ethernet padding) */
+	bool drop;    /* no_route, ttl_expired, local set to drop */
+	int ret;      /* XDP action */
+	__u32 reason; /* of the pass or drop */
+	__u8 port;    /* XDP_REDIRECT: egress port, seen in the MACs */
 };
 
-#define V4(...)         .in = { .family = 4, __VA_ARGS__ }
-#define V6(...)         .in = { .family = 6, __VA_ARGS__ }
-#define EXT(h)          .next_ext = 1, .ext = { h }
-#define DROP_CFG        .drop = true
-#define FWD(p)          .ret = XDP_REDIRECT, .port = (p)
-#define PASS(r)         .ret = XDP_PASS, .reason = (r)
-#define DROP(r)         .ret = XDP_DROP, .reason = (r)
-#define ARRAY_SIZE(a)   (sizeof(a) / sizeof((a)[0]))
-#define MAC_BCAST       { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+#define V4(...)	      .in = { .family = 4, __VA_ARGS__ }
+#define V6(...)	      .in = { .family = 6, __VA_ARGS__ }
+#define EXT(h)	      .next_ext = 1, .ext = { h }
+#define DROP_CFG      .drop = true
+#define FWD(p)	      .ret = XDP_REDIRECT, .port = (p)
+#define PASS(r)	      .ret = XDP_PASS, .reason = (r)
+#define DROP(r)	      .ret = XDP_DROP, .reason = (r)
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MAC_BCAST                                  \
+	{                                          \
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff \
+	}
 
 static const char *const l3_chains[] = { "l3fwd", "l3fwd,l2fwd" };
 
@@ -70,77 +73,98 @@ static const struct l3_case l3_cases[] = {
 	{ "v6 /128 beats /48 and /32", V6(.dst = "2001:db8:5::5"), FWD(0) },
 	{ "v6 next to the /128", V6(.dst = "2001:db8:5::4"), FWD(2) },
 	{ "v6 just above the /48", V6(.dst = "2001:db8:6::5"), FWD(1) },
-	{ "v6 last address of the /48", V6(.dst = "2001:db8:5:ffff:ffff:ffff:ffff:ffff"), FWD(2) },
+	{ "v6 last address of the /48",
+	  V6(.dst = "2001:db8:5:ffff:ffff:ffff:ffff:ffff"), FWD(2) },
 	/* TTL and hop limit. */
 	{ "v4 TTL 2 leaves with 1", V4(.ttl = 2), FWD(1) },
 	{ "v4 TTL 255", V4(.ttl = 255), FWD(1) },
 	{ "v4 TTL 1 expires", V4(.ttl = 1), PASS(XNF_R_TTL) },
 	{ "v4 TTL 1 expires, dropped", V4(.ttl = 1), DROP_CFG, DROP(XNF_R_TTL) },
 	{ "v4 TTL 0 expires", V4(.ttl_zero = true), PASS(XNF_R_TTL) },
-	{ "v4 TTL 0 expires, dropped", V4(.ttl_zero = true), DROP_CFG, DROP(XNF_R_TTL) },
+	{ "v4 TTL 0 expires, dropped", V4(.ttl_zero = true), DROP_CFG,
+	  DROP(XNF_R_TTL) },
 	{ "v6 hop limit 2 leaves with 1", V6(.ttl = 2), FWD(1) },
 	{ "v6 hop limit 255", V6(.ttl = 255), FWD(1) },
 	{ "v6 hop limit 1 expires", V6(.ttl = 1), PASS(XNF_R_TTL) },
-	{ "v6 hop limit 1 expires, dropped", V6(.ttl = 1), DROP_CFG, DROP(XNF_R_TTL) },
+	{ "v6 hop limit 1 expires, dropped", V6(.ttl = 1), DROP_CFG,
+	  DROP(XNF_R_TTL) },
 	{ "v6 hop limit 0 expires", V6(.ttl_zero = true), PASS(XNF_R_TTL) },
-	{ "v6 hop limit 0 expires, dropped", V6(.ttl_zero = true), DROP_CFG, DROP(XNF_R_TTL) },
+	{ "v6 hop limit 0 expires, dropped", V6(.ttl_zero = true), DROP_CFG,
+	  DROP(XNF_R_TTL) },
 	/* The route decides before the TTL: a packet for the router itself
 	 * is delivered whatever its TTL, one without a route is answered
 	 * with "unreachable", not "time exceeded". */
-	{ "v4 TTL 1 to an own address is local", V4(.ttl = 1, .dst = "198.51.100.254"),
-	  PASS(XNF_R_LOCAL) },
-	{ "v6 hop limit 1 to an own address is local", V6(.ttl = 1, .dst = "2001:db8:2::fe"),
-	  PASS(XNF_R_LOCAL) },
-	{ "v4 TTL 1 without a route", V4(.ttl = 1, .dst = "192.0.2.99"), PASS(XNF_R_NO_ROUTE) },
-	{ "v4 TTL 1 to a blackhole", V4(.ttl = 1, .dst = "203.0.113.1"), DROP(XNF_R_BLACKHOLE) },
+	{ "v4 TTL 1 to an own address is local",
+	  V4(.ttl = 1, .dst = "198.51.100.254"), PASS(XNF_R_LOCAL) },
+	{ "v6 hop limit 1 to an own address is local",
+	  V6(.ttl = 1, .dst = "2001:db8:2::fe"), PASS(XNF_R_LOCAL) },
+	{ "v4 TTL 1 without a route", V4(.ttl = 1, .dst = "192.0.2.99"),
+	  PASS(XNF_R_NO_ROUTE) },
+	{ "v4 TTL 1 to a blackhole", V4(.ttl = 1, .dst = "203.0.113.1"),
+	  DROP(XNF_R_BLACKHOLE) },
 	/* Route types and exceptions. */
 	{ "v4 no route", V4(.dst = "192.0.2.99"), PASS(XNF_R_NO_ROUTE) },
-	{ "v4 no route, dropped", V4(.dst = "192.0.2.99"), DROP_CFG, DROP(XNF_R_NO_ROUTE) },
+	{ "v4 no route, dropped", V4(.dst = "192.0.2.99"), DROP_CFG,
+	  DROP(XNF_R_NO_ROUTE) },
 	{ "v6 no route", V6(.dst = "3fff::1"), PASS(XNF_R_NO_ROUTE) },
-	{ "v6 no route, dropped", V6(.dst = "3fff::1"), DROP_CFG, DROP(XNF_R_NO_ROUTE) },
+	{ "v6 no route, dropped", V6(.dst = "3fff::1"), DROP_CFG,
+	  DROP(XNF_R_NO_ROUTE) },
 	{ "v4 local", V4(.dst = "198.51.100.254"), PASS(XNF_R_LOCAL) },
-	{ "v4 local, dropped", V4(.dst = "198.51.100.254"), DROP_CFG, DROP(XNF_R_LOCAL) },
+	{ "v4 local, dropped", V4(.dst = "198.51.100.254"), DROP_CFG,
+	  DROP(XNF_R_LOCAL) },
 	{ "v6 local", V6(.dst = "2001:db8:2::fe"), PASS(XNF_R_LOCAL) },
-	{ "v6 local, dropped", V6(.dst = "2001:db8:2::fe"), DROP_CFG, DROP(XNF_R_LOCAL) },
+	{ "v6 local, dropped", V6(.dst = "2001:db8:2::fe"), DROP_CFG,
+	  DROP(XNF_R_LOCAL) },
 	{ "v4 blackhole", V4(.dst = "203.0.113.1"), DROP(XNF_R_BLACKHOLE) },
 	{ "v4 blackhole, drop config", V4(.dst = "203.0.113.127"), DROP_CFG,
 	  DROP(XNF_R_BLACKHOLE) },
 	{ "v6 blackhole", V6(.dst = "2001:db8:b::1"), DROP(XNF_R_BLACKHOLE) },
 	{ "v4 unreachable", V4(.dst = "203.0.113.129"), PASS(XNF_R_NO_ROUTE) },
-	{ "v4 unreachable, dropped", V4(.dst = "203.0.113.255"), DROP_CFG, DROP(XNF_R_NO_ROUTE) },
+	{ "v4 unreachable, dropped", V4(.dst = "203.0.113.255"), DROP_CFG,
+	  DROP(XNF_R_NO_ROUTE) },
 	{ "v6 unreachable", V6(.dst = "2001:db8:c::1"), PASS(XNF_R_NO_ROUTE) },
-	{ "v6 unreachable, dropped", V6(.dst = "2001:db8:c::1"), DROP_CFG, DROP(XNF_R_NO_ROUTE) },
+	{ "v6 unreachable, dropped", V6(.dst = "2001:db8:c::1"), DROP_CFG,
+	  DROP(XNF_R_NO_ROUTE) },
 	/* IPv4 options and fragments. */
 	{ "v4 4 option bytes", V4(.ip_opts = 4), FWD(1) },
 	{ "v4 8 option bytes", V4(.ip_opts = 8, .ttl = 7), FWD(1) },
-	{ "v4 40 option bytes (ihl 15)", V4(.ip_opts = 40, .frame_len = 128), FWD(1) },
-	{ "v4 40 option bytes, TTL 1", V4(.ip_opts = 40, .frame_len = 128, .ttl = 1),
-	  PASS(XNF_R_TTL) },
+	{ "v4 40 option bytes (ihl 15)", V4(.ip_opts = 40, .frame_len = 128),
+	  FWD(1) },
+	{ "v4 40 option bytes, TTL 1",
+	  V4(.ip_opts = 40, .frame_len = 128, .ttl = 1), PASS(XNF_R_TTL) },
 	{ "v4 first fragment (MF)", V4(.frag_off = 0x2000), FWD(1) },
 	{ "v4 middle fragment (MF, offset 128)", V4(.frag_off = 0x2010), FWD(1) },
 	{ "v4 last fragment (offset 128)", V4(.frag_off = 0x0010), FWD(1) },
-	{ "v4 later fragment, TTL 1", V4(.frag_off = 0x0010, .ttl = 1), PASS(XNF_R_TTL) },
+	{ "v4 later fragment, TTL 1", V4(.frag_off = 0x0010, .ttl = 1),
+	  PASS(XNF_R_TTL) },
 	{ "v4 DF set", V4(.frag_off = 0x4000), FWD(1) },
 	/* IPv6 extension headers: only the hop limit changes. */
 	{ "v6 hop-by-hop", V6(EXT(IPPROTO_HOPOPTS), .frame_len = 96), FWD(1) },
 	{ "v6 routing", V6(EXT(IPPROTO_ROUTING), .frame_len = 96), FWD(1) },
-	{ "v6 first fragment", V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0001,
-				  .frame_len = 96), FWD(1) },
-	{ "v6 later fragment", V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0009), FWD(1) },
-	{ "v6 destination options", V6(EXT(IPPROTO_DSTOPTS), .frame_len = 96), FWD(1) },
-	{ "v6 all four", V6(.next_ext = 4, .ext = { IPPROTO_HOPOPTS, IPPROTO_DSTOPTS,
-					       IPPROTO_ROUTING, IPPROTO_FRAGMENT },
-			   .frag_off = 0x0001, .frame_len = 160, .dst = "2001:db8:5::7"), FWD(2) },
-	{ "v6 hop-by-hop, hop limit 1", V6(EXT(IPPROTO_HOPOPTS), .ttl = 1, .frame_len = 96),
-	  PASS(XNF_R_TTL) },
+	{ "v6 first fragment",
+	  V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0001, .frame_len = 96), FWD(1) },
+	{ "v6 later fragment", V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0009),
+	  FWD(1) },
+	{ "v6 destination options", V6(EXT(IPPROTO_DSTOPTS), .frame_len = 96),
+	  FWD(1) },
+	{ "v6 all four",
+	  V6(.next_ext = 4,
+	     .ext = { IPPROTO_HOPOPTS, IPPROTO_DSTOPTS, IPPROTO_ROUTING,
+		      IPPROTO_FRAGMENT },
+	     .frag_off = 0x0001, .frame_len = 160, .dst = "2001:db8:5::7"),
+	  FWD(2) },
+	{ "v6 hop-by-hop, hop limit 1",
+	  V6(EXT(IPPROTO_HOPOPTS), .ttl = 1, .frame_len = 96), PASS(XNF_R_TTL) },
 	/* Other L4 protocols: their checksums must stay right. */
 	{ "v4 TCP", V4(.proto = IPPROTO_TCP), FWD(1) },
 	{ "v4 ICMP", V4(.proto = IPPROTO_ICMP, .dst = "10.1.2.3"), FWD(0) },
 	{ "v6 TCP", V6(.proto = IPPROTO_TCP, .frame_len = 80), FWD(1) },
-	{ "v6 ICMPv6", V6(.proto = IPPROTO_ICMPV6, .dst = "2001:db8:5::1"), FWD(2) },
+	{ "v6 ICMPv6", V6(.proto = IPPROTO_ICMPV6, .dst = "2001:db8:5::1"),
+	  FWD(2) },
 	/* Not for l3fwd. */
 	{ "ARP", .in = { .family = 0 }, PASS(XNF_R_NOT_IP) },
-	{ "ARP, drop config", .in = { .family = 0 }, DROP_CFG, PASS(XNF_R_NOT_IP) },
+	{ "ARP, drop config", .in = { .family = 0 }, DROP_CFG,
+	  PASS(XNF_R_NOT_IP) },
 	{ "v4 one VLAN tag", V4(.nvlans = 1), PASS(XNF_R_VLAN) },
 	{ "v4 two VLAN tags", V4(.nvlans = 2), PASS(XNF_R_VLAN) },
 	{ "v6 one VLAN tag", V6(.nvlans = 1, .frame_len = 80), PASS(XNF_R_VLAN) },
@@ -151,25 +175,32 @@ static const struct l3_case l3_cases[] = {
 	{ "v4 three VLAN tags", V4(.nvlans = 3), PASS(XNF_R_NOT_IP) },
 	/* Frame sizes. */
 	{ "v4 smallest UDP frame (42 bytes)", V4(.frame_len = 42), FWD(1) },
-	{ "v4 42 bytes + 18 bytes Ethernet padding", V4(.frame_len = 42), .pad = 18, FWD(1) },
-	{ "v4 padding, TTL 1", V4(.frame_len = 42, .ttl = 1), .pad = 18, PASS(XNF_R_TTL) },
+	{ "v4 42 bytes + 18 bytes Ethernet padding", V4(.frame_len = 42),
+	  .pad = 18, FWD(1) },
+	{ "v4 padding, TTL 1", V4(.frame_len = 42, .ttl = 1), .pad = 18,
+	  PASS(XNF_R_TTL) },
 	{ "v6 smallest UDP frame (62 bytes)", V6(.frame_len = 62), FWD(1) },
 	{ "v6 62 bytes + 2 bytes padding", V6(.frame_len = 62), .pad = 2, FWD(1) },
 	{ "v4 9000 bytes (multi-buffer)", V4(.frame_len = 9000), FWD(1) },
-	{ "v4 9000 bytes, /32", V4(.frame_len = 9000, .dst = "10.1.2.3", .ttl = 100), FWD(0) },
-	{ "v4 9000 bytes, TTL 1", V4(.frame_len = 9000, .ttl = 1), PASS(XNF_R_TTL) },
+	{ "v4 9000 bytes, /32",
+	  V4(.frame_len = 9000, .dst = "10.1.2.3", .ttl = 100), FWD(0) },
+	{ "v4 9000 bytes, TTL 1", V4(.frame_len = 9000, .ttl = 1),
+	  PASS(XNF_R_TTL) },
 	{ "v6 9000 bytes (multi-buffer)", V6(.frame_len = 9000), FWD(1) },
-	{ "v4 1514-byte frame to a 1500-byte port", V4(.frame_len = 1514, .dst = "10.1.2.9"), FWD(2) },
-	{ "v4 1515-byte frame to a 1500-byte port", V4(.frame_len = 1515, .dst = "10.1.2.9"),
-	  PASS(XNF_R_FRAG_NEEDED) },
-	{ "v4 9000 bytes to a 1500-byte port", V4(.frame_len = 9000, .dst = "10.1.2.9"),
-	  PASS(XNF_R_FRAG_NEEDED) },
-	{ "v6 9000 bytes to a 1500-byte port", V6(.frame_len = 9000, .dst = "2001:db8:5::9"),
-	  PASS(XNF_R_FRAG_NEEDED) },
+	{ "v4 1514-byte frame to a 1500-byte port",
+	  V4(.frame_len = 1514, .dst = "10.1.2.9"), FWD(2) },
+	{ "v4 1515-byte frame to a 1500-byte port",
+	  V4(.frame_len = 1515, .dst = "10.1.2.9"), PASS(XNF_R_FRAG_NEEDED) },
+	{ "v4 9000 bytes to a 1500-byte port",
+	  V4(.frame_len = 9000, .dst = "10.1.2.9"), PASS(XNF_R_FRAG_NEEDED) },
+	{ "v6 9000 bytes to a 1500-byte port",
+	  V6(.frame_len = 9000, .dst = "2001:db8:5::9"), PASS(XNF_R_FRAG_NEEDED) },
 	{ "v6 link-local destination", V6(.dst = "fe80::1"), PASS(XNF_R_LOCAL) },
 	{ "v6 link-local source", V6(.src = "fe80::1"), PASS(XNF_R_LOCAL) },
-	{ "v4 link-local destination", V4(.dst = "169.254.1.1"), PASS(XNF_R_LOCAL) },
-	{ "v6 9000 bytes, hop limit 1", V6(.frame_len = 9000, .ttl = 1), PASS(XNF_R_TTL) },
+	{ "v4 link-local destination", V4(.dst = "169.254.1.1"),
+	  PASS(XNF_R_LOCAL) },
+	{ "v6 9000 bytes, hop limit 1", V6(.frame_len = 9000, .ttl = 1),
+	  PASS(XNF_R_TTL) },
 };
 
 /*
@@ -243,7 +274,8 @@ static bool l3_case_run(struct fx *f, struct fx_cap *cap, const struct l3_case *
 	ok = l3_frame_ok(l3_in, l3_want, len, out, fwd, what);
 	ok &= fx_expect_entry(&st, c->ret, c->reason, what);
 	ok &= fx_expect_nf(&st, XNF_NF_L3FWD, c->ret, what);
-	ok &= fx_expect_nf(&st, XNF_NF_L2FWD, l2 && fwd ? XDP_REDIRECT : -1, what);
+	ok &= fx_expect_nf(&st, XNF_NF_L2FWD, l2 && fwd ? XDP_REDIRECT : -1,
+			   what);
 
 	/* The port it really leaves on, in live mode; only for forwarded
 	 * frames: live mode hands a passed one to the namespace's stack. */
@@ -253,16 +285,16 @@ static bool l3_case_run(struct fx *f, struct fx_cap *cap, const struct l3_case *
 		if (!ASSERT_OK(fx_run_live(f, l3_in, len), what))
 			return false;
 		got = fx_cap_ports(cap, l3_want, len, 1u << c->port);
-		ok &= xnf_test_check(got == 1u << c->port, __FILE__, __LINE__, what,
-				     "left on ports 0x%x, want 0x%x", got, 1u << c->port);
+		ok &= xnf_test_check(got == 1u << c->port, __FILE__, __LINE__,
+				     what, "left on ports 0x%x, want 0x%x", got,
+				     1u << c->port);
 	}
 	return ok;
 }
 
 /* Runs a table through "l3fwd" and "l3fwd,l2fwd", tail-called and fused;
  * the fused chain must give what the tail-called one gave, byte for byte. */
-static void l3_table(struct fx *f, const struct l3_case *cases, size_t n,
-		     bool fib)
+static void l3_table(struct fx *f, const struct l3_case *cases, size_t n, bool fib)
 {
 	struct fx_out *tail = calloc(n, sizeof(*tail)), out;
 	struct fx_cap cap;
@@ -283,8 +315,10 @@ static void l3_table(struct fx *f, const struct l3_case *cases, size_t n,
 			for (i = 0; i < n; i++) {
 				snprintf(what, sizeof(what), "%s [%s%s%s]",
 					 cases[i].desc, l3_chains[ch],
-					 fused ? ", fused" : "", fib ? ", fib" : "");
-				if (!l3_case_run(f, &cap, &cases[i], ch == 1, what, &out))
+					 fused ? ", fused" : "",
+					 fib ? ", fib" : "");
+				if (!l3_case_run(f, &cap, &cases[i], ch == 1,
+						 what, &out))
 					continue;
 				if (!fused) {
 					tail[i] = out;
@@ -307,7 +341,8 @@ TEST(l3fwd_table)
 		return;
 	/* Jumbo ports ut0 and ut1; ut2 keeps 1500, for the MTU cases. */
 	if (ASSERT_OK(fx_sh("ip link set ut0 mtu 9000 && ip link set ut1 mtu 9000"),
-		      "jumbo MTU on ut0 and ut1") && fx_l3_table(&f))
+		      "jumbo MTU on ut0 and ut1") &&
+	    fx_l3_table(&f))
 		l3_table(&f, l3_cases, ARRAY_SIZE(l3_cases), false);
 	fx_sh("ip link set ut0 mtu 1500; ip link set ut1 mtu 1500");
 	fx_close(&f);
@@ -362,7 +397,10 @@ static bool l3_set_csum(__u8 *frame, __u32 len, __u16 check)
  */
 TEST(l3fwd_ttl_sweep)
 {
-	static const struct { const char *src, *dst; __u32 port; } v4[] = {
+	static const struct {
+		const char *src, *dst;
+		__u32 port;
+	} v4[] = {
 		{ "192.0.2.1", "198.51.100.1", 1 },
 		{ "192.0.2.200", "198.51.100.77", 1 },
 		{ "203.0.113.9", "10.9.9.9", 1 },
@@ -372,16 +410,19 @@ TEST(l3fwd_ttl_sweep)
 		{ "0.0.0.1", "10.0.0.0", 1 },
 		{ "172.16.128.77", "10.128.255.1", 1 },
 	};
-	static const struct { const char *src, *dst; __u32 port; } v6[] = {
+	static const struct {
+		const char *src, *dst;
+		__u32 port;
+	} v6[] = {
 		{ "2001:db8:1::1", "2001:db8:2::1", 1 },
 		{ "2001:db8:1::2", "2001:db8:5::5", 0 },
 		{ "2001:db8:1:ffff:ffff:ffff:ffff:ffff", "2001:db8:5:1::ffff", 2 },
 		{ "2001:db8:ffff::1", "2001:db8:ffff:ffff::1", 1 },
 	};
 	static const __u16 csums[] = {
-		0x0000, 0x0001, 0x00fe, 0x00ff, 0x0100, 0x01ff, 0x7eff, 0x7fff,
-		0x8000, 0xfdff, 0xfe00, 0xfefe, 0xfeff, 0xff00, 0xff01, 0xff7f,
-		0xfffd, 0xfffe,
+		0x0000, 0x0001, 0x00fe, 0x00ff, 0x0100, 0x01ff,
+		0x7eff, 0x7fff, 0x8000, 0xfdff, 0xfe00, 0xfefe,
+		0xfeff, 0xff00, 0xff01, 0xff7f, 0xfffd, 0xfffe,
 	};
 	static const __u8 ttls[] = { 2, 3, 64, 128, 129, 254, 255 };
 	__u64 n = 0, want_n;
@@ -404,12 +445,15 @@ TEST(l3fwd_ttl_sweep)
 		n = 0;
 		for (a = 0; a < ARRAY_SIZE(v4) && ok; a++) {
 			for (ttl = 2; ttl <= 255 && ok; ttl++, n++) {
-				struct pkt_spec s = { .family = 4, .ttl = ttl,
-						      .src = v4[a].src, .dst = v4[a].dst,
+				struct pkt_spec s = { .family = 4,
+						      .ttl = ttl,
+						      .src = v4[a].src,
+						      .dst = v4[a].dst,
 						      .sport = ttl * 257 };
 
-				snprintf(what, sizeof(what), "v4 %s -> %s TTL %d%s",
-					 s.src, s.dst, ttl, fused ? " [fused]" : "");
+				snprintf(what, sizeof(what),
+					 "v4 %s -> %s TTL %d%s", s.src, s.dst,
+					 ttl, fused ? " [fused]" : "");
 				len = pkt_build(l3_in, sizeof(l3_in), &s);
 				ok = ASSERT_GE(len, 42, what) &&
 				     l3_fwd_one(&f, l3_in, len, v4[a].port, what);
@@ -417,11 +461,14 @@ TEST(l3fwd_ttl_sweep)
 		}
 		for (a = 0; a < ARRAY_SIZE(v6) && ok; a++) {
 			for (ttl = 2; ttl <= 255 && ok; ttl++, n++) {
-				struct pkt_spec s = { .family = 6, .ttl = ttl,
-						      .src = v6[a].src, .dst = v6[a].dst };
+				struct pkt_spec s = { .family = 6,
+						      .ttl = ttl,
+						      .src = v6[a].src,
+						      .dst = v6[a].dst };
 
-				snprintf(what, sizeof(what), "v6 %s -> %s hop limit %d%s",
-					 s.src, s.dst, ttl, fused ? " [fused]" : "");
+				snprintf(what, sizeof(what),
+					 "v6 %s -> %s hop limit %d%s", s.src,
+					 s.dst, ttl, fused ? " [fused]" : "");
 				len = pkt_build(l3_in, sizeof(l3_in), &s);
 				ok = ASSERT_GE(len, 62, what) &&
 				     l3_fwd_one(&f, l3_in, len, v6[a].port, what);
@@ -429,20 +476,25 @@ TEST(l3fwd_ttl_sweep)
 		}
 		for (k = 0; k < ARRAY_SIZE(csums) && ok; k++) {
 			for (a = 0; a < ARRAY_SIZE(ttls) && ok; a++, n++) {
-				struct pkt_spec s = { .family = 4, .ttl = ttls[a] };
+				struct pkt_spec s = { .family = 4,
+						      .ttl = ttls[a] };
 
-				snprintf(what, sizeof(what), "v4 checksum 0x%04x TTL %u%s",
-					 csums[k], ttls[a], fused ? " [fused]" : "");
+				snprintf(what, sizeof(what),
+					 "v4 checksum 0x%04x TTL %u%s", csums[k],
+					 ttls[a], fused ? " [fused]" : "");
 				len = pkt_build(l3_in, sizeof(l3_in), &s);
 				ok = ASSERT_GE(len, 42, what) &&
-				     ASSERT_TRUE(l3_set_csum(l3_in, len, csums[k]), what) &&
-				     ASSERT_TRUE(pkt_ipv4_csum_ok(l3_in, len), what) &&
+				     ASSERT_TRUE(l3_set_csum(l3_in, len, csums[k]),
+						 what) &&
+				     ASSERT_TRUE(pkt_ipv4_csum_ok(l3_in, len),
+						 what) &&
 				     l3_fwd_one(&f, l3_in, len, 1, what);
 			}
 		}
 		if (!ok || !fx_stats(&f, &st))
 			break;
-		snprintf(what, sizeof(what), "sweep counters%s", fused ? " [fused]" : "");
+		snprintf(what, sizeof(what), "sweep counters%s",
+			 fused ? " [fused]" : "");
 		ASSERT_EQ(n, want_n, what);
 		ASSERT_EQ(st.nf[XNF_NF_ENTRY].in, n, what);
 		ASSERT_EQ(st.nf[XNF_NF_ENTRY].redirect, n, what);
@@ -469,8 +521,8 @@ TEST(l3fwd_egress_not_in_devmap)
 
 	if (!fx_open(&f))
 		return;
-	if (!fx_l3_table(&f) ||
-	    !ASSERT_OK(xnf_port_del(f.dp, f.ifindex[2]), "remove ut2 from the devmap"))
+	if (!fx_l3_table(&f) || !ASSERT_OK(xnf_port_del(f.dp, f.ifindex[2]),
+					   "remove ut2 from the devmap"))
 		goto out;
 	len = pkt_build(l3_in, sizeof(l3_in), &s);
 	for (fused = 0; fused <= 1; fused++) {
@@ -478,7 +530,8 @@ TEST(l3fwd_egress_not_in_devmap)
 			 fused ? " [fused]" : "");
 		if (!fx_chain(&f, "l3fwd", fused, false) || !fx_stats_reset(&f))
 			break;
-		if (!ASSERT_OK(fx_run(&f, l3_in, len, &out), what) || !fx_stats(&f, &st))
+		if (!ASSERT_OK(fx_run(&f, l3_in, len, &out), what) ||
+		    !fx_stats(&f, &st))
 			break;
 		ASSERT_EQ(out.ret, XDP_DROP, what);
 		fx_expect_entry(&st, XDP_DROP, XNF_R_REDIRECT, what);
@@ -543,17 +596,24 @@ static const struct l3_case l3_fib_cases[] = {
 	{ "fib v6 via gateway", V6(.dst = "2001:db8:7::9"), FWD(1) },
 	{ "fib v6 hop limit 2", V6(.ttl = 2), FWD(1) },
 	{ "fib v6 hop-by-hop", V6(EXT(IPPROTO_HOPOPTS), .frame_len = 96), FWD(1) },
-	{ "fib v6 fragment", V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0009), FWD(1) },
+	{ "fib v6 fragment", V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0009),
+	  FWD(1) },
 	{ "fib v4 no neighbour", V4(.dst = "198.51.100.2"), PASS(XNF_R_NO_NEIGH) },
-	{ "fib v4 no neighbour, drop config", V4(.dst = "198.51.100.2"), DROP_CFG,
+	{ "fib v4 no neighbour, drop config", V4(.dst = "198.51.100.2"),
+	  DROP_CFG, PASS(XNF_R_NO_NEIGH) },
+	{ "fib v6 no neighbour", V6(.dst = "2001:db8:2::2"),
 	  PASS(XNF_R_NO_NEIGH) },
-	{ "fib v6 no neighbour", V6(.dst = "2001:db8:2::2"), PASS(XNF_R_NO_NEIGH) },
-	{ "fib v4 own address (egress side)", V4(.dst = "198.51.100.254"), PASS(XNF_R_LOCAL) },
-	{ "fib v4 own address (ingress side)", V4(.dst = "192.0.2.254"), PASS(XNF_R_LOCAL) },
-	{ "fib v4 own address, dropped", V4(.dst = "198.51.100.254"), DROP_CFG, DROP(XNF_R_LOCAL) },
-	{ "fib v4 own address, TTL 1", V4(.dst = "198.51.100.254", .ttl = 1), PASS(XNF_R_LOCAL) },
+	{ "fib v4 own address (egress side)", V4(.dst = "198.51.100.254"),
+	  PASS(XNF_R_LOCAL) },
+	{ "fib v4 own address (ingress side)", V4(.dst = "192.0.2.254"),
+	  PASS(XNF_R_LOCAL) },
+	{ "fib v4 own address, dropped", V4(.dst = "198.51.100.254"), DROP_CFG,
+	  DROP(XNF_R_LOCAL) },
+	{ "fib v4 own address, TTL 1", V4(.dst = "198.51.100.254", .ttl = 1),
+	  PASS(XNF_R_LOCAL) },
 	{ "fib v6 own address", V6(.dst = "2001:db8:2::fe"), PASS(XNF_R_LOCAL) },
-	{ "fib v6 own address, dropped", V6(.dst = "2001:db8:2::fe"), DROP_CFG, DROP(XNF_R_LOCAL) },
+	{ "fib v6 own address, dropped", V6(.dst = "2001:db8:2::fe"), DROP_CFG,
+	  DROP(XNF_R_LOCAL) },
 	{ "fib v4 blackhole", V4(.dst = "203.0.113.1"), DROP(XNF_R_BLACKHOLE) },
 	{ "fib v6 blackhole", V6(.dst = "2001:db8:b::1"), DROP(XNF_R_BLACKHOLE) },
 	{ "fib v4 unreachable", V4(.dst = "203.0.113.129"), PASS(XNF_R_NO_ROUTE) },
@@ -564,20 +624,25 @@ static const struct l3_case l3_fib_cases[] = {
 	  DROP(XNF_R_NO_ROUTE) },
 	{ "fib v4 TTL 1", V4(.ttl = 1), PASS(XNF_R_TTL) },
 	{ "fib v4 TTL 1, dropped", V4(.ttl = 1), DROP_CFG, DROP(XNF_R_TTL) },
-	{ "fib v4 TTL 0", V4(.ttl_zero = true, .dst = "10.7.1.1"), PASS(XNF_R_TTL) },
+	{ "fib v4 TTL 0", V4(.ttl_zero = true, .dst = "10.7.1.1"),
+	  PASS(XNF_R_TTL) },
 	{ "fib v6 hop limit 1", V6(.ttl = 1), PASS(XNF_R_TTL) },
-	{ "fib v6 hop limit 0, dropped", V6(.ttl_zero = true), DROP_CFG, DROP(XNF_R_TTL) },
-	{ "fib v4 subnet broadcast", V4(.dst = "198.51.100.255", .dmac = MAC_BCAST),
-	  PASS(XNF_R_LOCAL) },
+	{ "fib v6 hop limit 0, dropped", V6(.ttl_zero = true), DROP_CFG,
+	  DROP(XNF_R_TTL) },
+	{ "fib v4 subnet broadcast",
+	  V4(.dst = "198.51.100.255", .dmac = MAC_BCAST), PASS(XNF_R_LOCAL) },
 	/* ut1's MTU is 1500: bigger packets are the kernel's to fragment
 	 * or to answer with "fragmentation needed" / "packet too big". */
 	{ "fib v4 1500-byte packet fits the MTU", V4(.frame_len = 1514), FWD(1) },
-	{ "fib v4 1501-byte packet", V4(.frame_len = 1515), PASS(XNF_R_FRAG_NEEDED) },
-	{ "fib v4 1501 bytes, DF, drop config", V4(.frame_len = 1515, .frag_off = 0x4000),
-	  DROP_CFG, PASS(XNF_R_FRAG_NEEDED) },
+	{ "fib v4 1501-byte packet", V4(.frame_len = 1515),
+	  PASS(XNF_R_FRAG_NEEDED) },
+	{ "fib v4 1501 bytes, DF, drop config",
+	  V4(.frame_len = 1515, .frag_off = 0x4000), DROP_CFG,
+	  PASS(XNF_R_FRAG_NEEDED) },
 	{ "fib v4 9000 bytes", V4(.frame_len = 9000), PASS(XNF_R_FRAG_NEEDED) },
 	{ "fib v6 1500-byte packet fits the MTU", V6(.frame_len = 1514), FWD(1) },
-	{ "fib v6 1501-byte packet", V6(.frame_len = 1515), PASS(XNF_R_FRAG_NEEDED) },
+	{ "fib v6 1501-byte packet", V6(.frame_len = 1515),
+	  PASS(XNF_R_FRAG_NEEDED) },
 	{ "fib v6 9000 bytes", V6(.frame_len = 9000), PASS(XNF_R_FRAG_NEEDED) },
 	{ "fib ARP", .in = { .family = 0 }, PASS(XNF_R_NOT_IP) },
 	{ "fib v4 VLAN", V4(.nvlans = 1), PASS(XNF_R_VLAN) },
@@ -588,7 +653,8 @@ static const struct l3_case l3_fib_cases[] = {
 static const struct l3_case l3_fib_not_port[] = {
 	{ "fib v4 egress not an xnf port", V4(), PASS(XNF_R_NOT_PORT) },
 	{ "fib v6 egress not an xnf port", V6(), PASS(XNF_R_NOT_PORT) },
-	{ "fib v4 not a port, drop config", V4(.dst = "10.7.0.1"), DROP_CFG, PASS(XNF_R_NOT_PORT) },
+	{ "fib v4 not a port, drop config", V4(.dst = "10.7.0.1"), DROP_CFG,
+	  PASS(XNF_R_NOT_PORT) },
 };
 
 TEST(l3fwd_fib)
@@ -600,7 +666,8 @@ TEST(l3fwd_fib)
 	if (!ASSERT_OK(fx_sh("%s", l3_fib_setup), "configure the kernel's FIB"))
 		goto out;
 	l3_table(&f, l3_fib_cases, ARRAY_SIZE(l3_fib_cases), true);
-	if (ASSERT_OK(xnf_port_del(f.dp, f.ifindex[1]), "remove ut1 from the devmap"))
+	if (ASSERT_OK(xnf_port_del(f.dp, f.ifindex[1]),
+		      "remove ut1 from the devmap"))
 		l3_table(&f, l3_fib_not_port, ARRAY_SIZE(l3_fib_not_port), true);
 out:
 	fx_sh("%s", l3_fib_cleanup);
@@ -622,29 +689,42 @@ out:
 static const struct l3_case l3_group_cases[] = {
 	{ "v4 unicast via the default route", V4(.dst = "10.99.0.1"), FWD(1) },
 	{ "v6 unicast via the default route", V6(.dst = "3fff::1"), FWD(1) },
-	{ "v4 limited broadcast (DHCP DISCOVER)", V4(.dst = "255.255.255.255", .src = "0.0.0.0",
-	  .sport = 68, .dport = 67, .dmac = MAC_BCAST), PASS(XNF_R_LOCAL) },
-	{ "v4 link-local multicast 224.0.0.251", V4(.dst = "224.0.0.251", .ttl = 255,
-	  .dmac = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb }), PASS(XNF_R_LOCAL) },
-	{ "v4 multicast 239.1.2.3", V4(.dst = "239.1.2.3",
-	  .dmac = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 }), PASS(XNF_R_LOCAL) },
-	{ "v4 multicast, local drop config", V4(.dst = "239.1.2.3",
-	  .dmac = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 }), DROP_CFG, DROP(XNF_R_LOCAL) },
-	{ "v6 all-nodes ff02::1", V6(.dst = "ff02::1", .ttl = 255,
-	  .dmac = { 0x33, 0x33, 0, 0, 0, 0x01 }), PASS(XNF_R_LOCAL) },
-	{ "v6 global multicast ff0e::1234", V6(.dst = "ff0e::1234",
-	  .dmac = { 0x33, 0x33, 0, 0, 0x12, 0x34 }), PASS(XNF_R_LOCAL) },
+	{ "v4 limited broadcast (DHCP DISCOVER)",
+	  V4(.dst = "255.255.255.255", .src = "0.0.0.0", .sport = 68,
+	     .dport = 67, .dmac = MAC_BCAST),
+	  PASS(XNF_R_LOCAL) },
+	{ "v4 link-local multicast 224.0.0.251",
+	  V4(.dst = "224.0.0.251", .ttl = 255,
+	     .dmac = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb }),
+	  PASS(XNF_R_LOCAL) },
+	{ "v4 multicast 239.1.2.3",
+	  V4(.dst = "239.1.2.3", .dmac = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 }),
+	  PASS(XNF_R_LOCAL) },
+	{ "v4 multicast, local drop config",
+	  V4(.dst = "239.1.2.3", .dmac = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 }),
+	  DROP_CFG, DROP(XNF_R_LOCAL) },
+	{ "v6 all-nodes ff02::1",
+	  V6(.dst = "ff02::1", .ttl = 255, .dmac = { 0x33, 0x33, 0, 0, 0, 0x01 }),
+	  PASS(XNF_R_LOCAL) },
+	{ "v6 global multicast ff0e::1234",
+	  V6(.dst = "ff0e::1234", .dmac = { 0x33, 0x33, 0, 0, 0x12, 0x34 }),
+	  PASS(XNF_R_LOCAL) },
 	/* The IP destination alone decides, whatever the frame's MAC says. */
-	{ "v4 limited broadcast in a unicast frame", V4(.dst = "255.255.255.255"),
+	{ "v4 limited broadcast in a unicast frame",
+	  V4(.dst = "255.255.255.255"), PASS(XNF_R_LOCAL) },
+	{ "v4 multicast in a unicast frame", V4(.dst = "224.0.1.1"),
 	  PASS(XNF_R_LOCAL) },
-	{ "v4 multicast in a unicast frame", V4(.dst = "224.0.1.1"), PASS(XNF_R_LOCAL) },
-	{ "v4 last multicast address", V4(.dst = "239.255.255.255"), PASS(XNF_R_LOCAL) },
-	{ "v4 223.255.255.255, just below multicast", V4(.dst = "223.255.255.255"), FWD(1) },
-	{ "v6 multicast in a unicast frame", V6(.dst = "ff05::2"), PASS(XNF_R_LOCAL) },
+	{ "v4 last multicast address", V4(.dst = "239.255.255.255"),
+	  PASS(XNF_R_LOCAL) },
+	{ "v4 223.255.255.255, just below multicast",
+	  V4(.dst = "223.255.255.255"), FWD(1) },
+	{ "v6 multicast in a unicast frame", V6(.dst = "ff05::2"),
+	  PASS(XNF_R_LOCAL) },
 	/* And the frame alone decides, whatever the IP destination. */
-	{ "v4 unicast in a link-layer broadcast", V4(.dmac = MAC_BCAST), PASS(XNF_R_LOCAL) },
-	{ "v6 unicast in a link-layer multicast", V6(.dmac = { 0x33, 0x33, 0, 0, 0, 0x01 }),
+	{ "v4 unicast in a link-layer broadcast", V4(.dmac = MAC_BCAST),
 	  PASS(XNF_R_LOCAL) },
+	{ "v6 unicast in a link-layer multicast",
+	  V6(.dmac = { 0x33, 0x33, 0, 0, 0, 0x01 }), PASS(XNF_R_LOCAL) },
 };
 
 /* Both modes: xnf's table with default routes to ut1, and the kernel's
@@ -660,9 +740,11 @@ TEST(l3fwd_group_destinations)
 		l3_table(&f, l3_group_cases, ARRAY_SIZE(l3_group_cases), false);
 	if (ASSERT_OK(fx_sh("%s && ip route add default via 198.51.100.1 && "
 			    "ip -6 route add default via 2001:db8:2::1",
-			    l3_fib_setup), "configure the kernel's FIB"))
+			    l3_fib_setup),
+		      "configure the kernel's FIB"))
 		l3_table(&f, l3_group_cases, ARRAY_SIZE(l3_group_cases), true);
 	fx_sh("ip -6 route del default via 2001:db8:2::1 2>/dev/null; "
-	      "ip route del default via 198.51.100.1 2>/dev/null; %s", l3_fib_cleanup);
+	      "ip route del default via 198.51.100.1 2>/dev/null; %s",
+	      l3_fib_cleanup);
 	fx_close(&f);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* Runs the registered unit tests; see test.h. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE	/* vasprintf */
+#define _GNU_SOURCE /* vasprintf */
 #endif
 #include <errno.h>
 #include <fcntl.h>
@@ -25,12 +25,12 @@ static struct {
  * failed in it or in one of its subtests. */
 static struct {
 	const char *name;
-	char *skip;		/* the reason, once skipped */
-	int failed;		/* assertions failed outside subtests */
-	int sub_failed;		/* subtests that failed */
-	int sub_run;		/* subtests run */
-	int sub_skipped;	/* subtests skipped */
-	const char *sub;	/* the running subtest's name, or NULL */
+	char *skip;	 /* the reason, once skipped */
+	int failed;	 /* assertions failed outside subtests */
+	int sub_failed;	 /* subtests that failed */
+	int sub_run;	 /* subtests run */
+	int sub_skipped; /* subtests skipped */
+	const char *sub; /* the running subtest's name, or NULL */
 	char *sub_skip;
 } cur;
 
@@ -45,7 +45,7 @@ static int stderr_fd = -1, log_fd = -1, sublog_fd = -1;
 /* Selection: -t A,B/C runs tests whose name contains A, and tests whose
  * name contains B with, of their subtests, those whose name contains C. */
 struct filter {
-	char *test, *sub;	/* sub NULL: every subtest */
+	char *test, *sub; /* sub NULL: every subtest */
 };
 static struct filter *filters;
 static int nfilters;
@@ -261,8 +261,7 @@ static void run_test(struct xnf_test *t)
 	}
 	/* A test of subtests only, all skipped, is skipped; a test with
 	 * some subtests run says how many were skipped. */
-	if (!cur.skip && cur.sub_run && cur.sub_skipped == cur.sub_run &&
-	    !failed)
+	if (!cur.skip && cur.sub_run && cur.sub_skipped == cur.sub_run && !failed)
 		cur.skip = strdup("all subtests skipped");
 	if (failed) {
 		result("FAIL", NULL, NULL);
@@ -291,8 +290,8 @@ bool xnf_test_check(bool ok, const char *file, int line, const char *what,
 
 	if (ok && !xnf_test_verbose)
 		return true;
-	fprintf(stderr, "%s %s:%d %s%s%s: %s: ", ok ? "  ok  " : "  FAIL",
-		file, line, cur.name ? cur.name : "?", cur.sub ? "/" : "",
+	fprintf(stderr, "%s %s:%d %s%s%s: %s: ", ok ? "  ok  " : "  FAIL", file,
+		line, cur.name ? cur.name : "?", cur.sub ? "/" : "",
 		cur.sub ? cur.sub : "", what);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -446,7 +445,8 @@ int main(int argc, char **argv)
 			xnf_test_verbose = 1;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-t TEST[/SUBTEST][,...]] [-v]\n",
+			fprintf(stderr,
+				"usage: %s [-t TEST[/SUBTEST][,...]] [-v]\n",
 				argv[0]);
 			return 2;
 		}
@@ -466,7 +466,7 @@ int main(int argc, char **argv)
 	for (t = tests; t; t = t->next)
 		if (test_selected(t->name))
 			run_test(t);
-	printf("%d passed, %d failed, %d skipped\n", count.passed,
-	       count.failed, count.skipped);
+	printf("%d passed, %d failed, %d skipped\n", count.passed, count.failed,
+	       count.skipped);
 	return count.failed ? 1 : 0;
 }

@@ -50,24 +50,24 @@
 
 #include "fixture.h"
 
-#define PROBE_PORT 5353
+#define PROBE_PORT  5353
 #define DENIED_SRC4 "192.0.2.99"
 #define DENIED_SRC6 "2001:db8:1::99"
 
 enum kind {
-	K_MALFORMED,    /* rejected by the parser */
-	K_FWD,          /* IPv4/IPv6, untagged, TTL > 1, routed, allowed */
-	K_FW_DROP,      /* like K_FWD, but the firewall denies it */
-	K_TTL,          /* TTL / hop limit 0 or 1 */
-	K_VLAN,         /* tagged IPv4/IPv6 */
+	K_MALFORMED,	/* rejected by the parser */
+	K_FWD,		/* IPv4/IPv6, untagged, TTL > 1, routed, allowed */
+	K_FW_DROP,	/* like K_FWD, but the firewall denies it */
+	K_TTL,		/* TTL / hop limit 0 or 1 */
+	K_VLAN,		/* tagged IPv4/IPv6 */
 	K_VLAN_FW_DROP, /* tagged, and a firewall rule drops it */
-	K_NOT_IP,       /* ARP, LLDP, a third VLAN tag */
+	K_NOT_IP,	/* ARP, LLDP, a third VLAN tag */
 	__K_MAX
 };
 
 static const char *const kind_names[__K_MAX] = {
-	"malformed", "forward", "fw-drop", "ttl", "vlan", "vlan-fw-drop",
-	"not-ip",
+	"malformed", "forward",	     "fw-drop", "ttl",
+	"vlan",	     "vlan-fw-drop", "not-ip",
 };
 
 /* The chains every case runs through (tail-called and fused). */
@@ -81,7 +81,8 @@ static const struct {
 	{ "l3fwd", 1, { XNF_NF_L3FWD } },
 	{ "l2fwd", 1, { XNF_NF_L2FWD } },
 	{ "xsk", 1, { XNF_NF_XSK } },
-	{ "firewall,l3fwd,l2fwd", 3,
+	{ "firewall,l3fwd,l2fwd",
+	  3,
 	  { XNF_NF_FIREWALL, XNF_NF_L3FWD, XNF_NF_L2FWD } },
 };
 
@@ -99,10 +100,22 @@ struct expect {
 	bool routed;
 };
 
-#define DROP(r, rows) { XDP_DROP, r, rows, false }
-#define PASS(r, rows) { XDP_PASS, r, rows, false }
-#define FLOOD(rows) { XDP_REDIRECT, 0, rows, false }
-#define ROUTED(rows) { XDP_REDIRECT, 0, rows, true }
+#define DROP(r, rows)                    \
+	{                                \
+		XDP_DROP, r, rows, false \
+	}
+#define PASS(r, rows)                    \
+	{                                \
+		XDP_PASS, r, rows, false \
+	}
+#define FLOOD(rows)                          \
+	{                                    \
+		XDP_REDIRECT, 0, rows, false \
+	}
+#define ROUTED(rows)                        \
+	{                                   \
+		XDP_REDIRECT, 0, rows, true \
+	}
 
 static const struct expect expect[__K_MAX][NCHAINS] = {
 	/*                firewall               l3fwd
@@ -111,43 +124,57 @@ static const struct expect expect[__K_MAX][NCHAINS] = {
 	[K_MALFORMED] = { DROP(XNF_R_MALFORMED, "-"), DROP(XNF_R_MALFORMED, "-"),
 			  DROP(XNF_R_MALFORMED, "-"), DROP(XNF_R_MALFORMED, "-"),
 			  DROP(XNF_R_MALFORMED, "---") },
-	[K_FWD] = { PASS(XNF_R_NONE, "P"), ROUTED("R"),
-		    FLOOD("R"), PASS(XNF_R_XSK, "R"),
-		    ROUTED("PRR") },
-	[K_FW_DROP] = { DROP(XNF_R_FW_DENY, "D"), ROUTED("R"),
-			FLOOD("R"), PASS(XNF_R_XSK, "R"),
-			DROP(XNF_R_FW_DENY, "D--") },
-	[K_TTL] = { PASS(XNF_R_NONE, "P"), PASS(XNF_R_TTL, "P"),
-		    FLOOD("R"), PASS(XNF_R_XSK, "R"),
-		    PASS(XNF_R_TTL, "PP-") },
-	[K_VLAN] = { PASS(XNF_R_NONE, "P"), PASS(XNF_R_VLAN, "P"),
-		     FLOOD("R"), PASS(XNF_R_XSK, "R"),
-		     PASS(XNF_R_VLAN, "PP-") },
+	[K_FWD] = { PASS(XNF_R_NONE, "P"), ROUTED("R"), FLOOD("R"),
+		    PASS(XNF_R_XSK, "R"), ROUTED("PRR") },
+	[K_FW_DROP] = { DROP(XNF_R_FW_DENY, "D"), ROUTED("R"), FLOOD("R"),
+			PASS(XNF_R_XSK, "R"), DROP(XNF_R_FW_DENY, "D--") },
+	[K_TTL] = { PASS(XNF_R_NONE, "P"), PASS(XNF_R_TTL, "P"), FLOOD("R"),
+		    PASS(XNF_R_XSK, "R"), PASS(XNF_R_TTL, "PP-") },
+	[K_VLAN] = { PASS(XNF_R_NONE, "P"), PASS(XNF_R_VLAN, "P"), FLOOD("R"),
+		     PASS(XNF_R_XSK, "R"), PASS(XNF_R_VLAN, "PP-") },
 	[K_VLAN_FW_DROP] = { DROP(XNF_R_FW_DENY, "D"), PASS(XNF_R_VLAN, "P"),
 			     FLOOD("R"), PASS(XNF_R_XSK, "R"),
 			     DROP(XNF_R_FW_DENY, "D--") },
-	[K_NOT_IP] = { PASS(XNF_R_NONE, "P"), PASS(XNF_R_NOT_IP, "P"),
-		       FLOOD("R"), PASS(XNF_R_NONE, "P"),
-		       PASS(XNF_R_NOT_IP, "PP-") },
+	[K_NOT_IP] = { PASS(XNF_R_NONE, "P"), PASS(XNF_R_NOT_IP, "P"), FLOOD("R"),
+		       PASS(XNF_R_NONE, "P"), PASS(XNF_R_NOT_IP, "PP-") },
 };
 
 /* Drop what the parser must have read right; see the top of the file. */
 static const struct xnf_fw_rule parse_rules[] = {
-	{ .prio = 10, .flags = XNF_FW_F_PROTO | XNF_FW_F_DPORT,
-	  .action = XNF_FW_DROP, .proto = IPPROTO_UDP,
-	  .dport_lo = PROBE_PORT, .dport_hi = PROBE_PORT },
-	{ .prio = 20, .flags = XNF_FW_F_PROTO | XNF_FW_F_DPORT,
-	  .action = XNF_FW_DROP, .proto = IPPROTO_TCP,
-	  .dport_lo = PROBE_PORT, .dport_hi = PROBE_PORT },
-	{ .prio = 30, .flags = XNF_FW_F_SPORT, .action = XNF_FW_DROP,
-	  .sport_lo = 0x0800, .sport_hi = 0x0800 },
-	{ .prio = 40, .flags = XNF_FW_F_SPORT, .action = XNF_FW_DROP,
-	  .sport_lo = 0x8000, .sport_hi = 0x8000 },
+	{ .prio = 10,
+	  .flags = XNF_FW_F_PROTO | XNF_FW_F_DPORT,
+	  .action = XNF_FW_DROP,
+	  .proto = IPPROTO_UDP,
+	  .dport_lo = PROBE_PORT,
+	  .dport_hi = PROBE_PORT },
+	{ .prio = 20,
+	  .flags = XNF_FW_F_PROTO | XNF_FW_F_DPORT,
+	  .action = XNF_FW_DROP,
+	  .proto = IPPROTO_TCP,
+	  .dport_lo = PROBE_PORT,
+	  .dport_hi = PROBE_PORT },
+	{ .prio = 30,
+	  .flags = XNF_FW_F_SPORT,
+	  .action = XNF_FW_DROP,
+	  .sport_lo = 0x0800,
+	  .sport_hi = 0x0800 },
+	{ .prio = 40,
+	  .flags = XNF_FW_F_SPORT,
+	  .action = XNF_FW_DROP,
+	  .sport_lo = 0x8000,
+	  .sport_hi = 0x8000 },
 	/* Addresses are read from the IP header at the parsed L3 offset. */
-	{ .prio = 50, .flags = XNF_FW_F_SRC, .action = XNF_FW_DROP,
-	  .family = XNF_AF_INET, .src_len = 32, .src = { 192, 0, 2, 99 } },
-	{ .prio = 60, .flags = XNF_FW_F_SRC, .action = XNF_FW_DROP,
-	  .family = XNF_AF_INET6, .src_len = 128,
+	{ .prio = 50,
+	  .flags = XNF_FW_F_SRC,
+	  .action = XNF_FW_DROP,
+	  .family = XNF_AF_INET,
+	  .src_len = 32,
+	  .src = { 192, 0, 2, 99 } },
+	{ .prio = 60,
+	  .flags = XNF_FW_F_SRC,
+	  .action = XNF_FW_DROP,
+	  .family = XNF_AF_INET6,
+	  .src_len = 128,
 	  .src = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 0x99 } },
 };
 
@@ -230,8 +257,7 @@ static void put_ports(void *frame, size_t off, __u16 sport, __u16 dport)
 }
 
 /* The frame l3fwd makes of @in when it routes it to port 1. */
-static void routed_frame(const struct fx *f, const __u8 *in, __u32 len,
-			 __u8 *want)
+static void routed_frame(const struct fx *f, const __u8 *in, __u32 len, __u8 *want)
 {
 	memcpy(want, in, len);
 	fx_nh_mac(1, want);
@@ -250,8 +276,7 @@ static bool row_ok(const struct xnf_nf_counters *c, char v, const char *what)
 {
 	if (v == '-')
 		return ASSERT_EQ(c->in, 0, what);
-	return ASSERT_EQ(c->in, 1, what) &&
-	       ASSERT_EQ(c->pass, v == 'P', what) &&
+	return ASSERT_EQ(c->in, 1, what) && ASSERT_EQ(c->pass, v == 'P', what) &&
 	       ASSERT_EQ(c->drop, v == 'D', what) &&
 	       ASSERT_EQ(c->redirect, v == 'R', what);
 }
@@ -282,8 +307,7 @@ static bool check_case(struct fx *f, int ci, bool fused, const struct pcase *c)
 	entry = &st.nf[XNF_NF_ENTRY];
 	if (!ASSERT_NEQ(out.ret, XDP_ABORTED, what) ||
 	    !ASSERT_EQ(out.ret, e->action, what) ||
-	    !fx_stats_consistent(&st, what) ||
-	    !ASSERT_EQ(entry->in, 1, what) ||
+	    !fx_stats_consistent(&st, what) || !ASSERT_EQ(entry->in, 1, what) ||
 	    !ASSERT_EQ(entry->pass, e->action == XDP_PASS, what) ||
 	    !ASSERT_EQ(entry->drop, e->action == XDP_DROP, what) ||
 	    !ASSERT_EQ(entry->redirect, e->action == XDP_REDIRECT, what))
@@ -310,9 +334,10 @@ static bool check_case(struct fx *f, int ci, bool fused, const struct pcase *c)
 	if (e->routed) {
 		routed_frame(f, c->frame, c->len, want);
 		if (want[12] == 0x08 && want[13] == 0x00) {
-			if (!ASSERT_EQ(ip4(out.data)->ttl, ip4(c->frame)->ttl - 1,
-				       what) ||
-			    !ASSERT_TRUE(pkt_ipv4_csum_ok(out.data, out.len), what))
+			if (!ASSERT_EQ(ip4(out.data)->ttl,
+				       ip4(c->frame)->ttl - 1, what) ||
+			    !ASSERT_TRUE(pkt_ipv4_csum_ok(out.data, out.len),
+					 what))
 				goto fail;
 		} else if (!ASSERT_EQ(ip6(out.data)->hop_limit,
 				      ip6(c->frame)->hop_limit - 1, what)) {
@@ -342,7 +367,8 @@ static void run_cases(struct pcases *l)
 	if (!ASSERT_OK(fx_sh("ip link set ut1 mtu 9000"), "jumbo MTU on ut1") ||
 	    !fx_route4(&f, "198.51.100.0/24", 1, XNF_RT_UNICAST) ||
 	    !fx_route6(&f, "2001:db8:2::/64", 1, XNF_RT_UNICAST) ||
-	    !fx_fw_load(&f, parse_rules, sizeof(parse_rules) / sizeof(parse_rules[0]),
+	    !fx_fw_load(&f, parse_rules,
+			sizeof(parse_rules) / sizeof(parse_rules[0]),
 			XNF_FW_ALLOW))
 		goto out_close;
 	for (ci = 0; ci < NCHAINS; ci++) {
@@ -354,7 +380,8 @@ static void run_cases(struct pcases *l)
 					continue;
 				/* One systematic fault fails every case. */
 				if (++fails == 20) {
-					ASSERT_TRUE(false, "20 cases failed, giving up");
+					ASSERT_TRUE(false,
+						    "20 cases failed, giving up");
 					goto out_close;
 				}
 			}
@@ -382,7 +409,7 @@ static void cases_truncated(struct pcases *l)
 		{ "2 vlans ipv4/udp", { .family = 4, .nvlans = 2 }, K_VLAN },
 	};
 	static const struct pkt_ext6 ext[] = {
-		{ IPPROTO_HOPOPTS, 0 }, { IPPROTO_ROUTING, 2 },
+		{ IPPROTO_HOPOPTS, 0 },	    { IPPROTO_ROUTING, 2 },
 		{ IPPROTO_FRAGMENT, 0, 1 }, { IPPROTO_DSTOPTS, 1 },
 		{ IPPROTO_AH, 4 },
 	};
@@ -395,7 +422,8 @@ static void cases_truncated(struct pcases *l)
 		len = pkt_build(buf, sizeof(buf), &base[b].s);
 		add(l, base[b].kind, buf, len, "%s whole", base[b].name);
 		for (n = 0; n < len; n++)
-			add(l, K_MALFORMED, buf, n, "%s cut to %d", base[b].name, n);
+			add(l, K_MALFORMED, buf, n, "%s cut to %d",
+			    base[b].name, n);
 	}
 	len = pkt_build_ext6(buf, sizeof(buf), &s6, ext, 5);
 	add(l, K_FWD, buf, len, "ipv6 ext whole");
@@ -576,8 +604,9 @@ static void cases_vlan(struct pcases *l)
 	s = (struct pkt_spec){ .family = 4, .nvlans = 1, .src = DENIED_SRC4 };
 	len = pkt_build(buf, sizeof(buf), &s);
 	add(l, K_VLAN_FW_DROP, buf, len, "1 tag ipv4, denied source");
-	s = (struct pkt_spec){ .family = 6, .nvlans = 2, .src = DENIED_SRC6,
-			      .frame_len = 96 };
+	s = (struct pkt_spec){
+		.family = 6, .nvlans = 2, .src = DENIED_SRC6, .frame_len = 96
+	};
 	len = pkt_build(buf, sizeof(buf), &s);
 	add(l, K_VLAN_FW_DROP, buf, len, "2 tags ipv6, denied source");
 	s = (struct pkt_spec){ .family = 4, .src = DENIED_SRC4 };
@@ -622,9 +651,12 @@ static void cases_ipv6_ext(struct pcases *l)
 		{ "ah", { { IPPROTO_AH, 4 } }, 1 },
 		{ "first fragment", { { IPPROTO_FRAGMENT, 0, 1 } }, 1 },
 		{ "hop,routing,frag,dst,ah",
-		  { { IPPROTO_HOPOPTS, 0 }, { IPPROTO_ROUTING, 2 },
-		    { IPPROTO_FRAGMENT, 0, 1 }, { IPPROTO_DSTOPTS, 1 },
-		    { IPPROTO_AH, 4 } }, 5 },
+		  { { IPPROTO_HOPOPTS, 0 },
+		    { IPPROTO_ROUTING, 2 },
+		    { IPPROTO_FRAGMENT, 0, 1 },
+		    { IPPROTO_DSTOPTS, 1 },
+		    { IPPROTO_AH, 4 } },
+		  5 },
 		{ "ah,dstopts", { { IPPROTO_AH, 1 }, { IPPROTO_DSTOPTS, 0 } }, 2 },
 	};
 	struct pkt_spec probe = { .dport = PROBE_PORT, .frame_len = 160 };
@@ -644,7 +676,8 @@ static void cases_ipv6_ext(struct pcases *l)
 		probe.proto = IPPROTO_TCP;
 		len = pkt_build_ext6(buf, sizeof(buf), &probe, chains6[i].ext,
 				     chains6[i].n);
-		add(l, K_FW_DROP, buf, len, "%s, tcp probe port", chains6[i].name);
+		add(l, K_FW_DROP, buf, len, "%s, tcp probe port",
+		    chains6[i].name);
 		probe.proto = 0;
 	}
 
@@ -773,13 +806,13 @@ static void cases_ttl_not_ip(struct pcases *l)
 	s.frame_len = 42;
 	len = pkt_build(buf, sizeof(buf), &s);
 	add(l, K_NOT_IP, buf, len, "arp 42");
-	buf[12] = 0x88;                 /* LLDP */
+	buf[12] = 0x88; /* LLDP */
 	buf[13] = 0xcc;
 	add(l, K_NOT_IP, buf, len, "lldp");
-	buf[12] = 0x00;                 /* an 802.3 length field */
+	buf[12] = 0x00; /* an 802.3 length field */
 	buf[13] = 28;
 	add(l, K_NOT_IP, buf, len, "802.3 length");
-	buf[12] = 0x81;                 /* a VLAN tag of ARP */
+	buf[12] = 0x81; /* a VLAN tag of ARP */
 	buf[13] = 0x00;
 	add(l, K_MALFORMED, buf, 16, "vlan tag cut");
 }
@@ -789,7 +822,8 @@ static void cases_sizes(struct pcases *l)
 {
 	struct pkt_spec s = { .family = 4, .frame_len = 42 };
 	static const struct pkt_ext6 ext[] = {
-		{ IPPROTO_HOPOPTS, 0 }, { IPPROTO_FRAGMENT, 0, 1 },
+		{ IPPROTO_HOPOPTS, 0 },
+		{ IPPROTO_FRAGMENT, 0, 1 },
 		{ IPPROTO_AH, 4 },
 	};
 	static __u8 buf[PKT_MAX];
@@ -809,7 +843,7 @@ static void cases_sizes(struct pcases *l)
 	len = pkt_build(buf, sizeof(buf), &s);
 	add(l, K_FWD, buf, len, "ipv4/udp 64");
 	s.frame_len = 34;
-	s.proto = 253;                  /* experimental: no L4 header */
+	s.proto = 253; /* experimental: no L4 header */
 	len = pkt_build(buf, sizeof(buf), &s);
 	add(l, K_FWD, buf, len, "ipv4 header only, 34");
 	s.proto = 0;

@@ -98,11 +98,13 @@ static bool set_is(const struct xnf_cpuset *s, const char *list)
 	return !xnf_cpuset_parse(list, &want) && xnf_cpuset_equal(s, &want);
 }
 
-#define ASSERT_SET(s, list, what) ({					\
-	char _b[1024];							\
-	xnf_test_check(set_is(s, list), __FILE__, __LINE__, what,	\
-		       "CPUs %s, want %s", xnf_cpuset_format(s, _b, sizeof(_b)), \
-		       list); })
+#define ASSERT_SET(s, list, what)                                           \
+	({                                                                  \
+		char _b[1024];                                              \
+		xnf_test_check(set_is(s, list), __FILE__, __LINE__, what,   \
+			       "CPUs %s, want %s",                          \
+			       xnf_cpuset_format(s, _b, sizeof(_b)), list); \
+	})
 
 /* ---- parsers ---- */
 
@@ -146,20 +148,23 @@ TEST(placement_cmdline)
 	char flags[64];
 
 	ASSERT_OK(xnf_cmdline_isolated("ro isolcpus=domain,managed_irq,2-5,8 "
-				       "nohz_full=2-5 quiet", &iso, &nohz, flags,
-				       sizeof(flags)), "parse");
+				       "nohz_full=2-5 quiet",
+				       &iso, &nohz, flags, sizeof(flags)),
+		  "parse");
 	ASSERT_SET(&iso, "2-5,8", "isolcpus list after the flags");
 	ASSERT_SET(&nohz, "2-5", "nohz_full");
 	ASSERT_TRUE(!strcmp(flags, "domain,managed_irq"), "isolcpus flags");
 
 	ASSERT_OK(xnf_cmdline_isolated("isolcpus=1 isolcpus=3 -- isolcpus=7",
-				       &iso, &nohz, flags, sizeof(flags)), "parse");
+				       &iso, &nohz, flags, sizeof(flags)),
+		  "parse");
 	ASSERT_SET(&iso, "3", "last isolcpus= wins, nothing after --");
 	ASSERT_SET(&nohz, "", "no nohz_full");
 	ASSERT_TRUE(!*flags, "no flags");
 
 	ASSERT_OK(xnf_cmdline_isolated("root=/dev/sda1 ro", &iso, &nohz, flags,
-				       sizeof(flags)), "parse");
+				       sizeof(flags)),
+		  "parse");
 	ASSERT_SET(&iso, "", "no isolcpus");
 }
 
@@ -212,7 +217,8 @@ TEST(placement_two_socket_nic_on_node1)
 	ASSERT_EQ(p->nqueues, 8, "queues planned");
 	ASSERT_TRUE(p->set_channels, "channel count changes");
 	for (i = 0; i < p->nqueues; i++) {
-		ASSERT_EQ(p->q[i].cpu, 8 + i, "XDP core: first thread of each core");
+		ASSERT_EQ(p->q[i].cpu, 8 + i,
+			  "XDP core: first thread of each core");
 		ASSERT_EQ(p->topo.node[p->q[i].cpu], 1, "XDP core on node 1");
 		ASSERT_EQ(p->q[i].worker_cpu, 24 + i, "worker on the sibling");
 		ASSERT_EQ(p->q[i].irq, 161 + i, "IRQ of the queue");
@@ -268,7 +274,8 @@ TEST(placement_two_socket_mlx5_node0_avoids_cpu0)
 	ASSERT_EQ(p->nqueues, 7, "8 cores on node 0 but CPU 0's");
 	for (i = 0; i < p->nqueues; i++) {
 		ASSERT_EQ(p->q[i].cpu, 1 + i, "XDP cores 1-7");
-		ASSERT_EQ(p->q[i].worker_cpu, 17 + i, "workers on siblings 17-23");
+		ASSERT_EQ(p->q[i].worker_cpu, 17 + i,
+			  "workers on siblings 17-23");
 		ASSERT_EQ(p->q[i].irq, 91 + i, "mlx5_comp<N> is queue N");
 	}
 	ASSERT_FALSE(p->cpu0_used, "CPU 0 avoided");
@@ -296,11 +303,16 @@ TEST(placement_cross_node_warning)
 		ASSERT_EQ(p->q[i].cpu, i, "the cores given, in order");
 	ASSERT_TRUE(p->cross_node, "cores on node 0 for a NIC on node 1");
 	if (ASSERT_EQ(p->nwarnings, 1, "one warning")) {
-		ASSERT_TRUE(strstr(p->warnings[0], "+41%") != NULL, p->warnings[0]);
-		ASSERT_TRUE(strstr(p->warnings[0], "+73%") != NULL, p->warnings[0]);
-		ASSERT_TRUE(strstr(p->warnings[0], "BESS") != NULL, p->warnings[0]);
-		ASSERT_TRUE(strstr(p->warnings[0], "halves") != NULL, p->warnings[0]);
-		ASSERT_TRUE(strstr(p->warnings[0], "CPUs 0-3") != NULL, p->warnings[0]);
+		ASSERT_TRUE(strstr(p->warnings[0], "+41%") != NULL,
+			    p->warnings[0]);
+		ASSERT_TRUE(strstr(p->warnings[0], "+73%") != NULL,
+			    p->warnings[0]);
+		ASSERT_TRUE(strstr(p->warnings[0], "BESS") != NULL,
+			    p->warnings[0]);
+		ASSERT_TRUE(strstr(p->warnings[0], "halves") != NULL,
+			    p->warnings[0]);
+		ASSERT_TRUE(strstr(p->warnings[0], "CPUs 0-3") != NULL,
+			    p->warnings[0]);
 	}
 	free(p);
 
@@ -320,13 +332,15 @@ TEST(placement_errors)
 	struct xnf_plan *p = NULL;
 
 	ASSERT_EQ(xnf_plan_compute(machine("two-socket"), "ens1f0", &req, &p,
-				   err, sizeof(err)), -ERANGE, "queues above max");
+				   err, sizeof(err)),
+		  -ERANGE, "queues above max");
 	ASSERT_TRUE(strstr(err, "at most 32") != NULL, err);
 	ASSERT_TRUE(p == NULL, "no plan");
 
 	req.queues = 3;
-	ASSERT_EQ(xnf_plan_compute(machine("veth-vm"), "veth0", &req, &p,
-				   err, sizeof(err)), -ERANGE, "veth: max 2");
+	ASSERT_EQ(xnf_plan_compute(machine("veth-vm"), "veth0", &req, &p, err,
+				   sizeof(err)),
+		  -ERANGE, "veth: max 2");
 	ASSERT_TRUE(strstr(err, "at most 2") != NULL, err);
 
 	req.queues = 0;
@@ -334,12 +348,14 @@ TEST(placement_errors)
 	xnf_cpuset_zero(&req.cores);
 	xnf_cpuset_set(&req.cores, 32);
 	ASSERT_EQ(xnf_plan_compute(machine("two-socket"), "ens1f0", &req, &p,
-				   err, sizeof(err)), -EINVAL, "offline core");
+				   err, sizeof(err)),
+		  -EINVAL, "offline core");
 	ASSERT_TRUE(strstr(err, "CPU 32") != NULL, err);
 
 	req.have_cores = false;
 	ASSERT_EQ(xnf_plan_compute(machine("two-socket"), "nosuch0", &req, &p,
-				   err, sizeof(err)), -ENOENT, "no device");
+				   err, sizeof(err)),
+		  -ENOENT, "no device");
 	ASSERT_TRUE(strstr(err, "no device nosuch0") != NULL, err);
 }
 
@@ -550,7 +566,8 @@ TEST(placement_apply_restore_irqs)
 	p = plan_at(dir, "ens1f0", 0, NULL);
 	if (!p)
 		goto out;
-	if (!ASSERT_OK(xnf_place_apply_channels(p, true, st, err, sizeof(err)), err) ||
+	if (!ASSERT_OK(xnf_place_apply_channels(p, true, st, err, sizeof(err)),
+		       err) ||
 	    !ASSERT_OK(xnf_place_apply_cpus(p, st), "apply CPUs"))
 		goto out;
 	ASSERT_TRUE(file_is(dir, "/ethtool/ens1f0/channels", "combined 8 "),
@@ -558,7 +575,8 @@ TEST(placement_apply_restore_irqs)
 	ASSERT_TRUE(st->info.flags & XNF_PLACE_CHANNELS, "channels recorded");
 	ASSERT_EQ(st->info.prev_combined, 16, "old count recorded");
 	for (i = 0; i < 8; i++) {
-		snprintf(rel, sizeof(rel), "/proc/irq/%d/smp_affinity_list", 161 + i);
+		snprintf(rel, sizeof(rel), "/proc/irq/%d/smp_affinity_list",
+			 161 + i);
 		snprintf(want, sizeof(want), "%d\n", 8 + i);
 		ASSERT_TRUE(file_is(dir, rel, want), "IRQ affinity set");
 		ASSERT_TRUE(st->q[i].flags & XNF_PLACE_Q_IRQ, "IRQ recorded");
@@ -610,17 +628,21 @@ TEST(placement_apply_restore_napi_threads)
 		goto out;
 	/* The napi threads the kernel makes once threaded NAPI is on (ids in
 	 * queue order; pids in any order). */
-	fx_sh("mkdir -p '%s/proc/4102' '%s/proc/4101' '%s/proc/4200'", dir, dir, dir);
+	fx_sh("mkdir -p '%s/proc/4102' '%s/proc/4101' '%s/proc/4200'", dir, dir,
+	      dir);
 	write_file(dir, "/proc/4102/comm", "napi/veth0-8193\n");
-	write_file(dir, "/proc/4102/status", "Name:\tnapi/veth0-8193\n"
+	write_file(dir, "/proc/4102/status",
+		   "Name:\tnapi/veth0-8193\n"
 		   "Cpus_allowed:\t3\nCpus_allowed_list:\t0-1\nvoluntary_ctxt_switches:\t5\n");
 	write_file(dir, "/proc/4101/comm", "napi/veth0-8194\n");
-	write_file(dir, "/proc/4101/status", "Name:\tnapi/veth0-8194\n"
+	write_file(dir, "/proc/4101/status",
+		   "Name:\tnapi/veth0-8194\n"
 		   "Cpus_allowed_list:\t0-1\n");
 	write_file(dir, "/proc/4200/comm", "napi/veth01-8195\n");
 	write_file(dir, "/proc/4200/status", "Cpus_allowed_list:\t0-1\n");
 
-	if (!ASSERT_OK(xnf_place_apply_channels(p, false, st, err, sizeof(err)), err) ||
+	if (!ASSERT_OK(xnf_place_apply_channels(p, false, st, err, sizeof(err)),
+		       err) ||
 	    !ASSERT_OK(xnf_place_apply_cpus(p, st), "apply CPUs"))
 		goto out;
 	ASSERT_TRUE(file_is(dir, "/sys/class/net/veth0/threaded", "1"),
@@ -722,7 +744,8 @@ TEST(placement_record)
 	ASSERT_EQ(xnf_place_worker(FX_ROOT "-place", "nosuch", 0, &cpu, &node),
 		  -ENOENT, "device without placement");
 	ASSERT_EQ(fx_sh("bpftool -j map dump pinned %s/xnf_place | grep -q prev_threaded",
-			dir), 0, "bpftool prints named fields (BTF)");
+			dir),
+		  0, "bpftool prints named fields (BTF)");
 out_rm:
 	fx_sh("rm -rf %s", FX_ROOT "-place");
 out:
@@ -743,24 +766,29 @@ TEST(placement_worker_from_plan)
 	for (q = 0; q < 8; q++) {
 		if (!ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins",
 						machine("two-socket"), "ens1f0",
-						q, -1, &cpu, &node), 0, "place"))
+						q, -1, &cpu, &node),
+			       0, "place"))
 			return;
 		ASSERT_EQ(cpu, 24 + q, "worker on the sibling of the XDP core");
 		ASSERT_EQ(node, 1, "UMEM on the NIC's node");
 	}
 	/* More queues than planned: spread over the planned cores. */
 	ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins", machine("two-socket"),
-				   "ens1f0", 9, -1, &cpu, &node), 0, "place q9");
+				   "ens1f0", 9, -1, &cpu, &node),
+		  0, "place q9");
 	ASSERT_EQ(cpu, 25, "queue 9 shares queue 1's worker core");
 	/* An explicit core wins; the node is still the NIC's. */
 	ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins", machine("two-socket"),
-				   "ens1f0", 0, 3, &cpu, &node), 0, "place core");
+				   "ens1f0", 0, 3, &cpu, &node),
+		  0, "place core");
 	ASSERT_EQ(cpu, 3, "the core asked for");
 	ASSERT_EQ(node, 1, "UMEM still on the NIC's node");
 	/* A virtual device has no node: UMEM anywhere. */
 	ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins", machine("veth-vm"),
-				   "veth0", 0, -1, &cpu, &node), 0, "place veth");
+				   "veth0", 0, -1, &cpu, &node),
+		  0, "place veth");
 	ASSERT_EQ(node, -1, "no node");
 	ASSERT_ERR(xnf_worker_place("/nonexistent-xnf-pins", machine("two-socket"),
-				    "nosuch0", 0, -1, &cpu, &node), "missing device");
+				    "nosuch0", 0, -1, &cpu, &node),
+		   "missing device");
 }

@@ -47,14 +47,16 @@ struct xnf_test {
 };
 
 void xnf_test_register(struct xnf_test *t);
-extern int xnf_test_failed;   /* assertions failed in the running test */
+extern int xnf_test_failed; /* assertions failed in the running test */
 extern int xnf_test_verbose;
 
-#define TEST(name)							\
-	static void test_##name(void);					\
+#define TEST(name)                                                             \
+	static void test_##name(void);                                         \
 	static struct xnf_test xnf_test_##name = { #name, test_##name, NULL }; \
-	__attribute__((constructor)) static void xnf_test_reg_##name(void) \
-	{ xnf_test_register(&xnf_test_##name); }			\
+	__attribute__((constructor)) static void xnf_test_reg_##name(void)     \
+	{                                                                      \
+		xnf_test_register(&xnf_test_##name);                           \
+	}                                                                      \
 	static void test_##name(void)
 
 /* Ends the running subtest, if any, and starts @name: false if the -t
@@ -63,10 +65,10 @@ bool xnf_test_start_subtest(const char *name);
 #define SUBTEST(name) if (xnf_test_start_subtest(name))
 
 void xnf_test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define SKIP(...)							\
-	do {								\
-		xnf_test_skip(__VA_ARGS__);				\
-		return;							\
+#define SKIP(...)                           \
+	do {                                \
+		xnf_test_skip(__VA_ARGS__); \
+		return;                     \
 	} while (0)
 
 bool xnf_test_check(bool ok, const char *file, int line, const char *what,
@@ -87,9 +89,9 @@ enum xnf_test_kind {
 struct xnf_test_val {
 	enum xnf_test_kind kind;
 	union {
-		unsigned long long u;	/* UNSIGNED and POINTER */
-		long long s;		/* SIGNED */
-		long double f;		/* FLOAT */
+		unsigned long long u; /* UNSIGNED and POINTER */
+		long long s;	      /* SIGNED */
+		long double f;	      /* FLOAT */
 	};
 };
 
@@ -110,8 +112,7 @@ static inline struct xnf_test_val xnf_test_f(long double f)
 
 static inline struct xnf_test_val xnf_test_p(const volatile void *p)
 {
-	return (struct xnf_test_val){ .kind = XNF_TK_POINTER,
-				      .u = (uintptr_t)p };
+	return (struct xnf_test_val){ .kind = XNF_TK_POINTER, .u = (uintptr_t)p };
 }
 
 /* The operand itself where its promoted type is one of the three listed,
@@ -167,20 +168,20 @@ bool xnf_test_check_cmp(enum xnf_test_op op, struct xnf_test_val a,
 			struct xnf_test_val b, const char *as, const char *bs,
 			const char *file, int line, const char *what);
 
-#define XNF_ASSERT_CMP(op, a, b, what)					\
+#define XNF_ASSERT_CMP(op, a, b, what)                                   \
 	xnf_test_check_cmp(op, XNF_TEST_VAL(a), XNF_TEST_VAL(b), #a, #b, \
 			   __FILE__, __LINE__, what)
 
-#define ASSERT_TRUE(cond, what)						\
+#define ASSERT_TRUE(cond, what) \
 	xnf_test_check(!!(cond), __FILE__, __LINE__, what, "%s", #cond)
-#define ASSERT_FALSE(cond, what)					\
+#define ASSERT_FALSE(cond, what) \
 	xnf_test_check(!(cond), __FILE__, __LINE__, what, "!(%s)", #cond)
-#define ASSERT_EQ(a, b, what)	XNF_ASSERT_CMP(XNF_OP_EQ, a, b, what)
-#define ASSERT_NEQ(a, b, what)	XNF_ASSERT_CMP(XNF_OP_NEQ, a, b, what)
-#define ASSERT_LT(a, b, what)	XNF_ASSERT_CMP(XNF_OP_LT, a, b, what)
-#define ASSERT_LE(a, b, what)	XNF_ASSERT_CMP(XNF_OP_LE, a, b, what)
-#define ASSERT_GT(a, b, what)	XNF_ASSERT_CMP(XNF_OP_GT, a, b, what)
-#define ASSERT_GE(a, b, what)	XNF_ASSERT_CMP(XNF_OP_GE, a, b, what)
+#define ASSERT_EQ(a, b, what)  XNF_ASSERT_CMP(XNF_OP_EQ, a, b, what)
+#define ASSERT_NEQ(a, b, what) XNF_ASSERT_CMP(XNF_OP_NEQ, a, b, what)
+#define ASSERT_LT(a, b, what)  XNF_ASSERT_CMP(XNF_OP_LT, a, b, what)
+#define ASSERT_LE(a, b, what)  XNF_ASSERT_CMP(XNF_OP_LE, a, b, what)
+#define ASSERT_GT(a, b, what)  XNF_ASSERT_CMP(XNF_OP_GT, a, b, what)
+#define ASSERT_GE(a, b, what)  XNF_ASSERT_CMP(XNF_OP_GE, a, b, what)
 
 /* 0 is success; a negative value is an -errno and is printed as one. */
 bool xnf_test_check_ok(struct xnf_test_val v, const char *s, const char *file,
@@ -188,15 +189,15 @@ bool xnf_test_check_ok(struct xnf_test_val v, const char *s, const char *file,
 /* An error is a negative value (of a signed type). */
 bool xnf_test_check_err(struct xnf_test_val v, const char *s, const char *file,
 			int line, const char *what);
-#define ASSERT_OK(err, what)						\
+#define ASSERT_OK(err, what) \
 	xnf_test_check_ok(XNF_TEST_VAL(err), #err, __FILE__, __LINE__, what)
-#define ASSERT_ERR(err, what)						\
+#define ASSERT_ERR(err, what) \
 	xnf_test_check_err(XNF_TEST_VAL(err), #err, __FILE__, __LINE__, what)
 
 /* Byte-wise comparison; prints the first differing offset and both bytes. */
 bool xnf_test_mem(const void *got, const void *want, size_t len,
 		  const char *file, int line, const char *what);
-#define ASSERT_MEM(got, want, len, what)				\
+#define ASSERT_MEM(got, want, len, what) \
 	xnf_test_mem(got, want, len, __FILE__, __LINE__, what)
 
 #endif /* XNF_TEST_H */

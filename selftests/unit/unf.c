@@ -39,25 +39,25 @@
 #include "unf.h"
 #include "unf_priv.h"
 
-#define ARRAY_SIZE(a)   (sizeof(a) / sizeof((a)[0]))
-#define NR              (-1)    /* no expectation on the XDP side */
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NR	      (-1) /* no expectation on the XDP side */
 
 /* ---- one frame, both ways ---- */
 
-struct xref {                   /* what the XDP chain did */
+struct xref { /* what the XDP chain did */
 	int ret;
-	struct xnf_pkt meta;    /* the scratch slot after the run */
+	struct xnf_pkt meta; /* the scratch slot after the run */
 	__u32 len;
 	__u8 data[PKT_MAX];
 };
 
-struct uref {                   /* what the userspace NFs did */
+struct uref { /* what the userspace NFs did */
 	struct xnf_upkt u;
 	__u8 data[PKT_MAX];
 };
 
-static bool xdp_ref(struct fx *f, const __u8 *frame, __u32 len,
-		    struct xref *r, const char *what)
+static bool xdp_ref(struct fx *f, const __u8 *frame, __u32 len, struct xref *r,
+		    const char *what)
 {
 	static struct fx_out out;
 	int ncpus = xnf_ncpus(), cpu, found = -1;
@@ -108,8 +108,7 @@ static void u_prep(struct uref *r, const __u8 *frame, __u32 len, __u32 ingress,
 	}
 }
 
-static void u_chain(struct xnf_unf **nfs, int nnf, struct xnf_upkt *pk,
-		    __u32 n)
+static void u_chain(struct xnf_unf **nfs, int nnf, struct xnf_upkt *pk, __u32 n)
 {
 	int i;
 
@@ -142,8 +141,8 @@ static bool same_parse(const struct xnf_pkt *x, const struct xnf_pkt *u,
 }
 
 /* The userspace result of a frame, against the XDP one (see the top). */
-static bool same_verdict(const struct xref *x, const struct uref *u,
-			 __u32 dflt, const char *what)
+static bool same_verdict(const struct xref *x, const struct uref *u, __u32 dflt,
+			 const char *what)
 {
 	const struct xnf_pkt *m = &u->u.meta;
 	bool ok;
@@ -168,8 +167,8 @@ static bool same_verdict(const struct xref *x, const struct uref *u,
 			     ASSERT_EQ(m->reason, XNF_R_L2_MISS, what);
 		else
 			ok = ASSERT_EQ(m->verdict, XNF_V_REDIRECT, what) &&
-			     ASSERT_EQ(u->u.egress_ifindex, x->meta.egress_ifindex,
-				       what);
+			     ASSERT_EQ(u->u.egress_ifindex,
+				       x->meta.egress_ifindex, what);
 		break;
 	default:
 		ok = xnf_test_check(false, __FILE__, __LINE__, what,
@@ -184,23 +183,26 @@ static bool same_verdict(const struct xref *x, const struct uref *u,
 struct ucase {
 	const char *desc;
 	struct pkt_spec in;
-	__u8 next6;             /* IPv6 extension headers: this many ... */
-	__u8 ext6;              /* ... of this type (pkt_build_ext6) */
-	__u16 pad;              /* zero bytes after the frame */
-	__s16 cut;              /* > 0: the frame cut to this many bytes */
-	int ret;                /* XDP action (with pass exceptions), or NR */
+	__u8 next6; /* IPv6 extension headers: this many ... */
+	__u8 ext6;  /* ... of this type (pkt_build_ext6) */
+	__u16 pad;  /* zero bytes after the frame */
+	__s16 cut;  /* > 0: the frame cut to this many bytes */
+	int ret;    /* XDP action (with pass exceptions), or NR */
 	__u32 reason;
 };
 
-#define V4(...)         .in = { .family = 4, __VA_ARGS__ }
-#define V6(...)         .in = { .family = 6, __VA_ARGS__ }
-#define ARP(...)        .in = { .family = 0, __VA_ARGS__ }
-#define EXT(h)          .next_ext = 1, .ext = { h }
-#define ANY             .ret = NR      /* depends on the configuration */
-#define FWD             .ret = XDP_REDIRECT
-#define PASS(r)         .ret = XDP_PASS, .reason = (r)
-#define DROP(r)         .ret = XDP_DROP, .reason = (r)
-#define MAC_BCAST       { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+#define V4(...)	 .in = { .family = 4, __VA_ARGS__ }
+#define V6(...)	 .in = { .family = 6, __VA_ARGS__ }
+#define ARP(...) .in = { .family = 0, __VA_ARGS__ }
+#define EXT(h)	 .next_ext = 1, .ext = { h }
+#define ANY	 .ret = NR /* depends on the configuration */
+#define FWD	 .ret = XDP_REDIRECT
+#define PASS(r)	 .ret = XDP_PASS, .reason = (r)
+#define DROP(r)	 .ret = XDP_DROP, .reason = (r)
+#define MAC_BCAST                                  \
+	{                                          \
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff \
+	}
 
 static __u8 c_frame[PKT_MAX];
 
@@ -229,7 +231,7 @@ static int case_frame(const struct ucase *c, __u8 *buf)
 
 /* The exception actions in force (XNF_ACT_*). */
 struct ucfg {
-	__u32 exc;              /* no_route, ttl_expired, local */
+	__u32 exc; /* no_route, ttl_expired, local */
 	__u32 l2_miss;
 };
 
@@ -245,7 +247,7 @@ static int case_ret(const struct ucase *c, const struct ucfg *cfg)
 }
 
 static struct xref x_res;
-static struct uref *u_res;      /* one per case, kept for the vector run */
+static struct uref *u_res; /* one per case, kept for the vector run */
 
 /* Runs @cases through the loaded XDP chain and the userspace chain @nfs;
  * then all of them as one vector through @nfs. */
@@ -267,15 +269,17 @@ static void diff_cases(struct fx *f, struct xnf_unf **nfs, int nnf,
 		const struct ucase *c = &cases[i];
 		int want = case_ret(c, cfg);
 
-		snprintf(what, sizeof(what), "%s [%s, exceptions %s, l2_miss %u]",
-			 c->desc, chain, cfg->exc ? "drop" : "pass", cfg->l2_miss);
+		snprintf(what, sizeof(what),
+			 "%s [%s, exceptions %s, l2_miss %u]", c->desc, chain,
+			 cfg->exc ? "drop" : "pass", cfg->l2_miss);
 		len = case_frame(c, c_frame);
 		if (!ASSERT_GE(len, ETH_HLEN, what) ||
 		    !xdp_ref(f, c_frame, len, &x_res, what))
 			continue;
-		if (want != NR && (!ASSERT_EQ(x_res.ret, want, what) ||
-				   (want != XDP_REDIRECT &&
-				    !ASSERT_EQ(x_res.meta.reason, c->reason, what))))
+		if (want != NR &&
+		    (!ASSERT_EQ(x_res.ret, want, what) ||
+		     (want != XDP_REDIRECT &&
+		      !ASSERT_EQ(x_res.meta.reason, c->reason, what))))
 			continue;
 		u_prep(&u_res[i], c_frame, len, in, dflt);
 		u_chain(nfs, nnf, &u_res[i].u, 1);
@@ -298,7 +302,7 @@ static void diff_cases(struct fx *f, struct xnf_unf **nfs, int nnf,
 		const struct xnf_upkt *a = &vec[i], *b = &u_res[i].u;
 
 		if (!b->data)
-			continue;       /* failed above */
+			continue; /* failed above */
 		snprintf(what, sizeof(what), "%s [%s, in a vector of %zu]",
 			 cases[i].desc, chain, n);
 		if (ASSERT_EQ(a->meta.verdict, b->meta.verdict, what) &&
@@ -336,8 +340,10 @@ static int unf_open(struct fx *f, const char *chain, const char *args,
 		    struct xnf_unf **nfs)
 {
 	struct xnf_unf_env env = {
-		.dp = f->dp, .ingress_ifindex = f->ifindex[0],
-		.default_egress = f->ifindex[0], .args = args,
+		.dp = f->dp,
+		.ingress_ifindex = f->ifindex[0],
+		.default_egress = f->ifindex[0],
+		.args = args,
 	};
 	char buf[64], *name, *save = NULL;
 	int n = 0;
@@ -389,8 +395,7 @@ static void diff_table(struct fx *f, const char *chain, const struct ucase *case
 
 /* ---- parser ---- */
 
-static void parse_one(struct fx *f, const __u8 *frame, __u32 len,
-		      const char *what)
+static void parse_one(struct fx *f, const __u8 *frame, __u32 len, const char *what)
 {
 	static struct uref u;
 
@@ -418,23 +423,36 @@ static void put16(__u8 *p, __u16 v)
 TEST(unf_parse_vs_xdp)
 {
 	static const struct pkt_spec specs[] = {
-		{ .family = 4 }, { .family = 4, .proto = IPPROTO_TCP },
+		{ .family = 4 },
+		{ .family = 4, .proto = IPPROTO_TCP },
 		{ .family = 4, .proto = IPPROTO_ICMP },
 		{ .family = 4, .proto = IPPROTO_SCTP, .frame_len = 80 },
 		{ .family = 4, .proto = 47 /* GRE */ },
-		{ .family = 4, .ip_opts = 4 }, { .family = 4, .ip_opts = 40, .frame_len = 128 },
-		{ .family = 4, .frag_off = 0x2000 }, { .family = 4, .frag_off = 0x2010 },
-		{ .family = 4, .frag_off = 0x0010 }, { .family = 4, .frag_off = 0x4000 },
-		{ .family = 4, .nvlans = 1 }, { .family = 4, .nvlans = 2 },
-		{ .family = 4, .nvlans = 3 }, { .family = 4, .frame_len = 42 },
-		{ .family = 6 }, { .family = 6, .proto = IPPROTO_TCP, .frame_len = 80 },
+		{ .family = 4, .ip_opts = 4 },
+		{ .family = 4, .ip_opts = 40, .frame_len = 128 },
+		{ .family = 4, .frag_off = 0x2000 },
+		{ .family = 4, .frag_off = 0x2010 },
+		{ .family = 4, .frag_off = 0x0010 },
+		{ .family = 4, .frag_off = 0x4000 },
+		{ .family = 4, .nvlans = 1 },
+		{ .family = 4, .nvlans = 2 },
+		{ .family = 4, .nvlans = 3 },
+		{ .family = 4, .frame_len = 42 },
+		{ .family = 6 },
+		{ .family = 6, .proto = IPPROTO_TCP, .frame_len = 80 },
 		{ .family = 6, .proto = IPPROTO_ICMPV6 },
 		{ .family = 6, .nvlans = 2, .frame_len = 80 },
-		{ .family = 6, .frame_len = 62 }, { .family = 0 }, { .family = 0, .nvlans = 1 },
-		{ .family = 4, .frame_len = 9000 }, { .family = 6, .frame_len = 9000 },
+		{ .family = 6, .frame_len = 62 },
+		{ .family = 0 },
+		{ .family = 0, .nvlans = 1 },
+		{ .family = 4, .frame_len = 9000 },
+		{ .family = 6, .frame_len = 9000 },
 	};
 	static const __u8 ext_types[] = {
-		IPPROTO_HOPOPTS, IPPROTO_ROUTING, IPPROTO_DSTOPTS, IPPROTO_AH,
+		IPPROTO_HOPOPTS,
+		IPPROTO_ROUTING,
+		IPPROTO_DSTOPTS,
+		IPPROTO_AH,
 	};
 	struct pkt_ext6 ext[10];
 	char what[128];
@@ -456,7 +474,8 @@ TEST(unf_parse_vs_xdp)
 		parse_one(&f, p_buf, len, what);
 		/* Every truncation of the small ones. */
 		for (n = 0; len <= 128 && n < len; n++) {
-			snprintf(what, sizeof(what), "spec %zu cut to %d of %d", s, n, len);
+			snprintf(what, sizeof(what), "spec %zu cut to %d of %d",
+				 s, n, len);
 			parse_one(&f, p_buf, n, what);
 		}
 		/* Ethernet padding behind the IP packet. */
@@ -489,7 +508,8 @@ TEST(unf_parse_vs_xdp)
 	p_buf[ETH_HLEN] = 0x40;
 	parse_one(&f, p_buf, len, "version 4 in ipv6");
 	for (i = 0; i < 40; i += 2) {
-		len = pkt_build(p_buf, sizeof(p_buf), &(struct pkt_spec){ .family = 6 });
+		len = pkt_build(p_buf, sizeof(p_buf),
+				&(struct pkt_spec){ .family = 6 });
 		put16(p_buf + ETH_HLEN + 4, i);
 		snprintf(what, sizeof(what), "ipv6 payload_len %d of 10", i);
 		parse_one(&f, p_buf, len, what);
@@ -504,33 +524,41 @@ TEST(unf_parse_vs_xdp)
 			size_t pr;
 
 			for (i = 0; i < n; i++)
-				ext[i] = (struct pkt_ext6){ ext_types[t],
-					ext_types[t] == IPPROTO_AH ? 4 : (i & 1), 0 };
+				ext[i] = (struct pkt_ext6){
+					ext_types[t],
+					ext_types[t] == IPPROTO_AH ? 4 : (i & 1), 0
+				};
 			for (pr = 0; pr < ARRAY_SIZE(protos); pr++) {
 				struct pkt_spec sp = { .proto = protos[pr],
 						       .frame_len = 400 };
 
-				len = pkt_build_ext6(p_buf, sizeof(p_buf), &sp, ext, n);
-				snprintf(what, sizeof(what), "%d ext headers %u, proto %u",
-					 n, ext_types[t], protos[pr]);
+				len = pkt_build_ext6(p_buf, sizeof(p_buf), &sp,
+						     ext, n);
+				snprintf(what, sizeof(what),
+					 "%d ext headers %u, proto %u", n,
+					 ext_types[t], protos[pr]);
 				if (!ASSERT_GE(len, ETH_HLEN, what))
 					continue;
 				parse_one(&f, p_buf, len, what);
 			}
 			/* The header length field beyond the payload. */
 			len = pkt_build_ext6(p_buf, sizeof(p_buf),
-					     &(struct pkt_spec){ .frame_len = 400 }, ext, n);
+					     &(struct pkt_spec){ .frame_len = 400 },
+					     ext, n);
 			p_buf[ETH_HLEN + 40 + 1] = 200;
-			snprintf(what, sizeof(what), "%d ext headers %u, first too long",
-				 n, ext_types[t]);
+			snprintf(what, sizeof(what),
+				 "%d ext headers %u, first too long", n,
+				 ext_types[t]);
 			parse_one(&f, p_buf, len, what);
 		}
 	}
 	/* Fragment headers: first, middle, later; with UDP behind. */
 	{
-		static const __u16 offs[] = { 0x0001, 0x0000, 0x0009, 0x0008, 0xfff9 };
+		static const __u16 offs[] = { 0x0001, 0x0000, 0x0009, 0x0008,
+					      0xfff9 };
 		struct pkt_ext6 fr[3] = {
-			{ IPPROTO_HOPOPTS, 0 }, { IPPROTO_FRAGMENT, 0, 0 },
+			{ IPPROTO_HOPOPTS, 0 },
+			{ IPPROTO_FRAGMENT, 0, 0 },
 			{ IPPROTO_DSTOPTS, 1 },
 		};
 		size_t o;
@@ -542,10 +570,12 @@ TEST(unf_parse_vs_xdp)
 
 				len = pkt_build_ext6(p_buf, sizeof(p_buf), &sp,
 						     n == 1 ? fr + 1 : fr, n);
-				snprintf(what, sizeof(what), "fragment 0x%04x, %d headers",
-					 offs[o], n);
+				snprintf(what, sizeof(what),
+					 "fragment 0x%04x, %d headers", offs[o],
+					 n);
 				parse_one(&f, p_buf, len, what);
-				for (i = ETH_HLEN + 40; i < len && i < ETH_HLEN + 90; i++) {
+				for (i = ETH_HLEN + 40;
+				     i < len && i < ETH_HLEN + 90; i++) {
 					snprintf(what, sizeof(what),
 						 "fragment 0x%04x, %d headers, cut to %d",
 						 offs[o], n, i);
@@ -557,7 +587,8 @@ TEST(unf_parse_vs_xdp)
 	/* ICMP types and codes. */
 	for (i = 0; i < 256; i += 51) {
 		len = pkt_build(p_buf, sizeof(p_buf),
-				&(struct pkt_spec){ .family = 4, .proto = IPPROTO_ICMP });
+				&(struct pkt_spec){ .family = 4,
+						    .proto = IPPROTO_ICMP });
 		p_buf[ETH_HLEN + 20] = i;
 		p_buf[ETH_HLEN + 21] = 255 - i;
 		snprintf(what, sizeof(what), "icmp type %d", i);
@@ -614,21 +645,26 @@ static const struct ucase l3_cases[] = {
 	{ "v4 first fragment", V4(.frag_off = 0x2000), FWD },
 	{ "v4 middle fragment", V4(.frag_off = 0x2010), FWD },
 	{ "v4 last fragment", V4(.frag_off = 0x0010), FWD },
-	{ "v4 later fragment, TTL 1", V4(.frag_off = 0x0010, .ttl = 1), PASS(XNF_R_TTL) },
+	{ "v4 later fragment, TTL 1", V4(.frag_off = 0x0010, .ttl = 1),
+	  PASS(XNF_R_TTL) },
 	{ "v4 DF", V4(.frag_off = 0x4000), FWD },
 	{ "v6 hop-by-hop", V6(EXT(IPPROTO_HOPOPTS), .frame_len = 96), FWD },
 	{ "v6 routing", V6(EXT(IPPROTO_ROUTING), .frame_len = 96), FWD },
-	{ "v6 first fragment", V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0001,
-				  .frame_len = 96), FWD },
-	{ "v6 later fragment", V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0009), FWD },
-	{ "v6 all four", V6(.next_ext = 4, .ext = { IPPROTO_HOPOPTS, IPPROTO_DSTOPTS,
-						    IPPROTO_ROUTING, IPPROTO_FRAGMENT },
-			    .frag_off = 0x0001, .frame_len = 160, .dst = "2001:db8:5::7"), FWD },
+	{ "v6 first fragment",
+	  V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0001, .frame_len = 96), FWD },
+	{ "v6 later fragment", V6(EXT(IPPROTO_FRAGMENT), .frag_off = 0x0009),
+	  FWD },
+	{ "v6 all four",
+	  V6(.next_ext = 4,
+	     .ext = { IPPROTO_HOPOPTS, IPPROTO_DSTOPTS, IPPROTO_ROUTING,
+		      IPPROTO_FRAGMENT },
+	     .frag_off = 0x0001, .frame_len = 160, .dst = "2001:db8:5::7"),
+	  FWD },
 	{ "v6 9 destination options (protocol unknown)",
 	  .in = { .dst = "2001:db8:5::7", .frame_len = 300 }, .next6 = 9,
 	  .ext6 = IPPROTO_DSTOPTS, FWD },
-	{ "v6 hop-by-hop, hop limit 1", V6(EXT(IPPROTO_HOPOPTS), .ttl = 1, .frame_len = 96),
-	  PASS(XNF_R_TTL) },
+	{ "v6 hop-by-hop, hop limit 1",
+	  V6(EXT(IPPROTO_HOPOPTS), .ttl = 1, .frame_len = 96), PASS(XNF_R_TTL) },
 	{ "v4 TCP", V4(.proto = IPPROTO_TCP), FWD },
 	{ "v4 ICMP", V4(.proto = IPPROTO_ICMP, .dst = "10.1.2.3"), FWD },
 	{ "v6 ICMPv6", V6(.proto = IPPROTO_ICMPV6, .dst = "2001:db8:5::1"), FWD },
@@ -641,30 +677,36 @@ static const struct ucase l3_cases[] = {
 	{ "v4 smallest frame", V4(.frame_len = 42), FWD },
 	{ "v4 + 18 bytes padding", V4(.frame_len = 42), .pad = 18, FWD },
 	{ "v6 smallest frame", V6(.frame_len = 62), FWD },
-	{ "v4 1514 bytes to a 1500-byte port", V4(.frame_len = 1514, .dst = "10.1.2.9"), FWD },
-	{ "v4 1515 bytes to a 1500-byte port", V4(.frame_len = 1515, .dst = "10.1.2.9"),
+	{ "v4 1514 bytes to a 1500-byte port",
+	  V4(.frame_len = 1514, .dst = "10.1.2.9"), FWD },
+	{ "v4 1515 bytes to a 1500-byte port",
+	  V4(.frame_len = 1515, .dst = "10.1.2.9"), PASS(XNF_R_FRAG_NEEDED) },
+	{ "v6 1515 bytes to a 1500-byte port",
+	  V6(.frame_len = 1515, .dst = "2001:db8:5::9"), PASS(XNF_R_FRAG_NEEDED) },
+	{ "v4 1515 bytes, TTL 1",
+	  V4(.frame_len = 1515, .dst = "10.1.2.9", .ttl = 1), PASS(XNF_R_TTL) },
+	{ "v4 9000 bytes to a 1500-byte port", V4(.frame_len = 9000),
 	  PASS(XNF_R_FRAG_NEEDED) },
-	{ "v6 1515 bytes to a 1500-byte port", V6(.frame_len = 1515, .dst = "2001:db8:5::9"),
-	  PASS(XNF_R_FRAG_NEEDED) },
-	{ "v4 1515 bytes, TTL 1", V4(.frame_len = 1515, .dst = "10.1.2.9", .ttl = 1),
-	  PASS(XNF_R_TTL) },
-	{ "v4 9000 bytes to a 1500-byte port", V4(.frame_len = 9000), PASS(XNF_R_FRAG_NEEDED) },
-	{ "v4 link-local destination", V4(.dst = "169.254.1.1"), PASS(XNF_R_LOCAL) },
+	{ "v4 link-local destination", V4(.dst = "169.254.1.1"),
+	  PASS(XNF_R_LOCAL) },
 	{ "v4 link-local source", V4(.src = "169.254.1.1"), PASS(XNF_R_LOCAL) },
 	{ "v6 link-local destination", V6(.dst = "fe80::1"), PASS(XNF_R_LOCAL) },
 	{ "v6 link-local source", V6(.src = "fe80::1"), PASS(XNF_R_LOCAL) },
 	{ "v4 multicast", V4(.dst = "224.0.0.5"), PASS(XNF_R_LOCAL) },
-	{ "v4 limited broadcast", V4(.dst = "255.255.255.255"), PASS(XNF_R_LOCAL) },
+	{ "v4 limited broadcast", V4(.dst = "255.255.255.255"),
+	  PASS(XNF_R_LOCAL) },
 	{ "v6 multicast", V6(.dst = "ff02::1"), PASS(XNF_R_LOCAL) },
 	{ "v4 to the broadcast MAC", V4(.dmac = MAC_BCAST), PASS(XNF_R_LOCAL) },
-	{ "v6 to a group MAC", V6(.dmac = { 0x33, 0x33, 0, 0, 0, 1 }), PASS(XNF_R_LOCAL) },
+	{ "v6 to a group MAC", V6(.dmac = { 0x33, 0x33, 0, 0, 0, 1 }),
+	  PASS(XNF_R_LOCAL) },
 	{ "v4 cut to 30 bytes", V4(), .cut = 30, DROP(XNF_R_MALFORMED) },
 	{ "v6 cut to 60 bytes", V6(), .cut = 60, DROP(XNF_R_MALFORMED) },
 	{ "v4 ihl 4", V4(.ihl = 4), DROP(XNF_R_MALFORMED) },
 };
 
 static const struct ucfg exc_cfgs[] = {
-	{ XNF_ACT_PASS, XNF_ACT_FLOOD }, { XNF_ACT_DROP, XNF_ACT_FLOOD },
+	{ XNF_ACT_PASS, XNF_ACT_FLOOD },
+	{ XNF_ACT_DROP, XNF_ACT_FLOOD },
 };
 
 TEST(unf_l3fwd_vs_xdp)
@@ -674,8 +716,8 @@ TEST(unf_l3fwd_vs_xdp)
 	if (!fx_open(&f))
 		return;
 	if (fx_l3_table(&f))
-		diff_table(&f, "l3fwd", l3_cases, ARRAY_SIZE(l3_cases), exc_cfgs,
-			   ARRAY_SIZE(exc_cfgs));
+		diff_table(&f, "l3fwd", l3_cases, ARRAY_SIZE(l3_cases),
+			   exc_cfgs, ARRAY_SIZE(exc_cfgs));
 	fx_close(&f);
 }
 
@@ -685,7 +727,10 @@ TEST(unf_l3fwd_vs_xdp)
 TEST(unf_l3fwd_ttl_checksum_vs_xdp)
 {
 	static const char *const dsts[] = {
-		"198.51.100.1", "10.9.9.9", "10.1.2.9", "10.1.2.3",
+		"198.51.100.1",
+		"10.9.9.9",
+		"10.1.2.9",
+		"10.1.2.3",
 	};
 	struct xnf_unf *nfs[1];
 	static struct uref u;
@@ -704,11 +749,15 @@ TEST(unf_l3fwd_ttl_checksum_vs_xdp)
 		goto out;
 	for (d = 0; d < ARRAY_SIZE(dsts) && ok; d++) {
 		for (ttl = 0; ttl <= 255 && ok; ttl++) {
-			struct pkt_spec s = { .family = 4, .dst = dsts[d], .ttl = ttl,
-					      .ttl_zero = !ttl, .sport = 1000 + ttl };
+			struct pkt_spec s = { .family = 4,
+					      .dst = dsts[d],
+					      .ttl = ttl,
+					      .ttl_zero = !ttl,
+					      .sport = 1000 + ttl };
 
 			len = pkt_build(c_frame, sizeof(c_frame), &s);
-			snprintf(what, sizeof(what), "to %s TTL %d", dsts[d], ttl);
+			snprintf(what, sizeof(what), "to %s TTL %d", dsts[d],
+				 ttl);
 			ok = xdp_ref(&f, c_frame, len, &x_res, what);
 			u_prep(&u, c_frame, len, f.ifindex[0], f.ifindex[0]);
 			u_chain(nfs, nnf, &u.u, 1);
@@ -737,12 +786,12 @@ out:
 
 /* ---- l2fwd ---- */
 
-#define MAC_ON_UT0      FX_MAC_ON_UT0
-#define MAC_ON_UT1      FX_MAC_ON_UT1
-#define MAC_ON_UT2      FX_MAC_ON_UT2
-#define MAC_UNKNOWN     FX_MAC_UNKNOWN
-#define MAC_MCAST4      FX_MAC_MCAST4
-#define MAC_MCAST6      FX_MAC_MCAST6
+#define MAC_ON_UT0  FX_MAC_ON_UT0
+#define MAC_ON_UT1  FX_MAC_ON_UT1
+#define MAC_ON_UT2  FX_MAC_ON_UT2
+#define MAC_UNKNOWN FX_MAC_UNKNOWN
+#define MAC_MCAST4  FX_MAC_MCAST4
+#define MAC_MCAST6  FX_MAC_MCAST6
 
 /* The l2fwd tests' FDB and routes: fx_l2_table. */
 
@@ -786,7 +835,8 @@ static const struct ucase l32_cases[] = {
 };
 
 static const struct ucfg l2_cfgs[] = {
-	{ XNF_ACT_PASS, XNF_ACT_FLOOD }, { XNF_ACT_PASS, XNF_ACT_PASS },
+	{ XNF_ACT_PASS, XNF_ACT_FLOOD },
+	{ XNF_ACT_PASS, XNF_ACT_PASS },
 	{ XNF_ACT_PASS, XNF_ACT_DROP },
 };
 
@@ -824,8 +874,9 @@ static void fw_pkt(const struct xnf_fw_rule *r, unsigned int *seed,
 	__u32 i, bytes;
 
 	memset(p, 0, sizeof(*p));
-	p->family = inside && r->family ? r->family :
-		    (rand_r(seed) % 5 ? XNF_AF_INET : XNF_AF_INET6);
+	p->family = inside && r->family ?
+			    r->family :
+			    (rand_r(seed) % 5 ? XNF_AF_INET : XNF_AF_INET6);
 	bytes = p->family == XNF_AF_INET ? 4 : 16;
 	for (i = 0; i < bytes; i++) {
 		p->src[i] = rand_r(seed);
@@ -843,24 +894,35 @@ static void fw_pkt(const struct xnf_fw_rule *r, unsigned int *seed,
 			p->dst[i / 8] = (p->dst[i / 8] & ~(0x80 >> (i % 8))) |
 					(r->dst[i / 8] & (0x80 >> (i % 8)));
 	}
-	p->proto = inside && (r->flags & XNF_FW_F_PROTO) ? r->proto :
-		   rand_r(seed) % 4 ? (rand_r(seed) & 1 ? IPPROTO_TCP : IPPROTO_UDP) :
-		   p->family == XNF_AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+	p->proto = inside && (r->flags & XNF_FW_F_PROTO) ?
+			   r->proto :
+		   rand_r(seed) % 4 ?
+			   (rand_r(seed) & 1 ? IPPROTO_TCP : IPPROTO_UDP) :
+		   p->family == XNF_AF_INET ? IPPROTO_ICMP :
+					      IPPROTO_ICMPV6;
 	p->ports = p->proto == IPPROTO_TCP || p->proto == IPPROTO_UDP;
 	p->sport = 1 + rand_r(seed) % 65535;
-	p->dport = 1 + (rand_r(seed) % 3 ? rand_r(seed) % 1024 : rand_r(seed) % 65535);
+	p->dport = 1 + (rand_r(seed) % 3 ? rand_r(seed) % 1024 :
+					   rand_r(seed) % 65535);
 	if (inside && (r->flags & XNF_FW_F_SPORT))
-		p->sport = r->sport_lo + rand_r(seed) % (r->sport_hi - r->sport_lo + 1);
+		p->sport = r->sport_lo +
+			   rand_r(seed) % (r->sport_hi - r->sport_lo + 1);
 	if (inside && (r->flags & XNF_FW_F_DPORT))
-		p->dport = r->dport_lo + rand_r(seed) % (r->dport_hi - r->dport_lo + 1);
+		p->dport = r->dport_lo +
+			   rand_r(seed) % (r->dport_hi - r->dport_lo + 1);
 }
 
 static int fw_frame(const struct xnf_fw_pkt *p, __u8 *buf)
 {
 	char src[64], dst[64];
 	struct pkt_spec s = {
-		.family = p->family, .proto = p->proto, .sport = p->sport,
-		.dport = p->dport, .src = src, .dst = dst, .frame_len = 96,
+		.family = p->family,
+		.proto = p->proto,
+		.sport = p->sport,
+		.dport = p->dport,
+		.src = src,
+		.dst = dst,
+		.frame_len = 96,
 	};
 	int af = p->family == XNF_AF_INET ? AF_INET : AF_INET6;
 
@@ -895,17 +957,21 @@ static void fw_vs_linear(__u32 nrules, int npkts)
 	for (d = 0; d < ARRAY_SIZE(defs); d++) {
 		if (!fx_fw_load(&f, rules, nrules, defs[d]))
 			goto out;
-		if (nfs[0] ? !refresh_all(nfs, 1) : unf_open(&f, "firewall", NULL, nfs) != 1)
+		if (nfs[0] ? !refresh_all(nfs, 1) :
+			     unf_open(&f, "firewall", NULL, nfs) != 1)
 			goto out;
 		for (i = 0; i < npkts && bad < 5; i++) {
 			fw_pkt(&rules[rand_r(&seed) % nrules], &seed, &p);
 			slot = xnf_fw_linear(rules, nrules, &p);
-			want = (slot >= 0 ? rules[slot].action : defs[d]) == XNF_FW_DROP ?
-			       XDP_DROP : XDP_PASS;
+			want = (slot >= 0 ? rules[slot].action : defs[d]) ==
+					       XNF_FW_DROP ?
+				       XDP_DROP :
+				       XDP_PASS;
 			matched += slot >= 0;
 			len = fw_frame(&p, c_frame);
-			snprintf(what, sizeof(what), "%u rules, default %s, packet %d",
-				 nrules, defs[d] ? "drop" : "allow", i);
+			snprintf(what, sizeof(what),
+				 "%u rules, default %s, packet %d", nrules,
+				 defs[d] ? "drop" : "allow", i);
 			if (!ASSERT_GE(len, ETH_HLEN, what) ||
 			    !xdp_ref(&f, c_frame, len, &x_res, what))
 				break;
@@ -917,7 +983,8 @@ static void fw_vs_linear(__u32 nrules, int npkts)
 		}
 	}
 	ASSERT_EQ(bad, 0, "verdicts equal to the linear scan's and XDP's");
-	ASSERT_GE(matched, npkts / 2, "a good share of the packets matched a rule");
+	ASSERT_GE(matched, npkts / 2,
+		  "a good share of the packets matched a rule");
 out:
 	unf_close(nfs, nfs[0] ? 1 : 0);
 	fx_close(&f);
@@ -941,34 +1008,42 @@ TEST(unf_firewall_vs_linear_10000)
  * as ports, unknown protocols, non-IP, VLAN tags. */
 static const struct ucase fw_cases[] = {
 	{ "udp to the probe port", V4(.dport = PROBE), DROP(XNF_R_FW_DENY) },
-	{ "tcp to the probe port", V6(.proto = IPPROTO_TCP, .dport = PROBE,
-				      .frame_len = 80), DROP(XNF_R_FW_DENY) },
+	{ "tcp to the probe port",
+	  V6(.proto = IPPROTO_TCP, .dport = PROBE, .frame_len = 80),
+	  DROP(XNF_R_FW_DENY) },
 	{ "udp to another port", V4(.dport = PROBE + 1), ANY },
 	{ "first fragment, probe port", V4(.dport = PROBE, .frag_off = 0x2000),
 	  DROP(XNF_R_FW_DENY) },
-	{ "later fragment, probe port bytes", V4(.dport = PROBE, .frag_off = 0x0010), ANY },
-	{ "v6 later fragment, probe port bytes", V6(EXT(IPPROTO_FRAGMENT), .dport = PROBE,
-						     .frag_off = 0x0009), ANY },
-	{ "v6 first fragment, probe port", V6(EXT(IPPROTO_FRAGMENT), .dport = PROBE,
-					      .frag_off = 0x0001, .frame_len = 96),
+	{ "later fragment, probe port bytes",
+	  V4(.dport = PROBE, .frag_off = 0x0010), ANY },
+	{ "v6 later fragment, probe port bytes",
+	  V6(EXT(IPPROTO_FRAGMENT), .dport = PROBE, .frag_off = 0x0009), ANY },
+	{ "v6 first fragment, probe port",
+	  V6(EXT(IPPROTO_FRAGMENT), .dport = PROBE, .frag_off = 0x0001,
+	     .frame_len = 96),
 	  DROP(XNF_R_FW_DENY) },
-	{ "v6 8 ext headers, probe port", .in = { .dport = PROBE, .frame_len = 300 },
-	  .next6 = 8, .ext6 = IPPROTO_DSTOPTS, DROP(XNF_R_FW_DENY) },
-	{ "v6 9 ext headers: protocol unknown", .in = { .dport = PROBE + 1, .frame_len = 300 },
-	  .next6 = 9, .ext6 = IPPROTO_DSTOPTS, DROP(XNF_R_FW_DENY) },
+	{ "v6 8 ext headers, probe port",
+	  .in = { .dport = PROBE, .frame_len = 300 }, .next6 = 8,
+	  .ext6 = IPPROTO_DSTOPTS, DROP(XNF_R_FW_DENY) },
+	{ "v6 9 ext headers: protocol unknown",
+	  .in = { .dport = PROBE + 1, .frame_len = 300 }, .next6 = 9,
+	  .ext6 = IPPROTO_DSTOPTS, DROP(XNF_R_FW_DENY) },
 	{ "icmp echo (0x0800 is no port)", V4(.proto = IPPROTO_ICMP), ANY },
 	{ "icmpv6 echo (0x8000 is no port)", V6(.proto = IPPROTO_ICMPV6), ANY },
 	{ "denied source", V4(.src = "192.0.2.99"), DROP(XNF_R_FW_DENY) },
-	{ "denied source, tagged", V4(.src = "192.0.2.99", .nvlans = 2), DROP(XNF_R_FW_DENY) },
+	{ "denied source, tagged", V4(.src = "192.0.2.99", .nvlans = 2),
+	  DROP(XNF_R_FW_DENY) },
 	{ "denied v6 source", V6(.src = "2001:db8:1::99"), DROP(XNF_R_FW_DENY) },
 	{ "ARP", ARP(), ANY },
-	{ "v4 options, probe port", V4(.ip_opts = 8, .dport = PROBE), DROP(XNF_R_FW_DENY) },
+	{ "v4 options, probe port", V4(.ip_opts = 8, .dport = PROBE),
+	  DROP(XNF_R_FW_DENY) },
 };
 
 static struct xnf_fw_rule fw_rule(__u32 prio, __u8 action, __u16 flags)
 {
-	return (struct xnf_fw_rule){ .prio = prio, .action = action,
-				     .flags = flags, .in_use = 1 };
+	return (struct xnf_fw_rule){
+		.prio = prio, .action = action, .flags = flags, .in_use = 1
+	};
 }
 
 TEST(unf_firewall_vs_xdp)
@@ -1027,21 +1102,25 @@ TEST(unf_firewall_vs_xdp)
 			break;
 		if (!refresh_all(nfs, 1))
 			break;
-		diff_cases(&f, nfs, 1, cases, ARRAY_SIZE(cases), &cfg, "firewall");
+		diff_cases(&f, nfs, 1, cases, ARRAY_SIZE(cases), &cfg,
+			   "firewall");
 	}
 	{
 		/* The UDP header cut by the IP total length. */
 		static struct uref u;
 		int len = pkt_build(c_frame, sizeof(c_frame),
-				    &(struct pkt_spec){ .family = 4, .dport = PROBE });
+				    &(struct pkt_spec){ .family = 4,
+							.dport = PROBE });
 
 		put16(c_frame + ETH_HLEN + 2, 24);
 		pkt_ipv4_csum_set(c_frame, len);
 		if (xdp_ref(&f, c_frame, len, &x_res, "udp cut by tot_len")) {
 			u_prep(&u, c_frame, len, f.ifindex[0], f.ifindex[0]);
 			u_chain(nfs, 1, &u.u, 1);
-			ASSERT_FALSE(u.u.meta.flags & XNF_PKT_F_PORTS, "no ports read");
-			same_verdict(&x_res, &u, f.ifindex[0], "udp cut by tot_len");
+			ASSERT_FALSE(u.u.meta.flags & XNF_PKT_F_PORTS,
+				     "no ports read");
+			same_verdict(&x_res, &u, f.ifindex[0],
+				     "udp cut by tot_len");
 		}
 	}
 	unf_close(nfs, 1);
@@ -1094,7 +1173,8 @@ TEST(unf_refresh)
 	    unf_open(&f, "firewall", NULL, &fw) != 1)
 		goto out;
 	run_one(&f, l3, "198.51.100.1", 0, &u);
-	ASSERT_EQ(u.u.egress_ifindex, f.ifindex[1], "the route as copied at init");
+	ASSERT_EQ(u.u.egress_ifindex, f.ifindex[1],
+		  "the route as copied at init");
 
 	/* A route change moves tables_gen; the copy changes on refresh. */
 	g0 = gen_of(&f);
@@ -1111,7 +1191,8 @@ TEST(unf_refresh)
 	ASSERT_OK(l3->ops->refresh(l3), "refresh");
 	run_one(&f, l3, "198.51.100.1", 0, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT, "after refresh");
-	ASSERT_EQ(u.u.egress_ifindex, f.ifindex[2], "after refresh: the new route");
+	ASSERT_EQ(u.u.egress_ifindex, f.ifindex[2],
+		  "after refresh: the new route");
 	ASSERT_MEM(u.data, rt.dmac, 6, "the new route's next hop");
 
 	g0 = gen_of(&f);
@@ -1124,7 +1205,8 @@ TEST(unf_refresh)
 
 	/* The exception actions are copied too. */
 	g0 = gen_of(&f);
-	if (!fx_set_cfg(&f, XNF_ACT_DROP, XNF_ACT_PASS, XNF_ACT_PASS, XNF_ACT_FLOOD))
+	if (!fx_set_cfg(&f, XNF_ACT_DROP, XNF_ACT_PASS, XNF_ACT_PASS,
+			XNF_ACT_FLOOD))
 		goto out;
 	ASSERT_NEQ(gen_of(&f), g0, "xnf_cfg_write moved tables_gen");
 	ASSERT_OK(l3->ops->refresh(l3), "refresh");
@@ -1150,7 +1232,8 @@ TEST(unf_refresh)
 	/* Failed writes do not. */
 	g0 = gen_of(&f);
 	ASSERT_ERR(xnf_fdb_del(f.dp, mac), "delete a missing FDB entry");
-	ASSERT_ERR(xnf_route_del(f.dp, XNF_AF_INET, addr, 24), "delete a missing route");
+	ASSERT_ERR(xnf_route_del(f.dp, XNF_AF_INET, addr, 24),
+		   "delete a missing route");
 	ASSERT_EQ(gen_of(&f), g0, "failed writes leave tables_gen");
 
 	/* The firewall: a committed rule is used after refresh. */
@@ -1184,16 +1267,23 @@ TEST(unf_refresh)
 	slot = 6;
 	r.prio = 20;
 	if (!ASSERT_OK(bpf_map_lookup_elem(f.dp->fd[XNF_T_FW_ACTIVE], &zero,
-					   &inactive) ? -errno : 0, "read active"))
+					   &inactive) ?
+			       -errno :
+			       0,
+		       "read active"))
 		goto out;
 	inactive = ((inactive & 1) ^ 1) * XNF_FW_MAX_RULES + slot;
-	if (!ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_RULES], &inactive, &r,
-					   BPF_ANY) ? -errno : 0, "write rule"))
+	if (!ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_RULES], &inactive,
+					   &r, BPF_ANY) ?
+			       -errno :
+			       0,
+		       "write rule"))
 		goto out;
 	xnf_tables_changed(f.dp);
 	ASSERT_OK(fw->ops->refresh(fw), "refresh ignores uncommitted rules");
 	run_one(&f, fw, "198.51.100.1", PROBE + 1, &u);
-	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT, "uncommitted rule not in force");
+	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT,
+		  "uncommitted rule not in force");
 	run_one(&f, fw, "198.51.100.1", PROBE, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "committed rule still in force");
 	/* Committed, it is taken. */
@@ -1263,11 +1353,14 @@ TEST(unf_batch_cli)
 	if (!refresh_all(nfs, nnf))
 		goto out;
 
-	len = pkt_build(c_frame, sizeof(c_frame), &(struct pkt_spec){ .family = 4 });
+	len = pkt_build(c_frame, sizeof(c_frame),
+			&(struct pkt_spec){ .family = 4 });
 	u_prep(&u, c_frame, len, f.ifindex[0], f.ifindex[0]);
 	u_chain(nfs, nnf, &u.u, 1);
-	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT, "routed by the batch's route");
-	ASSERT_EQ(u.u.egress_ifindex, f.ifindex[1], "routed by the batch's route");
+	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT,
+		  "routed by the batch's route");
+	ASSERT_EQ(u.u.egress_ifindex, f.ifindex[1],
+		  "routed by the batch's route");
 	len = pkt_build(c_frame, sizeof(c_frame),
 			&(struct pkt_spec){ .family = 4, .dport = PROBE });
 	u_prep(&u, c_frame, len, f.ifindex[0], f.ifindex[0]);
@@ -1287,7 +1380,8 @@ TEST(unf_batch_cli)
 			&(struct pkt_spec){ .family = 4, .dst = "192.0.2.50" });
 	u_prep(&u, c_frame, len, f.ifindex[0], f.ifindex[0]);
 	u_chain(nfs, nnf, &u.u, 1);
-	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "no route: dropped by the batch's config");
+	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP,
+		  "no route: dropped by the batch's config");
 	len = pkt_build(c_frame, sizeof(c_frame),
 			&(struct pkt_spec){ .family = 0,
 					    .dmac = { 2, 0, 0, 0, 2, 0xaa } });
@@ -1311,7 +1405,8 @@ static __u8 rl_buf[2][PKT_MAX];
 /* A UDP frame of flow @flow into @u. */
 static void rl_pkt(struct xnf_upkt *u, __u8 *buf, int flow)
 {
-	struct pkt_spec s = { .family = flow & 1 ? 6 : 4, .sport = 1000 + flow,
+	struct pkt_spec s = { .family = flow & 1 ? 6 : 4,
+			      .sport = 1000 + flow,
 			      .dport = 53 };
 	int len = pkt_build(buf, PKT_MAX, &s);
 
@@ -1324,7 +1419,8 @@ static void rl_pkt(struct xnf_upkt *u, __u8 *buf, int flow)
 
 static struct xnf_unf *rl_new(const char *args)
 {
-	struct xnf_unf_env env = { .ingress_ifindex = 1, .default_egress = 1,
+	struct xnf_unf_env env = { .ingress_ifindex = 1,
+				   .default_egress = 1,
 				   .args = args };
 	struct xnf_unf *nf = NULL;
 
@@ -1345,7 +1441,10 @@ static struct xnf_unf *rl_new(const char *args)
  */
 TEST(unf_ratelimit_exact)
 {
-	static const struct { const char *args; __u64 a_pass, b_pass, refill; } runs[] = {
+	static const struct {
+		const char *args;
+		__u64 a_pass, b_pass, refill;
+	} runs[] = {
 		{ "rate=100,burst=10,flows=64", 109, 50, 10 },
 		{ "rate=250,burst=5", 254, 50, 5 },
 	};
@@ -1365,15 +1464,16 @@ TEST(unf_ratelimit_exact)
 			__u32 n = 0;
 
 			now = 5000000000ULL + k * 1000000;
-			rl_pkt(&vec[n++], rl_buf[0], 0);          /* A */
+			rl_pkt(&vec[n++], rl_buf[0], 0); /* A */
 			if (k % 20 == 0)
-				rl_pkt(&vec[n++], rl_buf[1], 1);  /* B, IPv6 */
+				rl_pkt(&vec[n++], rl_buf[1], 1); /* B, IPv6 */
 			nf->ops->run(nf, vec, n);
 			a_pass += vec[0].meta.verdict == XNF_V_REDIRECT;
 			if (n == 2)
 				b_pass += vec[1].meta.verdict == XNF_V_REDIRECT;
 			if (vec[0].meta.verdict == XNF_V_DROP &&
-			    !ASSERT_EQ(vec[0].meta.reason, XNF_R_POLICED, runs[r].args))
+			    !ASSERT_EQ(vec[0].meta.reason, XNF_R_POLICED,
+				       runs[r].args))
 				break;
 		}
 		ASSERT_EQ(a_pass, runs[r].a_pass, runs[r].args);
@@ -1386,7 +1486,8 @@ TEST(unf_ratelimit_exact)
 		nf->ops->run(nf, vec, 30);
 		for (i = 0, pass = 0; i < 30; i++)
 			pass += vec[i].meta.verdict == XNF_V_REDIRECT;
-		ASSERT_EQ(pass, runs[r].refill, "refilled to the burst, not beyond");
+		ASSERT_EQ(pass, runs[r].refill,
+			  "refilled to the burst, not beyond");
 
 		xnf_unf_ratelimit_info(nf, &info);
 		ASSERT_EQ(info.flows, 2, "two flows");
@@ -1401,7 +1502,8 @@ TEST(unf_ratelimit_exact)
 	xnf_unf_ratelimit_clock(nf, fake_now, &now);
 	now = 1;
 	for (i = 0; i < 3; i++) {
-		int len = pkt_build(rl_buf[0], PKT_MAX, &(struct pkt_spec){ .family = 0 });
+		int len = pkt_build(rl_buf[0], PKT_MAX,
+				    &(struct pkt_spec){ .family = 0 });
 
 		vec[i].data = rl_buf[0];
 		vec[i].len = len;
@@ -1410,7 +1512,8 @@ TEST(unf_ratelimit_exact)
 	}
 	nf->ops->run(nf, vec, 3);
 	for (i = 0; i < 3; i++)
-		ASSERT_EQ(vec[i].meta.verdict, XNF_V_REDIRECT, "ARP is not policed");
+		ASSERT_EQ(vec[i].meta.verdict, XNF_V_REDIRECT,
+			  "ARP is not policed");
 	for (i = 0; i < 3; i++) {
 		rl_pkt(&vec[i], rl_buf[0], 0);
 		if (i == 1)
@@ -1450,7 +1553,7 @@ TEST(unf_ratelimit_eviction)
 		nf->ops->run(nf, vec, 1);
 	}
 	for (k = 1; k <= 1000; k++) {
-		now += 1000;    /* 1 us: H earns no token in a millisecond */
+		now += 1000; /* 1 us: H earns no token in a millisecond */
 		rl_pkt(&vec[0], rl_buf[0], 0);
 		rl_pkt(&vec[1], rl_buf[1], 2 * (int)k);
 		nf->ops->run(nf, vec, 2);
@@ -1483,7 +1586,8 @@ TEST(unf_ratelimit_eviction)
 TEST(unf_macswap)
 {
 	static const struct pkt_spec specs[] = {
-		{ .family = 4 }, { .family = 6, .nvlans = 1, .frame_len = 80 },
+		{ .family = 4 },
+		{ .family = 6, .nvlans = 1, .frame_len = 80 },
 		{ .family = 0 },
 	};
 	struct xnf_unf_env env = { .ingress_ifindex = 3, .default_egress = 7 };
@@ -1524,10 +1628,12 @@ TEST(unf_macswap)
 		/* The frame as built, with its two MAC fields exchanged. */
 		memcpy(want, s.smac, 6);
 		memcpy(want + 6, s.dmac, 6);
-		ASSERT_EQ(vec[i].meta.verdict, XNF_V_REDIRECT, "macswap redirects");
+		ASSERT_EQ(vec[i].meta.verdict, XNF_V_REDIRECT,
+			  "macswap redirects");
 		ASSERT_EQ(vec[i].egress_ifindex, 7, "to the default egress");
 		ASSERT_EQ(vec[i].len, len[i], "length unchanged");
-		ASSERT_MEM(vec[i].data, want, len[i], "MACs swapped, nothing else");
+		ASSERT_MEM(vec[i].data, want, len[i],
+			   "MACs swapped, nothing else");
 	}
 	ASSERT_EQ(vec[i].meta.verdict, XNF_V_DROP, "malformed stays dropped");
 	ASSERT_MEM(bufs[i], orig, 20, "malformed left alone");
@@ -1540,8 +1646,8 @@ TEST(unf_registry)
 		"firewall", "l3fwd", "l2fwd", "macswap", "ratelimit",
 	};
 	static const char *const bad[] = {
-		"rate=0", "rate=abc", "rate=-1", "burst=", "foo=1", "rate",
-		"rate=1000000001", "flows=99999999",
+		"rate=0", "rate=abc", "rate=-1",	 "burst=",
+		"foo=1",  "rate",     "rate=1000000001", "flows=99999999",
 	};
 	struct xnf_unf_env env = { .ingress_ifindex = 1, .default_egress = 1 };
 	struct xnf_unf *nf;
@@ -1562,8 +1668,8 @@ TEST(unf_registry)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		env.args = bad[i];
 		nf = NULL;
-		ASSERT_EQ(xnf_unf_new(xnf_unf_find("ratelimit"), &env, &nf), -EINVAL,
-			  bad[i]);
+		ASSERT_EQ(xnf_unf_new(xnf_unf_find("ratelimit"), &env, &nf),
+			  -EINVAL, bad[i]);
 		ASSERT_TRUE(!nf, bad[i]);
 	}
 }
