@@ -104,26 +104,19 @@ static int do_fdb_del(int argc, char **argv)
 	return 0;
 }
 
-struct fdb_ent {
-	struct xnf_fdb_key key;
-	struct xnf_fdb_entry e;
-};
-
 static int fdb_ent_cmp(const void *a, const void *b)
 {
-	const struct fdb_ent *x = a, *y = b;
+	const struct xnf_fdb_ent *x = a, *y = b;
 
 	return memcmp(x->key.mac, y->key.mac, 6);
 }
 
 static int do_fdb_show(int argc, char **argv)
 {
-	struct xnf_fdb_key cur, next;
-	struct fdb_ent *ents = NULL, *e;
-	size_t n = 0, cap = 0, i;
+	struct xnf_fdb_ent *ents = NULL;
 	struct xnf_dp *dp;
-	void *prev = NULL;
-	int fd, err;
+	__u32 n, i;
+	int err;
 
 	if (argc > 0)
 		return cli_err("'xnf fdb show' takes no arguments, not '%s'",
@@ -131,31 +124,10 @@ static int do_fdb_show(int argc, char **argv)
 	dp = cli_dp(false);
 	if (!dp)
 		return -1;
-	fd = dp->fd[XNF_T_FDB];
-	while (!(err = bpf_map_get_next_key(fd, prev, &next))) {
-		cur = next;
-		prev = &cur;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			e = realloc(ents, cap * sizeof(*e));
-			if (!e) {
-				err = -ENOMEM;
-				break;
-			}
-			ents = e;
-		}
-		ents[n].key = cur;
-		err = bpf_map_lookup_elem(fd, &cur, &ents[n].e);
-		if (!err)
-			n++;
-		else if (err != -ENOENT)
-			break;
-	}
-	if (err != -ENOENT) {
-		free(ents);
+	err = xnf_fdb_list(dp, &ents, &n);
+	if (err)
 		return cli_err("cannot read %s: %s", XNF_MAP_STR(XNF_MAP_FDB),
 			       strerror(-err));
-	}
 	if (n)
 		qsort(ents, n, sizeof(*ents), fdb_ent_cmp);
 	open_json_array(NULL);
@@ -203,50 +175,9 @@ int do_fdb(int argc, char **argv)
 
 /* ---- xconnect ---- */
 
-struct xc_ent {
-	__u32 in;
-	struct xnf_xconnect xc;
-};
-
-/* Every entry of xnf_xconnect, into a new array; -errno on failure. */
-static int xc_read(struct xnf_dp *dp, struct xc_ent **out, size_t *n)
-{
-	int fd = dp->fd[XNF_T_XCONNECT], err;
-	struct xc_ent *ents = NULL, *e;
-	__u32 cur, next, *prev = NULL;
-	size_t cap = 0;
-
-	*n = 0;
-	while (!(err = bpf_map_get_next_key(fd, prev, &next))) {
-		cur = next;
-		prev = &cur;
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 16;
-			e = realloc(ents, cap * sizeof(*e));
-			if (!e) {
-				free(ents);
-				return -ENOMEM;
-			}
-			ents = e;
-		}
-		ents[*n].in = cur;
-		err = bpf_map_lookup_elem(fd, &cur, &ents[*n].xc);
-		if (!err)
-			(*n)++;
-		else if (err != -ENOENT)
-			break;
-	}
-	if (err != -ENOENT) {
-		free(ents);
-		return err;
-	}
-	*out = ents;
-	return 0;
-}
-
 static int xc_ent_cmp(const void *a, const void *b)
 {
-	const struct xc_ent *x = a, *y = b;
+	const struct xnf_xconnect_ent *x = a, *y = b;
 
 	return x->in < y->in ? -1 : x->in > y->in;
 }
@@ -322,11 +253,9 @@ static int xc_dev(const char *name, __u32 *ifindex)
 
 static int do_xconnect_del(int argc, char **argv)
 {
-	struct xc_ent *ents = NULL;
 	struct xnf_dp *dp;
 	__u32 ifindex;
-	size_t n, i, done = 0;
-	int err;
+	char err[512];
 
 	if (argc != 1)
 		return cli_err("usage: xnf xconnect del DEV; %s", XC_HELP);
@@ -335,39 +264,16 @@ static int do_xconnect_del(int argc, char **argv)
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
-	err = xc_read(dp, &ents, &n);
-	if (err)
-		return cli_err("cannot read %s: %s",
-			       XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
-	/* Both directions: the entry of DEV and the one that sends to it. */
-	for (i = 0; i < n; i++) {
-		if (ents[i].in != ifindex && ents[i].xc.ifindex != ifindex)
-			continue;
-		err = xnf_xconnect_del(dp, ents[i].in);
-		if (err && err != -ENOENT) {
-			char dev[IF_NAMESIZE];
-
-			cli_err("cannot delete the cross-connect of %s from %s: %s",
-				fmt_ifname(ents[i].in, dev),
-				XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
-			free(ents);
-			return -1;
-		}
-		done++;
-	}
-	free(ents);
-	if (!done)
-		return cli_err("%s is not cross-connected; 'xnf xconnect show' "
-			       "lists the pairs",
-			       argv[0]);
+	if (xnf_xconnect_remove(dp, ifindex, err, sizeof(err)))
+		return cli_err("%s", err);
 	return 0;
 }
 
 static int do_xconnect_show(int argc, char **argv)
 {
-	struct xc_ent *ents = NULL;
+	struct xnf_xconnect_ent *ents = NULL;
 	struct xnf_dp *dp;
-	size_t n, i;
+	__u32 n, i;
 	int err;
 
 	if (argc > 0)
@@ -376,7 +282,7 @@ static int do_xconnect_show(int argc, char **argv)
 	dp = cli_dp(false);
 	if (!dp)
 		return -1;
-	err = xc_read(dp, &ents, &n);
+	err = xnf_xconnect_list(dp, &ents, &n);
 	if (err)
 		return cli_err("cannot read %s: %s",
 			       XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));

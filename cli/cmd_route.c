@@ -249,11 +249,6 @@ static int route_parse(int argc, char **argv, struct route_req *r, char *ifname)
 	return cli_ifmac(r->dev, r->rt.smac);
 }
 
-static int route_fd(struct xnf_dp *dp, int family)
-{
-	return dp->fd[family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6];
-}
-
 static int route_write(struct route_req *r, bool replace)
 {
 	struct xnf_dp *dp;
@@ -310,17 +305,10 @@ static int do_route_del(int argc, char **argv)
 	return 0;
 }
 
-struct route_ent {
-	int family;
-	__u32 plen;
-	__u8 addr[16];
-	struct xnf_route rt;
-};
-
 /* IPv4 first, then longest prefix first, then by address. */
 static int route_ent_cmp(const void *a, const void *b)
 {
-	const struct route_ent *x = a, *y = b;
+	const struct xnf_route_entry *x = a, *y = b;
 
 	if (x->family != y->family)
 		return x->family == XNF_AF_INET ? -1 : 1;
@@ -329,52 +317,7 @@ static int route_ent_cmp(const void *a, const void *b)
 	return memcmp(x->addr, y->addr, 16);
 }
 
-/* Appends the routes of @family to *@ents. */
-static int route_collect(struct xnf_dp *dp, int family, struct route_ent **ents,
-			 size_t *n, size_t *cap)
-{
-	size_t alen = family == XNF_AF_INET ? 4 : 16;
-	int fd = route_fd(dp, family), err;
-	struct xnf_rt6_key cur, next;
-	void *prev = NULL;
-
-	/* The two key layouts share prefixlen and the start of addr. */
-	for (;;) {
-		struct route_ent *e;
-
-		err = bpf_map_get_next_key(fd, prev, &next);
-		if (err == -ENOENT)
-			return 0;
-		if (err)
-			return err;
-		cur = next;
-		prev = &cur;
-		if (*n == *cap) {
-			size_t c = *cap ? 2 * *cap : 64;
-
-			e = realloc(*ents, c * sizeof(*e));
-			if (!e)
-				return -ENOMEM;
-			*ents = e;
-			*cap = c;
-		}
-		e = &(*ents)[*n];
-		memset(e, 0, sizeof(*e));
-		e->family = family;
-		e->plen = cur.prefixlen;
-		memcpy(e->addr, cur.addr, alen);
-		/* A lookup with the key's own prefix length finds exactly
-		 * this entry: nothing longer can match fewer bits. */
-		err = bpf_map_lookup_elem(fd, &cur, &e->rt);
-		if (err == -ENOENT)
-			continue; /* deleted by someone else meanwhile */
-		if (err)
-			return err;
-		(*n)++;
-	}
-}
-
-static void route_print(const struct route_ent *e)
+static void route_print(const struct xnf_route_entry *e)
 {
 	char dst[INET6_ADDRSTRLEN + 5], gw[INET6_ADDRSTRLEN];
 	char dev[IF_NAMESIZE], mac[18], smac[18];
@@ -417,9 +360,9 @@ static void route_print(const struct route_ent *e)
 
 static int do_route_show(int argc, char **argv)
 {
-	struct route_ent *ents = NULL;
-	size_t n = 0, cap = 0, i;
+	struct xnf_route_entry *ents = NULL;
 	struct xnf_dp *dp;
+	__u32 n, i;
 	int err;
 
 	if (argc > 0)
@@ -428,11 +371,8 @@ static int do_route_show(int argc, char **argv)
 	dp = cli_dp(false);
 	if (!dp)
 		return -1;
-	err = route_collect(dp, XNF_AF_INET, &ents, &n, &cap);
-	if (!err)
-		err = route_collect(dp, XNF_AF_INET6, &ents, &n, &cap);
+	err = xnf_route_list(dp, &ents, &n);
 	if (err) {
-		free(ents);
 		return cli_err("cannot read the route tables (%s, %s): %s",
 			       XNF_MAP_STR(XNF_MAP_RT4),
 			       XNF_MAP_STR(XNF_MAP_RT6), strerror(-err));

@@ -149,6 +149,31 @@ int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
 		     const struct xnf_xconnect *fwd, __u32 if2,
 		     const struct xnf_xconnect *rev, char *err, size_t errlen);
 
+/* Removes the cross-connect pair @ifindex belongs to (both directions);
+ * -ENOENT when there is none. */
+int xnf_xconnect_remove(struct xnf_dp *dp, __u32 ifindex, char *err,
+			size_t errlen);
+
+/* Whole tables, read with batch lookups into new arrays (free() them), in
+ * no particular order: *@n entries. */
+struct xnf_route_entry {
+	int family; /* XNF_AF_INET / XNF_AF_INET6 */
+	__u32 plen;
+	__u8 addr[16]; /* network order, 4 bytes used for IPv4 */
+	struct xnf_route rt;
+};
+struct xnf_fdb_ent {
+	struct xnf_fdb_key key;
+	struct xnf_fdb_entry e;
+};
+struct xnf_xconnect_ent {
+	__u32 in; /* ifindex frames arrive on */
+	struct xnf_xconnect xc;
+};
+int xnf_route_list(struct xnf_dp *dp, struct xnf_route_entry **out, __u32 *n);
+int xnf_fdb_list(struct xnf_dp *dp, struct xnf_fdb_ent **out, __u32 *n);
+int xnf_xconnect_list(struct xnf_dp *dp, struct xnf_xconnect_ent **out, __u32 *n);
+
 /* Batch-size histogram of one device (netns of the caller). */
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex);
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex);

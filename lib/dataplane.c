@@ -369,38 +369,6 @@ bool xnf_port_exists(struct xnf_dp *dp, __u32 ifindex)
 	return !bpf_map_lookup_elem(dp->fd[XNF_T_TX], &ifindex, &val);
 }
 
-/* Walks every entry of @fd (keys of @ksz bytes, values of at most 64) and
- * tells whether the __u32 at @off in some value equals @ifindex. */
-static bool table_refers(int fd, size_t ksz, size_t off, __u32 ifindex)
-{
-	__u8 key[32], next[32], val[64];
-	bool found = false;
-	void *prev = NULL;
-	__u32 ref;
-
-	while (!found && !bpf_map_get_next_key(fd, prev, next)) {
-		memcpy(key, next, ksz);
-		prev = key;
-		if (bpf_map_lookup_elem(fd, key, val))
-			continue;
-		memcpy(&ref, val + off, sizeof(ref));
-		found = ref == ifindex;
-	}
-	return found;
-}
-
-bool xnf_port_in_use(struct xnf_dp *dp, __u32 ifindex)
-{
-	return table_refers(dp->fd[XNF_T_RT4], sizeof(struct xnf_rt4_key),
-			    offsetof(struct xnf_route, ifindex), ifindex) ||
-	       table_refers(dp->fd[XNF_T_RT6], sizeof(struct xnf_rt6_key),
-			    offsetof(struct xnf_route, ifindex), ifindex) ||
-	       table_refers(dp->fd[XNF_T_FDB], sizeof(struct xnf_fdb_key),
-			    offsetof(struct xnf_fdb_entry, ifindex), ifindex) ||
-	       table_refers(dp->fd[XNF_T_XCONNECT], sizeof(__u32),
-			    offsetof(struct xnf_xconnect, ifindex), ifindex);
-}
-
 static int xnf_route_key(int family, const void *addr, __u32 plen,
 			 struct xnf_rt6_key *key, int *fd, struct xnf_dp *dp)
 {

@@ -11,6 +11,7 @@
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
@@ -54,18 +55,47 @@ static int port_get(struct xnf_dp *dp, __u32 ifindex, bool *added, char *err,
 	return 0;
 }
 
-/* Entries of @fd, keys of at most 32 bytes. */
-static long map_count(int fd)
+/* Reads all of table @fd (keys of @ksz, values of @vsz bytes) into new
+ * arrays. */
+static int table_read(int fd, __u32 ksz, __u32 vsz, void **keys, void **vals,
+		      __u32 *n)
 {
-	__u8 cur[32], next[32];
-	void *prev = NULL;
-	long n = 0;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int err;
 
-	while (!bpf_map_get_next_key(fd, prev, next)) {
-		n++;
-		memcpy(cur, next, sizeof(cur));
-		prev = cur;
+	*keys = *vals = NULL;
+	*n = 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	*keys = calloc(info.max_entries ?: 1, ksz);
+	*vals = calloc(info.max_entries ?: 1, vsz);
+	if (!*keys || !*vals) {
+		err = -ENOMEM;
+		goto err;
 	}
+	err = xnf_map_read_all(fd, ksz, vsz, info.max_entries, *keys, *vals, n);
+	if (!err)
+		return 0;
+err:
+	free(*keys);
+	free(*vals);
+	*keys = *vals = NULL;
+	return err;
+}
+
+/* Entries of @fd, for a message: -errno when it cannot be read. */
+static long map_count(int fd, __u32 ksz, __u32 vsz)
+{
+	void *keys, *vals;
+	__u32 n;
+	int err;
+
+	err = table_read(fd, ksz, vsz, &keys, &vals, &n);
+	if (err)
+		return err;
+	free(keys);
+	free(vals);
 	return n;
 }
 
@@ -106,7 +136,11 @@ int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 				"%s route table full (%ld routes); "
 				"delete routes with 'xnf route del PREFIX' first",
 				family == XNF_AF_INET ? "IPv4" : "IPv6",
-				map_count(dp->fd[t]));
+				map_count(dp->fd[t],
+					  family == XNF_AF_INET ?
+						  sizeof(struct xnf_rt4_key) :
+						  sizeof(struct xnf_rt6_key),
+					  sizeof(struct xnf_route)));
 	return xnf_errf(err, errlen, ret, "cannot write route %s to %s: %s",
 			prefix, xnf_table_names[t], strerror(-ret));
 }
@@ -140,7 +174,9 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 		return xnf_errf(err, errlen, ret,
 				"FDB full (%ld entries); delete "
 				"entries with 'xnf fdb del MAC' first",
-				map_count(dp->fd[XNF_T_FDB]));
+				map_count(dp->fd[XNF_T_FDB],
+					  sizeof(struct xnf_fdb_key),
+					  sizeof(struct xnf_fdb_entry)));
 	return xnf_errf(err, errlen, ret, "cannot write %s to %s: %s", m,
 			XNF_MAP_STR(XNF_MAP_FDB), strerror(-ret));
 }
@@ -218,4 +254,181 @@ out_ports:
 	if (added1)
 		xnf_port_del(dp, if1);
 	return ret;
+}
+
+/* Appends the routes of @family to @out[*@n]. */
+static int route_read(struct xnf_dp *dp, int family,
+		      struct xnf_route_entry **out, __u32 *n)
+{
+	__u32 ksz = family == XNF_AF_INET ? sizeof(struct xnf_rt4_key) :
+					    sizeof(struct xnf_rt6_key);
+	int fd = dp->fd[family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6];
+	struct xnf_route_entry *all;
+	struct xnf_route *vals;
+	__u8 *keys;
+	__u32 cnt, i;
+	int err;
+
+	err = table_read(fd, ksz, sizeof(*vals), (void **)&keys, (void **)&vals,
+			 &cnt);
+	if (err)
+		return err;
+	all = realloc(*out, (*n + cnt + 1) * sizeof(*all));
+	if (!all) {
+		err = -ENOMEM;
+		goto out;
+	}
+	*out = all;
+	for (i = 0; i < cnt; i++) {
+		/* The two key layouts share prefixlen and the start of
+		 * addr. */
+		const struct xnf_rt6_key *k = (const void *)(keys + i * ksz);
+		struct xnf_route_entry *e = &all[(*n)++];
+
+		memset(e, 0, sizeof(*e));
+		e->family = family;
+		e->plen = k->prefixlen;
+		memcpy(e->addr, k->addr, ksz - sizeof(k->prefixlen));
+		e->rt = vals[i];
+	}
+out:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int xnf_route_list(struct xnf_dp *dp, struct xnf_route_entry **out, __u32 *n)
+{
+	int err;
+
+	*out = NULL;
+	*n = 0;
+	err = route_read(dp, XNF_AF_INET, out, n);
+	if (!err)
+		err = route_read(dp, XNF_AF_INET6, out, n);
+	if (err) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return err;
+}
+
+int xnf_fdb_list(struct xnf_dp *dp, struct xnf_fdb_ent **out, __u32 *n)
+{
+	struct xnf_fdb_entry *vals;
+	struct xnf_fdb_key *keys;
+	__u32 i;
+	int err;
+
+	*out = NULL;
+	err = table_read(dp->fd[XNF_T_FDB], sizeof(*keys), sizeof(*vals),
+			 (void **)&keys, (void **)&vals, n);
+	if (err)
+		return err;
+	*out = calloc(*n + 1, sizeof(**out));
+	if (!*out)
+		err = -ENOMEM;
+	for (i = 0; !err && i < *n; i++) {
+		(*out)[i].key = keys[i];
+		(*out)[i].e = vals[i];
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int xnf_xconnect_list(struct xnf_dp *dp, struct xnf_xconnect_ent **out, __u32 *n)
+{
+	struct xnf_xconnect *vals;
+	__u32 *keys, i;
+	int err;
+
+	*out = NULL;
+	err = table_read(dp->fd[XNF_T_XCONNECT], sizeof(*keys), sizeof(*vals),
+			 (void **)&keys, (void **)&vals, n);
+	if (err)
+		return err;
+	*out = calloc(*n + 1, sizeof(**out));
+	if (!*out)
+		err = -ENOMEM;
+	for (i = 0; !err && i < *n; i++) {
+		(*out)[i].in = keys[i];
+		(*out)[i].xc = vals[i];
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int xnf_xconnect_remove(struct xnf_dp *dp, __u32 ifindex, char *err, size_t errlen)
+{
+	struct xnf_xconnect_ent *ents;
+	char name[IF_NAMESIZE];
+	__u32 n, i, done = 0;
+	int ret;
+
+	ret = xnf_xconnect_list(dp, &ents, &n);
+	if (ret)
+		return xnf_errf(err, errlen, ret, "cannot read %s: %s",
+				XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-ret));
+	/* Both directions: the entry of the device and the one that sends
+	 * to it. */
+	for (i = 0; i < n; i++) {
+		if (ents[i].in != ifindex && ents[i].xc.ifindex != ifindex)
+			continue;
+		ret = xnf_xconnect_del(dp, ents[i].in);
+		if (ret && ret != -ENOENT) {
+			xnf_errf(err, errlen, ret,
+				 "cannot delete the "
+				 "cross-connect of %s from %s: %s",
+				 ifname(ents[i].in, name),
+				 XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-ret));
+			goto out;
+		}
+		done++;
+	}
+	ret = done ? 0 :
+		     xnf_errf(err, errlen, -ENOENT,
+			      "%s is not "
+			      "cross-connected; 'xnf xconnect show' lists "
+			      "the pairs",
+			      ifname(ifindex, name));
+out:
+	free(ents);
+	return ret;
+}
+
+/* A table that cannot be read counts as sending to @ifindex: the port
+ * stays, which is safe. */
+bool xnf_port_in_use(struct xnf_dp *dp, __u32 ifindex)
+{
+	struct xnf_xconnect_ent *xcs = NULL;
+	struct xnf_route_entry *rts = NULL;
+	struct xnf_fdb_ent *fdb = NULL;
+	bool used = true;
+	__u32 n, i;
+
+	if (xnf_route_list(dp, &rts, &n))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (rts[i].rt.type == XNF_RT_UNICAST &&
+		    rts[i].rt.ifindex == ifindex)
+			goto out;
+	if (xnf_fdb_list(dp, &fdb, &n))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (fdb[i].e.ifindex == ifindex)
+			goto out;
+	if (xnf_xconnect_list(dp, &xcs, &n))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (xcs[i].xc.ifindex == ifindex)
+			goto out;
+	used = false;
+out:
+	free(rts);
+	free(fdb);
+	free(xcs);
+	return used;
 }
