@@ -88,8 +88,7 @@ int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
 	if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
 	    mount("bpf", parent, "bpf", 0, "mode=0700"))
 		return xnf_errf(err, errlen, -errno,
-				"cannot mount bpffs on %s: %s; mount it with "
-				"'mount -t bpf bpf %s'",
+				"cannot mount bpffs on %s: %s; mount it with 'mount -t bpf bpf %s'",
 				parent, strerror(errno), parent);
 	if (create && mkdir(root, 0700) && errno != EEXIST)
 		return xnf_errf(err, errlen, -errno, "cannot create %s: %s",
@@ -98,9 +97,7 @@ int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
 	if (lock_fd < 0) {
 		if (errno == ENOENT)
 			return xnf_errf(err, errlen, -ENOENT,
-					"no xnf instance at %s: nothing was attached "
-					"or configured yet (xnf attach DEV chain "
-					"NF[,NF...])",
+					"no xnf instance at %s: nothing was attached or configured yet (xnf attach DEV chain NF[,NF...])",
 					root);
 		return xnf_errf(err, errlen, -errno, "cannot open %s: %s", root,
 				strerror(errno));
@@ -113,9 +110,7 @@ int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
 	ret = xnf_dp_open(root, create, out);
 	if (ret == -ENOENT) {
 		xnf_errf(err, errlen, ret,
-			 "no xnf instance at %s: nothing was "
-			 "attached or configured yet (xnf attach DEV chain "
-			 "NF[,NF...])",
+			 "no xnf instance at %s: nothing was attached or configured yet (xnf attach DEV chain NF[,NF...])",
 			 root);
 		goto out_close;
 	}
@@ -175,8 +170,7 @@ int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen)
 				dp->root, strerror(-n));
 	if (n > 0)
 		return xnf_errf(err, errlen, -EBUSY,
-				"%s is still attached; 'xnf "
-				"detach %s' first",
+				"%s is still attached; 'xnf detach %s' first",
 				names[0], names[0]);
 	snprintf(path, sizeof(path), "%s/%s", dp->root, BATCH_LINK);
 	unlink(path);
@@ -328,8 +322,7 @@ static int dev_recover(struct xnf_dp *dp, const char *dev, char *err,
 		ret = -errno;
 	if (ret)
 		return xnf_errf(err, errlen, ret,
-				"cannot complete the chain switch "
-				"of %s in %s: %s",
+				"cannot complete the chain switch of %s in %s: %s",
 				dev, path, strerror(-ret));
 	return 0;
 }
@@ -426,9 +419,7 @@ static int workers_running(struct xnf_dp *dp, const char *dev, char *err,
 	for (q = 0; q < XNF_WORKER_MAX && !ret; q++)
 		if (!bpf_map_lookup_elem(fd, &q, &w) && xnf_worker_alive(&w))
 			ret = xnf_errf(err, errlen, -EBUSY,
-				       "an AF_XDP worker (pid "
-				       "%u) serves %s queue %u; stop it first: kill "
-				       "-TERM %u",
+				       "an AF_XDP worker (pid %u) serves %s queue %u; stop it first: kill -TERM %u",
 				       w.pid, dev, q, w.pid);
 	close(fd);
 	return ret;
@@ -441,26 +432,51 @@ static int link_create_err(int ret, const char *dev, __u32 xdp_flags, char *err,
 {
 	if (ret == -EOPNOTSUPP || ret == -EINVAL)
 		return xnf_errf(err, errlen, ret,
-				"cannot attach to %s in %s mode: "
-				"%s; the driver may not support native XDP (try "
-				"'mode generic') or its MTU is too large",
+				"cannot attach to %s in %s mode: %s; the driver may not support native XDP (try 'mode generic') or its MTU is too large",
 				dev,
 				xdp_flags == XDP_FLAGS_SKB_MODE ? "generic" :
 								  "native",
 				strerror(-ret));
 	if (ret == -ENOSPC)
 		return xnf_errf(err, errlen, ret,
-				"cannot attach to %s: %s; a veth "
-				"takes XDP only with as many receive queues as its "
-				"peer has transmit queues (ethtool -l on both ends)",
+				"cannot attach to %s: %s; a veth takes XDP only with as many receive queues as its peer has transmit queues (ethtool -l on both ends)",
 				dev, strerror(-ret));
 	if (ret == -EBUSY || ret == -EEXIST)
 		return xnf_errf(err, errlen, ret,
-				"%s already has an XDP program; "
-				"xnf never replaces a program it did not attach",
+				"%s already has an XDP program; xnf never replaces a program it did not attach",
 				dev);
 	return xnf_errf(err, errlen, ret, "cannot attach to %s: %s", dev,
 			strerror(-ret));
+}
+
+/* What makes an attach impossible, before anything is created. */
+static int attach_check(struct xnf_dp *dp, const struct xnf_attach_opts *o,
+			char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	__u32 prog_id = 0;
+
+	if (!dev_name_ok(o->dev))
+		return xnf_errf(err, errlen, -EINVAL,
+				"invalid device name '%s'", o->dev);
+	if (!o->chain.len)
+		return xnf_errf(err, errlen, -EINVAL,
+				"no chain given; write 'xnf attach %s chain firewall,l3fwd,l2fwd'",
+				o->dev);
+	if (o->chain.fused && o->chain.len > XNF_FUSED_MAX)
+		return xnf_errf(err, errlen, -E2BIG,
+				"a fused chain holds at most %d NFs",
+				XNF_FUSED_MAX);
+	if (bpf_xdp_query_id(o->ifindex, 0, &prog_id) == 0 && prog_id)
+		return xnf_errf(err, errlen, -EBUSY,
+				"%s already runs XDP program id %u; xnf never replaces a program it did not attach: if it is xnf's, use 'xnf chain set %s ...'; if not, remove it first (ip link set dev %s xdp off)",
+				o->dev, prog_id, o->dev, o->dev);
+	dev_path(path, dp, o->dev, "link");
+	if (pin_exists(path))
+		return xnf_errf(err, errlen, -EEXIST,
+				"%s has a stale xnf attachment pinned at %s; run 'xnf detach %s' first",
+				o->dev, path, o->dev);
+	return 0;
 }
 
 int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
@@ -473,37 +489,11 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	char path[PATH_MAX], perr[XNF_PLACE_ERR_LEN] = "";
 	struct xnf_chain *c = NULL;
 	int link_fd = -1, ret;
-	__u32 prog_id = 0;
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 
-	if (!dev_name_ok(o->dev))
-		return xnf_errf(err, errlen, -EINVAL,
-				"invalid device name '%s'", o->dev);
-	if (!spec.len)
-		return xnf_errf(err, errlen, -EINVAL,
-				"no chain given; write 'xnf "
-				"attach %s chain firewall,l3fwd,l2fwd'",
-				o->dev);
-	if (spec.fused && spec.len > XNF_FUSED_MAX)
-		return xnf_errf(err, errlen, -E2BIG,
-				"a fused chain holds at most "
-				"%d NFs",
-				XNF_FUSED_MAX);
-	if (bpf_xdp_query_id(o->ifindex, 0, &prog_id) == 0 && prog_id)
-		return xnf_errf(err, errlen, -EBUSY,
-				"%s already runs XDP program "
-				"id %u; xnf never replaces a program it did not "
-				"attach: if it is xnf's, use 'xnf chain set %s "
-				"...'; if not, remove it first (ip link set dev %s "
-				"xdp off)",
-				o->dev, prog_id, o->dev, o->dev);
-	dev_path(path, dp, o->dev, "link");
-	if (pin_exists(path))
-		return xnf_errf(err, errlen, -EEXIST,
-				"%s has a stale xnf "
-				"attachment pinned at %s; run 'xnf detach %s' "
-				"first",
-				o->dev, path, o->dev);
+	ret = attach_check(dp, o, err, errlen);
+	if (ret)
+		return ret;
 	if (o->plan) {
 		pst = calloc(1, sizeof(*pst));
 		if (!pst)
@@ -535,8 +525,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		ret = xnf_port_add(dp, o->ifindex);
 		if (ret) {
 			xnf_errf(err, errlen, ret,
-				 "cannot add %s to the egress ports "
-				 "(%s): %s",
+				 "cannot add %s to the egress ports (%s): %s",
 				 o->dev, XNF_MAP_STR(XNF_MAP_TX), strerror(-ret));
 			goto out_undo;
 		}
@@ -548,8 +537,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		ret = batch_tracer_get(dp, &tracer_created);
 	if (ret) {
 		xnf_errf(err, errlen, ret,
-			 "cannot set up the batch-size histogram "
-			 "of %s: %s",
+			 "cannot set up the batch-size histogram of %s: %s",
 			 o->dev, strerror(-ret));
 		goto out_undo;
 	}
@@ -566,8 +554,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		ret = xnf_place_save(path, pst);
 		if (ret) {
 			xnf_errf(err, errlen, ret,
-				 "cannot record the placement of "
-				 "%s in %s: %s",
+				 "cannot record the placement of %s in %s: %s",
 				 o->dev, path, strerror(-ret));
 			goto out_undo;
 		}
@@ -593,8 +580,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		ret = xnf_place_save(path, pst);
 		if (ret) {
 			xnf_errf(err, errlen, ret,
-				 "cannot record the placement of "
-				 "%s in %s: %s",
+				 "cannot record the placement of %s in %s: %s",
 				 o->dev, path, strerror(-ret));
 			dev_path(path, dp, o->dev, "link");
 			unlink(path);
@@ -647,9 +633,7 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	dev_path(path, dp, dev, "link");
 	if (!pin_exists(path))
 		return xnf_errf(err, errlen, -ENOENT,
-				"xnf is not attached to %s; "
-				"'xnf status' lists the interfaces it is attached "
-				"to",
+				"xnf is not attached to %s; 'xnf status' lists the interfaces it is attached to",
 				dev);
 	ret = workers_running(dp, dev, err, errlen);
 	if (ret)
@@ -717,8 +701,7 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 		return ret;
 	if (dev_info_get(dp, dev, 0, &info))
 		return xnf_errf(err, errlen, -ENOENT,
-				"xnf is not attached to %s; "
-				"attach it with 'xnf attach %s chain NF[,NF...]'",
+				"xnf is not attached to %s; attach it with 'xnf attach %s chain NF[,NF...]'",
 				dev, dev);
 	spec.len = chg->len;
 	memcpy(spec.nf, chg->nf, sizeof(spec.nf));
@@ -729,22 +712,19 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 		return xnf_errf(err, errlen, -EINVAL, "no chain given");
 	if (spec.fused && spec.len > XNF_FUSED_MAX)
 		return xnf_errf(err, errlen, -E2BIG,
-				"a fused chain holds at most "
-				"%d NFs",
+				"a fused chain holds at most %d NFs",
 				XNF_FUSED_MAX);
 
 	dev_path(path, dp, dev, "link");
 	link_fd = bpf_obj_get(path);
 	if (link_fd < 0)
 		return xnf_errf(err, errlen, -errno,
-				"cannot open the XDP link of "
-				"%s at %s: %s",
-				dev, path, strerror(errno));
+				"cannot open the XDP link of %s at %s: %s", dev,
+				path, strerror(errno));
 	ret = xnf_chain_load(dp, dev, &spec, &c);
 	if (ret) {
 		xnf_errf(err, errlen, ret,
-			 "cannot load the new chain for %s: %s; "
-			 "the old one still runs",
+			 "cannot load the new chain for %s: %s; the old one still runs",
 			 dev, strerror(-ret));
 		goto out;
 	}
@@ -756,15 +736,13 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 		ret = pin_chain(dp, c, dev, "_new");
 	if (ret) {
 		xnf_errf(err, errlen, ret,
-			 "cannot pin the new chain of %s: %s; the "
-			 "old one still runs",
+			 "cannot pin the new chain of %s: %s; the old one still runs",
 			 dev, strerror(-ret));
 		goto out_unstage;
 	}
 	if (bpf_link_update(link_fd, xnf_chain_prog_fd(c), NULL)) {
 		ret = xnf_errf(err, errlen, -errno,
-			       "cannot switch %s to the new "
-			       "chain: %s; the old one still runs",
+			       "cannot switch %s to the new chain: %s; the old one still runs",
 			       dev, strerror(errno));
 		goto out_unstage;
 	}

@@ -45,8 +45,7 @@ static int port_get(struct xnf_dp *dp, __u32 ifindex, bool *added, char *err,
 	ret = xnf_port_add(dp, ifindex);
 	if (ret)
 		return xnf_errf(err, errlen, ret,
-				"cannot make %s an xnf egress port "
-				"(%s): %s%s",
+				"cannot make %s an xnf egress port (%s): %s%s",
 				ifname(ifindex, name), XNF_MAP_STR(XNF_MAP_TX),
 				strerror(-ret),
 				table_full(ret) ? "; xnf has room for 256 ports" :
@@ -128,13 +127,11 @@ int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 		xnf_port_del(dp, rt->ifindex);
 	if (ret == -EEXIST)
 		return xnf_errf(err, errlen, ret,
-				"route %s exists; use 'xnf route "
-				"replace %s ...' to change it",
+				"route %s exists; use 'xnf route replace %s ...' to change it",
 				prefix, prefix);
 	if (table_full(ret))
 		return xnf_errf(err, errlen, ret,
-				"%s route table full (%ld routes); "
-				"delete routes with 'xnf route del PREFIX' first",
+				"%s route table full (%ld routes); delete routes with 'xnf route del PREFIX' first",
 				family == XNF_AF_INET ? "IPv4" : "IPv6",
 				map_count(dp->fd[t],
 					  family == XNF_AF_INET ?
@@ -159,8 +156,7 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 	memcpy(key.mac, mac, 6);
 	if (!replace && !bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, &old))
 		return xnf_errf(err, errlen, -EEXIST,
-				"%s is in the FDB already (on "
-				"%s); use 'xnf fdb replace %s dev DEV' to move it",
+				"%s is in the FDB already (on %s); use 'xnf fdb replace %s dev DEV' to move it",
 				m, ifname(old.ifindex, name), m);
 	ret = port_get(dp, ifindex, &added, err, errlen);
 	if (ret)
@@ -172,8 +168,7 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 		xnf_port_del(dp, ifindex);
 	if (table_full(ret))
 		return xnf_errf(err, errlen, ret,
-				"FDB full (%ld entries); delete "
-				"entries with 'xnf fdb del MAC' first",
+				"FDB full (%ld entries); delete entries with 'xnf fdb del MAC' first",
 				map_count(dp->fd[XNF_T_FDB],
 					  sizeof(struct xnf_fdb_key),
 					  sizeof(struct xnf_fdb_entry)));
@@ -213,9 +208,7 @@ int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
 	if (other) {
 		ifname(busy, n1);
 		return xnf_errf(err, errlen, -EBUSY,
-				"%s is cross-connected to %s "
-				"already; remove that pair first with 'xnf xconnect "
-				"del %s'",
+				"%s is cross-connected to %s already; remove that pair first with 'xnf xconnect del %s'",
 				n1, ifname(other, n3), n1);
 	}
 	had_fwd = !bpf_map_lookup_elem(dp->fd[XNF_T_XCONNECT], &if1, &old_fwd);
@@ -229,16 +222,14 @@ int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
 	ret = xnf_xconnect_set(dp, if1, fwd);
 	if (ret) {
 		xnf_errf(err, errlen, ret,
-			 "cannot write the cross-connect %s -> %s "
-			 "to %s: %s",
+			 "cannot write the cross-connect %s -> %s to %s: %s",
 			 n1, n2, XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-ret));
 		goto out_ports;
 	}
 	ret = xnf_xconnect_set(dp, if2, rev);
 	if (ret) {
 		xnf_errf(err, errlen, ret,
-			 "cannot write the cross-connect %s -> %s "
-			 "to %s: %s",
+			 "cannot write the cross-connect %s -> %s to %s: %s",
 			 n2, n1, XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-ret));
 		if (had_fwd)
 			xnf_xconnect_set(dp, if1, &old_fwd);
@@ -380,8 +371,7 @@ int xnf_xconnect_remove(struct xnf_dp *dp, __u32 ifindex, char *err, size_t errl
 		ret = xnf_xconnect_del(dp, ents[i].in);
 		if (ret && ret != -ENOENT) {
 			xnf_errf(err, errlen, ret,
-				 "cannot delete the "
-				 "cross-connect of %s from %s: %s",
+				 "cannot delete the cross-connect of %s from %s: %s",
 				 ifname(ents[i].in, name),
 				 XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-ret));
 			goto out;
@@ -390,9 +380,7 @@ int xnf_xconnect_remove(struct xnf_dp *dp, __u32 ifindex, char *err, size_t errl
 	}
 	ret = done ? 0 :
 		     xnf_errf(err, errlen, -ENOENT,
-			      "%s is not "
-			      "cross-connected; 'xnf xconnect show' lists "
-			      "the pairs",
+			      "%s is not cross-connected; 'xnf xconnect show' lists the pairs",
 			      ifname(ifindex, name));
 out:
 	free(ents);

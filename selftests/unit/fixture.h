@@ -75,34 +75,16 @@ bool fx_l3_table(struct fx *f);
  * (fx_nh_mac) moved to ut2, next hop 2 on the ingress port. Routes:
  * 198.51.100.0/24 and 2001:db8:2::/48 via nh1 on ut1, 10.2.0.0/16 via nh2
  * on ut2, 10.3.0.0/16 via FX_MAC_UNKNOWN on ut1, 203.0.113.0/24 blackhole. */
-#define FX_MAC_ON_UT0                     \
-	{                                 \
-		0x02, 0, 0, 0, 0x00, 0xaa \
-	}
-#define FX_MAC_ON_UT1                     \
-	{                                 \
-		0x02, 0, 0, 0, 0x01, 0xaa \
-	}
-#define FX_MAC_ON_UT2                     \
-	{                                 \
-		0x02, 0, 0, 0, 0x02, 0xaa \
-	}
-#define FX_MAC_UNKNOWN                    \
-	{                                 \
-		0x02, 0, 0, 0, 0x09, 0x99 \
-	}
-#define FX_MAC_BCAST                               \
-	{                                          \
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff \
-	}
-#define FX_MAC_MCAST4                              \
-	{                                          \
-		0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb \
-	}
-#define FX_MAC_MCAST6                              \
-	{                                          \
-		0x33, 0x33, 0x00, 0x00, 0x00, 0x01 \
-	}
+/* clang-format off */
+#define FX_MAC_ON_UT0 { 0x02, 0, 0, 0, 0x00, 0xaa }
+#define FX_MAC_ON_UT1 { 0x02, 0, 0, 0, 0x01, 0xaa }
+#define FX_MAC_ON_UT2 { 0x02, 0, 0, 0, 0x02, 0xaa }
+#define FX_MAC_UNKNOWN { 0x02, 0, 0, 0, 0x09, 0x99 }
+#define FX_MAC_BCAST { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+#define FX_MAC_MCAST4 { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb }
+#define FX_MAC_MCAST6 { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }
+/* clang-format on */
+
 bool fx_l2_table(struct fx *f);
 
 /* Zeroes the interface counters of the loaded chain. */

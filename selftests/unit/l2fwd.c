@@ -28,10 +28,9 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The FDB of these tests (fx_l2_table). */
-#define MAC_UT0                           \
-	{                                 \
-		0x02, 0, 0, 0, 0x00, 0xfe \
-	} /* the router's port */
+/* clang-format off */
+#define MAC_UT0 { 0x02, 0, 0, 0, 0x00, 0xfe } /* the router's port */
+/* clang-format on */
 #define MAC_ON_UT0  FX_MAC_ON_UT0
 #define MAC_ON_UT1  FX_MAC_ON_UT1
 #define MAC_ON_UT2  FX_MAC_ON_UT2

@@ -45,10 +45,9 @@ struct l3_case {
 #define PASS(r)	      .ret = XDP_PASS, .reason = (r)
 #define DROP(r)	      .ret = XDP_DROP, .reason = (r)
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define MAC_BCAST                                  \
-	{                                          \
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff \
-	}
+/* clang-format off */
+#define MAC_BCAST { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+/* clang-format on */
 
 static const char *const l3_chains[] = { "l3fwd", "l3fwd,l2fwd" };
 

@@ -100,22 +100,12 @@ struct expect {
 	bool routed;
 };
 
-#define DROP(r, rows)                    \
-	{                                \
-		XDP_DROP, r, rows, false \
-	}
-#define PASS(r, rows)                    \
-	{                                \
-		XDP_PASS, r, rows, false \
-	}
-#define FLOOD(rows)                          \
-	{                                    \
-		XDP_REDIRECT, 0, rows, false \
-	}
-#define ROUTED(rows)                        \
-	{                                   \
-		XDP_REDIRECT, 0, rows, true \
-	}
+/* clang-format off */
+#define DROP(r, rows) { XDP_DROP, r, rows, false }
+#define PASS(r, rows) { XDP_PASS, r, rows, false }
+#define FLOOD(rows) { XDP_REDIRECT, 0, rows, false }
+#define ROUTED(rows) { XDP_REDIRECT, 0, rows, true }
+/* clang-format on */
 
 static const struct expect expect[__K_MAX][NCHAINS] = {
 	/*                firewall               l3fwd

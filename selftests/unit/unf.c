@@ -199,10 +199,9 @@ struct ucase {
 #define FWD	 .ret = XDP_REDIRECT
 #define PASS(r)	 .ret = XDP_PASS, .reason = (r)
 #define DROP(r)	 .ret = XDP_DROP, .reason = (r)
-#define MAC_BCAST                                  \
-	{                                          \
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff \
-	}
+/* clang-format off */
+#define MAC_BCAST { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }
+/* clang-format on */
 
 static __u8 c_frame[PKT_MAX];
 
