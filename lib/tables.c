@@ -8,6 +8,7 @@
  * entry and nothing else.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <net/if.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -305,51 +306,51 @@ int xnf_route_list(struct xnf_dp *dp, struct xnf_route_entry **out, __u32 *n)
 	return err;
 }
 
-int xnf_fdb_list(struct xnf_dp *dp, struct xnf_fdb_ent **out, __u32 *n)
+/* Reads table @fd into new @out[*@n] entries of a key and its value, laid
+ * out back to back (struct xnf_fdb_ent, struct xnf_xconnect_ent). */
+static int table_pairs(int fd, __u32 ksz, __u32 vsz, void **out, __u32 *n)
 {
-	struct xnf_fdb_entry *vals;
-	struct xnf_fdb_key *keys;
+	__u8 *keys, *vals, *ents;
 	__u32 i;
 	int err;
 
 	*out = NULL;
-	err = table_read(dp->fd[XNF_T_FDB], sizeof(*keys), sizeof(*vals),
-			 (void **)&keys, (void **)&vals, n);
+	err = table_read(fd, ksz, vsz, (void **)&keys, (void **)&vals, n);
 	if (err)
 		return err;
-	*out = calloc(*n + 1, sizeof(**out));
-	if (!*out)
+	ents = calloc(*n + 1, ksz + vsz);
+	if (!ents)
 		err = -ENOMEM;
 	for (i = 0; !err && i < *n; i++) {
-		(*out)[i].key = keys[i];
-		(*out)[i].e = vals[i];
+		memcpy(ents + i * (ksz + vsz), keys + i * ksz, ksz);
+		memcpy(ents + i * (ksz + vsz) + ksz, vals + i * vsz, vsz);
 	}
 	free(keys);
 	free(vals);
+	*out = ents;
 	return err;
+}
+
+_Static_assert(sizeof(struct xnf_fdb_ent) == sizeof(struct xnf_fdb_key) +
+						     sizeof(struct xnf_fdb_entry) &&
+		       offsetof(struct xnf_fdb_ent, e) ==
+			       sizeof(struct xnf_fdb_key),
+	       "xnf_fdb_ent is a key and its value, back to back");
+_Static_assert(sizeof(struct xnf_xconnect_ent) ==
+			       sizeof(__u32) + sizeof(struct xnf_xconnect) &&
+		       offsetof(struct xnf_xconnect_ent, xc) == sizeof(__u32),
+	       "xnf_xconnect_ent is a key and its value, back to back");
+
+int xnf_fdb_list(struct xnf_dp *dp, struct xnf_fdb_ent **out, __u32 *n)
+{
+	return table_pairs(dp->fd[XNF_T_FDB], sizeof(struct xnf_fdb_key),
+			   sizeof(struct xnf_fdb_entry), (void **)out, n);
 }
 
 int xnf_xconnect_list(struct xnf_dp *dp, struct xnf_xconnect_ent **out, __u32 *n)
 {
-	struct xnf_xconnect *vals;
-	__u32 *keys, i;
-	int err;
-
-	*out = NULL;
-	err = table_read(dp->fd[XNF_T_XCONNECT], sizeof(*keys), sizeof(*vals),
-			 (void **)&keys, (void **)&vals, n);
-	if (err)
-		return err;
-	*out = calloc(*n + 1, sizeof(**out));
-	if (!*out)
-		err = -ENOMEM;
-	for (i = 0; !err && i < *n; i++) {
-		(*out)[i].in = keys[i];
-		(*out)[i].xc = vals[i];
-	}
-	free(keys);
-	free(vals);
-	return err;
+	return table_pairs(dp->fd[XNF_T_XCONNECT], sizeof(__u32),
+			   sizeof(struct xnf_xconnect), (void **)out, n);
 }
 
 int xnf_xconnect_remove(struct xnf_dp *dp, __u32 ifindex, char *err, size_t errlen)
