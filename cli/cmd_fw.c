@@ -449,25 +449,24 @@ out:
 
 static int do_fw_help(int argc, char **argv)
 {
-	fprintf(stderr,
-		"Usage: xnf fw add [ prio N ] { allow | drop } [ proto PROTO ]\n"
-		"                  [ src PREFIX ] [ dst PREFIX ] [ sport PORTS ] [ dport PORTS ]\n"
-		"       xnf fw del prio N\n"
-		"       xnf fw default { allow | drop }\n"
-		"       xnf fw flush\n"
-		"       xnf fw [ show ]\n"
-		"       xnf fw help\n"
-		"PROTO  := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
-		"PREFIX := ADDR[/LEN]     src and dst of one rule are of one family\n"
-		"PORTS  := PORT[-PORT]    0..65535; with proto tcp, udp or sctp, or with no\n"
-		"                         proto (then only packets whose ports can be read\n"
-		"                         match: not ICMP, not later fragments)\n"
-		"Rules are tried by ascending prio, the first match decides; a packet no\n"
-		"rule matches gets the default policy. prio defaults to the highest in use\n"
-		"plus %d (%d for the first rule) and must be unique. flush removes the\n"
-		"rules and keeps the default. Each change switches the dataplane from the\n"
-		"complete old rule set to the complete new one in one step.\n",
-		XNF_FW_PRIO_STEP, XNF_FW_PRIO_STEP);
+	printf("Usage: xnf fw add [ prio N ] { allow | drop } [ proto PROTO ]\n"
+	       "                  [ src PREFIX ] [ dst PREFIX ] [ sport PORTS ] [ dport PORTS ]\n"
+	       "       xnf fw del prio N\n"
+	       "       xnf fw default { allow | drop }\n"
+	       "       xnf fw flush\n"
+	       "       xnf fw [ show ]\n"
+	       "       xnf fw help\n"
+	       "PROTO  := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
+	       "PREFIX := ADDR[/LEN]     src and dst of one rule are of one family\n"
+	       "PORTS  := PORT[-PORT]    0..65535; with proto tcp, udp or sctp, or with no\n"
+	       "                         proto (then only packets whose ports can be read\n"
+	       "                         match: not ICMP, not later fragments)\n"
+	       "Rules are tried by ascending prio, the first match decides; a packet no\n"
+	       "rule matches gets the default policy. prio defaults to the highest in use\n"
+	       "plus %d (%d for the first rule) and must be unique. flush removes the\n"
+	       "rules and keeps the default. Each change switches the dataplane from the\n"
+	       "complete old rule set to the complete new one in one step.\n",
+	       XNF_FW_PRIO_STEP, XNF_FW_PRIO_STEP);
 	return 0;
 }
 

@@ -277,3 +277,36 @@ no_pins_for()
 	no_pins_for f0
 	no_pins_for f1
 }
+
+# Under -j a refusal is one JSON document {"error": "..."} on stdout, as
+# bpftool does, and still changes nothing; without -j, stdout stays empty.
+@test "under -j a refusal is a JSON error on stdout" {
+	local args
+	for args in "detach f0" "route add 203.0.113.0/33 dev d1" \
+		"fw add prio 100 drop proto udp dport 5001" "chain set nosuch0 l3fwd"; do
+		# shellcheck disable=SC2086 # the words of one command
+		run --separate-stderr tb_xnf -j $args
+		tb_expect "xnf -j $args: exit" "$status" -eq 1
+		tb_expect "xnf -j $args: one error object" \
+			"$(jq -c 'keys' <<<"$output")" = '["error"]'
+		tb_expect "xnf -j $args: a message" \
+			"$(jq -r '.error | length > 0' <<<"$output")" = true
+		# shellcheck disable=SC2086
+		refuse $args
+	done
+}
+
+# help is asked for: it goes to stdout, with exit 0.
+@test "help of every object is on stdout, exit 0" {
+	local obj
+	for obj in attach detach chain status stats route fw fdb xconnect \
+		config destroy plan worker; do
+		run --separate-stderr tb_xnf "$obj" help
+		tb_expect "xnf $obj help: exit" "$status" -eq 0
+		tb_expect "xnf $obj help: on stdout" "$(grep -c '^Usage:' <<<"$output")" -ge 1
+		tb_expect "xnf $obj help: nothing on stderr" "${#stderr}" -eq 0
+	done
+	run --separate-stderr tb_xnf help
+	tb_expect "xnf help: exit" "$status" -eq 0
+	tb_expect "xnf help: on stdout" "$(grep -c '^Usage:' <<<"$output")" -ge 1
+}
