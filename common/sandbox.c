@@ -39,9 +39,10 @@ int xnf_sandbox(const char *prefix, int nveth)
 			snprintf(cmd, sizeof(cmd),
 				 "ip link add %s%d type veth peer name %s%dp && "
 				 "ip link set %s%d address 02:00:00:00:%02x:fe && "
+				 "echo 1 > /proc/sys/net/ipv6/conf/%s%dp/disable_ipv6 && "
 				 "ip link set %s%d up && ip link set %s%dp up",
 				 prefix, i, prefix, i, prefix, i, i, prefix, i,
-				 prefix, i);
+				 prefix, i, prefix, i);
 		rc = system(cmd);
 		if (rc) {
 			fprintf(stderr,

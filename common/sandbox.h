@@ -2,7 +2,10 @@
 /*
  * sandbox.h - moves the calling process into a private network and mount
  * namespace with its own bpffs on /sys/fs/bpf and veth pairs
- * <prefix>0/<prefix>0p .. <prefix>{n-1}/<prefix>{n-1}p, all up. Whatever the
+ * <prefix>0/<prefix>0p .. <prefix>{n-1}/<prefix>{n-1}p, all up. The peers
+ * (<prefix>Np) stand for the wire: they have IPv6 off, so that the kernel's
+ * own router solicitations, MLD reports and DAD never reach a program under
+ * test at a random moment and throw an exact count off by one. Whatever the
  * process creates there (devices, pins, attachments) disappears with it,
  * even if it crashes. Used by the unit tests and the micro benchmarks.
  */
