@@ -86,7 +86,7 @@ struct xnf_dp {
 	char root[256];	     /* pin root, e.g. /sys/fs/bpf/xnf */
 	int fd[__XNF_T_MAX]; /* the shared tables */
 	int lock_fd;	     /* the root, flock()ed by xnf_open */
-	bool created;	     /* this open created the tables */
+	bool created;	     /* this open created the tables, unwritten since */
 };
 
 /* Opens the instance pinned at @root. With @create, makes the root (mode
@@ -398,7 +398,8 @@ struct xnf_attach_opts {
 
 /* Loads the chain, pins it, adds the device to the egress ports, watches
  * its batch sizes, applies the placement, creates and pins the XDP link.
- * An attach that created the instance removes it again when it fails. */
+ * An attach that fails on an instance its own xnf_open() created, with
+ * nothing written to it since, removes the instance again. */
 int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	       size_t errlen);
 /* Refused (-EBUSY) while an AF_XDP worker serves @dev. Restores what the

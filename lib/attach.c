@@ -449,6 +449,15 @@ static int link_create_err(int ret, const char *dev, __u32 xdp_flags, char *err,
 			strerror(-ret));
 }
 
+/* A failed attach on an instance that its own open created, and that
+ * nothing was written to since, takes the instance away again: a refused
+ * first attach leaves no trace. */
+static void drop_if_fresh(struct xnf_dp *dp)
+{
+	if (dp->created && xnf_dev_list(dp, NULL, 0) == 0)
+		xnf_dp_destroy(dp->root);
+}
+
 /* What makes an attach impossible, before anything is created. */
 static int attach_check(struct xnf_dp *dp, const struct xnf_attach_opts *o,
 			char *err, size_t errlen)
@@ -492,8 +501,10 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 
 	ret = attach_check(dp, o, err, errlen);
-	if (ret)
+	if (ret) {
+		drop_if_fresh(dp);
 		return ret;
+	}
 	if (o->plan) {
 		pst = calloc(1, sizeof(*pst));
 		if (!pst)
@@ -590,6 +601,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	close(link_fd);
 	xnf_chain_free(c);
 	free(pst);
+	dp->created = false;
 	return 0;
 
 out_undo:
@@ -612,9 +624,7 @@ out_undo:
 		xnf_dev_remove(dp, o->dev);
 	if (tracer_created)
 		batch_tracer_put_if_unused(dp);
-	/* An attach that created the instance takes it away again. */
-	if (dp->created && xnf_dev_list(dp, NULL, 0) == 0)
-		xnf_dp_destroy(dp->root);
+	drop_if_fresh(dp);
 	return ret;
 }
 

@@ -304,6 +304,7 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 	if (err)
 		return err;
 	next.tables_gen = now.tables_gen + 1;
+	dp->created = false;
 	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &next, BPF_ANY) ?
 		       -errno :
 		       0;
@@ -323,6 +324,8 @@ int xnf_tables_changed(struct xnf_dp *dp)
 	__u32 zero = 0;
 	int err;
 
+	/* The instance holds something now: a failed attach keeps it. */
+	dp->created = false;
 	err = xnf_cfg_read(dp, &cfg);
 	if (!err) {
 		cfg.tables_gen++;
