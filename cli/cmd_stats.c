@@ -819,11 +819,6 @@ static void sample_print(const struct stats_opts *o, const struct sample *cur,
 
 static int dev_reset(struct xnf_dp *dp, const struct dev_sample *d)
 {
-	struct xnf_dev_key key = {
-		.netns = d->info.netns,
-		.ifindex = d->info.ifindex,
-	};
-	struct xnf_batch_hist *zero;
 	int fd, err;
 
 	fd = dev_map_fd(d->name, XNF_MAP_STR(XNF_MAP_STATS));
@@ -833,28 +828,7 @@ static int dev_reset(struct xnf_dp *dp, const struct dev_sample *d)
 	close(fd);
 	if (err || !d->have_batch)
 		return err;
-	zero = calloc(ncpus, sizeof(*zero));
-	if (!zero)
-		return -ENOMEM;
-	/* BPF_EXIST: never create an entry for an interface being detached. */
-	if (bpf_map_update_elem(dp->fd[XNF_T_BATCH], &key, zero, BPF_EXIST) &&
-	    errno != ENOENT)
-		err = -errno;
-	free(zero);
-	return err;
-}
-
-static int fw_hits_reset(struct xnf_dp *dp, const struct sample *s)
-{
-	struct xnf_fw_hit *zero = calloc(ncpus, sizeof(*zero));
-	int i, err = zero ? 0 : -ENOMEM;
-
-	for (i = 0; i < s->nfw && !err; i++)
-		if (bpf_map_update_elem(dp->fd[XNF_T_FW_HITS], &s->fw[i].slot,
-					zero, BPF_ANY))
-			err = -errno;
-	free(zero);
-	return err;
+	return xnf_batch_reset(dp, d->info.netns, d->info.ifindex);
 }
 
 /*
@@ -876,7 +850,7 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 			ret = cli_err("cannot reset the counters of %s: %s",
 				      s.devs[i].name, strerror(-err));
 	}
-	err = o->dev ? 0 : fw_hits_reset(dp, &s);
+	err = o->dev ? 0 : xnf_fw_hits_reset(dp);
 	if (err)
 		ret = cli_err("cannot reset %s: %s",
 			      XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));

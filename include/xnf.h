@@ -177,6 +177,9 @@ int xnf_xconnect_list(struct xnf_dp *dp, struct xnf_xconnect_ent **out, __u32 *n
 /* Batch-size histogram of one device (netns of the caller). */
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex);
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex);
+/* Zeroes the histogram of the device @ifindex of the netns @netns (inode),
+ * if it is watched. */
+int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
 __u32 xnf_netns_inode(void);
 /* Loads the napi_poll tracer (batch.bpf.c) on the instance's xnf_batch map
  * and attaches it; the caller keeps (or pins) the link. */
@@ -335,6 +338,8 @@ void xnf_fw_set_flush(struct xnf_fw_set *set);
  */
 int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set);
 
+/* Zeroes every hit counter (one batch update). */
+int xnf_fw_hits_reset(struct xnf_dp *dp);
 /* Hit counters by slot, summed over CPUs: @hits[XNF_FW_MAX_RULES]. */
 int xnf_fw_hits_read(struct xnf_dp *dp, struct xnf_fw_hit *hits);
 

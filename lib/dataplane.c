@@ -491,6 +491,25 @@ int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex)
 	return err;
 }
 
+int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
+{
+	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
+	int ncpus = xnf_ncpus(), err = 0;
+	struct xnf_batch_hist *zero;
+
+	if (ncpus < 0)
+		return ncpus;
+	zero = calloc(ncpus, sizeof(*zero));
+	if (!zero)
+		return -ENOMEM;
+	/* BPF_EXIST: never create an entry for an interface being detached. */
+	if (bpf_map_update_elem(dp->fd[XNF_T_BATCH], &key, zero, BPF_EXIST) &&
+	    errno != ENOENT)
+		err = -errno;
+	free(zero);
+	return err;
+}
+
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex)
 {
 	struct xnf_dev_key key = { .netns = xnf_netns_inode(),

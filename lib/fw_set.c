@@ -445,6 +445,31 @@ out:
 	return err;
 }
 
+int xnf_fw_hits_reset(struct xnf_dp *dp)
+{
+	__u32 *keys = NULL, vsz, i;
+	void *zero = NULL;
+	int err;
+
+	err = xnf_map_value_size(dp->fd[XNF_T_FW_HITS], &vsz);
+	if (err)
+		return err;
+	keys = malloc(XNF_FW_MAX_RULES * sizeof(*keys));
+	zero = calloc(XNF_FW_MAX_RULES, vsz);
+	if (!keys || !zero) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < XNF_FW_MAX_RULES; i++)
+		keys[i] = i;
+	err = xnf_map_update_all(dp->fd[XNF_T_FW_HITS], keys, zero,
+				 sizeof(*keys), vsz, XNF_FW_MAX_RULES, BPF_ANY);
+out:
+	free(keys);
+	free(zero);
+	return err;
+}
+
 int xnf_fw_hits_read(struct xnf_dp *dp, struct xnf_fw_hit *hits)
 {
 	__u32 *keys = NULL, n, i, vsz, ncpus, cpu;

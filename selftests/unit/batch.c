@@ -95,6 +95,15 @@ TEST(batch_histogram_counts_every_packet)
 	ASSERT_EQ(pkts, st.nf[XNF_NF_ENTRY].in, "sum(size * polls) == packets");
 	ASSERT_EQ(st.drop[XNF_R_NO_ROUTE], BATCH_FRAMES,
 		  "all dropped for no route");
+
+	/* `xnf stats reset`: the histogram of the device starts again. */
+	if (ASSERT_OK(xnf_batch_reset(f.dp, xnf_netns_inode(), f.ifindex[0]),
+		      "reset the histogram") &&
+	    batch_read(&f, f.ifindex[0], &hist)) {
+		for (polls = 0, b = 0; b < XNF_BATCH_BUCKETS; b++)
+			polls += hist.polls[b];
+		ASSERT_EQ(polls, 0ULL, "no poll after the reset");
+	}
 out:
 	if (attached)
 		bpf_xdp_detach(f.ifindex[0], XDP_FLAGS_DRV_MODE, NULL);

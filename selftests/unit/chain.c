@@ -237,18 +237,7 @@ static bool fw_hits_read(struct fx *f, struct xnf_fw_hit *sum)
 
 static bool fw_hits_reset(struct fx *f)
 {
-	struct xnf_fw_hit *zero = calloc(xnf_ncpus(), sizeof(*zero));
-	__u32 i;
-	bool ok = true;
-
-	for (i = 0; zero && ok && i < ARRAY_SIZE(chain_rules); i++)
-		ok = ASSERT_OK(bpf_map_update_elem(f->dp->fd[XNF_T_FW_HITS], &i,
-						   zero, BPF_ANY) ?
-				       -errno :
-				       0,
-			       "reset fw hits");
-	free(zero);
-	return zero && ok;
+	return ASSERT_OK(xnf_fw_hits_reset(f->dp), "reset fw hits");
 }
 
 /* Runs the frames under every configuration; stores results in @res (the
