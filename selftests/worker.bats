@@ -235,6 +235,51 @@ w()
 		$((got + drops)) -ge "$tx"
 }
 
+@test "a worker stopped under traffic reads every frame it was handed; the fallback forwards the rest" {
+	[ -x "$GEN" ] && [ -x "$SINK" ] || skip "xnf-gen / xnf-sink not built"
+	local n=3000 out st handed got drops i
+
+	worker_start nf l3fwd egress d1
+	tb_bg "$TB_SINK" "$SINK" k0 duration 60 ready "$TB_TMP/sink.ready" -j \
+		>"$TB_TMP/sink.json"
+	local spid=$TB_BG_PID
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$TB_TMP/sink.ready" ] && break
+		sleep 0.05
+	done
+	# Paced (1,000 frames a second for 3 s): frames keep arriving while
+	# the worker stops (it takes more than 10 ms), and none overflows a
+	# ring.
+	tb_bg "$TB_SRC" "$GEN" s0 count $n rate 1000 duration 30 size 64 flows 16 \
+		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j
+	local gpid=$TB_BG_PID
+	sleep 1
+	kill -TERM "$WPID"
+	wait "$WPID" || true
+	wait "$gpid"
+	sleep 0.5
+	out=$(tb_xnf -j stats d0 | jq -c '.devices[0].workers[0]')
+	tb_expect "worker stopped cleanly" "$(jq -r .state <<<"$out")" = stopped
+	st=$(tb_stats_json d0)
+	# Every frame the chain redirected to the socket was read (or counted
+	# by the kernel as dropped for a full ring): none was left in its RX
+	# ring when the socket closed.
+	handed=$(tb_chain "$st" d0 redirect)
+	tb_expect "the worker was handed frames" "$handed" -gt 0
+	tb_expect "handed = read + kernel drops" "$handed" -eq \
+		"$(jq '.rx_packets + .kernel.rx_dropped + .kernel.rx_ring_full' <<<"$out")"
+	tb_expect "the fallback took over" \
+		"$(jq '.devices[0].pass_reasons.xsk_no_socket' <<<"$st")" -gt 0
+	kill -INT "$spid"
+	wait "$spid" || true
+	# And so every frame sent arrived, or a sending veth counted it as
+	# dropped (its peer's ring was full).
+	got=$(jq '.packets - .duplicates' "$TB_TMP/sink.json")
+	drops=$(($(ip netns exec "$TB_SRC" cat /sys/class/net/s0/statistics/tx_dropped) +
+		$(ip netns exec "$TB_DUT" cat /sys/class/net/d1/statistics/tx_dropped)))
+	tb_expect "sent = arrived + counted drops" "$n" -eq $((got + drops))
+}
+
 @test "detach refuses while a worker serves the device, and works once it stopped" {
 	worker_start nf macswap
 	run -1 tb_xnf detach d0

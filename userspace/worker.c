@@ -760,6 +760,56 @@ static void counters_reset(struct xnf_worker_stats *st)
 	__atomic_store_n(&st->reset_done, st->reset_req, __ATOMIC_RELEASE);
 }
 
+/* Runs the NFs over the @n descriptors at @idx of the RX ring and sends
+ * the frames on; @t0 is when the read began. */
+static int rx_batch(struct wthread *t, __u32 n, __u32 idx, __u64 t0)
+{
+	struct worker *w = t->w;
+	struct xnf_worker_stats *st = t->st;
+	struct wsock *s0 = &t->socks[0];
+	__u64 dt;
+	__u32 i, k;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&s0->rx,
+								  idx + i);
+		struct xnf_upkt *p = &t->pkts[i];
+
+		if (xnf_frame_move(&t->frames, d->addr, XNF_FP_FILL, XNF_FP_NF)) {
+			/* The frames before this one are the NF's. */
+			xsk_ring_cons__release(&s0->rx, n);
+			for (k = 0; k < i; k++)
+				xnf_frame_put(&t->frames, t->addrs[k], XNF_FP_NF);
+			frame_fault(t, "rx");
+			return -EFAULT;
+		}
+		t->addrs[i] = d->addr;
+		p->data = xsk_umem__get_data(t->area, d->addr);
+		p->len = d->len;
+		st->rx_bytes += d->len;
+		xnf_uparse(p->data, p->len, w->ifindex, t->queue, &p->meta);
+		if (p->meta.verdict != XNF_V_DROP) {
+			p->meta.verdict = XNF_V_REDIRECT;
+			p->egress_ifindex = w->egress_ifindex[0];
+		}
+	}
+	xsk_ring_cons__release(&s0->rx, n);
+	for (k = 0; k < t->nnf; k++)
+		t->nfs[k]->ops->run(t->nfs[k], t->pkts, n);
+	err = transmit(t, n);
+	if (!err)
+		err = reap(t);
+	dt = now_ns() - t0;
+	st->polls++;
+	st->rx_packets += n;
+	st->busy_ns += dt;
+	st->by_size[n].batches++;
+	st->by_size[n].ns += dt;
+	st->by_size[n].ns_sq += dt * dt;
+	return err;
+}
+
 static int loop(struct wthread *t)
 {
 	struct worker *w = t->w;
@@ -767,7 +817,7 @@ static int loop(struct wthread *t)
 	struct wsock *s0 = &t->socks[0];
 	struct pollfd pfd = { .fd = s0->fd, .events = POLLIN };
 	__u64 t0, t1, dt, next_tick = 0;
-	__u32 n, idx, i, k, idle = 0;
+	__u32 n, idx, k, idle = 0;
 	int err;
 
 	while (!*w->stop && !w->quit) {
@@ -805,49 +855,10 @@ static int loop(struct wthread *t)
 			st->idle_ns += t1 - t0;
 		} else {
 			idle = 0;
-			for (i = 0; i < n; i++) {
-				const struct xdp_desc *d =
-					xsk_ring_cons__rx_desc(&s0->rx, idx + i);
-				struct xnf_upkt *p = &t->pkts[i];
-
-				if (xnf_frame_move(&t->frames, d->addr,
-						   XNF_FP_FILL, XNF_FP_NF)) {
-					/* The frames before this one are the NF's. */
-					xsk_ring_cons__release(&s0->rx, n);
-					for (k = 0; k < i; k++)
-						xnf_frame_put(&t->frames,
-							      t->addrs[k],
-							      XNF_FP_NF);
-					frame_fault(t, "rx");
-					return -EFAULT;
-				}
-				t->addrs[i] = d->addr;
-				p->data = xsk_umem__get_data(t->area, d->addr);
-				p->len = d->len;
-				st->rx_bytes += d->len;
-				xnf_uparse(p->data, p->len, w->ifindex,
-					   t->queue, &p->meta);
-				if (p->meta.verdict != XNF_V_DROP) {
-					p->meta.verdict = XNF_V_REDIRECT;
-					p->egress_ifindex = w->egress_ifindex[0];
-				}
-			}
-			xsk_ring_cons__release(&s0->rx, n);
-			for (k = 0; k < t->nnf; k++)
-				t->nfs[k]->ops->run(t->nfs[k], t->pkts, n);
-			err = transmit(t, n);
-			if (!err)
-				err = reap(t);
-			t1 = now_ns();
-			dt = t1 - t0;
-			st->polls++;
-			st->rx_packets += n;
-			st->busy_ns += dt;
-			st->by_size[n].batches++;
-			st->by_size[n].ns += dt;
-			st->by_size[n].ns_sq += dt * dt;
+			err = rx_batch(t, n, idx, t0);
 			if (err)
 				return err;
+			t1 = now_ns();
 		}
 		memcpy(st->place, t->frames.count, sizeof(st->place));
 		if (st->reset_req != st->reset_done)
@@ -858,6 +869,48 @@ static int loop(struct wthread *t)
 		}
 	}
 	return 0;
+}
+
+/*
+ * A stopping worker first leaves xnf_xsks, so that the chain applies its
+ * fallback to the queue's next packets, then waits for a grace period:
+ * a packet that found the socket in the map before that is in the RX
+ * ring afterwards (a copy-mode redirect copies at once; the ring's
+ * producer moves at the end of the same NAPI poll). Those are read and
+ * sent as usual. Without this, whatever arrived between the last read
+ * and the close of the socket (tens of milliseconds' worth) was lost.
+ */
+static int drain(struct wthread *t)
+{
+	struct worker *w = t->w;
+	struct wsock *s0 = &t->socks[0];
+	__u32 key = t->queue, n, idx;
+	int err;
+
+	if (bpf_map_delete_elem(w->xsks_fd, &key) && errno != ENOENT) {
+		err = -errno;
+		terr(t, err, "cannot take the socket of queue %u out of %s: %s",
+		     t->queue, XNF_MAP_STR(XNF_MAP_XSKS), strerror(-err));
+		return err;
+	}
+	err = xnf_sync_rcu();
+	if (err) {
+		terr(t, err, "cannot wait for packets in flight to queue %u: %s",
+		     t->queue, strerror(-err));
+		return err;
+	}
+	/* Nothing new arrives now: this ends once the ring is empty. */
+	for (;;) {
+		err = refill(t);
+		if (err)
+			return err;
+		n = xsk_ring_cons__peek(&s0->rx, w->batch, &idx);
+		if (!n)
+			return 0;
+		err = rx_batch(t, n, idx, now_ns());
+		if (err)
+			return err;
+	}
 }
 
 /* Frames still in the kernel's rings when the loop ends go with the UMEM;
@@ -885,6 +938,8 @@ static void *thread_main(void *arg)
 		st->node = t->node >= 0 ? page_node(t->area) : -1;
 		st->state = XNF_W_RUNNING;
 		err = loop(t);
+		if (!err)
+			err = drain(t);
 		if (err)
 			w->quit = w->failed = 1;
 		/* Let in-flight TX complete so the counts end settled. */
