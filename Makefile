@@ -206,6 +206,23 @@ bench: all
 	/usr/bin/python3 tools/bench/bench.py --build $(OUTPUT) --out $(BENCH_OUT) \
 		$(if $(filter 1,$(QUICK)),--quick) $(BENCH_ARGS)
 
+# Paced traffic through the 3-NF chain and an AF_XDP worker for
+# SOAK_DURATION while routes, rules and chains change and the worker is
+# restarted (tools/bench/soak.py): lost packets, counters that went
+# backwards, memory and BPF objects at the start and the end. A benchmark,
+# not part of `make check`; exits non-zero when a target is missed.
+SOAK_DURATION ?= 30m
+SOAK_SWAP ?= 60s
+SOAK_KILL ?= 30s
+SOAK_RATE ?= 1000
+SOAK_OUT ?= $(OUTPUT)/soak
+SOAK_ARGS ?=
+.PHONY: soak
+soak: all
+	/usr/bin/python3 tools/bench/soak.py --build $(OUTPUT) --out $(SOAK_OUT) \
+		--duration $(SOAK_DURATION) --swap $(SOAK_SWAP) --kill $(SOAK_KILL) \
+		--rate $(SOAK_RATE) $(SOAK_ARGS)
+
 .PHONY: clean
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
@@ -222,6 +239,8 @@ help:
 	@echo 'make bench-micro  ns/packet per NF, chain, fused chain, firewall size'
 	@echo 'make bench        throughput, latency, loss, batch sizes of xnf and its peers (QUICK=1: a few minutes)'
 	@echo '                  results in BENCH_OUT=DIR (default $(OUTPUT)/bench); BENCH_ARGS='--help' lists options'
+	@echo 'make soak         SOAK_DURATION (default 30m) of paced traffic under route/rule/chain churn and worker restarts:'
+	@echo '                  lost packets, counters, memory, BPF objects (SOAK_SWAP=60s SOAK_KILL=30s SOAK_RATE=1000 SOAK_OUT=DIR)'
 	@echo 'make demo         source, DUT and sink namespaces: attach, route, filter, send, show stats'
 	@echo 'build/xnf-gen     traffic generator: xnf-gen DEV count N|duration SEC [rate PPS] [size 64..1518|imix|dc] ... (-h)'
 	@echo 'build/xnf-sink    traffic sink: xnf-sink DEV [duration SEC] [count N] [interval SEC] [ready FILE] [-j] (-h)'
