@@ -251,10 +251,6 @@ def sub(a, b):
 class Soak:
     def __init__(self, a):
         self.a = a
-        self.build = os.path.abspath(a.build)
-        self.out = os.path.abspath(a.out)
-        self.gen = os.path.join(self.build, "xnf-gen")
-        self.sink = os.path.join(self.build, "xnf-sink")
         self.tb = None
         self.t0 = None
         self.events = []          # {t, what, cmd, rc, ms, error}
@@ -341,7 +337,7 @@ class Soak:
 
     # ---- setup ----------------------------------------------------------------
     def setup(self):
-        tb = self.tb = SoakBed(self.build, verbose=self.a.verbose)
+        tb = self.tb = SoakBed(os.path.abspath(self.a.build), verbose=self.a.verbose)
         tb.setup()
         d = tb.dev
         for p in "sc":
@@ -437,7 +433,7 @@ class Soak:
         ready = {}
         for p in PATHS:
             ready[p] = os.path.join(tb.tmp, f"ready-{p}-{time.monotonic_ns()}")
-            self.sinks[p] = self.bg([self.sink, d[p]["k"], "duration", int(dur + 60),
+            self.sinks[p] = self.bg([os.path.join(tb.build, "xnf-sink"), d[p]["k"], "duration", int(dur + 60),
                                      "interval", 1, "ready", ready[p], "-j"],
                                     tb.sink, f"sink-{p}")
         t_end = time.monotonic() + 10
@@ -449,7 +445,7 @@ class Soak:
                 raise CmdError("the sinks did not attach within 10 s")
             time.sleep(0.02)
         for p, a in PATHS.items():
-            cmd = [self.gen, d[p]["g"], "duration", round(dur, 3), "rate", self.a.rate,
+            cmd = [os.path.join(tb.build, "xnf-gen"), d[p]["g"], "duration", round(dur, 3), "rate", self.a.rate,
                    "size", 64, "flows", self.a.flows, "ipv4", "udp", "src", a["src"],
                    "dst", addr(a["dst"]), "smac", mac(p, "g"), "dmac", mac(p, "i"),
                    "sport", UDP_SPORT, "dport", UDP_DPORT, "cpu", self.a.gen_cpu, "-j"]
@@ -991,7 +987,8 @@ class Soak:
 
     def main(self):
         started = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        os.makedirs(self.out, exist_ok=True)
+        out_dir = os.path.abspath(self.a.out)
+        os.makedirs(out_dir, exist_ok=True)
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, on_signal)
         rc = 0
@@ -1018,12 +1015,12 @@ class Soak:
                 for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
                     signal.signal(sig, signal.SIG_DFL)
         text = self.summary(rep)
-        with open(os.path.join(self.out, "report.json"), "w") as f:
+        with open(os.path.join(out_dir, "report.json"), "w") as f:
             json.dump(rep, f, indent=1, sort_keys=True)
-        with open(os.path.join(self.out, "summary.txt"), "w") as f:
+        with open(os.path.join(out_dir, "summary.txt"), "w") as f:
             f.write(text + "\n")
         print(text)
-        print(f"report: {os.path.join(self.out, 'report.json')}")
+        print(f"report: {os.path.join(out_dir, 'report.json')}")
         if rc:
             return rc
         return 0 if rep["ok"] else 1

@@ -18,7 +18,6 @@ pins live on a private bpffs (Testbed's). teardown() is Testbed's.
 
 import os
 import random
-import tempfile
 
 from testbed import Testbed, run
 
@@ -51,21 +50,10 @@ class SoakBed(Testbed):
         self.src, self.dut, self.sink = (f"xnfs-{ident}-{r}" for r in ("src", "dut", "sink"))
         self.dev = {p: {end: f"{end}{p}{tag}" for end in "giek"} for p in PATHS}
 
-    def _ns_new(self, ns):
-        run(["ip", "netns", "add", ns])
-        self.ns.append(ns)
-        run(["ip", "-n", ns, "link", "set", "lo", "up"])
-        run(["sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1",
-             "net.ipv6.conf.default.disable_ipv6=1"], ns=ns)
+    NS_SYSCTLS = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
 
     def setup(self):
-        self.tmp = tempfile.mkdtemp(prefix=f"xnf-soak-{os.getpid()}-")  # no dots (libbpf pins)
-        bpffs = os.path.join(self.tmp, "bpffs")
-        os.mkdir(bpffs, 0o700)
-        run(["mount", "-t", "bpf", "-o", "mode=0700", "bpf", bpffs])
-        self.bpffs = bpffs
-        for ns in (self.src, self.dut, self.sink):
-            self._ns_new(ns)
+        self.setup_base("xnf-soak")
 
         def ipn(ns, *a):
             return run(["ip", "-n", ns, *a])

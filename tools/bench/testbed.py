@@ -96,23 +96,30 @@ class Testbed:
         return p
 
     # ---- setup / teardown -----------------------------------------------
+    # Namespace-wide settings, before any device exists.
+    NS_SYSCTLS = ["net.ipv6.conf.default.accept_dad=0", "net.ipv6.conf.all.accept_dad=0",
+                  "net.ipv6.conf.default.router_solicitations=0",
+                  "net.ipv6.conf.all.router_solicitations=0"]
+
     def _ns_new(self, ns):
         run(["ip", "netns", "add", ns])
         self.ns.append(ns)
         run(["ip", "-n", ns, "link", "set", "lo", "up"])
-        run(["sysctl", "-q", "-w", "net.ipv6.conf.default.accept_dad=0",
-             "net.ipv6.conf.all.accept_dad=0",
-             "net.ipv6.conf.default.router_solicitations=0",
-             "net.ipv6.conf.all.router_solicitations=0"], ns=ns)
+        run(["sysctl", "-q", "-w", *self.NS_SYSCTLS], ns=ns)
 
-    def setup(self):
-        self.tmp = tempfile.mkdtemp(prefix=f"xnf-bench-{os.getpid()}-")  # no dots: libbpf rewrites them in pin paths
+    def setup_base(self, prefix):
+        """The temporary directory, the private bpffs and the three
+        namespaces, without devices."""
+        self.tmp = tempfile.mkdtemp(prefix=f"{prefix}-{os.getpid()}-")  # no dots: libbpf rewrites them in pin paths
         bpffs = os.path.join(self.tmp, "bpffs")
         os.mkdir(bpffs, 0o700)
         run(["mount", "-t", "bpf", "-o", "mode=0700", "bpf", bpffs])
         self.bpffs = bpffs
         for ns in (self.src, self.dut, self.sink):
             self._ns_new(ns)
+
+    def setup(self):
+        self.setup_base("xnf-bench")
         ipn = lambda ns, *a: run(["ip", "-n", ns, *a])
         # The pairs are born in their namespaces: nothing in the root one.
         ipn(self.src, "link", "add", self.s, "address", MAC_S, "type", "veth",
