@@ -37,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <bpf/bpf.h>
 
 #include "cli.h"
@@ -906,6 +907,10 @@ static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
 		return cli_err("cannot block SIGINT and SIGTERM: %s",
 			       strerror(errno));
 	memset(s, 0, sizeof(s));
+	/* After "reset" this is a writer: the reset is done, and a watch only
+	 * reads, so it must not keep other writers waiting. */
+	if (!cli.batch)
+		xnf_dp_lock(dp, LOCK_UN);
 	err = sample_read(dp, o, &s[cur]);
 	if (err && o->dev && !s[cur].ndevs)
 		goto out;
