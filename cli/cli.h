@@ -20,6 +20,7 @@
 struct cli {
 	const char *root;  /* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
 	struct xnf_dp *dp; /* opened on first use, kept until exit */
+	unsigned int wait; /* -w: seconds a writer waits for the lock */
 	bool batch;	   /* running xnf -b: firewall changes wait
 				    * for cli_fw_flush() */
 };
@@ -30,10 +31,14 @@ extern struct cli cli;
 int cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Locks the pin root (creating it and mounting bpffs on /sys/fs/bpf if
- * needed) and opens the instance; with !create, a missing instance is an
- * error that says to attach first. The lock is held until exit, so
- * concurrent xnf invocations run one after the other. */
+ * needed; waiting at most -w seconds for another holder) and opens the
+ * instance; with !create, a missing instance is an error that says to
+ * attach first. The lock is held until exit, so concurrent xnf commands
+ * that change something run one after the other. */
 struct xnf_dp *cli_dp(bool create);
+/* The instance for a command that only reads: no lock, so it never waits
+ * for a writer (XNF_OPEN_READ); in a batch, the batch's locked instance. */
+struct xnf_dp *cli_dp_read(void);
 
 /* Object / command tables with unique-prefix matching. */
 struct cli_cmd {

@@ -51,7 +51,7 @@ int do_config(int argc, char **argv)
 			       argv[1]);
 	if (set && parse_action(argv[2], cfg_keys[i].allowed, &act))
 		return -1;
-	dp = cli_dp(set);
+	dp = set ? cli_dp(true) : cli_dp_read();
 	if (!dp || xnf_cfg_read(dp, &cfg))
 		return dp ? cli_err("cannot read %s", XNF_MAP_STR(XNF_MAP_CFG)) :
 			    -1;

@@ -121,7 +121,7 @@ static int do_fdb_show(int argc, char **argv)
 	if (argc > 0)
 		return cli_err("'xnf fdb show' takes no arguments, not '%s'",
 			       argv[0]);
-	dp = cli_dp(false);
+	dp = cli_dp_read();
 	if (!dp)
 		return -1;
 	err = xnf_fdb_list(dp, &ents, &n);
@@ -279,7 +279,7 @@ static int do_xconnect_show(int argc, char **argv)
 	if (argc > 0)
 		return cli_err("'xnf xconnect show' takes no arguments, not '%s'",
 			       argv[0]);
-	dp = cli_dp(false);
+	dp = cli_dp_read();
 	if (!dp)
 		return -1;
 	err = xnf_xconnect_list(dp, &ents, &n);

@@ -407,7 +407,7 @@ static int do_fw_show(int argc, char **argv)
 	if (argc > 0)
 		return cli_err("'xnf fw show' takes no arguments, not '%s'",
 			       argv[0]);
-	dp = cli_dp(false);
+	dp = cli_dp_read();
 	if (!dp)
 		return -1;
 	set = fw_set_get(dp);

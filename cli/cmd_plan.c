@@ -246,7 +246,7 @@ static int applied_read(const char *root, const char *dev, struct applied *a)
 	cli_dev_path(path, dev, XNF_MAP_STR(XNF_MAP_PLACE));
 	if (access(path, F_OK))
 		return 0;
-	if (!cli_dp(false))
+	if (!cli_dp_read())
 		return -1;
 	a->st = calloc(1, sizeof(*a->st));
 	if (!a->st)

@@ -368,7 +368,7 @@ static int do_route_show(int argc, char **argv)
 	if (argc > 0)
 		return cli_err("'xnf route show' takes no arguments, not '%s'",
 			       argv[0]);
-	dp = cli_dp(false);
+	dp = cli_dp_read();
 	if (!dp)
 		return -1;
 	err = xnf_route_list(dp, &ents, &n);

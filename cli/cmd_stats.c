@@ -19,9 +19,10 @@
  *
  * watch SECONDS prints a refresh every SECONDS, with rates computed over
  * the time that really elapsed between two reads (CLOCK_MONOTONIC), not the
- * nominal interval. It holds the instance lock, shared, only while it
- * reads: a watch left running must not block attach, detach or route
- * changes. SIGINT and SIGTERM end it with status 0.
+ * nominal interval. Like every reading command it takes no lock
+ * (XNF_OPEN_READ): a watch left running never blocks attach, detach or
+ * route changes, and a stopped writer never blocks it. SIGINT and SIGTERM
+ * end it with status 0.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -176,11 +177,18 @@ static void batch_read(struct xnf_dp *dp, struct dev_sample *d)
 			d->batch.polls[b] += d->batch_cpu[cpu].polls[b];
 }
 
+/* -ENOENT when xnf is not attached to @dev: no link pin (what an attach
+ * or detach killed midway left has none, and the next writer removes it;
+ * a detach running meanwhile removes it first). */
 static int dev_read(struct xnf_dp *dp, const char *dev, struct dev_sample *d)
 {
+	char path[PATH_MAX];
 	int fd, err;
 
 	snprintf(d->name, sizeof(d->name), "%s", dev);
+	cli_dev_path(path, dev, "link");
+	if (access(path, F_OK))
+		return -ENOENT;
 	d->cpu = calloc(ncpus, sizeof(*d->cpu));
 	d->batch_cpu = calloc(ncpus, sizeof(*d->batch_cpu));
 	if (!d->cpu || !d->batch_cpu)
@@ -247,7 +255,7 @@ static int devs_read(struct xnf_dp *dp, const struct stats_opts *o,
 			ret = cli_err("xnf is not attached to %s; 'xnf status' lists "
 				      "the interfaces it is attached to",
 				      name);
-		else if (err)
+		else if (err && err != -ENOENT)
 			ret = cli_err("cannot read the counters of %s: %s",
 				      name, strerror(-err));
 	}
@@ -860,23 +868,6 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 
 /* ---- watch ---- */
 
-static void lock(int op)
-{
-	if (cli.dp)
-		xnf_dp_lock(cli.dp, op);
-}
-
-static int sample_read_locked(struct xnf_dp *dp, const struct stats_opts *o,
-			      struct sample *s)
-{
-	int err;
-
-	lock(LOCK_SH);
-	err = sample_read(dp, o, s);
-	lock(LOCK_UN);
-	return err;
-}
-
 /* Waits for the next tick of the schedule @deadline (advanced by
  * @interval; ticks missed while the output was blocked are skipped).
  * true when SIGINT or SIGTERM came: they are blocked and taken here, so
@@ -916,8 +907,11 @@ static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
 		return cli_err("cannot block SIGINT and SIGTERM: %s",
 			       strerror(errno));
 	memset(s, 0, sizeof(s));
-	lock(LOCK_UN);
-	err = sample_read_locked(dp, o, &s[cur]);
+	/* After "reset" this is a writer: the reset is done, and a watch only
+	 * reads, so it must not keep other writers waiting. */
+	if (!cli.batch)
+		xnf_dp_lock(dp, LOCK_UN);
+	err = sample_read(dp, o, &s[cur]);
 	if (err && o->dev && !s[cur].ndevs)
 		goto out;
 	err = 0;
@@ -926,7 +920,7 @@ static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
 		if (tick_wait(&sigs, &deadline, o->interval))
 			break;
 		/* An interface that went away is reported and left out. */
-		sample_read_locked(dp, o, &s[!cur]);
+		sample_read(dp, o, &s[!cur]);
 		sample_print(o, &s[!cur], &s[cur]);
 		sample_free(&s[cur]);
 		cur = !cur;
@@ -1032,7 +1026,7 @@ int do_stats(int argc, char **argv)
 		return stats_help();
 	if (parse_opts(argc, argv, &o))
 		return -1;
-	dp = cli_dp(false);
+	dp = o.reset ? cli_dp(false) : cli_dp_read();
 	if (!dp)
 		return -1;
 	ncpus = xnf_ncpus();

@@ -73,7 +73,7 @@ int do_status(int argc, char **argv)
 		printf("Usage: xnf status [DEV]\n");
 		return 0;
 	}
-	dp = cli_dp(false);
+	dp = cli_dp_read();
 	if (!dp)
 		return -1;
 	if (argc > 0)

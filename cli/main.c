@@ -63,18 +63,32 @@ int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 	return found->fn(argc - 1, argv + 1);
 }
 
-struct xnf_dp *cli_dp(bool create)
+static struct xnf_dp *dp_open(unsigned int flags)
 {
 	char err[512];
 
-	if (cli.dp)
-		return cli.dp;
-	if (xnf_open(cli.root, create, &cli.dp, err, sizeof(err))) {
+	if (xnf_open(cli.root, flags, cli.wait, &cli.dp, err, sizeof(err))) {
 		cli.dp = NULL;
 		cli_err("%s", err);
 		return NULL;
 	}
 	return cli.dp;
+}
+
+struct xnf_dp *cli_dp(bool create)
+{
+	if (cli.dp && !cli.dp->reader)
+		return cli.dp;
+	xnf_dp_close(cli.dp);
+	return dp_open(create ? XNF_OPEN_CREATE : 0);
+}
+
+struct xnf_dp *cli_dp_read(void)
+{
+	/* A batch runs under one lock, its reads included. */
+	if (cli.batch)
+		return cli_dp(false);
+	return cli.dp ?: dp_open(XNF_OPEN_READ);
 }
 
 static void usage(FILE *f)
@@ -84,7 +98,7 @@ static void usage(FILE *f)
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
 		"            xconnect | config | destroy | plan | worker | model }\n"
-		"OPTIONS := { -j | -b FILE | -v | -h }\n"
+		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused] [fib]\n"
 		"             [queues N] [cores LIST|auto]\n"
@@ -109,8 +123,9 @@ static void usage(FILE *f)
 		"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
 		"NF := { firewall | l3fwd | l2fwd | xsk }\n"
 		"The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
-		"$XNF_SYSFS_ROOT (default /).\n",
-		XNF_DEFAULT_PIN_ROOT);
+		"$XNF_SYSFS_ROOT (default /). A command that changes something waits at\n"
+		"most -w SECONDS (default %d) for another one to finish.\n",
+		XNF_DEFAULT_PIN_ROOT, XNF_WAIT_DEFAULT);
 }
 
 /* xnf help, xnf -h: asked for, so on stdout. */
@@ -276,13 +291,16 @@ int main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *batch = NULL;
 	int opt, verbose = 0, ret;
+	char *end;
 
-	while ((opt = getopt_long(argc, argv, "+jb:vh", opts, NULL)) != -1) {
+	cli.wait = XNF_WAIT_DEFAULT;
+	while ((opt = getopt_long(argc, argv, "+jb:vw:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			print_set_json(true);
@@ -292,6 +310,16 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			verbose++;
+			break;
+		case 'w':
+			errno = 0;
+			cli.wait = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || *optarg == '-' ||
+			    cli.wait == XNF_WAIT_FOREVER) {
+				cli_err("invalid -w '%s': give the seconds to wait for another xnf to finish, e.g. -w 30",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'h':
 			return do_help(0, NULL);

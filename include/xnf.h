@@ -87,11 +87,13 @@ struct xnf_dp {
 	int fd[__XNF_T_MAX]; /* the shared tables */
 	int lock_fd;	     /* the root, flock()ed by xnf_open */
 	bool created;	     /* this open created the tables, unwritten since */
+	bool reader;	     /* opened with XNF_OPEN_READ: no lock held */
 };
 
 /* Opens the instance pinned at @root. With @create, makes the root (mode
  * 0700, mounting nothing) and the tables if they do not exist yet, with
- * the default configuration; without, -ENOENT if there is none. A root
+ * the default configuration; without, -ENOENT if there is none, or if its
+ * creation never finished (the schema in xnf_cfg is written last). A root
  * holding tables of another schema is refused with -EPROTO. */
 int xnf_dp_open(const char *root, bool create, struct xnf_dp **out);
 void xnf_dp_close(struct xnf_dp *dp);
@@ -176,7 +178,8 @@ int xnf_xconnect_list(struct xnf_dp *dp, struct xnf_xconnect_ent **out, __u32 *n
 
 /* Batch-size histogram of one device (netns of the caller). */
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex);
-int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex);
+/* Forgets the histogram of the device @ifindex of the netns @netns. */
+int xnf_batch_unwatch(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
 /* Zeroes the histogram of the device @ifindex of the netns @netns (inode),
  * if it is watched. */
 int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
@@ -370,24 +373,45 @@ int xnf_fw_generate(struct xnf_fw_rule *rules, __u32 n, __u32 seed);
 
 /* ---- the transactions of an interface (attach.c) ----
  *
- * Each takes the instance opened by xnf_open() (which holds its lock) and
- * is all-or-nothing: on failure it undoes what it did, returns a negative
- * errno and writes what failed and what to do into @err. */
+ * Each takes the instance opened by xnf_open() for writing (which holds
+ * its lock) and is all-or-nothing: on failure it undoes what it did,
+ * returns a negative errno and writes what failed and what to do into
+ * @err. A process killed in the middle leaves what the next writer's
+ * xnf_open() completes or undoes, and readers see as it will be then. */
 
-/* Opens the instance at @root under its lock (an exclusive flock on the
- * root, held until xnf_dp_close), mounting bpffs on /sys/fs/bpf when the
- * root is below it and nothing is mounted there (as ip(8) does). With
- * @create, makes the root and the tables if needed. */
-int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
-	     size_t errlen);
+/* xnf_open() @flags */
+#define XNF_OPEN_CREATE 0x1 /* make the root and the tables if needed */
+/* A reader: takes no lock, so it never waits for a writer, and writes
+ * nothing (no mount, no repair); what a killed writer left is reported as
+ * the next writer will complete it. For status, the table and rule shows,
+ * stats and config show: every one of them reads single map elements or
+ * one firewall generation, which writers switch atomically. */
+#define XNF_OPEN_READ	0x2
+
+/* @wait_s of xnf_open() */
+#define XNF_WAIT_FOREVER (~0U)
+#define XNF_WAIT_DEFAULT 10 /* seconds; xnf -w changes it */
+
+/* Opens the instance at @root. A writer (no XNF_OPEN_READ) locks it with
+ * an exclusive flock on the root, held until xnf_dp_close(), waiting at
+ * most @wait_s seconds for another holder (saying on stderr that it
+ * waits): -ETIMEDOUT then, naming the holder's pid in @err. Under the lock
+ * it first completes or undoes what killed writers left: an attach that
+ * did not pin its link (undone), a detach that removed it (completed), a
+ * chain switch (completed or undone), an instance whose creation or
+ * destruction was cut short (removed). It mounts bpffs on /sys/fs/bpf when
+ * the root is below it and nothing is mounted there (as ip(8) does). With
+ * XNF_OPEN_CREATE, makes the root and the tables if needed. */
+int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
+	     struct xnf_dp **out, char *err, size_t errlen);
 
 /* flock(2) on the instance's lock: LOCK_UN lets other writers in while a
- * long-running caller (a worker, stats watch) waits; LOCK_SH / LOCK_EX
- * take it again. No-op on an instance not opened by xnf_open(). */
+ * long-running caller (a worker) waits; LOCK_SH / LOCK_EX take it again.
+ * No-op on an instance not opened by xnf_open() for writing. */
 int xnf_dp_lock(struct xnf_dp *dp, int op);
 
-/* Names of the attached devices, at most @max copied: their count or
- * -errno. */
+/* Names of the attached devices (those with a pinned XDP link), at most
+ * @max copied: their count or -errno. */
 int xnf_dev_list(struct xnf_dp *dp, char (*names)[16], int max);
 
 struct xnf_plan;
@@ -426,7 +450,9 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 		  const struct xnf_chain_change *chg, char *err, size_t errlen);
 
 /* What runs on @dev, read without writing anything (a chain switch that a
- * killed writer left staged is reported as the writer would complete it). */
+ * killed writer left staged is reported as the writer would complete it);
+ * -ENOENT when xnf is not attached to @dev, also when an attach or detach
+ * killed midway left pins there that the next writer removes. */
 struct xnf_dev_status {
 	char dev[16];
 	struct xnf_dev_info info;

@@ -35,6 +35,8 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <time.h>
 #include <linux/if_link.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
@@ -74,44 +76,229 @@ static bool is_bpffs(const char *path)
 	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
 }
 
-int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
-	     size_t errlen)
+#define NO_INSTANCE                                       \
+	"no xnf instance at %s: nothing was attached or " \
+	"configured yet (xnf attach DEV chain NF[,NF...])"
+
+/* Who holds the flock on the inode of @fd, from /proc/locks, as "pid 1234
+ * (xnf -b -)" with ", stopped" when it is: its pid, or 0 (and "another
+ * process") when none is listed. */
+static pid_t lock_holder(int fd, char *who, size_t len)
 {
+	char path[64], line[256], cmd[96] = "", *p;
+	unsigned int maj, min;
+	unsigned long ino;
+	struct stat st;
+	bool stopped = false;
+	int pid = 0, holder;
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(who, len, "another process");
+	if (fstat(fd, &st) || !(f = fopen("/proc/locks", "re")))
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 1234 fe:00:9978627 0 EOF"; a waiter's
+	 * line reads "1: -> FLOCK ..." and does not match. */
+	while (!pid && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*d: FLOCK %*s %*s %d %x:%x:%lu", &holder,
+			   &maj, &min, &ino) == 4 &&
+		    holder > 0 && maj == major(st.st_dev) &&
+		    min == minor(st.st_dev) && ino == st.st_ino)
+			pid = holder;
+	fclose(f);
+	if (!pid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	f = fopen(path, "re");
+	if (f) {
+		n = fread(cmd, 1, sizeof(cmd) - 1, f);
+		fclose(f);
+	}
+	for (p = cmd; p < cmd + n; p++)
+		if (!*p)
+			*p = ' ';
+	while (n && cmd[n - 1] == ' ')
+		n--;
+	cmd[n] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (f) {
+		/* "1234 (comm) T ...": the state follows the last ')'. */
+		if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+			stopped = p[1] == ' ' && (p[2] == 'T' || p[2] == 't');
+		fclose(f);
+	}
+	snprintf(who, len, "pid %d (%s)%s", pid, n ? cmd : "?",
+		 stopped ? ", stopped" : "");
+	return pid;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Takes the exclusive lock on @fd, waiting until @deadline (CLOCK_MONOTONIC
+ * seconds, or forever when it is 0). flock() itself cannot time out: it is
+ * tried again with a short sleep. */
+static int lock_wait(int fd, const char *root, unsigned int wait_s,
+		     double deadline, char *err, size_t errlen)
+{
+	struct timespec ts = { 0, 1000000 };
+	char who[160];
+	bool told = false;
+	pid_t pid;
+
+	while (flock(fd, LOCK_EX | LOCK_NB)) {
+		if (errno != EWOULDBLOCK)
+			return xnf_errf(err, errlen, -errno, "cannot lock %s: %s",
+					root, strerror(errno));
+		if (deadline && now_s() >= deadline) {
+			pid = lock_holder(fd, who, sizeof(who));
+			return xnf_errf(err, errlen, -ETIMEDOUT,
+					"the xnf instance at %s is locked by %s; gave up after %u s: try again when it has finished, wait longer with -w SECONDS, or end it if it hangs (kill %d; kill -CONT %d resumes a stopped one)",
+					root, who, wait_s, pid, pid);
+		}
+		if (!told) {
+			lock_holder(fd, who, sizeof(who));
+			if (deadline)
+				pr_warn("Waiting for the lock of %s, held by %s (at most %u s; -w SECONDS)\n",
+					root, who, wait_s);
+			else
+				pr_warn("Waiting for the lock of %s, held by %s\n",
+					root, who);
+			told = true;
+		}
+		nanosleep(&ts, NULL);
+		if (ts.tv_nsec < 50000000)
+			ts.tv_nsec *= 2;
+	}
+	return 0;
+}
+
+/* Whether @fd still is the directory at @root: a destroy (or a creation
+ * undone) removes the root while others wait for its lock; they must lock
+ * the one that is there now. */
+static bool same_dir(int fd, const char *root)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !stat(root, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* An instance whose creation was killed before its schema was written (it
+ * is written last, after the dev directory and every table), or whose
+ * destroy was killed midway: tables, but no dev directory, not all the
+ * tables, or no schema in xnf_cfg. */
+static bool tables_incomplete(const char *root)
+{
+	struct xnf_config cfg = {};
+	char path[PATH_MAX];
+	__u32 zero = 0;
+	int fd, t;
+
+	snprintf(path, sizeof(path), "%s/tables", root);
+	if (access(path, F_OK))
+		return false;
+	snprintf(path, sizeof(path), "%s/dev", root);
+	if (access(path, F_OK))
+		return true;
+	for (t = 0; t < __XNF_T_MAX; t++) {
+		snprintf(path, sizeof(path), "%s/tables/%s", root,
+			 xnf_table_names[t]);
+		if (access(path, F_OK))
+			return true;
+	}
+	snprintf(path, sizeof(path), "%s/tables/%s", root,
+		 XNF_MAP_STR(XNF_MAP_CFG));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return true;
+	if (bpf_map_lookup_elem(fd, &zero, &cfg))
+		cfg.schema = 0;
+	close(fd);
+	return !cfg.schema;
+}
+
+static void repair(struct xnf_dp *dp);
+
+/* A writer's lock on @root (made first when @create): 0 and *@fd, or
+ * -errno with @err. */
+static int lock_root(const char *root, bool create, unsigned int wait_s,
+		     int *fd, char *err, size_t errlen)
+{
+	double deadline = wait_s == XNF_WAIT_FOREVER ? 0 : now_s() + wait_s;
+	char path[PATH_MAX];
+	int ret;
+
+	for (;;) {
+		if (create && mkdir(root, 0700) && errno != EEXIST)
+			return xnf_errf(err, errlen, -errno,
+					"cannot create %s: %s", root,
+					strerror(errno));
+		*fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (*fd < 0 && errno == ENOENT)
+			return xnf_errf(err, errlen, -ENOENT, NO_INSTANCE, root);
+		if (*fd < 0)
+			return xnf_errf(err, errlen, -errno, "cannot open %s: %s",
+					root, strerror(errno));
+		ret = lock_wait(*fd, root, wait_s, deadline, err, errlen);
+		if (ret)
+			goto out_close;
+		if (!same_dir(*fd, root))
+			goto again;
+		if (!tables_incomplete(root))
+			return 0;
+		/* With no device left, nothing uses those tables: remove the
+		 * instance (a creator makes it again). Else xnf_dp_open says
+		 * it is incomplete. */
+		snprintf(path, sizeof(path), "%s/dev", root);
+		if (rmdir(path) && errno != ENOENT)
+			return 0;
+		pr_info("removing the incomplete instance at %s\n", root);
+		xnf_dp_destroy(root);
+again:
+		close(*fd);
+	}
+out_close:
+	close(*fd);
+	return ret;
+}
+
+int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
+	     struct xnf_dp **out, char *err, size_t errlen)
+{
+	bool create = flags & XNF_OPEN_CREATE, reader = flags & XNF_OPEN_READ;
 	char parent[PATH_MAX], *slash;
-	int lock_fd, ret;
+	int lock_fd = -1, ret;
 
 	snprintf(parent, sizeof(parent), "%s", root);
 	slash = strrchr(parent, '/');
 	if (slash && slash != parent)
 		*slash = '\0';
-	/* Like ip(8), mount bpffs where the root expects it. */
-	if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
-	    mount("bpf", parent, "bpf", 0, "mode=0700"))
+	if (reader) {
+		if (access(root, F_OK))
+			return xnf_errf(err, errlen, -ENOENT, NO_INSTANCE, root);
+		create = false;
+	} else if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
+		   mount("bpf", parent, "bpf", 0, "mode=0700")) {
+		/* Like ip(8), mount bpffs where the root expects it. */
 		return xnf_errf(err, errlen, -errno,
 				"cannot mount bpffs on %s: %s; mount it with 'mount -t bpf bpf %s'",
 				parent, strerror(errno), parent);
-	if (create && mkdir(root, 0700) && errno != EEXIST)
-		return xnf_errf(err, errlen, -errno, "cannot create %s: %s",
-				root, strerror(errno));
-	lock_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (lock_fd < 0) {
-		if (errno == ENOENT)
-			return xnf_errf(err, errlen, -ENOENT,
-					"no xnf instance at %s: nothing was attached or configured yet (xnf attach DEV chain NF[,NF...])",
-					root);
-		return xnf_errf(err, errlen, -errno, "cannot open %s: %s", root,
-				strerror(errno));
 	}
-	if (flock(lock_fd, LOCK_EX)) {
-		ret = xnf_errf(err, errlen, -errno, "cannot lock %s: %s", root,
-			       strerror(errno));
-		goto out_close;
+	if (!reader) {
+		ret = lock_root(root, create, wait_s, &lock_fd, err, errlen);
+		if (ret)
+			return ret;
 	}
 	ret = xnf_dp_open(root, create, out);
 	if (ret == -ENOENT) {
-		xnf_errf(err, errlen, ret,
-			 "no xnf instance at %s: nothing was attached or configured yet (xnf attach DEV chain NF[,NF...])",
-			 root);
+		xnf_errf(err, errlen, ret, NO_INSTANCE, root);
 		goto out_close;
 	}
 	if (ret) {
@@ -121,10 +308,14 @@ int xnf_open(const char *root, bool create, struct xnf_dp **out, char *err,
 		goto out_close;
 	}
 	(*out)->lock_fd = lock_fd;
+	(*out)->reader = reader;
+	if (!reader)
+		repair(*out);
 	return 0;
 
 out_close:
-	close(lock_fd);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	return ret;
 }
 
@@ -135,9 +326,11 @@ int xnf_dp_lock(struct xnf_dp *dp, int op)
 	return flock(dp->lock_fd, op) ? -errno : 0;
 }
 
-/* Names of the attached devices (the directories under <root>/dev), at
- * most @max of IF_NAMESIZE bytes each. */
-int xnf_dev_list(struct xnf_dp *dp, char (*names)[16], int max)
+/* Names of the directories under <root>/dev, or with @attached only of
+ * those holding a link pin (an attachment; the others are what an attach
+ * or detach killed midway left), at most @max of IF_NAMESIZE bytes each:
+ * their count. */
+static int dev_dirs(struct xnf_dp *dp, char (*names)[16], int max, bool attached)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -151,12 +344,20 @@ int xnf_dev_list(struct xnf_dp *dp, char (*names)[16], int max)
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.' || !dev_name_ok(de->d_name))
 			continue;
+		dev_path(path, dp, de->d_name, "link");
+		if (attached && !pin_exists(path))
+			continue;
 		if (n < max)
 			memcpy(names[n], de->d_name, strlen(de->d_name) + 1);
 		n++;
 	}
 	closedir(d);
 	return n;
+}
+
+int xnf_dev_list(struct xnf_dp *dp, char (*names)[16], int max)
+{
+	return dev_dirs(dp, names, max, true);
 }
 
 int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen)
@@ -251,11 +452,15 @@ int xnf_dev_status(struct xnf_dp *dp, const char *dev, struct xnf_dev_status *st
 	if (!dev_name_ok(dev))
 		return -EINVAL;
 	snprintf(st->dev, sizeof(st->dev), "%s", dev);
+	/* Without its link pin a device is not attached, whatever else is
+	 * pinned there (repair() removes that). */
+	dev_path(path, dp, dev, "link");
+	if (!pin_exists(path))
+		return -ENOENT;
 	done = switch_done(dp, dev, &staged);
 	err = dev_info_get(dp, dev, done ? 1 : 0, &st->info);
 	if (err)
 		return err;
-	dev_path(path, dp, dev, "link");
 	fd = bpf_obj_get(path);
 	if (fd >= 0) {
 		st->live = !bpf_obj_get_info_by_fd(fd, &linfo, &len) &&
@@ -264,6 +469,10 @@ int xnf_dev_status(struct xnf_dp *dp, const char *dev, struct xnf_dev_status *st
 		st->prog_id = linfo.prog_id;
 		close(fd);
 	}
+	/* A detach running meanwhile (readers take no lock) removed the pin
+	 * before it detached the link. */
+	if (!st->live && !pin_exists(path))
+		return -ENOENT;
 	dev_path(path, dp, dev, done ? "chain_new" : "chain");
 	fd = bpf_obj_get(path);
 	if (fd >= 0) {
@@ -485,6 +694,13 @@ static int attach_check(struct xnf_dp *dp, const struct xnf_attach_opts *o,
 		return xnf_errf(err, errlen, -EEXIST,
 				"%s has a stale xnf attachment pinned at %s; run 'xnf detach %s' first",
 				o->dev, path, o->dev);
+	/* What a killed attach or detach left, if repair() could not remove
+	 * it (it said why). */
+	dev_path(path, dp, o->dev, NULL);
+	if (pin_exists(path))
+		return xnf_errf(err, errlen, -EEXIST,
+				"%s has pins of an interrupted attach or detach at %s that could not be removed; remove them (rm -r %s) and attach again",
+				o->dev, path, path);
 	return 0;
 }
 
@@ -523,6 +739,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 			 o->dev, strerror(-ret));
 		goto out_undo;
 	}
+	xnf_crash_point("attach:loaded");
 	ret = write_info(c, 0, o->ifindex, o->xdp_flags, &spec);
 	if (!ret)
 		ret = pin_chain(dp, c, o->dev, "");
@@ -532,6 +749,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 			 path, strerror(-ret));
 		goto out_undo;
 	}
+	xnf_crash_point("attach:pinned");
 	if (!xnf_port_exists(dp, o->ifindex)) {
 		ret = xnf_port_add(dp, o->ifindex);
 		if (ret) {
@@ -542,6 +760,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		}
 		port_added = true;
 	}
+	xnf_crash_point("attach:port");
 	ret = xnf_batch_watch(dp, o->ifindex);
 	watched = !ret;
 	if (!ret)
@@ -552,6 +771,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 			 o->dev, strerror(-ret));
 		goto out_undo;
 	}
+	xnf_crash_point("attach:watched");
 	if (o->plan) {
 		/* Channels before the XDP attach, so the program starts on
 		 * the rings it will keep; recorded before anything else may
@@ -578,12 +798,16 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		ret = link_create_err(-errno, o->dev, o->xdp_flags, err, errlen);
 		goto out_undo;
 	}
+	/* Attached, but the link lives only as long as this process until
+	 * its pin is made: the pin is what makes the attach happen. */
+	xnf_crash_point("attach:link");
 	ret = repin(dp, link_fd, o->dev, "link");
 	if (ret) {
 		xnf_errf(err, errlen, ret, "cannot pin the XDP link of %s: %s",
 			 o->dev, strerror(-ret));
 		goto out_undo;
 	}
+	xnf_crash_point("attach:linked");
 	if (o->plan) {
 		/* After the attach, which re-created IRQ handlers and napi
 		 * threads. What cannot be set is reported, not fatal. */
@@ -617,7 +841,7 @@ out_undo:
 	free(pst);
 	xnf_chain_free(c);
 	if (watched)
-		xnf_batch_unwatch(dp, o->ifindex);
+		xnf_batch_unwatch(dp, xnf_netns_inode(), o->ifindex);
 	if (port_added)
 		xnf_port_del(dp, o->ifindex);
 	if (created_dir)
@@ -628,14 +852,72 @@ out_undo:
 	return ret;
 }
 
-/* ---- detach ---- */
+/* ---- detach, and what killed writers left ---- */
+
+/* The placement attach recorded for @dev, or NULL. */
+static struct xnf_place_state *place_get(struct xnf_dp *dp, const char *dev)
+{
+	struct xnf_place_state *pst = calloc(1, sizeof(*pst));
+	char path[PATH_MAX];
+
+	dev_path(path, dp, dev, NULL);
+	if (pst && xnf_place_load(path, pst)) {
+		free(pst);
+		pst = NULL;
+	}
+	return pst;
+}
+
+/*
+ * Everything of @dev but its link pin, which is gone: the device is not
+ * attached, and this removes what an attach made before its link, or what
+ * a detach leaves after it. In-flight packets are waited for; then the
+ * channels and IRQs the placement changed go back, the egress port goes
+ * (unless a route, FDB entry or cross-connect still sends to it), with the
+ * batch histogram, then the pins (the programs and prog arrays go with
+ * them), and the napi_poll tracer when no device is attached any more.
+ * Every step reads what it needs from pins the later steps remove, and
+ * finds undone what it does, so a release that is killed is finished by
+ * the next (repair).
+ */
+static int dev_release(struct xnf_dp *dp, const char *dev, char *err,
+		       size_t errlen)
+{
+	struct xnf_place_state *pst;
+	struct xnf_dev_info info;
+	char path[PATH_MAX];
+	int ret;
+
+	xnf_sync_rcu();
+	pst = place_get(dp, dev);
+	if (pst)
+		xnf_place_restore_host("", dev, pst);
+	free(pst);
+	xnf_crash_point("release:host");
+	/* No ifindex yet: the attach was killed before it wrote any. */
+	if (!dev_info_get(dp, dev, 0, &info) && info.ifindex) {
+		if (!xnf_port_in_use(dp, info.ifindex))
+			xnf_port_del(dp, info.ifindex);
+		xnf_batch_unwatch(dp, info.netns, info.ifindex);
+	}
+	xnf_crash_point("release:port");
+	ret = xnf_dev_remove(dp, dev);
+	if (ret) {
+		dev_path(path, dp, dev, NULL);
+		return xnf_errf(err, errlen, ret,
+				"detached %s but could not remove %s: %s", dev,
+				path, strerror(-ret));
+	}
+	xnf_crash_point("release:removed");
+	batch_tracer_put_if_unused(dp);
+	return 0;
+}
 
 int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 {
-	struct xnf_place_state *pst = NULL;
-	struct xnf_dev_info info;
+	struct xnf_place_state *pst;
 	char path[PATH_MAX];
-	int ret, info_err;
+	int link_fd, ret;
 
 	if (!dev_name_ok(dev))
 		return xnf_errf(err, errlen, -EINVAL,
@@ -649,47 +931,73 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	if (ret)
 		return ret;
 	dev_recover(dp, dev, NULL, 0);
-	info_err = dev_info_get(dp, dev, 0, &info);
-	/* What attach changed on the host: threaded NAPI and the napi
-	 * threads while XDP still runs, channels and IRQs once it is gone. */
-	pst = calloc(1, sizeof(*pst));
-	dev_path(path, dp, dev, NULL);
-	if (pst && xnf_place_load(path, pst)) {
-		free(pst);
-		pst = NULL;
-	}
+	/* Threaded NAPI and the napi threads go back while XDP still runs
+	 * (a veth without XDP has no NAPI to switch); channels and IRQs in
+	 * dev_release(). */
+	pst = place_get(dp, dev);
 	if (pst)
 		xnf_place_restore_napi("", dev, pst);
-	dev_path(path, dp, dev, "link");
-	/* Removing the link pin detaches the program (nothing else holds
-	 * the link); the rest only goes once in-flight packets are done. */
+	free(pst);
+	/* The pin first: from here on the device is detached, whatever
+	 * becomes of this process. Then the link is detached through an fd
+	 * of its own: a reader holding one (they take no lock) would keep it
+	 * attached until it closes it. */
+	link_fd = bpf_obj_get(path);
 	if (unlink(path)) {
 		ret = xnf_errf(err, errlen, -errno, "cannot remove %s: %s",
 			       path, strerror(errno));
-		goto out;
+		if (link_fd >= 0)
+			close(link_fd);
+		return ret;
 	}
-	xnf_sync_rcu();
-	if (pst)
-		xnf_place_restore_host("", dev, pst);
-	if (!info_err) {
-		/* Routes, FDB entries or cross-connects may still send
-		 * packets out of it: it stays an egress port then. */
-		if (!xnf_port_in_use(dp, info.ifindex))
-			xnf_port_del(dp, info.ifindex);
-		xnf_batch_unwatch(dp, info.ifindex);
+	xnf_crash_point("detach:unpinned");
+	if (link_fd >= 0) {
+		bpf_link_detach(link_fd);
+		close(link_fd);
 	}
-	ret = xnf_dev_remove(dp, dev);
-	if (ret) {
-		dev_path(path, dp, dev, NULL);
-		xnf_errf(err, errlen, ret,
-			 "detached %s but could not remove %s: %s", dev, path,
-			 strerror(-ret));
-		goto out;
+	xnf_crash_point("detach:unlinked");
+	return dev_release(dp, dev, err, errlen);
+}
+
+/* Completes or undoes what writers killed midway left, before this writer
+ * does anything (it holds the lock, so no other writer runs): a device
+ * directory without a link pin is an attach that had not pinned its link
+ * (its link died with it) or a detach that had removed it; either way
+ * nothing runs there, so the rest goes (dev_release). A device with a link
+ * may hold a staged chain switch (dev_recover). The napi_poll tracer goes
+ * when no device is attached. What cannot be removed is a warning; attach
+ * refuses that device until it is gone. */
+static void repair(struct xnf_dp *dp)
+{
+	char(*names)[16] = NULL, path[PATH_MAX], msg[512];
+	int n, i;
+
+	n = dev_dirs(dp, NULL, 0, false);
+	if (n > 0)
+		names = calloc(n, sizeof(*names));
+	if (names)
+		n = dev_dirs(dp, names, n, false);
+	for (i = 0; names && i < n; i++) {
+		dev_path(path, dp, names[i], "link");
+		if (pin_exists(path)) {
+			if (dev_recover(dp, names[i], msg, sizeof(msg)))
+				pr_warn("Warning: %s\n", msg);
+			continue;
+		}
+		pr_info("%s: removing what an interrupted attach or detach left\n",
+			names[i]);
+		if (dev_release(dp, names[i], msg, sizeof(msg)))
+			pr_warn("Warning: %s\n", msg);
 	}
+	free(names);
+	/* A release killed after the pins went leaves the tracer alone. */
 	batch_tracer_put_if_unused(dp);
-out:
-	free(pst);
-	return ret;
+}
+
+/* In xnf itself no step kills anything (see priv.h). */
+__attribute__((weak)) void xnf_crash_point(const char *step)
+{
+	(void)step;
 }
 
 /* ---- chain set ---- */

@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "xnf.h"
+#include "priv.h"
 #include "tables.skel.h"
 #include "entry.skel.h"
 #include "firewall.skel.h"
@@ -154,7 +155,10 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 	snprintf(path, sizeof(path), "%s/tables/%s", root,
 		 XNF_MAP_STR(XNF_MAP_CFG));
 	fresh = access(path, F_OK) != 0;
-	if (fresh && !create) {
+	snprintf(path, sizeof(path), "%s/dev", root);
+	/* Tables without dev/: a destroy that was killed (a writer's
+	 * xnf_open removes the rest). */
+	if ((fresh && !create) || (!fresh && access(path, F_OK))) {
 		err = -ENOENT;
 		goto out_free;
 	}
@@ -198,6 +202,8 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 	}
 
 	if (fresh) {
+		xnf_crash_point("create:tables");
+		/* Last: a schema in xnf_cfg says the instance is complete. */
 		err = bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero,
 					  &xnf_default_cfg, BPF_ANY);
 		if (err)
@@ -206,6 +212,12 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 		err = xnf_cfg_read(dp, &cfg);
 		if (err)
 			goto out_destroy;
+		if (!cfg.schema) {
+			/* A creation that was killed: none yet (a writer's
+			 * xnf_open removes it and, to create, starts again). */
+			err = -ENOENT;
+			goto out_destroy;
+		}
 		if (cfg.schema != XNF_SCHEMA) {
 			pr_warn("Error: %s holds xnf tables of schema %u, this xnf "
 				"uses %u; detach everything and remove %s\n",
@@ -262,6 +274,8 @@ static int rm_pins(const char *dir, int depth)
 			err = rm_pins(path, depth - 1) ?: err;
 		else if (unlink(path))
 			err = -errno;
+		/* after a pin or a directory */
+		xnf_crash_point("remove:pin");
 	}
 	closedir(d);
 	if (rmdir(dir) && !err)
@@ -510,10 +524,9 @@ int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
 	return err;
 }
 
-int xnf_batch_unwatch(struct xnf_dp *dp, __u32 ifindex)
+int xnf_batch_unwatch(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
 {
-	struct xnf_dev_key key = { .netns = xnf_netns_inode(),
-				   .ifindex = ifindex };
+	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
 
 	if (bpf_map_delete_elem(dp->fd[XNF_T_BATCH], &key) && errno != ENOENT)
 		return -errno;

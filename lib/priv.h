@@ -10,4 +10,10 @@
 int xnf_errf(char *err, size_t len, int ret, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* A point of a transaction where a killed process leaves state the next
+ * writer must complete or undo, named "transaction:step". A no-op (a weak
+ * definition in attach.c); the unit tests define their own, which kills
+ * the process at the step they name (selftests/unit/killed.c). */
+void xnf_crash_point(const char *step);
+
 #endif /* XNF_LIB_PRIV_H */

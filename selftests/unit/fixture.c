@@ -33,7 +33,7 @@ int fx_sh(const char *fmt, ...)
 	return rc == -1 ? -1 : WEXITSTATUS(rc);
 }
 
-static bool fx_env(void)
+bool fx_env(void)
 {
 	if (env_ready)
 		return true;

@@ -31,6 +31,9 @@ struct fx_out {
 	__u8 data[PKT_MAX];
 };
 
+/* The private namespaces, bpffs and veths, made on first use (fx_open
+ * does it too): false and a failed assertion if impossible. */
+bool fx_env(void);
 /* Fresh tables (default config, ut0..ut2 in the devmap, no rules, no
  * routes); false and a failed assertion if that is impossible. */
 bool fx_open(struct fx *f);

@@ -1,0 +1,271 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# killed.bats - xnf attach and detach killed midway, and the instance lock
+# held by a stopped process.
+#
+# A kill lands after a random delay (in microseconds) spread over the
+# command's own run time, measured first: SIGKILL, so nothing of xnf runs
+# after it. Whatever the moment, the next commands must find a truthful
+# state and complete or undo what the killed one began:
+#   - `status` (a reader: it takes no lock and writes nothing) lists d0
+#     exactly when an XDP program runs on d0, and then names that program;
+#     never as "not attached" while it is listed; `stats` agrees;
+#   - then `detach` (attached) or `attach` (not attached) succeeds;
+#   - after `detach`, nothing is left: no XDP on d0, no pins of d0, no
+#     napi_poll tracer, no egress port, no histogram entry, and no program
+#     that uses the instance's tables (bpftool).
+# Deterministic kills at every step of the transactions are in the unit
+# test killed_attach_detach (selftests/unit/killed.c).
+
+bats_require_minimum_version 1.5.0
+: "${BATS_TEST_TIMEOUT:=240}"
+
+load lib/testbed
+
+CHAIN=l3fwd,l2fwd
+TRIALS=${XNF_KILL_TRIALS:-50}
+
+setup_file()
+{
+	TB_SKIP=$(tb_missing)
+	export TB_SKIP
+}
+
+setup()
+{
+	[ -z "$TB_SKIP" ] || skip "$TB_SKIP"
+	tb_setup
+	STOPPED= BATCH_FD=
+}
+
+teardown()
+{
+	# A stopped process would never see the SIGTERM of tb_teardown.
+	if [ -n "$STOPPED" ]; then
+		kill -CONT "$STOPPED" 2>/dev/null || true
+		kill "$STOPPED" 2>/dev/null || true
+	fi
+	[ -z "${BATCH_FD:-}" ] || exec {BATCH_FD}>&-
+	tb_teardown
+}
+
+now_us() { echo $(($(date +%s%N) / 1000)); }
+
+# run_us ARGS...: xnf ARGS in the DUT, as the kills run it; prints the
+# microseconds it took.
+run_us()
+{
+	local t0
+	t0=$(now_us)
+	tb_xnf "$@" >/dev/null
+	echo $(($(now_us) - t0))
+}
+
+# killed US ARGS...: xnf ARGS in the DUT, killed with SIGKILL after US
+# microseconds (unless it ended before).
+killed()
+{
+	local us=$1
+	shift
+	timeout -s KILL "$(printf '%d.%06d' $((us / 1000000)) $((us % 1000000)))" \
+		ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
+		"$XNF" "$@" >/dev/null 2>&1 || true
+}
+
+# random_us MAX: uniform in [0, MAX).
+random_us() { echo $(((RANDOM * 32768 + RANDOM) % $1)); }
+
+# The ids of the instance's tables (a JSON array), for clean.
+table_ids()
+{
+	timeout 10 bpftool -f -j map show |
+		jq -c --arg r "$XNF_PIN_ROOT/tables/" \
+			'[.[] | select(any(.pinned[]?; startswith($r))) | .id]'
+}
+
+# truthful WHAT: status and stats tell what runs on d0; sets ATTACHED.
+# (jq costs tens of milliseconds to start: one per check.)
+truthful()
+{
+	local what=$1 st sx ln got
+	st=$(tb_xnf -j status) && sx=$(tb_xnf -j stats) &&
+		ln=$(ip -n "$TB_DUT" -j link show dev d0) ||
+		{ echo "FAIL: $what: status, stats or ip failed" >&2; return 1; }
+	got=$(jq -rn --argjson st "$st" --argjson sx "$sx" --argjson ln "$ln" '
+		($ln[0].xdp.prog.id // null) as $xdp |
+		[$st[] | select(.dev == "d0")] as $d0 |
+		if ($st | length) != ($d0 | length) then "status lists other devices"
+		elif [$sx.devices[].dev] != [$st[].dev] then
+			"stats lists \([$sx.devices[].dev]), status \([$st[].dev])"
+		elif ($d0 | length) == 0 then
+			if $xdp == null then "detached"
+			else "d0 runs program \($xdp) but status does not list it" end
+		elif ($d0[0].attached | not) then "status lists d0 as not attached"
+		elif $d0[0].prog_id != $xdp then
+			"status names program \($d0[0].prog_id), d0 runs \($xdp)"
+		else "attached" end')
+	case $got in
+	attached) ATTACHED=true ;;
+	detached) ATTACHED=false ;;
+	*) echo "FAIL: $what: $got" >&2; return 1 ;;
+	esac
+	if $ATTACHED; then
+		tb_expect "$what: pins of an attachment" \
+			"$(cd "$XNF_PIN_ROOT/dev/d0" && echo *)" = \
+			"chain link prog xnf_dev xnf_stats xnf_xsks"
+	fi
+}
+
+# clean WHAT: nothing of d0 is left: no XDP, no pins, no napi_poll
+# tracer, no egress port (no route uses d0), no histogram entry, and no
+# program using the instance's tables. Freeing a program is deferred in
+# the kernel (a prog array is emptied by a work queue): they are given
+# two seconds to go.
+clean()
+{
+	local what=$1 ln tx bt got i
+	tb_expect "$what: no pins of d0" "$(cd "$XNF_PIN_ROOT/dev" && echo *)" = "*"
+	tb_expect "$what: no napi_poll tracer" "$(cd "$XNF_PIN_ROOT" && echo *)" = "dev tables"
+	ln=$(ip -n "$TB_DUT" -j link show dev d0) &&
+		tx=$(timeout 10 bpftool -j map dump pinned "$XNF_PIN_ROOT/tables/xnf_tx") &&
+		bt=$(timeout 10 bpftool -j map dump pinned "$XNF_PIN_ROOT/tables/xnf_batch") ||
+		{ echo "FAIL: $what: ip or bpftool failed" >&2; return 1; }
+	for ((i = 0; i < 100; i++)); do
+		got=$(timeout 10 bpftool -j prog show |
+		      jq -r --argjson ln "$ln" --argjson tx "$tx" --argjson bt "$bt" \
+			 --argjson t "$TABLE_IDS" '
+			[.[] | select(any(.map_ids[]?; . as $m | $t | index($m)))] as $p |
+			if $ln[0].xdp != null then "d0 runs XDP"
+			elif ($tx | length) != 0 then "egress ports left: \($tx)"
+			elif ($bt | length) != 0 then "histogram entries left"
+			elif ($p | length) != 0 then "programs left: \([$p[] | .name])"
+			else "clean" end')
+		[[ $got == "programs left"* ]] || break
+		sleep 0.02
+	done
+	tb_expect "$what" "$got" = clean
+}
+
+# after_kill WHAT: the state is truthful; detach, or attach and detach,
+# succeed; nothing is left. Counts the outcomes in N_ATTACHED.
+after_kill()
+{
+	local what=$1
+	truthful "$what"
+	if $ATTACHED; then
+		N_ATTACHED=$((N_ATTACHED + 1))
+	else
+		tb_xnf attach d0 chain $CHAIN || { echo "FAIL: $what: attach" >&2; return 1; }
+	fi
+	tb_xnf detach d0 || { echo "FAIL: $what: detach" >&2; return 1; }
+	clean "$what"
+}
+
+# measure OP: the longest of three runs of attach or detach, in us, on an
+# instance made before (its creation is part of the first attach only).
+measure()
+{
+	local i t a=0 d=0
+	tb_xnf attach d0 chain $CHAIN && tb_xnf detach d0
+	for i in 1 2 3; do
+		t=$(run_us attach d0 chain $CHAIN)
+		((t > a)) && a=$t
+		t=$(run_us detach d0)
+		((t > d)) && d=$t
+	done
+	if [ "$1" = attach ]; then echo "$a"; else echo "$d"; fi
+}
+
+@test "xnf attach killed at random points: status tells the truth, the next command completes or undoes it" {
+	local i t us
+	N_ATTACHED=0
+	t=$(measure attach)
+	TABLE_IDS=$(table_ids)
+	tb_expect "the instance's tables" "$(jq length <<<"$TABLE_IDS")" -ge 10
+	for ((i = 0; i < TRIALS; i++)); do
+		us=$(random_us "$t")
+		killed "$us" attach d0 chain $CHAIN
+		after_kill "trial $i: attach killed after ${us} us of ${t}"
+	done
+	echo "# attach ($t us) killed $TRIALS times: $N_ATTACHED attached, $((TRIALS - N_ATTACHED)) not" >&3
+}
+
+@test "xnf detach killed at random points: status tells the truth, the next command completes or undoes it" {
+	local i t us
+	N_ATTACHED=0
+	t=$(measure detach)
+	TABLE_IDS=$(table_ids)
+	for ((i = 0; i < TRIALS; i++)); do
+		tb_xnf attach d0 chain $CHAIN
+		us=$(random_us "$t")
+		killed "$us" detach d0
+		after_kill "trial $i: detach killed after ${us} us of ${t}"
+	done
+	echo "# detach ($t us) killed $TRIALS times: $N_ATTACHED attached, $((TRIALS - N_ATTACHED)) not" >&3
+}
+
+# A batch holds the lock from its first line until its input ends: here a
+# fifo the test writes, so the batch waits in the middle, holding it, and
+# is stopped there.
+@test "a stopped lock holder blocks no reader, and a writer only for -w seconds" {
+	local fifo=$TB_TMP/batch pid i st
+
+	tb_attach_both $CHAIN
+	tb_routes
+	tb_xnf fw add prio 10 drop proto udp dport 5001
+	mkfifo "$fifo"
+	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" -b "$fifo"
+	pid=$TB_BG_PID
+	# Opened after the batch started, which so does not hold it too (it
+	# would never see the end of its input); read-write, so that the
+	# open does not wait for the batch's.
+	exec {BATCH_FD}<>"$fifo"
+	echo "route add 203.0.113.0/25 via $TB_SINK4" >&"$BATCH_FD"
+	for ((i = 0; i < 200; i++)); do
+		tb_xnf -j route show | jq -e 'any(.[]; .dst == "203.0.113.0/25")' \
+			>/dev/null && break
+		sleep 0.05
+	done
+	kill -STOP "$pid"
+	STOPPED=$pid
+
+	# Readers: no lock, the right answers.
+	st=$(tb_xnf -j status)
+	tb_expect "status: both attached" \
+		"$(jq -c '[.[] | [.dev, .attached]] | sort' <<<"$st")" = '[["d0",true],["d1",true]]'
+	tb_expect "route show: the batch's route and the others" \
+		"$(tb_xnf -j route show | jq '[.[].dst] | index("203.0.113.0/25") != null and length == 9')" = true
+	tb_expect "fw show: the rule" "$(tb_xnf -j fw show | jq '.rules | length')" -eq 1
+	tb_expect "stats: both devices" "$(tb_xnf -j stats | jq '.devices | length')" -eq 2
+	tb_expect "config show" "$(tb_xnf -j config show | jq -r .no_route)" = pass
+	tb_xnf -j fdb show | jq -e 'type == "array"' >/dev/null
+	tb_xnf -j xconnect show | jq -e 'type == "array"' >/dev/null
+	tb_xnf -j chain show d0 | jq -e '.attached' >/dev/null
+
+	# A writer gives up after -w seconds, naming the holder.
+	run --separate-stderr tb_xnf -j -w 1 route add 203.0.113.128/25 via $TB_SINK4
+	tb_expect "writer with -w 1: exit status" "$status" -ne 0
+	tb_expect "the error names the holder" \
+		"$(jq -r .error <<<"$output" | grep -c "pid $pid")" -eq 1
+	tb_expect "the wait was said on stderr, naming the holder" \
+		"$(grep -c "pid $pid" <<<"$stderr")" -ge 1
+	run tb_xnf -w 0 fw add prio 20 drop proto udp dport 5002
+	tb_expect "writer with -w 0: exit status" "$status" -ne 0
+	tb_expect "nothing written" \
+		"$(tb_xnf -j route show | jq 'any(.[]; .dst == "203.0.113.128/25")')" = false
+
+	# Resumed, the batch ends with its input; then writers proceed.
+	kill -CONT "$pid"
+	STOPPED=
+	exec {BATCH_FD}>&-
+	BATCH_FD=
+	for ((i = 0; i < 200; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	tb_expect "the batch ended" "$(kill -0 "$pid" 2>/dev/null && echo running)" = ""
+	tb_xnf -w 5 route add 203.0.113.128/25 via $TB_SINK4
+	tb_xnf fw add prio 20 drop proto udp dport 5002
+	tb_expect "written" "$(tb_xnf -j route show | jq 'any(.[]; .dst == "203.0.113.128/25")')" = true
+}

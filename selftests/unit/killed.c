@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * killed.c - attach and detach killed at each of their steps, and the lock.
+ *
+ * libxnf marks every point of a transaction where a killed process leaves
+ * state behind with xnf_crash_point("transaction:step") (lib/priv.h), a
+ * no-op in xnf. This file defines its own: a child process runs the
+ * transaction and kills itself with SIGKILL at the step it was told. The
+ * parent then checks what the issue asks of every such kill:
+ *   - a reader (XNF_OPEN_READ) tells the truth, the same answer whatever
+ *     the step, and writes nothing: attached exactly when the link was
+ *     pinned, and then the program on ut0 is the one it names;
+ *   - the next writer's xnf_open() completes or undoes it, after which
+ *     detach (if attached) or attach and detach succeed;
+ *   - then nothing is left: no XDP on ut0, no pins of ut0, no egress port,
+ *     no histogram entry, no napi_poll tracer, no program using the
+ *     instance's tables.
+ * Every step the library marks must be in the lists below (the recording
+ * run fails otherwise), so a new step cannot go untested.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/wait.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+
+#include "fixture.h"
+
+#define ROOT  "/sys/fs/bpf/xnf-ut-killed"
+#define DEV   "ut0"
+#define CHAIN "l3fwd,l2fwd"
+
+/* In order; the first needs a root without an instance. */
+static const char *const attach_steps[] = {
+	"create:tables",  "attach:loaded", "attach:pinned", "attach:port",
+	"attach:watched", "attach:link",   "attach:linked", NULL,
+};
+static const char *const detach_steps[] = {
+	"detach:unpinned", "detach:unlinked", "release:host", "release:port",
+	"remove:pin",	   "release:removed", NULL,
+};
+/* The steps of a release, which repair() runs too. */
+static const char *const release_steps[] = {
+	"release:host", "release:port", "remove:pin", "release:removed", NULL,
+};
+
+static const char *crash_at; /* the step this process dies at */
+static char seen[32][32];    /* the steps passed, when recording */
+static int nseen;
+static bool recording;
+
+/* Overrides the library's no-op (lib/priv.h). */
+void xnf_crash_point(const char *step);
+void xnf_crash_point(const char *step)
+{
+	int i;
+
+	for (i = 0; recording && i < nseen && strcmp(seen[i], step); i++)
+		;
+	if (recording && i == nseen && nseen < 32)
+		snprintf(seen[nseen++], sizeof(seen[0]), "%s", step);
+	if (crash_at && !strcmp(step, crash_at))
+		kill(getpid(), SIGKILL);
+}
+
+static bool in_list(const char *const *list, const char *step)
+{
+	for (; *list; list++)
+		if (!strcmp(*list, step))
+			return true;
+	return false;
+}
+
+/* xnf_open() as a writer (which repairs), then @op (if any), then close:
+ * what one xnf command does. */
+static int writer(unsigned int flags,
+		  int (*op)(struct xnf_dp *dp, char *err, size_t errlen))
+{
+	char err[512] = "";
+	struct xnf_dp *dp;
+	int ret;
+
+	ret = xnf_open(ROOT, flags, XNF_WAIT_FOREVER, &dp, err, sizeof(err));
+	if (!ret) {
+		if (op)
+			ret = op(dp, err, sizeof(err));
+		xnf_dp_close(dp);
+	}
+	if (ret)
+		fprintf(stderr, "%s (%s)\n", err, strerror(-ret));
+	return ret;
+}
+
+static int attach_op(struct xnf_dp *dp, char *err, size_t errlen)
+{
+	struct xnf_attach_opts o = {
+		.dev = DEV,
+		.ifindex = if_nametoindex(DEV),
+		.xdp_flags = XDP_FLAGS_DRV_MODE,
+	};
+
+	return xnf_chain_parse(CHAIN, &o.chain) ?:
+						  xnf_attach(dp, &o, err, errlen);
+}
+
+static int detach_op(struct xnf_dp *dp, char *err, size_t errlen)
+{
+	return xnf_detach(dp, DEV, err, errlen);
+}
+
+static int do_attach(void)
+{
+	return writer(XNF_OPEN_CREATE, attach_op);
+}
+
+static int do_detach(void)
+{
+	return writer(0, detach_op);
+}
+
+static int do_destroy(void)
+{
+	return writer(0, xnf_destroy);
+}
+
+/* The open alone: what repair() does. */
+static int do_open(void)
+{
+	return writer(0, NULL);
+}
+
+/* Runs @fn in a child that dies at @step: true when it did. */
+static bool killed_at(const char *step, int (*fn)(void))
+{
+	int status = 0;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		crash_at = step;
+		_exit(fn() ? 1 : 0);
+	}
+	if (!ASSERT_GT(pid, 0, "fork") ||
+	    !ASSERT_EQ(waitpid(pid, &status, 0), pid, "wait for the child"))
+		return false;
+	return ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+			   step);
+}
+
+static __u32 xdp_prog(void)
+{
+	__u32 id = 0;
+
+	bpf_xdp_query_id(if_nametoindex(DEV), 0, &id);
+	return id;
+}
+
+/* The names under ROOT/dev/DEV, sorted and joined: what a reader must not
+ * change. */
+static void dev_pins(char *buf, size_t len)
+{
+	struct dirent **list;
+	size_t off = 0;
+	int n, i;
+
+	buf[0] = '\0';
+	n = scandir(ROOT "/dev/" DEV, &list, NULL, alphasort);
+	for (i = 0; i < n; i++) {
+		if (off < len)
+			off += snprintf(buf + off, len - off, "%s ",
+					list[i]->d_name);
+		free(list[i]);
+	}
+	if (n >= 0)
+		free(list);
+}
+
+/* What readers see: -1 when they cannot open the instance, else whether
+ * DEV is attached, checked against what runs on it. */
+static int reader_view(void)
+{
+	char before[1024], after[1024], err[512];
+	struct xnf_dev_status st;
+	char names[4][16];
+	struct xnf_dp *dp;
+	int n, ret;
+
+	dev_pins(before, sizeof(before));
+	ret = xnf_open(ROOT, XNF_OPEN_READ, 0, &dp, err, sizeof(err));
+	if (ret) {
+		ASSERT_EQ(ret, -ENOENT, "a reader finds no instance");
+		ASSERT_EQ(xdp_prog(), 0U, "no instance: no XDP on " DEV);
+		return -1;
+	}
+	n = xnf_dev_list(dp, names, 4);
+	ret = xnf_dev_status(dp, DEV, &st);
+	if (n == 1) {
+		ASSERT_OK(ret, "status of the listed device");
+		ASSERT_TRUE(st.live, "listed: attached");
+		ASSERT_EQ(st.prog_id, xdp_prog(), "the program on " DEV);
+		ASSERT_NEQ(st.prog_id, 0U, "a program on " DEV);
+	} else {
+		ASSERT_EQ(n, 0, "nothing else listed");
+		ASSERT_EQ(ret, -ENOENT, "status: not attached");
+		ASSERT_EQ(xdp_prog(), 0U, "not listed: no XDP on " DEV);
+	}
+	xnf_dp_close(dp);
+	dev_pins(after, sizeof(after));
+	ASSERT_TRUE(!strcmp(before, after), "a reader changes no pin");
+	return n == 1;
+}
+
+/* Programs that use a table of @dp's instance. */
+static int progs_using(struct xnf_dp *dp)
+{
+	__u32 ids[__XNF_T_MAX], id = 0, maps[64], i, j;
+	int t, fd, n = 0;
+
+	for (t = 0; t < __XNF_T_MAX; t++) {
+		struct bpf_map_info mi = {};
+		__u32 len = sizeof(mi);
+
+		ids[t] = bpf_obj_get_info_by_fd(dp->fd[t], &mi, &len) ? 0 : mi.id;
+	}
+	while (!bpf_prog_get_next_id(id, &id)) {
+		struct bpf_prog_info pi = {};
+		__u32 len = sizeof(pi);
+
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		pi.nr_map_ids = 64;
+		pi.map_ids = (__u64)(unsigned long)maps;
+		if (!bpf_obj_get_info_by_fd(fd, &pi, &len)) {
+			bool uses = false;
+
+			for (i = 0; i < pi.nr_map_ids && i < 64; i++)
+				for (j = 0; j < __XNF_T_MAX; j++)
+					uses |= ids[j] && maps[i] == ids[j];
+			n += uses;
+		}
+		close(fd);
+	}
+	return n;
+}
+
+/* Nothing of DEV is left. Freeing programs is deferred in the kernel (a
+ * prog array is emptied from a work queue): they are given two seconds. */
+static void check_clean(const char *what)
+{
+	struct xnf_dev_key key = { .netns = xnf_netns_inode(),
+				   .ifindex = if_nametoindex(DEV) };
+	struct timespec ts = { 0, 20000000 };
+	int ncpus = xnf_ncpus(), n, tries;
+	struct xnf_batch_hist hist[ncpus];
+	struct xnf_dp *dp;
+	char err[512];
+
+	ASSERT_EQ(xdp_prog(), 0U, what);
+	ASSERT_TRUE(access(ROOT "/dev/" DEV, F_OK), what);
+	ASSERT_TRUE(access(ROOT "/batch_link", F_OK), what);
+	if (!ASSERT_OK(xnf_open(ROOT, XNF_OPEN_READ, 0, &dp, err, sizeof(err)),
+		       what))
+		return;
+	ASSERT_FALSE(xnf_port_exists(dp, key.ifindex), what);
+	ASSERT_ERR(bpf_map_lookup_elem(dp->fd[XNF_T_BATCH], &key, hist), what);
+	for (tries = 0; (n = progs_using(dp)) && tries < 100; tries++)
+		nanosleep(&ts, NULL);
+	ASSERT_EQ(n, 0, what);
+	xnf_dp_close(dp);
+}
+
+/* After a kill: the reader's view must be @attached; then the next
+ * writer's open repairs, detach (after an attach if not attached)
+ * succeeds, and nothing is left. */
+static void check_after(const char *step, int attached)
+{
+	ASSERT_EQ(reader_view(), attached, step);
+	/* An instance that was not complete is removed by the writer. */
+	ASSERT_EQ(do_open(), attached < 0 ? -ENOENT : 0,
+		  "the next writer's open");
+	if (attached < 0)
+		ASSERT_TRUE(access(ROOT, F_OK), "no instance: no root");
+	ASSERT_EQ(reader_view(), attached, "after the repair, as before it");
+	if (!attached)
+		check_clean("right after the repair");
+	if (attached <= 0)
+		ASSERT_OK(do_attach(), "attach after the kill");
+	ASSERT_OK(do_detach(), "detach after the kill");
+	check_clean(step);
+}
+
+TEST(killed_attach_detach)
+{
+	const char *const *step;
+	char err[512], names[8][32];
+	struct xnf_dp *dp;
+	int i;
+
+	if (!fx_env())
+		return;
+	xnf_dp_destroy(ROOT);
+
+	SUBTEST("record") {
+		/* Every step the library marks is tested below; and the
+		 * clean-state check sees the programs of an attachment. */
+		recording = true;
+		ASSERT_OK(do_attach(), "attach");
+		if (ASSERT_OK(xnf_open(ROOT, XNF_OPEN_READ, 0, &dp, err,
+				       sizeof(err)),
+			      "open")) {
+			/* entry, two NFs, the napi_poll tracer */
+			ASSERT_EQ(progs_using(dp), 4, "programs found");
+			xnf_dp_close(dp);
+		}
+		ASSERT_OK(do_detach(), "detach");
+		recording = false;
+		check_clean("after a whole attach and detach");
+		for (i = 0; i < nseen; i++)
+			ASSERT_TRUE(in_list(attach_steps, seen[i]) ||
+					    in_list(detach_steps, seen[i]),
+				    seen[i]);
+		ASSERT_GE(nseen, 12, "steps seen");
+	}
+	for (step = attach_steps; *step; step++) {
+		SUBTEST(*step) {
+			if (step == attach_steps)
+				xnf_dp_destroy(ROOT);
+			if (!killed_at(*step, do_attach))
+				continue;
+			/* Attached exactly when the link was pinned; no
+			 * instance when its tables were not complete. */
+			check_after(*step, step == attach_steps ? -1 :
+					   !strcmp(*step, "attach:linked") ? 1 :
+									     0);
+		}
+	}
+	for (step = detach_steps; *step; step++) {
+		SUBTEST(*step) {
+			if (!ASSERT_OK(do_attach(), "attach") ||
+			    !killed_at(*step, do_detach))
+				continue;
+			/* Detached from the moment the link pin went. */
+			check_after(*step, 0);
+		}
+	}
+	/* repair() itself killed: the writer after it finishes the job. */
+	for (step = release_steps, i = 0; *step; step++, i++) {
+		snprintf(names[i], sizeof(names[i]), "repair_%s", *step);
+		SUBTEST(names[i]) {
+			if (!killed_at("attach:watched", do_attach) ||
+			    !killed_at(*step, do_open))
+				continue;
+			check_after(*step, 0);
+		}
+	}
+	SUBTEST("destroy") {
+		/* Killed after the first pin or directory went: the next
+		 * writer removes the rest. */
+		if (ASSERT_OK(do_attach(), "attach") &&
+		    ASSERT_OK(do_detach(), "detach") &&
+		    killed_at("remove:pin", do_destroy))
+			check_after("destroy", -1);
+	}
+	xnf_dp_destroy(ROOT);
+}
+
+/* A child that opens ROOT as a writer, says so on @ready, and holds the
+ * lock until it is killed; with @destroy, until a byte arrives on @go,
+ * then it destroys the instance and exits. */
+static pid_t holder(int ready, int go, bool destroy)
+{
+	char err[512], c = 1;
+	struct xnf_dp *dp;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid)
+		return pid;
+	if (xnf_open(ROOT, XNF_OPEN_CREATE, XNF_WAIT_FOREVER, &dp, err,
+		     sizeof(err)) ||
+	    write(ready, &c, 1) != 1)
+		_exit(1);
+	while (!destroy)
+		pause();
+	if (read(go, &c, 1) != 1)
+		_exit(1);
+	_exit(xnf_destroy(dp, err, sizeof(err)) ? 1 : 0);
+}
+
+static void reap(pid_t *pid)
+{
+	if (*pid <= 0)
+		return;
+	kill(*pid, SIGKILL);
+	waitpid(*pid, NULL, 0);
+	*pid = -1;
+}
+
+/* Whether @pid has ROOT open (within two seconds): from then on it locks
+ * that directory, whatever becomes of the path. */
+static bool has_root_open(pid_t pid)
+{
+	struct timespec ts = { 0, 10000000 };
+	char dir[64], path[PATH_MAX + 64], target[PATH_MAX];
+	struct dirent *de;
+	bool found = false;
+	int tries;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
+	for (tries = 0; !found && tries < 200; tries++) {
+		d = opendir(dir);
+		while (d && !found && (de = readdir(d))) {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			n = readlink(path, target, sizeof(target) - 1);
+			found = n == (ssize_t)strlen(ROOT) &&
+				!memcmp(target, ROOT, n);
+		}
+		if (d)
+			closedir(d);
+		if (!found)
+			nanosleep(&ts, NULL);
+	}
+	return found;
+}
+
+/* @a holds the lock, @b waits for it; @a destroys the instance, so @b
+ * must lock the root it makes again, not the one removed under it. */
+static void root_removed_while_waiting(int ready[2], int go[2], int in[2],
+				       pid_t *a, pid_t *b)
+{
+	char err[512], c = 1;
+	struct xnf_dp *dp;
+
+	*a = holder(ready[1], go[0], true);
+	if (!ASSERT_EQ(read(ready[0], &c, 1), 1, "a has the lock"))
+		return;
+	*b = holder(in[1], -1, false);
+	if (!ASSERT_TRUE(has_root_open(*b), "b waits for the lock") ||
+	    !ASSERT_EQ(write(go[1], &c, 1), 1, "a may destroy") ||
+	    !ASSERT_EQ(waitpid(*a, NULL, 0), *a, "a ends"))
+		return;
+	*a = -1;
+	if (!ASSERT_EQ(read(in[0], &c, 1), 1, "b has the lock"))
+		return;
+	ASSERT_EQ(xnf_open(ROOT, 0, 0, &dp, err, sizeof(err)), -ETIMEDOUT,
+		  "b holds the lock of the root there is now");
+}
+
+TEST(lock_wait_is_bounded)
+{
+	int ready[2] = { -1, -1 }, go[2] = { -1, -1 }, in[2] = { -1, -1 };
+	char err[512], pid_s[32], c = 1;
+	pid_t a = -1, b = -1;
+	struct xnf_dp *dp;
+
+	if (!fx_env())
+		return;
+	xnf_dp_destroy(ROOT);
+	if (!ASSERT_OK(pipe(ready), "pipe") || !ASSERT_OK(pipe(go), "pipe") ||
+	    !ASSERT_OK(pipe(in), "pipe"))
+		goto out;
+	a = holder(ready[1], -1, false);
+	if (!ASSERT_GT(a, 0, "fork") ||
+	    !ASSERT_EQ(read(ready[0], &c, 1), 1, "the holder has the lock"))
+		goto out;
+	kill(a, SIGSTOP);
+
+	SUBTEST("writer_times_out") {
+		ASSERT_EQ(xnf_open(ROOT, 0, 0, &dp, err, sizeof(err)),
+			  -ETIMEDOUT, "-w 0");
+		snprintf(pid_s, sizeof(pid_s), "pid %d", a);
+		ASSERT_TRUE(strstr(err, pid_s), "the error names the holder");
+		ASSERT_EQ(xnf_open(ROOT, 0, 1, &dp, err, sizeof(err)),
+			  -ETIMEDOUT, "-w 1");
+	}
+	SUBTEST("reader_does_not_wait") {
+		if (ASSERT_OK(xnf_open(ROOT, XNF_OPEN_READ, 0, &dp, err,
+				       sizeof(err)),
+			      "reader")) {
+			ASSERT_EQ(dp->lock_fd, -1, "holds no lock");
+			xnf_dp_close(dp);
+		}
+	}
+	reap(&a);
+	SUBTEST("root_removed_while_waiting")
+		root_removed_while_waiting(ready, go, in, &a, &b);
+out:
+	reap(&a);
+	reap(&b);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	close(in[0]);
+	close(in[1]);
+	xnf_dp_destroy(ROOT);
+}
