@@ -88,6 +88,9 @@ struct xnf_dp {
 	int lock_fd;	     /* the root, flock()ed by xnf_open */
 	bool created;	     /* this open created the tables, unwritten since */
 	bool reader;	     /* opened with XNF_OPEN_READ: no lock held */
+	char (*released)[16]; /* devices whose killed attach or detach this
+			       * open's repair completed */
+	int n_released;
 };
 
 /* Opens the instance pinned at @root. With @create, makes the root (mode

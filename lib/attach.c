@@ -913,6 +913,16 @@ static int dev_release(struct xnf_dp *dp, const char *dev, char *err,
 	return 0;
 }
 
+static bool released(const struct xnf_dp *dp, const char *dev)
+{
+	int i;
+
+	for (i = 0; i < dp->n_released; i++)
+		if (!strcmp(dp->released[i], dev))
+			return true;
+	return false;
+}
+
 int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 {
 	struct xnf_place_state *pst;
@@ -923,6 +933,9 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 		return xnf_errf(err, errlen, -EINVAL,
 				"invalid device name '%s'", dev);
 	dev_path(path, dp, dev, "link");
+	/* Run again after it was killed: this open's repair finished it. */
+	if (!pin_exists(path) && released(dp, dev))
+		return 0;
 	if (!pin_exists(path))
 		return xnf_errf(err, errlen, -ENOENT,
 				"xnf is not attached to %s; 'xnf status' lists the interfaces it is attached to",
@@ -988,8 +1001,13 @@ static void repair(struct xnf_dp *dp)
 			names[i]);
 		if (dev_release(dp, names[i], msg, sizeof(msg)))
 			pr_warn("Warning: %s\n", msg);
+		else
+			memmove(names[dp->n_released++], names[i], 16);
 	}
-	free(names);
+	if (dp->n_released)
+		dp->released = names;
+	else
+		free(names);
 	/* A release killed after the pins went leaves the tracer alone. */
 	batch_tracer_put_if_unused(dp);
 }

@@ -251,6 +251,7 @@ void xnf_dp_close(struct xnf_dp *dp)
 			close(dp->fd[i]);
 	if (dp->lock_fd >= 0)
 		close(dp->lock_fd);
+	free(dp->released);
 	free(dp);
 }
 

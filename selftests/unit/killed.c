@@ -353,6 +353,17 @@ TEST(killed_attach_detach)
 			check_after(*step, 0);
 		}
 	}
+	/* The killed command run again: its open's repair finishes the
+	 * detach, and the detach reports success, as a rerun of any finished
+	 * command would. Another device's detach still says not attached. */
+	SUBTEST("detach_rerun") {
+		if (ASSERT_OK(do_attach(), "attach") &&
+		    killed_at("detach:unpinned", do_detach)) {
+			ASSERT_OK(do_detach(), "the same detach again");
+			ASSERT_EQ(do_detach(), -ENOENT, "and once more");
+			check_clean("detach_rerun");
+		}
+	}
 	/* repair() itself killed: the writer after it finishes the job. */
 	for (step = release_steps, i = 0; *step; step++, i++) {
 		snprintf(names[i], sizeof(names[i]), "repair_%s", *step);
