@@ -388,6 +388,130 @@ M=5     # datagrams per UDP burst
 	tb_expect "d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq 0
 }
 
+# rx_frame4 SRC DST DPORT [bad]: hex of a UDP frame from the source to the
+# DUT's d0, addresses as 8 hex digits; "bad" adds one to the IPv4 header
+# checksum. The UDP checksum is 0 (none), which IPv4 allows.
+rx_frame4()
+{
+	local hdr csum
+	hdr="4500 0024 0001 0000 4011 0000 $1 $2"
+	csum=$(tb_ipv4_csum "$hdr")
+	[ "${4:-}" = bad ] && csum=$(printf '%04x' $(((16#$csum + 1) & 0xffff)))
+	echo "$(tb_mac_hex $TB_MAC_D0) $(tb_mac_hex $TB_MAC_S0) 0800" \
+		"4500 0024 0001 0000 4011 $csum $1 $2" \
+		"0400 $(printf '%04x' "$3") 0010 0000 786e 662d 7465 7374"
+}
+
+# rx_frame6 SRC DST DPORT: the same for IPv6 (32 hex digits per address;
+# the UDP checksum is left 0: only where the frame arrives matters).
+rx_frame6()
+{
+	echo "$(tb_mac_hex $TB_MAC_D0) $(tb_mac_hex $TB_MAC_S0) 86dd" \
+		"6000 0000 0010 1140 $1 $2" \
+		"0400 $(printf '%04x' "$3") 0010 0000 786e 662d 7465 7374"
+}
+
+# rx_send BASE: M copies each of, to UDP port BASE + n:
+#   0 a good frame 192.0.2.1 -> 198.51.100.1
+#   1 the same with its header checksum one too high
+#   2 from 127.0.0.1 (a martian source)
+#   3 IPv6 from ::1 (a martian source)
+rx_send()
+{
+	local i src4=c0000201 sink4=c6336401
+	local lo6=00000000000000000000000000000001
+	local sink6=20010db8000200000000000000000001
+	for ((i = 0; i < M; i++)); do
+		tb_send_frame "$TB_SRC" s0 "$(rx_frame4 $src4 $sink4 $1)"
+		tb_send_frame "$TB_SRC" s0 "$(rx_frame4 $src4 $sink4 $(($1 + 1)) bad)"
+		tb_send_frame "$TB_SRC" s0 "$(rx_frame4 7f000001 $sink4 $(($1 + 2)))"
+		tb_send_frame "$TB_SRC" s0 "$(rx_frame6 $lo6 $sink6 $(($1 + 3)))"
+	done
+	sleep 0.2
+}
+
+# rx_arrived PCAP PORT: frames to UDP port PORT in the sink's capture.
+rx_arrived()
+{
+	timeout 10 tcpdump -r "$1" -n "udp dst port $2" 2>/dev/null | wc -l
+}
+
+# The DUT kernel's count of IPv4 header checksum errors (ip_rcv_core).
+rx_kcsum()
+{
+	tb_dut nstat -asz IpExtInCsumErrors | awk '$1 == "IpExtInCsumErrors" { print $2 }'
+}
+
+# rx_round BASE: rx_send BASE with xnf attached; sets the caller's before
+# and after (xnf -j stats) and kcsum (InCsumErrors counted meanwhile).
+rx_round()
+{
+	local k0
+	before=$(tb_stats_json)
+	k0=$(rx_kcsum)
+	rx_send "$1"
+	kcsum=$(($(rx_kcsum) - k0))
+	after=$(tb_stats_json)
+}
+
+@test "a bad IPv4 header checksum and martian sources are discarded, by Linux alone and by xnf" {
+	local pcap=$TB_TMP/rx.pcap cap k0 before after kcsum
+
+	tb_capture "$TB_SINK" k0 1000 "$pcap" "udp and dst portrange 6000-6099"
+	cap=$TB_CAPTURE_PID
+
+	# Linux alone: what RFC 1812 asks, and what xnf must match.
+	k0=$(rx_kcsum)
+	rx_send 6000
+	tb_expect "Linux: InCsumErrors" $(($(rx_kcsum) - k0)) -eq $M
+
+	# xnf's l3fwd: the same discards, its own reasons, the kernel sees
+	# none of them.
+	tb_attach_both l3fwd
+	tb_routes
+	tb_expect "martian defaults to drop" \
+		"$(tb_xnf -j config show | jq -r .martian)" = drop
+	rx_round 6010
+	tb_expect "xnf: bad_csum drops" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.bad_csum)" -eq $M
+	tb_expect "xnf: martian drops" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.martian)" -eq $((2 * M))
+	tb_expect "xnf: redirects" \
+		"$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $M
+	tb_expect "xnf: InCsumErrors" "$kcsum" -eq 0
+
+	# martian pass: the kernel gets them, and discards them itself.
+	tb_xnf config set martian pass
+	tb_expect "martian set to pass" \
+		"$(tb_xnf -j config show | jq -r .martian)" = pass
+	rx_round 6020
+	tb_expect "martian pass: martian passes" \
+		"$(tb_delta "$before" "$after" d0 .pass_reasons.martian)" -eq $((2 * M))
+	tb_expect "martian pass: bad_csum drops" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.bad_csum)" -eq $M
+
+	# A firewall alone is no router: it leaves the header checksum to
+	# the router behind it, here the DUT's kernel.
+	tb_xnf chain set d0 firewall
+	rx_round 6030
+	tb_expect "firewall alone: bad_csum drops" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.bad_csum)" -eq 0
+	tb_expect "firewall alone: passed to the kernel" \
+		"$(tb_chain_delta "$before" "$after" d0 pass)" -eq $((4 * M))
+	tb_expect "firewall alone: InCsumErrors" "$kcsum" -eq $M
+
+	tb_bg_stop "$cap"
+	local base kind want
+	for base in 6000 6010 6020 6030; do
+		for kind in 0 1 2 3; do
+			want=0
+			[ $kind = 0 ] && want=$M
+			tb_expect "arrived at the sink, port $((base + kind))" \
+				"$(rx_arrived "$pcap" $((base + kind)))" -eq $want
+		done
+	done
+}
+
 @test "fib mode forwards with the kernel's tables; a missing neighbour passes as no_neigh" {
 	local before after k0 k1 st
 
