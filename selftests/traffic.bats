@@ -512,6 +512,115 @@ rx_round()
 	done
 }
 
+# Every class of docs/design.md "Receive checks", one UDP frame each:
+# "EXPECT SRC DST [bad]", EXPECT fwd when Linux forwards it (6.18).
+RX_CLASSES=(
+	"fwd 192.0.2.1 198.51.100.1"
+	"drop 192.0.2.1 198.51.100.1 bad"
+	"drop 0.0.0.0 198.51.100.1"
+	"fwd 0.1.2.3 198.51.100.1"
+	"drop 127.0.0.1 198.51.100.1"
+	"drop 224.0.0.1 198.51.100.1"
+	"drop 239.1.1.1 198.51.100.1"
+	"drop 255.255.255.255 198.51.100.1"
+	"fwd 240.0.0.1 198.51.100.1"
+	"fwd 169.254.1.1 198.51.100.1"
+	"drop 192.0.2.1 0.0.0.0"
+	"fwd 192.0.2.1 0.1.2.3"
+	"drop 192.0.2.1 127.0.0.1"
+	"fwd 192.0.2.1 240.0.0.1"
+	"fwd 192.0.2.1 169.254.1.1"
+	"drop 192.0.2.1 239.1.2.3"
+	"drop 192.0.2.1 255.255.255.255"
+	"fwd 2001:db8:1::1 2001:db8:2::1"
+	"drop ::1 2001:db8:2::1"
+	"drop 2001:db8:1::1 ::1"
+	"drop :: 2001:db8:2::1"
+	"drop ff0e::1 2001:db8:2::1"
+	"drop 2001:db8:1::1 ff01::1"
+	"drop 2001:db8:1::1 ff00::1"
+	"drop 2001:db8:1::1 ff02::1"
+	"drop 2001:db8:1::1 ff0e::1"
+	"drop fe80::1 2001:db8:2::1"
+	"drop 2001:db8:1::1 fe80::1"
+	"fwd ::ffff:192.0.2.1 2001:db8:2::1"
+	"fwd ::192.0.2.1 2001:db8:2::1"
+	"fwd 2001:db8:1::1 ::"
+	"fwd 2001:db8:1::1 ::ffff:198.51.100.1"
+)
+
+# rx_classes PCAP BASE: one frame of each RX_CLASSES entry i to UDP port
+# BASE + i, and what the sink received of them into PCAP.
+rx_classes()
+{
+	local i exp src dst bad cap hex=()
+
+	# The addresses in hex, all in one go (python3 starts slowly).
+	mapfile -t hex < <(for c in "${RX_CLASSES[@]}"; do
+		read -r exp src dst bad <<<"$c"
+		echo "$src $dst"
+	done | python3 -c '
+import ipaddress, sys
+for line in sys.stdin:
+    print(" ".join(ipaddress.ip_address(a).packed.hex() for a in line.split()))')
+	tb_capture "$TB_SINK" k0 100 "$1" "udp and dst portrange $2-$(($2 + 99))"
+	cap=$TB_CAPTURE_PID
+	for ((i = 0; i < ${#RX_CLASSES[@]}; i++)); do
+		read -r exp src dst bad <<<"${RX_CLASSES[i]}"
+		read -r src dst <<<"${hex[i]}"
+		if [ ${#src} -eq 32 ]; then
+			tb_send_frame "$TB_SRC" s0 "$(rx_frame6 $src $dst $(($2 + i)))"
+		else
+			tb_send_frame "$TB_SRC" s0 "$(rx_frame4 $src $dst $(($2 + i)) $bad)"
+		fi
+	done
+	sleep 0.2
+	tb_bg_stop "$cap"
+}
+
+# rx_classes_check PCAP BASE WHO: every class arrived at the sink (or not)
+# as RX_CLASSES expects.
+rx_classes_check()
+{
+	local i exp src dst bad n fail=0
+	for ((i = 0; i < ${#RX_CLASSES[@]}; i++)); do
+		read -r exp src dst bad <<<"${RX_CLASSES[i]}"
+		n=$(rx_arrived "$1" $(($2 + i)))
+		if { [ "$exp" = fwd ] && [ "$n" -ne 1 ]; } ||
+		   { [ "$exp" = drop ] && [ "$n" -ne 0 ]; }; then
+			echo "FAIL: $3: $src -> $dst ${bad:-}: $n at the sink, expected $exp" >&2
+			fail=1
+		fi
+	done
+	return $fail
+}
+
+@test "every receive-check class: xnf forwards exactly what Linux alone forwards" {
+	local json
+
+	# Routes that cover every destination, in the kernel and in xnf.
+	tb_dut ip route add default via $TB_SINK4
+	tb_dut ip -6 route add default via $TB_SINK6
+
+	rx_classes "$TB_TMP/linux.pcap" 6100
+	tb_attach_both l3fwd
+	tb_routes
+	tb_xnf route add 0.0.0.0/0 via $TB_SINK4
+	tb_xnf route add ::/0 via $TB_SINK6
+	rx_classes "$TB_TMP/lpm.pcap" 6200
+	json=$(tb_stats_json d0)
+	tb_xnf detach d0
+	tb_xnf detach d1
+	tb_attach_both l3fwd fib
+	rx_classes "$TB_TMP/fib.pcap" 6300
+
+	rx_classes_check "$TB_TMP/linux.pcap" 6100 "Linux alone"
+	rx_classes_check "$TB_TMP/lpm.pcap" 6200 "xnf l3fwd"
+	rx_classes_check "$TB_TMP/fib.pcap" 6300 "xnf l3fwd fib"
+	tb_expect "xnf: bad_csum" "$(tb_stat "$json" d0 .drop_reasons.bad_csum)" -eq 1
+	tb_expect "xnf: martian" "$(tb_stat "$json" d0 .drop_reasons.martian)" -eq 13
+}
+
 @test "fib mode forwards with the kernel's tables; a missing neighbour passes as no_neigh" {
 	local before after k0 k1 st
 
