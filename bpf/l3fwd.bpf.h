@@ -5,7 +5,9 @@
  * kernel's FIB and neighbour table (bpf_fib_lookup); decrements TTL / hop
  * limit, rewrites the MACs and chooses the egress port. Exceptions (no
  * route, TTL expiry, own address, ...) end the chain with pass or drop as
- * xnf_cfg says, so the kernel can answer with ICMP.
+ * xnf_cfg says, so the kernel can answer with ICMP. Before any of that, the
+ * receive checks of a router (bpf/rx.bpf.h): a wrong IPv4 header checksum
+ * is dropped, martian addresses are dropped or passed as xnf_cfg says.
  */
 #ifndef XNF_L3FWD_BPF_H
 #define XNF_L3FWD_BPF_H
@@ -13,6 +15,7 @@
 #include "common.bpf.h"
 #include "tables.bpf.h"
 #include "chain.bpf.h"
+#include "rx.bpf.h"
 
 /* 1: forward with bpf_fib_lookup instead of xnf_rt4/xnf_rt6. */
 const volatile __u32 xnf_l3_fib = 0;
@@ -32,12 +35,6 @@ static __always_inline void xnf_ipv4_dec_ttl(struct iphdr *iph)
 	iph->ttl--;
 }
 
-static __always_inline int xnf_ipv6_link_local(const struct in6_addr *a)
-{
-	return a->in6_u.u6_addr8[0] == 0xfe &&
-	       (a->in6_u.u6_addr8[1] & 0xc0) == 0x80;
-}
-
 static __always_inline void xnf_set_macs(struct ethhdr *eth, const __u8 *dmac,
 					 const __u8 *smac)
 {
@@ -45,11 +42,23 @@ static __always_inline void xnf_set_macs(struct ethhdr *eth, const __u8 *dmac,
 	xnf_mac_copy(eth->h_source, smac);
 }
 
+/* A packet that Linux discards only instead of forwarding it (IPv6 from
+ * ::, XNF_RX_MARTIAN_FWD) is a martian once the route says forward: after
+ * the TTL check, as in ip6_forward. */
+static __always_inline int
+xnf_l3_martian_fwd(struct xnf_pkt *p, struct xnf_config *cfg, int martian_fwd)
+{
+	if (martian_fwd)
+		xnf_exception(p, cfg->martian, XNF_R_MARTIAN);
+	return martian_fwd;
+}
+
 /* Forwards along a route of xnf's own table, or raises its exception. */
 static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 					 struct xnf_config *cfg,
 					 const struct xnf_route *rt,
-					 struct ethhdr *eth, __u8 *ttl)
+					 struct ethhdr *eth, __u8 *ttl,
+					 int martian_fwd)
 {
 	__u32 mtu = p->l3_len;
 
@@ -74,6 +83,8 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 		xnf_exception(p, cfg->ttl_expired, XNF_R_TTL);
 		return;
 	}
+	if (xnf_l3_martian_fwd(p, cfg, martian_fwd))
+		return;
 	/* Too big for the egress port: the kernel answers with ICMP
 	 * "fragmentation needed" / "packet too big" (or fragments). The L3
 	 * length is passed in, as the XDP variant of the helper would
@@ -105,8 +116,9 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
  */
 static __always_inline void xnf_l3_fib_result(struct xnf_pkt *p,
 					      struct xnf_config *cfg,
-					      struct bpf_fib_lookup *fib, long rc,
-					      struct ethhdr *eth, __u8 *ttl)
+					      struct bpf_fib_lookup *fib,
+					      long rc, struct ethhdr *eth,
+					      __u8 *ttl, int martian_fwd)
 {
 	switch (rc) {
 	case BPF_FIB_LKUP_RET_SUCCESS:
@@ -139,6 +151,8 @@ static __always_inline void xnf_l3_fib_result(struct xnf_pkt *p,
 		xnf_exception(p, cfg->ttl_expired, XNF_R_TTL);
 		return;
 	}
+	if (xnf_l3_martian_fwd(p, cfg, martian_fwd))
+		return;
 	xnf_set_macs(eth, fib->dmac, fib->smac);
 	p->verdict = XNF_V_REDIRECT;
 	p->egress_ifindex = fib->ifindex;
@@ -160,13 +174,13 @@ static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
 		};
 		long rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
 
-		xnf_l3_fib_result(p, cfg, &fib, rc, eth, &iph->ttl);
+		xnf_l3_fib_result(p, cfg, &fib, rc, eth, &iph->ttl, 0);
 	} else {
 		struct xnf_rt4_key key = { .prefixlen = 32 };
 
 		__builtin_memcpy(key.addr, &iph->daddr, 4);
 		xnf_l3_route(ctx, p, cfg, bpf_map_lookup_elem(&xnf_rt4, &key),
-			     eth, &iph->ttl);
+			     eth, &iph->ttl, 0);
 	}
 	if (p->verdict == XNF_V_REDIRECT)
 		xnf_ipv4_dec_ttl(iph);
@@ -174,7 +188,8 @@ static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
 
 static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
 					 struct xnf_config *cfg,
-					 struct ethhdr *eth, struct ipv6hdr *ip6h)
+					 struct ethhdr *eth,
+					 struct ipv6hdr *ip6h, int martian_fwd)
 {
 	if (xnf_l3_fib) {
 		struct bpf_fib_lookup fib = {
@@ -189,16 +204,54 @@ static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
 		__builtin_memcpy(fib.ipv6_src, &ip6h->saddr, 16);
 		__builtin_memcpy(fib.ipv6_dst, &ip6h->daddr, 16);
 		rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
-		xnf_l3_fib_result(p, cfg, &fib, rc, eth, &ip6h->hop_limit);
+		xnf_l3_fib_result(p, cfg, &fib, rc, eth, &ip6h->hop_limit,
+				  martian_fwd);
 	} else {
 		struct xnf_rt6_key key = { .prefixlen = 128 };
 
 		__builtin_memcpy(key.addr, &ip6h->daddr, 16);
 		xnf_l3_route(ctx, p, cfg, bpf_map_lookup_elem(&xnf_rt6, &key),
-			     eth, &ip6h->hop_limit);
+			     eth, &ip6h->hop_limit, martian_fwd);
 	}
 	if (p->verdict == XNF_V_REDIRECT)
 		ip6h->hop_limit--;
+}
+
+/*
+ * What the receive checks (bpf/rx.bpf.h) leave to do: true when they
+ * decided. In Linux's order: the IPv4 header checksum (ip_rcv_core), the
+ * addresses (ip_route_input_slow, ip6_rcv_core), then what a router
+ * forwards at all: unicast only (RFC 1812 5.3.4), so frames sent to a
+ * link-layer group address go to the kernel, like broadcast, multicast and
+ * link-local destinations (Linux drops them in ip_forward / ip6_forward,
+ * pkt_type != PACKET_HOST).
+ */
+static __always_inline int xnf_l3_rx_decided(struct xnf_pkt *p,
+					     struct xnf_config *cfg,
+					     const struct ethhdr *eth, int cls)
+{
+	switch (cls) {
+	case XNF_RX_FORWARD:
+	case XNF_RX_MARTIAN_FWD:
+		break;
+	case XNF_RX_BAD_CSUM:
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_BAD_CSUM);
+		return 1;
+	case XNF_RX_MARTIAN:
+		xnf_exception(p, cfg->martian, XNF_R_MARTIAN);
+		return 1;
+	case XNF_RX_KERNEL:
+		xnf_exception(p, cfg->local, XNF_R_LOCAL);
+		return 1;
+	default: /* IPv4 options beyond the first buffer */
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
+		return 1;
+	}
+	if (eth->h_dest[0] & 1) {
+		xnf_exception(p, cfg->local, XNF_R_LOCAL);
+		return 1;
+	}
+	return 0;
 }
 
 static __always_inline void xnf_l3fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
@@ -207,6 +260,7 @@ static __always_inline void xnf_l3fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	struct xnf_config *cfg;
+	int cls;
 
 	/* ARP, LLDP, ...: the kernel's business on a router. */
 	if (p->family == XNF_AF_NONE) {
@@ -222,39 +276,25 @@ static __always_inline void xnf_l3fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 	cfg = xnf_cfg_get();
 	if (!cfg || (void *)(eth + 1) > data_end)
 		goto internal;
-	/* A router forwards unicast only (RFC 1812 5.3.4): frames sent to a
-	 * link-layer group address, IPv4 multicast and limited broadcast,
-	 * and IPv6 multicast go to the kernel, like its own addresses; so do
-	 * link-local sources and destinations (169.254/16, fe80::/10), which
-	 * must not leave their link (RFC 3927, RFC 4291). */
-	if (eth->h_dest[0] & 1)
-		goto local;
 
 	if (p->family == XNF_AF_INET) {
 		struct iphdr *iph = (void *)(eth + 1);
 
 		if ((void *)(iph + 1) > data_end)
 			goto internal;
-		if ((iph->daddr & bpf_htonl(0xf0000000)) == bpf_htonl(0xe0000000) ||
-		    iph->daddr == bpf_htonl(0xffffffff) ||
-		    (iph->daddr & bpf_htonl(0xffff0000)) == bpf_htonl(0xa9fe0000) ||
-		    (iph->saddr & bpf_htonl(0xffff0000)) == bpf_htonl(0xa9fe0000))
-			goto local;
-		xnf_l3fwd_v4(ctx, p, cfg, eth, iph);
+		cls = xnf_rx_ipv4(iph, data_end);
+		if (!xnf_l3_rx_decided(p, cfg, eth, cls))
+			xnf_l3fwd_v4(ctx, p, cfg, eth, iph);
 	} else {
 		struct ipv6hdr *ip6h = (void *)(eth + 1);
 
 		if ((void *)(ip6h + 1) > data_end)
 			goto internal;
-		if (ip6h->daddr.in6_u.u6_addr8[0] == 0xff ||
-		    xnf_ipv6_link_local(&ip6h->daddr) ||
-		    xnf_ipv6_link_local(&ip6h->saddr))
-			goto local;
-		xnf_l3fwd_v6(ctx, p, cfg, eth, ip6h);
+		cls = xnf_rx_ipv6(ip6h);
+		if (!xnf_l3_rx_decided(p, cfg, eth, cls))
+			xnf_l3fwd_v6(ctx, p, cfg, eth, ip6h,
+				     cls == XNF_RX_MARTIAN_FWD);
 	}
-	return;
-local:
-	xnf_exception(p, cfg->local, XNF_R_LOCAL);
 	return;
 internal:
 	xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);

@@ -16,6 +16,7 @@ static const struct {
 	{ "local", offsetof(struct xnf_config, local), "pass drop" },
 	{ "l2_miss", offsetof(struct xnf_config, l2_miss), "flood pass drop" },
 	{ "xsk_fallback", offsetof(struct xnf_config, xsk_fallback), "pass drop" },
+	{ "martian", offsetof(struct xnf_config, martian), "pass drop" },
 };
 #define N_CFG (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 
@@ -36,7 +37,7 @@ int do_config(int argc, char **argv)
 		printf("Usage: xnf config show\n"
 		       "       xnf config set KEY { pass | drop | flood }\n"
 		       "KEY := { no_route | ttl_expired | local | l2_miss | "
-		       "xsk_fallback }\n");
+		       "xsk_fallback | martian }\n");
 		return 0;
 	}
 	if (argc > 0 && !set && !is_prefix(argv[0], "show"))

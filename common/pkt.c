@@ -185,6 +185,21 @@ int pkt_build(void *buf, size_t cap, const struct pkt_spec *s)
 			l4_csum(4, iph, proto, p + off + ihl, len - off - ihl);
 		}
 		iph->check = pkt_csum(iph, ihl, 0);
+		switch (s->ip_csum) {
+		case PKT_CSUM_PLUS1:
+			iph->check = htons(ntohs(iph->check) + 1);
+			break;
+		case PKT_CSUM_ZERO:
+			iph->check = 0;
+			break;
+		case PKT_CSUM_FFFF:
+			iph->check = 0xffff;
+			break;
+		case PKT_CSUM_NO_OPTS:
+			iph->check = 0;
+			iph->check = pkt_csum(iph, sizeof(*iph), 0);
+			break;
+		}
 	} else if (s->family == 6) {
 		struct ipv6hdr *ip6h = (void *)(p + off);
 		size_t l3 = off, nh = off + sizeof(*ip6h);

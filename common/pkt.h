@@ -27,12 +27,23 @@ struct pkt_spec {
 	__u16 sport, dport;    /* default 1024 -> 7 */
 	__u8 ip_opts;	/* IPv4 option bytes (NOPs + EOL), multiple of 4 */
 	__u8 ihl;	/* IPv4 ihl override (broken headers), 0 = right */
+	__u8 ip_csum;	/* IPv4 header checksum: enum pkt_csum */
 	__u16 frag_off; /* IPv4: host-order frag_off (MF | offset/8);
 				 * IPv6: offset/8 << 3 | M of the fragment header */
 	__u8 next_ext;
 	__u8 ext[4];	       /* IPv6 extension headers, in order */
 	__u32 frame_len;       /* whole frame; 0 = 64 (the minimum, no FCS) */
 	__u8 dmac[6], smac[6]; /* default 02:00:00:00:00:01 <- 02:00:00:00:00:02 */
+};
+
+/* What pkt_build() stores as the IPv4 header checksum. */
+enum pkt_csum {
+	PKT_CSUM_RIGHT = 0,
+	PKT_CSUM_PLUS1,	  /* the right one + 1 */
+	PKT_CSUM_ZERO,	  /* 0x0000 */
+	PKT_CSUM_FFFF,	  /* 0xffff */
+	PKT_CSUM_NO_OPTS, /* computed over the first 20 bytes only, as if
+			   * the options were not part of the header */
 };
 
 /* Writes the frame into buf, returns its length or -1 if it doesn't fit. */

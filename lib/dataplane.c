@@ -48,6 +48,7 @@ static const struct xnf_config xnf_default_cfg = {
 	.local = XNF_ACT_PASS,
 	.l2_miss = XNF_ACT_FLOOD,
 	.xsk_fallback = XNF_ACT_PASS,
+	.martian = XNF_ACT_DROP,
 };
 
 static int xnf_table_index(const char *name)

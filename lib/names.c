@@ -32,6 +32,8 @@ static const char *const reason_names[__XNF_R_MAX] = {
 	[XNF_R_XSK] = "xsk_no_socket",
 	[XNF_R_INTERNAL] = "internal",
 	[XNF_R_POLICED] = "policed",
+	[XNF_R_BAD_CSUM] = "bad_csum",
+	[XNF_R_MARTIAN] = "martian",
 };
 
 static const char *const verdict_names[__XNF_V_MAX] = {

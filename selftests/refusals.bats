@@ -198,6 +198,7 @@ no_pins_for()
 	refuse config set bogus pass
 	refuse config set no_route flood
 	refuse config set l2_miss forward
+	refuse config set martian flood
 }
 
 @test "a full table refuses one more entry and keeps its contents" {

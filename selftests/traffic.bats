@@ -388,6 +388,239 @@ M=5     # datagrams per UDP burst
 	tb_expect "d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq 0
 }
 
+# rx_frame4 SRC DST DPORT [bad]: hex of a UDP frame from the source to the
+# DUT's d0, addresses as 8 hex digits; "bad" adds one to the IPv4 header
+# checksum. The UDP checksum is 0 (none), which IPv4 allows.
+rx_frame4()
+{
+	local hdr csum
+	hdr="4500 0024 0001 0000 4011 0000 $1 $2"
+	csum=$(tb_ipv4_csum "$hdr")
+	[ "${4:-}" = bad ] && csum=$(printf '%04x' $(((16#$csum + 1) & 0xffff)))
+	echo "$(tb_mac_hex $TB_MAC_D0) $(tb_mac_hex $TB_MAC_S0) 0800" \
+		"4500 0024 0001 0000 4011 $csum $1 $2" \
+		"0400 $(printf '%04x' "$3") 0010 0000 786e 662d 7465 7374"
+}
+
+# rx_frame6 SRC DST DPORT: the same for IPv6 (32 hex digits per address;
+# the UDP checksum is left 0: only where the frame arrives matters).
+rx_frame6()
+{
+	echo "$(tb_mac_hex $TB_MAC_D0) $(tb_mac_hex $TB_MAC_S0) 86dd" \
+		"6000 0000 0010 1140 $1 $2" \
+		"0400 $(printf '%04x' "$3") 0010 0000 786e 662d 7465 7374"
+}
+
+# rx_send BASE: M copies each of, to UDP port BASE + n:
+#   0 a good frame 192.0.2.1 -> 198.51.100.1
+#   1 the same with its header checksum one too high
+#   2 from 127.0.0.1 (a martian source)
+#   3 IPv6 from ::1 (a martian source)
+rx_send()
+{
+	local i src4=c0000201 sink4=c6336401
+	local lo6=00000000000000000000000000000001
+	local sink6=20010db8000200000000000000000001
+	for ((i = 0; i < M; i++)); do
+		tb_send_frame "$TB_SRC" s0 "$(rx_frame4 $src4 $sink4 $1)"
+		tb_send_frame "$TB_SRC" s0 "$(rx_frame4 $src4 $sink4 $(($1 + 1)) bad)"
+		tb_send_frame "$TB_SRC" s0 "$(rx_frame4 7f000001 $sink4 $(($1 + 2)))"
+		tb_send_frame "$TB_SRC" s0 "$(rx_frame6 $lo6 $sink6 $(($1 + 3)))"
+	done
+	sleep 0.2
+}
+
+# rx_arrived PCAP PORT: frames to UDP port PORT in the sink's capture.
+rx_arrived()
+{
+	timeout 10 tcpdump -r "$1" -n "udp dst port $2" 2>/dev/null | wc -l
+}
+
+# The DUT kernel's count of IPv4 header checksum errors (ip_rcv_core).
+rx_kcsum()
+{
+	tb_dut nstat -asz IpExtInCsumErrors | awk '$1 == "IpExtInCsumErrors" { print $2 }'
+}
+
+# rx_round BASE: rx_send BASE with xnf attached; sets the caller's before
+# and after (xnf -j stats) and kcsum (InCsumErrors counted meanwhile).
+rx_round()
+{
+	local k0
+	before=$(tb_stats_json)
+	k0=$(rx_kcsum)
+	rx_send "$1"
+	kcsum=$(($(rx_kcsum) - k0))
+	after=$(tb_stats_json)
+}
+
+@test "a bad IPv4 header checksum and martian sources are discarded, by Linux alone and by xnf" {
+	local pcap=$TB_TMP/rx.pcap cap k0 before after kcsum
+
+	tb_capture "$TB_SINK" k0 1000 "$pcap" "udp and dst portrange 6000-6099"
+	cap=$TB_CAPTURE_PID
+
+	# Linux alone: what RFC 1812 asks, and what xnf must match.
+	k0=$(rx_kcsum)
+	rx_send 6000
+	tb_expect "Linux: InCsumErrors" $(($(rx_kcsum) - k0)) -eq $M
+
+	# xnf's l3fwd: the same discards, its own reasons, the kernel sees
+	# none of them.
+	tb_attach_both l3fwd
+	tb_routes
+	tb_expect "martian defaults to drop" \
+		"$(tb_xnf -j config show | jq -r .martian)" = drop
+	rx_round 6010
+	tb_expect "xnf: bad_csum drops" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.bad_csum)" -eq $M
+	tb_expect "xnf: martian drops" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.martian)" -eq $((2 * M))
+	tb_expect "xnf: redirects" \
+		"$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $M
+	tb_expect "xnf: InCsumErrors" "$kcsum" -eq 0
+
+	# martian pass: the kernel gets them, and discards them itself.
+	tb_xnf config set martian pass
+	tb_expect "martian set to pass" \
+		"$(tb_xnf -j config show | jq -r .martian)" = pass
+	rx_round 6020
+	tb_expect "martian pass: martian passes" \
+		"$(tb_delta "$before" "$after" d0 .pass_reasons.martian)" -eq $((2 * M))
+	tb_expect "martian pass: bad_csum drops" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.bad_csum)" -eq $M
+
+	# A firewall alone is no router: it leaves the header checksum to
+	# the router behind it, here the DUT's kernel.
+	tb_xnf chain set d0 firewall
+	rx_round 6030
+	tb_expect "firewall alone: bad_csum drops" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.bad_csum)" -eq 0
+	tb_expect "firewall alone: passed to the kernel" \
+		"$(tb_chain_delta "$before" "$after" d0 pass)" -eq $((4 * M))
+	tb_expect "firewall alone: InCsumErrors" "$kcsum" -eq $M
+
+	tb_bg_stop "$cap"
+	local base kind want
+	for base in 6000 6010 6020 6030; do
+		for kind in 0 1 2 3; do
+			want=0
+			[ $kind = 0 ] && want=$M
+			tb_expect "arrived at the sink, port $((base + kind))" \
+				"$(rx_arrived "$pcap" $((base + kind)))" -eq $want
+		done
+	done
+}
+
+# Every class of docs/design.md "Receive checks", one UDP frame each:
+# "EXPECT SRC DST [bad]", EXPECT fwd when Linux forwards it (6.18).
+RX_CLASSES=(
+	"fwd 192.0.2.1 198.51.100.1"
+	"drop 192.0.2.1 198.51.100.1 bad"
+	"drop 0.0.0.0 198.51.100.1"
+	"fwd 0.1.2.3 198.51.100.1"
+	"drop 127.0.0.1 198.51.100.1"
+	"drop 224.0.0.1 198.51.100.1"
+	"drop 239.1.1.1 198.51.100.1"
+	"drop 255.255.255.255 198.51.100.1"
+	"fwd 240.0.0.1 198.51.100.1"
+	"fwd 169.254.1.1 198.51.100.1"
+	"drop 192.0.2.1 0.0.0.0"
+	"fwd 192.0.2.1 0.1.2.3"
+	"drop 192.0.2.1 127.0.0.1"
+	"fwd 192.0.2.1 240.0.0.1"
+	"fwd 192.0.2.1 169.254.1.1"
+	"drop 192.0.2.1 239.1.2.3"
+	"drop 192.0.2.1 255.255.255.255"
+	"fwd 2001:db8:1::1 2001:db8:2::1"
+	"drop ::1 2001:db8:2::1"
+	"drop 2001:db8:1::1 ::1"
+	"drop :: 2001:db8:2::1"
+	"drop ff0e::1 2001:db8:2::1"
+	"drop 2001:db8:1::1 ff01::1"
+	"drop 2001:db8:1::1 ff00::1"
+	"drop 2001:db8:1::1 ff02::1"
+	"drop 2001:db8:1::1 ff0e::1"
+	"drop fe80::1 2001:db8:2::1"
+	"drop 2001:db8:1::1 fe80::1"
+	"fwd ::ffff:192.0.2.1 2001:db8:2::1"
+	"fwd ::192.0.2.1 2001:db8:2::1"
+	"fwd 2001:db8:1::1 ::"
+	"fwd 2001:db8:1::1 ::ffff:198.51.100.1"
+)
+
+# rx_classes PCAP BASE: one frame of each RX_CLASSES entry i to UDP port
+# BASE + i, and what the sink received of them into PCAP.
+rx_classes()
+{
+	local i exp src dst bad cap hex=()
+
+	# The addresses in hex, all in one go (python3 starts slowly).
+	mapfile -t hex < <(for c in "${RX_CLASSES[@]}"; do
+		read -r exp src dst bad <<<"$c"
+		echo "$src $dst"
+	done | python3 -c '
+import ipaddress, sys
+for line in sys.stdin:
+    print(" ".join(ipaddress.ip_address(a).packed.hex() for a in line.split()))')
+	tb_capture "$TB_SINK" k0 100 "$1" "udp and dst portrange $2-$(($2 + 99))"
+	cap=$TB_CAPTURE_PID
+	for ((i = 0; i < ${#RX_CLASSES[@]}; i++)); do
+		read -r exp src dst bad <<<"${RX_CLASSES[i]}"
+		read -r src dst <<<"${hex[i]}"
+		if [ ${#src} -eq 32 ]; then
+			tb_send_frame "$TB_SRC" s0 "$(rx_frame6 $src $dst $(($2 + i)))"
+		else
+			tb_send_frame "$TB_SRC" s0 "$(rx_frame4 $src $dst $(($2 + i)) $bad)"
+		fi
+	done
+	sleep 0.2
+	tb_bg_stop "$cap"
+}
+
+# rx_classes_check PCAP BASE WHO: every class arrived at the sink (or not)
+# as RX_CLASSES expects.
+rx_classes_check()
+{
+	local i exp src dst bad n fail=0
+	for ((i = 0; i < ${#RX_CLASSES[@]}; i++)); do
+		read -r exp src dst bad <<<"${RX_CLASSES[i]}"
+		n=$(rx_arrived "$1" $(($2 + i)))
+		if { [ "$exp" = fwd ] && [ "$n" -ne 1 ]; } ||
+		   { [ "$exp" = drop ] && [ "$n" -ne 0 ]; }; then
+			echo "FAIL: $3: $src -> $dst ${bad:-}: $n at the sink, expected $exp" >&2
+			fail=1
+		fi
+	done
+	return $fail
+}
+
+@test "every receive-check class: xnf forwards exactly what Linux alone forwards" {
+	local json
+
+	# Routes that cover every destination, in the kernel and in xnf.
+	tb_dut ip route add default via $TB_SINK4
+	tb_dut ip -6 route add default via $TB_SINK6
+
+	rx_classes "$TB_TMP/linux.pcap" 6100
+	tb_attach_both l3fwd
+	tb_routes
+	tb_xnf route add 0.0.0.0/0 via $TB_SINK4
+	tb_xnf route add ::/0 via $TB_SINK6
+	rx_classes "$TB_TMP/lpm.pcap" 6200
+	json=$(tb_stats_json d0)
+	tb_xnf detach d0
+	tb_xnf detach d1
+	tb_attach_both l3fwd fib
+	rx_classes "$TB_TMP/fib.pcap" 6300
+
+	rx_classes_check "$TB_TMP/linux.pcap" 6100 "Linux alone"
+	rx_classes_check "$TB_TMP/lpm.pcap" 6200 "xnf l3fwd"
+	rx_classes_check "$TB_TMP/fib.pcap" 6300 "xnf l3fwd fib"
+	tb_expect "xnf: bad_csum" "$(tb_stat "$json" d0 .drop_reasons.bad_csum)" -eq 1
+	tb_expect "xnf: martian" "$(tb_stat "$json" d0 .drop_reasons.martian)" -eq 13
+}
+
 @test "fib mode forwards with the kernel's tables; a missing neighbour passes as no_neigh" {
 	local before after k0 k1 st
 

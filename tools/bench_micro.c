@@ -7,6 +7,8 @@
  *     in fib mode (bpf_fib_lookup on the sandbox's kernel routes);
  *   - the firewall alone with 10, 1,000 and 10,000 rules, for a packet that
  *     matches the last rule and one that matches no rule;
+ *   - l3fwd's receive checks alone (bpf/rx.bpf.h: IPv4 header checksum,
+ *     martian addresses), for a 20- and a 60-byte IPv4 header and IPv6;
  *   - the userspace NFs of the AF_XDP workers (userspace/unf.h) on vectors
  *     of 64 frames, on the same tables, net of copying and parsing them;
  * then the two figures the project targets: the cost of a tail-called hop
@@ -1168,6 +1170,7 @@ static struct bm_chain_row bm_chain_rows[] = {
 	{ "l3fwd (fib mode)", "l3fwd", true, 1 },
 };
 #define BM_CHAIN_ROWS (sizeof(bm_chain_rows) / sizeof(bm_chain_rows[0]))
+#define BM_ROW_L3FWD  1
 #define BM_ROW_3NF    4
 
 /* The firewall rows of one size: slot and priority rank of the last
@@ -1285,6 +1288,87 @@ static int bm_firewall(struct bm *b, struct bm_fw_size *fw, struct bm_var *v)
 			bm_var_print(&v[2 * i + j]);
 		}
 	}
+	return 0;
+}
+
+/* ---- l3fwd's receive checks ---- */
+
+/*
+ * The harness into xnf_bench_rx (bpf/bench.bpf.c: the checks l3fwd runs
+ * first, on their own), timed in rounds with the baseline like a group:
+ * what the checks cost out of the l3fwd figure above. Each frame is
+ * checked once to pass them (XDP_DROP; XDP_PASS means a check refused it).
+ */
+static int bm_rx_checks(struct bm *b, const struct bm_frame *chain_frame,
+			double l3fwd_net)
+{
+	static const struct {
+		const char *label;
+		struct pkt_spec s;
+	} rows[] = {
+		{ "IPv4, 20-byte header", {} },
+		{ "IPv4, 60-byte header",
+		  { .family = 4, .ip_opts = 40, .frame_len = 96 } },
+		{ "IPv6", { .family = 6 } },
+	};
+	enum { NROWS = sizeof(rows) / sizeof(rows[0]) };
+	int rx_fd = bpf_program__fd(b->h->progs.xnf_bench_rx);
+	double base[BM_MAX_RUNS], net[NROWS][BM_MAX_RUNS], ns;
+	struct bm_frame f[NROWS];
+	__u32 i, r;
+	int ret, err = 0;
+
+	for (i = 0; i < NROWS; i++) {
+		int len;
+
+		if (!i) {
+			f[i] = *chain_frame;
+			continue;
+		}
+		len = pkt_build(f[i].data, sizeof(f[i].data), &rows[i].s);
+		if (len < 0)
+			return -EINVAL;
+		f[i].len = len;
+	}
+	for (r = 0; r < b->o.runs && !err; r++) {
+		for (i = 0; i <= NROWS && !err; i++) {
+			const struct bm_frame *fr = &f[i ? i - 1 : 0];
+
+			memcpy(b->h->bss->xnf_bench_frame, fr->data, BM_FRAME);
+			err = bm_set_target(b, i ? rx_fd : b->drop_fd);
+			if (!err)
+				err = bm_run(b, b->bench_fd, fr, b->o.repeat,
+					     NULL, NULL, &ret, &ns);
+			if (!err && ret != XDP_DROP) {
+				fprintf(stderr,
+					"Error: receive checks, %s: the packet "
+					"got %s, expected drop (passes the "
+					"checks)\n",
+					i ? rows[i - 1].label : "baseline",
+					bm_action_name(ret));
+				err = -EPROTO;
+			}
+			if (!err && !i)
+				base[r] = ns;
+			else if (!err)
+				net[i - 1][r] = ns - base[r];
+		}
+	}
+	bm_set_target(b, b->drop_fd);
+	if (err) {
+		if (err != -EPROTO)
+			fprintf(stderr, "Error: receive checks: test run: %s\n",
+				strerror(-err));
+		return err;
+	}
+	printf("\nl3fwd's receive checks alone (bpf/rx.bpf.h: IPv4 header checksum, "
+	       "martians),\nnet of the baseline (%.1f ns), median over %u rounds\n",
+	       bm_median(base, b->o.runs), b->o.runs);
+	for (i = 0; i < NROWS; i++)
+		printf("  %-22s %7.1f ns\n", rows[i].label,
+		       bm_median(net[i], b->o.runs));
+	printf("  (l3fwd tail-called, checks included: %.1f ns net, above)\n",
+	       l3fwd_net);
 	return 0;
 }
 
@@ -1597,6 +1681,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	if (bm_chains(&b, &chain_frame, &l2_frame, nh_mac) ||
+	    bm_rx_checks(&b, &chain_frame,
+			 bm_chain_rows[BM_ROW_L3FWD].v[0].net_med) ||
 	    bm_firewall(&b, fw, fw_var) ||
 	    bm_userspace(&b, &chain_frame, &l2_frame, fw))
 		goto fail;

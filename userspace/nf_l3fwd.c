@@ -6,20 +6,23 @@
  *
  *   not IP                         pass (not_ip)
  *   VLAN-tagged                    pass (vlan)
- *   group MAC, IPv4 multicast or   cfg.local (local)
- *   limited broadcast, IPv6
- *   multicast, link-local source
- *   or destination
+ *   IPv4 header checksum wrong     drop (bad_csum)
+ *   martian addresses (xnf_rx.h)   cfg.martian (martian)
+ *   broadcast, multicast or link-  cfg.local (local)
+ *   local addresses (xnf_rx.h),
+ *   group MAC
  *   no route / unreachable route   cfg.no_route (no_route)
  *   local route                    cfg.local (local)
  *   blackhole route                drop (blackhole)
  *   TTL / hop limit <= 1           cfg.ttl_expired (ttl_expired)
+ *   IPv6 from ::                   cfg.martian (martian)
  *   longer than the egress MTU     pass (frag_needed)
  *   otherwise                      MACs of the route, TTL - 1 with the
  *                                  IPv4 checksum updated (RFC 1624),
  *                                  redirect to the route's port
  *
- * The route decides before the TTL, as in XDP. The egress MTUs and the
+ * The receive checks are include/uapi/xnf_rx.h, the rules XDP runs. The
+ * route decides before the TTL, as in XDP. The egress MTUs and the
  * exception actions (xnf_config) are read with the routes: an MTU change
  * alone reaches the worker with the next table change. A pass cannot
  * reach the kernel from a worker (see unf.h): put the XDP l3fwd before
@@ -31,6 +34,7 @@
 #include <linux/if_ether.h>
 
 #include "xnf.h"
+#include "xnf_rx.h"
 #include "unf_priv.h"
 
 struct l3_nh {
@@ -43,8 +47,8 @@ struct l3_nh {
 
 struct l3_tables {
 	struct xnf_lpm v4, v6;
-	struct l3_nh *nh;		    /* the values of both tries */
-	__u32 no_route, ttl_expired, local; /* xnf_config */
+	struct l3_nh *nh; /* the values of both tries */
+	__u32 no_route, ttl_expired, local, martian; /* xnf_config */
 };
 
 struct l3fwd {
@@ -166,6 +170,7 @@ static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
 	t->no_route = cfg.no_route;
 	t->ttl_expired = cfg.ttl_expired;
 	t->local = cfg.local;
+	t->martian = cfg.martian;
 	err = l3_load(nf, t, XNF_AF_INET, &t->v4, &used, mc);
 	if (!err)
 		err = l3_load(nf, t, XNF_AF_INET6, &t->v6, &used, mc);
@@ -232,9 +237,21 @@ static inline void l3_dec_ttl4(__u8 *iph)
 	iph[8]--;
 }
 
-static inline bool l3_v6_link_local(const __u8 *a)
+/* The receive checks of XDP's xnf_rx_ipv4(): the header checksum over
+ * ihl * 4 bytes (the parser checked that they lie within the frame), then
+ * the address classes. */
+static __u32 l3_rx4(const __u8 *iph)
 {
-	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+	__u32 i, w, words = (iph[0] & 0xf);
+	__u64 sum = 0;
+
+	for (i = 0; i < words; i++) {
+		memcpy(&w, iph + 4 * i, 4);
+		sum += w;
+	}
+	if (!xnf_rx_csum_ok(sum))
+		return XNF_RX_BAD_CSUM;
+	return xnf_rx_class4(rd32(iph + 12), rd32(iph + 16));
 }
 
 static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
@@ -248,6 +265,7 @@ static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 		const struct l3_nh *nh;
 		__u8 *eth = pk->data, *l3, *ttl;
 		__u64 hi, lo;
+		__u32 cls;
 		bool found;
 
 		if (xnf_upkt_decided(pk))
@@ -269,24 +287,27 @@ static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 			xnf_upkt_exception(pk, XNF_ACT_DROP, XNF_R_INTERNAL);
 			continue;
 		}
-		/* Unicast only (RFC 1812 5.3.4), and link-local addresses
-		 * stay on their link (RFC 3927, RFC 4291). */
+		/* The receive checks, then unicast only (RFC 1812
+		 * 5.3.4), as xnf_l3_rx_decided() in XDP. */
+		cls = p->family == XNF_AF_INET ? l3_rx4(l3) :
+						 xnf_rx_class6(l3 + 8, l3 + 24);
+		switch (cls) {
+		case XNF_RX_BAD_CSUM:
+			xnf_upkt_exception(pk, XNF_ACT_DROP, XNF_R_BAD_CSUM);
+			continue;
+		case XNF_RX_MARTIAN:
+			xnf_upkt_exception(pk, t->martian, XNF_R_MARTIAN);
+			continue;
+		case XNF_RX_KERNEL:
+			goto local;
+		}
 		if (eth[0] & 1)
 			goto local;
 		if (p->family == XNF_AF_INET) {
-			__u32 d = rd32(l3 + 16), s = rd32(l3 + 12);
-
-			if ((d & 0xf0000000) == 0xe0000000 || d == 0xffffffff ||
-			    (d & 0xffff0000) == 0xa9fe0000 ||
-			    (s & 0xffff0000) == 0xa9fe0000)
-				goto local;
 			xnf_lpm_key(XNF_AF_INET, l3 + 16, &hi, &lo);
 			found = xnf_lpm_find(&t->v4, hi, lo, &idx);
 			ttl = l3 + 8;
 		} else {
-			if (l3[24] == 0xff || l3_v6_link_local(l3 + 24) ||
-			    l3_v6_link_local(l3 + 8))
-				goto local;
 			xnf_lpm_key(XNF_AF_INET6, l3 + 24, &hi, &lo);
 			found = xnf_lpm_find(&t->v6, hi, lo, &idx);
 			ttl = l3 + 7;
@@ -310,6 +331,10 @@ static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 		}
 		if (*ttl <= 1) {
 			xnf_upkt_exception(pk, t->ttl_expired, XNF_R_TTL);
+			continue;
+		}
+		if (cls == XNF_RX_MARTIAN_FWD) {
+			xnf_upkt_exception(pk, t->martian, XNF_R_MARTIAN);
 			continue;
 		}
 		if (nh->mtu && p->l3_len > nh->mtu) {

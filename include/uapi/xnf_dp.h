@@ -18,7 +18,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 3
+#define XNF_SCHEMA 4
 
 #define XNF_CHAIN_MAX	  8  /* slots in a chain's prog array */
 #define XNF_FUSED_MAX	  4  /* NFs a fused chain can inline (each NF once) */
@@ -74,11 +74,14 @@ enum xnf_reason {
 	XNF_R_XSK,	 /* no AF_XDP socket bound to the receive queue */
 	XNF_R_INTERNAL,	 /* a lookup that cannot fail did */
 	XNF_R_POLICED, /* userspace ratelimit: the flow's token bucket is empty */
+	XNF_R_BAD_CSUM, /* l3fwd: IPv4 header checksum wrong (RFC 1812 5.2.2) */
+	XNF_R_MARTIAN,	/* l3fwd: an address Linux refuses to forward
+			 * (include/uapi/xnf_rx.h) */
 	__XNF_R_MAX
 };
 
-/* What to do with an exception (no route, TTL, own address, FDB miss, no
- * socket). */
+/* What to do with an exception (no route, TTL, own address, martian, FDB
+ * miss, no socket). */
 enum xnf_action {
 	XNF_ACT_PASS = 0, /* to the kernel, which answers with ICMP / ARP */
 	XNF_ACT_DROP = 1,
@@ -98,7 +101,7 @@ struct xnf_config {
 	__u32 tables_gen;   /* bumped by every route, FDB, cross-connect and
 			     * firewall change: AF_XDP workers reload their
 			     * copies when it moves */
-	__u32 pad;
+	__u32 martian;	    /* pass | drop (default drop, as Linux) */
 };
 
 /* Per-packet state, parsed once by the entry program and shared by the NFs

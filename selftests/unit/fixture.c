@@ -179,6 +179,16 @@ bool fx_set_cfg(struct fx *f, __u32 no_route, __u32 ttl, __u32 local,
 	return ASSERT_OK(xnf_cfg_write(f->dp, &cfg), "write cfg");
 }
 
+bool fx_set_martian(struct fx *f, __u32 martian)
+{
+	struct xnf_config cfg;
+
+	if (!ASSERT_OK(xnf_cfg_read(f->dp, &cfg), "read cfg"))
+		return false;
+	cfg.martian = martian;
+	return ASSERT_OK(xnf_cfg_write(f->dp, &cfg), "write cfg");
+}
+
 __u64 fx_drops(const struct xnf_stats *st)
 {
 	__u64 n = 0;

@@ -52,6 +52,8 @@ bool fx_route4(struct fx *f, const char *prefix, __u32 port, __u32 type);
 bool fx_route6(struct fx *f, const char *prefix, __u32 port, __u32 type);
 bool fx_set_cfg(struct fx *f, __u32 no_route, __u32 ttl, __u32 local,
 		__u32 l2_miss);
+/* xnf_config.martian (enum xnf_action); fresh tables have drop. */
+bool fx_set_martian(struct fx *f, __u32 martian);
 /* Sum of drop[] / pass[] over all reasons. */
 __u64 fx_drops(const struct xnf_stats *st);
 __u64 fx_passes(const struct xnf_stats *st);

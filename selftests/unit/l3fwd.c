@@ -26,21 +26,24 @@
 #include <linux/in6.h>
 
 #include "fixture.h"
+#include "xnf_rx.h"
 
 struct l3_case {
 	const char *desc;
 	struct pkt_spec in;
-	__u16 pad;    /* zero bytes after the IP packet (Ethernet padding) */
-	bool drop;    /* no_route, ttl_expired, local set to drop */
-	int ret;      /* XDP action */
-	__u32 reason; /* of the pass or drop */
-	__u8 port;    /* XDP_REDIRECT: egress port, seen in the MACs */
+	__u16 pad; /* zero bytes after the IP packet (Ethernet padding) */
+	bool drop; /* no_route, ttl_expired, local set to drop */
+	bool martian_pass; /* martian set to pass (default drop) */
+	int ret;	   /* XDP action */
+	__u32 reason;	   /* of the pass or drop */
+	__u8 port;	   /* XDP_REDIRECT: egress port, seen in the MACs */
 };
 
 #define V4(...)	      .in = { .family = 4, __VA_ARGS__ }
 #define V6(...)	      .in = { .family = 6, __VA_ARGS__ }
 #define EXT(h)	      .next_ext = 1, .ext = { h }
 #define DROP_CFG      .drop = true
+#define MARTIAN_PASS  .martian_pass = true
 #define FWD(p)	      .ret = XDP_REDIRECT, .port = (p)
 #define PASS(r)	      .ret = XDP_PASS, .reason = (r)
 #define DROP(r)	      .ret = XDP_DROP, .reason = (r)
@@ -221,7 +224,9 @@ static bool l3_frame_ok(const __u8 *in, const __u8 *want, __u32 len,
 		__u16 stored, scratch = pkt_ipv4_csum_calc(out->data, len);
 
 		ok &= ASSERT_EQ(out->data[ttl], (__u8)(in[ttl] - fwd), what);
-		if (scratch != 0xffff) {
+		/* (A frame with a wrong checksum that is not forwarded
+		 * must come back as it came: the whole-frame check.) */
+		if (scratch != 0xffff && (fwd || pkt_ipv4_csum_ok(in, len))) {
 			memcpy(&stored, out->data + ttl + 2, 2);
 			ok &= ASSERT_TRUE(pkt_ipv4_csum_ok(out->data, len), what);
 			ok &= ASSERT_EQ(ntohs(stored), ntohs(scratch), what);
@@ -256,7 +261,9 @@ static bool l3_case_run(struct fx *f, struct fx_cap *cap, const struct l3_case *
 		return false;
 	memset(l3_in + len, 0, c->pad);
 	len += c->pad;
-	if (!fx_set_cfg(f, act, act, act, XNF_ACT_FLOOD) || !fx_stats_reset(f))
+	if (!fx_set_cfg(f, act, act, act, XNF_ACT_FLOOD) ||
+	    !fx_set_martian(f, c->martian_pass ? XNF_ACT_PASS : XNF_ACT_DROP) ||
+	    !fx_stats_reset(f))
 		return false;
 	if (!ASSERT_OK(fx_run(f, l3_in, len, out), what) || !fx_stats(f, &st))
 		return false;
@@ -746,4 +753,258 @@ TEST(l3fwd_group_destinations)
 	      "ip route del default via 198.51.100.1 2>/dev/null; %s",
 	      l3_fib_cleanup);
 	fx_close(&f);
+}
+
+/*
+ * The receive checks (include/uapi/xnf_rx.h, bpf/rx.bpf.h), behind routes
+ * that cover every address (defaults to ut1 besides fx_l3_table), so that
+ * only the checks keep a packet from being forwarded:
+ *   - the IPv4 header checksum (RFC 1812 5.2.2; Linux's ip_rcv_core):
+ *     wrong by one, 0x0000, 0xffff, or computed without the options, is
+ *     dropped as bad_csum before anything else (TTL, own address, group
+ *     MAC); a tagged frame is still the kernel's VLAN device's;
+ *   - martians, as Linux refuses them (ip_route_input_slow, ip6_rcv_core,
+ *     ip6_forward): dropped as martian by default, passed with reason
+ *     martian under `config set martian pass`; the neighbours of each
+ *     class that Linux does forward are forwarded.
+ * Every frame that is not forwarded comes back byte for byte.
+ */
+static const struct l3_case l3_rx_cases[] = {
+	/* Checksums. */
+	{ "v4 checksum right", V4(), FWD(1) },
+	{ "v4 checksum + 1", V4(.ip_csum = PKT_CSUM_PLUS1), DROP(XNF_R_BAD_CSUM) },
+	{ "v4 checksum 0x0000", V4(.ip_csum = PKT_CSUM_ZERO),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 checksum 0xffff", V4(.ip_csum = PKT_CSUM_FFFF),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 TCP, checksum + 1",
+	  V4(.proto = IPPROTO_TCP, .ip_csum = PKT_CSUM_PLUS1),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 4 option bytes", V4(.ip_opts = 4), FWD(1) },
+	{ "v4 40 option bytes", V4(.ip_opts = 40, .frame_len = 128), FWD(1) },
+	{ "v4 4 option bytes, checksum + 1",
+	  V4(.ip_opts = 4, .ip_csum = PKT_CSUM_PLUS1), DROP(XNF_R_BAD_CSUM) },
+	{ "v4 40 option bytes, checksum 0x0000",
+	  V4(.ip_opts = 40, .frame_len = 128, .ip_csum = PKT_CSUM_ZERO),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 4 option bytes left out of the checksum",
+	  V4(.ip_opts = 4, .ip_csum = PKT_CSUM_NO_OPTS), DROP(XNF_R_BAD_CSUM) },
+	{ "v4 40 option bytes left out of the checksum",
+	  V4(.ip_opts = 40, .frame_len = 128, .ip_csum = PKT_CSUM_NO_OPTS),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 bad checksum, TTL 1", V4(.ttl = 1, .ip_csum = PKT_CSUM_PLUS1),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 bad checksum, TTL 1, exceptions drop",
+	  V4(.ttl = 1, .ip_csum = PKT_CSUM_PLUS1), DROP_CFG,
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 bad checksum to an own address",
+	  V4(.dst = "198.51.100.254", .ip_csum = PKT_CSUM_PLUS1),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 bad checksum to multicast",
+	  V4(.dst = "239.1.2.3", .ip_csum = PKT_CSUM_ZERO), DROP(XNF_R_BAD_CSUM) },
+	{ "v4 bad checksum in a link-layer broadcast",
+	  V4(.dmac = MAC_BCAST, .ip_csum = PKT_CSUM_PLUS1), DROP(XNF_R_BAD_CSUM) },
+	{ "v4 bad checksum and a martian source",
+	  V4(.src = "127.0.0.1", .ip_csum = PKT_CSUM_PLUS1), MARTIAN_PASS,
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 bad checksum, VLAN-tagged",
+	  V4(.nvlans = 1, .ip_csum = PKT_CSUM_PLUS1), PASS(XNF_R_VLAN) },
+	{ "v4 9000 bytes, bad checksum",
+	  V4(.frame_len = 9000, .ip_csum = PKT_CSUM_PLUS1), DROP(XNF_R_BAD_CSUM) },
+	{ "v6 has no header checksum", V6(.ip_csum = PKT_CSUM_PLUS1), FWD(1) },
+
+	/* IPv4 martian sources and destinations. */
+	{ "v4 source 127.0.0.1", V4(.src = "127.0.0.1"), DROP(XNF_R_MARTIAN) },
+	{ "v4 source 127.0.0.1, pass", V4(.src = "127.0.0.1"), MARTIAN_PASS,
+	  PASS(XNF_R_MARTIAN) },
+	{ "v4 source 127.255.255.255", V4(.src = "127.255.255.255"),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v4 destination 127.0.0.1", V4(.dst = "127.0.0.1"),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v4 destination 127.1.2.3, pass", V4(.dst = "127.1.2.3"),
+	  MARTIAN_PASS, PASS(XNF_R_MARTIAN) },
+	{ "v4 source 224.0.0.1", V4(.src = "224.0.0.1"), DROP(XNF_R_MARTIAN) },
+	{ "v4 source 239.255.255.255", V4(.src = "239.255.255.255"),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v4 source 224.0.0.1, pass", V4(.src = "224.0.0.1"), MARTIAN_PASS,
+	  PASS(XNF_R_MARTIAN) },
+	{ "v4 source 255.255.255.255", V4(.src = "255.255.255.255"),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v4 source 255.255.255.255, pass", V4(.src = "255.255.255.255"),
+	  MARTIAN_PASS, PASS(XNF_R_MARTIAN) },
+	{ "v4 source 0.0.0.0", V4(.src = "0.0.0.0"), DROP(XNF_R_MARTIAN) },
+	{ "v4 source 0.0.0.0, pass", V4(.src = "0.0.0.0"), MARTIAN_PASS,
+	  PASS(XNF_R_MARTIAN) },
+	{ "v4 destination 0.0.0.0", V4(.dst = "0.0.0.0"), DROP(XNF_R_MARTIAN) },
+	{ "v4 destination 0.0.0.0, pass", V4(.dst = "0.0.0.0"), MARTIAN_PASS,
+	  PASS(XNF_R_MARTIAN) },
+	/* Before the TTL and the route, as in ip_route_input_slow. */
+	{ "v4 martian source, TTL 1", V4(.src = "127.0.0.1", .ttl = 1),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v4 martian source to an own address",
+	  V4(.src = "127.0.0.1", .dst = "198.51.100.254"), DROP(XNF_R_MARTIAN) },
+	{ "v4 multicast source to the limited broadcast",
+	  V4(.src = "224.0.0.1", .dst = "255.255.255.255"), DROP(XNF_R_MARTIAN) },
+	{ "v4 martian source in a link-layer broadcast",
+	  V4(.src = "0.0.0.0", .dmac = MAC_BCAST), DROP(XNF_R_MARTIAN) },
+	/* From 0.0.0.0, to the kernel where Linux accepts it. */
+	{ "v4 0.0.0.0 -> 255.255.255.255 (DHCP DISCOVER)",
+	  V4(.src = "0.0.0.0", .dst = "255.255.255.255", .dmac = MAC_BCAST),
+	  PASS(XNF_R_LOCAL) },
+	{ "v4 0.0.0.0 -> 0.0.0.0", V4(.src = "0.0.0.0", .dst = "0.0.0.0"),
+	  PASS(XNF_R_LOCAL) },
+	{ "v4 0.0.0.0 -> 224.0.0.22", V4(.src = "0.0.0.0", .dst = "224.0.0.22"),
+	  PASS(XNF_R_LOCAL) },
+	/* Their neighbours, which Linux forwards: only 0.0.0.0 of 0/8 is
+	 * special since Linux 5.3, and 240/4 is unicast. */
+	{ "v4 source 0.0.0.1", V4(.src = "0.0.0.1"), FWD(1) },
+	{ "v4 source 0.255.255.255", V4(.src = "0.255.255.255"), FWD(1) },
+	{ "v4 destination 0.0.0.1", V4(.dst = "0.0.0.1"), FWD(1) },
+	{ "v4 source 1.0.0.0", V4(.src = "1.0.0.0"), FWD(1) },
+	{ "v4 source 126.255.255.255", V4(.src = "126.255.255.255"), FWD(1) },
+	{ "v4 source 128.0.0.0", V4(.src = "128.0.0.0"), FWD(1) },
+	{ "v4 destination 128.0.0.1", V4(.dst = "128.0.0.1"), FWD(1) },
+	{ "v4 source 223.255.255.255", V4(.src = "223.255.255.255"), FWD(1) },
+	{ "v4 source 240.0.0.1", V4(.src = "240.0.0.1"), FWD(1) },
+	{ "v4 destination 240.0.0.1", V4(.dst = "240.0.0.1"), FWD(1) },
+	{ "v4 source 255.255.255.254", V4(.src = "255.255.255.254"), FWD(1) },
+
+	/* IPv6. */
+	{ "v6 source ::1", V6(.src = "::1"), DROP(XNF_R_MARTIAN) },
+	{ "v6 source ::1, pass", V6(.src = "::1"), MARTIAN_PASS,
+	  PASS(XNF_R_MARTIAN) },
+	{ "v6 destination ::1", V6(.dst = "::1"), DROP(XNF_R_MARTIAN) },
+	{ "v6 source ::1, hop limit 1", V6(.src = "::1", .ttl = 1),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v6 source ff02::1", V6(.src = "ff02::1"), DROP(XNF_R_MARTIAN) },
+	{ "v6 source ff0e::1, pass", V6(.src = "ff0e::1"), MARTIAN_PASS,
+	  PASS(XNF_R_MARTIAN) },
+	{ "v6 destination ff01::1 (interface-local)", V6(.dst = "ff01::1"),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v6 destination ff11::1 (interface-local)", V6(.dst = "ff11::1"),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v6 destination ff00::1 (scope 0)", V6(.dst = "ff00::1"),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v6 destination ff02::1 (link-local scope)", V6(.dst = "ff02::1"),
+	  PASS(XNF_R_LOCAL) },
+	{ "v6 destination ff0f::1 (scope 15)", V6(.dst = "ff0f::1"),
+	  PASS(XNF_R_LOCAL) },
+	/* From ::, a martian only when it would be forwarded (ip6_forward,
+	 * after its hop limit check). */
+	{ "v6 source ::", V6(.src = "::"), DROP(XNF_R_MARTIAN) },
+	{ "v6 source ::, pass", V6(.src = "::"), MARTIAN_PASS,
+	  PASS(XNF_R_MARTIAN) },
+	{ "v6 source ::, hop limit 1", V6(.src = "::", .ttl = 1),
+	  PASS(XNF_R_TTL) },
+	{ "v6 source :: to an own address",
+	  V6(.src = "::", .dst = "2001:db8:2::fe"), PASS(XNF_R_LOCAL) },
+	{ "v6 source :: to a solicited-node group (DAD)",
+	  V6(.src = "::", .dst = "ff02::1:ff00:1", .proto = IPPROTO_ICMPV6,
+	     .ttl = 255),
+	  PASS(XNF_R_LOCAL) },
+	{ "v6 source fe80::1", V6(.src = "fe80::1"), PASS(XNF_R_LOCAL) },
+	/* What Linux forwards. */
+	{ "v6 source ::ffff:192.0.2.1 (IPv4-mapped)",
+	  V6(.src = "::ffff:192.0.2.1"), FWD(1) },
+	{ "v6 source ::2", V6(.src = "::2"), FWD(1) },
+	{ "v6 source ::1:0:0:1", V6(.src = "::1:0:0:1"), FWD(1) },
+	{ "v6 source 100::1", V6(.src = "100::1"), FWD(1) },
+	{ "v6 destination ::", V6(.dst = "::"), FWD(1) },
+	{ "v6 destination ::2", V6(.dst = "::2"), FWD(1) },
+};
+
+TEST(l3fwd_receive_checks)
+{
+	struct fx_out out;
+	__u8 frame[PKT_MAX];
+	char what[96];
+	struct fx f;
+	int fused, len;
+
+	if (!fx_open(&f))
+		return;
+	SUBTEST("table") {
+		if (fx_l3_table(&f) &&
+		    fx_route4(&f, "0.0.0.0/0", 1, XNF_RT_UNICAST) &&
+		    fx_route6(&f, "::/0", 1, XNF_RT_UNICAST))
+			l3_table(&f, l3_rx_cases, ARRAY_SIZE(l3_rx_cases), false);
+	}
+	SUBTEST("fib") {
+		if (ASSERT_OK(fx_sh("%s && ip route add default via 198.51.100.1 && "
+				    "ip -6 route add default via 2001:db8:2::1",
+				    l3_fib_setup),
+			      "configure the kernel's FIB"))
+			l3_table(&f, l3_rx_cases, ARRAY_SIZE(l3_rx_cases), true);
+		fx_sh("ip -6 route del default via 2001:db8:2::1 2>/dev/null; "
+		      "ip route del default via 198.51.100.1 2>/dev/null; %s",
+		      l3_fib_cleanup);
+	}
+	/* 0x0000 and 0xffff are the same number in one's complement: a
+	 * header whose right checksum is 0x0000 verifies with 0xffff (the
+	 * kernel's ip_fast_csum() agrees), and the incremental update
+	 * makes of it what a computation from scratch gives. */
+	SUBTEST("0xffff for 0x0000") {
+		static const struct pkt_spec s = { .family = 4 };
+
+		len = pkt_build(frame, sizeof(frame), &s);
+		if (!fx_l3_table(&f) || !ASSERT_GE(len, 42, "build") ||
+		    !ASSERT_TRUE(l3_set_csum(frame, len, 0x0000), "checksum 0"))
+			goto out;
+		frame[pkt_l3_off(frame) + 10] = 0xff;
+		frame[pkt_l3_off(frame) + 11] = 0xff;
+		for (fused = 0; fused <= 1; fused++) {
+			snprintf(what, sizeof(what), "0xffff for 0x0000%s",
+				 fused ? " [fused]" : "");
+			if (fx_chain(&f, "l3fwd", fused, false))
+				l3_fwd_one(&f, frame, len, 1, what);
+		}
+		/* The right one itself, for the record. */
+		frame[pkt_l3_off(frame) + 10] = 0;
+		frame[pkt_l3_off(frame) + 11] = 0;
+		if (fx_chain(&f, "l3fwd", false, false) &&
+		    ASSERT_OK(fx_run(&f, frame, len, &out), "checksum 0x0000"))
+			ASSERT_EQ(out.ret, XDP_REDIRECT, "checksum 0x0000");
+	}
+out:
+	fx_close(&f);
+}
+
+/* The RFC 1071 fold, step by step: what xnf_rx_csum_ok() must equal. */
+static bool csum_fold_ok(__u64 sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+/*
+ * xnf_rx_csum_ok() tests divisibility by 0xffff with a multiplication
+ * instead of folding: it must agree with the fold on every sum a header
+ * can have (15 words, below 2^36): every multiple of 0xffff up to 2^24
+ * and its two neighbours, the top of the range, and random sums.
+ */
+TEST(l3fwd_csum_rule)
+{
+	__u64 k, sum, x = 0x9e3779b97f4a7c15ULL, bad = 0;
+	int i;
+
+	for (k = 1; k <= 1 << 24; k++) {
+		sum = k * 0xffff;
+		bad += !xnf_rx_csum_ok(sum) + xnf_rx_csum_ok(sum - 1) +
+		       xnf_rx_csum_ok(sum + 1);
+	}
+	for (sum = (15ULL << 32) - 0x100000; sum < 15ULL << 32; sum++)
+		bad += xnf_rx_csum_ok(sum) != csum_fold_ok(sum);
+	for (i = 0; i < 1 << 22; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		sum = x & ((1ULL << 36) - 1);
+		bad += xnf_rx_csum_ok(sum) != csum_fold_ok(sum);
+		/* And the multiple below it; 0 is no header's (version 4). */
+		sum -= sum % 0xffff;
+		if (sum)
+			bad += xnf_rx_csum_ok(sum) != csum_fold_ok(sum);
+	}
+	ASSERT_EQ(bad, 0, "sums on which the multiplication and the fold differ");
 }

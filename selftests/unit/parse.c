@@ -18,7 +18,10 @@
  *   l3fwd     routed: redirect with TTL / hop limit one lower, IPv4
  *             checksum equal to one computed from scratch, MACs of the
  *             route; TTL <= 1: pass (ttl); VLAN-tagged: pass (vlan);
- *             not IP: pass (not_ip).
+ *             not IP: pass (not_ip); a wrong IPv4 header checksum: drop
+ *             (bad_csum); a martian address: drop (martian). Only the
+ *             forwarding NF applies a router's receive checks: the
+ *             firewall, l2fwd and xsk pass such packets on as they are.
  *   l2fwd     destination MAC not in the FDB: flood (redirect).
  *   xsk       no socket on the queue: the fallback, pass (xsk); not IP:
  *             never offered to the socket, pass (none).
@@ -62,12 +65,14 @@ enum kind {
 	K_VLAN,		/* tagged IPv4/IPv6 */
 	K_VLAN_FW_DROP, /* tagged, and a firewall rule drops it */
 	K_NOT_IP,	/* ARP, LLDP, a third VLAN tag */
+	K_BAD_CSUM,	/* like K_FWD, but the IPv4 header checksum is wrong */
+	K_MARTIAN,	/* like K_FWD, but from or to a martian address */
 	__K_MAX
 };
 
 static const char *const kind_names[__K_MAX] = {
-	"malformed", "forward",	     "fw-drop", "ttl",
-	"vlan",	     "vlan-fw-drop", "not-ip",
+	"malformed",	"forward", "fw-drop",  "ttl",	  "vlan",
+	"vlan-fw-drop", "not-ip",  "bad-csum", "martian",
 };
 
 /* The chains every case runs through (tail-called and fused). */
@@ -127,6 +132,12 @@ static const struct expect expect[__K_MAX][NCHAINS] = {
 			     DROP(XNF_R_FW_DENY, "D--") },
 	[K_NOT_IP] = { PASS(XNF_R_NONE, "P"), PASS(XNF_R_NOT_IP, "P"), FLOOD("R"),
 		       PASS(XNF_R_NONE, "P"), PASS(XNF_R_NOT_IP, "PP-") },
+	[K_BAD_CSUM] = { PASS(XNF_R_NONE, "P"), DROP(XNF_R_BAD_CSUM, "D"),
+			 FLOOD("R"), PASS(XNF_R_XSK, "R"),
+			 DROP(XNF_R_BAD_CSUM, "PD-") },
+	[K_MARTIAN] = { PASS(XNF_R_NONE, "P"), DROP(XNF_R_MARTIAN, "D"),
+			FLOOD("R"), PASS(XNF_R_XSK, "R"),
+			DROP(XNF_R_MARTIAN, "PD-") },
 };
 
 /* Drop what the parser must have read right; see the top of the file. */
@@ -421,6 +432,48 @@ static void cases_truncated(struct pcases *l)
 		add(l, K_MALFORMED, buf, n, "ipv6 ext cut to %d", n);
 }
 
+/* What l3fwd checks and the parser does not: the IPv4 header checksum,
+ * with and without options, and martian addresses. */
+static void cases_rx(struct pcases *l)
+{
+	static const struct {
+		const char *name;
+		enum kind kind;
+		struct pkt_spec s;
+	} rx[] = {
+		{ "checksum + 1",
+		  K_BAD_CSUM,
+		  { .family = 4, .ip_csum = PKT_CSUM_PLUS1 } },
+		{ "checksum 0x0000",
+		  K_BAD_CSUM,
+		  { .family = 4, .ip_csum = PKT_CSUM_ZERO } },
+		{ "checksum 0xffff",
+		  K_BAD_CSUM,
+		  { .family = 4, .ip_csum = PKT_CSUM_FFFF } },
+		{ "ihl 15, options left out of the checksum",
+		  K_BAD_CSUM,
+		  { .family = 4,
+		    .ip_opts = 40,
+		    .frame_len = 128,
+		    .ip_csum = PKT_CSUM_NO_OPTS } },
+		{ "ihl 7, checksum + 1",
+		  K_BAD_CSUM,
+		  { .family = 4, .ip_opts = 8, .ip_csum = PKT_CSUM_PLUS1 } },
+		{ "source 127.0.0.1",
+		  K_MARTIAN,
+		  { .family = 4, .src = "127.0.0.1" } },
+		{ "source 224.0.0.1",
+		  K_MARTIAN,
+		  { .family = 4, .src = "224.0.0.1" } },
+	};
+	__u8 buf[PKT_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(rx) / sizeof(rx[0]); i++)
+		add(l, rx[i].kind, buf, pkt_build(buf, sizeof(buf), &rx[i].s),
+		    "%s", rx[i].name);
+}
+
 /* IPv4 header fields: ihl, version, total length against the header and
  * the frame, options in front of the L4 header, ICMP. */
 static void cases_ipv4_header(struct pcases *l)
@@ -517,6 +570,9 @@ static void cases_ipv4_header(struct pcases *l)
 	s.proto = IPPROTO_ICMP;
 	len = pkt_build(buf, sizeof(buf), &s);
 	add(l, K_FWD, buf, len, "icmp echo");
+	s.proto = 0;
+
+	cases_rx(l);
 }
 
 /* IPv4 fragments (MF, offset) and the IPv6 fragment header. */
@@ -729,6 +785,15 @@ static void cases_ipv6_ext(struct pcases *l)
 	s.proto = IPPROTO_ICMPV6;
 	len = pkt_build_ext6(buf, sizeof(buf), &s, chains6[3].ext, 1);
 	add(l, K_FWD, buf, len, "dstopts, icmpv6 echo");
+	s.proto = 0;
+
+	/* Martians behind extension headers (read from the fixed header). */
+	s.src = "::1";
+	len = pkt_build_ext6(buf, sizeof(buf), &s, chains6[0].ext, 1);
+	add(l, K_MARTIAN, buf, len, "hop-by-hop, source ::1");
+	s.src = "ff02::1";
+	len = pkt_build_ext6(buf, sizeof(buf), &s, chains6[6].ext, 5);
+	add(l, K_MARTIAN, buf, len, "5 ext headers, source ff02::1");
 }
 
 /* TTL / hop limit at the edge of expiry, and frames that are not IP. */

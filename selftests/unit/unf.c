@@ -232,16 +232,20 @@ static int case_frame(const struct ucase *c, __u8 *buf)
 struct ucfg {
 	__u32 exc; /* no_route, ttl_expired, local */
 	__u32 l2_miss;
+	bool martian_pass; /* martian: pass instead of the default drop */
 };
 
 /* What the XDP chain must do with case @c under @cfg: the case's pass
- * exceptions that follow xnf_config become drops with "drop". */
+ * exceptions that follow xnf_config become drops with "drop", its martian
+ * drops passes with martian "pass". */
 static int case_ret(const struct ucase *c, const struct ucfg *cfg)
 {
 	if (c->ret == XDP_PASS && cfg->exc == XNF_ACT_DROP &&
 	    (c->reason == XNF_R_NO_ROUTE || c->reason == XNF_R_TTL ||
 	     c->reason == XNF_R_LOCAL))
 		return XDP_DROP;
+	if (c->ret == XDP_DROP && c->reason == XNF_R_MARTIAN && cfg->martian_pass)
+		return XDP_PASS;
 	return c->ret;
 }
 
@@ -269,8 +273,9 @@ static void diff_cases(struct fx *f, struct xnf_unf **nfs, int nnf,
 		int want = case_ret(c, cfg);
 
 		snprintf(what, sizeof(what),
-			 "%s [%s, exceptions %s, l2_miss %u]", c->desc, chain,
-			 cfg->exc ? "drop" : "pass", cfg->l2_miss);
+			 "%s [%s, exceptions %s, l2_miss %u, martian %s]",
+			 c->desc, chain, cfg->exc ? "drop" : "pass",
+			 cfg->l2_miss, cfg->martian_pass ? "pass" : "drop");
 		len = case_frame(c, c_frame);
 		if (!ASSERT_GE(len, ETH_HLEN, what) ||
 		    !xdp_ref(f, c_frame, len, &x_res, what))
@@ -320,7 +325,8 @@ out:
 
 static bool set_cfg(struct fx *f, const struct ucfg *cfg)
 {
-	return fx_set_cfg(f, cfg->exc, cfg->exc, cfg->exc, cfg->l2_miss);
+	return fx_set_cfg(f, cfg->exc, cfg->exc, cfg->exc, cfg->l2_miss) &&
+	       fx_set_martian(f, cfg->martian_pass ? XNF_ACT_PASS : XNF_ACT_DROP);
 }
 
 static bool refresh_all(struct xnf_unf **nfs, int nnf)
@@ -701,11 +707,56 @@ static const struct ucase l3_cases[] = {
 	{ "v4 cut to 30 bytes", V4(), .cut = 30, DROP(XNF_R_MALFORMED) },
 	{ "v6 cut to 60 bytes", V6(), .cut = 60, DROP(XNF_R_MALFORMED) },
 	{ "v4 ihl 4", V4(.ihl = 4), DROP(XNF_R_MALFORMED) },
+	/* The receive checks (include/uapi/xnf_rx.h): one rule set, run by
+	 * both sides. */
+	{ "v4 checksum + 1", V4(.ip_csum = PKT_CSUM_PLUS1), DROP(XNF_R_BAD_CSUM) },
+	{ "v4 checksum 0x0000", V4(.ip_csum = PKT_CSUM_ZERO),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 checksum 0xffff", V4(.ip_csum = PKT_CSUM_FFFF),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 40 option bytes, checksum + 1",
+	  V4(.ip_opts = 40, .frame_len = 128, .ip_csum = PKT_CSUM_PLUS1),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 8 option bytes left out of the checksum",
+	  V4(.ip_opts = 8, .ip_csum = PKT_CSUM_NO_OPTS), DROP(XNF_R_BAD_CSUM) },
+	{ "v4 bad checksum, TTL 1", V4(.ttl = 1, .ip_csum = PKT_CSUM_PLUS1),
+	  DROP(XNF_R_BAD_CSUM) },
+	{ "v4 bad checksum, tagged", V4(.nvlans = 1, .ip_csum = PKT_CSUM_PLUS1),
+	  PASS(XNF_R_VLAN) },
+	{ "v4 source 127.0.0.1", V4(.src = "127.0.0.1"), DROP(XNF_R_MARTIAN) },
+	{ "v4 destination 127.0.0.1", V4(.dst = "127.0.0.1"),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v4 source 224.0.0.1", V4(.src = "224.0.0.1"), DROP(XNF_R_MARTIAN) },
+	{ "v4 source 255.255.255.255", V4(.src = "255.255.255.255"),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v4 source 0.0.0.0", V4(.src = "0.0.0.0"), DROP(XNF_R_MARTIAN) },
+	{ "v4 destination 0.0.0.0", V4(.dst = "0.0.0.0"), DROP(XNF_R_MARTIAN) },
+	{ "v4 martian source, TTL 1", V4(.src = "127.0.0.1", .ttl = 1),
+	  DROP(XNF_R_MARTIAN) },
+	{ "v4 0.0.0.0 -> 255.255.255.255",
+	  V4(.src = "0.0.0.0", .dst = "255.255.255.255", .dmac = MAC_BCAST),
+	  PASS(XNF_R_LOCAL) },
+	{ "v4 source 0.0.0.1", V4(.src = "0.0.0.1"), FWD },
+	{ "v4 source 240.0.0.1", V4(.src = "240.0.0.1"), FWD },
+	{ "v6 source ::1", V6(.src = "::1"), DROP(XNF_R_MARTIAN) },
+	{ "v6 destination ::1", V6(.dst = "::1"), DROP(XNF_R_MARTIAN) },
+	{ "v6 source ff02::1", V6(.src = "ff02::1"), DROP(XNF_R_MARTIAN) },
+	{ "v6 destination ff01::1", V6(.dst = "ff01::1"), DROP(XNF_R_MARTIAN) },
+	{ "v6 destination ff00::1", V6(.dst = "ff00::1"), DROP(XNF_R_MARTIAN) },
+	{ "v6 source ::", V6(.src = "::"), DROP(XNF_R_MARTIAN) },
+	{ "v6 source ::, hop limit 1", V6(.src = "::", .ttl = 1),
+	  PASS(XNF_R_TTL) },
+	{ "v6 source :: to an own address",
+	  V6(.src = "::", .dst = "2001:db8:2::fe"), PASS(XNF_R_LOCAL) },
+	{ "v6 source :: without a route", V6(.src = "::", .dst = "3fff::1"),
+	  PASS(XNF_R_NO_ROUTE) },
+	{ "v6 source ::ffff:192.0.2.1", V6(.src = "::ffff:192.0.2.1"), FWD },
 };
 
 static const struct ucfg exc_cfgs[] = {
-	{ XNF_ACT_PASS, XNF_ACT_FLOOD },
-	{ XNF_ACT_DROP, XNF_ACT_FLOOD },
+	{ XNF_ACT_PASS, XNF_ACT_FLOOD, false },
+	{ XNF_ACT_DROP, XNF_ACT_FLOOD, false },
+	{ XNF_ACT_PASS, XNF_ACT_FLOOD, true },
 };
 
 TEST(unf_l3fwd_vs_xdp)
