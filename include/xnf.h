@@ -50,6 +50,11 @@ _Static_assert(sizeof(struct xnf_fw_hit) == 16, "xnf_fw_hit layout");
 /* ---- logging (log.c) ---- */
 enum xnf_log_level { XNF_LOG_WARN, XNF_LOG_INFO, XNF_LOG_DEBUG };
 void xnf_set_log_level(enum xnf_log_level level);
+/* Where the messages go instead of stderr (NULL: stderr again): @msg is
+ * one whole message, "Error: ..." for a failure the caller has no error
+ * buffer for. */
+typedef void (*xnf_log_fn)(enum xnf_log_level level, const char *msg);
+void xnf_set_log_fn(xnf_log_fn fn);
 void xnf_log(enum xnf_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 #define pr_warn(...)  xnf_log(XNF_LOG_WARN, __VA_ARGS__)
@@ -63,6 +68,32 @@ const char *xnf_nf_name(__u32 nf);	   /* "firewall", ... or NULL */
 int xnf_nf_from_name(const char *name);	   /* enum xnf_nf_id or -EINVAL */
 const char *xnf_reason_name(__u32 reason); /* "no_route", ... */
 const char *xnf_verdict_name(__u32 verdict);
+
+/* ---- names that become paths (paths.c) ---- */
+
+/* 0 when @dev can name a network device, as the kernel's dev_valid_name()
+ * has it (1 to 15 bytes, not "." or "..", no '/', ':' or blank) and without
+ * control characters; else -EINVAL with what is wrong in @err (may be
+ * NULL). Every libxnf call that makes a pin path or an ifindex of a device
+ * name checks it first. */
+int xnf_dev_name_check(const char *dev, char *err, size_t errlen);
+/* The ifindex of @dev in the caller's network namespace: -EINVAL (not a
+ * device name) or -ENODEV, with @err. */
+int xnf_dev_ifindex(const char *dev, __u32 *ifindex, char *err, size_t errlen);
+/* <root>/dev/<dev>[/<name>] (<root>/dev with a NULL @dev) into @buf:
+ * -EINVAL for a bad @dev, -ENAMETOOLONG when it does not fit; @buf is ""
+ * then. */
+int xnf_dev_path(const char *root, const char *dev, const char *name, char *buf,
+		 size_t len);
+
+/* The longest pin root, with its NUL: every pin path below it fits
+ * PATH_MAX. */
+#define XNF_ROOT_MAX 256
+/* 0 when @root can be a pin root: an absolute path without ".", ".." or
+ * empty components, shorter than XNF_ROOT_MAX, whose parent is on a bpffs
+ * (a directory xnf owns inside a bpffs, never a mount point itself); else
+ * -EINVAL, -ENAMETOOLONG or -ENOTSUP with what to do in @err. */
+int xnf_root_check(const char *root, char *err, size_t errlen);
 
 /* ---- the instance (dataplane.c) ---- */
 #define XNF_DEFAULT_PIN_ROOT "/sys/fs/bpf/xnf"
@@ -83,13 +114,13 @@ enum xnf_table { XNF_TABLES(XNF_TABLE_ENUM_) __XNF_T_MAX };
 extern const char *const xnf_table_names[__XNF_T_MAX];
 
 struct xnf_dp {
-	char root[256];	     /* pin root, e.g. /sys/fs/bpf/xnf */
-	int fd[__XNF_T_MAX]; /* the shared tables */
-	int lock_fd;	     /* the root, flock()ed by xnf_open */
-	bool created;	     /* this open created the tables, unwritten since */
-	bool reader;	     /* opened with XNF_OPEN_READ: no lock held */
-	char (*released)[16]; /* devices whose killed attach or detach this
-			       * open's repair completed */
+	char root[XNF_ROOT_MAX]; /* pin root, e.g. /sys/fs/bpf/xnf */
+	int fd[__XNF_T_MAX];	 /* the shared tables */
+	int lock_fd;		 /* the root, flock()ed by xnf_open */
+	bool created;	      /* this open made the tables, unwritten since */
+	bool reader;	      /* opened with XNF_OPEN_READ: no lock held */
+	char (*released)[16]; /* devices whose killed attach or detach
+				  * this open's repair completed */
 	int n_released;
 };
 

@@ -49,22 +49,17 @@
 
 #define BATCH_LINK "batch_link"
 
+/* Cannot fail: every entry point checked @dev (xnf_dev_name_check), and
+ * dp->root fits XNF_ROOT_MAX. */
 static void dev_path(char *buf, const struct xnf_dp *dp, const char *dev,
 		     const char *name)
 {
-	snprintf(buf, PATH_MAX, "%s/dev/%s%s%s", dp->root, dev, name ? "/" : "",
-		 name ?: "");
+	xnf_dev_path(dp->root, dev, name, buf, PATH_MAX);
 }
 
 static bool pin_exists(const char *path)
 {
 	return !access(path, F_OK);
-}
-
-static bool dev_name_ok(const char *dev)
-{
-	return *dev && strlen(dev) < 16 && !strchr(dev, '/') &&
-	       strcmp(dev, ".") && strcmp(dev, "..");
 }
 
 /* ---- the instance ---- */
@@ -275,6 +270,7 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 	bool create = flags & XNF_OPEN_CREATE, reader = flags & XNF_OPEN_READ;
 	char parent[PATH_MAX], *slash;
 	int lock_fd = -1, ret;
+	bool made;
 
 	snprintf(parent, sizeof(parent), "%s", root);
 	slash = strrchr(parent, '/');
@@ -291,22 +287,20 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 				"cannot mount bpffs on %s: %s; mount it with 'mount -t bpf bpf %s'",
 				parent, strerror(errno), parent);
 	}
+	ret = xnf_root_check(root, err, errlen);
+	if (ret)
+		return ret;
+	made = create && access(root, F_OK);
 	if (!reader) {
 		ret = lock_root(root, create, wait_s, &lock_fd, err, errlen);
 		if (ret)
-			return ret;
+			goto out_close;
 	}
-	ret = xnf_dp_open(root, create, out);
-	if (ret == -ENOENT) {
+	ret = xnf_dp_open_err(root, create, out, err, errlen);
+	if (ret == -ENOENT)
 		xnf_errf(err, errlen, ret, NO_INSTANCE, root);
+	if (ret)
 		goto out_close;
-	}
-	if (ret) {
-		xnf_errf(err, errlen, ret,
-			 "cannot open the xnf instance at %s: %s", root,
-			 strerror(-ret));
-		goto out_close;
-	}
 	(*out)->lock_fd = lock_fd;
 	(*out)->reader = reader;
 	if (!reader)
@@ -316,6 +310,9 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 out_close:
 	if (lock_fd >= 0)
 		close(lock_fd);
+	/* Only a root this call made, and only while it is empty. */
+	if (made)
+		rmdir(root);
 	return ret;
 }
 
@@ -337,12 +334,12 @@ static int dev_dirs(struct xnf_dp *dp, char (*names)[16], int max, bool attached
 	int n = 0;
 	DIR *d;
 
-	dev_path(path, dp, "", NULL);
+	dev_path(path, dp, NULL, NULL);
 	d = opendir(path);
 	if (!d)
 		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.' || !dev_name_ok(de->d_name))
+		if (xnf_dev_name_check(de->d_name, NULL, 0))
 			continue;
 		dev_path(path, dp, de->d_name, "link");
 		if (attached && !pin_exists(path))
@@ -449,7 +446,7 @@ int xnf_dev_status(struct xnf_dp *dp, const char *dev, struct xnf_dev_status *st
 	int fd, err;
 
 	memset(st, 0, sizeof(*st));
-	if (!dev_name_ok(dev))
+	if (xnf_dev_name_check(dev, NULL, 0))
 		return -EINVAL;
 	snprintf(st->dev, sizeof(st->dev), "%s", dev);
 	/* Without its link pin a device is not attached, whatever else is
@@ -674,9 +671,8 @@ static int attach_check(struct xnf_dp *dp, const struct xnf_attach_opts *o,
 	char path[PATH_MAX];
 	__u32 prog_id = 0;
 
-	if (!dev_name_ok(o->dev))
-		return xnf_errf(err, errlen, -EINVAL,
-				"invalid device name '%s'", o->dev);
+	if (xnf_dev_name_check(o->dev, err, errlen))
+		return -EINVAL;
 	if (!o->chain.len)
 		return xnf_errf(err, errlen, -EINVAL,
 				"no chain given; write 'xnf attach %s chain firewall,l3fwd,l2fwd'",
@@ -929,9 +925,8 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	char path[PATH_MAX];
 	int link_fd, ret;
 
-	if (!dev_name_ok(dev))
-		return xnf_errf(err, errlen, -EINVAL,
-				"invalid device name '%s'", dev);
+	if (xnf_dev_name_check(dev, err, errlen))
+		return -EINVAL;
 	dev_path(path, dp, dev, "link");
 	/* Run again after it was killed: this open's repair finished it. */
 	if (!pin_exists(path) && released(dp, dev))
@@ -1029,9 +1024,8 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 	char path[PATH_MAX];
 	int link_fd = -1, ret;
 
-	if (!dev_name_ok(dev))
-		return xnf_errf(err, errlen, -EINVAL,
-				"invalid device name '%s'", dev);
+	if (xnf_dev_name_check(dev, err, errlen))
+		return -EINVAL;
 	ret = dev_recover(dp, dev, err, errlen);
 	if (ret)
 		return ret;

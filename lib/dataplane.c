@@ -21,8 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
-#include <linux/magic.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -66,7 +64,7 @@ static int mkdir_private(const char *path)
 	if (mkdir(path, 0700) && errno != EEXIST) {
 		int err = -errno;
 
-		pr_warn("Error: cannot create %s: %s\n", path, strerror(-err));
+		pr_info("cannot create %s: %s\n", path, strerror(-err));
 		return err;
 	}
 	return 0;
@@ -97,9 +95,8 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 		} else if (dev && (!strcmp(name, XNF_MAP_STR(XNF_MAP_STATS)) ||
 				   !strcmp(name, XNF_MAP_STR(XNF_MAP_XSKS)) ||
 				   !strcmp(name, XNF_MAP_STR(XNF_MAP_DEV)))) {
-			snprintf(path, sizeof(path), "%s/dev/%s/%s", dp->root,
-				 dev, name);
-			err = bpf_map__set_pin_path(map, path);
+			err = xnf_dev_path(dp->root, dev, name, path, sizeof(path)) ?:
+				      bpf_map__set_pin_path(map, path);
 			/* Used when the map is created, by the first attach;
 			 * the NIC's node, where its counters are written. */
 			if (!err && numa_node >= 0)
@@ -113,16 +110,22 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 	return 0;
 }
 
-static bool is_bpffs(const char *path)
-{
-	struct statfs st;
-
-	return !statfs(path, &st) && st.f_type == BPF_FS_MAGIC;
-}
-
 int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 {
-	char path[PATH_MAX], parent[PATH_MAX], *slash;
+	char err[512];
+	int ret;
+
+	ret = xnf_dp_open_err(root, create, out, err, sizeof(err));
+	if (ret && ret != -ENOENT)
+		pr_warn("Error: %s\n", err);
+	return ret;
+}
+
+int xnf_dp_open_err(const char *root, bool create, struct xnf_dp **out,
+		    char *errbuf, size_t errlen)
+{
+	static const char *const dirs[] = { "", "/tables", "/dev" };
+	char path[PATH_MAX];
 	struct xnf_tables *skel = NULL;
 	struct xnf_config cfg;
 	struct xnf_dp *dp;
@@ -136,23 +139,10 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 	for (i = 0; i < __XNF_T_MAX; i++)
 		dp->fd[i] = -1;
 	dp->lock_fd = -1;
-	if (snprintf(dp->root, sizeof(dp->root), "%s", root) >=
-	    (int)sizeof(dp->root)) {
-		err = -ENAMETOOLONG;
+	err = xnf_root_check(root, errbuf, errlen);
+	if (err)
 		goto out_free;
-	}
-
-	snprintf(parent, sizeof(parent), "%s", root);
-	slash = strrchr(parent, '/');
-	if (slash && slash != parent)
-		*slash = '\0';
-	if (!is_bpffs(root) && !is_bpffs(parent)) {
-		pr_warn("Error: %s is not on a BPF filesystem; mount one with "
-			"'mount -t bpf bpf %s' or set XNF_PIN_ROOT\n",
-			root, parent);
-		err = -ENOTSUP;
-		goto out_free;
-	}
+	snprintf(dp->root, sizeof(dp->root), "%s", root);
 	snprintf(path, sizeof(path), "%s/tables/%s", root,
 		 XNF_MAP_STR(XNF_MAP_CFG));
 	fresh = access(path, F_OK) != 0;
@@ -163,13 +153,14 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 		err = -ENOENT;
 		goto out_free;
 	}
-	if (fresh) {
-		snprintf(path, sizeof(path), "%s/tables", root);
-		if ((err = mkdir_private(root)) || (err = mkdir_private(path)))
+	for (i = 0; fresh && i < 3; i++) {
+		snprintf(path, sizeof(path), "%s%s", root, dirs[i]);
+		err = mkdir_private(path);
+		if (err) {
+			xnf_errf(errbuf, errlen, err, "cannot create %s: %s",
+				 path, strerror(-err));
 			goto out_free;
-		snprintf(path, sizeof(path), "%s/dev", root);
-		if ((err = mkdir_private(path)))
-			goto out_free;
+		}
 	}
 
 	if (fresh) {
@@ -177,15 +168,18 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 		 * if any fails). */
 		skel = xnf_tables__open();
 		if (!skel) {
-			err = -errno;
+			err = xnf_errf(errbuf, errlen, -errno,
+				       "cannot open the tables' BPF object: %s",
+				       strerror(errno));
 			goto out_free;
 		}
 		err = xnf_bind_maps(dp, skel->obj, NULL, -1);
 		if (!err)
 			err = xnf_tables__load(skel);
 		if (err) {
-			pr_warn("Error: cannot create the tables in %s/tables: %s\n",
-				root, strerror(-err));
+			xnf_errf(errbuf, errlen, err,
+				 "cannot create the tables in %s/tables: %s",
+				 root, strerror(-err));
 			goto out_destroy;
 		}
 	}
@@ -194,10 +188,9 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 			 xnf_table_names[i]);
 		dp->fd[i] = bpf_obj_get(path);
 		if (dp->fd[i] < 0) {
-			err = -errno;
-			pr_warn("Error: cannot open %s: %s; the instance at %s is "
-				"incomplete: remove it with 'xnf destroy'\n",
-				path, strerror(-err), root);
+			err = xnf_errf(errbuf, errlen, -errno,
+				       "cannot open %s: %s; the instance at %s is incomplete: remove it with 'xnf destroy'",
+				       path, strerror(errno), root);
 			goto out_destroy;
 		}
 	}
@@ -207,25 +200,26 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
 		/* Last: a schema in xnf_cfg says the instance is complete. */
 		err = bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero,
 					  &xnf_default_cfg, BPF_ANY);
-		if (err)
-			goto out_destroy;
 	} else {
 		err = xnf_cfg_read(dp, &cfg);
-		if (err)
-			goto out_destroy;
-		if (!cfg.schema) {
+		if (!err && !cfg.schema) {
 			/* A creation that was killed: none yet (a writer's
 			 * xnf_open removes it and, to create, starts again). */
 			err = -ENOENT;
 			goto out_destroy;
 		}
-		if (cfg.schema != XNF_SCHEMA) {
-			pr_warn("Error: %s holds xnf tables of schema %u, this xnf "
-				"uses %u; detach everything and remove %s\n",
-				root, cfg.schema, XNF_SCHEMA, root);
-			err = -EPROTO;
+		if (!err && cfg.schema != XNF_SCHEMA) {
+			err = xnf_errf(errbuf, errlen, -EPROTO,
+				       "%s holds xnf tables of schema %u, this xnf uses %u; detach everything and remove %s",
+				       root, cfg.schema, XNF_SCHEMA, root);
 			goto out_destroy;
 		}
+	}
+	if (err) {
+		xnf_errf(errbuf, errlen, err, "cannot %s %s: %s",
+			 fresh ? "write" : "read", XNF_MAP_STR(XNF_MAP_CFG),
+			 strerror(-err));
+		goto out_destroy;
 	}
 	xnf_tables__destroy(skel);
 	dp->created = fresh;
@@ -288,11 +282,10 @@ static int rm_pins(const char *dir, int depth)
 int xnf_dev_remove(struct xnf_dp *dp, const char *dev)
 {
 	char path[PATH_MAX];
+	int err;
 
-	if (!*dev || strchr(dev, '/') || !strcmp(dev, "..") || !strcmp(dev, "."))
-		return -EINVAL;
-	snprintf(path, sizeof(path), "%s/dev/%s", dp->root, dev);
-	return rm_pins(path, 0);
+	err = xnf_dev_path(dp->root, dev, NULL, path, sizeof(path));
+	return err ?: rm_pins(path, 0);
 }
 
 int xnf_dp_destroy(const char *root)
@@ -783,8 +776,8 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 	c->spec = *spec;
 	c->array_fd = -1;
 
-	snprintf(path, sizeof(path), "%s/dev/%s", dp->root, dev);
-	err = mkdir_private(path);
+	err = xnf_dev_path(dp->root, dev, NULL, path, sizeof(path)) ?:
+		      mkdir_private(path);
 	if (err)
 		goto out_free;
 

@@ -1,28 +1,47 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* One logging path for xnf and for libbpf's messages (demoted to debug:
  * xnf explains its own failures, libbpf's detail is there with -vv). */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <bpf/libbpf.h>
 
 #include "xnf.h"
 #include "priv.h"
 
 static enum xnf_log_level log_level = XNF_LOG_WARN;
+static xnf_log_fn log_fn;
 
 void xnf_set_log_level(enum xnf_log_level level)
 {
 	log_level = level;
 }
 
+void xnf_set_log_fn(xnf_log_fn fn)
+{
+	log_fn = fn;
+}
+
 static void xnf_vlog(enum xnf_log_level level, const char *prefix,
 		     const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
 	if (level > log_level)
+		return;
+	if (!log_fn) {
+		if (prefix)
+			fputs(prefix, stderr);
+		vfprintf(stderr, fmt, ap);
+		return;
+	}
+	if (vasprintf(&msg, fmt, ap) < 0)
 		return;
 	if (prefix)
 		fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	log_fn(level, msg);
+	free(msg);
 }
 
 void xnf_log(enum xnf_log_level level, const char *fmt, ...)

@@ -593,8 +593,10 @@ int xnf_place_worker(const char *pin_root, const char *dev, __u32 queue,
 	__u32 zero = 0;
 	int fd, err = 0;
 
-	snprintf(path, sizeof(path), "%s/dev/%s/%s", pin_root, dev,
-		 XNF_MAP_STR(XNF_MAP_PLACE));
+	err = xnf_dev_path(pin_root, dev, XNF_MAP_STR(XNF_MAP_PLACE), path,
+			   sizeof(path));
+	if (err)
+		return err;
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
@@ -605,8 +607,8 @@ int xnf_place_worker(const char *pin_root, const char *dev, __u32 queue,
 		return err;
 	if (queue >= info.nqueues)
 		return -ERANGE;
-	snprintf(path, sizeof(path), "%s/dev/%s/%s", pin_root, dev,
-		 XNF_MAP_STR(XNF_MAP_PLACE_Q));
+	xnf_dev_path(pin_root, dev, XNF_MAP_STR(XNF_MAP_PLACE_Q), path,
+		     sizeof(path));
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;

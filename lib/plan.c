@@ -265,7 +265,14 @@ int xnf_plan_compute(const char *root, const char *dev,
 	if (!p)
 		return -ENOMEM;
 	t = &p->topo;
-	snprintf(p->root, sizeof(p->root), "%s", sysfs_is_real(root) ? "" : root);
+	/* A cut root would read another machine's tree. */
+	if (snprintf(p->root, sizeof(p->root), "%s",
+		     sysfs_is_real(root) ? "" : root) >= (int)sizeof(p->root)) {
+		snprintf(err, errlen, "XNF_SYSFS_ROOT is longer than %zu bytes",
+			 sizeof(p->root) - 1);
+		ret = -ENAMETOOLONG;
+		goto fail;
+	}
 	snprintf(p->dev, sizeof(p->dev), "%s", dev);
 	ret = xnf_topo_read(root, t);
 	if (ret) {

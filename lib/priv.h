@@ -3,7 +3,10 @@
 #ifndef XNF_LIB_PRIV_H
 #define XNF_LIB_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+struct xnf_dp;
 
 /* Writes the message of a failure into @err (when given) and returns
  * @ret: the transactions' way to say what failed and what to do. */
@@ -15,5 +18,9 @@ int xnf_errf(char *err, size_t len, int ret, const char *fmt, ...)
  * definition in attach.c); the unit tests define their own, which kills
  * the process at the step they name (selftests/unit/killed.c). */
 void xnf_crash_point(const char *step);
+
+/* xnf_dp_open() with what failed and what to do in @err (xnf_open). */
+int xnf_dp_open_err(const char *root, bool create, struct xnf_dp **out,
+		    char *err, size_t errlen);
 
 #endif /* XNF_LIB_PRIV_H */

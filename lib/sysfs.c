@@ -44,11 +44,12 @@ static void sysfs_vpath(char *buf, size_t len, const char *root,
 
 	if (!sysfs_is_real(root)) {
 		n = snprintf(buf, len, "%s", root);
-		while (n > 1 && buf[n - 1] == '/')
+		while (n > 1 && n < len && buf[n - 1] == '/')
 			buf[--n] = '\0';
 	}
-	if (n < len)
-		vsnprintf(buf + n, len - n, fmt, ap);
+	/* A cut path names another file: leave none. */
+	if (n >= len || (size_t)vsnprintf(buf + n, len - n, fmt, ap) >= len - n)
+		buf[0] = '\0';
 }
 
 void sysfs_path(char *buf, size_t len, const char *root, const char *fmt, ...)

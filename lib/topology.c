@@ -861,10 +861,9 @@ int xnf_nic_read(const char *root, const char *dev, struct xnf_nic *nic,
 	DIR *d;
 
 	memset(nic, 0, sizeof(*nic));
-	if (!*dev || strlen(dev) >= IF_NAMESIZE || strchr(dev, '/')) {
-		snprintf(err, errlen, "invalid device name '%s'", dev);
-		return -EINVAL;
-	}
+	ret = xnf_dev_name_check(dev, err, errlen);
+	if (ret)
+		return ret;
 	snprintf(nic->dev, sizeof(nic->dev), "%s", dev);
 	sysfs_path(path, sizeof(path), root, "/sys/class/net/%s/queues", dev);
 	d = opendir(path);

@@ -169,8 +169,10 @@ int xnf_workers_open(const char *pin_root, const char *dev, bool create)
 	char path[PATH_MAX];
 	int fd, err;
 
-	snprintf(path, sizeof(path), "%s/dev/%s/%s", pin_root, dev,
-		 XNF_MAP_STR(XNF_MAP_WORKERS));
+	fd = xnf_dev_path(pin_root, dev, XNF_MAP_STR(XNF_MAP_WORKERS), path,
+			  sizeof(path));
+	if (fd)
+		return fd;
 	fd = bpf_obj_get(path);
 	if (fd >= 0 || !create)
 		return fd >= 0 ? fd : -errno;
@@ -976,14 +978,14 @@ static int dev_rx_queues(const char *dev, __u32 *n)
 static int opts_check(struct worker *w)
 {
 	const struct xnf_worker_opts *o = w->o;
+	char ebuf[256];
 	__u32 i, nrx = 0;
 	int err;
 
-	w->ifindex = if_nametoindex(o->dev);
-	if (!w->ifindex) {
-		pr_warn("Error: no device %s in this network namespace\n",
-			o->dev);
-		return -ENODEV;
+	err = xnf_dev_ifindex(o->dev, &w->ifindex, ebuf, sizeof(ebuf));
+	if (err) {
+		pr_warn("Error: %s\n", ebuf);
+		return err;
 	}
 	w->ring = o->ring ?: XNF_WORKER_RING_DEFAULT;
 	w->batch = o->batch ?: XNF_WORKER_BATCH_DEFAULT;
@@ -1006,12 +1008,11 @@ static int opts_check(struct worker *w)
 	}
 	w->egress_ifindex[0] = w->ifindex;
 	for (i = 0; i < o->negress; i++) {
-		w->egress_ifindex[i] = if_nametoindex(o->egress[i]);
-		if (!w->egress_ifindex[i]) {
-			pr_warn("Error: no egress device %s in this network "
-				"namespace\n",
-				o->egress[i]);
-			return -ENODEV;
+		err = xnf_dev_ifindex(o->egress[i], &w->egress_ifindex[i], ebuf,
+				      sizeof(ebuf));
+		if (err) {
+			pr_warn("Error: egress: %s\n", ebuf);
+			return err;
 		}
 	}
 	err = dev_rx_queues(o->dev, &nrx);
@@ -1054,8 +1055,8 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 	err = opts_check(w);
 	if (err)
 		goto out;
-	snprintf(path, sizeof(path), "%s/dev/%s/%s", o->pin_root, o->dev,
-		 XNF_MAP_STR(XNF_MAP_XSKS));
+	xnf_dev_path(o->pin_root, o->dev, XNF_MAP_STR(XNF_MAP_XSKS), path,
+		     sizeof(path));
 	w->xsks_fd = bpf_obj_get(path);
 	if (w->xsks_fd < 0) {
 		err = -errno;
