@@ -178,14 +178,20 @@ int parse_action(const char *s, const char *allowed, __u32 *act)
 	return cli_err("invalid action '%s': expected one of %s", s, allowed);
 }
 
+int cli_dev_check(const char *dev)
+{
+	char err[256];
+
+	return xnf_dev_name_check(dev, err, sizeof(err)) ? cli_err("%s", err) : 0;
+}
+
 int cli_ifindex(const char *dev, __u32 *ifindex)
 {
-	*ifindex = if_nametoindex(dev);
-	if (!*ifindex)
-		return cli_err("no such device '%s' in this network namespace; "
-			       "see 'ip link show'",
-			       dev);
-	return 0;
+	char err[256];
+
+	return xnf_dev_ifindex(dev, ifindex, err, sizeof(err)) ?
+		       cli_err("%s", err) :
+		       0;
 }
 
 int cli_ifmac(const char *dev, __u8 mac[6])
@@ -255,10 +261,9 @@ const char *fmt_action(__u32 act)
 				      "pass";
 }
 
-void cli_dev_path(char *buf, const char *dev, const char *name)
+int cli_dev_path(char *buf, const char *dev, const char *name)
 {
-	snprintf(buf, PATH_MAX, "%s/dev/%s%s%s", cli.root, dev, name ? "/" : "",
-		 name ?: "");
+	return xnf_dev_path(cli.root, dev, name, buf, PATH_MAX);
 }
 
 int cli_keyword(const char *arg, const char *const *kws, const char *what,

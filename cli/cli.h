@@ -18,16 +18,19 @@
 #include "print.h"
 
 struct cli {
-	const char *root;  /* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
-	struct xnf_dp *dp; /* opened on first use, kept until exit */
-	unsigned int wait; /* -w: seconds a writer waits for the lock */
-	bool batch;	   /* running xnf -b: firewall changes wait
+	const char *root;	/* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
+	struct xnf_dp *dp;	/* opened on first use, kept until exit */
+	unsigned int wait;	/* -w: seconds a writer waits for the lock */
+	bool batch;		/* running xnf -b: firewall changes wait
 				    * for cli_fw_flush() */
+	const char *batch_file; /* the batch line being run, which */
+	int batch_line;		/* errors name: "FILE:LINE: ..." */
+	int errors;		/* errors printed (cli_err) */
 };
 extern struct cli cli;
 
 /* "Error: <msg>\n" on stderr, or {"error": "<msg>"} on stdout under -j
- * (print_err); returns -1. */
+ * (print_err), "FILE:LINE: " before <msg> in a batch; returns -1. */
 int cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Locks the pin root (creating it and mounting bpffs on /sys/fs/bpf if
@@ -65,8 +68,9 @@ int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 		}                                                          \
 	})
 
-/* <root>/dev/<dev>[/<name>] into buf[PATH_MAX]. */
-void cli_dev_path(char *buf, const char *dev, const char *name);
+/* <root>/dev/<dev>[/<name>] (<root>/dev for a NULL @dev) into
+ * buf[PATH_MAX] (xnf_dev_path): 0, or -errno and buf "". */
+int cli_dev_path(char *buf, const char *dev, const char *name);
 /* Index of the keyword of @kws (NULL-terminated) that @arg is, exactly or
  * as a unique prefix; -1 after an error naming @what and showing @help. */
 int cli_keyword(const char *arg, const char *const *kws, const char *what,
@@ -80,7 +84,11 @@ int parse_port_range(const char *s, __u16 *lo, __u16 *hi);
 int parse_proto(const char *s, __u8 *proto);
 int parse_u32(const char *s, const char *what, __u32 *v);
 int parse_action(const char *s, const char *allowed, __u32 *act);
-/* ifindex of @dev in this network namespace, or -1 with an error. */
+/* 0 when @dev can name a device (xnf_dev_name_check), or -1 with an
+ * error: for the commands that look a device up in the pins. */
+int cli_dev_check(const char *dev);
+/* ifindex of @dev in this network namespace (xnf_dev_ifindex), or -1 with
+ * an error. */
 int cli_ifindex(const char *dev, __u32 *ifindex);
 int cli_ifmac(const char *dev, __u8 mac[6]);
 

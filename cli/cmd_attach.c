@@ -56,8 +56,11 @@ int do_attach(int argc, char **argv)
 	struct xnf_dp *dp;
 	int rc;
 
-	if (argc < 1 || is_prefix(argv[0], "help"))
+	if (argc > 0 && is_prefix(argv[0], "help"))
 		return do_attach_help();
+	if (argc < 1)
+		return cli_err("attach takes a device and a chain (xnf attach DEV "
+			       "chain NF[,NF...]); try 'xnf attach help'");
 	o.dev = argv[0];
 	NEXT_ARG();
 	while (argc > 0) {

@@ -14,10 +14,10 @@ static int do_chain_set(int argc, char **argv)
 	char err[1024];
 
 	if (argc < 2)
-		return cli_err(
-			"usage: xnf chain set DEV NF[,NF...] [fused] [fib]");
+		return cli_err("chain set takes a device and a chain (xnf chain "
+			       "set DEV NF[,NF...]); try 'xnf chain help'");
 	dev = argv[0];
-	if (xnf_chain_parse(argv[1], &spec))
+	if (cli_dev_check(dev) || xnf_chain_parse(argv[1], &spec))
 		return -1;
 	chg.len = spec.len;
 	memcpy(chg.nf, spec.nf, sizeof(chg.nf));
@@ -33,7 +33,8 @@ static int do_chain_set(int argc, char **argv)
 		else if (is_prefix(argv[0], "lpm"))
 			chg.l3_fib = XNF_OFF;
 		else
-			return cli_err("unknown chain set argument '%s'",
+			return cli_err("unknown chain set argument '%s'; try "
+				       "'xnf chain help'",
 				       argv[0]);
 	}
 	dp = cli_dp(false);
@@ -56,9 +57,9 @@ static int do_chain_help(int argc, char **argv)
 int do_chain(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
-		{ "help", do_chain_help },
-		{ "set", do_chain_set },
 		{ "show", do_status },
+		{ "set", do_chain_set },
+		{ "help", do_chain_help },
 		{ NULL, NULL },
 	};
 

@@ -41,9 +41,14 @@ int do_config(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 0 && !set && !is_prefix(argv[0], "show"))
-		return cli_err("unknown config command '%s'", argv[0]);
+		return cli_err("unknown config command '%s'; try 'xnf config "
+			       "help'",
+			       argv[0]);
 	if (set && argc != 3)
-		return cli_err("usage: xnf config set KEY ACTION");
+		return cli_err("config set takes a key and an action (xnf config "
+			       "set KEY ACTION); try 'xnf config help'");
+	if (!set && argc > 1)
+		return cli_err("config show takes no arguments");
 	for (i = 0; set && i < N_CFG; i++)
 		if (!strcmp(argv[1], cfg_keys[i].key))
 			break;

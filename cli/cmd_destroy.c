@@ -11,8 +11,8 @@ int do_destroy(int argc, char **argv)
 
 	if (argc > 0) {
 		if (!is_prefix(argv[0], "help"))
-			return cli_err("usage: xnf destroy (it takes no "
-				       "arguments)");
+			return cli_err("destroy takes no arguments; try 'xnf "
+				       "destroy help'");
 		printf("Usage: xnf destroy\n"
 		       "Removes the tables of the instance; every interface "
 		       "must be detached first.\n");

@@ -9,13 +9,15 @@ int do_detach(int argc, char **argv)
 	struct xnf_dp *dp;
 	char err[1024];
 
-	if (argc != 1 || is_prefix(argv[0], "help")) {
-		if (argc == 1) {
-			printf("Usage: xnf detach DEV\n");
-			return 0;
-		}
-		return cli_err("usage: xnf detach DEV");
+	if (argc == 1 && is_prefix(argv[0], "help")) {
+		printf("Usage: xnf detach DEV\n");
+		return 0;
 	}
+	if (argc != 1)
+		return cli_err("detach takes one device (xnf detach DEV); try "
+			       "'xnf detach help'");
+	if (cli_dev_check(argv[0]))
+		return -1;
 	dp = cli_dp(false);
 	if (!dp)
 		return -1;

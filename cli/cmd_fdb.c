@@ -241,8 +241,7 @@ static int xc_dev(const char *name, __u32 *ifindex)
 	unsigned int idx;
 	char end;
 
-	*ifindex = if_nametoindex(name);
-	if (*ifindex)
+	if (!xnf_dev_ifindex(name, ifindex, NULL, 0))
 		return 0;
 	if (sscanf(name, "if%u%c", &idx, &end) == 1 && idx) {
 		*ifindex = idx;

@@ -26,16 +26,15 @@
 
 #define PLAN_MAX_DRIFT 64
 
-/* On stdout when asked for ('xnf plan help'), else on stderr. */
-static int do_plan_help(FILE *f)
+/* Asked for ('xnf plan help'): on stdout. */
+static int do_plan_help(void)
 {
-	fprintf(f,
-		"Usage: xnf plan DEV [queues N] [cores LIST]\n"
-		"  Where DEV's queues, IRQs, XDP work and userspace workers would run, and\n"
-		"  why; on a device attached with a placement, also drift since attach.\n"
-		"  queues N     this many queues (at most the device's maximum channels)\n"
-		"  cores LIST   XDP work on these CPUs (\"2-5,8\"), queue i on the i-th\n"
-		"  XNF_SYSFS_ROOT=DIR reads sysfs/procfs below DIR (fixtures) instead of /.\n");
+	printf("Usage: xnf plan DEV [queues N] [cores LIST]\n"
+	       "  Where DEV's queues, IRQs, XDP work and userspace workers would run, and\n"
+	       "  why; on a device attached with a placement, also drift since attach.\n"
+	       "  queues N     this many queues (at most the device's maximum channels)\n"
+	       "  cores LIST   XDP work on these CPUs (\"2-5,8\"), queue i on the i-th\n"
+	       "  XNF_SYSFS_ROOT=DIR reads sysfs/procfs below DIR (fixtures) instead of /.\n");
 	return 0;
 }
 
@@ -510,8 +509,11 @@ int do_plan(int argc, char **argv)
 	const char *dev, *root = sysfs_root();
 	int rc, ret = -1;
 
-	if (argc < 1 || is_prefix(argv[0], "help"))
-		return do_plan_help(argc < 1 ? stderr : stdout);
+	if (argc > 0 && is_prefix(argv[0], "help"))
+		return do_plan_help();
+	if (argc < 1)
+		return cli_err("plan takes a device (xnf plan DEV); try 'xnf "
+			       "plan help'");
 	dev = argv[0];
 	NEXT_ARG();
 	while (argc > 0) {

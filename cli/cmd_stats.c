@@ -232,7 +232,7 @@ static int devs_read(struct xnf_dp *dp, const struct stats_opts *o,
 	if (o->dev) {
 		n = 1;
 	} else {
-		cli_dev_path(path, "", NULL);
+		cli_dev_path(path, NULL, NULL);
 		n = scandir(path, &list, dev_filter, alphasort);
 		if (n < 0 && errno != ENOENT)
 			return cli_err("cannot read %s: %s", path,
@@ -970,10 +970,8 @@ static int set_dev(struct stats_opts *o, const char *dev)
 		return cli_err("two interfaces given ('%s' and '%s'); xnf stats "
 			       "shows one or all",
 			       o->dev, dev);
-	if (!*dev || *dev == '.' || strchr(dev, '/'))
-		return cli_err("xnf is not attached to %s; 'xnf status' lists "
-			       "the interfaces it is attached to",
-			       dev);
+	if (cli_dev_check(dev))
+		return -1;
 	o->dev = dev;
 	return 0;
 }

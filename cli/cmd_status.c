@@ -73,6 +73,11 @@ int do_status(int argc, char **argv)
 		printf("Usage: xnf status [DEV]\n");
 		return 0;
 	}
+	if (argc > 1)
+		return cli_err("status takes one device or none; try 'xnf "
+			       "status help'");
+	if (argc > 0 && cli_dev_check(argv[0]))
+		return -1;
 	dp = cli_dp_read();
 	if (!dp)
 		return -1;

@@ -22,39 +22,38 @@
 #include "unf.h"
 #include "worker.h"
 
-/* On stdout when asked for ('xnf worker help'), else on stderr. */
-static void worker_help(FILE *f)
+/* Asked for ('xnf worker help'): on stdout. */
+static void worker_help(void)
 {
 	const struct xnf_unf_ops *const *ops;
 
-	fprintf(f,
-		"Usage: xnf worker DEV nf NAME[,NAME...] [args OPTIONS] [queues LIST]\n"
-		"                  [batch N] [ring N] [frames N] [zerocopy auto|on|off]\n"
-		"                  [egress DEV[,DEV...]] [busy-poll] [spin] [cores LIST]\n"
-		"                  [duration SEC]\n"
-		"Runs userspace NFs on the packets DEV's XDP chain hands to AF_XDP\n"
-		"(attach a chain that ends in xsk first: xnf attach DEV chain xsk),\n"
-		"one thread per queue, until SIGINT/SIGTERM or the duration.\n"
-		"  nf        the NFs, run in order over each batch\n"
-		"  args      options of the NFs, KEY=VALUE[,KEY=VALUE...]\n"
-		"  queues    RX queues to serve (default: all), e.g. 0-3 or 0,2\n"
-		"  batch     descriptors read at once (default %d, at most the ring\n"
-		"            size and %d)\n"
-		"  ring      size of every ring (default %d, a power of two)\n"
-		"  frames    UMEM frames per queue (default: enough to fill every ring)\n"
-		"  zerocopy  auto: zero-copy where the driver can (default); on: or\n"
-		"            fail; off: copy mode\n"
-		"  egress    devices to transmit on, the first is the default; frames\n"
-		"            are not copied (the sockets share the UMEM)\n"
-		"  busy-poll SO_PREFER_BUSY_POLL: the worker drives the device's NAPI\n"
-		"  spin      never sleep when idle (lowest latency, one busy core)\n"
-		"  cores     a core per queue (default: the placement `xnf attach ...\n"
-		"            cores` recorded, or the plan for DEV)\n"
-		"NFs:\n",
-		XNF_WORKER_BATCH_DEFAULT, XNF_XSK_BATCH_MAX,
-		XNF_WORKER_RING_DEFAULT);
+	printf("Usage: xnf worker DEV nf NAME[,NAME...] [args OPTIONS] [queues LIST]\n"
+	       "                  [batch N] [ring N] [frames N] [zerocopy auto|on|off]\n"
+	       "                  [egress DEV[,DEV...]] [busy-poll] [spin] [cores LIST]\n"
+	       "                  [duration SEC]\n"
+	       "Runs userspace NFs on the packets DEV's XDP chain hands to AF_XDP\n"
+	       "(attach a chain that ends in xsk first: xnf attach DEV chain xsk),\n"
+	       "one thread per queue, until SIGINT/SIGTERM or the duration.\n"
+	       "  nf        the NFs, run in order over each batch\n"
+	       "  args      options of the NFs, KEY=VALUE[,KEY=VALUE...]\n"
+	       "  queues    RX queues to serve (default: all), e.g. 0-3 or 0,2\n"
+	       "  batch     descriptors read at once (default %d, at most the ring\n"
+	       "            size and %d)\n"
+	       "  ring      size of every ring (default %d, a power of two)\n"
+	       "  frames    UMEM frames per queue (default: enough to fill every ring)\n"
+	       "  zerocopy  auto: zero-copy where the driver can (default); on: or\n"
+	       "            fail; off: copy mode\n"
+	       "  egress    devices to transmit on, the first is the default; frames\n"
+	       "            are not copied (the sockets share the UMEM)\n"
+	       "  busy-poll SO_PREFER_BUSY_POLL: the worker drives the device's NAPI\n"
+	       "  spin      never sleep when idle (lowest latency, one busy core)\n"
+	       "  cores     a core per queue (default: the placement `xnf attach ...\n"
+	       "            cores` recorded, or the plan for DEV)\n"
+	       "NFs:\n",
+	       XNF_WORKER_BATCH_DEFAULT, XNF_XSK_BATCH_MAX,
+	       XNF_WORKER_RING_DEFAULT);
 	for (ops = xnf_unf_registry; *ops; ops++)
-		fprintf(f, "  %-10s %s\n", (*ops)->name, (*ops)->help);
+		printf("  %-10s %s\n", (*ops)->name, (*ops)->help);
 }
 
 static const char *state_name(const struct xnf_worker_stats *w)
@@ -296,10 +295,10 @@ static int parse_list(const char *s, char out[][IF_NAMESIZE], __u32 max, __u32 *
 	*n = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (*n == max || strlen(tok) >= IF_NAMESIZE)
-			return cli_err("egress '%s': at most %u devices, each a "
-				       "device name",
-				       s, max);
+		if (*n == max)
+			return cli_err("egress '%s': at most %u devices", s, max);
+		if (cli_dev_check(tok))
+			return -1;
 		snprintf(out[(*n)++], IF_NAMESIZE, "%s", tok);
 	}
 	return *n ? 0 : cli_err("egress: give at least one device");
@@ -362,12 +361,15 @@ int do_worker(int argc, char **argv)
 	bool have_nf = false;
 	int err, k, fd;
 
-	if (argc < 1 || is_prefix(argv[0], "help")) {
-		worker_help(argc < 1 ? stderr : stdout);
-		return argc < 1 ? -1 : 0;
+	if (argc > 0 && is_prefix(argv[0], "help")) {
+		worker_help();
+		return 0;
 	}
-	if (strlen(argv[0]) >= IF_NAMESIZE)
-		return cli_err("'%s' is not a device name", argv[0]);
+	if (argc < 1)
+		return cli_err("worker takes a device and NFs (xnf worker DEV nf "
+			       "NAME[,NAME...]); try 'xnf worker help'");
+	if (cli_dev_check(argv[0]))
+		return -1;
 	snprintf(o.dev, sizeof(o.dev), "%s", argv[0]);
 	NEXT_ARG();
 	while (argc > 0) {

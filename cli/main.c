@@ -24,12 +24,42 @@ struct cli cli;
 
 int cli_err(const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
 
+	cli.errors++;
 	va_start(ap, fmt);
-	print_verr(fmt, ap);
+	if (!cli.batch_file) {
+		print_verr(fmt, ap);
+		va_end(ap);
+		return -1;
+	}
+	/* One line for a failed batch line: where, then what. */
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
+	print_err("%s:%d: %s", cli.batch_file, cli.batch_line,
+		  msg ?: "out of memory formatting an error");
+	free(msg);
 	return -1;
+}
+
+/* libxnf's messages: its errors ("Error: ..." at warning level, from
+ * callees that have no error buffer, such as the AF_XDP workers' start)
+ * are the command's error, printed as every other one (JSON under -j).
+ * The workers' threads, which run while the main thread waits, keep
+ * writing theirs to stderr. */
+static void lib_log(enum xnf_log_level level, const char *msg)
+{
+	size_t n = strlen(msg);
+
+	if (level == XNF_LOG_WARN && !strncmp(msg, "Error: ", 7) &&
+	    gettid() == getpid()) {
+		cli_err("%.*s", (int)(n - 7 - (n > 7 && msg[n - 1] == '\n')),
+			msg + 7);
+		return;
+	}
+	fputs(msg, stderr);
 }
 
 bool is_prefix(const char *pfx, const char *str)
@@ -57,6 +87,8 @@ int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 			found = c;
 		}
 	}
+	if (!found && !strcmp(what, "xnf"))
+		return cli_err("unknown object '%s'; try 'xnf help'", argv[0]);
 	if (!found)
 		return cli_err("unknown %s command '%s'; try 'xnf %s help'",
 			       what, argv[0], what);
@@ -204,6 +236,7 @@ static int do_model(int argc, char **argv)
 	}
 	/* The tool printed its own "Error: ..." */
 	ret = WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+	cli.errors += !!ret;
 out:
 	free(args);
 	return ret;
@@ -251,7 +284,7 @@ static int split_line(char *line, char **argv, int max)
 static int do_batch(const char *file)
 {
 	char line[4096], *argv[64];
-	int lineno = 0, argc;
+	int lineno = 0, argc, errors;
 	FILE *f;
 
 	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
@@ -259,25 +292,30 @@ static int do_batch(const char *file)
 		return cli_err("cannot open batch file %s: %s", file,
 			       strerror(errno));
 	cli.batch = true;
+	cli.batch_file = file;
 	while (fgets(line, sizeof(line), f)) {
-		lineno++;
+		cli.batch_line = ++lineno;
 		argc = split_line(line, argv, 64);
 		if (argc < 0) {
-			cli_err("%s:%d: too many words", file, lineno);
+			cli_err("more than 64 words; the batch stopped here");
 			goto fail;
 		}
 		if (!argc)
 			continue;
+		errors = cli.errors;
 		if (cli_dispatch(objects, "xnf", argc, argv)) {
-			cli_err("%s:%d: command failed, batch stopped", file,
-				lineno);
+			/* Each failure says what failed, once. */
+			if (cli.errors == errors)
+				cli_err("command failed; the batch stopped here");
 			goto fail;
 		}
 	}
+	cli.batch_file = NULL;
 	if (f != stdin)
 		fclose(f);
 	return cli_fw_flush();
 fail:
+	cli.batch_file = NULL;
 	/* What the lines before the failed one changed stays, as with ip -b. */
 	cli_fw_flush();
 	if (f != stdin)
@@ -297,10 +335,13 @@ int main(int argc, char **argv)
 	};
 	const char *batch = NULL;
 	int opt, verbose = 0, ret;
-	char *end;
+	char bad[160] = "", *end;
 
 	cli.wait = XNF_WAIT_DEFAULT;
-	while ((opt = getopt_long(argc, argv, "+jb:vw:h", opts, NULL)) != -1) {
+	/* A wrong option is reported after all of them were read, so that
+	 * a -j after it still makes it JSON. */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+:jb:vw:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			print_set_json(true);
@@ -314,18 +355,30 @@ int main(int argc, char **argv)
 		case 'w':
 			errno = 0;
 			cli.wait = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-' ||
-			    cli.wait == XNF_WAIT_FOREVER) {
-				cli_err("invalid -w '%s': give the seconds to wait for another xnf to finish, e.g. -w 30",
-					optarg);
-				return 2;
-			}
+			if ((errno || end == optarg || *end || *optarg == '-' ||
+			     cli.wait == XNF_WAIT_FOREVER) &&
+			    !*bad)
+				snprintf(bad, sizeof(bad),
+					 "invalid -w '%.32s': give the seconds to wait for another xnf to finish, e.g. -w 30",
+					 optarg);
 			break;
 		case 'h':
 			return do_help(0, NULL);
+		case ':':
+			if (!*bad)
+				snprintf(bad, sizeof(bad),
+					 "option -%c needs a value", optopt);
+			break;
 		default:
-			usage(stderr);
-			return 2;
+			if (*bad)
+				break;
+			if (!strncmp(argv[optind - 1], "--", 2))
+				snprintf(bad, sizeof(bad),
+					 "unknown option, or one that takes no value: '%.64s'",
+					 argv[optind - 1]);
+			else
+				snprintf(bad, sizeof(bad),
+					 "unknown option '-%c'", optopt);
 		}
 	}
 	argc -= optind;
@@ -336,16 +389,20 @@ int main(int argc, char **argv)
 	xnf_set_log_level(verbose >= 2 ? XNF_LOG_DEBUG :
 			  verbose      ? XNF_LOG_INFO :
 					 XNF_LOG_WARN);
+	xnf_set_log_fn(lib_log);
 
-	if (batch) {
+	if (*bad)
+		ret = cli_err("%s; try 'xnf help'", bad);
+	else if (batch)
 		ret = argc ? cli_err("-b takes no other command") :
 			     do_batch(batch);
-	} else if (argc < 1) {
-		usage(stderr);
-		ret = -1;
-	} else {
+	else if (argc < 1)
+		ret = cli_err("no object given; try 'xnf help'");
+	else
 		ret = cli_dispatch(objects, "xnf", argc, argv);
-	}
+	/* A refusal that printed nothing still says so, once. */
+	if (ret && !cli.errors)
+		cli_err("the command failed without saying why; run it again with -v");
 	xnf_dp_close(cli.dp);
 	return ret ? 1 : 0;
 }

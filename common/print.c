@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json.h"
 #include "print.h"
@@ -142,23 +143,67 @@ void close_json_array(void)
 		jw_end_array();
 }
 
+/* Bytes of the UTF-8 sequence at @s, or 0 when it is not one. */
+static int utf8_len(const unsigned char *s)
+{
+	int n = *s >= 0xc2 && *s < 0xe0	 ? 2 :
+		*s >= 0xe0 && *s < 0xf0	 ? 3 :
+		*s >= 0xf0 && *s <= 0xf4 ? 4 :
+					   0;
+	int i;
+
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* @msg with control characters and bytes that are not UTF-8 written as
+ * \n, \t or \xNN: an error is one line, and valid JSON, whatever the
+ * operator typed into the name it quotes. */
+static char *one_line(const char *msg)
+{
+	const unsigned char *s = (const unsigned char *)msg;
+	char *out = malloc(4 * strlen(msg) + 1), *o = out;
+	int n;
+
+	if (!out)
+		return NULL;
+	while (*s) {
+		if (*s >= 0x80 && (n = utf8_len(s))) {
+			memcpy(o, s, n);
+			o += n;
+			s += n;
+		} else if (*s == '\n' || *s == '\t') {
+			*o++ = '\\';
+			*o++ = *s++ == '\n' ? 'n' : 't';
+		} else if (*s < 0x20 || *s >= 0x7f) {
+			o += sprintf(o, "\\x%02x", *s++);
+		} else {
+			*o++ = *s++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 void print_verr(const char *fmt, va_list ap)
 {
-	char *msg = NULL;
+	char *msg = NULL, *line = NULL;
 
+	if (vasprintf(&msg, fmt, ap) >= 0)
+		line = one_line(msg);
 	if (!json_mode) {
-		fputs("Error: ", stderr);
-		vfprintf(stderr, fmt, ap);
-		fputc('\n', stderr);
-		return;
+		fprintf(stderr, "Error: %s\n",
+			line ?: "out of memory formatting an error");
+	} else {
+		jw_close_all();
+		jw_object(NULL);
+		jw_string("error", line ?: "out of memory formatting an error");
+		jw_end_object();
+		fflush(stdout);
 	}
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	jw_close_all();
-	jw_object(NULL);
-	jw_string("error", msg ? msg : "out of memory formatting an error");
-	jw_end_object();
-	fflush(stdout);
+	free(line);
 	free(msg);
 }
 

@@ -82,6 +82,16 @@ tb_xnf()
 		env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" "$@"
 }
 
+# tb_snapshot: everything an operator can read back from xnf, as JSON, and
+# the exit status: one xnf process running the show commands as a batch.
+# Equal before and after a refusal, since a refusal changes nothing.
+tb_snapshot()
+{
+	printf '%s\n' "route show" "fw show" "fdb show" "xconnect show" \
+		"status" "config show" | tb_xnf -j -b - 2>&1
+	echo "exit $?"
+}
+
 # tb_xnf_killed SIGNAL DURATION ARGS...: xnf killed by SIGNAL after
 # DURATION (for the "killed at any point" test); returns timeout's status.
 tb_xnf_killed()

@@ -541,8 +541,21 @@ def cmd_validate(args):
 # -------------------------------------------------------------------- main
 
 class Parser(argparse.ArgumentParser):
+    """argparse's usage errors as xnf's: one "Error: ..." line (or one JSON
+    error under -j), exit status 1, instead of the usage text and 2."""
+
     def error(self, message):
-        raise ModelError("%s; see 'xnf model help'" % message)
+        raise ModelError("%s; try 'xnf model help'" % message)
+
+
+def print_error(msg, as_json):
+    """A refusal as xnf prints one (common/print.c print_err): one line on
+    stderr, or {"error": ...} on stdout under -j."""
+    msg = " ".join(str(msg).split())
+    if as_json:
+        print_json({"error": msg})
+    else:
+        sys.stderr.write("Error: %s\n" % msg)
 
 
 def build_parser():
@@ -584,13 +597,19 @@ def main(argv=None):
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # `| head` ends quietly
     ap = build_parser()
     argv = sys.argv[1:] if argv is None else argv
+    # Known before parsing, so that a refused command line is JSON too
+    # (`xnf -j model ...` passes -j first; no option takes "-j" as value).
+    as_json = "-j" in argv or "--json" in argv
     try:
         args = ap.parse_args(argv)
-        if args.cmd in (None, "help"):
-            ap.print_help(sys.stderr if args.cmd is None else sys.stdout)
-            return 0 if args.cmd == "help" else 2
+        if args.cmd == "help":
+            ap.print_help(sys.stdout)
+            return 0
+        if args.cmd is None:
+            raise ModelError("which model command? predict, dimension or "
+                             "validate; try 'xnf model help'")
         args.json = args.json or args.json_main
         return args.fn(args)
     except ModelError as e:
-        sys.stderr.write("Error: %s\n" % e)
+        print_error(e, as_json)
         return 1
