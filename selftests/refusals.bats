@@ -7,8 +7,9 @@
 # to d0 and d1 with routes, a firewall rule and an FDB entry, plus a veth
 # pair f0/f1 in the DUT that xnf does not own, with a foreign XDP program
 # (build/bpf/xmit.bpf.o) on f0. Each test runs refused commands and checks
-# - the exit status is not 0 (and not timeout's 124),
-# - stderr has a line starting with "Error:" (the only wording checked),
+# - the exit status is not 0 (and not timeout's 124 or a signal's),
+# - stdout is empty and stderr is one line, starting with "Error:" (the
+#   only wording checked),
 # - every `xnf -j ... show`, `status` and `config show` output is
 #   byte-identical before and after,
 # plus what else the refusal promises (a foreign program left in place, no
@@ -48,40 +49,57 @@ setup()
 }
 
 # A refusal that did not happen must not spill into the next tests: undo
-# an attachment to f1 (the one device a wrongly accepted attach can get).
+# an attachment to f1 (the one device a wrongly accepted attach can get,
+# also by its alias name f1:0), and remove instance b of the two-instance
+# test and its device e0.
 teardown()
 {
+	local dev
 	[ -z "$TB_SKIP" ] || return 0
-	if [ -e "$XNF_PIN_ROOT/dev/f1" ]; then
-		echo "teardown: xnf was attached to f1, detaching" >&2
-		tb_xnf detach f1
+	for dev in f1 f1:0; do
+		if [ -e "$XNF_PIN_ROOT/dev/$dev" ]; then
+			echo "teardown: xnf was attached to $dev, detaching" >&2
+			tb_xnf detach "$dev"
+		fi
+	done
+	if [ -n "$B_ROOT" ] && [ -e "$B_ROOT" ]; then
+		XNF_PIN_ROOT=$B_ROOT tb_xnf detach e0
+		XNF_PIN_ROOT=$B_ROOT tb_xnf destroy
 	fi
+	ip -n "$TB_DUT" link del e0 2>/dev/null || true
 }
 
-# Everything an operator can read back from xnf, as JSON: one xnf process
-# running the show commands as a batch.
-snapshot()
-{
-	printf '%s\n' "route show" "fw show" "fdb show" "xconnect show" \
-		"status" "config show" | tb_xnf -j -b - 2>&1
-	echo "exit $?"
-}
-
-# refused ARGS...: `xnf ARGS` fails (not by timeout) with a line starting
-# with "Error:" on stderr.
-# shellcheck disable=SC2154 # status and stderr are set by bats' run
+# refused ARGS...: `xnf ARGS` fails (not by timeout or a signal) with one
+# line on stderr, starting with "Error:", and nothing on stdout.
+# shellcheck disable=SC2154 # status, output and stderr are set by bats' run
 refused()
 {
 	run --separate-stderr tb_xnf "$@"
 	echo "xnf $*: exit $status; stderr: $stderr"
-	if [ "$status" -eq 0 ] || [ "$status" -eq 124 ]; then
+	if [ "$status" -eq 0 ] || [ "$status" -ge 124 ]; then
 		echo "FAIL: xnf $*: exit status $status, expected a refusal" >&2
 		return 1
 	fi
-	if ! grep -q '^Error:' <<<"$stderr"; then
-		echo "FAIL: xnf $*: no line starting with 'Error:' on stderr" >&2
+	if [ "${#stderr_lines[@]}" -ne 1 ] || [[ "$stderr" != Error:* ]]; then
+		echo "FAIL: xnf $*: stderr is not one line starting with 'Error:'" >&2
 		return 1
 	fi
+	if [ -n "$output" ]; then
+		echo "FAIL: xnf $*: output on stdout: $output" >&2
+		return 1
+	fi
+}
+
+# refused_json ARGS...: `xnf -j ARGS` fails with one JSON object holding an
+# "error" string on stdout, and nothing on stderr.
+refused_json()
+{
+	run --separate-stderr tb_xnf -j "$@"
+	echo "xnf -j $*: exit $status; stdout: $output; stderr: $stderr"
+	tb_expect "xnf -j $*: exit" "$status" -eq 1 &&
+	tb_expect "xnf -j $*: one error object" \
+		"$(jq -sc 'map(.error | type)' <<<"$output")" = '["string"]' &&
+	tb_expect "xnf -j $*: nothing on stderr" "${#stderr}" -eq 0
 }
 
 # refuse ARGS...: refused, and nothing xnf shows has changed since the
@@ -91,9 +109,9 @@ REF_BEFORE=
 refuse()
 {
 	local after
-	[ -n "$REF_BEFORE" ] || REF_BEFORE=$(snapshot)
+	[ -n "$REF_BEFORE" ] || REF_BEFORE=$(tb_snapshot)
 	refused "$@" || return 1
-	after=$(snapshot)
+	after=$(tb_snapshot)
 	if [ "$REF_BEFORE" != "$after" ]; then
 		echo "FAIL: xnf $*: state changed" >&2
 		diff <(echo "$REF_BEFORE") <(echo "$after") >&2
@@ -277,6 +295,84 @@ no_pins_for()
 	tb_expect "program on f0" "$(tb_xdp_prog_id "$TB_DUT" f0)" -eq "$FOREIGN_ID"
 	no_pins_for f0
 	no_pins_for f1
+}
+
+# Two instances side by side, a (the test bed's, XNF_PIN_ROOT) and b, with
+# b attached to e0. A device name given to a that walks out of its dev/
+# directory, or that is no device name at all, is refused by every command
+# that takes one, under -j too; b stays attached with its chain, and a is
+# unchanged (refuse compares its state).
+B_ROOT=
+@test "a device name that walks into another instance is refused" {
+	local name cmd words w args b_before b_after
+	B_ROOT="${XNF_PIN_ROOT%/*}/b"
+	ip -n "$TB_DUT" link add e0 type veth peer name e1
+	ip -n "$TB_DUT" link set e0 up
+	ip -n "$TB_DUT" link set e1 up
+	XNF_PIN_ROOT=$B_ROOT tb_xnf attach e0 chain l3fwd,xsk
+	b_before=$(XNF_PIN_ROOT=$B_ROOT tb_xnf -j status)
+	tb_expect "b attached to e0" "$(jq -r '.[0].attached' <<<"$b_before")" = true
+	for name in ../../b/dev/e0 ../../b/dev/e0/ d0/ d0/. ./d0 . .. \
+		"$(printf 'e%.0s' {1..16})" "" "d0 " $'d0\n'; do
+		for cmd in "detach @" "chain set @ l2fwd" "status @" "stats @" \
+			"stats dev @ reset" "worker @ nf l2fwd duration 1" "plan @"; do
+			read -r -a words <<<"$cmd"
+			args=()
+			for w in "${words[@]}"; do
+				[ "$w" = @ ] && args+=("$name") || args+=("$w")
+			done
+			refuse "${args[@]}"
+			refused_json "${args[@]}"
+		done
+	done
+	b_after=$(XNF_PIN_ROOT=$B_ROOT tb_xnf -j status)
+	tb_expect "instance b unchanged" "$b_after" = "$b_before"
+	tb_expect "b still attached to e0" "$(tb_xdp_prog_id "$TB_DUT" e0)" = \
+		"$(jq -r '.[0].prog_id' <<<"$b_after")"
+	tb_ping_ok "$TB_SRC" $TB_SINK4 2
+}
+
+# The kernel resolves an alias name (d1:0) to its device (d1), so a name
+# with ':' would write routes, FDB entries, cross-connects and pins for d1
+# under a name that is not d1's.
+@test "an alias device name is refused" {
+	refuse route add 203.0.113.0/24 dev d1:0 lladdr 02:78:6e:00:00:09
+	refuse route add 203.0.113.0/24 via $TB_SINK4 dev d1:0
+	refuse fdb add 02:78:6e:00:01:09 dev d1:0
+	refuse xconnect d0:0 d1
+	refuse xconnect d0 d1:0
+	refuse attach f1:0 chain l3fwd
+	no_pins_for f1:0
+	tb_expect "XDP on f1" "$(tb_xdp_prog_id "$TB_DUT" f1)" = none
+}
+
+# pin_root_refused ROOT: a command that would create the instance at ROOT
+# is refused (text and JSON) and leaves nothing at ROOT.
+pin_root_refused()
+{
+	local root=$1
+	XNF_PIN_ROOT=$root refused route add 203.0.113.0/24 blackhole || return 1
+	XNF_PIN_ROOT=$root refused_json route add 203.0.113.0/24 blackhole || return 1
+	tb_expect "nothing created at $root" \
+		"$(test -e "$root" && echo present || echo none)" = none
+}
+
+# A pin root outside a bpffs, the bpffs mount itself (where other
+# programs' pins live, which destroy would remove), one that walks out
+# with "..", a relative one, and one too long for a pin path: all refused
+# before anything is created.
+@test "pin roots that are no place for an instance are refused" {
+	local bpffs=${XNF_PIN_ROOT%/*}
+	mkdir -p "$TB_TMP/plain"
+	pin_root_refused "$TB_TMP/plain/xnf"
+	XNF_PIN_ROOT=$bpffs refused route add 203.0.113.0/24 blackhole
+	XNF_PIN_ROOT=$bpffs refused_json route add 203.0.113.0/24 blackhole
+	tb_expect "no tables on the bpffs mount" \
+		"$(test -e "$bpffs/tables" && echo present || echo none)" = none
+	pin_root_refused "$XNF_PIN_ROOT/../c"
+	tb_expect "no instance c" "$(test -e "$bpffs/c" && echo present || echo none)" = none
+	XNF_PIN_ROOT=relative/xnf refused route add 203.0.113.0/24 blackhole
+	pin_root_refused "$bpffs/$(printf 'r%.0s' {1..250})"
 }
 
 # Under -j a refusal is one JSON document {"error": "..."} on stdout, as
