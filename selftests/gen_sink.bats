@@ -10,8 +10,16 @@
 # The frames themselves (bytes, sizes, flows, checksums, timestamps,
 # sequence numbers) and the sink's loss/reorder/duplicate logic on crafted
 # sequences are checked by the unit tests (selftests/unit/gen.c); here the
-# tools as a harness calls them: exact counts, rates, bounds, signals,
+# tools as a harness calls them: exact counts, rate mode, bounds, signals,
 # refusals, and that nothing stays attached.
+#
+# Exact counts on a busy machine: the veth drops what its ring toward the
+# sink cannot take (the sink's softirq runs late when the CPUs are busy),
+# and counts it. Every frame sent is accounted: received by the sink, or
+# in the generator device's tx_dropped (gs_account); no test expects a
+# transfer without loss, or a rate, or a time (xnf-gen's achieved rates
+# and pacing are measured by the benchmarks: docs/benchmarks.md). IPv6 is
+# off on the pair, so that the kernel's own frames never share the ring.
 
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=180}"
@@ -44,6 +52,11 @@ setup()
 	GS_PIDS=()
 	ip netns add "$GS_A"
 	ip netns add "$GS_B"
+	# before the devices exist: they are born without IPv6
+	ip netns exec "$GS_A" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	ip netns exec "$GS_B" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
 	ip -n "$GS_A" link add "$GS_DA" type veth peer name "$GS_DB" netns "$GS_B"
 	ip -n "$GS_A" addr add 192.0.2.1/24 dev "$GS_DA"
 	ip -n "$GS_B" addr add 192.0.2.2/24 dev "$GS_DB"
@@ -73,54 +86,108 @@ gen()
 	timeout 60 ip netns exec "$GS_A" "$GEN" "$GS_DA" "$@"
 }
 
+# sink_started FILE: FILE exists, or the sink is gone.
+sink_started()
+{
+	[ -e "$1" ] || ! kill -0 "$SINK_PID" 2>/dev/null
+}
+
 # sink_bg OUT ARGS...: xnf-sink on the sink's device in the background,
-# stdout to OUT; returns once it is attached. Sets SINK_PID (the sink
-# itself: ip netns exec execs it). Bounded by its own duration, 60 s
-# unless ARGS say otherwise.
+# stdout to OUT; returns once it is attached, having noted the counters
+# that gs_account starts from. Sets SINK_PID (the sink itself: ip netns
+# exec execs it) and SINK_OUT. Bounded by its own duration, 120 s unless
+# ARGS say otherwise.
 sink_bg()
 {
-	local out=$1 ready="$GS_TMP/ready.$RANDOM" i
+	local out=$1 ready="$GS_TMP/ready.$RANDOM"
 	shift
-	ip netns exec "$GS_B" "$SINK" "$GS_DB" duration 60 ready "$ready" "$@" \
+	ip netns exec "$GS_B" "$SINK" "$GS_DB" duration 120 ready "$ready" "$@" \
 		>"$out" 2>"$out.err" 3>&- &
 	SINK_PID=$!
+	SINK_OUT=$out
 	GS_PIDS+=("$SINK_PID")
-	for ((i = 0; i < 200; i++)); do
-		[ -e "$ready" ] && return 0
-		kill -0 "$SINK_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "xnf-sink did not attach: $(cat "$out.err")" >&2
-	return 1
+	tb_until "xnf-sink to attach" sink_started "$ready"
+	[ -e "$ready" ] || { echo "xnf-sink did not attach: $(cat "$out.err")" >&2; return 1; }
+	GS_DROP0=$(gs_dropped)
+	GS_RX0=$(gs_rx packets)
+	GS_RXB0=$(gs_rx bytes)
 }
 
-# gs_dropped: frames the veth pair dropped between generator and sink (the
-# sender's tx_dropped: a full ring toward an XDP peer; and the receiver's
-# rx_dropped), so that sent = received + dropped holds at any speed.
+# gs_dropped: frames the veth dropped on their way from the generator's
+# device to the sink's, for a full ring (the sink's NAPI ran late): the
+# generator device's tx_dropped (the sink device's rx_dropped counts the
+# same frames again; testbed.bash, tb_link).
 gs_dropped()
 {
-	echo $(($(ip netns exec "$GS_A" cat "/sys/class/net/$GS_DA/statistics/tx_dropped") + \
-		$(ip netns exec "$GS_B" cat "/sys/class/net/$GS_DB/statistics/rx_dropped")))
+	tb_link "$GS_A" "$GS_DA" tx.dropped
 }
 
-# sink_wait: waits (at most 30 s) for the sink to end by itself.
+# gs_rx FIELD: packets or bytes that reached the sink's device: the sink's
+# program ran on each (without the FCS, which the tools count).
+gs_rx()
+{
+	tb_link "$GS_B" "$GS_DB" "rx.$1"
+}
+
+# gs_settled SENT: SENT frames since sink_bg reached the sink's device or
+# were dropped by the veth.
+gs_settled()
+{
+	(($(gs_rx packets) - GS_RX0 + $(gs_dropped) - GS_DROP0 >= $1))
+}
+
+# sink_wait: waits for the sink to end by itself (at most TB_WAIT s).
+sink_ended()
+{
+	! kill -0 "$SINK_PID" 2>/dev/null
+}
+
 sink_wait()
 {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		kill -0 "$SINK_PID" 2>/dev/null || { wait "$SINK_PID"; return; }
-		sleep 0.05
-	done
-	echo "xnf-sink did not end" >&2
-	return 1
+	tb_until "xnf-sink to end" sink_ended && wait "$SINK_PID"
 }
 
-# sink_stop: SIGINT, then waits for it.
-sink_stop()
+# sink_finish GEN_JSON: once every frame the generator says it sent is
+# accounted at the sink's device, stops the sink (SIGINT: it may have
+# ended by its count already) and sets S (its result), DROPPED (by the
+# veth) and ARRIVED (at the sink's device) since sink_bg.
+sink_finish()
 {
-	sleep 0.2       # frames in flight
+	local sent
+	sent=$(jq -e .sent <<<"$1") || return 1
+	tb_until "the $sent frames sent to reach $GS_DB or be counted dropped" \
+		gs_settled "$sent" || return 1
 	kill -INT "$SINK_PID" 2>/dev/null || true
-	sink_wait
+	sink_wait || return 1
+	S=$(tail -n 1 "$SINK_OUT")
+	DROPPED=$(($(gs_dropped) - GS_DROP0))
+	ARRIVED=$(($(gs_rx packets) - GS_RX0))
+	ARRIVED_BYTES=$(($(gs_rx bytes) - GS_RXB0))
+}
+
+# gs_account WHAT GEN_JSON: after sink_finish, what must hold exactly
+# whatever the veth dropped: sent = received + dropped; the sink counted
+# every frame that reached its device, with its bytes (+ 4 for the FCS);
+# every sequence number missing at the sink is a drop (none reordered or
+# seen twice on one veth queue); the bytes are the generator's when
+# nothing was dropped.
+gs_account()
+{
+	local what=$1 g=$2 sent rcv
+	sent=$(jq .sent <<<"$g")
+	rcv=$(jq .packets <<<"$S")
+	echo "$what: sent $sent, received $rcv, dropped by the veth $DROPPED" >&2
+	tb_expect "$what: sent = received + dropped" "$sent" -eq $((rcv + DROPPED))
+	tb_expect "$what: received = arrived at $GS_DB" "$rcv" -eq "$ARRIVED"
+	tb_expect "$what: bytes = bytes arrived + FCS" "$(jq .bytes <<<"$S")" -eq \
+		$((ARRIVED_BYTES + 4 * ARRIVED))
+	((DROPPED > 0)) ||
+		tb_expect "$what: bytes = the generator's" "$(jq .bytes <<<"$S")" -eq "$(jq .bytes <<<"$g")"
+	tb_expect "$what: duplicates" "$(jq .duplicates <<<"$S")" -eq 0
+	tb_expect "$what: reordered" "$(jq .reordered <<<"$S")" -eq 0
+	((rcv > 0)) || return 0
+	tb_expect "$what: missing sequence numbers = dropped" \
+		"$(jq --argjson n "$sent" '.first_seq + .lost + ($n - 1 - .last_seq)' <<<"$S")" -eq "$DROPPED"
 }
 
 # xdp_id NS DEV: id of DEV's XDP program, or "none".
@@ -129,36 +196,29 @@ xdp_id()
 	ip -n "$1" -j link show dev "$2" | jq -r '.[0].xdp.prog.id // "none"'
 }
 
-@test "100,000 frames as fast as they go: all counted, none lost, reordered or duplicated" {
-	local g s
-	sink_bg "$GS_TMP/sink.json" count 100000 duration 30 csum -j
+@test "100,000 frames as fast as they go: every one received or counted dropped, in order, none twice" {
+	local g
+	sink_bg "$GS_TMP/sink.json" count 100000 csum -j
 	g=$(gen count 100000 -j)
-	sink_wait
-	s=$(tail -n 1 "$GS_TMP/sink.json")
+	sink_finish "$g"
 	echo "gen: $g" >&2
-	echo "sink: $s" >&2
+	echo "sink: $S" >&2
 	tb_expect "generator sent" "$(jq .sent <<<"$g")" -eq 100000
-	tb_expect "sink packets" "$(jq .packets <<<"$s")" -eq 100000
-	tb_expect "bytes" "$(jq .bytes <<<"$s")" -eq "$(jq .bytes <<<"$g")"
-	tb_expect "bytes of 64-byte frames" "$(jq .bytes <<<"$s")" -eq 6400000
-	tb_expect "lost" "$(jq .lost <<<"$s")" -eq 0
-	tb_expect "reordered" "$(jq .reordered <<<"$s")" -eq 0
-	tb_expect "duplicates" "$(jq .duplicates <<<"$s")" -eq 0
-	tb_expect "first sequence number" "$(jq .first_seq <<<"$s")" -eq 0
-	tb_expect "last sequence number" "$(jq .last_seq <<<"$s")" -eq 99999
-	tb_expect "bad IPv4 checksums" "$(jq .bad_ip_csum <<<"$s")" -eq 0
-	tb_expect "bad UDP checksums" "$(jq .bad_l4_csum <<<"$s")" -eq 0
+	gs_account "100,000 frames" "$g"
+	tb_expect "bytes of 64-byte frames" "$(jq .bytes <<<"$S")" -eq $((64 * $(jq .packets <<<"$S")))
+	tb_expect "bad IPv4 checksums" "$(jq .bad_ip_csum <<<"$S")" -eq 0
+	tb_expect "bad UDP checksums" "$(jq .bad_l4_csum <<<"$S")" -eq 0
 	tb_expect "histogram holds every frame" \
-		"$(jq '[.latency_hist[][1]] | add' <<<"$s")" -eq 100000
+		"$(jq '[.latency_hist[][1]] | add' <<<"$S")" -eq "$(jq .packets <<<"$S")"
 	tb_expect "p50 <= p99 <= max" \
-		"$(jq '.latency_ns | (.min <= .p50 and .p50 <= .p99 and .p99 <= .p999 and .p999 <= .max)' <<<"$s")" = true
+		"$(jq '.latency_ns | (.min <= .p50 and .p50 <= .p99 and .p99 <= .p999 and .p999 <= .max)' <<<"$S")" = true
 	tb_expect "method" "$(jq -r .method <<<"$g")" = live
 	tb_expect "the generator's program is gone" "$(xdp_id "$GS_A" "$GS_DA")" = none
 	tb_expect "the sink's program is gone" "$(xdp_id "$GS_B" "$GS_DB")" = none
 }
 
 @test "IPv4 and IPv6, UDP and TCP, fixed sizes, imix and dc: exact counts, right checksums" {
-	local fam proto size g s min n=24000
+	local fam proto size g min n=24000 what
 	for fam in ipv4 ipv6; do
 		for proto in udp tcp; do
 			case $fam/$proto in
@@ -166,121 +226,132 @@ xdp_id()
 			ipv6/udp) min=82 ;; ipv6/tcp) min=94 ;;
 			esac
 			for size in $min 1518 imix dc; do
-				sink_bg "$GS_TMP/sink.json" count $n duration 30 csum -j
-				# paced: a sink that shares the CPU can be
-				# deferred to ksoftirqd at full speed, and the
-				# veth ring overflows; exactness at full speed
-				# is the first test's
-				g=$(gen count $n rate 500000 size $size flows 100 $fam $proto -j)
-				sink_wait
-				s=$(tail -n 1 "$GS_TMP/sink.json")
-				echo "$fam/$proto $size: sent $(jq .sent <<<"$g") mean $(jq .mean_size <<<"$g") B, received $(jq .packets <<<"$s")" >&2
-				tb_expect "$fam/$proto $size: sent" "$(jq .sent <<<"$g")" -eq $n
-				tb_expect "$fam/$proto $size: received" "$(jq .packets <<<"$s")" -eq $n
-				tb_expect "$fam/$proto $size: bytes" "$(jq .bytes <<<"$s")" -eq "$(jq .bytes <<<"$g")"
-				tb_expect "$fam/$proto $size: lost" "$(jq .lost <<<"$s")" -eq 0
-				tb_expect "$fam/$proto $size: IPv4 checksums" "$(jq .bad_ip_csum <<<"$s")" -eq 0
-				tb_expect "$fam/$proto $size: L4 checksums" "$(jq .bad_l4_csum <<<"$s")" -eq 0
-				tb_expect "$fam/$proto $size: family" "$(jq -r .family <<<"$g")" = $fam
-				tb_expect "$fam/$proto $size: proto" "$(jq -r .proto <<<"$g")" = $proto
-				tb_expect "$fam/$proto $size: size" "$(jq -r .size <<<"$g")" = $size
+				what="$fam/$proto $size"
+				sink_bg "$GS_TMP/sink.json" count $n csum -j
+				g=$(gen count $n size $size flows 100 $fam $proto -j)
+				sink_finish "$g"
+				tb_expect "$what: sent" "$(jq .sent <<<"$g")" -eq $n
+				gs_account "$what" "$g"
+				case $size in
+				imix | dc) ;;
+				*) tb_expect "$what: bytes of $size-byte frames" "$(jq .bytes <<<"$S")" \
+					-eq $((size * $(jq .packets <<<"$S"))) ;;
+				esac
+				tb_expect "$what: IPv4 checksums" "$(jq .bad_ip_csum <<<"$S")" -eq 0
+				tb_expect "$what: L4 checksums" "$(jq .bad_l4_csum <<<"$S")" -eq 0
+				tb_expect "$what: family" "$(jq -r .family <<<"$g")" = $fam
+				tb_expect "$what: proto" "$(jq -r .proto <<<"$g")" = $proto
+				tb_expect "$what: size" "$(jq -r .size <<<"$g")" = $size
 			done
 		done
 	done
-	# imix and dc over whole tables: their mean frame sizes
-	sink_bg "$GS_TMP/sink.json" count 12000 duration 30 -j
+	# imix and dc over whole tables: their mean frame sizes (the sink has
+	# them too when the veth dropped nothing; gs_account)
+	sink_bg "$GS_TMP/sink.json" count 12000 -j
 	g=$(gen count 12000 size imix -j)
-	sink_wait
+	sink_finish "$g"
 	tb_expect "imix bytes: 1000 x (7 x 64 + 4 x 594 + 1518)" "$(jq .bytes <<<"$g")" -eq 4342000
-	tb_expect "imix bytes at the sink" "$(tail -n 1 "$GS_TMP/sink.json" | jq .bytes)" -eq 4342000
-	sink_bg "$GS_TMP/sink.json" count 10000 duration 30 -j
+	gs_account "imix" "$g"
+	sink_bg "$GS_TMP/sink.json" count 10000 -j
 	g=$(gen count 10000 size dc -j)
-	sink_wait
+	sink_finish "$g"
 	tb_expect "dc bytes: 10 tables of 1000 frames, mean 123.736" "$(jq .bytes <<<"$g")" -eq 1237360
+	gs_account "dc" "$g"
 }
 
-@test "rate mode: the achieved rate, bursts no larger than the rate needs" {
-	local rate g s pps lo hi cap
+# What a rate guarantees whatever the machine does: the generator reports
+# the rate it was asked for, never sends a frame before its time (so never
+# faster than the rate, nor more than the duration holds), flushes as the
+# rate needs and never bursts beyond a millisecond's worth of frames or a
+# flush. How close it gets to the rate is measured by the benchmarks.
+@test "rate mode: the rate asked for, never faster, bursts no larger than the rate needs" {
+	local rate g flush cap
 	for rate in 100 1000 10000 100000 1000000; do
-		sink_bg "$GS_TMP/sink.json" duration 30 -j
+		sink_bg "$GS_TMP/sink.json" -j
 		g=$(gen duration 1 rate $rate -j)
-		sink_stop
-		s=$(tail -n 1 "$GS_TMP/sink.json")
-		pps=$(jq .pps <<<"$g")
-		echo "rate $rate: sent $(jq .sent <<<"$g") at $pps pps, bursts max $(jq .burst <<<"$g") mean $(jq .burst_mean <<<"$g"), flush $(jq .flush <<<"$g"), slips $(jq .slips <<<"$g"), sink p50 $(jq .latency_ns.p50 <<<"$s") ns p99 $(jq .latency_ns.p99 <<<"$s") ns" >&2
+		sink_finish "$g"
+		echo "rate $rate: sent $(jq .sent <<<"$g") at $(jq .pps <<<"$g") pps, bursts max $(jq .burst <<<"$g") mean $(jq .burst_mean <<<"$g"), flush $(jq .flush <<<"$g"), slips $(jq .slips <<<"$g"), dropped by the veth $DROPPED" >&2
 		tb_expect "rate $rate: rate_target" "$(jq .rate_target <<<"$g")" -eq $rate
-		tb_expect "rate $rate: all received" "$(jq .packets <<<"$s")" -eq "$(jq .sent <<<"$g")"
-		# a noisy box, shared with other tests: only gross errors fail
-		# (high rates need the CPU the box may be giving to others)
-		lo=$((rate / 2)) hi=$((rate * 13 / 10))
-		((rate < 100000)) || lo=$((rate / 4))
-		tb_expect "rate $rate: achieved pps >= $lo" "$(jq '.pps | floor' <<<"$g")" -ge $lo
-		tb_expect "rate $rate: achieved pps <= $hi" "$(jq '.pps | floor' <<<"$g")" -le $hi
-		# up to 125 kpps every frame is flushed on its own: bursts only
-		# where frames queued behind a late one, never longer than 1 ms
-		# worth of frames or one flush
-		if ((rate <= 1000)); then
+		tb_expect "rate $rate: sent some" "$(jq .sent <<<"$g")" -gt 0
+		tb_expect "rate $rate: no more than 1 s holds" "$(jq .sent <<<"$g")" -le $rate
+		tb_expect "rate $rate: never faster than the rate" \
+			"$(jq --argjson r $rate '.pps <= $r * 1.000001' <<<"$g")" = true
+		gs_account "rate $rate" "$g"
+		# one frame per flush up to 125 kpps, then the fewest the rate
+		# needs; up to 1 kpps one frame per call
+		flush=1
+		((rate <= 125000)) || flush=8
+		tb_expect "rate $rate: frames per flush" "$(jq .flush <<<"$g")" -eq $flush
+		((rate > 1000)) ||
 			tb_expect "rate $rate: one frame at a time" "$(jq .burst <<<"$g")" -eq 1
-		elif ((rate <= 125000)); then
-			tb_expect "rate $rate: one frame per flush" "$(jq .flush <<<"$g")" -eq 1
-			tb_expect "rate $rate: mostly single frames" \
-				"$(jq '.burst_mean < 2' <<<"$g")" = true
-		fi
 		cap=$(((rate + 999) / 1000))
-		((cap >= $(jq .flush <<<"$g"))) || cap=$(jq .flush <<<"$g")
+		((cap >= flush)) || cap=$flush
 		tb_expect "rate $rate: no burst above 1 ms worth of frames or a flush" \
 			"$(jq .burst <<<"$g")" -le $cap
 	done
 }
 
+# gen_timed ARGS...: gen, with the wall time it took in T_MS.
+gen_timed()
+{
+	local t0 t1
+	t0=$(date +%s%N)
+	gen "$@"
+	t1=$(date +%s%N)
+	T_MS=$(((t1 - t0) / 1000000))
+}
+
+# Times here are lower bounds only, which a busy machine cannot break: a
+# run of 1 s cannot end sooner; how much later it ends is not asserted
+# (gen's timeout is the guard against a run that never ends).
 @test "count and duration always end a run" {
-	local g s t0 t1 d0 r
+	local g
 	# neither: refused, nothing sent
 	run -2 gen rate 1000
-	sink_bg "$GS_TMP/sink.json" duration 3 -j
-	d0=$(gs_dropped)
-	t0=$(date +%s%N)
-	g=$(gen duration 1 -j)
-	t1=$(date +%s%N)
-	tb_expect "duration 1, as fast as possible: ends within 3 s" $(((t1 - t0) / 1000000)) -le 3000
-	tb_expect "duration 1: runs about 1 s" "$(jq '.duration_s * 1000 | floor' <<<"$g")" -ge 900
-	tb_expect "duration 1: sent frames" "$(jq .sent <<<"$g")" -gt 1000
-	sink_wait
-	# as fast as possible: the veth ring may overflow. Every frame sent
-	# either arrived or is among the pair's drops (which may also hold
-	# the kernel's own IPv6 ND/MLD frames), and nothing arrives twice.
-	r=$(tail -n 1 "$GS_TMP/sink.json" | jq .packets)
-	tb_expect "the sink's duration ended it: no more received than sent" \
-		"$r" -le "$(jq .sent <<<"$g")"
-	tb_expect "the sink's duration ended it: the rest dropped by the veth pair" \
-		$(($(jq .sent <<<"$g") - r)) -le $(($(gs_dropped) - d0))
+	sink_bg "$GS_TMP/sink.json" -j
+	gen_timed duration 1 -j >"$GS_TMP/gen.json"
+	g=$(cat "$GS_TMP/gen.json")
+	sink_finish "$g"
+	tb_expect "duration 1, as fast as possible: not before its second" "$T_MS" -ge 1000
+	tb_expect "duration 1: sent frames" "$(jq .sent <<<"$g")" -gt 0
+	gs_account "duration 1" "$g"
 
 	# a rate the box cannot reach still ends at the duration
-	t0=$(date +%s%N)
-	g=$(gen duration 1 rate 50000000 -j)
-	t1=$(date +%s%N)
-	tb_expect "duration 1 at an impossible rate: ends within 3 s" $(((t1 - t0) / 1000000)) -le 3000
-	tb_expect "duration 1 at an impossible rate: below the rate" "$(jq '.pps | floor' <<<"$g")" -lt 50000000
+	gen_timed duration 1 rate 50000000 -j >"$GS_TMP/gen.json"
+	g=$(cat "$GS_TMP/gen.json")
+	tb_expect "duration 1 at an impossible rate: ended" "$(jq .rate_target <<<"$g")" -eq 50000000
+	tb_expect "duration 1 at an impossible rate: not before its second" "$T_MS" -ge 1000
 
 	# duration before count, count before duration
 	g=$(gen duration 0.5 count 1000000 rate 100 -j)
-	tb_expect "duration 0.5 at 100 pps: about 50 frames" "$(jq .sent <<<"$g")" -le 52
-	tb_expect "duration 0.5 at 100 pps: about 50 frames" "$(jq .sent <<<"$g")" -ge 45
+	tb_expect "duration 0.5 at 100 pps: at most 50 frames" "$(jq .sent <<<"$g")" -le 50
 	g=$(gen duration 100 count 10 rate 100 -j)
 	tb_expect "count 10 at 100 pps: 10 frames" "$(jq .sent <<<"$g")" -eq 10
-	tb_expect "count 10 at 100 pps: about 0.1 s" "$(jq '.duration_s * 1000 | floor' <<<"$g")" -le 500
+	tb_expect "count 10 at 100 pps: 10 periods at least" \
+		"$(jq '.duration_s >= 0.1' <<<"$g")" = true
 
 	# a sink without traffic ends after its duration with empty results
 	sink_bg "$GS_TMP/sink.json" duration 0.5 -j
 	sink_wait
-	s=$(tail -n 1 "$GS_TMP/sink.json")
-	tb_expect "idle sink: packets" "$(jq .packets <<<"$s")" -eq 0
-	tb_expect "idle sink: no latency" "$(jq .latency_ns.p50 <<<"$s")" = null
+	S=$(tail -n 1 "$GS_TMP/sink.json")
+	tb_expect "idle sink: packets" "$(jq .packets <<<"$S")" -eq 0
+	tb_expect "idle sink: no latency" "$(jq .latency_ns.p50 <<<"$S")" = null
 	tb_expect "idle sink: detached" "$(xdp_id "$GS_B" "$GS_DB")" = none
 }
 
+# gen_sending: the generator's program is attached and frames arrive.
+gen_sending()
+{
+	[ "$(xdp_id "$GS_A" "$GS_DA")" != none ] && (($(gs_rx packets) > GS_RX0))
+}
+
+sink_detached()
+{
+	[ "$(xdp_id "$GS_B" "$GS_DB")" = none ]
+}
+
 @test "signals end gen and sink; nothing stays attached, even after SIGKILL" {
-	local gpid s
+	local gpid g
 	sink_bg "$GS_TMP/sink.json" -j
 	# no timeout(1) in between: the signal goes to xnf-gen itself, which
 	# its duration bounds
@@ -288,32 +359,34 @@ xdp_id()
 		>"$GS_TMP/gen.json" 2>/dev/null 3>&- &
 	gpid=$!
 	GS_PIDS+=("$gpid")
-	sleep 1
-	tb_expect "the generator's program is attached while it runs" \
-		"$(xdp_id "$GS_A" "$GS_DA")" != none
+	tb_until "xnf-gen to attach and send" gen_sending
 	kill -INT "$gpid"
 	wait "$gpid"
-	tb_expect "gen after SIGINT: sent some" "$(jq .sent "$GS_TMP/gen.json")" -gt 1000
-	tb_expect "gen after SIGINT: stopped early" "$(jq '.duration_s | floor' "$GS_TMP/gen.json")" -lt 10
+	g=$(cat "$GS_TMP/gen.json")
+	tb_expect "gen after SIGINT: sent some" "$(jq .sent <<<"$g")" -gt 0
+	# 30 s at 10 kpps is 300,000 frames, and none leaves early
+	tb_expect "gen after SIGINT: stopped before its duration" "$(jq .sent <<<"$g")" -lt 300000
 	tb_expect "gen after SIGINT: detached" "$(xdp_id "$GS_A" "$GS_DA")" = none
-	sleep 0.2
+	tb_until "the frames sent to reach $GS_DB or be counted dropped" \
+		gs_settled "$(jq .sent <<<"$g")"
 	kill -TERM "$SINK_PID"
 	sink_wait
-	s=$(tail -n 1 "$GS_TMP/sink.json")
-	tb_expect "sink after SIGTERM: counted what was sent" "$(jq .packets <<<"$s")" -eq "$(jq .sent "$GS_TMP/gen.json")"
+	S=$(tail -n 1 "$GS_TMP/sink.json")
+	DROPPED=$(($(gs_dropped) - GS_DROP0))
+	ARRIVED=$(($(gs_rx packets) - GS_RX0))
+	ARRIVED_BYTES=$(($(gs_rx bytes) - GS_RXB0))
+	gs_account "sink after SIGTERM" "$g"
 	tb_expect "sink after SIGTERM: detached" "$(xdp_id "$GS_B" "$GS_DB")" = none
 
 	sink_bg "$GS_TMP/sink2.json" -j
 	tb_expect "sink attached" "$(xdp_id "$GS_B" "$GS_DB")" != none
 	kill -KILL "$SINK_PID"
 	wait "$SINK_PID" 2>/dev/null || true
-	sleep 0.2
-	tb_expect "sink after SIGKILL: detached (its bpf_link died with it)" \
-		"$(xdp_id "$GS_B" "$GS_DB")" = none
+	tb_until "the sink's program to go (its bpf_link died with it)" sink_detached
 }
 
 @test "the sink refuses a device with an XDP program, and passes what is not a probe" {
-	local id s
+	local id g
 	ip -n "$GS_B" link set dev "$GS_DB" xdp obj "$BUILD/bpf/xmit.bpf.o" sec xdp
 	id=$(xdp_id "$GS_B" "$GS_DB")
 	run -1 ip netns exec "$GS_B" timeout 10 "$SINK" "$GS_DB" duration 1
@@ -321,40 +394,61 @@ xdp_id()
 	ip -n "$GS_B" link set dev "$GS_DB" xdp off
 
 	# ARP and ICMP pass to the kernel while the sink counts
-	sink_bg "$GS_TMP/sink.json" duration 30 -j
-	run timeout 10 ip netns exec "$GS_A" ping -c 5 -i 0.05 -W 1 192.0.2.2
+	sink_bg "$GS_TMP/sink.json" -j
+	run timeout "$TB_TIMEOUT" ip netns exec "$GS_A" ping -c 5 -i 0.05 -w "$TB_WAIT" 192.0.2.2
 	tb_expect "ping through the sink's device" "$status" -eq 0
-	gen count 1000 dst 192.0.2.2 >/dev/null 2>&1
-	sink_stop
-	s=$(tail -n 1 "$GS_TMP/sink.json")
-	tb_expect "frames without a probe counted" "$(jq .no_probe <<<"$s")" -ge 5
-	tb_expect "probe frames counted" "$(jq .packets <<<"$s")" -eq 1000
+	GS_DROP0=$(gs_dropped)
+	GS_RX0=$(gs_rx packets)
+	GS_RXB0=$(gs_rx bytes)
+	g=$(gen count 1000 dst 192.0.2.2 -j 2>/dev/null)
+	sink_finish "$g"
+	tb_expect "frames without a probe counted" "$(jq .no_probe <<<"$S")" -ge 5
+	tb_expect "probe frames sent" "$(jq .sent <<<"$g")" -eq 1000
+	gs_account "probe frames" "$g"
+}
+
+# intervals_cover N: the sink printed at least 3 interval lines, whose
+# packets add up to N.
+intervals_cover()
+{
+	[ "$(jq -s '[.[] | select(.t_s != null)] | [length >= 3, (map(.packets) | add) == $n] | all' \
+		--argjson n "$1" "$SINK_OUT")" = true ]
 }
 
 @test "defaults: the device's MAC, the destination's neighbour entry; interval lines" {
-	local n mac g
+	local mac g pid
 	# the generator's default dmac comes from its neighbour table
 	ip -n "$GS_A" neigh replace 192.0.2.99 lladdr 02:78:6e:00:aa:bb dev "$GS_DA" nud permanent
 	mac=$(ip -n "$GS_A" -j link show dev "$GS_DA" | jq -r '.[0].address')
 	ip netns exec "$GS_B" ethtool -K "$GS_DB" gro on >/dev/null
-	ip netns exec "$GS_B" timeout 20 tcpdump -i "$GS_DB" -Q in -n -e -c 5 udp port 9 \
-		>"$GS_TMP/dump" 2>/dev/null 3>&- &
-	GS_PIDS+=("$!")
-	sleep 1
+	ip netns exec "$GS_B" timeout "$TB_TIMEOUT" tcpdump -i "$GS_DB" -Q in -n -U \
+		-c 5 -w "$GS_TMP/dump.pcap" udp port 9 2>/dev/null 3>&- &
+	pid=$!
+	GS_PIDS+=("$pid")
+	# tcpdump opens the file once the filter is in place
+	tb_until "tcpdump to start" test -s "$GS_TMP/dump.pcap"
 	gen count 5 rate 100 dst 192.0.2.99 >/dev/null 2>&1
-	wait "${GS_PIDS[-1]}" || true
+	wait "$pid" || true
+	tcpdump -r "$GS_TMP/dump.pcap" -n -e 2>/dev/null >"$GS_TMP/dump"
 	cat "$GS_TMP/dump" >&2
 	tb_expect "frames to the neighbour's MAC from the device's" \
 		"$(grep -c "$mac > 02:78:6e:00:aa:bb" "$GS_TMP/dump")" -eq 5
 	tb_expect "from the device's address" "$(grep -c '192.0.2.1.1024 > 192.0.2.99.9' "$GS_TMP/dump")" -eq 5
 
-	# interval lines, then the result as the last line
+	# interval lines, then the result as the last line; the lines count
+	# every frame the sink received before it stopped
 	sink_bg "$GS_TMP/sink.json" interval 0.2 -j
 	g=$(gen duration 1 rate 20000 -j 2>/dev/null)
-	sink_stop
-	n=$(jq -s '[.[] | select(.t_s != null and .pps != null)] | length' "$GS_TMP/sink.json")
-	tb_expect "interval lines" "$n" -ge 3
-	tb_expect "some interval saw the traffic" \
-		"$(jq -s '[.[] | select(.t_s != null) | .pps] | max' "$GS_TMP/sink.json" | cut -d. -f1)" -ge 5000
-	tb_expect "last line: the result" "$(tail -n 1 "$GS_TMP/sink.json" | jq .packets)" -eq "$(jq .sent <<<"$g")"
+	tb_until "the frames sent to reach $GS_DB or be counted dropped" \
+		gs_settled "$(jq .sent <<<"$g")"
+	tb_until "interval lines that count every frame received" \
+		intervals_cover $(($(gs_rx packets) - GS_RX0))
+	sink_finish "$g"
+	tb_expect "interval lines: time and rate" \
+		"$(jq -s '[.[] | select(.t_s != null)] | map(.pps != null and .t_s > 0) | all' "$GS_TMP/sink.json")" = true
+	tb_expect "interval lines: in time order" \
+		"$(jq -s '[.[] | select(.t_s != null) | .t_s] | . == sort' "$GS_TMP/sink.json")" = true
+	tb_expect "last line: the result, as many as the intervals counted" \
+		"$(jq .packets <<<"$S")" -eq "$(jq -s '[.[] | select(.t_s != null) | .packets] | add' "$GS_TMP/sink.json")"
+	gs_account "interval run" "$g"
 }

@@ -36,6 +36,21 @@ teardown()
 N=10    # pings per burst
 M=5     # datagrams per UDP burst
 
+# stat_grew BEFORE DEV JQ N: the counter JQ of DEV grew by at least N
+# since BEFORE (an `xnf -j stats` output).
+stat_grew()
+{
+	[ "$(tb_delta "$1" "$(tb_stats_json)" "$2" "$3")" -ge "$4" ]
+}
+
+# fw_hits_grew BEFORE N: the rules' hits add up to at least N more than
+# in BEFORE (an `xnf -j fw show` output).
+fw_hits_grew()
+{
+	[ "$(tb_xnf -j fw show | jq --argjson a "$1" \
+		'[., $a] | map([.rules[].packets] | add // 0) | .[0] - .[1]')" -ge "$2" ]
+}
+
 @test "1-, 2- and 3-NF chains, tail-called and fused, forward ping and UDP both ways" {
 	local chain mode fused before after k0 k1 got port=7000
 
@@ -149,7 +164,7 @@ M=5     # datagrams per UDP burst
 	tb_udp_send "$TB_SRC" $TB_SINK4 5002 $n
 	# 5002 was sent after 5001 on the same path: once it is all there,
 	# any 5001 datagram that got through is there too.
-	tb_wait_lines "$TB_TMP/5002" $n || true
+	tb_wait_lines "$TB_TMP/5002" $n
 	after=$(tb_stats_json)
 	tb_expect "datagrams to 5001 received" "$(tb_lines "$TB_TMP/5001")" -eq 0
 	tb_expect "datagrams to 5002 received" "$(tb_lines "$TB_TMP/5002")" -eq $n
@@ -169,7 +184,7 @@ M=5     # datagrams per UDP burst
 	before=$after
 	tb_udp_send "$TB_SRC" $TB_SINK4 5001 $n
 	tb_udp_send "$TB_SRC" $TB_SINK4 5002 $n
-	tb_wait_lines "$TB_TMP/5002" $((2 * n)) || true
+	tb_wait_lines "$TB_TMP/5002" $((2 * n))
 	after=$(tb_stats_json)
 	tb_expect "fused: datagrams to 5001 received" "$(tb_lines "$TB_TMP/5001")" -eq 0
 	tb_expect "fused: datagrams to 5002 received" "$(tb_lines "$TB_TMP/5002")" -eq $((2 * n))
@@ -220,8 +235,35 @@ M=5     # datagrams per UDP burst
 	tb_expect "route back: kernel forwarded (v4 v6)" "$k1" = "$k0"
 }
 
+# ping_batch K: the K-th batch of 500 echo requests, 2 ms apart, in the
+# background (every reply waited for, at most 100 s); returns once its
+# first request went through d0. Sets PING_PID.
+ping_batch()
+{
+	local st
+	st=$(tb_stats_json)
+	tb_bg "$TB_SRC" timeout 120 ping -q -n -c 500 -i 0.002 -w 100 $TB_SINK4 \
+		>"$TB_TMP/ping.$1.out"
+	PING_PID=$TB_BG_PID
+	tb_until "ping batch $1 to reach d0" \
+		stat_grew "$st" d0 '.nfs[] | select(.nf == "chain") | .redirect' 1
+}
+
+# ping_batch_ok K: batch K ended with every reply.
+ping_batch_ok()
+{
+	local out
+	wait "$PING_PID" || true
+	out=$(cat "$TB_TMP/ping.$1.out")
+	echo "$out"
+	tb_expect "ping batch $1 sent/received" \
+		"$(awk '/packets transmitted/ { print $1, $4 }' <<<"$out")" = "500 500"
+}
+
+# Each switch is made while a batch of pings runs (a new batch starts when
+# the last one ended): under traffic however fast or slow the machine is.
 @test "chain set under continuous traffic loses nothing" {
-	local before after i args chain fused st id old_id pid out during=0
+	local before after i args chain fused st id old_id batches=0
 	local -a plan=(
 		"firewall,l3fwd,l2fwd tailcall"
 		"l3fwd,l2fwd"
@@ -240,19 +282,14 @@ M=5     # datagrams per UDP burst
 	before=$(tb_stats_json)
 	old_id=$(tb_xnf -j status d0 | jq -r .prog_id)
 
-	tb_bg "$TB_SRC" timeout 60 ping -q -n -c 2000 -i 0.002 -W 1 $TB_SINK4 \
-		>"$TB_TMP/ping.out"
-	pid=$TB_BG_PID
-	# Switch only once the echo requests flow through d0.
-	for ((i = 0; i < 100; i++)); do
-		[ "$(tb_chain "$(tb_stats_json)" d0 redirect)" -gt \
-		  "$(tb_chain "$before" d0 redirect)" ] && break
-		sleep 0.02
-	done
 	fused=false
 	for i in "${!plan[@]}"; do
+		if ((batches == 0)) || ! kill -0 "$PING_PID" 2>/dev/null; then
+			((batches == 0)) || ping_batch_ok $batches
+			batches=$((batches + 1))
+			ping_batch $batches
+		fi
 		args=${plan[$i]}
-		kill -0 "$pid" 2>/dev/null && during=$((during + 1))
 		# shellcheck disable=SC2086
 		tb_xnf chain set d0 $args
 		chain=${args%% *}
@@ -268,17 +305,10 @@ M=5     # datagrams per UDP burst
 		tb_expect "switch $i: the program on d0 is the one status names" \
 			"$(tb_xdp_prog_id "$TB_DUT" d0)" -eq "$id"
 		old_id=$id
-		sleep 0.05
 	done
-	# The switches must have happened while ping was sending (2000 x 2
-	# ms: at least 4 s; the ten switches take about 2 on an idle host).
-	tb_expect "switches started while ping ran" "$during" -ge 8
-	wait "$pid"
-	out=$(cat "$TB_TMP/ping.out")
-	echo "$out"
-	tb_expect "ping sent/received" "$(awk '/packets transmitted/ { print $1, $4 }' <<<"$out")" = "2000 2000"
+	ping_batch_ok $batches
 	after=$(tb_stats_json)
-	tb_expect "d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq 2000
+	tb_expect "d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq $((500 * batches))
 	tb_expect "d0 drops" "$(tb_chain_delta "$before" "$after" d0 drop)" -eq 0
 	tb_expect "d0 aborted" "$(tb_chain_delta "$before" "$after" d0 aborted)" -eq 0
 }
@@ -322,7 +352,7 @@ M=5     # datagrams per UDP burst
 	before=$(tb_stats_json)
 	tb_ping_ok "$TB_SRC" $TB_SINK6 $N
 	tb_udp_send "$TB_SRC" $TB_SINK6 5006 $M
-	tb_wait_lines "$TB_TMP/u6" $M || true
+	tb_wait_lines "$TB_TMP/u6" $M
 	after=$(tb_stats_json)
 	k1=$(tb_kfwd)
 	tb_expect "datagrams received" "$(tb_lines "$TB_TMP/u6")" -eq $M
@@ -379,7 +409,8 @@ M=5     # datagrams per UDP burst
 		tb_send_frame "$TB_SRC" s0 "$frame1"
 		tb_send_frame "$TB_SRC" s0 "$frame2"
 	done
-	sleep 0.1
+	tb_until "d0 to pass the $((2 * M)) frames" \
+		stat_grew "$before" d0 .pass_reasons.vlan $((2 * M))
 	after=$(tb_stats_json)
 	tb_expect "d0 passes with reason vlan" \
 		"$(tb_delta "$before" "$after" d0 .pass_reasons.vlan)" -eq $((2 * M))
@@ -635,7 +666,7 @@ rx_classes_check()
 	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
 	tb_ping_ok "$TB_SRC" $TB_SINK6 $N
 	tb_udp_send "$TB_SRC" $TB_SINK4 5009 $M
-	tb_wait_lines "$TB_TMP/u4" $M || true
+	tb_wait_lines "$TB_TMP/u4" $M
 	after=$(tb_stats_json)
 	k1=$(tb_kfwd)
 	tb_expect "datagrams received" "$(tb_lines "$TB_TMP/u4")" -eq $M
@@ -712,7 +743,10 @@ check_shown_is_running()
 	for port in $ports; do
 		tb_udp_send "$TB_SRC" $TB_SINK4 "$port" 1
 	done
-	sleep 0.05
+	# A listed rule that is not in force never counts its datagram: the
+	# wait gives up, and the check below says which.
+	tb_until "the listed rules to count the datagrams" \
+		fw_hits_grew "$before" "$(wc -w <<<"$ports")" || true
 	after=$(tb_xnf -j fw show)
 	for port in $ports; do
 		tb_expect "$what: hits of the listed rule for dport $port" \
@@ -822,8 +856,23 @@ check_shown_is_running()
 		"$(jq '.[] | select(.command[3] | endswith("/xnf_stats")) | .output[0].formatted.values[0].value | has("nf")' <<<"$out")" = true
 }
 
+# stats_settled: one `xnf -j stats` (in js) whose counters add up (ok) and
+# that counts the M drops of the stats test.
+stats_settled()
+{
+	js=$(tb_stats_json) || return 1
+	ok=$(jq '[.devices[] |
+		(.nfs[] | .in == .pass + .drop + .redirect + .aborted),
+		(.nfs[] | .in == ([.percpu[].in] | add)),
+		(.batch.packets == (.nfs[] | select(.nf == "chain") | .in)),
+		((.drop_reasons | add) == (.nfs[] | select(.nf == "chain") | .drop)),
+		((.pass_reasons | add) == (.nfs[] | select(.nf == "chain") | .pass))
+		] | all' <<<"$js")
+	[ "$ok" = true ] && [ "$(tb_stat "$js" d0 .drop_reasons.fw_deny)" -ge $M ]
+}
+
 @test "stats: valid JSON, counters add up, batch histogram matches, watch ends" {
-	local js i ok lines
+	local js ok lines
 
 	tb_attach_both firewall,l3fwd,l2fwd
 	tb_routes
@@ -834,20 +883,10 @@ check_shown_is_running()
 	tb_udp_send "$TB_SRC" $TB_SINK4 5002 $M
 
 	# Counters are per CPU and read CPU by CPU: exact on a quiet
-	# interface. IPv6 multicast of the hosts may still be on its way, so
-	# a snapshot that caught a packet half-counted is read again.
-	for ((i = 0; i < 5; i++)); do
-		sleep 0.2
-		js=$(tb_stats_json)
-		ok=$(jq '[.devices[] |
-			(.nfs[] | .in == .pass + .drop + .redirect + .aborted),
-			(.nfs[] | .in == ([.percpu[].in] | add)),
-			(.batch.packets == (.nfs[] | select(.nf == "chain") | .in)),
-			((.drop_reasons | add) == (.nfs[] | select(.nf == "chain") | .drop)),
-			((.pass_reasons | add) == (.nfs[] | select(.nf == "chain") | .pass))
-			] | all' <<<"$js")
-		[ "$ok" = true ] && break
-	done
+	# interface. The datagrams to 5001 may still be on their way, and IPv6
+	# multicast of the hosts too: a snapshot that caught a packet
+	# half-counted, or before the drops, is read again.
+	tb_until "consistent counters with the $M drops" stats_settled
 	echo "$js" | jq -c '.devices[] | {dev, nfs: [.nfs[] | del(.percpu)], batch: .batch.packets}'
 	tb_expect "counters consistent" "$ok" = true
 	tb_expect "devices" "$(jq -c '[.devices[].dev] | sort' <<<"$js")" = '["d0","d1"]'
@@ -857,10 +896,10 @@ check_shown_is_running()
 		"$(jq '.fw_hits[] | select(.action == "drop") | .packets' <<<"$js")" -eq $M
 
 	# watch: two refreshes, one JSON object per line, then exit 0.
-	run -0 timeout 10 ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
+	run -0 timeout "$TB_TIMEOUT" ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
 		"$XNF" -j stats watch 0.2 count 2
 	lines=$(printf '%s\n' "$output" | jq -c '[.interval > 0, (.devices | length)]')
 	tb_expect "watch refreshes" "$(echo "$lines" | tr -d '\n')" = "[true,2][true,2]"
-	run -0 timeout 10 ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
+	run -0 timeout "$TB_TIMEOUT" ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
 		"$XNF" stats watch 0.2 count 2
 }

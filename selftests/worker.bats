@@ -40,22 +40,26 @@ teardown()
 	tb_teardown
 }
 
+worker_state()
+{
+	tb_xnf -j status d0 | jq -r '.workers[0].state // "none"'
+}
+
+# worker_settled: d0's worker of queue 0 runs, or its process is gone.
+worker_settled()
+{
+	[ "$(worker_state)" = running ] || ! kill -0 "$WPID" 2>/dev/null
+}
+
 # worker_start ARGS...: `xnf worker d0 ARGS` in the DUT, in the background,
 # for at most 120 s; returns once its queue 0 runs. Sets WPID.
 worker_start()
 {
-	local i state
 	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" worker d0 \
 		"$@" duration 120
 	WPID=$TB_BG_PID
-	for ((i = 0; i < 100; i++)); do
-		state=$(tb_xnf -j status d0 | jq -r '.workers[0].state // "none"')
-		[ "$state" = running ] && return 0
-		kill -0 "$WPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "worker did not start (state $state)" >&2
-	return 1
+	tb_until "the worker to start" worker_settled &&
+		tb_expect "worker state" "$(worker_state)" = running
 }
 
 # w [-r] JQ: a field of d0's worker of queue 0 in `xnf -j stats`.
@@ -64,6 +68,30 @@ w()
 	local raw=
 	[ "$1" = -r ] && { raw=-r; shift; }
 	tb_xnf -j stats d0 | jq -e $raw ".devices[0].workers[0] | $1"
+}
+
+# d0_grew BEFORE JQ N: d0's counter JQ grew by at least N since BEFORE
+# (an `xnf -j stats` output).
+d0_grew()
+{
+	[ "$(tb_delta "$1" "$(tb_stats_json d0)" d0 "$2")" -ge "$3" ]
+}
+
+# w_reached JQ N: the worker's counter JQ is at least N.
+w_reached()
+{
+	[ "$(w "$1")" -ge "$2" ]
+}
+
+# w_dropped_one PORT: one datagram to PORT, once the worker read it: did
+# the firewall drop it?
+w_dropped_one()
+{
+	local rx deny
+	rx=$(w .rx_packets) && deny=$(w .nf_drop.fw_deny) || return 1
+	tb_udp_send "$TB_SRC" $TB_SINK4 "$1" 1 &&
+		tb_until "the worker to read a datagram to $1" w_reached .rx_packets $((rx + 1)) &&
+		[ "$(w .nf_drop.fw_deny)" -gt "$deny" ]
 }
 
 @test "worker l3fwd forwards ping (v4, v6) and UDP to the sink, TTL decremented, kernel not involved" {
@@ -95,23 +123,39 @@ w()
 		"$(tb_chain "$(tb_stats_json d0)" d0 redirect)" -eq "$(w .rx_packets)"
 }
 
+# Datagrams to a denied port are not waited for: the worker reads each one
+# (rx_packets) and counts its drop (nf_drop.fw_deny); once it read them
+# all, none can still come back.
 @test "worker firewall,l3fwd drops what the rules say and forwards the rest" {
-	local got
+	local got deny rx
 
 	tb_xnf fw add prio 10 drop proto udp dport 7201
 	worker_start nf firewall,l3fwd egress d1
-	got=$(tb_udp_echo "$TB_SRC" 4 $TB_SINK4 7201 5)
-	tb_expect "denied port: nothing echoed" "$got" -eq 0
+	tb_udp_echo_start "$TB_SRC" 4 $TB_SINK4 7201 5 "$TB_TMP/echo.7201"
+	tb_until "the worker to read 5 datagrams" w_reached .rx_packets 5
+	tb_expect "read: the 5 datagrams" "$(w .rx_packets)" -eq 5
+	tb_expect "fw_deny drops" "$(w '.nf_drop.fw_deny')" -eq 5
+	tb_expect "counted as NF drops" "$(w '.drop.nf')" -eq 5
+	tb_expect "none forwarded" "$(w .tx_packets)" -eq 0
+	tb_udp_echo_stop
+	tb_expect "denied port: nothing echoed" "$(tb_lines "$TB_TMP/echo.7201")" -eq 0
 	got=$(tb_udp_echo "$TB_SRC" 4 $TB_SINK4 7202 5)
 	tb_expect "other port: all echoed" "$got" -eq 5
 	tb_expect "fw_deny drops" "$(w '.nf_drop.fw_deny')" -eq 5
-	tb_expect "counted as NF drops" "$(w '.drop.nf')" -eq 5
-	# A rule added while the worker runs is picked up (tables_gen).
+	tb_expect "rx = tx + fw_deny" "$(w .rx_packets)" -eq $(($(w .tx_packets) + 5))
+
+	# A rule added while the worker runs is picked up at its next table
+	# refresh (tables_gen): until then datagrams to 7202 still pass. Probe
+	# with single datagrams until one is dropped.
 	tb_xnf fw add prio 20 drop proto udp dport 7202
-	sleep 0.5
-	got=$(tb_udp_echo "$TB_SRC" 4 $TB_SINK4 7202 5)
-	tb_expect "new rule: nothing echoed" "$got" -eq 0
-	tb_expect "fw_deny drops" "$(w '.nf_drop.fw_deny')" -eq 10
+	tb_until "the worker to apply the new rule" w_dropped_one 7202
+	deny=$(w .nf_drop.fw_deny)
+	rx=$(w .rx_packets)
+	tb_udp_echo_start "$TB_SRC" 4 $TB_SINK4 7202 5 "$TB_TMP/echo.7202"
+	tb_until "the worker to read 5 more datagrams" w_reached .rx_packets $((rx + 5))
+	tb_expect "new rule: every one dropped" "$(w .nf_drop.fw_deny)" -eq $((deny + 5))
+	tb_udp_echo_stop
+	tb_expect "new rule: nothing echoed" "$(tb_lines "$TB_TMP/echo.7202")" -eq 0
 }
 
 @test "killing the worker lets the fallback take over; a restart resumes forwarding" {
@@ -137,10 +181,9 @@ w()
 	# Fallback drop: nothing gets through, every drop counted.
 	tb_xnf config set xsk_fallback drop
 	before=$after
-	tb_expect "ping with fallback drop" "$(tb_ping "$TB_SRC" $TB_SINK4 3)" = "3 0"
-	after=$(tb_stats_json d0)
-	tb_expect "dropped for lack of a socket" \
-		"$(tb_delta "$before" "$after" d0 .drop_reasons.xsk_no_socket)" -ge 3
+	tb_expect "ping with fallback drop" "$(tb_ping_unanswered "$TB_SRC" $TB_SINK4 3)" = "3 0"
+	tb_until "the 3 echo requests counted dropped" \
+		d0_grew "$before" .drop_reasons.xsk_no_socket 3
 
 	# Right after the old socket is gone the queue may still be busy for
 	# a moment: the worker retries the bind.
@@ -174,20 +217,62 @@ w()
 		"$XNF_PIN_ROOT/dev/d0/xnf_workers" | jq '.[0].formatted.value.state')" -eq 2
 }
 
+# d0_accounted SENT: every frame the generator sent reached d0's chain or
+# was dropped by the veth on its way (s0's tx_dropped).
+d0_accounted()
+{
+	local st
+	st=$(tb_stats_json d0) &&
+		(($(tb_chain "$st" d0 in) - C0 + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 >= $1))
+}
+
+# worker_idle: every frame the chain handed to the socket was read by the
+# worker or counted dropped by the kernel (the socket's XDP_STATISTICS,
+# which the worker copies every 0.1 s), and the worker holds none (none in
+# its NFs, none sent but not yet completed).
+worker_idle()
+{
+	local st out
+	st=$(tb_stats_json d0) && out=$(jq -c '.devices[0].workers[0]' <<<"$st") &&
+		(($(tb_chain "$st" d0 redirect) - R0 <= \
+		  $(jq '.rx_packets + .kernel.rx_dropped + .kernel.rx_ring_full' <<<"$out"))) &&
+		[ "$(jq '.frames_in.nf + .frames_in.tx' <<<"$out")" -eq 0 ]
+}
+
+# k0_accounted N: N frames reached k0 (rx_packets: its program ran on
+# each) or were dropped by d1 on their way (d1's tx_dropped).
+k0_accounted()
+{
+	(($(tb_link "$TB_SINK" k0 rx.packets) - K0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1 >= $1))
+}
+
+# Exact counts at every drop point between the generator and the sink
+# (docs/testing.md): the two veths count what their ring toward the peer
+# could not take, the AF_XDP socket what its rings could not take, the
+# worker its own drops. IPv6 is off on s0 and d1, so that no frame of
+# the hosts' own (MLD) shares those rings with the generator's.
 @test "1,000,000 packets through a worker: every frame accounted during and after the run" {
 	[ -x "$GEN" ] && [ -x "$SINK" ] || skip "xnf-gen / xnf-sink not built"
-	local n=1000000 out got i sum frames rx tx drops
+	local n=1000000 i sum frames rx tx drops st out sent snk spid gpid
+	local C0 R0 S0 D1 K0
 
+	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
+	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
 	worker_start nf l3fwd egress d1
-	tb_bg "$TB_SINK" "$SINK" k0 duration 60 ready "$TB_TMP/sink.ready" -j
-	local spid=$TB_BG_PID
-	for ((i = 0; i < 100; i++)); do
-		[ -e "$TB_TMP/sink.ready" ] && break
-		sleep 0.05
-	done
+	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
+		>"$TB_TMP/sink.json"
+	spid=$TB_BG_PID
+	tb_until "xnf-sink to attach" test -e "$TB_TMP/sink.ready"
+	st=$(tb_stats_json d0)
+	C0=$(tb_chain "$st" d0 in)
+	R0=$(tb_chain "$st" d0 redirect)
+	S0=$(tb_link "$TB_SRC" s0 tx.dropped)
+	D1=$(tb_link "$TB_DUT" d1 tx.dropped)
+	K0=$(tb_link "$TB_SINK" k0 rx.packets)
 	tb_bg "$TB_SRC" "$GEN" s0 count $n duration 60 size 64 flows 16 \
-		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j
-	local gpid=$TB_BG_PID
+		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j \
+		>"$TB_TMP/gen.json"
+	gpid=$TB_BG_PID
 	# While it runs: the frames sum to the UMEM, at every look.
 	frames=$(w .frames)
 	for ((i = 0; i < 10; i++)); do
@@ -196,7 +281,10 @@ w()
 		sleep 0.2
 	done
 	wait "$gpid"
-	sleep 1
+	sent=$(jq .sent "$TB_TMP/gen.json")
+	tb_expect "generator sent" "$sent" -eq $n
+	tb_until "the frames sent to reach d0's chain or be counted dropped" d0_accounted "$sent"
+	tb_until "the worker to read or the kernel to drop all it was handed" worker_idle
 	kill "$WPID"
 	wait "$WPID" || true
 	out=$(tb_xnf -j stats d0 | jq -c '.devices[0].workers[0]')
@@ -208,31 +296,37 @@ w()
 	tb_expect "frames at the end" "$(jq '.frames_in | .free + .fill + .nf + .tx' <<<"$out")" -eq "$frames"
 	tb_expect "nothing left in the NF" "$(jq '.frames_in.nf' <<<"$out")" -eq 0
 	tb_expect "nothing left in TX" "$(jq '.frames_in.tx' <<<"$out")" -eq 0
-	# Every packet the chain handed to the socket has a fate: read by the
-	# worker, or dropped by the kernel for a full RX ring or an empty fill
-	# ring (a copy-mode worker sharing two vCPUs with the generator loses
-	# some; they are counted, not lost).
-	# (The veth between the generator and d0 drops what d0's NAPI cannot
-	# take in time; what reached the chain is its `in`, and all of it but
-	# the hosts' ARP / ND, which stays in the kernel, went to the socket.)
-	local st
-	st=$(tb_stats_json d0)
-	got=$(tb_chain "$st" d0 redirect)
-	tb_expect "chain handed over all it saw" "$got" -eq \
-		$(($(tb_chain "$st" d0 in) - $(tb_chain "$st" d0 pass)))
-	tb_expect "most of the million reached the chain" "$got" -ge $((n / 2))
-	tb_expect "handed = read + kernel drops" "$got" -eq \
-		"$(jq '.rx_packets + .kernel.rx_dropped + .kernel.rx_ring_full' <<<"$out")"
 	tb_expect "the worker forwarded" "$tx" -gt 0
-	kill "$spid"
+
+	st=$(tb_stats_json d0)
+	# s0 -> d0: a frame reached the chain, or s0's ring toward d0 was full.
+	tb_expect "sent = reached d0's chain + dropped by s0" "$sent" -eq \
+		$(($(tb_chain "$st" d0 in) - C0 + $(tb_link "$TB_SRC" s0 tx.dropped) - S0))
+	# The chain handed every one to the socket (ARP and ND would stay in
+	# the kernel; there are none).
+	tb_expect "chain handed over all it saw" "$(($(tb_chain "$st" d0 redirect) - R0))" -eq \
+		$(($(tb_chain "$st" d0 in) - C0))
+	# Handed to the socket: read by the worker, or dropped by the kernel
+	# for a full RX ring or an empty fill ring (a copy-mode worker sharing
+	# two vCPUs with the generator loses some; they are counted).
+	tb_expect "handed = read + kernel drops" "$(($(tb_chain "$st" d0 redirect) - R0))" -eq \
+		"$(jq '.rx_packets + .kernel.rx_dropped + .kernel.rx_ring_full' <<<"$out")"
+	# d1 -> k0: what the worker sent reached k0 (where the sink counts it)
+	# or was dropped for a full ring toward k0 (d1's tx_dropped).
+	tb_until "the frames the worker sent to reach k0 or be counted dropped" k0_accounted "$tx"
+	kill -INT "$spid"
 	wait "$spid" || true
-	# A veth whose peer runs XDP (the sink) queues frames for it in a
-	# 256-entry ring and drops when it is full, counting the drop as
-	# the sender's (d1's) tx_dropped.
-	got=$(ip netns exec "$TB_SINK" cat /sys/class/net/k0/statistics/rx_packets)
-	drops=$(ip netns exec "$TB_DUT" cat /sys/class/net/d1/statistics/tx_dropped)
-	tb_expect "what the worker sent arrived at k0 or was counted by d1" \
-		$((got + drops)) -ge "$tx"
+	snk=$(tail -n 1 "$TB_TMP/sink.json")
+	echo "sent $sent: dropped by s0 $(($(tb_link "$TB_SRC" s0 tx.dropped) - S0))," \
+		"handed to the socket $(($(tb_chain "$st" d0 redirect) - R0)), read $rx" \
+		"(kernel drops $(jq '.kernel.rx_dropped + .kernel.rx_ring_full' <<<"$out")," \
+		"worker drops $drops), sent by the worker $tx: at the sink" \
+		"$(jq .packets <<<"$snk"), dropped by d1 $(($(tb_link "$TB_DUT" d1 tx.dropped) - D1))" >&2
+	tb_expect "the sink counted what reached k0" "$(jq .packets <<<"$snk")" -eq \
+		$(($(tb_link "$TB_SINK" k0 rx.packets) - K0))
+	tb_expect "worker tx = at the sink + dropped by d1" "$tx" -eq \
+		$(($(jq .packets <<<"$snk") + $(tb_link "$TB_DUT" d1 tx.dropped) - D1))
+	tb_expect "the sink saw no duplicate" "$(jq .duplicates <<<"$snk")" -eq 0
 }
 
 @test "a worker stopped under traffic reads every frame it was handed; the fallback forwards the rest" {

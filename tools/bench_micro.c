@@ -11,6 +11,8 @@
  *     martian addresses), for a 20- and a 60-byte IPv4 header and IPv6;
  *   - the userspace NFs of the AF_XDP workers (userspace/unf.h) on vectors
  *     of 64 frames, on the same tables, net of copying and parsing them;
+ *   - how late the paced traffic generator (bpf/gen.bpf.c) sends its live
+ *     frames (a timing the unit tests must not assert on);
  * then the two figures the project targets: the cost of a tail-called hop
  * over the fused form, and how the firewall scales with its rule count.
  *
@@ -48,11 +50,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -60,7 +64,9 @@
 #include "pkt.h"
 #include "sandbox.h"
 #include "unf.h"
+#include "traffic.h"
 #include "bench.skel.h"
+#include "gen.skel.h"
 
 #define BM_ROOT		   "/sys/fs/bpf/xnf-bm" /* + rule count: one per instance */
 #define BM_PREFIX	   "bm"
@@ -1539,6 +1545,187 @@ static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
 	return err;
 }
 
+/* ---- the generator's pacing (bpf/gen.bpf.c, live frames) ---- */
+
+#define BM_PACE_PPS	   50000
+#define BM_PACE_FRAMES	   2000
+#define BM_PACE_COOKIE	   0x5a5a1234
+#define BM_PACE_PROBE	   42	/* Ethernet + IPv4 + UDP: the short probe */
+#define BM_PACE_CAPTURE_MS 1000 /* the capture ends after this long idle */
+
+static int bm_u64_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* @n runs of the generator, live, out of @ifindex; 0 or -errno. */
+static int bm_gen_run(struct xnf_gen *g, __u32 ifindex, __u32 n)
+{
+	static __u8 in[4 + 60];
+	__u32 cookie = BM_PACE_COOKIE;
+	struct xdp_md ctx = { .data = 4,
+			      .data_end = sizeof(in),
+			      .ingress_ifindex = ifindex };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in,
+		    .data_size_in = sizeof(in), .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = n, .batch_size = 64,
+		    .flags = BPF_F_TEST_XDP_LIVE_FRAMES, );
+
+	memcpy(in, &cookie, 4);
+	return bpf_prog_test_run_opts(bpf_program__fd(g->progs.xnf_gen), &o) ?
+		       -errno :
+		       0;
+}
+
+/* Reads the captured generator frames of @fd until none came for
+ * BM_PACE_CAPTURE_MS; each frame's lateness (send time - due time) into
+ * @late. Returns how many; frames early (never, if the generator is
+ * right) are counted in @early. */
+static __u32 bm_pace_read(int fd, const __u8 *smac, __u64 t0, __u64 period,
+			  __u64 *late, __u32 max, __u64 *early)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	static __u8 buf[2048];
+	struct xnf_probe_short pr;
+	__u32 got = 0;
+	ssize_t len;
+	__u64 due;
+
+	while (got < max && poll(&pfd, 1, BM_PACE_CAPTURE_MS) > 0) {
+		while ((len = recv(fd, buf, sizeof(buf), 0)) > 0 && got < max) {
+			if (len < BM_PACE_PROBE + (ssize_t)sizeof(pr) ||
+			    memcmp(buf + 6, smac, 6))
+				continue; /* not the generator's */
+			memcpy(&pr, buf + BM_PACE_PROBE, sizeof(pr));
+			if (ntohl(pr.magic) != XNF_PROBE_MAGIC_SHORT)
+				continue;
+			due = t0 + pr.seq * period;
+			if (pr.ts_ns < due)
+				(*early)++;
+			late[got++] = pr.ts_ns > due ? pr.ts_ns - due : 0;
+		}
+	}
+	return got;
+}
+
+/*
+ * How late the paced generator sends: BM_PACE_FRAMES live frames at
+ * BM_PACE_PPS out of bm0 in back-to-back calls, as xnf-gen makes them,
+ * captured on bm0p; a frame's lateness is its send time (the probe's
+ * timestamp) minus the time it was due. A timing, never a failure: what
+ * must hold exactly (every frame, in order, none early) is the unit test
+ * gen_paced_live's. Frames a full veth ring dropped (bm0p's softirq ran
+ * late) are left out, and their number shown.
+ */
+static int bm_pacing(struct bm *b)
+{
+	const __u64 period = 1000000000ull / BM_PACE_PPS, n = BM_PACE_FRAMES;
+	struct xnf_gen_spec spec = { .family = 4,
+				     .proto = IPPROTO_UDP,
+				     .dmac = { 0x02, 0, 0, 0, 0, 0xbb },
+				     .sport = 1024,
+				     .dport = 9,
+				     .flows = 1,
+				     .dist = XNF_SIZE_FIXED,
+				     .size = 64 };
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(ETH_P_ALL) };
+	volatile struct xnf_gen_state *st;
+	struct bpf_link *link = NULL;
+	struct xnf_gen *g = NULL;
+	__u64 *late, t0, end, early = 0;
+	int fd = -1, rcvbuf = 16 << 20, err;
+	char msg[200] = "";
+	bool raised;
+	__u32 got;
+
+	late = calloc(n, sizeof(*late));
+	memcpy(spec.smac, b->mac[0], 6);
+	inet_pton(AF_INET, "192.0.2.1", spec.src);
+	inet_pton(AF_INET, "198.51.100.1", spec.dst);
+	g = xnf_gen__open();
+	if (!late || !g) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = xnf_gen_cfg_build(&spec, (struct xnf_gen_cfg *)&g->rodata->cfg,
+				&raised, msg, sizeof(msg));
+	if (err)
+		goto out;
+	((struct xnf_gen_cfg *)&g->rodata->cfg)->cookie = BM_PACE_COOKIE;
+	err = xnf_gen__load(g);
+	if (err)
+		goto out;
+	/* a veth takes redirected frames in NAPI: XDP or GRO on the peer */
+	err = bm_sh("ethtool -K " BM_PREFIX "0p gro on >/dev/null");
+	if (err)
+		goto out;
+	sll.sll_ifindex = if_nametoindex(BM_PREFIX "0p");
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    htons(ETH_P_ALL));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		err = -errno;
+		goto out;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	/* held in the XDP dispatcher: calls without a pause */
+	link = bpf_program__attach_xdp(g->progs.xnf_gen, b->ifindex[0]);
+	if (!link) {
+		err = -errno;
+		goto out;
+	}
+	st = &g->bss->state;
+	/* a first call sends nothing (limit 0): what the first one costs
+	 * more is not the pacing's */
+	st->pace_t0 = ~0ull;
+	st->pace_ps = period * 1000;
+	err = bm_gen_run(g, b->ifindex[0], 1000);
+	if (err)
+		goto out;
+	t0 = bm_now_ns() + 1000000;
+	st->pace_t0 = t0;
+	st->limit = n;
+	st->max_late_ns = ~0ull; /* late frames leave late: measure it */
+	st->pace_batch = 1;
+	st->pace_ps = period * 1000;
+	end = t0 + 10 * n * period;
+	while (st->seq < n && bm_now_ns() < end && !err)
+		err = bm_gen_run(g, b->ifindex[0], 100000);
+	if (err)
+		goto out;
+	got = bm_pace_read(fd, spec.smac, t0, period, late, n, &early);
+	qsort(late, got, sizeof(*late), bm_u64_cmp);
+	printf("\nGenerator pacing: %llu live frames at %d pps out of %s "
+	       "(bpf/gen.bpf.c, paced as xnf-gen\npaces them), captured on "
+	       "%sp; lateness = send time - due time\n",
+	       (unsigned long long)n, BM_PACE_PPS, BM_DEV, BM_DEV);
+	if (got)
+		printf("  p50 %llu ns, p90 %llu ns, p99 %llu ns, max %llu ns; "
+		       "%llu early; %llu of %llu not captured\n",
+		       (unsigned long long)late[got / 2],
+		       (unsigned long long)late[got * 9 / 10],
+		       (unsigned long long)late[got * 99 / 100],
+		       (unsigned long long)late[got - 1],
+		       (unsigned long long)early,
+		       (unsigned long long)(st->seq - got),
+		       (unsigned long long)st->seq);
+	else
+		printf("  no frame captured (%llu sent)\n",
+		       (unsigned long long)st->seq);
+out:
+	if (err)
+		fprintf(stderr, "Error: generator pacing: %s%s%s\n",
+			strerror(-err), *msg ? ": " : "", msg);
+	bpf_link__destroy(link);
+	if (fd >= 0)
+		close(fd);
+	xnf_gen__destroy(g);
+	free(late);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct bm b = {
@@ -1684,7 +1871,7 @@ int main(int argc, char **argv)
 	    bm_rx_checks(&b, &chain_frame,
 			 bm_chain_rows[BM_ROW_L3FWD].v[0].net_med) ||
 	    bm_firewall(&b, fw, fw_var) ||
-	    bm_userspace(&b, &chain_frame, &l2_frame, fw))
+	    bm_userspace(&b, &chain_frame, &l2_frame, fw) || bm_pacing(&b))
 		goto fail;
 
 	printf("\nPackets (ingress %s; the IPv4 ones have TTL 64)\n", BM_DEV);

@@ -30,13 +30,26 @@
 # tb_teardown undoes exactly what tb_setup did, in reverse, and may be
 # called more than once or after a partial setup.
 #
+# Busy machines: nothing here assumes how long anything takes. A helper
+# that needs something to have happened (a socket listening, replies
+# back, a counter reached) polls for it with tb_until, whose deadline
+# (TB_WAIT) only guards against a hang and is never what a test measures;
+# the helper returns as soon as the condition holds. What a test expects
+# to be lost is counted where it is dropped (tb_link for a veth's own
+# counters), never inferred from a wait that ran out
+# (docs/testing.md#exact-counts-on-a-busy-machine).
+#
 # Callers: selftests/*.bats (setup/teardown) and scripts/demo.sh (trap).
 
 TB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 XNF=${XNF:-$TB_TOP/build/xnf}
 TB_BPF_DIR=${TB_BPF_DIR:-$(dirname "$XNF")/bpf}
 # Seconds any single command may take before it counts as hung.
-TB_TIMEOUT=${TB_TIMEOUT:-20}
+TB_TIMEOUT=${TB_TIMEOUT:-60}
+# Seconds a condition may take to come true before a wait gives up
+# (tb_until); below TB_TIMEOUT, so that a command that waits inside
+# (ping -w) ends by itself first.
+TB_WAIT=${TB_WAIT:-30}
 
 # Addresses and MACs of the test bed (locally administered MACs, fixed so
 # that static neighbours can be written before any frame is sent).
@@ -56,6 +69,7 @@ TB_SRC=${TB_SRC:-} TB_DUT=${TB_DUT:-} TB_SINK=${TB_SINK:-} TB_TMP=${TB_TMP:-}
 TB_BPFFS=
 TB_NS=()        # namespaces this test bed created
 TB_PIDS=()      # background processes it started
+TB_ECHO_PIDS=() # tb_udp_echo_start's client and server
 
 tb_log()
 {
@@ -113,6 +127,23 @@ tb_bg()
 	ip netns exec "$ns" "$@" 3>&- &
 	TB_BG_PID=$!
 	TB_PIDS+=("$TB_BG_PID")
+}
+
+# tb_until WHAT CMD...: runs CMD every 50 ms until it succeeds, for at most
+# TB_WAIT seconds; then fails, saying it gave up waiting for WHAT. It
+# returns as soon as CMD succeeds: the deadline is a guard against a hang,
+# generous because a busy machine may delay anything by seconds.
+tb_until()
+{
+	local what=$1 end=$((SECONDS + TB_WAIT))
+	shift
+	until "$@"; do
+		if ((SECONDS >= end)); then
+			echo "gave up after $TB_WAIT s waiting for $what" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
 }
 
 # ---- probes: 0 when the feature is there ----------------------------------
@@ -379,15 +410,47 @@ tb_chain_delta()
 	tb_delta "$1" "$2" "$3" ".nfs[] | select(.nf == \"chain\") | .$4"
 }
 
+# tb_link NS DEV FIELD: a counter of DEV from `ip -s -j link`, FIELD one
+# of rx.packets, rx.bytes, rx.dropped, tx.packets, tx.dropped, ...
+#
+# Where a veth loses frames: the ring toward its peer (256 frames, emptied
+# by the peer's NAPI, which runs its XDP program) is full, because the
+# peer's softirq is behind (a busy machine defers it to ksoftirqd). The
+# sending device counts each such frame once in tx_dropped, whether an XDP
+# redirect (ethtool -S: tx_queue_N_xdp_xmit_errors) or the kernel's stack
+# sent it; a redirected one also shows in the peer's rx_dropped (the same
+# frames: add one side only). A frame that got into the ring is counted in
+# the peer's rx_packets once its XDP program has run on it. So for traffic
+# from A to its peer B: sent = B's rx_packets + A's tx_dropped, exactly.
+tb_link()
+{
+	ip -n "$1" -s -j link show dev "$2" | jq -e ".[0].stats64.$3"
+}
+
 # ---- traffic (all bounded) ---------------------------------------------------
 
-# tb_ping FROM_NS DST COUNT [ping args]: ping -q, prints "sent received".
+# tb_ping FROM_NS DST COUNT [ping args]: ping -q, prints "sent received";
+# waits for every reply, at most TB_WAIT seconds. (Without -w, ping counts
+# a reply that comes more than twice the slowest round trip after the last
+# request as lost: on a busy machine the last one often is.)
 tb_ping()
 {
 	local ns=$1 dst=$2 n=$3 out
 	shift 3
 	# ping exits 1 when a reply is missing: the numbers tell.
-	out=$(tb_run "$ns" ping -q -n -c "$n" -i 0.01 -W 1 "$@" "$dst") || true
+	out=$(tb_run "$ns" ping -q -n -c "$n" -i 0.01 -w "$TB_WAIT" "$@" "$dst") || true
+	awk '/packets transmitted/ { print $1, $4 }' <<<"$out"
+}
+
+# tb_ping_unanswered FROM_NS DST COUNT: COUNT echo requests that must get
+# no reply (dropped on the way, which the caller checks by the counter
+# that counts the drop); prints "sent received". Waits a second after
+# the last one: a reply that comes later goes unseen, so this can only
+# miss a wrong reply, never report one that was not there.
+tb_ping_unanswered()
+{
+	local ns=$1 dst=$2 n=$3 out
+	out=$(tb_run "$ns" ping -q -n -c "$n" -i 0.01 -W 1 "$dst") || true
 	awk '/packets transmitted/ { print $1, $4 }' <<<"$out"
 }
 
@@ -420,15 +483,14 @@ tb_udp_sink()
 	tb_wait_udp_listen "$ns" "$port"
 }
 
+tb_udp_listens()
+{
+	tb_run "$1" ss -Hlnu "sport = :$2" | grep -q .
+}
+
 tb_wait_udp_listen()
 {
-	local ns=$1 port=$2 i
-	for ((i = 0; i < 100; i++)); do
-		tb_run "$ns" ss -Hlnu "sport = :$port" | grep -q . && return 0
-		sleep 0.05
-	done
-	echo "nothing listens on udp port $port in $ns" >&2
-	return 1
+	tb_until "a socket on udp port $2 in $1" tb_udp_listens "$1" "$2"
 }
 
 # tb_lines FILE: number of lines in FILE (0 when missing).
@@ -444,32 +506,62 @@ tb_bg_stop()
 	wait "$1" 2>/dev/null || true
 }
 
-# tb_wait_lines FILE N [SECONDS]: until FILE has N lines (default 3 s).
-tb_wait_lines()
+tb_has_lines()
 {
-	local file=$1 n=$2 secs=${3:-3} i
-	for ((i = 0; i < secs * 20; i++)); do
-		[ "$(tb_lines "$file")" -ge "$n" ] && return 0
-		sleep 0.05
-	done
-	return 1
+	[ "$(tb_lines "$1")" -ge "$2" ]
 }
 
-# tb_udp_echo NS FAMILY DST PORT COUNT: a UDP echo server (socat) on PORT
-# in the sink, COUNT lines sent to it from NS, 10 ms apart, over one
-# socket; prints how many lines came back (echoes arriving more than
-# 0.3 s after the last line was sent are not waited for).
+# tb_wait_lines FILE N: until FILE has N lines (at most TB_WAIT seconds).
+tb_wait_lines()
+{
+	tb_until "$2 lines in $1" tb_has_lines "$1" "$2"
+}
+
+# tb_udp_echo_start NS FAMILY DST PORT COUNT FILE: a UDP echo server
+# (socat) on PORT in the sink, and from NS COUNT datagrams to it, the i-th
+# holding the line "i", all over one socket; the lines echoed back are
+# appended to FILE. Returns once they are sent (or on the way);
+# tb_udp_echo_stop ends client and server. Each datagram is one write
+# of bash's to a UDP socket: a socat client reading the lines from a pipe
+# sends whatever piled up in the pipe as one datagram, and on a busy
+# machine two lines would arrive, and be counted, as one packet.
+tb_udp_echo_start()
+{
+	local ns=$1 fam=$2 dst=$3 port=$4 n=$5 file=$6
+	: >"$file"
+	tb_bg "$TB_SINK" timeout "$TB_TIMEOUT" socat -T "$TB_TIMEOUT" \
+		"UDP$fam-LISTEN:$port,reuseaddr" PIPE
+	TB_ECHO_PIDS=("$TB_BG_PID")
+	tb_wait_udp_listen "$TB_SINK" "$port" || return 1
+	# cat writes each datagram that comes back as soon as it is read.
+	tb_bg "$ns" timeout "$TB_TIMEOUT" bash -c '
+		exec 5<>"/dev/udp/$1/$2" || exit 1
+		for ((i = 1; i <= $3; i++)); do
+			echo "$i" >&5 || exit 1
+		done
+		exec cat <&5 >>"$4"' _ "$dst" "$port" "$n" "$file"
+	TB_ECHO_PIDS+=("$TB_BG_PID")
+}
+
+tb_udp_echo_stop()
+{
+	local pid
+	for pid in "${TB_ECHO_PIDS[@]}"; do
+		tb_bg_stop "$pid"
+	done
+	TB_ECHO_PIDS=()
+}
+
+# tb_udp_echo NS FAMILY DST PORT COUNT: tb_udp_echo_start, then prints how
+# many lines came back once all COUNT did (or TB_WAIT seconds passed). For
+# datagrams that must not come back, use tb_udp_echo_start and wait for
+# the counter that counts them dropped instead.
 tb_udp_echo()
 {
-	local ns=$1 fam=$2 dst=$3 port=$4 n=$5 pid addr=$3
-	[ "$fam" = 6 ] && addr="[$dst]"
-	tb_bg "$TB_SINK" timeout "$TB_TIMEOUT" socat -T 3 \
-		"UDP$fam-LISTEN:$port,reuseaddr" PIPE
-	pid=$TB_BG_PID
-	tb_wait_udp_listen "$TB_SINK" "$port" || { tb_bg_stop "$pid"; return 1; }
-	tb_run "$ns" bash -c 'for ((i = 1; i <= $1; i++)); do echo "$i"; sleep 0.01; done' \
-		_ "$n" | tb_run "$ns" socat -t 0.3 -T 2 - "UDP$fam:$addr:$port" | wc -l
-	tb_bg_stop "$pid"
+	local file="$TB_TMP/echo.$4.$RANDOM"
+	tb_udp_echo_start "$@" "$file" && tb_wait_lines "$file" "$5"
+	tb_udp_echo_stop
+	tb_lines "$file"
 }
 
 # ---- the DUT's kernel --------------------------------------------------------
@@ -497,19 +589,14 @@ tb_xdp_prog_id()
 # listens. Sets TB_CAPTURE_PID: `wait` for it before reading FILE.
 tb_capture()
 {
-	local ns=$1 dev=$2 n=$3 file=$4 i
+	local ns=$1 dev=$2 n=$3 file=$4
 	shift 4
 	tb_bg "$ns" timeout "$TB_TIMEOUT" tcpdump -i "$dev" -Q in -n -U \
 		--immediate-mode -c "$n" -w "$file" "$@" 2>/dev/null
 	# shellcheck disable=SC2034 # for the caller
 	TB_CAPTURE_PID=$TB_BG_PID
 	# tcpdump opens the file once the filter is in place.
-	for ((i = 0; i < 100; i++)); do
-		[ -s "$file" ] && return 0
-		sleep 0.05
-	done
-	echo "tcpdump on $dev in $ns did not start" >&2
-	return 1
+	tb_until "tcpdump on $dev in $ns to start" test -s "$file"
 }
 
 # ---- assertions (for bats: a failing one fails the test) ---------------------

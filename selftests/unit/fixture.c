@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <ifaddrs.h>
 #include <net/if.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <linux/if_ether.h>
+#include <linux/if_link.h>
 #include <linux/if_packet.h>
 
 #include "fixture.h"
@@ -459,7 +461,7 @@ static int fx_cap_recv(int fd, __u8 *buf, size_t cap)
 	return n;
 }
 
-static long fx_now_ms(void)
+long fx_now_ms(void)
 {
 	struct timespec ts;
 
@@ -470,7 +472,7 @@ static long fx_now_ms(void)
 __u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len, __u32 expect)
 {
 	static __u8 buf[PKT_MAX + 4];
-	long deadline = fx_now_ms() + (expect ? 1000 : 40), now;
+	long deadline = fx_now_ms() + (expect ? FX_WAIT_MS : 40), now;
 	struct pollfd pfd[FX_PORTS];
 	__u32 got = 0;
 	int i, n;
@@ -494,6 +496,21 @@ __u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len, __u32 expect)
 					got |= 1u << i;
 		}
 	}
+}
+
+long long fx_tx_dropped(const char *dev)
+{
+	struct ifaddrs *ifa, *i;
+	long long n = -1;
+
+	if (getifaddrs(&ifa))
+		return -1;
+	for (i = ifa; i; i = i->ifa_next)
+		if (i->ifa_addr && i->ifa_addr->sa_family == AF_PACKET &&
+		    i->ifa_data && !strcmp(i->ifa_name, dev))
+			n = ((struct rtnl_link_stats *)i->ifa_data)->tx_dropped;
+	freeifaddrs(ifa);
+	return n;
 }
 
 void fx_same_as_tail(const struct fx_out *fused, const struct fx_out *tail,

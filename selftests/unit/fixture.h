@@ -138,9 +138,20 @@ void fx_cap_close(struct fx_cap *c);
 /* Runs one frame through the chain in live mode; 0 or -errno. */
 int fx_run_live(struct fx *f, const void *pkt, __u32 len);
 /* Bit n set: a frame equal to @want (VLAN tags included) arrived on the
- * peer of port n. Waits up to a second for the ports in @expect, then a
- * little longer for copies that should not come; other frames (the
- * kernel's own ND, MLD, ...) are read and ignored. */
+ * peer of port n. Waits for the ports in @expect (at most FX_WAIT_MS, a
+ * guard against a hang: the frame is normally there at once, but a busy
+ * machine may run the peer's softirq seconds late), then a little longer
+ * for copies that should not come; other frames (the kernel's own ND,
+ * MLD, ...) are read and ignored. */
 __u32 fx_cap_ports(struct fx_cap *c, const void *want, __u32 len, __u32 expect);
+
+/* How long a test waits for something that must happen (a frame, a
+ * counter) before it fails: generous, since only a hang should reach it. */
+#define FX_WAIT_MS 30000
+/* CLOCK_MONOTONIC in milliseconds, for such deadlines. */
+long fx_now_ms(void);
+/* Frames @dev dropped on their way to its veth peer (its tx_dropped: the
+ * ring toward the peer was full), or -1 when unreadable. */
+long long fx_tx_dropped(const char *dev);
 
 #endif /* XNF_FIXTURE_H */
