@@ -246,6 +246,32 @@ k0_accounted()
 	(($(tb_link "$TB_SINK" k0 rx.packets) - K0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1 >= $1))
 }
 
+# accounted_start: an l3fwd worker from d0 to d1 and the sink on k0, and
+# the counters the accounting starts from: C0 (d0's chain in), R0 (its
+# redirects), P0 (its xsk_no_socket passes), S0 and D1 (s0's and d1's
+# tx_dropped), K0 (k0's rx_packets); the sink's pid in SPID. IPv6 is off
+# on s0 and d1, so that no frame of the hosts' own (MLD) shares those
+# rings with the generator's.
+accounted_start()
+{
+	local st
+
+	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
+	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
+	worker_start nf l3fwd egress d1
+	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
+		>"$TB_TMP/sink.json"
+	SPID=$TB_BG_PID
+	tb_until "xnf-sink to attach" test -e "$TB_TMP/sink.ready"
+	st=$(tb_stats_json d0)
+	C0=$(tb_chain "$st" d0 in)
+	R0=$(tb_chain "$st" d0 redirect)
+	P0=$(tb_stat "$st" d0 .pass_reasons.xsk_no_socket)
+	S0=$(tb_link "$TB_SRC" s0 tx.dropped)
+	D1=$(tb_link "$TB_DUT" d1 tx.dropped)
+	K0=$(tb_link "$TB_SINK" k0 rx.packets)
+}
+
 # Exact counts at every drop point between the generator and the sink
 # (docs/testing.md): the two veths count what their ring toward the peer
 # could not take, the AF_XDP socket what its rings could not take, the
@@ -253,22 +279,10 @@ k0_accounted()
 # the hosts' own (MLD) shares those rings with the generator's.
 @test "1,000,000 packets through a worker: every frame accounted during and after the run" {
 	[ -x "$GEN" ] && [ -x "$SINK" ] || skip "xnf-gen / xnf-sink not built"
-	local n=1000000 i sum frames rx tx drops st out sent snk spid gpid
-	local C0 R0 S0 D1 K0
+	local n=1000000 i sum frames rx tx drops st out sent snk gpid
+	local C0 R0 S0 D1 K0 P0 SPID
 
-	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
-	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
-	worker_start nf l3fwd egress d1
-	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
-		>"$TB_TMP/sink.json"
-	spid=$TB_BG_PID
-	tb_until "xnf-sink to attach" test -e "$TB_TMP/sink.ready"
-	st=$(tb_stats_json d0)
-	C0=$(tb_chain "$st" d0 in)
-	R0=$(tb_chain "$st" d0 redirect)
-	S0=$(tb_link "$TB_SRC" s0 tx.dropped)
-	D1=$(tb_link "$TB_DUT" d1 tx.dropped)
-	K0=$(tb_link "$TB_SINK" k0 rx.packets)
+	accounted_start
 	tb_bg "$TB_SRC" "$GEN" s0 count $n duration 60 size 64 flows 16 \
 		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j \
 		>"$TB_TMP/gen.json"
@@ -314,8 +328,8 @@ k0_accounted()
 	# d1 -> k0: what the worker sent reached k0 (where the sink counts it)
 	# or was dropped for a full ring toward k0 (d1's tx_dropped).
 	tb_until "the frames the worker sent to reach k0 or be counted dropped" k0_accounted "$tx"
-	kill -INT "$spid"
-	wait "$spid" || true
+	kill -INT "$SPID"
+	wait "$SPID" || true
 	snk=$(tail -n 1 "$TB_TMP/sink.json")
 	echo "sent $sent: dropped by s0 $(($(tb_link "$TB_SRC" s0 tx.dropped) - S0))," \
 		"handed to the socket $(($(tb_chain "$st" d0 redirect) - R0)), read $rx" \
@@ -331,23 +345,10 @@ k0_accounted()
 
 @test "a worker stopped under traffic reads every frame it was handed; the fallback forwards the rest" {
 	[ -x "$GEN" ] && [ -x "$SINK" ] || skip "xnf-gen / xnf-sink not built"
-	local n=5000 st out sent snk spid gpid in handed fallback wtx wdrops kdrops
-	local C0 R0 S0 D1 K0 P0
+	local n=5000 st out sent snk gpid in handed fallback wtx wdrops kdrops
+	local C0 R0 S0 D1 K0 P0 SPID
 
-	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
-	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
-	worker_start nf l3fwd egress d1
-	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
-		>"$TB_TMP/sink.json"
-	spid=$TB_BG_PID
-	tb_until "xnf-sink to attach" test -e "$TB_TMP/sink.ready"
-	st=$(tb_stats_json d0)
-	C0=$(tb_chain "$st" d0 in)
-	R0=$(tb_chain "$st" d0 redirect)
-	P0=$(tb_stat "$st" d0 .pass_reasons.xsk_no_socket)
-	S0=$(tb_link "$TB_SRC" s0 tx.dropped)
-	D1=$(tb_link "$TB_DUT" d1 tx.dropped)
-	K0=$(tb_link "$TB_SINK" k0 rx.packets)
+	accounted_start
 	# Paced, 1,000 frames a second: frames keep arriving while the worker
 	# stops, and, on a quiet machine, none overflows a ring (on a busy one
 	# the rings count what they drop).
@@ -386,8 +387,8 @@ k0_accounted()
 	# k0 or was dropped by d1.
 	tb_until "the forwarded frames to reach k0 or be counted dropped" \
 		k0_accounted $((wtx + fallback))
-	kill -INT "$spid"
-	wait "$spid" || true
+	kill -INT "$SPID"
+	wait "$SPID" || true
 	snk=$(tail -n 1 "$TB_TMP/sink.json")
 	tb_expect "the sink counted what reached k0" "$(jq .packets <<<"$snk")" -eq \
 		$(($(tb_link "$TB_SINK" k0 rx.packets) - K0))
