@@ -119,7 +119,6 @@ int do_worker(int argc, char **argv);
  * a "workers" array with -j. */
 void cli_workers_show(const char *dev, bool brief);
 /* Zeroes their counters (the live ones zero their own): 0 or -errno. */
-int cli_workers_reset(const char *dev);
 /* "queues N" / "cores LIST|auto" (cmd_plan.c), shared by plan and attach:
  * 1 when argv[0] was one of them (both words consumed), 0 when it was not,
  * -1 after an error. */

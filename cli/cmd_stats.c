@@ -41,6 +41,7 @@
 #include <bpf/bpf.h>
 
 #include "cli.h"
+#include "worker.h"
 
 #define NAME_W	     10	 /* first column of the text tables */
 #define NUM_W	     12	 /* one counter column */
@@ -853,7 +854,7 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 	ret = sample_read(dp, o, &s);
 	for (i = 0; i < s.ndevs; i++) {
 		err = dev_reset(dp, &s.devs[i]) ?:
-			      cli_workers_reset(s.devs[i].name);
+			      xnf_workers_reset(cli.root, s.devs[i].name);
 		if (err)
 			ret = cli_err("cannot reset the counters of %s: %s",
 				      s.devs[i].name, strerror(-err));

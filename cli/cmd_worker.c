@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <bpf/bpf.h>
 
 #include "cli.h"
@@ -236,48 +235,6 @@ void cli_workers_show(const char *dev, bool brief)
 	close_json_array();
 	if (fd >= 0)
 		close(fd);
-}
-
-/* Asks the live workers of @dev to zero their counters and waits (up to
- * a second) until they did; entries of workers that are gone are zeroed
- * here. */
-int cli_workers_reset(const char *dev)
-{
-	struct xnf_worker_stats *ws;
-	size_t len = sizeof(*ws) * XNF_WORKER_MAX;
-	__u32 q;
-	int fd, i, pending;
-
-	fd = xnf_workers_open(cli.root, dev, false);
-	if (fd < 0)
-		return fd == -ENOENT ? 0 : fd;
-	ws = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (ws == MAP_FAILED)
-		return -errno;
-	for (q = 0; q < XNF_WORKER_MAX; q++) {
-		if (xnf_worker_alive(&ws[q])) {
-			__atomic_add_fetch(&ws[q].reset_req, 1, __ATOMIC_RELEASE);
-		} else if (ws[q].state != XNF_W_NONE) {
-			size_t from = offsetof(struct xnf_worker_stats,
-					       rx_packets);
-
-			memset((char *)&ws[q] + from, 0, sizeof(ws[q]) - from);
-		}
-	}
-	for (i = 0; i < 100; i++) {
-		pending = 0;
-		for (q = 0; q < XNF_WORKER_MAX; q++)
-			if (xnf_worker_alive(&ws[q]) &&
-			    __atomic_load_n(&ws[q].reset_done,
-					    __ATOMIC_ACQUIRE) != ws[q].reset_req)
-				pending++;
-		if (!pending)
-			break;
-		usleep(10000);
-	}
-	munmap(ws, len);
-	return pending ? -ETIMEDOUT : 0;
 }
 
 static volatile sig_atomic_t stop;

@@ -71,4 +71,10 @@ int xnf_workers_open(const char *pin_root, const char *dev, bool create);
  * started when the entry says). */
 bool xnf_worker_alive(const struct xnf_worker_stats *w);
 
+/* Asks the live workers of @dev to zero their counters and waits until
+ * they did, at most XNF_WORKERS_RESET_WAIT_MS (then -ETIMEDOUT); entries
+ * of workers that are gone are zeroed here. 0 when @dev has no workers. */
+#define XNF_WORKERS_RESET_WAIT_MS 10000
+int xnf_workers_reset(const char *pin_root, const char *dev);
+
 #endif /* XNF_WORKER_H */

@@ -199,6 +199,47 @@ bool xnf_worker_alive(const struct xnf_worker_stats *w)
 	return !access(path, F_OK);
 }
 
+int xnf_workers_reset(const char *pin_root, const char *dev)
+{
+	struct xnf_worker_stats *ws;
+	size_t len = sizeof(*ws) * XNF_WORKER_MAX;
+	__u32 q;
+	int fd, i, pending;
+
+	fd = xnf_workers_open(pin_root, dev, false);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 : fd;
+	ws = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (ws == MAP_FAILED)
+		return -errno;
+	for (q = 0; q < XNF_WORKER_MAX; q++) {
+		if (xnf_worker_alive(&ws[q])) {
+			__atomic_add_fetch(&ws[q].reset_req, 1, __ATOMIC_RELEASE);
+		} else if (ws[q].state != XNF_W_NONE) {
+			size_t from = offsetof(struct xnf_worker_stats,
+					       rx_packets);
+
+			memset((char *)&ws[q] + from, 0, sizeof(ws[q]) - from);
+		}
+	}
+	/* A worker acknowledges in its next turn of the loop, after a poll;
+	 * on a busy machine it may run seconds late. */
+	for (i = 0; i < XNF_WORKERS_RESET_WAIT_MS / 10; i++) {
+		pending = 0;
+		for (q = 0; q < XNF_WORKER_MAX; q++)
+			if (xnf_worker_alive(&ws[q]) &&
+			    __atomic_load_n(&ws[q].reset_done,
+					    __ATOMIC_ACQUIRE) != ws[q].reset_req)
+				pending++;
+		if (!pending)
+			break;
+		usleep(10000);
+	}
+	munmap(ws, len);
+	return pending ? -ETIMEDOUT : 0;
+}
+
 /* ---- placement ---- */
 
 int xnf_worker_place(const char *pin_root, const char *sysfs_root,
