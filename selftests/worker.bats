@@ -37,6 +37,9 @@ setup()
 
 teardown()
 {
+	# A worker a test stopped with SIGSTOP would not see tb_teardown's
+	# SIGTERM.
+	[ -z "$WPID" ] || kill -CONT "$WPID" 2>/dev/null || true
 	tb_teardown
 }
 
@@ -215,6 +218,21 @@ w_dropped_one()
 		"$(w '.frames_in | .free + .fill + .nf + .tx')" -eq "$(w .frames)"
 	tb_expect "bpftool: named fields" "$(bpftool -j map dump pinned \
 		"$XNF_PIN_ROOT/dev/d0/xnf_workers" | jq '.[0].formatted.value.state')" -eq 2
+}
+
+@test "stats reset waits for a worker that runs late (stopped for 2 s) and then succeeds" {
+	local rpid rc=0
+
+	worker_start nf l3fwd egress d1
+	tb_ping_ok "$TB_SRC" $TB_SINK4 5
+	kill -STOP "$WPID"
+	tb_xnf stats reset &
+	rpid=$!
+	sleep 2
+	kill -CONT "$WPID"
+	wait "$rpid" || rc=$?
+	tb_expect "reset succeeded" "$rc" -eq 0
+	tb_expect "rx after reset" "$(w .rx_packets)" -eq 0
 }
 
 # d0_accounted SENT: every frame the generator sent reached d0's chain or
