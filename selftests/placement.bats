@@ -196,6 +196,11 @@ rxq() { tb_dut ethtool -l "$1" | awk '/^Current/ { c = 1 } c && /^RX:/ { print $
 	tb_xnf attach d0 chain l3fwd cores 1
 	tb_xnf attach d1 chain l3fwd
 	tb_routes
+	# A frame of the hosts' own (IPv6 DAD, MLD, ARP) that reached d0
+	# before attach had pinned its NAPI thread ran where the softirq was;
+	# on a busy machine that window is wide. What is checked is where the
+	# chain runs once placed: count from here.
+	tb_xnf stats reset d0
 	before=$(tb_stats_json)
 	tb_ping_ok "$TB_SRC" $TB_SINK4 20
 	after=$(tb_stats_json)
