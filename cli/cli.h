@@ -15,6 +15,7 @@
 #include <linux/types.h>
 
 #include "xnf.h"
+#include "conf.h"
 #include "print.h"
 
 struct cli {
@@ -26,6 +27,11 @@ struct cli {
 	const char *batch_file; /* the batch line being run, which */
 	int batch_line;		/* errors name: "FILE:LINE: ..." */
 	int errors;		/* errors printed (cli_err) */
+	/* Set while the lines of `xnf apply` or the check of a batch run:
+	 * the configuration commands edit this instead of the instance,
+	 * the others are refused (apply) or skipped (conf_skip_reads). */
+	struct xnf_conf *conf;
+	bool conf_skip_reads;
 };
 extern struct cli cli;
 
@@ -43,14 +49,25 @@ struct xnf_dp *cli_dp(bool create);
  * for a writer (XNF_OPEN_READ); in a batch, the batch's locked instance. */
 struct xnf_dp *cli_dp_read(void);
 
+/* The instance opened for writing (locked, kept in cli.dp) if there is
+ * one; *@dp NULL when there is none (nothing is created). 0 or -1 after
+ * an error. */
+int cli_dp_if_any(struct xnf_dp **dp);
+
 /* Object / command tables with unique-prefix matching. */
 struct cli_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
+	unsigned int flags;
 };
+/* A configuration command, or an object that has some: runs against
+ * cli.conf when that is set. Every other command only reads or acts
+ * outside the configuration (stats reset, worker, model). */
+#define CLI_CONF 0x1
 bool is_prefix(const char *pfx, const char *str);
 /* Runs the command of @cmds whose name @argv[0] is a unique prefix of; with
- * no argv[0], runs @cmds[0]. */
+ * no argv[0], runs @cmds[0]. With cli.conf set, a command without CLI_CONF
+ * is refused or skipped (cli_conf_other). */
 int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 		 char **argv);
 
@@ -127,5 +144,42 @@ int cli_parse_placement(int *argc, char ***argv, struct xnf_plan_req *req,
 			bool *have_queues, bool *have_cores);
 /* Compiles the firewall changes a batch collected: 0 or -1 (restored). */
 int cli_fw_flush(void);
+/* Forgets them (the batch failed). */
+void cli_fw_discard(void);
+/* The @i-th exception action of @cfg: its key and value; -1 past the
+ * last. */
+int cli_cfg_key(size_t i, const struct xnf_config *cfg, const char **key,
+		__u32 *val);
+/* "prio 10 drop proto tcp dport 23": @r in the words of 'xnf fw add'. */
+const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len);
+/* "198.51.100.0/24 via 192.0.2.1 dev d1 lladdr MAC", "203.0.113.0/24
+ * blackhole": @e in the words of 'xnf route add'. */
+const char *cli_route_text(const struct xnf_route_entry *e, char *buf,
+			   size_t len);
+/* A command that is no configuration command met while cli.conf is set:
+ * 0 when reads are skipped (checking a batch), else -1 with an error
+ * naming @what. */
+int cli_conf_other(const char *what);
+/* The error of a refused edit of cli.conf, as of the transaction. */
+int cli_conf_err(int ret, const char *err);
+
+/* A whole file ("-": stdin) in memory, NUL-terminated, so that its lines
+ * can be run more than once: 0, or -1 after an error. */
+struct cli_text {
+	const char *name;
+	char *data;
+	size_t len;
+};
+int cli_text_read(const char *file, struct cli_text *t);
+/* @fn(argc, argv) for each line of @t with words, each line whole (of any
+ * length); stops at the first failure. A NUL byte, an unterminated quote
+ * or more than 64 words is an error naming the line; CRLF ends are
+ * accepted. Errors say "FILE:LINE: ...". */
+int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv));
+/* The objects of `xnf` (main.c), for cli_lines callers. */
+int cli_run(int argc, char **argv);
+
+int do_save(int argc, char **argv);
+int do_apply(int argc, char **argv);
 
 #endif /* XNF_CLI_H */

@@ -10,12 +10,14 @@
 
 static int do_attach_help(void)
 {
-	printf("Usage: xnf attach DEV chain NF[,NF...] [mode { native | generic }] [fused] [fib]\n"
-	       "                  [queues N] [cores { LIST | auto }]\n"
+	printf("Usage: xnf attach DEV chain NF[,NF...] [mode { native | generic }]\n"
+	       "                  [fused | tailcall] [fib | lpm] [queues N] [cores { LIST | auto }]\n"
 	       "NF := { firewall | l3fwd | l2fwd | xsk }\n"
 	       "  mode native   in the driver (default); generic: in the stack, any device\n"
-	       "  fused         the whole chain in one program (order fixed until detach)\n"
-	       "  fib           l3fwd uses the kernel's routes and neighbours\n"
+	       "  fused         the whole chain in one program; tailcall: one program per\n"
+	       "                NF, tail-called (default)\n"
+	       "  fib           l3fwd uses the kernel's routes and neighbours; lpm: xnf's\n"
+	       "                own routes (default)\n"
 	       "  queues N      set N channels (an error if the device refuses)\n"
 	       "  cores LIST    queue i's IRQ (or napi thread) on the i-th CPU of LIST\n"
 	       "  cores auto    the placement of 'xnf plan DEV': the NIC's NUMA node, one\n"
@@ -42,6 +44,25 @@ static int attach_plan(const char *dev, const struct xnf_plan_req *req,
 		return cli_err("cannot place %s: %s", dev, perr);
 	for (i = 0; i < (*plan)->nwarnings; i++)
 		fprintf(stderr, "Warning: %s\n", (*plan)->warnings[i]);
+	return 0;
+}
+
+/* The attachment into the configuration being built; its placement is
+ * planned when the configuration is applied. */
+static int attach_conf(const struct xnf_attach_opts *o, bool placed,
+		       const struct xnf_plan_req *preq)
+{
+	struct xnf_conf_attach a = {
+		.xdp_flags = o->xdp_flags,
+		.chain = o->chain,
+		.placed = placed,
+		.place = *preq,
+	};
+	char err[512] = "";
+
+	snprintf(a.dev, sizeof(a.dev), "%s", o->dev);
+	if (xnf_conf_attach(cli.conf, &a, err, sizeof(err)))
+		return cli_err("%s", err);
 	return 0;
 }
 
@@ -93,8 +114,12 @@ int do_attach(int argc, char **argv)
 					       argv[0]);
 		} else if (is_prefix(argv[0], "fused")) {
 			o.chain.fused = true;
+		} else if (is_prefix(argv[0], "tailcall")) {
+			o.chain.fused = false;
 		} else if (is_prefix(argv[0], "fib")) {
 			o.chain.l3_fib = true;
+		} else if (is_prefix(argv[0], "lpm")) {
+			o.chain.l3_fib = false;
 		} else {
 			return cli_err("unknown attach argument '%s'; see 'xnf "
 				       "attach help'",
@@ -111,10 +136,13 @@ int do_attach(int argc, char **argv)
 			       XNF_FUSED_MAX);
 	if (cli_ifindex(o.dev, &o.ifindex))
 		return -1;
+	if (cli.conf)
+		return attach_conf(&o, have_queues || have_cores, &preq);
 	if ((have_queues || have_cores) && attach_plan(o.dev, &preq, &plan))
 		return -1;
 	o.plan = plan;
 	o.strict_queues = have_queues;
+	o.cores = preq.have_cores ? &preq.cores : NULL;
 	dp = cli_dp(true);
 	rc = dp ? xnf_attach(dp, &o, err, sizeof(err)) : -1;
 	free(plan);

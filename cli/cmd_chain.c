@@ -37,6 +37,11 @@ static int do_chain_set(int argc, char **argv)
 				       "'xnf chain help'",
 				       argv[0]);
 	}
+	err[0] = '\0';
+	if (cli.conf)
+		return xnf_conf_chain_set(cli.conf, dev, &chg, err, sizeof(err)) ?
+			       cli_err("%s", err) :
+			       0;
 	dp = cli_dp(false);
 	if (!dp)
 		return -1;
@@ -58,7 +63,7 @@ int do_chain(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
 		{ "show", do_status },
-		{ "set", do_chain_set },
+		{ "set", do_chain_set, CLI_CONF },
 		{ "help", do_chain_help },
 		{ NULL, NULL },
 	};

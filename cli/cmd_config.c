@@ -25,6 +25,16 @@ static __u32 *cfg_field(struct xnf_config *cfg, size_t i)
 	return (__u32 *)((char *)cfg + cfg_keys[i].off);
 }
 
+int cli_cfg_key(size_t i, const struct xnf_config *cfg, const char **key,
+		__u32 *val)
+{
+	if (i >= N_CFG)
+		return -1;
+	*key = cfg_keys[i].key;
+	*val = *cfg_field((struct xnf_config *)cfg, i);
+	return 0;
+}
+
 int do_config(int argc, char **argv)
 {
 	bool set = argc > 0 && is_prefix(argv[0], "set");
@@ -57,6 +67,12 @@ int do_config(int argc, char **argv)
 			       argv[1]);
 	if (set && parse_action(argv[2], cfg_keys[i].allowed, &act))
 		return -1;
+	if (cli.conf && !set)
+		return cli_conf_other("config show");
+	if (cli.conf) {
+		*cfg_field(&cli.conf->cfg, i) = act;
+		return 0;
+	}
 	dp = set ? cli_dp(true) : cli_dp_read();
 	if (!dp || xnf_cfg_read(dp, &cfg))
 		return dp ? cli_err("cannot read %s", XNF_MAP_STR(XNF_MAP_CFG)) :

@@ -18,6 +18,11 @@ int do_destroy(int argc, char **argv)
 		       "must be detached first.\n");
 		return 0;
 	}
+	err[0] = '\0';
+	if (cli.conf)
+		return xnf_conf_destroy(cli.conf, err, sizeof(err)) ?
+			       cli_err("%s", err) :
+			       0;
 	dp = cli_dp(false);
 	if (!dp)
 		return -1;

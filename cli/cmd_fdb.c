@@ -63,6 +63,12 @@ static int fdb_set(int argc, char **argv, bool replace)
 			       FDB_HELP);
 	if (fdb_parse_mac(argv[0], mac) || cli_ifindex(argv[2], &ifindex))
 		return -1;
+	err[0] = '\0';
+	if (cli.conf)
+		return xnf_conf_fdb_add(cli.conf, mac, ifindex, replace, err,
+					sizeof(err)) ?
+			       cli_err("%s: %s", argv[0], err) :
+			       0;
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
@@ -91,10 +97,12 @@ static int do_fdb_del(int argc, char **argv)
 		return cli_err("usage: xnf fdb del MAC; %s", FDB_HELP);
 	if (parse_mac(argv[0], mac))
 		return -1;
-	dp = cli_dp(true);
-	if (!dp)
+	if (cli.conf)
+		err = xnf_conf_fdb_del(cli.conf, mac, NULL, 0);
+	else if ((dp = cli_dp(true)))
+		err = xnf_fdb_del(dp, mac);
+	else
 		return -1;
-	err = xnf_fdb_del(dp, mac);
 	if (err == -ENOENT)
 		return cli_err("%s is not in the FDB; 'xnf fdb show' lists it",
 			       argv[0]);
@@ -164,9 +172,12 @@ static int do_fdb_help(int argc, char **argv)
 int do_fdb(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
-		{ "show", do_fdb_show }, { "list", do_fdb_show },
-		{ "add", do_fdb_add },	 { "replace", do_fdb_replace },
-		{ "del", do_fdb_del },	 { "help", do_fdb_help },
+		{ "show", do_fdb_show },
+		{ "list", do_fdb_show },
+		{ "add", do_fdb_add, CLI_CONF },
+		{ "replace", do_fdb_replace, CLI_CONF },
+		{ "del", do_fdb_del, CLI_CONF },
+		{ "help", do_fdb_help },
 		{ NULL, NULL },
 	};
 
@@ -226,6 +237,12 @@ static int do_xconnect_add(int argc, char **argv)
 	memcpy(rev.dmac, mac1, 6);
 	if (cli_ifmac(dev2, fwd.smac) || cli_ifmac(dev1, rev.smac))
 		return -1;
+	err[0] = '\0';
+	if (cli.conf)
+		return xnf_conf_xconnect_add(cli.conf, if1, &fwd, if2, &rev,
+					     err, sizeof(err)) ?
+			       cli_err("%s", err) :
+			       0;
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
@@ -260,6 +277,12 @@ static int do_xconnect_del(int argc, char **argv)
 		return cli_err("usage: xnf xconnect del DEV; %s", XC_HELP);
 	if (xc_dev(argv[0], &ifindex))
 		return -1;
+	err[0] = '\0';
+	if (cli.conf)
+		return xnf_conf_xconnect_remove(cli.conf, ifindex, err,
+						sizeof(err)) ?
+			       cli_err("%s: %s", argv[0], err) :
+			       0;
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
@@ -329,9 +352,12 @@ static int do_xconnect_help(int argc, char **argv)
 int do_xconnect(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
-		{ "show", do_xconnect_show }, { "list", do_xconnect_show },
-		{ "add", do_xconnect_add },   { "del", do_xconnect_del },
-		{ "help", do_xconnect_help }, { NULL, NULL },
+		{ "show", do_xconnect_show },
+		{ "list", do_xconnect_show },
+		{ "add", do_xconnect_add, CLI_CONF },
+		{ "del", do_xconnect_del, CLI_CONF },
+		{ "help", do_xconnect_help },
+		{ NULL, NULL },
 	};
 	const struct cli_cmd *c;
 

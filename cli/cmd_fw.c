@@ -71,7 +71,7 @@ static struct {
 	bool pending; /* changes not applied yet */
 } fw_batch;
 
-/* The rule set to edit or show: the batch's, or the one that runs. */
+/* The rule set to show: the batch's, or the one that runs. */
 static struct xnf_fw_set *fw_set_get(struct xnf_dp *dp)
 {
 	struct xnf_fw_set *set;
@@ -91,9 +91,20 @@ static struct xnf_fw_set *fw_set_get(struct xnf_dp *dp)
 	return set;
 }
 
+/* The rule set to edit: the configuration's in memory (xnf apply, the
+ * check of a batch), the batch's, or the one that runs (*@dp opened). */
+static struct xnf_fw_set *fw_edit(struct xnf_dp **dp)
+{
+	*dp = NULL;
+	if (cli.conf)
+		return cli.conf->fw;
+	*dp = cli_dp(true);
+	return *dp ? fw_set_get(*dp) : NULL;
+}
+
 static void fw_set_put(struct xnf_fw_set *set)
 {
-	if (set != fw_batch.set)
+	if (set != fw_batch.set && (!cli.conf || set != cli.conf->fw))
 		xnf_fw_set_free(set);
 }
 
@@ -119,11 +130,14 @@ static int fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
 		       strerror(-err));
 }
 
-/* Applies a changed set now, or at the end of the batch; frees it. */
+/* Applies a changed set now, or at the end of the batch, or with the
+ * configuration; frees it. */
 static int fw_set_commit(struct xnf_dp *dp, struct xnf_fw_set *set)
 {
 	int err;
 
+	if (cli.conf && set == cli.conf->fw)
+		return 0;
 	if (set == fw_batch.set) {
 		fw_batch.pending = true;
 		return 0;
@@ -240,10 +254,7 @@ static int do_fw_add(int argc, char **argv)
 
 	if (fw_parse_rule(argc, argv, &r, &prio_given))
 		return -1;
-	dp = cli_dp(true);
-	if (!dp)
-		return -1;
-	set = fw_set_get(dp);
+	set = fw_edit(&dp);
 	if (!set)
 		return -1;
 	err = xnf_fw_set_add(set, &r, !prio_given, NULL);
@@ -280,10 +291,7 @@ static int do_fw_del(int argc, char **argv)
 		return cli_err("usage: xnf fw del prio N; %s", FW_HELP);
 	if (parse_u32(argv[1], "prio", &prio))
 		return -1;
-	dp = cli_dp(true);
-	if (!dp)
-		return -1;
-	set = fw_set_get(dp);
+	set = fw_edit(&dp);
 	if (!set)
 		return -1;
 	if (xnf_fw_set_del(set, prio, NULL)) {
@@ -305,10 +313,7 @@ static int do_fw_default(int argc, char **argv)
 		return cli_err("usage: xnf fw default { allow | drop }");
 	if (fw_parse_action(argv[0], &act))
 		return -1;
-	dp = cli_dp(true);
-	if (!dp)
-		return -1;
-	set = fw_set_get(dp);
+	set = fw_edit(&dp);
 	if (!set)
 		return -1;
 	/* The rules stay; the new set carries the new default. */
@@ -324,10 +329,7 @@ static int do_fw_flush(int argc, char **argv)
 	if (argc > 0)
 		return cli_err("'xnf fw flush' takes no arguments, not '%s'",
 			       argv[0]);
-	dp = cli_dp(true);
-	if (!dp)
-		return -1;
-	set = fw_set_get(dp);
+	set = fw_edit(&dp);
 	if (!set)
 		return -1;
 	xnf_fw_set_flush(set);
@@ -351,44 +353,63 @@ static const char *fw_fmt_ports(__u16 lo, __u16 hi, char *buf, size_t len)
 	return buf;
 }
 
+static const char *const rule_keys[5] = { "proto", "src", "dst", "sport",
+					  "dport" };
+
+/* The match fields of @r as the words after their keyword (NULL for a
+ * field the rule does not match on), formatted into @bufs. */
+static void fw_rule_vals(const struct xnf_fw_rule *r, const char *vals[5],
+			 char bufs[5][INET6_ADDRSTRLEN + 5])
+{
+	const size_t len = INET6_ADDRSTRLEN + 5;
+
+	memset(vals, 0, 5 * sizeof(*vals));
+	if (r->flags & XNF_FW_F_PROTO)
+		vals[0] = fmt_proto(r->proto, bufs[0], len);
+	if (r->flags & XNF_FW_F_SRC)
+		vals[1] = fmt_prefix(r->family, r->src, r->src_len, bufs[1], len);
+	if (r->flags & XNF_FW_F_DST)
+		vals[2] = fmt_prefix(r->family, r->dst, r->dst_len, bufs[2], len);
+	if (r->flags & XNF_FW_F_SPORT)
+		vals[3] = fw_fmt_ports(r->sport_lo, r->sport_hi, bufs[3], len);
+	if (r->flags & XNF_FW_F_DPORT)
+		vals[4] = fw_fmt_ports(r->dport_lo, r->dport_hi, bufs[4], len);
+}
+
+const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len)
+{
+	char bufs[5][INET6_ADDRSTRLEN + 5];
+	const char *vals[5];
+	size_t i, n;
+
+	fw_rule_vals(r, vals, bufs);
+	n = snprintf(buf, len, "prio %u %s", r->prio, fw_action_name(r->action));
+	for (i = 0; i < 5 && n < len; i++)
+		if (vals[i])
+			n += snprintf(buf + n, len - n, " %s %s", rule_keys[i],
+				      vals[i]);
+	return buf;
+}
+
 /* One rule in the words of 'xnf fw add', so a line can be typed back;
  * in JSON every match field is there, null when the rule has none. */
 static void fw_print_rule(const struct xnf_fw_rule *r,
 			  const struct xnf_fw_hit *hit)
 {
-	char proto[32], src[INET6_ADDRSTRLEN + 5], dst[INET6_ADDRSTRLEN + 5];
-	char sport[12], dport[12];
-	const char *vals[5] = {};
-	static const char *const keys[5] = { "proto", "src", "dst", "sport",
-					     "dport" };
-	static const char *const fmts[5] = {
-		" proto %s", " src %s", " dst %s", " sport %s", " dport %s",
-	};
+	char bufs[5][INET6_ADDRSTRLEN + 5], fmt[16];
+	const char *vals[5];
 	size_t i;
 
-	if (r->flags & XNF_FW_F_PROTO)
-		vals[0] = fmt_proto(r->proto, proto, sizeof(proto));
-	if (r->flags & XNF_FW_F_SRC)
-		vals[1] = fmt_prefix(r->family, r->src, r->src_len, src,
-				     sizeof(src));
-	if (r->flags & XNF_FW_F_DST)
-		vals[2] = fmt_prefix(r->family, r->dst, r->dst_len, dst,
-				     sizeof(dst));
-	if (r->flags & XNF_FW_F_SPORT)
-		vals[3] = fw_fmt_ports(r->sport_lo, r->sport_hi, sport,
-				       sizeof(sport));
-	if (r->flags & XNF_FW_F_DPORT)
-		vals[4] = fw_fmt_ports(r->dport_lo, r->dport_hi, dport,
-				       sizeof(dport));
-
+	fw_rule_vals(r, vals, bufs);
 	open_json_object(NULL);
 	print_uint(PRINT_ANY, "prio", "prio %llu", r->prio);
 	print_string(PRINT_ANY, "action", " %s", fw_action_name(r->action));
 	for (i = 0; i < 5; i++) {
+		snprintf(fmt, sizeof(fmt), " %s %%s", rule_keys[i]);
 		if (vals[i])
-			print_string(PRINT_ANY, keys[i], fmts[i], vals[i]);
+			print_string(PRINT_ANY, rule_keys[i], fmt, vals[i]);
 		else
-			print_null(PRINT_JSON, keys[i], NULL);
+			print_null(PRINT_JSON, rule_keys[i], NULL);
 	}
 	print_uint(PRINT_ANY, "packets", "  packets %llu", hit->packets);
 	print_uint(PRINT_ANY, "bytes", " bytes %llu\n", hit->bytes);
@@ -470,6 +491,12 @@ static int do_fw_help(int argc, char **argv)
 	return 0;
 }
 
+void cli_fw_discard(void)
+{
+	xnf_fw_set_free(fw_batch.set);
+	memset(&fw_batch, 0, sizeof(fw_batch));
+}
+
 int cli_fw_flush(void)
 {
 	int err = 0;
@@ -484,10 +511,14 @@ int cli_fw_flush(void)
 int do_fw(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
-		{ "show", do_fw_show },	      { "list", do_fw_show },
-		{ "add", do_fw_add },	      { "del", do_fw_del },
-		{ "default", do_fw_default }, { "flush", do_fw_flush },
-		{ "help", do_fw_help },	      { NULL, NULL },
+		{ "show", do_fw_show },
+		{ "list", do_fw_show },
+		{ "add", do_fw_add, CLI_CONF },
+		{ "del", do_fw_del, CLI_CONF },
+		{ "default", do_fw_default, CLI_CONF },
+		{ "flush", do_fw_flush, CLI_CONF },
+		{ "help", do_fw_help },
+		{ NULL, NULL },
 	};
 
 	return cli_dispatch(cmds, "fw", argc, argv);

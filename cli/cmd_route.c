@@ -208,10 +208,12 @@ static int route_parse(int argc, char **argv, struct route_req *r, char *ifname)
 		r->rt.type = type;
 		return 0;
 	}
-	if (via && lladdr)
-		return cli_err("give either 'via ADDR [dev DEV]' (the MAC comes "
-			       "from the neighbour table) or 'dev DEV lladdr MAC', "
-			       "not both");
+	/* 'via ADDR dev DEV lladdr MAC', as xnf save writes a route through
+	 * a gateway: the MAC is given, the neighbour table is not read (at
+	 * boot it is still empty). */
+	if (via && lladdr && !r->dev)
+		return cli_err("'via ADDR lladdr MAC' needs the device too: write "
+			       "'via ADDR dev DEV lladdr MAC'");
 	if (!via && !lladdr && r->dev)
 		return cli_err("'dev %s' alone is not a next hop: xnf routes carry "
 			       "the next hop's MAC; add 'lladdr MAC' or use 'via "
@@ -244,7 +246,7 @@ static int route_parse(int argc, char **argv, struct route_req *r, char *ifname)
 	r->rt.ifindex = ifindex;
 	if (!via)
 		memset(r->rt.gw, 0, sizeof(r->rt.gw));
-	else if (route_resolve_via(r, ifindex, ifname))
+	else if (!lladdr && route_resolve_via(r, ifindex, ifname))
 		return -1;
 	return cli_ifmac(r->dev, r->rt.smac);
 }
@@ -254,6 +256,14 @@ static int route_write(struct route_req *r, bool replace)
 	struct xnf_dp *dp;
 	char err[512];
 
+	int ret;
+
+	err[0] = '\0';
+	if (cli.conf) {
+		ret = xnf_conf_route_add(cli.conf, r->family, r->addr, r->plen,
+					 &r->rt, replace, err, sizeof(err));
+		return ret ? cli_err("route %s: %s", r->prefix, err) : 0;
+	}
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
@@ -292,6 +302,15 @@ static int do_route_del(int argc, char **argv)
 	if (argc > 1)
 		return cli_err("'xnf route del' takes only the PREFIX, not '%s'",
 			       argv[1]);
+	if (cli.conf) {
+		char msg[256];
+
+		if (xnf_conf_route_del(cli.conf, r.family, r.addr, r.plen, msg,
+				       sizeof(msg)))
+			return cli_err("no route %s in the configuration",
+				       r.prefix);
+		return 0;
+	}
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
@@ -305,16 +324,24 @@ static int do_route_del(int argc, char **argv)
 	return 0;
 }
 
-/* IPv4 first, then longest prefix first, then by address. */
-static int route_ent_cmp(const void *a, const void *b)
+const char *cli_route_text(const struct xnf_route_entry *e, char *buf, size_t len)
 {
-	const struct xnf_route_entry *x = a, *y = b;
+	char dst[INET6_ADDRSTRLEN + 5], gw[INET6_ADDRSTRLEN];
+	char dev[IF_NAMESIZE], mac[18];
+	const struct xnf_route *rt = &e->rt;
 
-	if (x->family != y->family)
-		return x->family == XNF_AF_INET ? -1 : 1;
-	if (x->plen != y->plen)
-		return x->plen > y->plen ? -1 : 1;
-	return memcmp(x->addr, y->addr, 16);
+	fmt_prefix(e->family, e->addr, e->plen, dst, sizeof(dst));
+	if (rt->type != XNF_RT_UNICAST) {
+		snprintf(buf, len, "%s %s", dst, route_type_name(rt->type));
+		return buf;
+	}
+	snprintf(buf, len, "%s%s%s dev %s lladdr %s", dst,
+		 rt->gw_family ? " via " : "",
+		 rt->gw_family ? fmt_addr(rt->gw_family, rt->gw, gw, sizeof(gw)) :
+				 "",
+		 fmt_ifname(rt->ifindex, dev),
+		 fmt_mac(rt->dmac, mac, sizeof(mac)));
+	return buf;
 }
 
 static void route_print(const struct xnf_route_entry *e)
@@ -378,7 +405,7 @@ static int do_route_show(int argc, char **argv)
 			       XNF_MAP_STR(XNF_MAP_RT6), strerror(-err));
 	}
 	if (n)
-		qsort(ents, n, sizeof(*ents), route_ent_cmp);
+		qsort(ents, n, sizeof(*ents), xnf_route_entry_cmp);
 	open_json_array(NULL);
 	for (i = 0; i < n; i++)
 		route_print(&ents[i]);
@@ -394,10 +421,11 @@ static int do_route_help(int argc, char **argv)
 	       "       xnf route [ show ]\n"
 	       "       xnf route help\n"
 	       "PREFIX  := ADDR[/LEN]     IPv4 or IPv6, host bits clear\n"
-	       "NEXTHOP := { via ADDR [ dev DEV ] | dev DEV lladdr MAC |\n"
+	       "NEXTHOP := { via ADDR [ dev DEV [ lladdr MAC ] ] | dev DEV lladdr MAC |\n"
 	       "             local | blackhole | unreachable }\n"
 	       "  via ADDR     the next hop's MAC, and its device when dev is not given,\n"
-	       "               are read from the kernel's neighbour table, once, now\n"
+	       "               are read from the kernel's neighbour table, once, now;\n"
+	       "               with lladdr (as xnf save writes it) the MAC is given\n"
 	       "  lladdr MAC   a static next hop: the MAC to send to on DEV\n"
 	       "  local        one of the router's own addresses (xnf config key 'local')\n"
 	       "  blackhole    dropped silently\n"
@@ -412,9 +440,9 @@ int do_route(int argc, char **argv)
 	static const struct cli_cmd cmds[] = {
 		{ "show", do_route_show },
 		{ "list", do_route_show },
-		{ "add", do_route_add },
-		{ "replace", do_route_replace },
-		{ "del", do_route_del },
+		{ "add", do_route_add, CLI_CONF },
+		{ "replace", do_route_replace, CLI_CONF },
+		{ "del", do_route_del, CLI_CONF },
 		{ "help", do_route_help },
 		{ NULL, NULL },
 	};

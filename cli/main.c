@@ -72,8 +72,10 @@ int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 {
 	const struct cli_cmd *c, *found = NULL;
 
-	if (argc < 1)
-		return cmds[0].fn(argc, argv);
+	if (argc < 1) {
+		found = cmds;
+		goto run;
+	}
 	for (c = cmds; c->name; c++) {
 		if (!strcmp(argv[0], c->name)) {
 			found = c;
@@ -92,7 +94,33 @@ int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 	if (!found)
 		return cli_err("unknown %s command '%s'; try 'xnf %s help'",
 			       what, argv[0], what);
-	return found->fn(argc - 1, argv + 1);
+	argc--;
+	argv++;
+run:
+	if (cli.conf && !(found->flags & CLI_CONF)) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s%s%s",
+			 strcmp(what, "xnf") ? what : "",
+			 strcmp(what, "xnf") ? " " : "", found->name);
+		return cli_conf_other(name);
+	}
+	return found->fn(argc, argv);
+}
+
+int cli_conf_other(const char *what)
+{
+	if (cli.conf_skip_reads)
+		return 0;
+	return cli_err("'%s' is not a configuration command: a configuration "
+		       "file holds attach, chain set, route, fw, fdb, xconnect "
+		       "and config set lines; run it with 'xnf -b FILE'",
+		       what);
+}
+
+int cli_conf_err(int ret, const char *err)
+{
+	return cli_err("%s", *err ? err : strerror(-ret));
 }
 
 static struct xnf_dp *dp_open(unsigned int flags)
@@ -129,17 +157,17 @@ static void usage(FILE *f)
 		"Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
-		"            xconnect | config | destroy | plan | worker | model }\n"
+		"            xconnect | config | save | apply | destroy | plan | worker | model }\n"
 		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -h }\n"
 		"\n"
-		"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused] [fib]\n"
-		"             [queues N] [cores LIST|auto]\n"
-		"  xnf detach DEV\n"
+		"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused | tailcall]\n"
+		"             [fib | lpm] [queues N] [cores LIST|auto]\n"
+		"  xnf detach { DEV | all }\n"
 		"  xnf chain set DEV NF[,NF...] [fused | tailcall] [fib | lpm]\n"
 		"  xnf status [DEV]\n"
 		"  xnf stats [DEV] [percpu] [watch SECONDS [count N]] [reset]\n"
-		"  xnf route { add | replace } PREFIX { via ADDR [dev DEV] | dev DEV lladdr MAC |\n"
-		"                                      local | blackhole | unreachable }\n"
+		"  xnf route { add | replace } PREFIX { via ADDR [dev DEV [lladdr MAC]] |\n"
+		"                          dev DEV lladdr MAC | local | blackhole | unreachable }\n"
 		"  xnf route { del PREFIX | show }\n"
 		"  xnf fw add [prio N] { allow | drop } [proto P] [src PREFIX] [dst PREFIX]\n"
 		"             [sport P[-Q]] [dport P[-Q]]\n"
@@ -147,6 +175,8 @@ static void usage(FILE *f)
 		"  xnf fdb { add | replace } MAC dev DEV | xnf fdb { del MAC | show }\n"
 		"  xnf xconnect DEV DEV [lladdr MAC MAC] | xnf xconnect { del DEV | show }\n"
 		"  xnf config { show | set KEY { pass | drop | flood } }\n"
+		"  xnf save                     the running configuration, as lines for apply\n"
+		"  xnf apply [check] FILE|-     make the running configuration FILE's\n"
 		"  xnf destroy\n"
 		"  xnf plan DEV [queues N] [cores LIST]\n"
 		"  xnf worker DEV nf NAME[,NAME...] [queues LIST] [batch N] [ring N]\n"
@@ -154,6 +184,8 @@ static void usage(FILE *f)
 		"             [cores LIST] [duration SEC] [args OPTIONS]\n"
 		"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
 		"NF := { firewall | l3fwd | l2fwd | xsk }\n"
+		"-b FILE runs FILE's lines in order, all or nothing: every line is checked\n"
+		"before any runs, and a line that fails undoes the ones before it.\n"
 		"The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
 		"$XNF_SYSFS_ROOT (default /). A command that changes something waits at\n"
 		"most -w SECONDS (default %d) for another one to finish.\n",
@@ -243,24 +275,40 @@ out:
 }
 
 static const struct cli_cmd objects[] = {
-	{ "help", do_help },	 { "attach", do_attach },
-	{ "detach", do_detach }, { "chain", do_chain },
-	{ "status", do_status }, { "stats", do_stats },
-	{ "route", do_route },	 { "fw", do_fw },
-	{ "fdb", do_fdb },	 { "xconnect", do_xconnect },
-	{ "config", do_config }, { "destroy", do_destroy },
-	{ "plan", do_plan },	 { "worker", do_worker },
-	{ "model", do_model },	 { NULL, NULL },
+	{ "help", do_help },
+	{ "attach", do_attach, CLI_CONF },
+	{ "detach", do_detach, CLI_CONF },
+	{ "chain", do_chain, CLI_CONF },
+	{ "status", do_status },
+	{ "stats", do_stats },
+	{ "route", do_route, CLI_CONF },
+	{ "fw", do_fw, CLI_CONF },
+	{ "fdb", do_fdb, CLI_CONF },
+	{ "xconnect", do_xconnect, CLI_CONF },
+	{ "config", do_config, CLI_CONF },
+	{ "destroy", do_destroy, CLI_CONF },
+	{ "save", do_save },
+	{ "apply", do_apply },
+	{ "plan", do_plan },
+	{ "worker", do_worker },
+	{ "model", do_model },
+	{ NULL, NULL },
 };
 
-/* Splits a batch line into words; double quotes group, # starts a comment. */
+int cli_run(int argc, char **argv)
+{
+	return cli_dispatch(objects, "xnf", argc, argv);
+}
+
+/* Splits a line into words; double quotes group, # starts a comment:
+ * argc, or -1 for more than @max words, -2 for an unterminated quote. */
 static int split_line(char *line, char **argv, int max)
 {
 	int argc = 0;
 	char *p = line;
 
 	while (*p) {
-		while (*p == ' ' || *p == '\t' || *p == '\n')
+		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 			p++;
 		if (!*p || *p == '#')
 			break;
@@ -270,9 +318,12 @@ static int split_line(char *line, char **argv, int max)
 			argv[argc++] = ++p;
 			while (*p && *p != '"')
 				p++;
+			if (!*p)
+				return -2;
 		} else {
 			argv[argc++] = p;
-			while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+			while (*p && *p != ' ' && *p != '\t' && *p != '\n' &&
+			       *p != '\r')
 				p++;
 		}
 		if (*p)
@@ -281,46 +332,170 @@ static int split_line(char *line, char **argv, int max)
 	return argc;
 }
 
-static int do_batch(const char *file)
-{
-	char line[4096], *argv[64];
-	int lineno = 0, argc, errors;
-	FILE *f;
+#define LINE_WORDS 64
 
+int cli_text_read(const char *file, struct cli_text *t)
+{
+	char buf[65536];
+	size_t n;
+	FILE *f;
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
 	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	if (!f)
-		return cli_err("cannot open batch file %s: %s", file,
-			       strerror(errno));
-	cli.batch = true;
-	cli.batch_file = file;
-	while (fgets(line, sizeof(line), f)) {
-		cli.batch_line = ++lineno;
-		argc = split_line(line, argv, 64);
-		if (argc < 0) {
-			cli_err("more than 64 words; the batch stopped here");
-			goto fail;
+		return cli_err("cannot open %s: %s", file, strerror(errno));
+	if (f == stdin && isatty(STDIN_FILENO))
+		fprintf(stderr, "xnf: reading commands from the terminal; end "
+				"with Ctrl-D\n");
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		char *p = realloc(t->data, t->len + n + 1);
+
+		if (!p) {
+			ret = cli_err("out of memory reading %s", file);
+			break;
 		}
-		if (!argc)
+		memcpy(p + t->len, buf, n);
+		t->data = p;
+		t->len += n;
+		t->data[t->len] = '\0';
+	}
+	if (!ret && ferror(f))
+		ret = cli_err("cannot read %s: %s", file, strerror(errno));
+	if (f != stdin)
+		fclose(f);
+	if (ret) {
+		free(t->data);
+		memset(t, 0, sizeof(*t));
+		return -1;
+	}
+	t->name = file;
+	return 0;
+}
+
+int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv))
+{
+	char *line = NULL, *argv[LINE_WORDS];
+	size_t off = 0, len;
+	int lineno = 0, argc, errors, ret = 0;
+	const char *end;
+
+	cli.batch_file = t->name;
+	while (off < t->len && !ret) {
+		end = memchr(t->data + off, '\n', t->len - off);
+		len = end ? (size_t)(end - (t->data + off)) : t->len - off;
+		cli.batch_line = ++lineno;
+		/* A copy to split: the text is run more than once. */
+		free(line);
+		line = strndup(t->data + off, len);
+		off += len + 1;
+		if (!line) {
+			ret = cli_err("out of memory");
+			break;
+		}
+		/* strndup stops at a NUL: the line was longer. */
+		if (strlen(line) != len) {
+			ret = cli_err("a NUL byte in the line: the file is not "
+				      "text");
+			break;
+		}
+		argc = split_line(line, argv, LINE_WORDS);
+		if (argc == -1)
+			ret = cli_err("more than %d words", LINE_WORDS);
+		else if (argc == -2)
+			ret = cli_err("a quote is not closed: end the word "
+				      "with '\"'");
+		if (argc <= 0)
 			continue;
 		errors = cli.errors;
-		if (cli_dispatch(objects, "xnf", argc, argv)) {
-			/* Each failure says what failed, once. */
-			if (cli.errors == errors)
-				cli_err("command failed; the batch stopped here");
-			goto fail;
-		}
+		ret = fn(argc, argv);
+		/* Each failure says what failed, once. */
+		if (ret && cli.errors == errors)
+			cli_err("the command failed");
 	}
 	cli.batch_file = NULL;
-	if (f != stdin)
-		fclose(f);
-	return cli_fw_flush();
-fail:
-	cli.batch_file = NULL;
-	/* What the lines before the failed one changed stays, as with ip -b. */
-	cli_fw_flush();
-	if (f != stdin)
-		fclose(f);
-	return -1;
+	free(line);
+	return ret;
+}
+
+int cli_dp_if_any(struct xnf_dp **dp)
+{
+	char err[1024];
+	int ret;
+
+	*dp = NULL;
+	if (cli.dp && !cli.dp->reader) {
+		*dp = cli.dp;
+		return 0;
+	}
+	xnf_dp_close(cli.dp);
+	ret = xnf_open(cli.root, 0, cli.wait, &cli.dp, err, sizeof(err));
+	if (ret) {
+		cli.dp = NULL;
+		return ret == -ENOENT ? 0 : cli_err("%s", err);
+	}
+	*dp = cli.dp;
+	return 0;
+}
+
+/* The running configuration, or a fresh instance's when there is none. */
+static int conf_running(struct xnf_conf **out)
+{
+	struct xnf_dp *dp;
+	char err[1024];
+	int ret;
+
+	*out = NULL;
+	if (cli_dp_if_any(&dp))
+		return -1;
+	if (!dp)
+		return xnf_conf_new(out) ? cli_err("out of memory") : 0;
+	ret = xnf_conf_read(dp, out, err, sizeof(err));
+	return ret ? cli_err("%s", err) : 0;
+}
+
+/*
+ * xnf -b FILE: the lines in order, as if typed one after the other, and
+ * all or nothing. Every line first runs against the running configuration
+ * in memory (cli.conf), which finds what is wrong with any of them before
+ * anything changes (lines that only read are skipped there). Then they
+ * run for real; should one fail after all, what the lines before it
+ * changed is undone by applying the configuration that ran before.
+ */
+static int do_batch(const char *file)
+{
+	struct xnf_conf *before = NULL;
+	struct cli_text t;
+	char err[1024];
+	int ret;
+
+	if (cli_text_read(file, &t))
+		return -1;
+	cli.batch = true;
+	ret = conf_running(&cli.conf);
+	if (!ret) {
+		cli.conf_skip_reads = true;
+		ret = cli_lines(&t, cli_run);
+		cli.conf_skip_reads = false;
+	}
+	xnf_conf_free(cli.conf);
+	cli.conf = NULL;
+	if (!ret)
+		ret = conf_running(&before);
+	if (ret)
+		goto out;
+	ret = cli_lines(&t, cli_run) ?: cli_fw_flush();
+	if (ret && cli.dp && !cli.dp->reader) {
+		cli_fw_discard();
+		if (xnf_conf_apply(cli.dp, before, NULL, err, sizeof(err)))
+			cli_err("undoing the lines before failed: %s; 'xnf "
+				"save' shows what runs",
+				err);
+	}
+out:
+	xnf_conf_free(before);
+	free(t.data);
+	return ret;
 }
 
 int main(int argc, char **argv)

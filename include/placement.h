@@ -47,7 +47,8 @@
 
 #include "xnf_place.h"
 
-_Static_assert(sizeof(struct xnf_place_info) == 56, "xnf_place_info layout");
+_Static_assert(sizeof(struct xnf_place_info) == 56 + 8 * XNF_PLACE_CPU_WORDS,
+	       "xnf_place_info layout");
 _Static_assert(sizeof(struct xnf_place_queue) == 24 + 16 * XNF_PLACE_CPU_WORDS,
 	       "xnf_place_queue layout");
 

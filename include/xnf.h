@@ -137,6 +137,8 @@ int xnf_dev_remove(struct xnf_dp *dp, const char *dev);
  * must have detached the devices first. */
 int xnf_dp_destroy(const char *root);
 
+/* A fresh instance's configuration (the default exception actions). */
+void xnf_cfg_default(struct xnf_config *cfg);
 int xnf_cfg_read(struct xnf_dp *dp, struct xnf_config *cfg);
 /* Writes @cfg, but with tables_gen moved on (the workers copy the
  * exception actions): the caller's tables_gen is ignored. */
@@ -207,6 +209,9 @@ struct xnf_xconnect_ent {
 	struct xnf_xconnect xc;
 };
 int xnf_route_list(struct xnf_dp *dp, struct xnf_route_entry **out, __u32 *n);
+/* qsort() order of routes as `xnf route show` and `xnf save` print them:
+ * IPv4 first, then longest prefix first, then by address (conf.c). */
+int xnf_route_entry_cmp(const void *a, const void *b);
 int xnf_fdb_list(struct xnf_dp *dp, struct xnf_fdb_ent **out, __u32 *n);
 int xnf_xconnect_list(struct xnf_dp *dp, struct xnf_xconnect_ent **out, __u32 *n);
 
@@ -327,6 +332,8 @@ struct xnf_fw_set;
 /* An empty set with default allow (a fresh instance's), or NULL. */
 struct xnf_fw_set *xnf_fw_set_new(void);
 void xnf_fw_set_free(struct xnf_fw_set *set);
+/* A copy of @set, or NULL. */
+struct xnf_fw_set *xnf_fw_set_dup(const struct xnf_fw_set *set);
 
 /* The rule set that runs (the active generation), in a handful of bpf()
  * calls; never writes. -EAGAIN when it kept being switched under the
@@ -414,13 +421,20 @@ int xnf_fw_generate(struct xnf_fw_rule *rules, __u32 n, __u32 seed);
  * xnf_open() completes or undoes, and readers see as it will be then. */
 
 /* xnf_open() @flags */
-#define XNF_OPEN_CREATE 0x1 /* make the root and the tables if needed */
+#define XNF_OPEN_CREATE	 0x1 /* make the root and the tables if needed */
 /* A reader: takes no lock, so it never waits for a writer, and writes
  * nothing (no mount, no repair); what a killed writer left is reported as
  * the next writer will complete it. For status, the table and rule shows,
  * stats and config show: every one of them reads single map elements or
  * one firewall generation, which writers switch atomically. */
-#define XNF_OPEN_READ	0x2
+#define XNF_OPEN_READ	 0x2
+/* With XNF_OPEN_CREATE, for an apply across a table schema change: an
+ * instance of another schema at @root is moved aside to <root>-old, its
+ * attachments still running, and a new one is made at @root. An attach
+ * on it takes over the XDP link of the same device in <root>-old
+ * (xnf_attach_opts.adopt_root), and xnf_upgrade_finish() removes what is
+ * left of the old one. */
+#define XNF_OPEN_UPGRADE 0x4
 
 /* @wait_s of xnf_open() */
 #define XNF_WAIT_FOREVER (~0U)
@@ -449,6 +463,7 @@ int xnf_dp_lock(struct xnf_dp *dp, int op);
 int xnf_dev_list(struct xnf_dp *dp, char (*names)[16], int max);
 
 struct xnf_plan;
+struct xnf_cpuset;
 
 struct xnf_attach_opts {
 	const char *dev;
@@ -457,6 +472,13 @@ struct xnf_attach_opts {
 	struct xnf_chain_spec chain; /* NFs, fused, l3_fib */
 	const struct xnf_plan *plan; /* placement to apply, or NULL */
 	bool strict_queues;	     /* the plan's channel count is required */
+	const struct xnf_cpuset *cores; /* the LIST the plan was made
+					 * of (recorded), NULL: auto */
+	/* An instance of another table schema (<root>-old) whose XDP link
+	 * on this device, if there is one in the same mode, is taken over:
+	 * its program replaced with one bpf_link_update(), no packet
+	 * without a program; NULL: none. */
+	const char *adopt_root;
 };
 
 /* Loads the chain, pins it, adds the device to the egress ports, watches
@@ -496,6 +518,13 @@ struct xnf_dev_status {
 	char pins[256 + 32];		 /* <root>/dev/<dev> */
 };
 int xnf_dev_status(struct xnf_dp *dp, const char *dev, struct xnf_dev_status *st);
+
+/* <root>-old of @dp's root, an instance of another table schema that an
+ * upgrade moved aside, into @buf; false when there is none. */
+bool xnf_upgrade_pending(const struct xnf_dp *dp, char *buf, size_t len);
+/* Removes <root>-old: what of it was not taken over stops (its XDP links
+ * go with their pins; the host placement it recorded is not restored). */
+int xnf_upgrade_finish(struct xnf_dp *dp, char *err, size_t errlen);
 
 /* Removes the instance's pins; -EBUSY while a device is attached. */
 int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen);

@@ -264,6 +264,33 @@ out_close:
 	return ret;
 }
 
+/* Moves the instance at @root, of another table schema, to <root>-old
+ * under its lock (@lock_fd), then locks a new root in its place. */
+static int move_aside(const char *root, unsigned int wait_s, int *lock_fd,
+		      char *err, size_t errlen)
+{
+	char old[XNF_ROOT_MAX + 8];
+	int new_fd, ret;
+
+	/* bpffs refuses names with a dot. */
+	snprintf(old, sizeof(old), "%s-old", root);
+	if (!access(old, F_OK))
+		return xnf_errf(err, errlen, -EEXIST,
+				"%s holds tables of another schema and %s, an instance upgraded from earlier, is still there; remove one of them (xnf destroy with the xnf that made it, or rm -r)",
+				root, old);
+	if (rename(root, old))
+		return xnf_errf(err, errlen, -errno,
+				"cannot move the instance at %s aside to %s: %s",
+				root, old, strerror(errno));
+	pr_info("moved the instance of another schema at %s to %s\n", root, old);
+	ret = lock_root(root, true, wait_s, &new_fd, err, errlen);
+	if (ret)
+		return ret;
+	close(*lock_fd);
+	*lock_fd = new_fd;
+	return 0;
+}
+
 int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 	     struct xnf_dp **out, char *err, size_t errlen)
 {
@@ -297,6 +324,11 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 			goto out_close;
 	}
 	ret = xnf_dp_open_err(root, create, out, err, errlen);
+	if (ret == -EPROTO && create && (flags & XNF_OPEN_UPGRADE)) {
+		ret = move_aside(root, wait_s, &lock_fd, err, errlen);
+		if (!ret)
+			ret = xnf_dp_open_err(root, create, out, err, errlen);
+	}
 	if (ret == -ENOENT)
 		xnf_errf(err, errlen, ret, NO_INSTANCE, root);
 	if (ret)
@@ -314,6 +346,30 @@ out_close:
 	if (made)
 		rmdir(root);
 	return ret;
+}
+
+bool xnf_upgrade_pending(const struct xnf_dp *dp, char *buf, size_t len)
+{
+	struct stat st;
+
+	return snprintf(buf, len, "%s-old", dp->root) < (int)len &&
+	       !stat(buf, &st) && S_ISDIR(st.st_mode);
+}
+
+int xnf_upgrade_finish(struct xnf_dp *dp, char *err, size_t errlen)
+{
+	char old[XNF_ROOT_MAX + 8];
+	int ret;
+
+	if (!xnf_upgrade_pending(dp, old, sizeof(old)))
+		return 0;
+	ret = xnf_dp_destroy(old);
+	if (ret)
+		return xnf_errf(err, errlen, ret,
+				"cannot remove the instance upgraded from at %s: %s; remove it with 'rm -r %s'",
+				old, strerror(-ret), old);
+	pr_info("removed %s, the instance upgraded from\n", old);
+	return 0;
 }
 
 int xnf_dp_lock(struct xnf_dp *dp, int op)
@@ -664,6 +720,44 @@ static void drop_if_fresh(struct xnf_dp *dp)
 		xnf_dp_destroy(dp->root);
 }
 
+/* The XDP link of o->dev in the instance being upgraded from, when it is
+ * what runs there (@prog_id) in the mode asked for: its fd, or -1. */
+static int adopt_link(const struct xnf_attach_opts *o, __u32 prog_id)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info), mode;
+	char path[PATH_MAX];
+	int fd;
+
+	if (!o->adopt_root ||
+	    xnf_dev_path(o->adopt_root, o->dev, "link", path, sizeof(path)))
+		return -1;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -1;
+	mode = o->xdp_flags == XDP_FLAGS_SKB_MODE ? XDP_ATTACHED_SKB :
+						    XDP_ATTACHED_DRV;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    info.type != BPF_LINK_TYPE_XDP || info.xdp.ifindex != o->ifindex ||
+	    info.prog_id != prog_id || bpf_xdp_query(o->ifindex, 0, &q) ||
+	    q.attach_mode != mode) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static bool adoptable(const struct xnf_attach_opts *o, __u32 prog_id)
+{
+	int fd = adopt_link(o, prog_id);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 /* What makes an attach impossible, before anything is created. */
 static int attach_check(struct xnf_dp *dp, const struct xnf_attach_opts *o,
 			char *err, size_t errlen)
@@ -681,7 +775,8 @@ static int attach_check(struct xnf_dp *dp, const struct xnf_attach_opts *o,
 		return xnf_errf(err, errlen, -E2BIG,
 				"a fused chain holds at most %d NFs",
 				XNF_FUSED_MAX);
-	if (bpf_xdp_query_id(o->ifindex, 0, &prog_id) == 0 && prog_id)
+	if (bpf_xdp_query_id(o->ifindex, 0, &prog_id) == 0 && prog_id &&
+	    !adoptable(o, prog_id))
 		return xnf_errf(err, errlen, -EBUSY,
 				"%s already runs XDP program id %u; xnf never replaces a program it did not attach: if it is xnf's, use 'xnf chain set %s ...'; if not, remove it first (ip link set dev %s xdp off)",
 				o->dev, prog_id, o->dev, o->dev);
@@ -709,7 +804,9 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	bool watched = false;
 	char path[PATH_MAX], perr[XNF_PLACE_ERR_LEN] = "";
 	struct xnf_chain *c = NULL;
-	int link_fd = -1, ret;
+	int link_fd = -1, old_prog = -1, ret;
+	bool adopted = false, placed;
+	__u32 prog_id = 0;
 	LIBBPF_OPTS(bpf_link_create_opts, lopts);
 
 	ret = attach_check(dp, o, err, errlen);
@@ -717,7 +814,33 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		drop_if_fresh(dp);
 		return ret;
 	}
-	if (o->plan) {
+	/* Taking over an upgraded instance's link: the host placement it
+	 * made stays, recorded anew here, so that detach restores what was
+	 * there before either. */
+	if (!bpf_xdp_query_id(o->ifindex, 0, &prog_id) && prog_id)
+		link_fd = adopt_link(o, prog_id);
+	if (link_fd >= 0) {
+		old_prog = bpf_prog_get_fd_by_id(prog_id);
+		if (old_prog < 0) {
+			ret = -errno;
+			close(link_fd);
+			return xnf_errf(err, errlen, ret,
+					"cannot take over the XDP link of %s: %s",
+					o->dev, strerror(-ret));
+		}
+		pst = calloc(1, sizeof(*pst));
+		xnf_dev_path(o->adopt_root, o->dev, NULL, path, sizeof(path));
+		if (pst && xnf_place_load(path, pst)) {
+			free(pst);
+			pst = NULL;
+		}
+	}
+	placed = o->plan && !pst;
+	if (pst && !placed && pst->info.node >= 0) {
+		spec.numa = true;
+		spec.numa_node = pst->info.node;
+	}
+	if (placed) {
 		pst = calloc(1, sizeof(*pst));
 		if (!pst)
 			return xnf_errf(err, errlen, -ENOMEM, "out of memory");
@@ -768,7 +891,25 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		goto out_undo;
 	}
 	xnf_crash_point("attach:watched");
-	if (o->plan) {
+	if (pst && !placed) {
+		pst->info.req_queues = o->strict_queues && o->plan ?
+					       o->plan->nqueues :
+					       0;
+		pst->info.flags &= ~XNF_PLACE_REQ_CORES;
+		if (o->cores) {
+			pst->info.flags |= XNF_PLACE_REQ_CORES;
+			memcpy(pst->info.req_cores, o->cores->w,
+			       sizeof(pst->info.req_cores));
+		}
+		ret = xnf_place_save(path, pst);
+		if (ret) {
+			xnf_errf(err, errlen, ret,
+				 "cannot record the placement of %s in %s: %s",
+				 o->dev, path, strerror(-ret));
+			goto out_undo;
+		}
+	}
+	if (placed) {
 		/* Channels before the XDP attach, so the program starts on
 		 * the rings it will keep; recorded before anything else may
 		 * fail, so that the undo below and detach find it. */
@@ -777,6 +918,13 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		if (ret) {
 			xnf_errf(err, errlen, ret, "%s", perr);
 			goto out_undo;
+		}
+		/* What was asked for, so that `xnf save` says it again. */
+		pst->info.req_queues = o->strict_queues ? o->plan->nqueues : 0;
+		if (o->cores) {
+			pst->info.flags |= XNF_PLACE_REQ_CORES;
+			memcpy(pst->info.req_cores, o->cores->w,
+			       sizeof(pst->info.req_cores));
 		}
 		ret = xnf_place_save(path, pst);
 		if (ret) {
@@ -788,8 +936,19 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	}
 
 	lopts.flags = o->xdp_flags;
-	link_fd = bpf_link_create(xnf_chain_prog_fd(c), o->ifindex, BPF_XDP,
-				  &lopts);
+	if (link_fd >= 0) {
+		/* One switch: every packet runs the old chain or the new. */
+		if (bpf_link_update(link_fd, xnf_chain_prog_fd(c), NULL)) {
+			ret = xnf_errf(err, errlen, -errno,
+				       "cannot take over the XDP link of %s: %s",
+				       o->dev, strerror(errno));
+			goto out_undo;
+		}
+		adopted = true;
+	} else {
+		link_fd = bpf_link_create(xnf_chain_prog_fd(c), o->ifindex,
+					  BPF_XDP, &lopts);
+	}
 	if (link_fd < 0) {
 		ret = link_create_err(-errno, o->dev, o->xdp_flags, err, errlen);
 		goto out_undo;
@@ -804,7 +963,14 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		goto out_undo;
 	}
 	xnf_crash_point("attach:linked");
-	if (o->plan) {
+	if (adopted) {
+		char old[PATH_MAX];
+
+		/* Pinned here now: the old instance lets go of it. */
+		xnf_dev_path(o->adopt_root, o->dev, "link", old, sizeof(old));
+		unlink(old);
+	}
+	if (placed) {
 		/* After the attach, which re-created IRQ handlers and napi
 		 * threads. What cannot be set is reported, not fatal. */
 		xnf_place_apply_cpus(o->plan, pst);
@@ -819,6 +985,8 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		}
 	}
 	close(link_fd);
+	if (old_prog >= 0)
+		close(old_prog);
 	xnf_chain_free(c);
 	free(pst);
 	dp->created = false;
@@ -827,12 +995,18 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 out_undo:
 	/* Threaded NAPI goes back while XDP still runs (a veth without XDP
 	 * has no NAPI to switch); channels and IRQs once it is gone. */
-	if (o->plan)
+	if (placed)
 		xnf_place_restore_napi("", o->dev, pst);
-	/* Closing an unpinned link detaches it. */
+	/* A link taken over runs its old program again; closing an
+	 * unpinned link of our own detaches it. */
+	if (adopted && bpf_link_update(link_fd, old_prog, NULL))
+		pr_warn("Warning: %s runs the new chain, which is being removed: %s\n",
+			o->dev, strerror(errno));
 	if (link_fd >= 0)
 		close(link_fd);
-	if (o->plan)
+	if (old_prog >= 0)
+		close(old_prog);
+	if (placed)
 		xnf_place_restore_host("", o->dev, pst);
 	free(pst);
 	xnf_chain_free(c);

@@ -49,6 +49,11 @@ static const struct xnf_config xnf_default_cfg = {
 	.martian = XNF_ACT_DROP,
 };
 
+void xnf_cfg_default(struct xnf_config *cfg)
+{
+	*cfg = xnf_default_cfg;
+}
+
 static int xnf_table_index(const char *name)
 {
 	int i;

@@ -124,6 +124,15 @@ void xnf_fw_set_free(struct xnf_fw_set *set)
 	free(set);
 }
 
+struct xnf_fw_set *xnf_fw_set_dup(const struct xnf_fw_set *set)
+{
+	struct xnf_fw_set *copy = malloc(sizeof(*copy));
+
+	if (copy)
+		memcpy(copy, set, sizeof(*copy));
+	return copy;
+}
+
 /* The active generation and its header. */
 static int fw_active_read(struct xnf_dp *dp, struct fw_active *a)
 {

@@ -25,10 +25,11 @@
 #define XNF_PLACE_CPU_WORDS  16 /* CPU masks cover CPUs 0..1023 */
 
 enum xnf_place_flag {
-	XNF_PLACE_CHANNELS = 1 << 0, /* xnf changed the channel count */
-	XNF_PLACE_THREADED = 1 << 1, /* xnf turned threaded NAPI on */
-	XNF_PLACE_IRQS = 1 << 2,     /* xnf set some queue IRQ's affinity */
-	XNF_PLACE_NAPI = 1 << 3,     /* xnf pinned napi threads */
+	XNF_PLACE_CHANNELS = 1 << 0,  /* xnf changed the channel count */
+	XNF_PLACE_THREADED = 1 << 1,  /* xnf turned threaded NAPI on */
+	XNF_PLACE_IRQS = 1 << 2,      /* xnf set some queue IRQ's affinity */
+	XNF_PLACE_NAPI = 1 << 3,      /* xnf pinned napi threads */
+	XNF_PLACE_REQ_CORES = 1 << 4, /* asked for: cores LIST (req_cores) */
 };
 
 struct xnf_place_info {
@@ -39,7 +40,8 @@ struct xnf_place_info {
 	__u32 prev_combined, prev_rx, prev_tx, prev_other; /* channels before */
 	__u32 set_combined, set_rx, set_tx, set_other; /* channels xnf set */
 	__u32 prev_threaded; /* /sys/class/net/DEV/threaded before attach */
-	__u32 pad;
+	__u32 req_queues;    /* asked for: queues N (0: not asked) */
+	__u64 req_cores[XNF_PLACE_CPU_WORDS]; /* asked for: cores LIST */
 };
 
 enum xnf_place_qflag {

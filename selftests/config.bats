@@ -1,0 +1,346 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# config.bats - the configuration as a file: `xnf save`, `xnf apply`, the
+# all-or-nothing `xnf -b`, `xnf detach all`, and the lines they read.
+#
+# One test bed for the file (selftests/lib/testbed.bash), plus a veth pair
+# f0/f1 in the DUT with a foreign XDP program on f0 (an attach that fails
+# after every check passed). Each test starts from nothing attached and no
+# instance, and leaves it so.
+
+bats_require_minimum_version 1.5.0
+: "${BATS_TEST_TIMEOUT:=180}"
+
+load lib/testbed
+
+GEN=${GEN:-$(dirname "$XNF")/xnf-gen}
+SINK=${SINK:-$(dirname "$XNF")/xnf-sink}
+
+setup_file()
+{
+	TB_SKIP=$(tb_missing)
+	export TB_SKIP
+	[ -z "$TB_SKIP" ] || return 0
+	tb_setup
+	ip -n "$TB_DUT" link add f0 type veth peer name f1
+	ip -n "$TB_DUT" link set f0 up
+	ip -n "$TB_DUT" link set f1 up
+	ip -n "$TB_DUT" link set dev f0 xdpgeneric obj "$TB_BPF_DIR/xmit.bpf.o" sec xdp
+	FOREIGN_ID=$(tb_xdp_prog_id "$TB_DUT" f0)
+	export FOREIGN_ID
+}
+
+teardown_file()
+{
+	tb_teardown
+}
+
+setup()
+{
+	[ -z "$TB_SKIP" ] || skip "$TB_SKIP"
+}
+
+teardown()
+{
+	[ -z "$TB_SKIP" ] || return 0
+	tb_xnf detach all || true
+	tb_xnf destroy 2>/dev/null || true
+}
+
+# Every object and mode: two attachments (native tail-called LPM with a
+# placement; generic fused fib), routes of every type, both families, by
+# gateway and by MAC, rules of every field, the default policy, an FDB
+# entry, a cross-connect and an exception action changed.
+full_config()
+{
+	tb_xnf attach d0 chain firewall,l3fwd,l2fwd cores 1 &&
+	tb_xnf attach d1 chain l3fwd,firewall mode generic fused fib &&
+	tb_routes &&
+	tb_xnf route add 203.0.113.0/24 via $TB_SINK4 dev d1 &&
+	tb_xnf route add 203.0.113.77/32 blackhole &&
+	tb_xnf route add 203.0.113.78/32 unreachable &&
+	tb_xnf route add 203.0.113.80/32 dev d1 lladdr 02:00:00:00:00:99 &&
+	tb_xnf fw add prio 5 allow proto udp src 192.0.2.0/24 dst 198.51.100.0/24 sport 1000-2000 dport 53 &&
+	tb_xnf fw add drop proto tcp dport 23 &&
+	tb_xnf fw add allow src 2001:db8:1::/64 &&
+	tb_xnf fw default drop &&
+	tb_xnf fdb add 02:00:00:00:00:aa dev d1 &&
+	tb_xnf xconnect d0 d1 lladdr 02:00:00:00:00:01 02:00:00:00:00:02 &&
+	tb_xnf config set no_route drop
+}
+
+# prog and link ids of what runs: equal when nothing was reloaded.
+ids()
+{
+	tb_xnf -j status | jq -c '[.[] | {dev, link_id, prog_id, nfs}]'
+}
+
+@test "save | apply on a fresh instance rebuilds the same state, byte for byte" {
+	run full_config
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	tb_xnf save >"$TB_TMP/a.conf"
+	grep -q '^attach d0 chain firewall,l3fwd,l2fwd mode native tailcall lpm cores 1$' "$TB_TMP/a.conf"
+	grep -q '^attach d1 chain l3fwd,firewall mode generic fused fib$' "$TB_TMP/a.conf"
+	grep -q '^xconnect add d0 d1 lladdr 02:00:00:00:00:01 02:00:00:00:00:02$' "$TB_TMP/a.conf"
+	tb_xnf detach all
+	tb_xnf destroy
+	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = none ]
+
+	run -0 tb_xnf -j apply - <"$TB_TMP/a.conf"
+	jq -e '.changes > 0 and .changed.attached == 2' <<<"$output"
+	tb_xnf save >"$TB_TMP/b.conf"
+	diff -u "$TB_TMP/a.conf" "$TB_TMP/b.conf"
+	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" != none ]
+	# What it printed is what runs.
+	tb_xnf -j status | jq -e '.[] | select(.dev == "d1") |
+		.fused and .mode == "generic" and .l3fwd == "fib" and .chain == "l3fwd,firewall"'
+}
+
+@test "apply of what runs changes nothing: no program reloaded, counters kept" {
+	local before after hits
+	tb_xnf attach d0 chain firewall,l3fwd
+	tb_xnf attach d1 chain firewall,l3fwd
+	tb_routes
+	tb_xnf fw add prio 10 allow proto icmp src 192.0.2.0/24
+	tb_xnf save >"$TB_TMP/a.conf"
+	tb_ping "$TB_SRC" "$TB_SINK4" 3
+	hits=$(tb_xnf -j fw show | jq '.rules[] | select(.prio == 10) | .packets')
+	tb_expect "the rule counted the pings" "$hits" -ge 3
+	before=$(ids)
+
+	run -0 tb_xnf -j apply "$TB_TMP/a.conf"
+	tb_expect "changes" "$(jq .changes <<<"$output")" -eq 0
+	run -0 tb_xnf -j apply "$TB_TMP/a.conf"
+	tb_expect "changes the second time" "$(jq .changes <<<"$output")" -eq 0
+	after=$(ids)
+	tb_expect "programs and links" "$after" = "$before"
+	tb_expect "the rule's counter" \
+		"$(tb_xnf -j fw show | jq '.rules[] | select(.prio == 10) | .packets')" -eq "$hits"
+}
+
+@test "apply changes only the difference, one element at a time" {
+	local d0_link d1_prog out
+	tb_xnf attach d0 chain firewall,l3fwd
+	tb_xnf attach d1 chain firewall,l3fwd
+	tb_routes
+	tb_xnf route add 203.0.113.0/24 blackhole
+	tb_xnf route add 203.0.113.99/32 blackhole
+	tb_xnf fw add prio 10 allow proto icmp src 192.0.2.0/24
+	tb_ping "$TB_SRC" "$TB_SINK4" 2
+	local hits
+	hits=$(tb_xnf -j fw show | jq '.rules[] | select(.prio == 10) | .packets')
+	d0_link=$(tb_xnf -j status | jq '.[] | select(.dev == "d0") | .link_id')
+	d1_prog=$(tb_xnf -j status | jq '.[] | select(.dev == "d1") | .prog_id')
+
+	# d0's chain, one route replaced, one removed, one added, a rule
+	# added; d1 as it was.
+	tb_xnf save | sed -e 's/^attach d0 chain firewall,l3fwd /attach d0 chain l3fwd /' \
+		-e 's|^route add 203.0.113.0/24 blackhole$|route add 203.0.113.0/24 unreachable|' \
+		-e '\|^route add 203.0.113.99/32|d' >"$TB_TMP/b.conf"
+	echo "route add 203.0.113.100/32 blackhole" >>"$TB_TMP/b.conf"
+	echo "fw add prio 20 drop proto tcp dport 23" >>"$TB_TMP/b.conf"
+
+	run -0 tb_xnf -j apply "$TB_TMP/b.conf"
+	out=$output
+	tb_expect "chains switched" "$(jq .changed.chains <<<"$out")" -eq 1
+	tb_expect "attached" "$(jq '.changed.attached + .changed.detached + .changed.reattached' <<<"$out")" -eq 0
+	tb_expect "firewall switches" "$(jq .changed.firewall <<<"$out")" -eq 1
+	tb_expect "routes" "$(jq .changed.routes <<<"$out")" -eq 3
+	tb_expect "total" "$(jq .changes <<<"$out")" -eq 5
+	# A chain switch keeps the link; d1 was not touched.
+	tb_expect "d0's link" "$(tb_xnf -j status | jq '.[] | select(.dev == "d0") | .link_id')" -eq "$d0_link"
+	tb_expect "d1's program" "$(tb_xnf -j status | jq '.[] | select(.dev == "d1") | .prog_id')" -eq "$d1_prog"
+	tb_expect "d0's chain" "$(tb_xnf -j status | jq -r '.[] | select(.dev == "d0") | .chain')" = l3fwd
+	tb_expect "the kept rule's counter" \
+		"$(tb_xnf -j fw show | jq '.rules[] | select(.prio == 10) | .packets')" -eq "$hits"
+	tb_xnf save >"$TB_TMP/c.conf"
+	# The added lines print where their table has them.
+	diff <(sort "$TB_TMP/b.conf") <(sort "$TB_TMP/c.conf")
+}
+
+@test "apply of a file with one bad line changes nothing, and names the line" {
+	local before
+	tb_xnf attach d0 chain l3fwd
+	tb_routes
+	before=$(tb_xnf save)
+	printf '%s\n' "attach d0 chain firewall,l3fwd" "attach d1 chain l3fwd" \
+		"fw default drop" "route add 203.0.113.0/24 via 198.51.100.250" \
+		>"$TB_TMP/bad.conf"
+	run -1 tb_xnf -j apply "$TB_TMP/bad.conf"
+	jq -e '.error | test("bad.conf:4:")' <<<"$output"
+	tb_expect "the running configuration" "$(tb_xnf save)" = "$before"
+	# A line that is not configuration is refused the same way.
+	printf '%s\n' "fw default drop" "stats" >"$TB_TMP/bad2.conf"
+	run -1 tb_xnf -j apply "$TB_TMP/bad2.conf"
+	jq -e '.error | test("bad2.conf:2:")' <<<"$output"
+	tb_expect "after a show line" "$(tb_xnf save)" = "$before"
+	# check: every line checked, nothing applied.
+	run -0 tb_xnf apply check <(printf '%s\n' "attach d1 chain l3fwd" "fw default drop")
+	tb_expect "after check" "$(tb_xnf save)" = "$before"
+	run -1 tb_xnf apply check "$TB_TMP/bad.conf"
+}
+
+@test "an apply that fails after its checks undoes what it changed" {
+	local before
+	tb_xnf attach d0 chain firewall,l3fwd
+	tb_routes
+	before=$(tb_xnf save)
+	# The firewall and a route change first; the attach to f0 fails at
+	# the kernel (a program xnf did not attach runs there).
+	{ tb_xnf save | sed 's/^fw default allow$/fw default drop/'
+	  echo "route add 203.0.113.0/24 blackhole"
+	  echo "attach f0 chain l3fwd"; } >"$TB_TMP/f0.conf"
+	run -1 tb_xnf apply "$TB_TMP/f0.conf"
+	echo "$output"
+	tb_expect "the running configuration" "$(tb_xnf save)" = "$before"
+	tb_expect "f0's program" "$(tb_xdp_prog_id "$TB_DUT" f0)" = "$FOREIGN_ID"
+}
+
+@test "xnf -b is all or nothing" {
+	local before
+	tb_xnf attach d0 chain l3fwd
+	before=$(tb_xnf save)
+	# A wrong line: nothing runs.
+	run -1 tb_xnf -b <(printf '%s\n' "route add 203.0.113.0/24 blackhole" "fw add prio x drop")
+	tb_expect "after a bad line 2" "$(tb_xnf save)" = "$before"
+	# A line that fails for real: the ones before it are undone.
+	run -1 tb_xnf -b <(printf '%s\n' "route add 203.0.113.0/24 blackhole" \
+		"fw default drop" "attach f0 chain l3fwd")
+	tb_expect "after a failed attach" "$(tb_xnf save)" = "$before"
+	tb_expect "f0's program" "$(tb_xdp_prog_id "$TB_DUT" f0)" = "$FOREIGN_ID"
+	# And a good batch runs in order, reads included.
+	run -0 tb_xnf -b <(printf '%s\n' "route add 203.0.113.0/24 blackhole" "route show")
+	[[ "$output" == *"203.0.113.0/24"* ]]
+}
+
+@test "batch lines are read whole: long lines, NUL bytes, open quotes, CRLF" {
+	local long
+	tb_xnf attach d0 chain firewall,l3fwd
+	# A comment longer than any buffer, with a command where a 4,096-byte
+	# buffer would have cut it.
+	long="#$(printf '%*s' 4094 '' | tr ' ' x)fw default drop"
+	run -0 tb_xnf -b <(printf '%s\n' "$long")
+	tb_expect "default" "$(tb_xnf -j fw show | jq -r .default)" = allow
+	# A NUL cut a rule down to a broader one: now the line is refused.
+	run -1 tb_xnf -j -b <(printf 'fw add prio 7 drop proto udp\0 dport 53\n')
+	jq -e '.error | test(":1:")' <<<"$output"
+	tb_expect "rules after a NUL" "$(tb_xnf -j fw show | jq '.rules | length')" -eq 0
+	run -1 tb_xnf -b <(printf '%s\n' 'route add "203.0.113.0/24 blackhole')
+	tb_expect "routes after an open quote" "$(tb_xnf -j route show | jq length)" -eq 0
+	run -0 tb_xnf -b <(printf 'fw add prio 8 drop proto udp dport 53\r\n# done\r\n')
+	tb_expect "a CRLF line" "$(tb_xnf -j fw show | jq -c '.rules[0] | [.prio, .dport]')" = '[8,"53"]'
+	# The same reader for apply.
+	run -1 tb_xnf apply <(printf 'attach d0 chain firewall,l3fwd\nfw add prio 9 drop\0\n')
+	tb_expect "rules after apply with a NUL" "$(tb_xnf -j fw show | jq '.rules | length')" -eq 1
+}
+
+@test "detach all leaves no XDP program and keeps the tables" {
+	tb_xnf attach d0 chain l3fwd
+	tb_xnf attach d1 chain l3fwd
+	tb_routes
+	tb_xnf save >"$TB_TMP/a.conf"
+	run -0 tb_xnf detach all
+	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = none ]
+	[ "$(tb_xdp_prog_id "$TB_DUT" d1)" = none ]
+	tb_expect "f0 (not xnf's)" "$(tb_xdp_prog_id "$TB_DUT" f0)" = "$FOREIGN_ID"
+	tb_expect "routes" "$(tb_xnf -j route show | jq length)" -eq 8
+	run -0 tb_xnf detach all
+	run -0 tb_xnf apply "$TB_TMP/a.conf"
+	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" != none ]
+	tb_ping_ok "$TB_SRC" "$TB_SINK4" 3
+}
+
+# Paced traffic from src to sink through d0 and d1 while the firewall,
+# the routes and d0's chain change by apply: everything sent arrives, or
+# was counted dropped by a veth ring (docs/testing.md).
+@test "apply under live traffic loses nothing both configurations forward" {
+	[ -x "$GEN" ] && [ -x "$SINK" ] || skip "xnf-gen / xnf-sink not built"
+	local n=20000 gpid sent S0 D1 K0 k i
+	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
+	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
+	tb_xnf attach d0 chain firewall,l3fwd
+	tb_xnf attach d1 chain l3fwd
+	tb_xnf route add 198.51.100.0/24 via $TB_SINK4
+	tb_xnf save >"$TB_TMP/a.conf"
+	{ sed 's/^attach d0 chain firewall,l3fwd /attach d0 chain l3fwd,firewall /' "$TB_TMP/a.conf"
+	  echo "fw add prio 10 drop proto tcp dport 23"
+	  echo "route add 203.0.113.0/24 blackhole"; } >"$TB_TMP/b.conf"
+	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
+		>"$TB_TMP/sink.json"
+	tb_until "xnf-sink to attach" test -e "$TB_TMP/sink.ready"
+	S0=$(tb_link "$TB_SRC" s0 tx.dropped)
+	D1=$(tb_link "$TB_DUT" d1 tx.dropped)
+	K0=$(tb_link "$TB_SINK" k0 rx.packets)
+	tb_bg "$TB_SRC" "$GEN" s0 count $n rate 2000 duration 100 size 64 \
+		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j \
+		>"$TB_TMP/gen.json"
+	gpid=$TB_BG_PID
+	for ((i = 0; i < 3; i++)); do
+		tb_xnf apply "$TB_TMP/b.conf"
+		tb_xnf apply "$TB_TMP/a.conf"
+	done
+	wait "$gpid"
+	sent=$(jq .sent "$TB_TMP/gen.json")
+	tb_expect "sent" "$sent" -eq $n
+	k=0
+	arrived() { k=$(($(tb_link "$TB_SINK" k0 rx.packets) - K0)); \
+		((k + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1 >= sent)); }
+	tb_until "every frame to arrive or be counted dropped" arrived
+	echo "sent $sent, at k0 $k, dropped by s0 $(($(tb_link "$TB_SRC" s0 tx.dropped) - S0)), by d1 $(($(tb_link "$TB_DUT" d1 tx.dropped) - D1))" >&2
+	tb_expect "sent = arrived + dropped by the veths" "$sent" -eq \
+		$((k + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1))
+}
+
+# An upgrade that changes the table schema: the old xnf saved the
+# configuration, the new one applies it. Simulated by marking the running
+# tables as schema N-1 (their layout is this one's, so the old programs
+# keep forwarding while they run). The apply moves the old instance to
+# <root>-old, builds the new one, takes each XDP link over with one
+# program switch (the link stays), and removes the old instance; paced
+# traffic runs through all of it.
+@test "apply across a table schema change takes the links over without an outage" {
+	[ -x "$GEN" ] && [ -x "$SINK" ] || skip "xnf-gen / xnf-sink not built"
+	local n=10000 gpid sent S0 D1 K0 k cfg schema links progs
+	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
+	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
+	tb_xnf attach d0 chain firewall,l3fwd
+	tb_xnf attach d1 chain l3fwd
+	tb_xnf route add 198.51.100.0/24 via $TB_SINK4
+	tb_xnf fw add prio 10 drop proto tcp dport 23
+	tb_xnf save >"$TB_TMP/a.conf"
+	links=$(tb_xnf -j status | jq -c '[.[] | .link_id]')
+	progs=$(tb_xnf -j status | jq -c '[.[] | .prog_id]')
+	# The schema is the first __u32 of xnf_cfg (little-endian here).
+	cfg=$(bpftool -j map lookup pinned "$XNF_PIN_ROOT/tables/xnf_cfg" key 0 0 0 0)
+	schema=$(jq '.formatted.value.schema' <<<"$cfg")
+	bpftool map update pinned "$XNF_PIN_ROOT/tables/xnf_cfg" key 0 0 0 0 value \
+		$(printf '%d ' $((schema - 1))) $(jq -r '.value[1:] | join(" ")' <<<"$cfg")
+	tb_expect "the old schema" "$(bpftool -j map lookup pinned "$XNF_PIN_ROOT/tables/xnf_cfg" \
+		key 0 0 0 0 | jq .formatted.value.schema)" -eq $((schema - 1))
+	run -1 tb_xnf save
+	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
+		>"$TB_TMP/sink.json"
+	tb_until "xnf-sink to attach" test -e "$TB_TMP/sink.ready"
+	S0=$(tb_link "$TB_SRC" s0 tx.dropped)
+	D1=$(tb_link "$TB_DUT" d1 tx.dropped)
+	K0=$(tb_link "$TB_SINK" k0 rx.packets)
+	tb_bg "$TB_SRC" "$GEN" s0 count $n rate 2000 duration 100 size 64 \
+		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j \
+		>"$TB_TMP/gen.json"
+	gpid=$TB_BG_PID
+	run -0 tb_xnf apply "$TB_TMP/a.conf"
+	wait "$gpid"
+	[ ! -e "$XNF_PIN_ROOT-old" ]
+	tb_xnf save >"$TB_TMP/b.conf"
+	diff -u "$TB_TMP/a.conf" "$TB_TMP/b.conf"
+	tb_expect "the links" "$(tb_xnf -j status | jq -c '[.[] | .link_id]')" = "$links"
+	tb_expect "the programs" "$(tb_xnf -j status | jq -c '[.[] | .prog_id]')" != "$progs"
+	sent=$(jq .sent "$TB_TMP/gen.json")
+	k=0
+	arrived() { k=$(($(tb_link "$TB_SINK" k0 rx.packets) - K0)); \
+		((k + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1 >= sent)); }
+	tb_until "every frame to arrive or be counted dropped" arrived
+	tb_expect "sent = arrived + dropped by the veths" "$sent" -eq \
+		$((k + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1))
+}
