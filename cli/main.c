@@ -460,19 +460,25 @@ static int conf_running(struct xnf_conf **out)
  * in memory (cli.conf), which finds what is wrong with any of them before
  * anything changes (lines that only read are skipped there). Then they
  * run for real; should one fail after all, what the lines before it
- * changed is undone by applying the configuration that ran before.
+ * changed is undone by applying the configuration that ran before, and an
+ * instance the batch created is removed again. The lock is taken before
+ * the input is read, so the batch sees the state it was checked against.
  */
 static int do_batch(const char *file)
 {
 	struct xnf_conf *before = NULL;
-	struct cli_text t;
+	struct cli_text t = {};
+	bool existed;
 	char err[1024];
 	int ret;
 
-	if (cli_text_read(file, &t))
-		return -1;
 	cli.batch = true;
-	ret = conf_running(&cli.conf);
+	ret = conf_running(&before);
+	existed = cli.dp;
+	if (!ret)
+		ret = cli_text_read(file, &t);
+	if (!ret)
+		ret = conf_running(&cli.conf);
 	if (!ret) {
 		cli.conf_skip_reads = true;
 		ret = cli_lines(&t, cli_run);
@@ -480,17 +486,19 @@ static int do_batch(const char *file)
 	}
 	xnf_conf_free(cli.conf);
 	cli.conf = NULL;
-	if (!ret)
-		ret = conf_running(&before);
 	if (ret)
 		goto out;
 	ret = cli_lines(&t, cli_run) ?: cli_fw_flush();
-	if (ret && cli.dp && !cli.dp->reader) {
-		cli_fw_discard();
-		if (xnf_conf_apply(cli.dp, before, NULL, err, sizeof(err)))
-			cli_err("undoing the lines before failed: %s; 'xnf "
-				"save' shows what runs",
-				err);
+	if (!ret || !cli.dp || cli.dp->reader)
+		goto out;
+	cli_fw_discard();
+	if (xnf_conf_apply(cli.dp, before, NULL, err, sizeof(err)))
+		cli_err("undoing the lines before failed: %s; 'xnf save' shows "
+			"what runs",
+			err);
+	else if (!existed && !xnf_destroy(cli.dp, err, sizeof(err))) {
+		xnf_dp_close(cli.dp);
+		cli.dp = NULL;
 	}
 out:
 	xnf_conf_free(before);
