@@ -518,7 +518,7 @@ int main(int argc, char **argv)
 	};
 	const char *batch = NULL;
 	int opt, verbose = 0, ret;
-	char bad[160] = "", *end;
+	char bad[160] = "", *end, root[XNF_ROOT_MAX];
 
 	cli.wait = XNF_WAIT_DEFAULT;
 	/* A wrong option is reported after all of them were read, so that
@@ -568,6 +568,10 @@ int main(int argc, char **argv)
 	argv += optind;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	cli.root = getenv("XNF_PIN_ROOT") ?: XNF_DEFAULT_PIN_ROOT;
+	/* The path every command names it by (the host's bpffs under ip
+	 * netns exec); when there is none, opening the instance says why. */
+	if (!xnf_root_resolve(cli.root, root, sizeof(root), NULL, 0))
+		cli.root = root;
 	xnf_libbpf_logging();
 	xnf_set_log_level(verbose >= 2 ? XNF_LOG_DEBUG :
 			  verbose      ? XNF_LOG_INFO :

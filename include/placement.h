@@ -8,9 +8,18 @@
  *
  * One root. Every sysfs and procfs path is read below @root: "" or "/" is
  * the real system, anything else a fixture tree laid out like it
- * (<root>/sys/..., <root>/proc/..., see selftests/fixtures/). Two things do
- * not live in files on a real system, and are read from the fixture tree
- * instead:
+ * (<root>/sys/..., <root>/proc/..., see selftests/fixtures/).
+ *
+ * The real system is the caller's network namespace, whatever /sys shows
+ * (under `nsenter --net` it shows the host's): the device, its ifindex
+ * and its queue counts come from rtnetlink and the netdev family, its bus
+ * device (NUMA node, IRQs) from ethtool's bus address in /sys/bus/, and
+ * /sys/class/net/<DEV>/threaded from a sysfs mounted for this namespace
+ * when /sys is another's (lib/netdev.c). In a fixture they are the files
+ * <DEV>/queues/{rx,tx}-N, <DEV>/ifindex, <DEV>/device and <DEV>/threaded.
+ *
+ * Two things do not live in files on a real system, and are read from the
+ * fixture tree instead:
  *   channel counts   ETHTOOL_GCHANNELS / ETHTOOL_SCHANNELS on the real
  *                    system; <root>/ethtool/<DEV>/channels in a fixture, a
  *                    file of "key value" pairs with the keys combined,
@@ -148,7 +157,7 @@ struct xnf_nic {
 	__u32 ifindex;
 	int node;	 /* sysfs numa_node, -1: none */
 	bool has_device; /* backed by a bus device */
-	int nrxq, ntxq;	 /* queues/rx-*, tx-* */
+	int nrxq, ntxq;	 /* queues in use (rx-*, tx-*) */
 	int chan_err;	 /* 0: channels valid */
 	struct xnf_channels ch;
 	int nirqs;    /* IRQs of the device */
@@ -159,10 +168,16 @@ struct xnf_nic {
 	struct xnf_nic_queue q[XNF_PLACE_MAX_QUEUES];
 };
 
-/* -ENODEV (with @err) if @dev does not exist below @root. */
+/* -ENODEV (with @err) if @dev does not exist in this network namespace
+ * (-ENOENT below a fixture @root). */
 int xnf_nic_read(const char *root, const char *dev, struct xnf_nic *nic,
 		 char *err, size_t errlen);
-/* Receive queues in use now: combined + rx channels, or the sysfs count. */
+/* The receive and transmit queues @dev uses now, in the caller's network
+ * namespace (netlink and ethtool, never a /sys that may show another
+ * namespace): -EINVAL for a bad name, -ENODEV for no such device. @ntx
+ * may be NULL. */
+int xnf_dev_queues(const char *dev, int *nrx, int *ntx);
+/* Receive queues in use now: combined + rx channels, or the queue count. */
 int xnf_nic_queues(const struct xnf_nic *nic);
 /* Most receive queues the device can have (equal to the current count when
  * the driver cannot tell or change it). */

@@ -94,6 +94,14 @@ int xnf_dev_path(const char *root, const char *dev, const char *name, char *buf,
  * (a directory xnf owns inside a bpffs, never a mount point itself); else
  * -EINVAL, -ENAMETOOLONG or -ENOTSUP with what to do in @err. */
 int xnf_root_check(const char *root, char *err, size_t errlen);
+/* @root as this process must name it, into @out (XNF_ROOT_MAX bytes):
+ * @root itself, or, when no bpffs is mounted on its parent in this mount
+ * namespace and that is not PID 1's (`ip netns exec` made it, with a
+ * fresh /sys), the host's bpffs through /proc/1/root<root>, where pins
+ * outlive the process. -ENOTSUP with both fixes in @err when only a bpffs
+ * that would vanish with the process is left. */
+int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
+		     size_t errlen);
 
 /* ---- the instance (dataplane.c) ---- */
 #define XNF_DEFAULT_PIN_ROOT "/sys/fs/bpf/xnf"

@@ -295,10 +295,15 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 	     struct xnf_dp **out, char *err, size_t errlen)
 {
 	bool create = flags & XNF_OPEN_CREATE, reader = flags & XNF_OPEN_READ;
-	char parent[PATH_MAX], *slash;
+	char parent[PATH_MAX], here[XNF_ROOT_MAX], *slash;
 	int lock_fd = -1, ret;
 	bool made;
 
+	/* Under ip netns exec: the host's bpffs, or a refusal. */
+	ret = xnf_root_resolve(root, here, sizeof(here), err, errlen);
+	if (ret)
+		return ret;
+	root = here;
 	snprintf(parent, sizeof(parent), "%s", root);
 	slash = strrchr(parent, '/');
 	if (slash && slash != parent)
@@ -309,7 +314,8 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 		create = false;
 	} else if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
 		   mount("bpf", parent, "bpf", 0, "mode=0700")) {
-		/* Like ip(8), mount bpffs where the root expects it. */
+		/* Like ip(8), mount bpffs where the root expects it (only in
+		 * PID 1's mount namespace, xnf_root_resolve saw to that). */
 		return xnf_errf(err, errlen, -errno,
 				"cannot mount bpffs on %s: %s; mount it with 'mount -t bpf bpf %s'",
 				parent, strerror(errno), parent);

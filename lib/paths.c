@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
 
@@ -131,4 +132,73 @@ int xnf_root_check(const char *root, char *err, size_t errlen)
 				"pin root %s is not in a BPF filesystem (%s is not bpffs): set XNF_PIN_ROOT to a new directory under /sys/fs/bpf, or mount a bpffs on a new, empty directory (mkdir /run/xnf-bpf && mount -t bpf bpf /run/xnf-bpf) and use a directory below it",
 				root, *parent ? parent : "/");
 	return 0;
+}
+
+/* Whether this process is in PID 1's mount namespace: 1, 0, or -errno
+ * when that cannot be told (no /proc, or PID 1 beyond ptrace's reach). */
+static int mntns_is_pid1(void)
+{
+	struct stat self, init;
+
+	if (stat("/proc/self/ns/mnt", &self) || stat("/proc/1/ns/mnt", &init))
+		return -errno;
+	return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
+}
+
+/*
+ * A mount lives as long as its mount namespace, and `ip netns exec` makes a
+ * private one for the command, with a fresh sysfs on /sys: /sys/fs/bpf is
+ * an empty directory there. A bpffs mounted on it now (as xnf does in the
+ * host's namespace, like ip(8)) would take the pins, and with the link pin
+ * the XDP attachment, with it when the command exits. Only PID 1's mount
+ * namespace outlives every command, so a root whose bpffs is missing here
+ * is taken from there, through the magic link /proc/1/root: pins, the lock
+ * and every later open then name the host's bpffs (the same superblock as
+ * the host's /sys/fs/bpf), and a worker started with that root reopens the
+ * same files. When no bpffs is there either, or PID 1's namespace cannot
+ * be compared, nothing would stay: refused, with both fixes.
+ */
+int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
+		     size_t errlen)
+{
+	char parent[XNF_ROOT_MAX], host[XNF_ROOT_MAX + 16];
+	const char *slash = root ? strrchr(root, '/') : NULL;
+	int ns, n;
+
+	/* Not a pin root (xnf_root_check says why), on a bpffs here, or in
+	 * the host's namespace, where the bpffs xnf_open mounts on
+	 * /sys/fs/bpf stays: as it is. */
+	if (!root || root[0] != '/' || strlen(root) >= XNF_ROOT_MAX || !slash ||
+	    slash == root)
+		goto as_is;
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - root), root);
+	if (is_bpffs(parent))
+		goto as_is;
+	ns = mntns_is_pid1();
+	if (ns == 1)
+		goto as_is;
+	snprintf(host, sizeof(host), "/proc/1/root%s", parent);
+	if (!ns && is_bpffs(host)) {
+		n = snprintf(out, len, "/proc/1/root%s", root);
+		if (n < 0 || (size_t)n >= len || n >= XNF_ROOT_MAX)
+			return xnf_errf(err, errlen, -ENAMETOOLONG,
+					"pin root %s is on the host's bpffs, reached from this mount namespace as /proc/1/root%s, which is longer than %d bytes: use a shorter XNF_PIN_ROOT",
+					root, root, XNF_ROOT_MAX - 1);
+		return 0;
+	}
+	if (ns < 0)
+		return xnf_errf(err, errlen, -ENOTSUP,
+				"no bpffs on %s in this mount namespace, and whether that is the host's cannot be told (/proc/1/ns/mnt: %s): pins on a bpffs mounted here could vanish with this process, and the attachment with them. Mount one where it stays (mount -t bpf bpf %s in the host's mount namespace), and use 'nsenter --net=/run/netns/NS xnf ...' (it keeps the host's mounts) instead of 'ip netns exec NS xnf ...'",
+				parent, strerror(-ns), parent);
+	return xnf_errf(err, errlen, -ENOTSUP,
+			"no bpffs on %s in this mount namespace, which is not the host's ('ip netns exec' makes one, with a fresh /sys), nor on the host's %s: pins on a bpffs mounted here would vanish with this process, and the attachment with them. Mount the host's (mount -t bpf bpf %s in the host's mount namespace), or use 'nsenter --net=/run/netns/NS xnf ...' (it keeps the host's mounts) instead of 'ip netns exec NS xnf ...'",
+			parent, parent, parent);
+as_is:
+	n = snprintf(out, len, "%s", root ?: "");
+	if (n >= 0 && (size_t)n < len)
+		return 0;
+	return xnf_root_check(root, err, errlen) ?:
+		       xnf_errf(err, errlen, -ENAMETOOLONG,
+				"pin root '%.40s...' is longer than %zu bytes",
+				root, len - 1);
 }

@@ -141,10 +141,7 @@ static int irq_set(const char *root, int irq, const struct xnf_cpuset *s)
 
 static int threaded_set(const char *root, const char *dev, int on)
 {
-	char path[PATH_MAX];
-
-	sysfs_path(path, sizeof(path), root, "/sys/class/net/%s/threaded", dev);
-	return sysfs_write(path, on ? "1\n" : "0\n");
+	return netdev_attr(root, dev, "threaded", on ? "1\n" : "0\n", NULL);
 }
 
 int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)

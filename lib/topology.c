@@ -2,8 +2,9 @@
 /*
  * topology.c - what the machine and a device are: NUMA nodes, cores and
  * their siblings, isolated CPUs, a NIC's channels, its queues' IRQs and
- * napi threads (from sysfs, procfs, ethtool and netdev netlink). Setters
- * of channels and thread affinity live beside their readers.
+ * napi threads (from sysfs, procfs, ethtool and netlink; what depends on
+ * the network namespace through lib/netdev.c). Setters of channels and
+ * thread affinity live beside their readers.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -392,27 +393,28 @@ static int msi_irqs(const char *path, int *irqs, int max)
 	return n;
 }
 
-/* The IRQs of the device: its MSI/MSI-X vectors; or its legacy line (a PCI
- * function without MSI); or the vectors of its parent (a virtio device has
- * neither: the PCI function above it owns them). How many are in @irqs. */
-static int dev_irqs(const char *root, const char *dev, int *irqs, int max)
+/* The IRQs of the bus device at @devdir ("": none): its MSI/MSI-X
+ * vectors; or its legacy line (a PCI function without MSI); or the vectors
+ * of its parent (a virtio device has neither: the PCI function above it
+ * owns them). How many are in @irqs. */
+static int dev_irqs(const char *devdir, int *irqs, int max)
 {
 	char path[PATH_MAX];
 	int n, irq;
 
-	sysfs_path(path, sizeof(path), root,
-		   "/sys/class/net/%s/device/msi_irqs", dev);
+	if (!*devdir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/msi_irqs", devdir);
 	n = msi_irqs(path, irqs, max);
 	if (n)
 		return n;
-	if (!sysfs_read_int(root, &irq, "/sys/class/net/%s/device/irq", dev)) {
+	if (!sysfs_read_int("", &irq, "%s/irq", devdir)) {
 		if (irq <= 0)
 			return 0;
 		irqs[0] = irq;
 		return 1;
 	}
-	sysfs_path(path, sizeof(path), root,
-		   "/sys/class/net/%s/device/../msi_irqs", dev);
+	snprintf(path, sizeof(path), "%s/../msi_irqs", devdir);
 	return msi_irqs(path, irqs, max);
 }
 
@@ -449,7 +451,8 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
-static void nic_read_irqs(const char *root, struct xnf_nic *nic)
+static void nic_read_irqs(const char *root, const char *devdir,
+			  struct xnf_nic *nic)
 {
 	char path[PATH_MAX], name[XNF_IRQ_NAME_LEN], *interrupts;
 	int *irqs, i, q, n, pass;
@@ -459,7 +462,7 @@ static void nic_read_irqs(const char *root, struct xnf_nic *nic)
 	irqs = calloc(4096, sizeof(*irqs));
 	if (!irqs)
 		return;
-	n = dev_irqs(root, nic->dev, irqs, 4096);
+	n = dev_irqs(devdir, irqs, 4096);
 	nic->nirqs = n;
 	qsort(irqs, n, sizeof(*irqs), cmp_int);
 	sysfs_path(path, sizeof(path), root, "/proc/interrupts");
@@ -602,102 +605,6 @@ static int napi_scan_comm(const char *root, const char *dev,
 	return n;
 }
 
-/*
- * The netdev generic-netlink family (Linux 6.8+ for queues and napi, the
- * thread pid since 6.9). The uapi header is not in every distribution's
- * headers yet; these values are ABI (include/uapi/linux/netdev.h).
- */
-#define XNF_NETDEV_CMD_QUEUE_GET   10
-#define XNF_NETDEV_CMD_NAPI_GET	   11
-#define XNF_NETDEV_A_QUEUE_ID	   1
-#define XNF_NETDEV_A_QUEUE_IFINDEX 2
-#define XNF_NETDEV_A_QUEUE_TYPE	   3
-#define XNF_NETDEV_A_QUEUE_NAPI_ID 4
-#define XNF_NETDEV_QUEUE_TYPE_RX   0
-#define XNF_NETDEV_A_NAPI_IFINDEX  1
-#define XNF_NETDEV_A_NAPI_ID	   2
-#define XNF_NETDEV_A_NAPI_PID	   4
-
-struct nl_req {
-	struct nlmsghdr nh;
-	struct genlmsghdr gh;
-	char attrs[64];
-};
-
-static void nl_put_attr(struct nl_req *r, __u16 type, const void *data, __u16 len)
-{
-	struct nlattr *a = (void *)((char *)r + NLMSG_ALIGN(r->nh.nlmsg_len));
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	r->nh.nlmsg_len = NLMSG_ALIGN(r->nh.nlmsg_len) + NLA_ALIGN(a->nla_len);
-}
-
-typedef void (*nl_cb)(struct nlattr **tb, int max, void *ctx);
-
-/* Sends @r and hands each reply's attributes (up to @max) to @cb. */
-static int nl_talk(int fd, struct nl_req *r, int max, nl_cb cb, void *ctx)
-{
-	static char buf[65536] __attribute__((aligned(4)));
-	struct nlattr *tb[16];
-	struct nlmsghdr *nh;
-	struct nlattr *a;
-	ssize_t n;
-	int rem;
-
-	if (send(fd, r, r->nh.nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0)
-			return -errno;
-		for (nh = (void *)buf; NLMSG_OK(nh, n); nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(nh);
-
-				if (e->error)
-					return e->error;
-				if (!(r->nh.nlmsg_flags & NLM_F_DUMP))
-					return 0;
-				continue;
-			}
-			memset(tb, 0, sizeof(tb));
-			rem = nh->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
-			for (a = (void *)((char *)NLMSG_DATA(nh) + GENL_HDRLEN);
-			     rem >= (int)NLA_HDRLEN &&
-			     a->nla_len >= NLA_HDRLEN && a->nla_len <= rem;
-			     rem -= NLA_ALIGN(a->nla_len),
-			    a = (void *)((char *)a + NLA_ALIGN(a->nla_len)))
-				if ((a->nla_type & NLA_TYPE_MASK) < max &&
-				    (a->nla_type & NLA_TYPE_MASK) < 16)
-					tb[a->nla_type & NLA_TYPE_MASK] = a;
-			cb(tb, max, ctx);
-			if (!(r->nh.nlmsg_flags & NLM_F_DUMP))
-				return 0;
-		}
-	}
-}
-
-static __u32 nla_u32(const struct nlattr *a)
-{
-	__u32 v = 0;
-
-	if (a && a->nla_len >= NLA_HDRLEN + 4)
-		memcpy(&v, (const char *)a + NLA_HDRLEN, 4);
-	return v;
-}
-
-static void family_cb(struct nlattr **tb, int max, void *ctx)
-{
-	const struct nlattr *a = tb[CTRL_ATTR_FAMILY_ID];
-
-	if (a && a->nla_len >= NLA_HDRLEN + 2)
-		memcpy(ctx, (const char *)a + NLA_HDRLEN, 2);
-}
-
 struct nl_napi_ctx {
 	struct xnf_nic *nic;
 	__u32 ifindex;
@@ -705,7 +612,7 @@ struct nl_napi_ctx {
 	struct napi_thread napi[XNF_PLACE_MAX_QUEUES];
 };
 
-static void queue_cb(struct nlattr **tb, int max, void *ctx)
+static void queue_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 {
 	struct nl_napi_ctx *c = ctx;
 	__u32 q = nla_u32(tb[XNF_NETDEV_A_QUEUE_ID]);
@@ -718,7 +625,7 @@ static void queue_cb(struct nlattr **tb, int max, void *ctx)
 	c->nic->q[q].napi_id = nla_u32(tb[XNF_NETDEV_A_QUEUE_NAPI_ID]);
 }
 
-static void napi_cb(struct nlattr **tb, int max, void *ctx)
+static void napi_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 {
 	struct nl_napi_ctx *c = ctx;
 	__u32 id = nla_u32(tb[XNF_NETDEV_A_NAPI_ID]);
@@ -737,9 +644,7 @@ static void napi_cb(struct nlattr **tb, int max, void *ctx)
 static int napi_netlink(struct xnf_nic *nic)
 {
 	struct nl_napi_ctx *ctx;
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct nl_req r;
-	__u16 family = 0;
+	__u16 family;
 	bool linked = false;
 	int fd, err, q, k;
 
@@ -750,49 +655,24 @@ static int napi_netlink(struct xnf_nic *nic)
 		return -ENOMEM;
 	ctx->nic = nic;
 	ctx->ifindex = nic->ifindex;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	fd = netdev_genl_open(&family);
 	if (fd < 0) {
 		free(ctx);
-		return -errno;
-	}
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		err = -errno;
-		goto out;
-	}
-	memset(&r, 0, sizeof(r));
-	r.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r.nh.nlmsg_type = GENL_ID_CTRL;
-	r.nh.nlmsg_flags = NLM_F_REQUEST;
-	r.gh.cmd = CTRL_CMD_GETFAMILY;
-	r.gh.version = 1;
-	nl_put_attr(&r, CTRL_ATTR_FAMILY_NAME, "netdev", sizeof("netdev"));
-	err = nl_talk(fd, &r, CTRL_ATTR_MAX + 1, family_cb, &family);
-	if (err || !family) {
-		err = -EOPNOTSUPP;
-		goto out;
+		return fd;
 	}
 	for (q = 0; q < XNF_PLACE_MAX_QUEUES; q++)
 		nic->q[q].napi_id = 0;
-	memset(&r, 0, sizeof(r));
-	r.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r.nh.nlmsg_type = family;
-	r.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	r.gh.cmd = XNF_NETDEV_CMD_QUEUE_GET;
-	r.gh.version = 1;
-	nl_put_attr(&r, XNF_NETDEV_A_QUEUE_IFINDEX, &nic->ifindex, 4);
-	err = nl_talk(fd, &r, XNF_NETDEV_A_QUEUE_NAPI_ID + 1, queue_cb, ctx);
-	if (err)
-		goto out_unsupp;
-	memset(&r, 0, sizeof(r));
-	r.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r.nh.nlmsg_type = family;
-	r.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	r.gh.cmd = XNF_NETDEV_CMD_NAPI_GET;
-	r.gh.version = 1;
-	nl_put_attr(&r, XNF_NETDEV_A_NAPI_IFINDEX, &nic->ifindex, 4);
-	err = nl_talk(fd, &r, XNF_NETDEV_A_NAPI_PID + 1, napi_cb, ctx);
-	if (err)
-		goto out_unsupp;
+	err = netdev_genl_dump(fd, family, XNF_NETDEV_CMD_QUEUE_GET,
+			       XNF_NETDEV_A_QUEUE_IFINDEX, nic->ifindex,
+			       queue_cb, ctx);
+	if (!err)
+		err = netdev_genl_dump(fd, family, XNF_NETDEV_CMD_NAPI_GET,
+				       XNF_NETDEV_A_NAPI_IFINDEX, nic->ifindex,
+				       napi_cb, ctx);
+	if (err) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
 	for (q = 0; q < XNF_PLACE_MAX_QUEUES; q++)
 		linked |= nic->q[q].napi_id != 0;
 	if (!linked) {
@@ -805,9 +685,6 @@ static int napi_netlink(struct xnf_nic *nic)
 			if (ctx->napi[k].id == nic->q[q].napi_id &&
 			    ctx->napi[k].pid > 0)
 				nic->q[q].napi_pid = ctx->napi[k].pid;
-out_unsupp:
-	if (err)
-		err = -EOPNOTSUPP;
 out:
 	close(fd);
 	free(ctx);
@@ -852,29 +729,23 @@ void topo_read_napi(const char *root, struct xnf_nic *nic)
 	free(t);
 }
 
-int xnf_nic_read(const char *root, const char *dev, struct xnf_nic *nic,
-		 char *err, size_t errlen)
+/* A fixture's device: the queues are directories, the rest files. */
+static int nic_read_fixture(const char *root, struct xnf_nic *nic, char *devdir,
+			    size_t len, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
 	int n, ret;
 	DIR *d;
 
-	memset(nic, 0, sizeof(*nic));
-	ret = xnf_dev_name_check(dev, err, errlen);
-	if (ret)
-		return ret;
-	snprintf(nic->dev, sizeof(nic->dev), "%s", dev);
-	sysfs_path(path, sizeof(path), root, "/sys/class/net/%s/queues", dev);
+	sysfs_path(path, sizeof(path), root, "/sys/class/net/%s/queues",
+		   nic->dev);
 	d = opendir(path);
 	if (!d) {
 		ret = -errno;
 		if (ret == -ENOENT)
-			snprintf(err, errlen,
-				 "no device %s%s%s ('ip link' lists the "
-				 "devices of this network namespace)",
-				 dev, sysfs_is_real(root) ? "" : " in ",
-				 sysfs_is_real(root) ? "" : root);
+			snprintf(err, errlen, "no device %s in %s", nic->dev,
+				 root);
 		else
 			snprintf(err, errlen, "cannot read %s: %s", path,
 				 strerror(-ret));
@@ -887,24 +758,70 @@ int xnf_nic_read(const char *root, const char *dev, struct xnf_nic *nic,
 			nic->ntxq = n + 1;
 	}
 	closedir(d);
+	if (!sysfs_read_int(root, &n, "/sys/class/net/%s/ifindex", nic->dev))
+		nic->ifindex = n;
+	sysfs_path(devdir, len, root, "/sys/class/net/%s/device", nic->dev);
+	if (access(devdir, F_OK))
+		devdir[0] = '\0';
+	return 0;
+}
+
+/* The device of the caller's network namespace (see netdev.c). */
+static int nic_read_live(struct xnf_nic *nic, char *devdir, size_t len,
+			 char *err, size_t errlen)
+{
+	struct netdev_link l;
+	int ret;
+
+	ret = netdev_link_get(nic->dev, &l);
+	if (ret == -ENODEV)
+		snprintf(err, errlen,
+			 "no device %s in this network namespace ('ip link' lists its devices)",
+			 nic->dev);
+	else if (ret)
+		snprintf(err, errlen, "cannot read device %s over rtnetlink: %s",
+			 nic->dev, strerror(-ret));
+	if (ret)
+		return ret;
+	nic->ifindex = l.ifindex;
+	ret = netdev_queues(nic->dev, &l, &nic->nrxq, &nic->ntxq);
+	if (ret) {
+		snprintf(err, errlen, "cannot count the queues of %s: %s",
+			 nic->dev, strerror(-ret));
+		return ret;
+	}
+	netdev_device_dir(nic->dev, netdev_sysfs_ours(nic->dev, &l), devdir, len);
+	return 0;
+}
+
+int xnf_nic_read(const char *root, const char *dev, struct xnf_nic *nic,
+		 char *err, size_t errlen)
+{
+	char devdir[PATH_MAX];
+	int ret;
+
+	memset(nic, 0, sizeof(*nic));
+	ret = xnf_dev_name_check(dev, err, errlen);
+	if (ret)
+		return ret;
+	snprintf(nic->dev, sizeof(nic->dev), "%s", dev);
+	ret = sysfs_is_real(root) ?
+		      nic_read_live(nic, devdir, sizeof(devdir), err, errlen) :
+		      nic_read_fixture(root, nic, devdir, sizeof(devdir), err,
+				       errlen);
+	if (ret)
+		return ret;
 	if (nic->nrxq > XNF_PLACE_MAX_QUEUES)
 		nic->nrxq = XNF_PLACE_MAX_QUEUES;
-	if (sysfs_is_real(root))
-		nic->ifindex = if_nametoindex(dev);
-	else if (!sysfs_read_int(root, &n, "/sys/class/net/%s/ifindex", dev))
-		nic->ifindex = n;
-	sysfs_path(path, sizeof(path), root, "/sys/class/net/%s/device", dev);
-	nic->has_device = !access(path, F_OK);
+	nic->has_device = *devdir;
 	/* -1 or absent: no node (virtual devices, or firmware without SRAT). */
-	if (sysfs_read_int(root, &nic->node,
-			   "/sys/class/net/%s/device/numa_node", dev) ||
+	if (!*devdir || sysfs_read_int("", &nic->node, "%s/numa_node", devdir) ||
 	    nic->node < 0)
 		nic->node = -1;
 	nic->chan_err = topo_channels_get(root, dev, &nic->ch);
-	if (sysfs_read_int(root, &nic->threaded, "/sys/class/net/%s/threaded",
-			   dev))
+	if (netdev_attr(root, dev, "threaded", NULL, &nic->threaded))
 		nic->threaded = -1;
-	nic_read_irqs(root, nic);
+	nic_read_irqs(root, devdir, nic);
 	topo_read_napi(root, nic);
 	return 0;
 }

@@ -41,7 +41,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -998,30 +997,12 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static int dev_rx_queues(const char *dev, __u32 *n)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", dev);
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	*n = 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "rx-", 3))
-			(*n)++;
-	closedir(d);
-	return *n ? 0 : -ENOENT;
-}
-
 static int opts_check(struct worker *w)
 {
 	const struct xnf_worker_opts *o = w->o;
 	char ebuf[256];
-	__u32 i, nrx = 0;
-	int err;
+	__u32 i, nrx;
+	int err, n;
 
 	err = xnf_dev_ifindex(o->dev, &w->ifindex, ebuf, sizeof(ebuf));
 	if (err) {
@@ -1056,12 +1037,14 @@ static int opts_check(struct worker *w)
 			return err;
 		}
 	}
-	err = dev_rx_queues(o->dev, &nrx);
+	/* Of this network namespace: under nsenter --net, /sys is another's. */
+	err = xnf_dev_queues(o->dev, &n, NULL);
 	if (err) {
 		pr_warn("Error: cannot count the RX queues of %s: %s\n", o->dev,
 			strerror(-err));
 		return err;
 	}
+	nrx = n;
 	w->nth = o->nqueues ?: (nrx < XNF_WORKER_MAX ? nrx : XNF_WORKER_MAX);
 	for (i = 0; i < w->nth; i++) {
 		__u32 q = o->nqueues ? o->queues[i] : i;
