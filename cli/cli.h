@@ -132,6 +132,8 @@ int do_config(int argc, char **argv);
 int do_destroy(int argc, char **argv);
 int do_plan(int argc, char **argv);
 int do_worker(int argc, char **argv);
+/* xnf -V: version, libbpf, libxdp, table schema (cmd_version.c). */
+int cli_version(void);
 /* AF_XDP workers of @dev in `xnf stats` / `xnf status` (cmd_worker.c):
  * a "workers" array with -j. */
 void cli_workers_show(const char *dev, bool brief);

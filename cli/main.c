@@ -158,7 +158,7 @@ static void usage(FILE *f)
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
 		"            xconnect | config | save | apply | destroy | plan | worker | model }\n"
-		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -h }\n"
+		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -V | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused | tailcall]\n"
 		"             [fib | lpm] [queues N] [cores LIST|auto]\n"
@@ -203,27 +203,44 @@ static int do_help(int argc, char **argv)
  * xnf model ...: the batching model is a Python package, xnf_model
  * (tools/xnf_model/), run as `python3 -m xnf_model` by the Debian
  * interpreter that has numpy and scipy (install-deps). The package is found
- * in $XNF_PYTHONPATH, else in XNF_PYTHONDIR, fixed at build time (the
- * source tree's tools/ for a build, the installed site directory for a
- * package), so the binary works from anywhere. The interpreter is
+ * in the first of $XNF_PYTHONPATH, ../share/xnf/python next to this binary
+ * (`make install`, the package, and a DESTDIR never moved) and XNF_PYTHONDIR
+ * fixed at build time (the source tree's tools/ for a build), so the
+ * binary works from anywhere. The interpreter is
  * $XNF_PYTHON, else /usr/bin/python3. Outside a batch the tool replaces this
  * process, so its exit status is xnf's (3: the model did not converge).
  */
 static int do_model(int argc, char **argv)
 {
 	const char *py = getenv("XNF_PYTHON") ?: "/usr/bin/python3";
-	const char *dir = getenv("XNF_PYTHONPATH") ?: XNF_PYTHONDIR;
-	const char *old = getenv("PYTHONPATH");
-	char pkg[PATH_MAX], **args = NULL, *pypath = NULL;
+	const char *old = getenv("PYTHONPATH"), *dirs[3], *dir = NULL;
+	char self[PATH_MAX], pkg[PATH_MAX + 32], **args = NULL, *pypath = NULL;
+	char *slash;
 	int i, k = 0, status, ret = -1;
+	ssize_t n;
 	pid_t pid;
 
-	snprintf(pkg, sizeof(pkg), "%s/xnf_model/__main__.py", dir);
-	if (access(pkg, R_OK))
-		return cli_err("the model package is missing: %s (%s); set "
-			       "XNF_PYTHONPATH to the directory that holds "
-			       "xnf_model/ (tools/ of an xnf source tree)",
-			       pkg, strerror(errno));
+	n = readlink("/proc/self/exe", self, sizeof(self) - 32);
+	slash = n > 0 ? memrchr(self, '/', n) : NULL;
+	if (slash)
+		strcpy(slash, "/../share/xnf/python");
+	dirs[0] = getenv("XNF_PYTHONPATH");
+	dirs[1] = slash ? self : NULL;
+	dirs[2] = XNF_PYTHONDIR;
+	for (i = 0; i < 3 && !dir; i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		snprintf(pkg, sizeof(pkg), "%s/xnf_model/__main__.py", dirs[i]);
+		if (!access(pkg, R_OK))
+			dir = dirs[i];
+	}
+	if (!dir)
+		return cli_err("the model package xnf_model/ is in none of "
+			       "'%s' ($XNF_PYTHONPATH), %s, %s; set "
+			       "XNF_PYTHONPATH to the directory that holds it "
+			       "(tools/ of an xnf source tree)",
+			       dirs[0] ?: "", dirs[1] ?: "(no /proc/self/exe)",
+			       dirs[2]);
 	if (access(py, X_OK))
 		return cli_err("cannot run %s (%s): the model needs python3 with "
 			       "numpy and scipy; run scripts/install-deps.sh as "
@@ -236,10 +253,12 @@ static int do_model(int argc, char **argv)
 		return cli_err("out of memory");
 	}
 	free(pypath);
-	args = calloc(argc + 5, sizeof(*args));
+	args = calloc(argc + 6, sizeof(*args));
 	if (!args)
 		return cli_err("out of memory");
 	args[k++] = (char *)py;
+	/* No __pycache__ written into an installed package's directory. */
+	args[k++] = "-B";
 	args[k++] = "-m";
 	args[k++] = "xnf_model";
 	if (print_json())
@@ -514,17 +533,18 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "wait", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *batch = NULL;
-	int opt, verbose = 0, ret;
+	int opt, verbose = 0, version = 0, ret;
 	char bad[160] = "", *end, root[XNF_ROOT_MAX];
 
 	cli.wait = XNF_WAIT_DEFAULT;
 	/* A wrong option is reported after all of them were read, so that
 	 * a -j after it still makes it JSON. */
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "+:jb:vw:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:jb:vw:hV", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			print_set_json(true);
@@ -547,6 +567,9 @@ int main(int argc, char **argv)
 			break;
 		case 'h':
 			return do_help(0, NULL);
+		case 'V':
+			version = 1;
+			break;
 		case ':':
 			if (!*bad)
 				snprintf(bad, sizeof(bad),
@@ -580,6 +603,9 @@ int main(int argc, char **argv)
 
 	if (*bad)
 		ret = cli_err("%s; try 'xnf help'", bad);
+	else if (version)
+		ret = argc || batch ? cli_err("-V takes no other command") :
+				      cli_version();
 	else if (batch)
 		ret = argc ? cli_err("-b takes no other command") :
 			     do_batch(batch);
