@@ -2,6 +2,8 @@
 # xnf - build everything out of tree under $(OUTPUT).
 #   make              build BPF objects, skeletons, libxnf, xnf, tests, tools
 #   make check        unit tests and traffic tests
+#   make install      xnf, its man page, units, ... below PREFIX (and DESTDIR)
+#   make deb          a Debian package, built under $(OUTPUT)/deb
 #   make bench-micro  ns/packet of each NF, chain and firewall size
 #   make help         all targets
 # V=1 shows full commands.
@@ -25,7 +27,11 @@ endif
 .SUFFIXES:
 
 # A fresh machine: install what is missing before anything else is read.
-NODEPS_GOALS := clean help
+# INSTALL_DEPS=no skips it (the Debian build, whose Build-Depends
+# dpkg-buildpackage has checked).
+NODEPS_GOALS := clean help uninstall
+INSTALL_DEPS ?= yes
+ifneq ($(INSTALL_DEPS),no)
 ifneq ($(filter-out $(NODEPS_GOALS),$(MAKECMDGOALS) all),)
 DEPS_MISSING := $(shell scripts/install-deps.sh --check)
 ifneq ($(DEPS_MISSING),)
@@ -33,6 +39,7 @@ $(info   INSTALL   $(DEPS_MISSING))
 DEPS_RC := $(shell scripts/install-deps.sh >&2; echo $$?)
 ifneq ($(DEPS_RC),0)
 $(error scripts/install-deps.sh failed; run it as root to see why)
+endif
 endif
 endif
 endif
@@ -48,7 +55,7 @@ BPF_CFLAGS := -g -O2 --target=bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
 	-Wall -Werror -Wno-unused-function -I$(OUTPUT) -Iinclude/uapi -Ibpf \
 	$(CLANG_BPF_SYS_INCLUDES) -MMD -MP
 CFLAGS ?= -g -O2
-XNF_CFLAGS := $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
+XNF_CFLAGS := $(CPPFLAGS) $(CFLAGS) -std=gnu11 -Wall -Wextra -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Werror \
 	$(shell $(PKG_CONFIG) --cflags libbpf libxdp 2>/dev/null) -MMD -MP
 LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp 2>/dev/null) -lelf -lz -lm -lpthread
@@ -63,7 +70,7 @@ LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp 2>/dev/null) -lelf -lz -lm 
 INC_lib := -Iinclude/uapi -Iinclude -Ilib -I$(OUTPUT)/bpf
 INC_userspace := -Iinclude/uapi -Iinclude -Iuserspace -I$(OUTPUT)/bpf
 INC_common := -Iinclude/uapi -Icommon
-INC_cli := -Iinclude/uapi -Iinclude -Icommon -Icli
+INC_cli := -Iinclude/uapi -Iinclude -Icommon -Icli -I$(OUTPUT)/cli
 # Where `xnf model` finds the model's Python package (tools/xnf_model/).
 XNF_PYTHONDIR ?= $(abspath tools)
 FLAGS_cli := -DXNF_PYTHONDIR='"$(XNF_PYTHONDIR)"'
@@ -131,6 +138,21 @@ $(OUTPUT)/%.o: %.c | $(SKELS)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $(INC_$(call room,$<)) $(FLAGS_$(call room,$<)) -c $< -o $@
 
+# `xnf -V`: the version (scripts/version.sh: git describe, else VERSION)
+# and libxdp's, which has no call that returns it at run time. Made on
+# every build, rewritten only when it changes: then only cmd_version.o is
+# compiled again.
+$(OUTPUT)/cli/version.h: FORCE
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#define XNF_VERSION "%s"\n#define XNF_LIBXDP_VERSION "%s"\n' \
+		"$$(scripts/version.sh)" "$$($(PKG_CONFIG) --modversion libxdp)" >$@.tmp
+	$(Q)if cmp -s $@.tmp $@; then rm $@.tmp; else \
+		printf '  %-9s %s\n' GEN cli/version.h; mv $@.tmp $@; fi
+$(OUTPUT)/cli/cmd_version.o: $(OUTPUT)/cli/version.h
+
+.PHONY: FORCE
+FORCE:
+
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
@@ -141,27 +163,92 @@ $(COMMON): $(COMMON_OBJS)
 
 $(XNF): $(CLI_OBJS) $(LIB) $(COMMON)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(XNF_CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(UNIT): $(UNIT_OBJS) $(LIB) $(COMMON)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(XNF_CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUTPUT)/bench-micro: $(OUTPUT)/tools/bench_micro.o $(LIB) $(COMMON)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(XNF_CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUTPUT)/xnf-xskfwd: $(OUTPUT)/tools/xskfwd.o
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(XNF_CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUTPUT)/xnf-fwgen: $(OUTPUT)/tools/fwgen.o $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(XNF_CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(OUTPUT)/xnf-gen $(OUTPUT)/xnf-sink: $(OUTPUT)/xnf-%: $(OUTPUT)/tools/%.o $(LIB) $(COMMON)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(XNF_CFLAGS) $^ $(LDLIBS) -o $@
+	$(Q)$(CC) $(XNF_CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=DIR]: xnf in sbin, the traffic
+# tools in bin, the man pages, bash completion, the model's Python package
+# (a private module directory, share/xnf/python, where `xnf model` looks
+# next to its binary), the systemd units and generator, the examples, and
+# /etc/xnf/xnf.conf unless there is one. The units say /usr/sbin/xnf;
+# another PREFIX is written into them. `make uninstall` removes it all but
+# /etc/xnf (the operator's configuration).
+PREFIX ?= /usr/local
+SYSCONFDIR ?= /etc
+SBINDIR ?= $(PREFIX)/sbin
+BINDIR ?= $(PREFIX)/bin
+MAN1DIR ?= $(PREFIX)/share/man/man1
+MAN8DIR ?= $(PREFIX)/share/man/man8
+DATADIR ?= $(PREFIX)/share/xnf
+DOCDIR ?= $(PREFIX)/share/doc/xnf
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
+INSTALL ?= install
+MODEL_SRCS := $(wildcard tools/xnf_model/*.py)
+UNITS := xnf.service xnf-worker@.service
+
+# What is installed, built without the tests and benchmark tools.
+.PHONY: programs
+programs: $(XNF) $(OUTPUT)/xnf-gen $(OUTPUT)/xnf-sink
+
+.PHONY: install uninstall
+install: programs
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN8DIR) $(DESTDIR)$(BASHCOMPDIR) \
+		$(DESTDIR)$(DATADIR)/python/xnf_model $(DESTDIR)$(DOCDIR)/examples \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(GENERATORDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/xnf/worker
+	$(Q)$(INSTALL) -m 0755 $(XNF) $(DESTDIR)$(SBINDIR)/xnf
+	$(Q)$(INSTALL) -m 0755 $(OUTPUT)/xnf-gen $(OUTPUT)/xnf-sink $(DESTDIR)$(BINDIR)
+	$(Q)$(INSTALL) -m 0644 docs/xnf.8 $(DESTDIR)$(MAN8DIR)/xnf.8
+	$(Q)$(INSTALL) -m 0644 docs/xnf-gen.1 docs/xnf-sink.1 $(DESTDIR)$(MAN1DIR)
+	$(Q)$(INSTALL) -m 0644 dist/bash-completion/xnf $(DESTDIR)$(BASHCOMPDIR)/xnf
+	$(Q)$(INSTALL) -m 0644 $(MODEL_SRCS) $(DESTDIR)$(DATADIR)/python/xnf_model
+	$(Q)for u in $(UNITS); do \
+		sed 's|/usr/sbin/xnf|$(SBINDIR)/xnf|g' dist/systemd/$$u \
+			>$(DESTDIR)$(UNITDIR)/$$u && \
+		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	$(Q)$(INSTALL) -m 0755 dist/systemd/xnf-generator $(DESTDIR)$(GENERATORDIR)/xnf-generator
+	$(Q)$(INSTALL) -m 0644 dist/xnf.conf dist/worker.conf $(DESTDIR)$(DOCDIR)/examples
+	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/xnf/xnf.conf ] || \
+		$(INSTALL) -m 0644 dist/xnf.conf $(DESTDIR)$(SYSCONFDIR)/xnf/xnf.conf
+
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)rm -f $(DESTDIR)$(SBINDIR)/xnf $(DESTDIR)$(BINDIR)/xnf-gen \
+		$(DESTDIR)$(BINDIR)/xnf-sink $(DESTDIR)$(MAN8DIR)/xnf.8 \
+		$(DESTDIR)$(MAN1DIR)/xnf-gen.1 $(DESTDIR)$(MAN1DIR)/xnf-sink.1 \
+		$(DESTDIR)$(BASHCOMPDIR)/xnf $(DESTDIR)$(GENERATORDIR)/xnf-generator \
+		$(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS))
+	$(Q)rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR)
+
+# make deb: a Debian package (debian/, debhelper) built from a copy of the
+# tree in $(OUTPUT)/deb, so nothing is written outside $(OUTPUT); the
+# .deb lands in $(OUTPUT)/deb (scripts/build-deb.sh).
+.PHONY: deb
+deb:
+	scripts/build-deb.sh $(OUTPUT)/deb
 
 .PHONY: format check-format
 format:
@@ -244,6 +331,8 @@ help:
 	@echo 'make demo         source, DUT and sink namespaces: attach, route, filter, send, show stats'
 	@echo 'build/xnf-gen     traffic generator: xnf-gen DEV count N|duration SEC [rate PPS] [size 64..1518|imix|dc] ... (-h)'
 	@echo 'build/xnf-sink    traffic sink: xnf-sink DEV [duration SEC] [count N] [interval SEC] [ready FILE] [-j] (-h)'
+	@echo 'make install      install below PREFIX=$(PREFIX) (and DESTDIR); make uninstall removes it'
+	@echo 'make deb          a Debian package in $(OUTPUT)/deb'
 	@echo 'make clean        remove $(OUTPUT)'
 	@echo 'V=1               show full commands'
 
