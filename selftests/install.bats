@@ -52,20 +52,33 @@ python_wrapper()
 	chmod +x "$T/python"
 }
 
-# preinst_in_ns SCHEMA {tables|none} ARGS...: the package's preinst
-# ($T/ctl/preinst) with ARGS, in a private mount namespace where
-# /usr/sbin/xnf is an xnf of table schema SCHEMA and /sys/fs/bpf/xnf holds
-# tables (or nothing).
-preinst_in_ns()
+# upgrade_in_ns SAVE_STATUS: the package's preinst and postinst ($T/ctl)
+# of an upgrade from 0.0.1, in a private mount namespace where
+# /sys/fs/bpf/xnf holds tables and /usr/sbin/xnf is a stand-in that logs
+# its arguments (and the file it applies) and whose save prints one line
+# and exits SAVE_STATUS; /run and systemd's state are private too. Prints
+# the log.
+upgrade_in_ns()
 {
 	unshare -m --propagation private sh -ec '
-		mount -t tmpfs xnf-test /sys/fs/bpf
-		mount -t tmpfs xnf-test /usr/sbin
-		[ "$2" = none ] || mkdir -p /sys/fs/bpf/xnf/tables
-		printf "#!/bin/sh\necho \"{\\\"schema\\\":%s}\"\n" "$1" >/usr/sbin/xnf
+		ctl=$1
+		for d in /sys/fs/bpf /usr/sbin /run /etc/systemd /var/lib/systemd; do
+			mount -t tmpfs xnf-test "$d"
+		done
+		mkdir -p /sys/fs/bpf/xnf/tables
+		printf "%s\n" "#!/bin/sh" "echo \"\$*\" >>/run/xnf-test.log" \
+			"case \$3 in" \
+			"save) echo \"attach d0 chain l3fwd\"; exit $2 ;;" \
+			"apply) cat \"\$4\" >>/run/xnf-test.log ;;" \
+			"esac" >/usr/sbin/xnf
 		chmod +x /usr/sbin/xnf
-		shift 2
-		exec "$0" "$@"' "$T/ctl/preinst" "$@"
+		touch /run/xnf-test.log
+		st=0
+		"$ctl/preinst" upgrade 0.0.1 && "$ctl/postinst" configure 0.0.1 ||
+			st=$?
+		[ ! -e /run/xnf/upgrade.conf ]
+		cat /run/xnf-test.log
+		exit $st' _ "$T/ctl" "$1"
 }
 
 # complete LINE: what bash completion of the installed file offers at the
@@ -191,7 +204,7 @@ complete_line()
 }
 
 @test "make deb: contents, lintian, installed into a throwaway root only" {
-	local deb root=$T/dpkg-root f schema
+	local deb root=$T/dpkg-root f
 
 	# The host has no xnf package, before and after.
 	run ! dpkg -s xnf
@@ -244,17 +257,16 @@ complete_line()
 	[ "$(realpath "$(cut -d: -f1 "$T/pythonpath")")" = \
 		"$(realpath "$root/usr/share/xnf/python")" ]
 
-	# The preinst refuses an upgrade to another table schema while a
-	# dataplane runs (README.md, "Install"); seen in a private mount
-	# namespace with a bpffs of tables and an installed xnf of its own.
+	# An upgrade hands the dataplane over: the old xnf saves what runs, the
+	# new one applies it (README.md, "Install"); a save that fails stops
+	# the upgrade before the old xnf is replaced.
+	[ -d /etc/systemd ] && [ -d /var/lib/systemd ]
 	dpkg-deb -e "$deb" "$T/ctl"
-	schema=$(sed -n 's/^#define XNF_SCHEMA \([0-9]*\).*/\1/p' \
-		"$TB_TOP/include/uapi/xnf_dp.h")
-	run -1 preinst_in_ns "$((schema + 1))" tables upgrade 0.0.1
-	[ -n "$output" ]
-	run -0 preinst_in_ns "$schema" tables upgrade 0.0.1
-	run -0 preinst_in_ns "$((schema + 1))" none upgrade 0.0.1
-	run -0 preinst_in_ns "$((schema + 1))" tables install
+	run -0 --separate-stderr upgrade_in_ns 0
+	[ "$output" = "$(printf '%s\n' "-w 30 save" \
+		"-w 30 apply /run/xnf/upgrade.conf" "attach d0 chain l3fwd")" ]
+	run -1 --separate-stderr upgrade_in_ns 1
+	[ "$output" = "-w 30 save" ]
 
 	run -0 dpkg --root="$root" --force-script-chrootless --log=/dev/null -P xnf
 	[ ! -e "$root/usr/sbin/xnf" ]
