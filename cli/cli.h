@@ -162,8 +162,6 @@ const char *cli_route_text(const struct xnf_route_entry *e, char *buf,
  * 0 when reads are skipped (checking a batch), else -1 with an error
  * naming @what. */
 int cli_conf_other(const char *what);
-/* The error of a refused edit of cli.conf, as of the transaction. */
-int cli_conf_err(int ret, const char *err);
 
 /* A whole file ("-": stdin) in memory, NUL-terminated, so that its lines
  * can be run more than once: 0, or -1 after an error. */

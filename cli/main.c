@@ -118,11 +118,6 @@ int cli_conf_other(const char *what)
 		       what);
 }
 
-int cli_conf_err(int ret, const char *err)
-{
-	return cli_err("%s", *err ? err : strerror(-ret));
-}
-
 static struct xnf_dp *dp_open(unsigned int flags)
 {
 	char err[512];
@@ -397,7 +392,8 @@ int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv))
 	char *line = NULL, *argv[LINE_WORDS];
 	size_t off = 0, len;
 	int lineno = 0, argc, errors, ret = 0;
-	const char *end;
+	const char *outer_file = cli.batch_file, *end;
+	int outer_line = cli.batch_line;
 
 	cli.batch_file = t->name;
 	while (off < t->len && !ret) {
@@ -432,7 +428,9 @@ int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv))
 		if (ret && cli.errors == errors)
 			cli_err("the command failed");
 	}
-	cli.batch_file = NULL;
+	/* An apply in a batch: the batch's lines again. */
+	cli.batch_file = outer_file;
+	cli.batch_line = outer_line;
 	free(line);
 	return ret;
 }
