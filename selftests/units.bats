@@ -166,6 +166,15 @@ EOF
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = "$id0" ]
 	[ "$(tb_xdp_prog_id "$TB_DUT" d1)" = "$id1" ]
 
+	# A change by hand while the service runs is in `xnf save`, so the
+	# file can follow it; a reload of that file then changes nothing.
+	tb_xnf route add 203.0.113.0/24 blackhole
+	tb_xnf save >"$T/xnf.conf"
+	grep -qx 'route add 203.0.113.0/24 blackhole' "$T/xnf.conf"
+	run -0 unit_run xnf.service ExecReload "$T/xnf.conf"
+	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = "$id0" ]
+	tb_xnf -j route show | jq -e 'any(.[]; .dst == "203.0.113.0/24")'
+
 	# Stop: no XDP program left on either.
 	run -0 unit_run xnf.service ExecStop "$T/xnf.conf"
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = none ]
