@@ -801,6 +801,31 @@ static int attach_check(struct xnf_dp *dp, const struct xnf_attach_opts *o,
 	return 0;
 }
 
+/* Records @pst (what placement changed, or what an upgraded instance's
+ * placement had changed) in @dir, with what @o asked for, so that `xnf
+ * save` says it again. */
+static int place_record(const struct xnf_attach_opts *o,
+			struct xnf_place_state *pst, const char *dir, char *err,
+			size_t errlen)
+{
+	int ret;
+
+	pst->info.req_queues = o->strict_queues && o->plan ? o->plan->nqueues : 0;
+	pst->info.flags &= ~XNF_PLACE_REQ_CORES;
+	memset(pst->info.req_cores, 0, sizeof(pst->info.req_cores));
+	if (o->cores) {
+		pst->info.flags |= XNF_PLACE_REQ_CORES;
+		memcpy(pst->info.req_cores, o->cores->w,
+		       sizeof(pst->info.req_cores));
+	}
+	ret = xnf_place_save(dir, pst);
+	if (ret)
+		xnf_errf(err, errlen, ret,
+			 "cannot record the placement of %s in %s: %s", o->dev,
+			 dir, strerror(-ret));
+	return ret;
+}
+
 int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	       size_t errlen)
 {
@@ -897,24 +922,6 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		goto out_undo;
 	}
 	xnf_crash_point("attach:watched");
-	if (pst && !placed) {
-		pst->info.req_queues = o->strict_queues && o->plan ?
-					       o->plan->nqueues :
-					       0;
-		pst->info.flags &= ~XNF_PLACE_REQ_CORES;
-		if (o->cores) {
-			pst->info.flags |= XNF_PLACE_REQ_CORES;
-			memcpy(pst->info.req_cores, o->cores->w,
-			       sizeof(pst->info.req_cores));
-		}
-		ret = xnf_place_save(path, pst);
-		if (ret) {
-			xnf_errf(err, errlen, ret,
-				 "cannot record the placement of %s in %s: %s",
-				 o->dev, path, strerror(-ret));
-			goto out_undo;
-		}
-	}
 	if (placed) {
 		/* Channels before the XDP attach, so the program starts on
 		 * the rings it will keep; recorded before anything else may
@@ -925,20 +932,11 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 			xnf_errf(err, errlen, ret, "%s", perr);
 			goto out_undo;
 		}
-		/* What was asked for, so that `xnf save` says it again. */
-		pst->info.req_queues = o->strict_queues ? o->plan->nqueues : 0;
-		if (o->cores) {
-			pst->info.flags |= XNF_PLACE_REQ_CORES;
-			memcpy(pst->info.req_cores, o->cores->w,
-			       sizeof(pst->info.req_cores));
-		}
-		ret = xnf_place_save(path, pst);
-		if (ret) {
-			xnf_errf(err, errlen, ret,
-				 "cannot record the placement of %s in %s: %s",
-				 o->dev, path, strerror(-ret));
+	}
+	if (pst) {
+		ret = place_record(o, pst, path, err, errlen);
+		if (ret)
 			goto out_undo;
-		}
 	}
 
 	lopts.flags = o->xdp_flags;

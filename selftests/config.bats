@@ -251,14 +251,55 @@ ids()
 	tb_ping_ok "$TB_SRC" "$TB_SINK4" 3
 }
 
+# traffic_start N: xnf-sink on k0 and N frames at 2,000/s from s0 to it,
+# in the background (GPID); S0, D1, K0: the counters the accounting
+# starts from. IPv6 is off on s0 and d1, so that no frame of the hosts'
+# own shares those rings.
+traffic_start()
+{
+	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
+	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
+	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
+		>"$TB_TMP/sink.json"
+	tb_until "xnf-sink to attach" test -e "$TB_TMP/sink.ready"
+	S0=$(tb_link "$TB_SRC" s0 tx.dropped)
+	D1=$(tb_link "$TB_DUT" d1 tx.dropped)
+	K0=$(tb_link "$TB_SINK" k0 rx.packets)
+	tb_bg "$TB_SRC" "$GEN" s0 count "$1" rate 2000 duration 100 size 64 \
+		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j \
+		>"$TB_TMP/gen.json"
+	GPID=$TB_BG_PID
+}
+
+# Frames that reached k0 or were counted dropped by the veths on the way.
+traffic_seen()
+{
+	echo $(($(tb_link "$TB_SINK" k0 rx.packets) - K0 + \
+		$(tb_link "$TB_SRC" s0 tx.dropped) - S0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1))
+}
+
+traffic_all_seen() { (($(traffic_seen) >= $1)); }
+
+# traffic_accounted N: after the generator ended, every one of its N
+# frames arrived or was counted dropped by a veth (docs/testing.md).
+traffic_accounted()
+{
+	local sent
+	wait "$GPID"
+	sent=$(jq .sent "$TB_TMP/gen.json")
+	tb_expect "sent" "$sent" -eq "$1"
+	tb_until "every frame to arrive or be counted dropped" traffic_all_seen "$sent"
+	echo "sent $sent, at k0 $(($(tb_link "$TB_SINK" k0 rx.packets) - K0)), dropped by" \
+		"s0 $(($(tb_link "$TB_SRC" s0 tx.dropped) - S0)), by d1 $(($(tb_link "$TB_DUT" d1 tx.dropped) - D1))" >&2
+	tb_expect "sent = arrived + dropped by the veths" "$(traffic_seen)" -eq "$sent"
+}
+
 # Paced traffic from src to sink through d0 and d1 while the firewall,
 # the routes and d0's chain change by apply: everything sent arrives, or
 # was counted dropped by a veth ring (docs/testing.md).
 @test "apply under live traffic loses nothing both configurations forward" {
 	[ -x "$GEN" ] && [ -x "$SINK" ] || skip "xnf-gen / xnf-sink not built"
-	local n=20000 gpid sent S0 D1 K0 k i
-	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
-	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
+	local n=20000 i S0 D1 K0 GPID
 	tb_xnf attach d0 chain firewall,l3fwd
 	tb_xnf attach d1 chain l3fwd
 	tb_xnf route add 198.51.100.0/24 via $TB_SINK4
@@ -266,30 +307,12 @@ ids()
 	{ sed 's/^attach d0 chain firewall,l3fwd /attach d0 chain l3fwd,firewall /' "$TB_TMP/a.conf"
 	  echo "fw add prio 10 drop proto tcp dport 23"
 	  echo "route add 203.0.113.0/24 blackhole"; } >"$TB_TMP/b.conf"
-	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
-		>"$TB_TMP/sink.json"
-	tb_until "xnf-sink to attach" test -e "$TB_TMP/sink.ready"
-	S0=$(tb_link "$TB_SRC" s0 tx.dropped)
-	D1=$(tb_link "$TB_DUT" d1 tx.dropped)
-	K0=$(tb_link "$TB_SINK" k0 rx.packets)
-	tb_bg "$TB_SRC" "$GEN" s0 count $n rate 2000 duration 100 size 64 \
-		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j \
-		>"$TB_TMP/gen.json"
-	gpid=$TB_BG_PID
+	traffic_start $n
 	for ((i = 0; i < 3; i++)); do
 		tb_xnf apply "$TB_TMP/b.conf"
 		tb_xnf apply "$TB_TMP/a.conf"
 	done
-	wait "$gpid"
-	sent=$(jq .sent "$TB_TMP/gen.json")
-	tb_expect "sent" "$sent" -eq $n
-	k=0
-	arrived() { k=$(($(tb_link "$TB_SINK" k0 rx.packets) - K0)); \
-		((k + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1 >= sent)); }
-	tb_until "every frame to arrive or be counted dropped" arrived
-	echo "sent $sent, at k0 $k, dropped by s0 $(($(tb_link "$TB_SRC" s0 tx.dropped) - S0)), by d1 $(($(tb_link "$TB_DUT" d1 tx.dropped) - D1))" >&2
-	tb_expect "sent = arrived + dropped by the veths" "$sent" -eq \
-		$((k + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1))
+	traffic_accounted $n
 }
 
 # An upgrade that changes the table schema: the old xnf saved the
@@ -301,9 +324,7 @@ ids()
 # traffic runs through all of it.
 @test "apply across a table schema change takes the links over without an outage" {
 	[ -x "$GEN" ] && [ -x "$SINK" ] || skip "xnf-gen / xnf-sink not built"
-	local n=10000 gpid sent S0 D1 K0 k cfg schema links progs
-	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
-	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
+	local n=10000 S0 D1 K0 GPID cfg schema links progs
 	tb_xnf attach d0 chain firewall,l3fwd
 	tb_xnf attach d1 chain l3fwd
 	tb_xnf route add 198.51.100.0/24 via $TB_SINK4
@@ -319,28 +340,12 @@ ids()
 	tb_expect "the old schema" "$(bpftool -j map lookup pinned "$XNF_PIN_ROOT/tables/xnf_cfg" \
 		key 0 0 0 0 | jq .formatted.value.schema)" -eq $((schema - 1))
 	run -1 tb_xnf save
-	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
-		>"$TB_TMP/sink.json"
-	tb_until "xnf-sink to attach" test -e "$TB_TMP/sink.ready"
-	S0=$(tb_link "$TB_SRC" s0 tx.dropped)
-	D1=$(tb_link "$TB_DUT" d1 tx.dropped)
-	K0=$(tb_link "$TB_SINK" k0 rx.packets)
-	tb_bg "$TB_SRC" "$GEN" s0 count $n rate 2000 duration 100 size 64 \
-		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j \
-		>"$TB_TMP/gen.json"
-	gpid=$TB_BG_PID
+	traffic_start $n
 	run -0 tb_xnf apply "$TB_TMP/a.conf"
-	wait "$gpid"
 	[ ! -e "$XNF_PIN_ROOT-old" ]
 	tb_xnf save >"$TB_TMP/b.conf"
 	diff -u "$TB_TMP/a.conf" "$TB_TMP/b.conf"
 	tb_expect "the links" "$(tb_xnf -j status | jq -c '[.[] | .link_id]')" = "$links"
 	tb_expect "the programs" "$(tb_xnf -j status | jq -c '[.[] | .prog_id]')" != "$progs"
-	sent=$(jq .sent "$TB_TMP/gen.json")
-	k=0
-	arrived() { k=$(($(tb_link "$TB_SINK" k0 rx.packets) - K0)); \
-		((k + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1 >= sent)); }
-	tb_until "every frame to arrive or be counted dropped" arrived
-	tb_expect "sent = arrived + dropped by the veths" "$sent" -eq \
-		$((k + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1))
+	traffic_accounted $n
 }
