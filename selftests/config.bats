@@ -23,12 +23,7 @@ setup_file()
 	export TB_SKIP
 	[ -z "$TB_SKIP" ] || return 0
 	tb_setup
-	ip -n "$TB_DUT" link add f0 type veth peer name f1
-	ip -n "$TB_DUT" link set f0 up
-	ip -n "$TB_DUT" link set f1 up
-	ip -n "$TB_DUT" link set dev f0 xdpgeneric obj "$TB_BPF_DIR/xmit.bpf.o" sec xdp
-	FOREIGN_ID=$(tb_xdp_prog_id "$TB_DUT" f0)
-	export FOREIGN_ID
+	tb_foreign_pair
 }
 
 teardown_file()

@@ -370,6 +370,21 @@ tb_routes()
 	tb_xnf route add $TB_D16/128 local
 }
 
+# tb_foreign_pair: a veth pair f0/f1 in the DUT that xnf does not own,
+# with a program of someone else's on f0 (build/bpf/xmit.bpf.o, generic
+# mode); exports its id as FOREIGN_ID. An attach to f0 passes every check
+# of xnf and is refused by the kernel.
+tb_foreign_pair()
+{
+	ip -n "$TB_DUT" link add f0 type veth peer name f1 &&
+	ip -n "$TB_DUT" link set f0 up &&
+	ip -n "$TB_DUT" link set f1 up &&
+	ip -n "$TB_DUT" link set dev f0 xdpgeneric obj "$TB_BPF_DIR/xmit.bpf.o" sec xdp ||
+		return 1
+	FOREIGN_ID=$(tb_xdp_prog_id "$TB_DUT" f0)
+	export FOREIGN_ID
+}
+
 # tb_testbed_up CHAIN [ARGS...]: setup, attach both ports, add routes.
 tb_testbed_up()
 {
