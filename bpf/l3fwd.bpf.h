@@ -8,6 +8,8 @@
  * xnf_cfg says, so the kernel can answer with ICMP. Before any of that, the
  * receive checks of a router (bpf/rx.bpf.h): a wrong IPv4 header checksum
  * is dropped, martian addresses are dropped or passed as xnf_cfg says.
+ * A route names a nexthop object (xnf_nh) or a multipath group (xnf_nhg),
+ * whose bucket for the flow's hash (include/uapi/xnf_nh.h) names one.
  */
 #ifndef XNF_L3FWD_BPF_H
 #define XNF_L3FWD_BPF_H
@@ -16,6 +18,7 @@
 #include "tables.bpf.h"
 #include "chain.bpf.h"
 #include "rx.bpf.h"
+#include "xnf_nh.h"
 
 /* 1: forward with bpf_fib_lookup instead of xnf_rt4/xnf_rt6. */
 const volatile __u32 xnf_l3_fib = 0;
@@ -53,13 +56,45 @@ xnf_l3_martian_fwd(struct xnf_pkt *p, struct xnf_config *cfg, int martian_fwd)
 	return martian_fwd;
 }
 
-/* Forwards along a route of xnf's own table, or raises its exception. */
+/* The flow hash of a multipath route; the ports only when every packet
+ * of the flow has them (see xnf_nh.h). */
+static __always_inline __u32 xnf_l3_hash(const struct xnf_pkt *p, __u32 a, __u32 b)
+{
+	__u16 sp = 0, dp = 0;
+
+	if ((p->flags & (XNF_PKT_F_PORTS | XNF_PKT_F_FRAG)) == XNF_PKT_F_PORTS) {
+		sp = p->sport;
+		dp = p->dport;
+	}
+	return xnf_nh_flow_hash(a, b, sp, dp, p->l4_proto);
+}
+
+/* The nexthop of route @rt for a flow of hash @hash, or NULL (a dangling
+ * id: the tables are being changed, or are inconsistent). */
+static __always_inline const struct xnf_nexthop *
+xnf_l3_nexthop(const struct xnf_rt_val *rt, __u32 hash)
+{
+	const struct xnf_nhgroup *g;
+	__u32 id = rt->nh;
+
+	if (rt->type == XNF_RT_MULTIPATH) {
+		g = bpf_map_lookup_elem(&xnf_nhg, &id);
+		if (!g)
+			return NULL;
+		id = g->bucket[xnf_nh_bucket(hash)];
+	}
+	return bpf_map_lookup_elem(&xnf_nh, &id);
+}
+
+/* Forwards along a route of xnf's own table, or raises its exception.
+ * @hash: the flow's, used by multipath routes only. */
 static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 					 struct xnf_config *cfg,
-					 const struct xnf_route *rt,
-					 struct ethhdr *eth, __u8 *ttl,
-					 int martian_fwd)
+					 const struct xnf_rt_val *rt,
+					 __u32 hash, struct ethhdr *eth,
+					 __u8 *ttl, int martian_fwd)
 {
+	const struct xnf_nexthop *nh;
 	__u32 mtu = p->l3_len;
 
 	if (!rt) {
@@ -68,6 +103,7 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 	}
 	switch (rt->type) {
 	case XNF_RT_UNICAST:
+	case XNF_RT_MULTIPATH:
 		break;
 	case XNF_RT_LOCAL:
 		xnf_exception(p, cfg->local, XNF_R_LOCAL);
@@ -79,24 +115,35 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 		xnf_exception(p, cfg->no_route, XNF_R_NO_ROUTE);
 		return;
 	}
+	nh = xnf_l3_nexthop(rt, hash);
+	if (!nh) {
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
+		return;
+	}
 	if (*ttl <= 1) {
 		xnf_exception(p, cfg->ttl_expired, XNF_R_TTL);
 		return;
 	}
 	if (xnf_l3_martian_fwd(p, cfg, martian_fwd))
 		return;
+	/* No neighbour (yet, or any more): the kernel resolves it, as with
+	 * fib mode's NO_NEIGH. */
+	if (nh->state != XNF_NH_VALID) {
+		xnf_exception(p, XNF_ACT_PASS, XNF_R_NO_NEIGH);
+		return;
+	}
 	/* Too big for the egress port: the kernel answers with ICMP
 	 * "fragmentation needed" / "packet too big" (or fragments). The L3
 	 * length is passed in, as the XDP variant of the helper would
 	 * otherwise measure only the first buffer of a multi-buffer frame. */
-	if (bpf_check_mtu(ctx, rt->ifindex, &mtu, 0, 0) ==
+	if (bpf_check_mtu(ctx, nh->ifindex, &mtu, 0, 0) ==
 	    BPF_MTU_CHK_RET_FRAG_NEEDED) {
 		xnf_exception(p, XNF_ACT_PASS, XNF_R_FRAG_NEEDED);
 		return;
 	}
-	xnf_set_macs(eth, rt->dmac, rt->smac);
+	xnf_set_macs(eth, nh->dmac, nh->smac);
 	p->verdict = XNF_V_REDIRECT;
-	p->egress_ifindex = rt->ifindex;
+	p->egress_ifindex = nh->ifindex;
 }
 
 /*
@@ -177,10 +224,14 @@ static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
 		xnf_l3_fib_result(p, cfg, &fib, rc, eth, &iph->ttl, 0);
 	} else {
 		struct xnf_rt4_key key = { .prefixlen = 32 };
+		const struct xnf_rt_val *rt;
+		__u32 hash = 0;
 
 		__builtin_memcpy(key.addr, &iph->daddr, 4);
-		xnf_l3_route(ctx, p, cfg, bpf_map_lookup_elem(&xnf_rt4, &key),
-			     eth, &iph->ttl, 0);
+		rt = bpf_map_lookup_elem(&xnf_rt4, &key);
+		if (rt && rt->type == XNF_RT_MULTIPATH)
+			hash = xnf_l3_hash(p, iph->saddr, iph->daddr);
+		xnf_l3_route(ctx, p, cfg, rt, hash, eth, &iph->ttl, 0);
 	}
 	if (p->verdict == XNF_V_REDIRECT)
 		xnf_ipv4_dec_ttl(iph);
@@ -208,10 +259,19 @@ static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
 				  martian_fwd);
 	} else {
 		struct xnf_rt6_key key = { .prefixlen = 128 };
+		const struct xnf_rt_val *rt;
+		__u32 hash = 0;
 
 		__builtin_memcpy(key.addr, &ip6h->daddr, 16);
-		xnf_l3_route(ctx, p, cfg, bpf_map_lookup_elem(&xnf_rt6, &key),
-			     eth, &ip6h->hop_limit, martian_fwd);
+		rt = bpf_map_lookup_elem(&xnf_rt6, &key);
+		if (rt && rt->type == XNF_RT_MULTIPATH)
+			hash = xnf_l3_hash(p,
+					   xnf_nh_fold6(
+						   ip6h->saddr.in6_u.u6_addr32),
+					   xnf_nh_fold6(
+						   ip6h->daddr.in6_u.u6_addr32));
+		xnf_l3_route(ctx, p, cfg, rt, hash, eth, &ip6h->hop_limit,
+			     martian_fwd);
 	}
 	if (p->verdict == XNF_V_REDIRECT)
 		ip6h->hop_limit--;

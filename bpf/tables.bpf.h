@@ -46,7 +46,7 @@ struct {
 	__uint(max_entries, XNF_MAX_ROUTES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct xnf_rt4_key);
-	__type(value, struct xnf_route);
+	__type(value, struct xnf_rt_val);
 } XNF_MAP_RT4 SEC(".maps");
 
 struct {
@@ -54,8 +54,25 @@ struct {
 	__uint(max_entries, XNF_MAX_ROUTES);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, struct xnf_rt6_key);
-	__type(value, struct xnf_route);
+	__type(value, struct xnf_rt_val);
 } XNF_MAP_RT6 SEC(".maps");
+
+/* Next hops and multipath groups: see include/uapi/xnf_dp.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XNF_MAX_NH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct xnf_nexthop);
+} XNF_MAP_NH SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XNF_MAX_NHG);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, __u32);
+	__type(value, struct xnf_nhgroup);
+} XNF_MAP_NHG SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

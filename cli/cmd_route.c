@@ -2,10 +2,13 @@
 /*
  * xnf route: the routing table of l3fwd (xnf_rt4 / xnf_rt6, LPM tries).
  *
- * A route carries all that l3fwd needs to forward without the kernel: the
- * egress port and both MACs. With 'via ADDR' the next hop's MAC (and, without
- * 'dev', its device) is read from the kernel's neighbour table once, when
- * the route is written; a later change of that neighbour is not followed
+ * A route's next hop carries all that l3fwd needs to forward without the
+ * kernel: the egress port and both MACs. libxnf keeps it as a nexthop
+ * object shared by the routes through it, and a multipath route ('nexthop
+ * NH nexthop NH ...') as a resilient group (docs/design.md, "Next hops
+ * and multipath"). With 'via ADDR' the next hop's MAC (and, without 'dev',
+ * its device) is read from the kernel's neighbour table once, when the
+ * route is written; a later change of that neighbour is not followed yet
  * (replace the route, or attach with 'fib' to use the kernel's tables per
  * packet). The egress device is made an xnf port (the devmap), because
  * l3fwd's redirect goes through it.
@@ -42,15 +45,14 @@ static const char *const route_kws[] = {
 };
 
 static const char *const route_type_names[] = {
-	[XNF_RT_UNICAST] = "unicast",
-	[XNF_RT_LOCAL] = "local",
-	[XNF_RT_BLACKHOLE] = "blackhole",
-	[XNF_RT_UNREACHABLE] = "unreachable",
+	[XNF_RT_UNICAST] = "unicast",	  [XNF_RT_LOCAL] = "local",
+	[XNF_RT_BLACKHOLE] = "blackhole", [XNF_RT_UNREACHABLE] = "unreachable",
+	[XNF_RT_MULTIPATH] = "multipath",
 };
 
 static const char *route_type_name(__u32 type)
 {
-	return type <= XNF_RT_UNREACHABLE ? route_type_names[type] : "unknown";
+	return type <= XNF_RT_MULTIPATH ? route_type_names[type] : "unknown";
 }
 
 static int route_keyword(const char *arg)
@@ -66,6 +68,9 @@ struct route_req {
 	char prefix[INET6_ADDRSTRLEN + 5];
 	const char *dev;
 	struct xnf_route rt;
+	/* 'nexthop NH nexthop NH ...': the next hops, rt unused */
+	__u32 npaths;
+	struct xnf_route paths[XNF_NHG_PATHS];
 };
 
 static int route_prefix(const char *arg, struct route_req *r)
@@ -251,6 +256,58 @@ static int route_parse(int argc, char **argv, struct route_req *r, char *ifname)
 	return cli_ifmac(r->dev, r->rt.smac);
 }
 
+/* PREFIX nexthop NH nexthop NH ... (iproute2's syntax): each NH is parsed
+ * as the next hop of a single route would be. */
+static int route_parse_multipath(int argc, char **argv, struct route_req *r)
+{
+	char *sub[16], ifname[IF_NAMESIZE];
+	struct route_req one;
+	int i, j, n;
+
+	for (i = 1; i < argc; i = j) {
+		if (strcmp(argv[i], "nexthop"))
+			return cli_err("'%s' after a nexthop: every next hop of a "
+				       "multipath route starts with 'nexthop'; %s",
+				       argv[i], ROUTE_HELP);
+		for (j = i + 1; j < argc && strcmp(argv[j], "nexthop"); j++)
+			;
+		n = j - i - 1;
+		if (!n)
+			return cli_err("an empty 'nexthop': give 'nexthop via "
+				       "ADDR [dev DEV [lladdr MAC]]' or 'nexthop "
+				       "dev DEV lladdr MAC'");
+		if (n > 6)
+			return cli_err("a nexthop takes via, dev and lladdr "
+				       "only; %s",
+				       ROUTE_HELP);
+		if (r->npaths == XNF_NHG_PATHS)
+			return cli_err("more than %d next hops; xnf's multipath "
+				       "groups hold %d",
+				       XNF_NHG_PATHS, XNF_NHG_PATHS);
+		sub[0] = argv[0];
+		memcpy(sub + 1, argv + i + 1, n * sizeof(*sub));
+		if (route_parse(n + 1, sub, &one, ifname))
+			return -1;
+		if (one.rt.type != XNF_RT_UNICAST)
+			return cli_err("a nexthop is 'via ADDR [dev DEV [lladdr "
+				       "MAC]]' or 'dev DEV lladdr MAC', not %s",
+				       route_type_name(one.rt.type));
+		r->paths[r->npaths++] = one.rt;
+	}
+	return 0;
+}
+
+static int route_parse_any(int argc, char **argv, struct route_req *r,
+			   char *ifname)
+{
+	if (argc < 2 || strcmp(argv[1], "nexthop"))
+		return route_parse(argc, argv, r, ifname);
+	memset(r, 0, sizeof(*r));
+	if (route_prefix(argv[0], r))
+		return -1;
+	return route_parse_multipath(argc, argv, r);
+}
+
 static int route_write(struct route_req *r, bool replace)
 {
 	struct xnf_dp *dp;
@@ -259,6 +316,11 @@ static int route_write(struct route_req *r, bool replace)
 	int ret;
 
 	err[0] = '\0';
+	if (r->npaths && cli.conf)
+		return cli_err("route %s: multipath routes are not in "
+			       "configuration files yet; add it with 'xnf route "
+			       "add' on the running instance",
+			       r->prefix);
 	if (cli.conf) {
 		ret = xnf_conf_route_add(cli.conf, r->family, r->addr, r->plen,
 					 &r->rt, replace, err, sizeof(err));
@@ -267,8 +329,11 @@ static int route_write(struct route_req *r, bool replace)
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
-	if (xnf_route_add(dp, r->family, r->addr, r->plen, &r->rt, replace, err,
-			  sizeof(err)))
+	if (r->npaths ? xnf_route_add_multipath(dp, r->family, r->addr, r->plen,
+						r->paths, r->npaths, replace,
+						err, sizeof(err)) :
+			xnf_route_add(dp, r->family, r->addr, r->plen, &r->rt,
+				      replace, err, sizeof(err)))
 		return cli_err("%s", err);
 	return 0;
 }
@@ -278,7 +343,7 @@ static int do_route_add(int argc, char **argv)
 	char ifname[IF_NAMESIZE];
 	struct route_req r;
 
-	return route_parse(argc, argv, &r, ifname) ?: route_write(&r, false);
+	return route_parse_any(argc, argv, &r, ifname) ?: route_write(&r, false);
 }
 
 static int do_route_replace(int argc, char **argv)
@@ -286,7 +351,7 @@ static int do_route_replace(int argc, char **argv)
 	char ifname[IF_NAMESIZE];
 	struct route_req r;
 
-	return route_parse(argc, argv, &r, ifname) ?: route_write(&r, true);
+	return route_parse_any(argc, argv, &r, ifname) ?: route_write(&r, true);
 }
 
 static int do_route_del(int argc, char **argv)
@@ -344,38 +409,85 @@ const char *cli_route_text(const struct xnf_route_entry *e, char *buf, size_t le
 	return buf;
 }
 
-static void route_print(const struct xnf_route_entry *e)
+/* One next hop: " [via GW] dev DEV lladdr MAC src_lladdr MAC", in JSON
+ * every member, null where it has none. */
+static void route_print_hop(const struct xnf_route *rt)
 {
-	char dst[INET6_ADDRSTRLEN + 5], gw[INET6_ADDRSTRLEN];
-	char dev[IF_NAMESIZE], mac[18], smac[18];
+	char gw[INET6_ADDRSTRLEN], dev[IF_NAMESIZE], mac[18], smac[18];
+
+	if (rt->gw_family)
+		print_string(PRINT_ANY, "via", " via %s",
+			     fmt_addr(rt->gw_family, rt->gw, gw, sizeof(gw)));
+	else
+		print_null(PRINT_JSON, "via", NULL);
+	print_string(PRINT_ANY, "dev", " dev %s", fmt_ifname(rt->ifindex, dev));
+	print_uint(PRINT_JSON, "ifindex", NULL, rt->ifindex);
+	print_string(PRINT_ANY, "lladdr", " lladdr %s",
+		     fmt_mac(rt->dmac, mac, sizeof(mac)));
+	print_string(PRINT_ANY, "src_lladdr", " src_lladdr %s",
+		     fmt_mac(rt->smac, smac, sizeof(smac)));
+}
+
+/* A multipath route's group: " nexthop ... nexthop ...", in JSON
+ * "group" and "nexthops" [{...}, ...] with each one's share of the
+ * buckets. */
+static void route_print_group(struct xnf_dp *dp, __u32 gid)
+{
+	struct xnf_nhgroup g;
+	struct xnf_nexthop nh;
+	struct xnf_route rt;
+	__u32 i, b, share;
+
+	print_uint(PRINT_JSON, "group", NULL, gid);
+	open_json_array("nexthops");
+	if (xnf_nhg_lookup(dp, gid, &g)) {
+		print_string(PRINT_FP, NULL, " %s", "nexthop group gone");
+		close_json_array();
+		return;
+	}
+	for (i = 0; i < g.n && i < XNF_NHG_PATHS; i++) {
+		open_json_object(NULL);
+		print_string(PRINT_FP, NULL, " %s", "nexthop");
+		print_uint(PRINT_JSON, "id", NULL, g.nh[i]);
+		if (xnf_nh_lookup(dp, g.nh[i], &nh)) {
+			print_string(PRINT_FP, NULL, " %s", "gone");
+			close_json_object();
+			continue;
+		}
+		xnf_nexthop_route(&nh, &rt);
+		route_print_hop(&rt);
+		for (b = 0, share = 0; b < XNF_NHG_BUCKETS; b++)
+			share += g.bucket[b] == g.nh[i];
+		print_uint(PRINT_ANY, "buckets", " buckets %u", share);
+		print_bool(PRINT_JSON, "neighbour", NULL,
+			   nh.state == XNF_NH_VALID);
+		close_json_object();
+	}
+	close_json_array();
+}
+
+static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e)
+{
+	char dst[INET6_ADDRSTRLEN + 5];
 	const struct xnf_route *rt = &e->rt;
 	bool unicast = rt->type == XNF_RT_UNICAST;
+	bool multipath = rt->type == XNF_RT_MULTIPATH;
 
 	fmt_prefix(e->family, e->addr, e->plen, dst, sizeof(dst));
-	if (unicast) {
-		fmt_ifname(rt->ifindex, dev);
-		fmt_mac(rt->dmac, mac, sizeof(mac));
-		fmt_mac(rt->smac, smac, sizeof(smac));
-		if (rt->gw_family)
-			fmt_addr(rt->gw_family, rt->gw, gw, sizeof(gw));
-	}
-	/* "blackhole 203.0.113.0/24", or "PREFIX [via GW] dev DEV lladdr
-	 * MAC src_lladdr MAC"; in JSON every member, null where it has none. */
+	/* "blackhole 203.0.113.0/24", "PREFIX [via GW] dev DEV lladdr MAC
+	 * src_lladdr MAC", or "PREFIX nexthop ... nexthop ..."; in JSON
+	 * every member, null where it has none. */
 	open_json_object(NULL);
-	if (!unicast)
+	if (!unicast && !multipath)
 		print_string(PRINT_FP, NULL, "%s ", route_type_name(rt->type));
 	print_string(PRINT_ANY, "dst", "%s", dst);
 	print_string(PRINT_JSON, "type", NULL, route_type_name(rt->type));
-	if (unicast && rt->gw_family)
-		print_string(PRINT_ANY, "via", " via %s", gw);
-	else
-		print_null(PRINT_JSON, "via", NULL);
 	if (unicast) {
-		print_string(PRINT_ANY, "dev", " dev %s", dev);
-		print_uint(PRINT_JSON, "ifindex", NULL, rt->ifindex);
-		print_string(PRINT_ANY, "lladdr", " lladdr %s", mac);
-		print_string(PRINT_ANY, "src_lladdr", " src_lladdr %s", smac);
+		route_print_hop(rt);
+	} else if (multipath) {
+		route_print_group(dp, e->nh);
 	} else {
+		print_null(PRINT_JSON, "via", NULL);
 		print_null(PRINT_JSON, "dev", NULL);
 		print_null(PRINT_JSON, "ifindex", NULL);
 		print_null(PRINT_JSON, "lladdr", NULL);
@@ -408,7 +520,7 @@ static int do_route_show(int argc, char **argv)
 		qsort(ents, n, sizeof(*ents), xnf_route_entry_cmp);
 	open_json_array(NULL);
 	for (i = 0; i < n; i++)
-		route_print(&ents[i]);
+		route_print(dp, &ents[i]);
 	close_json_array();
 	free(ents);
 	return 0;
@@ -416,13 +528,15 @@ static int do_route_show(int argc, char **argv)
 
 static int do_route_help(int argc, char **argv)
 {
-	printf("Usage: xnf route { add | replace } PREFIX NEXTHOP\n"
+	printf("Usage: xnf route { add | replace } PREFIX { NEXTHOP | nexthop NH nexthop NH ... }\n"
 	       "       xnf route del PREFIX\n"
 	       "       xnf route [ show ]\n"
 	       "       xnf route help\n"
 	       "PREFIX  := ADDR[/LEN]     IPv4 or IPv6, host bits clear\n"
-	       "NEXTHOP := { via ADDR [ dev DEV [ lladdr MAC ] ] | dev DEV lladdr MAC |\n"
-	       "             local | blackhole | unreachable }\n"
+	       "NEXTHOP := { NH | local | blackhole | unreachable }\n"
+	       "NH      := { via ADDR [ dev DEV [ lladdr MAC ] ] | dev DEV lladdr MAC }\n"
+	       "  nexthop NH   one next hop of a multipath route (2 to 16): a flow\n"
+	       "               stays on one, chosen by a symmetric hash of its 5-tuple\n"
 	       "  via ADDR     the next hop's MAC, and its device when dev is not given,\n"
 	       "               are read from the kernel's neighbour table, once, now;\n"
 	       "               with lladdr (as xnf save writes it) the MAC is given\n"

@@ -34,7 +34,11 @@ _Static_assert(sizeof(struct xnf_batch_hist) == 8 * XNF_BATCH_BUCKETS,
 	       "batch layout");
 _Static_assert(sizeof(struct xnf_rt4_key) == 8, "xnf_rt4_key layout");
 _Static_assert(sizeof(struct xnf_rt6_key) == 20, "xnf_rt6_key layout");
-_Static_assert(sizeof(struct xnf_route) == 40, "xnf_route layout");
+_Static_assert(sizeof(struct xnf_rt_val) == 8, "xnf_rt_val layout");
+_Static_assert(sizeof(struct xnf_nexthop) == 44, "xnf_nexthop layout");
+_Static_assert(sizeof(struct xnf_nhgroup) ==
+		       8 + 4 * (XNF_NHG_PATHS + XNF_NHG_BUCKETS),
+	       "xnf_nhgroup layout");
 _Static_assert(sizeof(struct xnf_fdb_key) == 8, "xnf_fdb_key layout");
 _Static_assert(sizeof(struct xnf_fdb_entry) == 8, "xnf_fdb_entry layout");
 _Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
@@ -110,7 +114,8 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
  * include/uapi (XNF_MAP_*), so each is written once. */
 /* clang-format off */
 #define XNF_TABLES(X)							\
-	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(FDB) X(XCONNECT) \
+	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(NH) X(NHG) X(FDB) \
+	X(XCONNECT)							\
 	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
 	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
 	X(FW_SPORT) X(FW_DPORT) X(FW_HITS)
@@ -168,11 +173,58 @@ bool xnf_port_exists(struct xnf_dp *dp, __u32 ifindex);
 /* A route, FDB entry or cross-connect sends packets to @ifindex. */
 bool xnf_port_in_use(struct xnf_dp *dp, __u32 ifindex);
 
+/* A route as libxnf takes and gives it: the next hop inline. A unicast
+ * route's next hop becomes a nexthop object (xnf_nh) shared with every
+ * route that has the same one (nexthop.c). */
+struct xnf_route {
+	__u32 type;	 /* enum xnf_route_type */
+	__u32 ifindex;	 /* egress port */
+	__u8 dmac[6];	 /* next hop's MAC */
+	__u8 smac[6];	 /* egress port's MAC */
+	__u32 gw_family; /* enum xnf_family of gw, 0 = directly connected */
+	__u8 gw[16];	 /* next hop address */
+};
+
 /* Routes: @addr in network order (4 or 16 bytes by @family). */
-/* @flags: BPF_ANY (replace) or BPF_NOEXIST (add; -EEXIST if present). */
+/* @flags: BPF_ANY (replace) or BPF_NOEXIST (add; -EEXIST if present).
+ * The route's objects are taken before it is written and the replaced
+ * route's released after (nexthop.c). */
 int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 		  const struct xnf_route *rt, __u64 flags);
+/* A multipath route over the @n (1..XNF_NHG_PATHS) unicast next hops
+ * @paths: a resilient group (a group with the same members is shared). */
+int xnf_route_set_multipath(struct xnf_dp *dp, int family, const void *addr,
+			    __u32 plen, const struct xnf_route *paths, __u32 n,
+			    __u64 flags);
 int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen);
+
+/* Nexthop objects and groups (nexthop.c). Counted by the routes and
+ * groups that use them; the last release deletes. Ids start at 1. */
+void xnf_route_nexthop(const struct xnf_route *rt, struct xnf_nexthop *nh);
+/* And back: the unicast route through @nh. */
+void xnf_nexthop_route(const struct xnf_nexthop *nh, struct xnf_route *rt);
+/* The id of a nexthop equal to @nh (refs ignored), counted once more, or
+ * of a new one. */
+int xnf_nh_get(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 *id);
+int xnf_nh_ref(struct xnf_dp *dp, __u32 id);
+int xnf_nh_put(struct xnf_dp *dp, __u32 id);
+int xnf_nh_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nexthop *nh);
+/* Replaces what nexthop @id forwards with (@nh; its refs ignored) in one
+ * element write: every route and group through it follows at once. */
+int xnf_nh_update(struct xnf_dp *dp, __u32 id, const struct xnf_nexthop *nh);
+/* The whole table (free() both). */
+int xnf_nh_list(struct xnf_dp *dp, __u32 **ids, struct xnf_nexthop **nhs,
+		__u32 *n);
+/* A group of the nexthops @ids (distinct, 1..XNF_NHG_PATHS): an existing
+ * one with the same members, counted once more, or a new one. */
+int xnf_nhg_get(struct xnf_dp *dp, const __u32 *ids, __u32 n, __u32 *id);
+int xnf_nhg_put(struct xnf_dp *dp, __u32 id);
+int xnf_nhg_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nhgroup *g);
+/* Changes the members of group @id to @ids, moving as few buckets as it
+ * can (xnf_nhg_rebalance), in one element write. */
+int xnf_nhg_set(struct xnf_dp *dp, __u32 id, const __u32 *ids, __u32 n);
+/* The resilient bucket assignment itself, on @g in memory. */
+void xnf_nhg_rebalance(struct xnf_nhgroup *g, const __u32 *ids, __u32 n);
 
 int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex);
 int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6]);
@@ -187,6 +239,11 @@ int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex);
 int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 		  const struct xnf_route *rt, bool replace, char *err,
 		  size_t errlen);
+/* A route over the @n unicast next hops @paths (xnf_route_set_multipath),
+ * every egress device an xnf port. */
+int xnf_route_add_multipath(struct xnf_dp *dp, int family, const void *addr,
+			    __u32 plen, const struct xnf_route *paths, __u32 n,
+			    bool replace, char *err, size_t errlen);
 int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 		bool replace, char *err, size_t errlen);
 /* A cross-connect pair: @if1 -> @fwd and @if2 -> @rev; -EBUSY when either
@@ -205,8 +262,9 @@ int xnf_xconnect_remove(struct xnf_dp *dp, __u32 ifindex, char *err,
 struct xnf_route_entry {
 	int family; /* XNF_AF_INET / XNF_AF_INET6 */
 	__u32 plen;
-	__u8 addr[16]; /* network order, 4 bytes used for IPv4 */
-	struct xnf_route rt;
+	__u8 addr[16];	     /* network order, 4 bytes used for IPv4 */
+	struct xnf_route rt; /* a multipath route: type only */
+	__u32 nh;	     /* nexthop (unicast) or group (multipath) id */
 };
 struct xnf_fdb_ent {
 	struct xnf_fdb_key key;

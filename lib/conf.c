@@ -214,6 +214,7 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 		  size_t errlen)
 {
 	struct xnf_conf *c;
+	__u32 i;
 	int ret;
 
 	c = calloc(1, sizeof(*c));
@@ -242,6 +243,17 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 			 XNF_MAP_STR(XNF_MAP_RT4), XNF_MAP_STR(XNF_MAP_RT6),
 			 strerror(-ret));
 		goto fail;
+	}
+	/* A configuration holds routes by value: nexthop and group ids are
+	 * the instance's. Multipath routes are not expressed in
+	 * configurations yet: refuse rather than save them wrong. */
+	for (i = 0; i < c->nroutes; i++) {
+		c->routes[i].nh = 0;
+		if (c->routes[i].rt.type == XNF_RT_MULTIPATH) {
+			ret = xnf_errf(err, errlen, -EOPNOTSUPP,
+				       "the instance has multipath routes, which configurations cannot hold yet; delete them with 'xnf route del PREFIX' to save or apply");
+			goto fail;
+		}
 	}
 	ret = xnf_fdb_list(dp, &c->fdb, &c->nfdb);
 	if (!ret)

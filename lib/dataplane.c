@@ -386,55 +386,6 @@ bool xnf_port_exists(struct xnf_dp *dp, __u32 ifindex)
 	return !bpf_map_lookup_elem(dp->fd[XNF_T_TX], &ifindex, &val);
 }
 
-static int xnf_route_key(int family, const void *addr, __u32 plen,
-			 struct xnf_rt6_key *key, int *fd, struct xnf_dp *dp)
-{
-	memset(key, 0, sizeof(*key));
-	if (family == XNF_AF_INET && plen <= 32) {
-		key->prefixlen = plen;
-		memcpy(key->addr, addr, 4);
-		*fd = dp->fd[XNF_T_RT4];
-		return 0;
-	}
-	if (family == XNF_AF_INET6 && plen <= 128) {
-		key->prefixlen = plen;
-		memcpy(key->addr, addr, 16);
-		*fd = dp->fd[XNF_T_RT6];
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
-		  const struct xnf_route *rt, __u64 flags)
-{
-	struct xnf_rt6_key key;
-	int fd, err;
-
-	err = xnf_route_key(family, addr, plen, &key, &fd, dp);
-	if (err)
-		return err;
-	/* One LPM element update: a packet sees the old or the new route. */
-	if (bpf_map_update_elem(fd, &key, rt, flags))
-		return -errno;
-	xnf_tables_changed(dp);
-	return 0;
-}
-
-int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen)
-{
-	struct xnf_rt6_key key;
-	int fd, err;
-
-	err = xnf_route_key(family, addr, plen, &key, &fd, dp);
-	if (err)
-		return err;
-	if (bpf_map_delete_elem(fd, &key))
-		return -errno;
-	xnf_tables_changed(dp);
-	return 0;
-}
-
 int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex)
 {
 	struct xnf_fdb_key key = {};

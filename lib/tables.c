@@ -99,48 +99,79 @@ static long map_count(int fd, __u32 ksz, __u32 vsz)
 	return n;
 }
 
-int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
-		  const struct xnf_route *rt, bool replace, char *err,
-		  size_t errlen)
+/* A route over the @n next hops @paths (one, or a multipath set), or of
+ * another type (@paths[0] alone). */
+static int route_add(struct xnf_dp *dp, int family, const void *addr,
+		     __u32 plen, const struct xnf_route *paths, __u32 n,
+		     bool replace, char *err, size_t errlen)
 {
 	char prefix[INET6_ADDRSTRLEN + 8], a[INET6_ADDRSTRLEN];
 	int af = family == XNF_AF_INET ? AF_INET : AF_INET6;
 	enum xnf_table t = family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6;
-	bool added = false;
-	int ret;
+	bool added[XNF_NHG_PATHS] = {};
+	__u64 flags = replace ? BPF_ANY : BPF_NOEXIST;
+	bool port_failed;
+	__u32 i;
+	int ret = 0;
 
 	if (family != XNF_AF_INET && family != XNF_AF_INET6)
 		return xnf_errf(err, errlen, -EAFNOSUPPORT,
 				"route: unknown family %d", family);
+	if (!n || n > XNF_NHG_PATHS)
+		return xnf_errf(err, errlen, -EINVAL,
+				"a route has 1 to %d next hops, not %u",
+				XNF_NHG_PATHS, n);
 	inet_ntop(af, addr, a, sizeof(a));
 	snprintf(prefix, sizeof(prefix), "%s/%u", a, plen);
-	if (rt->type == XNF_RT_UNICAST) {
-		ret = port_get(dp, rt->ifindex, &added, err, errlen);
-		if (ret)
-			return ret;
-	}
+	for (i = 0; i < n && !ret; i++)
+		if (paths[i].type == XNF_RT_UNICAST)
+			ret = port_get(dp, paths[i].ifindex, &added[i], err,
+				       errlen);
+	port_failed = ret;
 	/* BPF_NOEXIST makes an add's check and insert one step. */
-	ret = xnf_route_set(dp, family, addr, plen, rt,
-			    replace ? BPF_ANY : BPF_NOEXIST);
+	if (!ret)
+		ret = n == 1 ? xnf_route_set(dp, family, addr, plen, paths,
+					     flags) :
+			       xnf_route_set_multipath(dp, family, addr, plen,
+						       paths, n, flags);
 	if (!ret)
 		return 0;
-	if (added)
-		xnf_port_del(dp, rt->ifindex);
+	for (i = 0; i < n; i++)
+		if (added[i])
+			xnf_port_del(dp, paths[i].ifindex);
+	if (port_failed)
+		return ret;
 	if (ret == -EEXIST)
 		return xnf_errf(err, errlen, ret,
 				"route %s exists; use 'xnf route replace %s ...' to change it",
 				prefix, prefix);
 	if (table_full(ret))
 		return xnf_errf(err, errlen, ret,
-				"%s route table full (%ld routes); delete routes with 'xnf route del PREFIX' first",
+				"%s route table full (%ld routes), or its next hops' (%s, %d) or groups' (%s, %d); delete routes with 'xnf route del PREFIX' first",
 				family == XNF_AF_INET ? "IPv4" : "IPv6",
 				map_count(dp->fd[t],
 					  family == XNF_AF_INET ?
 						  sizeof(struct xnf_rt4_key) :
 						  sizeof(struct xnf_rt6_key),
-					  sizeof(struct xnf_route)));
+					  sizeof(struct xnf_rt_val)),
+				XNF_MAP_STR(XNF_MAP_NH), XNF_MAX_NH,
+				XNF_MAP_STR(XNF_MAP_NHG), XNF_MAX_NHG);
 	return xnf_errf(err, errlen, ret, "cannot write route %s to %s: %s",
 			prefix, xnf_table_names[t], strerror(-ret));
+}
+
+int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
+		  const struct xnf_route *rt, bool replace, char *err,
+		  size_t errlen)
+{
+	return route_add(dp, family, addr, plen, rt, 1, replace, err, errlen);
+}
+
+int xnf_route_add_multipath(struct xnf_dp *dp, int family, const void *addr,
+			    __u32 plen, const struct xnf_route *paths, __u32 n,
+			    bool replace, char *err, size_t errlen)
+{
+	return route_add(dp, family, addr, plen, paths, n, replace, err, errlen);
 }
 
 int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
@@ -248,15 +279,29 @@ out_ports:
 	return ret;
 }
 
-/* Appends the routes of @family to @out[*@n]. */
-static int route_read(struct xnf_dp *dp, int family,
+/* The nexthop @id of the table @ids/@nhs[@n], or NULL. */
+static const struct xnf_nexthop *
+nh_find(const __u32 *ids, const struct xnf_nexthop *nhs, __u32 n, __u32 id)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return &nhs[i];
+	return NULL;
+}
+
+/* Appends the routes of @family to @out[*@n], a unicast route's next hop
+ * inline (from the nexthops @ids/@nhs[@nnh]). */
+static int route_read(struct xnf_dp *dp, int family, const __u32 *ids,
+		      const struct xnf_nexthop *nhs, __u32 nnh,
 		      struct xnf_route_entry **out, __u32 *n)
 {
 	__u32 ksz = family == XNF_AF_INET ? sizeof(struct xnf_rt4_key) :
 					    sizeof(struct xnf_rt6_key);
 	int fd = dp->fd[family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6];
 	struct xnf_route_entry *all;
-	struct xnf_route *vals;
+	struct xnf_rt_val *vals;
 	__u8 *keys;
 	__u32 cnt, i;
 	int err;
@@ -276,12 +321,19 @@ static int route_read(struct xnf_dp *dp, int family,
 		 * addr. */
 		const struct xnf_rt6_key *k = (const void *)(keys + i * ksz);
 		struct xnf_route_entry *e = &all[(*n)++];
+		const struct xnf_nexthop *nh;
 
 		memset(e, 0, sizeof(*e));
 		e->family = family;
 		e->plen = k->prefixlen;
 		memcpy(e->addr, k->addr, ksz - sizeof(k->prefixlen));
-		e->rt = vals[i];
+		e->nh = vals[i].nh;
+		nh = vals[i].type == XNF_RT_UNICAST ?
+			     nh_find(ids, nhs, nnh, vals[i].nh) :
+			     NULL;
+		if (nh)
+			xnf_nexthop_route(nh, &e->rt);
+		e->rt.type = vals[i].type;
 	}
 out:
 	free(keys);
@@ -291,13 +343,20 @@ out:
 
 int xnf_route_list(struct xnf_dp *dp, struct xnf_route_entry **out, __u32 *n)
 {
+	struct xnf_nexthop *nhs;
+	__u32 *ids, nnh;
 	int err;
 
 	*out = NULL;
 	*n = 0;
-	err = route_read(dp, XNF_AF_INET, out, n);
+	err = xnf_nh_list(dp, &ids, &nhs, &nnh);
+	if (err)
+		return err;
+	err = route_read(dp, XNF_AF_INET, ids, nhs, nnh, out, n);
 	if (!err)
-		err = route_read(dp, XNF_AF_INET6, out, n);
+		err = route_read(dp, XNF_AF_INET6, ids, nhs, nnh, out, n);
+	free(ids);
+	free(nhs);
 	if (err) {
 		free(*out);
 		*out = NULL;
@@ -393,16 +452,17 @@ out:
 bool xnf_port_in_use(struct xnf_dp *dp, __u32 ifindex)
 {
 	struct xnf_xconnect_ent *xcs = NULL;
-	struct xnf_route_entry *rts = NULL;
+	struct xnf_nexthop *nhs = NULL;
 	struct xnf_fdb_ent *fdb = NULL;
+	__u32 *ids = NULL, n, i;
 	bool used = true;
-	__u32 n, i;
 
-	if (xnf_route_list(dp, &rts, &n))
+	/* Routes send through nexthops, which live while a route (or a
+	 * group) uses them. */
+	if (xnf_nh_list(dp, &ids, &nhs, &n))
 		goto out;
 	for (i = 0; i < n; i++)
-		if (rts[i].rt.type == XNF_RT_UNICAST &&
-		    rts[i].rt.ifindex == ifindex)
+		if (nhs[i].ifindex == ifindex)
 			goto out;
 	if (xnf_fdb_list(dp, &fdb, &n))
 		goto out;
@@ -416,7 +476,8 @@ bool xnf_port_in_use(struct xnf_dp *dp, __u32 ifindex)
 			goto out;
 	used = false;
 out:
-	free(rts);
+	free(ids);
+	free(nhs);
 	free(fdb);
 	free(xcs);
 	return used;

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
  * nf_l3fwd.c - the l3fwd NF for AF_XDP workers: bpf/l3fwd.bpf.h in its own
- * LPM mode (xnf route), on copies of xnf_rt4 / xnf_rt6 taken at init and
- * on refresh. Same decisions in the same order, same reasons:
+ * LPM mode (xnf route), on copies of xnf_rt4 / xnf_rt6 and of the next
+ * hops and groups they name (xnf_nh, xnf_nhg) taken at init and on
+ * refresh. Same decisions in the same order, same reasons; a multipath
+ * route picks its bucket by the flow hash XDP uses (xnf_nh.h):
  *
  *   not IP                         pass (not_ip)
  *   VLAN-tagged                    pass (vlan)
@@ -14,8 +16,10 @@
  *   no route / unreachable route   cfg.no_route (no_route)
  *   local route                    cfg.local (local)
  *   blackhole route                drop (blackhole)
+ *   nexthop or group missing       drop (internal)
  *   TTL / hop limit <= 1           cfg.ttl_expired (ttl_expired)
  *   IPv6 from ::                   cfg.martian (martian)
+ *   nexthop without neighbour      pass (no_neigh)
  *   longer than the egress MTU     pass (frag_needed)
  *   otherwise                      MACs of the route, TTL - 1 with the
  *                                  IPv4 checksum updated (RFC 1624),
@@ -35,19 +39,40 @@
 
 #include "xnf.h"
 #include "xnf_rx.h"
+#include "xnf_nh.h"
 #include "unf_priv.h"
 
+/* A next hop of xnf_nh. */
 struct l3_nh {
-	__u32 type; /* enum xnf_route_type */
 	__u32 ifindex;
-	__u32 mtu; /* of ifindex; 0: unknown device, no check */
+	__u32 mtu;   /* of ifindex; 0: unknown device, no check */
+	__u32 state; /* enum xnf_nh_state */
 	__u8 dmac[ETH_ALEN];
 	__u8 smac[ETH_ALEN];
 };
 
+/* A group of xnf_nhg: buckets as indexes into l3_tables.nh. */
+struct l3_grp {
+	__u32 bucket[XNF_NHG_BUCKETS];
+};
+
+#define L3_DANGLING 0xffffffffu /* names a nexthop or group that is gone */
+
+/* A route: the value of the tries. */
+struct l3_rt {
+	__u32 type; /* enum xnf_route_type */
+	__u32 idx;  /* into nh (unicast) or grp (multipath), or L3_DANGLING */
+};
+
 struct l3_tables {
 	struct xnf_lpm v4, v6;
-	struct l3_nh *nh; /* the values of both tries */
+	struct l3_rt *rt; /* the values of both tries */
+	struct l3_nh *nh;
+	__u32 *nh_id; /* nh[i] is nexthop nh_id[i] */
+	__u32 n_nh;
+	struct l3_grp *grp;
+	__u32 *grp_id;
+	__u32 n_grp;
 	__u32 no_route, ttl_expired, local, martian; /* xnf_config */
 };
 
@@ -61,7 +86,11 @@ static void l3_tables_free(struct l3_tables *t)
 		return;
 	xnf_lpm_free(&t->v4);
 	xnf_lpm_free(&t->v6);
+	free(t->rt);
 	free(t->nh);
+	free(t->nh_id);
+	free(t->grp);
+	free(t->grp_id);
 	free(t);
 }
 
@@ -88,55 +117,112 @@ static __u32 mtu_of(struct mtu_cache *c, __u32 ifindex)
 	return mtu;
 }
 
-/* Routes of one family into @t->nh[*used..] and the LPM table @lpm. */
-static int l3_load(const struct xnf_unf *nf, struct l3_tables *t, int family,
-		   struct xnf_lpm *lpm, __u32 *used, struct mtu_cache *mc)
+static __u32 index_of(const __u32 *ids, __u32 n, __u32 id)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return i;
+	return L3_DANGLING;
+}
+
+/* The next hops and groups, resolved to indexes. */
+static int l3_load_nh(const struct xnf_unf *nf, struct l3_tables *t,
+		      struct mtu_cache *mc)
+{
+	struct xnf_nhgroup *gs = NULL;
+	struct xnf_nexthop *nhs = NULL;
+	__u32 i, b, idx;
+	int err;
+
+	err = xnf_unf_map_dump(nf->env.dp->fd[XNF_T_NH], sizeof(__u32),
+			       sizeof(*nhs), XNF_MAX_NH, (void **)&t->nh_id,
+			       (void **)&nhs, &t->n_nh);
+	if (!err)
+		err = xnf_unf_map_dump(nf->env.dp->fd[XNF_T_NHG], sizeof(__u32),
+				       sizeof(*gs), XNF_MAX_NHG,
+				       (void **)&t->grp_id, (void **)&gs,
+				       &t->n_grp);
+	if (err) {
+		pr_warn("Error: l3fwd: cannot read %s and %s: %s\n",
+			xnf_table_names[XNF_T_NH], xnf_table_names[XNF_T_NHG],
+			strerror(-err));
+		goto out;
+	}
+	t->nh = calloc(t->n_nh ?: 1, sizeof(*t->nh));
+	t->grp = calloc(t->n_grp ?: 1, sizeof(*t->grp));
+	if (!t->nh || !t->grp) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < t->n_nh; i++) {
+		struct l3_nh *nh = &t->nh[i];
+
+		nh->ifindex = nhs[i].ifindex;
+		nh->state = nhs[i].state;
+		memcpy(nh->dmac, nhs[i].dmac, ETH_ALEN);
+		memcpy(nh->smac, nhs[i].smac, ETH_ALEN);
+		/* bpf_check_mtu() with ifindex 0 checks the receiving
+		 * device, and finds no other for an ifindex that is gone. */
+		nh->mtu = mtu_of(mc, nh->ifindex ?: nf->env.ingress_ifindex);
+	}
+	for (i = 0; i < t->n_grp; i++)
+		for (b = 0; b < XNF_NHG_BUCKETS; b++) {
+			idx = index_of(t->nh_id, t->n_nh, gs[i].bucket[b]);
+			t->grp[i].bucket[b] = idx;
+		}
+out:
+	free(nhs);
+	free(gs);
+	return err;
+}
+
+/* Routes of one family into @t->rt[*used..] and the LPM table @lpm. */
+static int l3_load(struct l3_tables *t, int family, struct xnf_lpm *lpm,
+		   __u32 *used, int fd)
 {
 	enum xnf_table tab = family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6;
 	size_t ksz = family == XNF_AF_INET ? sizeof(struct xnf_rt4_key) :
 					     sizeof(struct xnf_rt6_key);
-	struct xnf_route *rt = NULL;
+	struct xnf_rt_val *rt = NULL;
 	struct xnf_lpm_in *in = NULL;
-	struct l3_nh *nhs;
+	struct l3_rt *rts;
 	__u8 *keys = NULL;
 	__u32 n, i;
 	int err;
 
-	err = xnf_unf_map_dump(nf->env.dp->fd[tab], ksz, sizeof(*rt),
-			       XNF_MAX_ROUTES, (void **)&keys, (void **)&rt, &n);
+	err = xnf_unf_map_dump(fd, ksz, sizeof(*rt), XNF_MAX_ROUTES,
+			       (void **)&keys, (void **)&rt, &n);
 	if (err) {
 		pr_warn("Error: l3fwd: cannot read %s: %s\n",
 			xnf_table_names[tab], strerror(-err));
 		return err;
 	}
 	in = calloc(n ?: 1, sizeof(*in));
-	nhs = realloc(t->nh, (*used + n + 1) * sizeof(*t->nh));
-	if (nhs)
-		t->nh = nhs;
-	if (!in || !nhs) {
+	rts = realloc(t->rt, (*used + n + 1) * sizeof(*t->rt));
+	if (rts)
+		t->rt = rts;
+	if (!in || !rts) {
 		err = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		struct l3_nh *nh = &t->nh[*used];
+		struct l3_rt *r = &t->rt[*used];
 		/* Both key types are { __u32 prefixlen; __u8 addr[]; }. */
 		const __u8 *k = keys + i * ksz;
 		__u32 plen;
 
-		memset(nh, 0, sizeof(*nh));
 		memcpy(&plen, k, 4);
 		memcpy(in[i].addr, k + 4, ksz - 4);
 		in[i].len = plen;
 		in[i].val = *used;
-		nh->type = rt[i].type;
-		nh->ifindex = rt[i].ifindex;
-		memcpy(nh->dmac, rt[i].dmac, ETH_ALEN);
-		memcpy(nh->smac, rt[i].smac, ETH_ALEN);
-		/* bpf_check_mtu() with ifindex 0 checks the receiving
-		 * device, and finds no other for an ifindex that is gone. */
-		if (nh->type == XNF_RT_UNICAST)
-			nh->mtu = mtu_of(mc, nh->ifindex ?:
-						     nf->env.ingress_ifindex);
+		r->type = rt[i].type;
+		r->idx = 0;
+		if (r->type == XNF_RT_UNICAST)
+			r->idx = index_of(t->nh_id, t->n_nh, rt[i].nh);
+		else if (r->type == XNF_RT_MULTIPATH)
+			r->idx = index_of(t->grp_id, t->n_grp, rt[i].nh);
 		(*used)++;
 	}
 	err = xnf_lpm_build(lpm, family, in, n);
@@ -171,9 +257,15 @@ static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
 	t->ttl_expired = cfg.ttl_expired;
 	t->local = cfg.local;
 	t->martian = cfg.martian;
-	err = l3_load(nf, t, XNF_AF_INET, &t->v4, &used, mc);
+	/* Next hops first: a route written after them names only those
+	 * (nexthop.c writes objects before the routes that use them). */
+	err = l3_load_nh(nf, t, mc);
 	if (!err)
-		err = l3_load(nf, t, XNF_AF_INET6, &t->v6, &used, mc);
+		err = l3_load(t, XNF_AF_INET, &t->v4, &used,
+			      nf->env.dp->fd[XNF_T_RT4]);
+	if (!err)
+		err = l3_load(t, XNF_AF_INET6, &t->v6, &used,
+			      nf->env.dp->fd[XNF_T_RT6]);
 	if (err)
 		goto err;
 	free(mc);
@@ -237,6 +329,28 @@ static inline void l3_dec_ttl4(__u8 *iph)
 	iph[8]--;
 }
 
+/* The flow hash of XDP's xnf_l3_hash(): the same inputs, as read from
+ * memory (so in the same byte order). */
+static __u32 l3_hash(const struct xnf_pkt *p, const __u8 *l3)
+{
+	__u32 a, b, w[2][4];
+	__u16 sp = 0, dp = 0;
+
+	if (p->family == XNF_AF_INET) {
+		memcpy(&a, l3 + 12, 4);
+		memcpy(&b, l3 + 16, 4);
+	} else {
+		memcpy(w, l3 + 8, 32);
+		a = xnf_nh_fold6(w[0]);
+		b = xnf_nh_fold6(w[1]);
+	}
+	if ((p->flags & (XNF_PKT_F_PORTS | XNF_PKT_F_FRAG)) == XNF_PKT_F_PORTS) {
+		sp = p->sport;
+		dp = p->dport;
+	}
+	return xnf_nh_flow_hash(a, b, sp, dp, p->l4_proto);
+}
+
 /* The receive checks of XDP's xnf_rx_ipv4(): the header checksum over
  * ihl * 4 bytes (the parser checked that they lie within the frame), then
  * the address classes. */
@@ -263,6 +377,7 @@ static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 		struct xnf_upkt *pk = &pkts[i];
 		struct xnf_pkt *p = &pk->meta;
 		const struct l3_nh *nh;
+		const struct l3_rt *rt;
 		__u8 *eth = pk->data, *l3, *ttl;
 		__u64 hi, lo;
 		__u32 cls;
@@ -316,9 +431,10 @@ static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 			xnf_upkt_exception(pk, t->no_route, XNF_R_NO_ROUTE);
 			continue;
 		}
-		nh = &t->nh[idx];
-		switch (nh->type) {
+		rt = &t->rt[idx];
+		switch (rt->type) {
 		case XNF_RT_UNICAST:
+		case XNF_RT_MULTIPATH:
 			break;
 		case XNF_RT_LOCAL:
 			goto local;
@@ -329,12 +445,24 @@ static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 			xnf_upkt_exception(pk, t->no_route, XNF_R_NO_ROUTE);
 			continue;
 		}
+		idx = rt->idx;
+		if (rt->type == XNF_RT_MULTIPATH && idx != L3_DANGLING)
+			idx = t->grp[idx].bucket[xnf_nh_bucket(l3_hash(p, l3))];
+		if (idx == L3_DANGLING) {
+			xnf_upkt_exception(pk, XNF_ACT_DROP, XNF_R_INTERNAL);
+			continue;
+		}
+		nh = &t->nh[idx];
 		if (*ttl <= 1) {
 			xnf_upkt_exception(pk, t->ttl_expired, XNF_R_TTL);
 			continue;
 		}
 		if (cls == XNF_RX_MARTIAN_FWD) {
 			xnf_upkt_exception(pk, t->martian, XNF_R_MARTIAN);
+			continue;
+		}
+		if (nh->state != XNF_NH_VALID) {
+			xnf_upkt_exception(pk, XNF_ACT_PASS, XNF_R_NO_NEIGH);
 			continue;
 		}
 		if (nh->mtu && p->l3_len > nh->mtu) {

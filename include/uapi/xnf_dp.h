@@ -18,7 +18,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 4
+#define XNF_SCHEMA 5
 
 #define XNF_CHAIN_MAX	  8  /* slots in a chain's prog array */
 #define XNF_FUSED_MAX	  4  /* NFs a fused chain can inline (each NF once) */
@@ -26,6 +26,10 @@
 #define XNF_MAX_PORTS	  256 /* devices in the egress devmap */
 #define XNF_MAX_ROUTES	  65536
 #define XNF_MAX_FDB	  65536
+#define XNF_MAX_NH	  8192 /* nexthop objects (xnf_nh) */
+#define XNF_MAX_NHG	  1024 /* multipath groups (xnf_nhg) */
+#define XNF_NHG_PATHS	  16   /* next hops of one group */
+#define XNF_NHG_BUCKETS	  128  /* resilient hash buckets of a group */
 
 /* Network functions. The row of XNF_NF_ENTRY in struct xnf_stats counts the
  * whole chain: what entered the interface and the action finally carried
@@ -189,7 +193,8 @@ struct xnf_batch_hist {
 	__u64 polls[XNF_BATCH_BUCKETS];
 };
 
-/* l3fwd tables: LPM tries keyed by prefix, value is the next hop. */
+/* l3fwd tables: LPM tries keyed by prefix; the value names a nexthop
+ * object or a multipath group (see docs/design.md, "Next hops"). */
 struct xnf_rt4_key {
 	__u32 prefixlen;
 	__u8 addr[4];
@@ -201,19 +206,50 @@ struct xnf_rt6_key {
 };
 
 enum xnf_route_type {
-	XNF_RT_UNICAST = 0, /* forward to ifindex, rewriting MACs */
+	XNF_RT_UNICAST = 0, /* forward along nexthop .nh */
 	XNF_RT_LOCAL,	    /* one of the router's own addresses */
 	XNF_RT_BLACKHOLE,   /* drop silently */
 	XNF_RT_UNREACHABLE, /* treated like no route: the kernel sends ICMP */
+	XNF_RT_MULTIPATH,   /* forward along a nexthop of group .nh */
 };
 
-struct xnf_route {
-	__u32 type;	 /* enum xnf_route_type */
+/* Value of xnf_rt4 / xnf_rt6. */
+struct xnf_rt_val {
+	__u32 type; /* enum xnf_route_type */
+	__u32 nh;   /* nexthop id (unicast) or group id (multipath), else 0 */
+};
+
+enum xnf_nh_state {
+	XNF_NH_VALID = 0,  /* forward with these MACs */
+	XNF_NH_KERNEL = 1, /* no neighbour: pass (no_neigh), the kernel
+			    * resolves it */
+};
+
+/* xnf_nh, keyed by a nexthop id (__u32, not 0). A hash map without
+ * preallocation: an update replaces the element as a whole (RCU), so a
+ * packet sees the old next hop or the new one, never a mix, and one write
+ * moves every route through it. */
+struct xnf_nexthop {
 	__u32 ifindex;	 /* egress port */
 	__u8 dmac[6];	 /* next hop's MAC */
 	__u8 smac[6];	 /* egress port's MAC */
 	__u32 gw_family; /* enum xnf_family of gw, 0 = directly connected */
-	__u8 gw[16];	 /* next hop address, for show only */
+	__u8 gw[16];	 /* next hop address */
+	__u32 state;	 /* enum xnf_nh_state */
+	__u32 refs;	 /* routes and groups using it (libxnf's count; the
+			  * dataplane ignores it) */
+};
+
+/* xnf_nhg, keyed by a group id (__u32, not 0): a resilient group (as the
+ * kernel's "nexthop group type resilient"): bucket[flow hash % BUCKETS]
+ * is the nexthop id of the flow. A change of the members moves only the
+ * buckets it must (lib/nexthop.c); the whole table is replaced in one
+ * update, as for xnf_nh. */
+struct xnf_nhgroup {
+	__u32 n;		       /* members */
+	__u32 refs;		       /* routes using it (libxnf's count) */
+	__u32 nh[XNF_NHG_PATHS];       /* members' nexthop ids, nh[0..n) */
+	__u32 bucket[XNF_NHG_BUCKETS]; /* nexthop ids */
 };
 
 /* l2fwd tables. */
@@ -245,6 +281,8 @@ struct xnf_xconnect {
 #define XNF_MAP_BATCH	 xnf_batch
 #define XNF_MAP_RT4	 xnf_rt4
 #define XNF_MAP_RT6	 xnf_rt6
+#define XNF_MAP_NH	 xnf_nh
+#define XNF_MAP_NHG	 xnf_nhg
 #define XNF_MAP_FDB	 xnf_fdb
 #define XNF_MAP_XCONNECT xnf_xconnect
 /* per interface, pinned at <root>/dev/<DEV>/<name> */

@@ -157,6 +157,83 @@ static bool fx_route(struct fx *f, int family, const char *prefix, __u32 port,
 			 prefix);
 }
 
+static bool fx_prefix(const char *prefix, int *family, __u8 addr[16], __u32 *plen)
+{
+	char buf[64], *slash;
+
+	snprintf(buf, sizeof(buf), "%s", prefix);
+	slash = strchr(buf, '/');
+	if (!ASSERT_TRUE(slash, "prefix has a length"))
+		return false;
+	*slash = '\0';
+	*plen = atoi(slash + 1);
+	*family = strchr(buf, ':') ? XNF_AF_INET6 : XNF_AF_INET;
+	memset(addr, 0, 16);
+	return ASSERT_TRUE(inet_pton(*family == XNF_AF_INET ? AF_INET : AF_INET6,
+				     buf, addr) == 1,
+			   prefix);
+}
+
+void fx_mp_path(struct fx *f, __u32 i, struct xnf_route *rt)
+{
+	const __u8 mac[6] = { 0x02, 0, 0, 0, 0x0f, (__u8)(0xa0 + i) };
+	__u32 port = 1 + i % 2;
+
+	memset(rt, 0, sizeof(*rt));
+	rt->type = XNF_RT_UNICAST;
+	rt->ifindex = f->ifindex[port];
+	memcpy(rt->dmac, mac, 6);
+	memcpy(rt->smac, f->mac[port], 6);
+}
+
+bool fx_mp_route(struct fx *f, const char *prefix, __u32 mask)
+{
+	struct xnf_route paths[FX_MP_PATHS];
+	__u32 i, n = 0, plen;
+	__u8 addr[16];
+	int family;
+
+	if (!fx_prefix(prefix, &family, addr, &plen))
+		return false;
+	for (i = 0; i < FX_MP_PATHS; i++)
+		if (mask & (1u << i))
+			fx_mp_path(f, i, &paths[n++]);
+	return ASSERT_OK(xnf_route_set_multipath(f->dp, family, addr, plen,
+						 paths, n, BPF_ANY),
+			 prefix);
+}
+
+int fx_mp_path_of(const __u8 *frame)
+{
+	if (frame[0] != 0x02 || frame[4] != 0x0f || frame[5] < 0xa0 ||
+	    frame[5] >= 0xa0 + FX_MP_PATHS)
+		return -1;
+	return frame[5] - 0xa0;
+}
+
+int fx_mp_flow(__u8 *buf, size_t cap, int family, __u32 k, const char *dst,
+	       bool reverse)
+{
+	char src[INET6_ADDRSTRLEN];
+	struct pkt_spec s = { .family = family == XNF_AF_INET ? 4 : 6,
+			      .frame_len = 128 };
+
+	if (family == XNF_AF_INET)
+		snprintf(src, sizeof(src), "192.0.2.%u", 1 + k % 200);
+	else
+		snprintf(src, sizeof(src), "2001:db8:1::%x", 1 + k % 200);
+	s.proto = k % 3 == 2 ? IPPROTO_TCP : IPPROTO_UDP;
+	s.sport = 1024 + k;
+	s.dport = 7 + k / 200;
+	s.src = reverse ? dst : src;
+	s.dst = reverse ? src : dst;
+	if (reverse) {
+		s.sport = 7 + k / 200;
+		s.dport = 1024 + k;
+	}
+	return pkt_build(buf, cap, &s);
+}
+
 bool fx_route4(struct fx *f, const char *prefix, __u32 port, __u32 type)
 {
 	return fx_route(f, XNF_AF_INET, prefix, port, type);

@@ -75,6 +75,21 @@ void fx_nh_mac(__u32 port, __u8 mac[6]);
  *   192.0.2.0/24 (the sources) and 3fff::/20. */
 bool fx_l3_table(struct fx *f);
 
+/* Multipath (XDP and userspace tests): FX_MP_PATHS next hops, path i on
+ * ut1 or ut2 (alternately) with MAC 02:00:00:00:0f:(0xa0 + i), so the
+ * MAC a frame leaves with names its path (fx_mp_path_of). */
+#define FX_MP_PATHS 4
+void fx_mp_path(struct fx *f, __u32 i, struct xnf_route *rt);
+/* A route of @prefix ("198.51.100.0/24", v4 or v6) over the paths whose
+ * bits are set in @mask, added or replaced. */
+bool fx_mp_route(struct fx *f, const char *prefix, __u32 mask);
+/* The path of a forwarded frame's destination MAC, or -1. */
+int fx_mp_path_of(const __u8 *frame);
+/* The flow @k (0..) of a family: varying source address and ports,
+ * towards @dst; @reverse swaps the directions. */
+int fx_mp_flow(__u8 *buf, size_t cap, int family, __u32 k, const char *dst,
+	       bool reverse);
+
 /* The FDB and routes the l2fwd tests (XDP and userspace) share: the MACs
  * below on their ports; group addresses (never matched); next hop 1
  * (fx_nh_mac) moved to ut2, next hop 2 on the ingress port. Routes:

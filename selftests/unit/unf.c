@@ -771,6 +771,106 @@ TEST(unf_l3fwd_vs_xdp)
 	fx_close(&f);
 }
 
+/* c_frame[@len] through XDP and the userspace @nfs: the same verdict. */
+static bool mp_one(struct fx *f, struct xnf_unf **nfs, int nnf, int len,
+		   const char *what)
+{
+	static struct uref u;
+
+	if (!xdp_ref(f, c_frame, len, &x_res, what))
+		return false;
+	u_prep(&u, c_frame, len, f->ifindex[0], f->ifindex[0]);
+	u_chain(nfs, nnf, &u.u, 1);
+	return same_verdict(&x_res, &u, f->ifindex[0], what);
+}
+
+/* Multipath: the userspace l3fwd picks the next hop XDP picks, for every
+ * flow, both families, a reply, fragments, after a next hop is removed
+ * from the group and after one lost its neighbour. */
+static bool mp_compare(struct fx *f, struct xnf_unf **nfs, int nnf,
+		       const char *stage)
+{
+	static const struct {
+		int family;
+		const char *dst;
+		bool reverse;
+	} dirs[] = {
+		{ XNF_AF_INET, "198.51.100.1", false },
+		{ XNF_AF_INET, "198.51.100.1", true },
+		{ XNF_AF_INET6, "2001:db8:2::1", false },
+	};
+	char what[128];
+	size_t d;
+	__u32 k;
+	int len;
+
+	if (!refresh_all(nfs, nnf))
+		return false;
+	for (d = 0; d < ARRAY_SIZE(dirs); d++)
+		for (k = 0; k < 300; k++) {
+			len = fx_mp_flow(c_frame, sizeof(c_frame), dirs[d].family,
+					 k, dirs[d].dst, dirs[d].reverse);
+			snprintf(what, sizeof(what), "%s: flow %u %s %s", stage,
+				 k, dirs[d].reverse ? "from" : "to", dirs[d].dst);
+			if (!mp_one(f, nfs, nnf, len, what))
+				return false;
+		}
+	for (k = 0; k < 2; k++) {
+		struct pkt_spec s = { .family = 4,
+				      .sport = 4000,
+				      .frag_off = k ? 0x0010 : 0x2000 };
+
+		len = pkt_build(c_frame, sizeof(c_frame), &s);
+		snprintf(what, sizeof(what), "%s: %s fragment", stage,
+			 k ? "later" : "first");
+		if (!mp_one(f, nfs, nnf, len, what))
+			return false;
+	}
+	return true;
+}
+
+TEST(unf_multipath_vs_xdp)
+{
+	struct xnf_unf *nfs[1];
+	struct xnf_route rt;
+	struct xnf_nexthop nh;
+	__u32 *ids = NULL, n, i;
+	struct xnf_nexthop *nhs = NULL;
+	int nnf = -1;
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	if (!fx_chain(&f, "l3fwd", false, false) ||
+	    !fx_mp_route(&f, "198.51.100.0/24", 0xf) ||
+	    !fx_mp_route(&f, "192.0.2.0/24", 0xf) ||
+	    !fx_mp_route(&f, "2001:db8:2::/48", 0x7))
+		goto out;
+	nnf = unf_open(&f, "l3fwd", NULL, nfs);
+	if (nnf < 0 || !mp_compare(&f, nfs, nnf, "four paths") ||
+	    !fx_mp_route(&f, "198.51.100.0/24", 0xb) ||
+	    !mp_compare(&f, nfs, nnf, "path 2 removed"))
+		goto out;
+	/* Path 1 loses its neighbour: its flows go to the kernel. */
+	fx_mp_path(&f, 1, &rt);
+	xnf_route_nexthop(&rt, &nh);
+	if (!ASSERT_OK(xnf_nh_list(f.dp, &ids, &nhs, &n), "list nexthops"))
+		goto out;
+	for (i = 0; i < n; i++)
+		if (!memcmp(nhs[i].dmac, rt.dmac, 6))
+			break;
+	nh.state = XNF_NH_KERNEL;
+	if (ASSERT_LT(i, n, "path 1's nexthop") &&
+	    ASSERT_OK(xnf_nh_update(f.dp, ids[i], &nh), "no neighbour"))
+		mp_compare(&f, nfs, nnf, "path 1 without neighbour");
+out:
+	free(ids);
+	free(nhs);
+	if (nnf > 0)
+		unf_close(nfs, nnf);
+	fx_close(&f);
+}
+
 /* Every TTL on every route, and IPv4 header checksums at the edges of the
  * incremental update (a high byte of 0xff carries, 0xfeff sums to 0xffff),
  * each frame compared byte for byte with XDP's. */

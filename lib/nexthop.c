@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * nexthop.c - next hops as objects (xnf_nh) and multipath groups
+ * (xnf_nhg), and the routes that use them (xnf_rt4 / xnf_rt6).
+ *
+ * A route names a nexthop id or a group id. Routes with the same next hop
+ * share one nexthop object (deduplicated by value), so changing it (a
+ * neighbour's new MAC) is one element write that every route through it
+ * sees at once. Objects count the routes and groups that use them (refs)
+ * and are deleted by the write that drops the last use. The counts are
+ * exact because every writer holds the instance lock (xnf_open); a writer
+ * killed between a route write and the count's leaves a count too high,
+ * which keeps an object alive, never frees one in use.
+ *
+ * Groups are resilient: XNF_NHG_BUCKETS buckets, each naming a member;
+ * a change of members moves as few buckets as it can (nhg_rebalance).
+ *
+ * Order of writes, so that no packet ever finds a dangling id: an object
+ * is written before the route that names it, and deleted after the last
+ * route that named it was rewritten.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "xnf.h"
+#include "priv.h"
+
+/* Next hops are equal when they forward alike: the count is not part of
+ * it. */
+static bool nh_equal(const struct xnf_nexthop *a, const struct xnf_nexthop *b)
+{
+	return a->ifindex == b->ifindex && !memcmp(a->dmac, b->dmac, 6) &&
+	       !memcmp(a->smac, b->smac, 6) && a->gw_family == b->gw_family &&
+	       !memcmp(a->gw, b->gw, 16) && a->state == b->state;
+}
+
+/* Every id of @fd (a table keyed by __u32) into a new array. */
+static int ids_read(int fd, __u32 vsz, __u32 max, __u32 **ids, void **vals,
+		    __u32 *n)
+{
+	int err;
+
+	*ids = calloc(max, sizeof(**ids));
+	*vals = calloc(max, vsz);
+	if (!*ids || !*vals) {
+		err = -ENOMEM;
+		goto err;
+	}
+	err = xnf_map_read_all(fd, sizeof(__u32), vsz, max, *ids, *vals, n);
+	if (!err)
+		return 0;
+err:
+	free(*ids);
+	free(*vals);
+	*ids = NULL;
+	*vals = NULL;
+	return err;
+}
+
+/* The lowest id not in @ids[@n], from 1 (0 means none). */
+static __u32 id_free(const __u32 *ids, __u32 n, __u32 max)
+{
+	__u8 *used = calloc(max + 2, 1);
+	__u32 i, id = 0;
+
+	if (!used)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (ids[i] <= max)
+			used[ids[i]] = 1;
+	for (i = 1; i <= max && !id; i++)
+		if (!used[i])
+			id = i;
+	free(used);
+	return id;
+}
+
+int xnf_nh_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nexthop *nh)
+{
+	return bpf_map_lookup_elem(dp->fd[XNF_T_NH], &id, nh) ? -errno : 0;
+}
+
+int xnf_nh_get(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 *id)
+{
+	struct xnf_nexthop *vals, v;
+	__u32 *ids, n, i;
+	int err;
+
+	*id = 0;
+	err = ids_read(dp->fd[XNF_T_NH], sizeof(*vals), XNF_MAX_NH, &ids,
+		       (void **)&vals, &n);
+	if (err)
+		return err;
+	for (i = 0; i < n && !*id; i++)
+		if (nh_equal(&vals[i], nh))
+			*id = ids[i];
+	if (*id) {
+		v = vals[i - 1];
+		v.refs++;
+		err = bpf_map_update_elem(dp->fd[XNF_T_NH], id, &v, BPF_EXIST) ?
+			      -errno :
+			      0;
+	} else {
+		*id = id_free(ids, n, XNF_MAX_NH);
+		v = *nh;
+		v.refs = 1;
+		err = !*id ? -ENOSPC :
+		      bpf_map_update_elem(dp->fd[XNF_T_NH], id, &v, BPF_NOEXIST) ?
+			     -errno :
+			     0;
+	}
+	free(ids);
+	free(vals);
+	if (err)
+		*id = 0;
+	return err;
+}
+
+int xnf_nh_put(struct xnf_dp *dp, __u32 id)
+{
+	struct xnf_nexthop v;
+
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH], &id, &v))
+		return -errno;
+	if (v.refs > 1) {
+		v.refs--;
+		return bpf_map_update_elem(dp->fd[XNF_T_NH], &id, &v, BPF_EXIST) ?
+			       -errno :
+			       0;
+	}
+	return bpf_map_delete_elem(dp->fd[XNF_T_NH], &id) ? -errno : 0;
+}
+
+int xnf_nh_update(struct xnf_dp *dp, __u32 id, const struct xnf_nexthop *nh)
+{
+	struct xnf_nexthop v;
+	__u32 refs;
+
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH], &id, &v))
+		return -errno;
+	refs = v.refs;
+	v = *nh;
+	v.refs = refs;
+	/* One element replaced: every route through it changes at once. */
+	if (bpf_map_update_elem(dp->fd[XNF_T_NH], &id, &v, BPF_EXIST))
+		return -errno;
+	xnf_tables_changed(dp);
+	return 0;
+}
+
+int xnf_nh_list(struct xnf_dp *dp, __u32 **ids, struct xnf_nexthop **nhs,
+		__u32 *n)
+{
+	return ids_read(dp->fd[XNF_T_NH], sizeof(**nhs), XNF_MAX_NH, ids,
+			(void **)nhs, n);
+}
+
+/*
+ * Resilient rebalancing: @g's buckets are spread over the @n members @ids
+ * (distinct), each getting BUCKETS / n, the first BUCKETS % n of them (by
+ * most buckets held already, then by position) one more. A bucket keeps its
+ * member while that member stays and is not over its share; the freed
+ * buckets go, in order, to the members under theirs. So removing a member
+ * moves only its buckets, and adding one takes only what it gets, evenly
+ * from the others.
+ */
+void xnf_nhg_rebalance(struct xnf_nhgroup *g, const __u32 *ids, __u32 n)
+{
+	__u32 have[XNF_NHG_PATHS] = {}, want[XNF_NHG_PATHS], order[XNF_NHG_PATHS];
+	int pos[XNF_NHG_BUCKETS];
+	__u32 i, j, b, extra;
+
+	if (!n || n > XNF_NHG_PATHS)
+		return; /* nhg_check() refuses such sets first */
+	for (b = 0; b < XNF_NHG_BUCKETS; b++) {
+		pos[b] = -1;
+		for (j = 0; j < n; j++)
+			if (g->bucket[b] == ids[j] && g->bucket[b]) {
+				pos[b] = j;
+				have[j]++;
+			}
+	}
+	/* Shares: the remainder to those holding most (a stable sort). */
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && have[order[j]] > have[order[j - 1]]; j--) {
+			__u32 t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	extra = XNF_NHG_BUCKETS % n;
+	for (i = 0; i < n; i++)
+		want[order[i]] = XNF_NHG_BUCKETS / n + (i < extra);
+	/* Free the buckets of gone members and over-share ones (from the
+	 * top), then fill. */
+	memset(have, 0, sizeof(have));
+	for (b = 0; b < XNF_NHG_BUCKETS; b++) {
+		if (pos[b] >= 0 && have[pos[b]] < want[pos[b]])
+			have[pos[b]]++;
+		else
+			pos[b] = -1;
+	}
+	for (b = 0, j = 0; b < XNF_NHG_BUCKETS; b++) {
+		if (pos[b] >= 0)
+			continue;
+		while (have[j] >= want[j])
+			j++;
+		g->bucket[b] = ids[j];
+		have[j]++;
+	}
+	g->n = n;
+	memset(g->nh, 0, sizeof(g->nh));
+	memcpy(g->nh, ids, n * sizeof(*ids));
+}
+
+static bool nhg_member(const struct xnf_nhgroup *g, __u32 id)
+{
+	__u32 i;
+
+	for (i = 0; i < g->n; i++)
+		if (g->nh[i] == id)
+			return true;
+	return false;
+}
+
+/* Same members, in any order. */
+static bool nhg_same(const struct xnf_nhgroup *g, const __u32 *ids, __u32 n)
+{
+	__u32 i;
+
+	if (g->n != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if (!nhg_member(g, ids[i]))
+			return false;
+	return true;
+}
+
+static int nhg_check(const __u32 *ids, __u32 n)
+{
+	__u32 i, j;
+
+	if (!n || n > XNF_NHG_PATHS)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < i; j++)
+			if (ids[i] == ids[j] || !ids[i])
+				return -EINVAL;
+	return ids[0] ? 0 : -EINVAL;
+}
+
+int xnf_nhg_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nhgroup *g)
+{
+	return bpf_map_lookup_elem(dp->fd[XNF_T_NHG], &id, g) ? -errno : 0;
+}
+
+/* Takes one reference on each member of a new group, whose buckets start
+ * from @seed's (NULL: empty) so that only the flows the change of members
+ * must move move. */
+static int nhg_get(struct xnf_dp *dp, const __u32 *ids, __u32 n,
+		   const struct xnf_nhgroup *seed, __u32 *id)
+{
+	struct xnf_nhgroup *vals, g;
+	__u32 *gids, cnt, i;
+	int err;
+
+	*id = 0;
+	err = nhg_check(ids, n);
+	if (err)
+		return err;
+	err = ids_read(dp->fd[XNF_T_NHG], sizeof(*vals), XNF_MAX_NHG, &gids,
+		       (void **)&vals, &cnt);
+	if (err)
+		return err;
+	for (i = 0; i < cnt && !*id; i++)
+		if (nhg_same(&vals[i], ids, n))
+			*id = gids[i];
+	if (*id) {
+		g = vals[i - 1];
+		g.refs++;
+		err = bpf_map_update_elem(dp->fd[XNF_T_NHG], id, &g, BPF_EXIST) ?
+			      -errno :
+			      0;
+		goto out;
+	}
+	*id = id_free(gids, cnt, XNF_MAX_NHG);
+	if (!*id) {
+		err = -ENOSPC;
+		goto out;
+	}
+	memset(&g, 0, sizeof(g));
+	if (seed)
+		memcpy(g.bucket, seed->bucket, sizeof(g.bucket));
+	xnf_nhg_rebalance(&g, ids, n);
+	g.refs = 1;
+	for (i = 0; i < n && !err; i++)
+		err = xnf_nh_ref(dp, ids[i]);
+	if (!err && bpf_map_update_elem(dp->fd[XNF_T_NHG], id, &g, BPF_NOEXIST))
+		err = -errno;
+	if (err)
+		while (i--)
+			xnf_nh_put(dp, ids[i]);
+out:
+	free(gids);
+	free(vals);
+	if (err)
+		*id = 0;
+	return err;
+}
+
+int xnf_nhg_get(struct xnf_dp *dp, const __u32 *ids, __u32 n, __u32 *id)
+{
+	return nhg_get(dp, ids, n, NULL, id);
+}
+
+int xnf_nh_ref(struct xnf_dp *dp, __u32 id)
+{
+	struct xnf_nexthop v;
+
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH], &id, &v))
+		return -errno;
+	v.refs++;
+	return bpf_map_update_elem(dp->fd[XNF_T_NH], &id, &v, BPF_EXIST) ?
+		       -errno :
+		       0;
+}
+
+int xnf_nhg_put(struct xnf_dp *dp, __u32 id)
+{
+	struct xnf_nhgroup g;
+	__u32 i;
+
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_NHG], &id, &g))
+		return -errno;
+	if (g.refs > 1) {
+		g.refs--;
+		return bpf_map_update_elem(dp->fd[XNF_T_NHG], &id, &g, BPF_EXIST) ?
+			       -errno :
+			       0;
+	}
+	if (bpf_map_delete_elem(dp->fd[XNF_T_NHG], &id))
+		return -errno;
+	for (i = 0; i < g.n; i++)
+		xnf_nh_put(dp, g.nh[i]);
+	return 0;
+}
+
+int xnf_nhg_set(struct xnf_dp *dp, __u32 id, const __u32 *ids, __u32 n)
+{
+	struct xnf_nhgroup g, old;
+	__u32 i, j;
+	int err;
+
+	err = nhg_check(ids, n);
+	if (err)
+		return err;
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_NHG], &id, &g))
+		return -errno;
+	old = g;
+	/* New members are counted before the write names them. */
+	for (i = 0; i < n && !err; i++)
+		if (!nhg_member(&old, ids[i]))
+			err = xnf_nh_ref(dp, ids[i]);
+	if (err) {
+		while (i--)
+			if (!nhg_member(&old, ids[i]))
+				xnf_nh_put(dp, ids[i]);
+		return err;
+	}
+	xnf_nhg_rebalance(&g, ids, n);
+	/* The whole bucket table at once. */
+	if (bpf_map_update_elem(dp->fd[XNF_T_NHG], &id, &g, BPF_EXIST))
+		return -errno;
+	for (j = 0; j < old.n; j++)
+		if (!nhg_member(&g, old.nh[j]))
+			xnf_nh_put(dp, old.nh[j]);
+	xnf_tables_changed(dp);
+	return 0;
+}
+
+static int route_key(struct xnf_dp *dp, int family, const void *addr,
+		     __u32 plen, struct xnf_rt6_key *key, int *fd)
+{
+	memset(key, 0, sizeof(*key));
+	if (family == XNF_AF_INET && plen <= 32) {
+		key->prefixlen = plen;
+		memcpy(key->addr, addr, 4);
+		*fd = dp->fd[XNF_T_RT4];
+		return 0;
+	}
+	if (family == XNF_AF_INET6 && plen <= 128) {
+		key->prefixlen = plen;
+		memcpy(key->addr, addr, 16);
+		*fd = dp->fd[XNF_T_RT6];
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* The value of exactly the prefix @key, if it is in the trie @fd. A trie
+ * lookup answers with the longest prefix that matches, maybe a shorter
+ * one; rewriting what it found with BPF_EXIST succeeds only for the exact
+ * prefix, and changes nothing a packet could see. */
+static bool rt_lookup_exact(int fd, const struct xnf_rt6_key *key,
+			    struct xnf_rt_val *v)
+{
+	return !bpf_map_lookup_elem(fd, key, v) &&
+	       !bpf_map_update_elem(fd, key, v, BPF_EXIST);
+}
+
+/* Releases what route value @v used. */
+static void rt_put(struct xnf_dp *dp, const struct xnf_rt_val *v)
+{
+	if (v->type == XNF_RT_UNICAST)
+		xnf_nh_put(dp, v->nh);
+	else if (v->type == XNF_RT_MULTIPATH)
+		xnf_nhg_put(dp, v->nh);
+}
+
+/* Writes @v (whose objects are counted already) and releases those of the
+ * value it replaced; on failure the caller releases @v's. */
+static int rt_write(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
+		    const struct xnf_rt_val *v, __u64 flags)
+{
+	struct xnf_rt_val old;
+	struct xnf_rt6_key key;
+	bool had_old;
+	int fd, err;
+
+	err = route_key(dp, family, addr, plen, &key, &fd);
+	if (err)
+		return err;
+	had_old = rt_lookup_exact(fd, &key, &old);
+	/* One LPM element update: a packet sees the old or the new route. */
+	if (bpf_map_update_elem(fd, &key, v, flags))
+		return -errno;
+	if (had_old)
+		rt_put(dp, &old);
+	xnf_tables_changed(dp);
+	return 0;
+}
+
+void xnf_route_nexthop(const struct xnf_route *rt, struct xnf_nexthop *nh)
+{
+	memset(nh, 0, sizeof(*nh));
+	nh->ifindex = rt->ifindex;
+	memcpy(nh->dmac, rt->dmac, 6);
+	memcpy(nh->smac, rt->smac, 6);
+	nh->gw_family = rt->gw_family;
+	memcpy(nh->gw, rt->gw, 16);
+	nh->state = XNF_NH_VALID;
+}
+
+void xnf_nexthop_route(const struct xnf_nexthop *nh, struct xnf_route *rt)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->type = XNF_RT_UNICAST;
+	rt->ifindex = nh->ifindex;
+	memcpy(rt->dmac, nh->dmac, 6);
+	memcpy(rt->smac, nh->smac, 6);
+	rt->gw_family = nh->gw_family;
+	memcpy(rt->gw, nh->gw, 16);
+}
+
+int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
+		  const struct xnf_route *rt, __u64 flags)
+{
+	struct xnf_rt_val v = { .type = rt->type };
+	struct xnf_nexthop nh;
+	int err;
+
+	if (rt->type == XNF_RT_MULTIPATH)
+		return -EINVAL;
+	if (rt->type == XNF_RT_UNICAST) {
+		xnf_route_nexthop(rt, &nh);
+		err = xnf_nh_get(dp, &nh, &v.nh);
+		if (err)
+			return err;
+	}
+	err = rt_write(dp, family, addr, plen, &v, flags);
+	if (err)
+		rt_put(dp, &v);
+	return err;
+}
+
+/*
+ * The group a multipath route over @ids gets when it replaces @old: the
+ * old route's own group changed in place (its flows on the staying next
+ * hops keep their path, as with the kernel's resilient groups), or a new
+ * or shared group, a new one seeded from what the route used before
+ * (its group's buckets, or its single next hop in all of them).
+ */
+static int mp_group(struct xnf_dp *dp, const struct xnf_rt_val *old,
+		    const __u32 *ids, __u32 n, __u32 *id, bool *in_place)
+{
+	struct xnf_nhgroup seed = {};
+	__u32 b;
+	int err;
+
+	*in_place = false;
+	if (old && old->type == XNF_RT_MULTIPATH &&
+	    !xnf_nhg_lookup(dp, old->nh, &seed) && seed.refs == 1) {
+		err = xnf_nhg_set(dp, old->nh, ids, n);
+		if (!err) {
+			*id = old->nh;
+			*in_place = true;
+		}
+		return err;
+	}
+	if (old && old->type == XNF_RT_UNICAST)
+		for (b = 0; b < XNF_NHG_BUCKETS; b++)
+			seed.bucket[b] = old->nh;
+	return nhg_get(dp, ids, n, old ? &seed : NULL, id);
+}
+
+int xnf_route_set_multipath(struct xnf_dp *dp, int family, const void *addr,
+			    __u32 plen, const struct xnf_route *paths, __u32 n,
+			    __u64 flags)
+{
+	struct xnf_rt_val v = { .type = XNF_RT_MULTIPATH }, old;
+	__u32 ids[XNF_NHG_PATHS] = {}, i;
+	struct xnf_rt6_key key;
+	struct xnf_nexthop nh;
+	bool had_old, in_place = false;
+	int fd, err;
+
+	if (!n || n > XNF_NHG_PATHS)
+		return -EINVAL;
+	if (n == 1)
+		return xnf_route_set(dp, family, addr, plen, paths, flags);
+	err = route_key(dp, family, addr, plen, &key, &fd);
+	if (err)
+		return err;
+	had_old = rt_lookup_exact(fd, &key, &old);
+	if (had_old && flags == BPF_NOEXIST)
+		return -EEXIST;
+	for (i = 0; i < n && !err; i++) {
+		if (paths[i].type != XNF_RT_UNICAST) {
+			err = -EINVAL;
+			break;
+		}
+		xnf_route_nexthop(&paths[i], &nh);
+		err = xnf_nh_get(dp, &nh, &ids[i]);
+	}
+	/* The group counts its members itself. */
+	if (!err)
+		err = mp_group(dp, had_old ? &old : NULL, ids, i, &v.nh,
+			       &in_place);
+	while (i--)
+		if (ids[i])
+			xnf_nh_put(dp, ids[i]);
+	if (err || in_place)
+		return err;
+	err = rt_write(dp, family, addr, plen, &v, flags);
+	if (err)
+		xnf_nhg_put(dp, v.nh);
+	return err;
+}
+
+int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen)
+{
+	struct xnf_rt6_key key;
+	struct xnf_rt_val old;
+	int fd, err;
+
+	err = route_key(dp, family, addr, plen, &key, &fd);
+	if (err)
+		return err;
+	if (!rt_lookup_exact(fd, &key, &old))
+		return -ENOENT;
+	if (bpf_map_delete_elem(fd, &key))
+		return -errno;
+	rt_put(dp, &old);
+	xnf_tables_changed(dp);
+	return 0;
+}
