@@ -292,6 +292,11 @@ static int route_parse_multipath(int argc, char **argv, struct route_req *r)
 			return cli_err("a nexthop is 'via ADDR [dev DEV [lladdr "
 				       "MAC]]' or 'dev DEV lladdr MAC', not %s",
 				       route_type_name(one.rt.type));
+		for (n = 0; n < (int)r->npaths; n++)
+			if (!memcmp(&r->paths[n], &one.rt, sizeof(one.rt)))
+				return cli_err("next hop %d is next hop %d again; "
+					       "give each next hop once",
+					       r->npaths + 1, n + 1);
 		r->paths[r->npaths++] = one.rt;
 	}
 	return 0;

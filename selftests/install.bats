@@ -179,6 +179,10 @@ complete_line()
 	[ "$output" = proto ]
 	run -0 complete_line "xnf chain set eth0 firewall,l"
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "firewall,l2fwd firewall,l3fwd " ]
+	run -0 complete_line "xnf route add 203.0.113.0/24 nex"
+	[ "$output" = nexthop ]
+	run -0 complete_line "xnf route add 203.0.113.0/24 nexthop dev d1 lladdr 02:00:00:00:00:01 nex"
+	[ "$output" = nexthop ]
 	run -0 complete_line "xnf config set martian "
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "drop flood pass " ]
 	touch "$T/router.conf"
