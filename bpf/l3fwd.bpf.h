@@ -77,13 +77,20 @@ xnf_l3_nexthop(const struct xnf_rt_val *rt, __u32 hash)
 	const struct xnf_nhgroup *g;
 	__u32 id = rt->nh;
 
+	const struct xnf_nh_live *live;
+	__u32 slot;
+
 	if (rt->type == XNF_RT_MULTIPATH) {
 		g = bpf_map_lookup_elem(&xnf_nhg, &id);
 		if (!g)
 			return NULL;
 		id = g->bucket[xnf_nh_bucket(hash)];
 	}
-	return bpf_map_lookup_elem(&xnf_nh, &id);
+	live = bpf_map_lookup_elem(&xnf_nh_live, &id);
+	if (!live || !live->slot)
+		return NULL;
+	slot = live->slot - 1;
+	return bpf_map_lookup_elem(&xnf_nh, &slot);
 }
 
 /* Forwards along a route of xnf's own table, or raises its exception.

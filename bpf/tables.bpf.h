@@ -59,12 +59,27 @@ struct {
 
 /* Next hops and multipath groups: see include/uapi/xnf_dp.h. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, XNF_MAX_NH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XNF_NH_SLOTS);
 	__type(key, __u32);
 	__type(value, struct xnf_nexthop);
 } XNF_MAP_NH SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XNF_MAX_NH);
+	__type(key, __u32);
+	__type(value, struct xnf_nh_live);
+} XNF_MAP_NH_LIVE SEC(".maps");
+
+/* Not read by any program: libxnf's index for deduplication, kept with
+ * the tables so that every writer shares it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XNF_MAX_NH);
+	__type(key, struct xnf_nexthop);
+	__type(value, __u32);
+} XNF_MAP_NH_IDX SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -36,6 +36,7 @@ _Static_assert(sizeof(struct xnf_rt4_key) == 8, "xnf_rt4_key layout");
 _Static_assert(sizeof(struct xnf_rt6_key) == 20, "xnf_rt6_key layout");
 _Static_assert(sizeof(struct xnf_rt_val) == 8, "xnf_rt_val layout");
 _Static_assert(sizeof(struct xnf_nexthop) == 44, "xnf_nexthop layout");
+_Static_assert(sizeof(struct xnf_nh_live) == 8, "xnf_nh_live layout");
 _Static_assert(sizeof(struct xnf_nhgroup) ==
 		       8 + 4 * (XNF_NHG_PATHS + XNF_NHG_BUCKETS),
 	       "xnf_nhgroup layout");
@@ -114,8 +115,8 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
  * include/uapi (XNF_MAP_*), so each is written once. */
 /* clang-format off */
 #define XNF_TABLES(X)							\
-	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(NH) X(NHG) X(FDB) \
-	X(XCONNECT)							\
+	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(NH) X(NH_LIVE)	\
+	X(NH_IDX) X(NHG) X(FDB) X(XCONNECT)				\
 	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
 	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
 	X(FW_SPORT) X(FW_DPORT) X(FW_HITS)

@@ -4,9 +4,11 @@
  * (xnf_nhg), and the routes that use them (xnf_rt4 / xnf_rt6).
  *
  * A route names a nexthop id or a group id. Routes with the same next hop
- * share one nexthop object (deduplicated by value), so changing it (a
- * neighbour's new MAC) is one element write that every route through it
- * sees at once. Objects count the routes and groups that use them (refs)
+ * share one nexthop object (deduplicated by value through xnf_nh_idx), so
+ * changing it (a neighbour's new MAC) is one write that every route
+ * through it sees at once: the new value goes into the id's spare slot of
+ * xnf_nh, then xnf_nh_live[id] flips to it (include/uapi/xnf_dp.h).
+ * Objects count the routes and groups that use them (refs)
  * and are deleted by the write that drops the last use. The counts are
  * exact because every writer holds the instance lock (xnf_open); a writer
  * killed between a route write and the count's leaves a count too high,
@@ -22,19 +24,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 
 #include "xnf.h"
 #include "priv.h"
-
-/* Next hops are equal when they forward alike: the count is not part of
- * it. */
-static bool nh_equal(const struct xnf_nexthop *a, const struct xnf_nexthop *b)
-{
-	return a->ifindex == b->ifindex && !memcmp(a->dmac, b->dmac, 6) &&
-	       !memcmp(a->smac, b->smac, 6) && a->gw_family == b->gw_family &&
-	       !memcmp(a->gw, b->gw, 16) && a->state == b->state;
-}
 
 /* Every id of @fd (a table keyed by __u32) into a new array. */
 static int ids_read(int fd, __u32 vsz, __u32 max, __u32 **ids, void **vals,
@@ -77,75 +73,172 @@ static __u32 id_free(const __u32 *ids, __u32 n, __u32 max)
 	return id;
 }
 
+/* A grace period: no packet still reads what it found before the call.
+ * XDP runs under RCU, and membarrier's GLOBAL command is
+ * synchronize_rcu(). It is refused on nohz_full kernels; there a pause far
+ * longer than any XDP program runs stands in for it. */
+static void grace_period(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(50 * 1000);
+}
+
+static int live_read(struct xnf_dp *dp, __u32 id, struct xnf_nh_live *l)
+{
+	if (!id || id >= XNF_MAX_NH)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH_LIVE], &id, l))
+		return -errno;
+	return l->slot ? 0 : -ENOENT;
+}
+
+/* Rewrites the live word: a packet reads its slot, which is the same
+ * bytes when only refs change. */
+static int live_write(struct xnf_dp *dp, __u32 id, const struct xnf_nh_live *l)
+{
+	return bpf_map_update_elem(dp->fd[XNF_T_NH_LIVE], &id, l, BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
 int xnf_nh_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nexthop *nh)
 {
-	return bpf_map_lookup_elem(dp->fd[XNF_T_NH], &id, nh) ? -errno : 0;
+	struct xnf_nh_live l;
+	__u32 slot;
+	int err;
+
+	err = live_read(dp, id, &l);
+	if (err)
+		return err;
+	slot = l.slot - 1;
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH], &slot, nh))
+		return -errno;
+	nh->refs = l.refs;
+	return 0;
+}
+
+/* The key of the dedup index: the value without the count. */
+static void idx_key(const struct xnf_nexthop *nh, struct xnf_nexthop *key)
+{
+	*key = *nh;
+	key->refs = 0;
+}
+
+/* The lowest free id, or 0. Only a new next hop reads the whole array. */
+static __u32 id_alloc(struct xnf_dp *dp)
+{
+	struct xnf_nh_live *l = calloc(XNF_MAX_NH, sizeof(*l));
+	__u32 *ids = calloc(XNF_MAX_NH, sizeof(*ids)), n, i, id = 0;
+
+	if (l && ids &&
+	    !xnf_map_read_all(dp->fd[XNF_T_NH_LIVE], sizeof(__u32), sizeof(*l),
+			      XNF_MAX_NH, ids, l, &n))
+		for (i = 0; i < n && !id; i++)
+			if (ids[i] && !l[i].slot)
+				id = ids[i];
+	free(l);
+	free(ids);
+	return id;
+}
+
+int xnf_nh_ref(struct xnf_dp *dp, __u32 id)
+{
+	struct xnf_nh_live l;
+	int err;
+
+	err = live_read(dp, id, &l);
+	if (err)
+		return err;
+	l.refs++;
+	return live_write(dp, id, &l);
 }
 
 int xnf_nh_get(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 *id)
 {
-	struct xnf_nexthop *vals, v;
-	__u32 *ids, n, i;
+	struct xnf_nh_live l = { .refs = 1 };
+	struct xnf_nexthop key;
 	int err;
 
-	*id = 0;
-	err = ids_read(dp->fd[XNF_T_NH], sizeof(*vals), XNF_MAX_NH, &ids,
-		       (void **)&vals, &n);
-	if (err)
-		return err;
-	for (i = 0; i < n && !*id; i++)
-		if (nh_equal(&vals[i], nh))
-			*id = ids[i];
-	if (*id) {
-		v = vals[i - 1];
-		v.refs++;
-		err = bpf_map_update_elem(dp->fd[XNF_T_NH], id, &v, BPF_EXIST) ?
-			      -errno :
-			      0;
-	} else {
-		*id = id_free(ids, n, XNF_MAX_NH);
-		v = *nh;
-		v.refs = 1;
-		err = !*id ? -ENOSPC :
-		      bpf_map_update_elem(dp->fd[XNF_T_NH], id, &v, BPF_NOEXIST) ?
-			     -errno :
-			     0;
+	idx_key(nh, &key);
+	if (!bpf_map_lookup_elem(dp->fd[XNF_T_NH_IDX], &key, id) &&
+	    !xnf_nh_ref(dp, *id))
+		return 0;
+	/* A new one: slot, then the live word, then the index. A free id's
+	 * slots are read by no packet (no route names it). */
+	*id = id_alloc(dp);
+	if (!*id)
+		return -ENOSPC;
+	l.slot = 2 * *id + 1;
+	if (bpf_map_update_elem(dp->fd[XNF_T_NH], &(__u32){ 2 * *id }, &key,
+				BPF_ANY))
+		err = -errno;
+	else
+		err = live_write(dp, *id, &l);
+	if (!err && bpf_map_update_elem(dp->fd[XNF_T_NH_IDX], &key, id, BPF_ANY)) {
+		err = -errno;
+		live_write(dp, *id, &(struct xnf_nh_live){});
 	}
-	free(ids);
-	free(vals);
 	if (err)
 		*id = 0;
 	return err;
 }
 
+/* Forgets @id in the index, if the index names it for @nh (two ids may
+ * hold equal values after an update; the index names one). */
+static void idx_forget(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 id)
+{
+	struct xnf_nexthop key;
+	__u32 cur;
+
+	idx_key(nh, &key);
+	if (!bpf_map_lookup_elem(dp->fd[XNF_T_NH_IDX], &key, &cur) && cur == id)
+		bpf_map_delete_elem(dp->fd[XNF_T_NH_IDX], &key);
+}
+
 int xnf_nh_put(struct xnf_dp *dp, __u32 id)
 {
-	struct xnf_nexthop v;
+	struct xnf_nexthop nh;
+	struct xnf_nh_live l;
+	int err;
 
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH], &id, &v))
-		return -errno;
-	if (v.refs > 1) {
-		v.refs--;
-		return bpf_map_update_elem(dp->fd[XNF_T_NH], &id, &v, BPF_EXIST) ?
-			       -errno :
-			       0;
+	err = live_read(dp, id, &l);
+	if (err)
+		return err;
+	if (l.refs > 1) {
+		l.refs--;
+		return live_write(dp, id, &l);
 	}
-	return bpf_map_delete_elem(dp->fd[XNF_T_NH], &id) ? -errno : 0;
+	err = xnf_nh_lookup(dp, id, &nh);
+	if (!err)
+		idx_forget(dp, &nh, id);
+	return live_write(dp, id, &(struct xnf_nh_live){});
 }
 
 int xnf_nh_update(struct xnf_dp *dp, __u32 id, const struct xnf_nexthop *nh)
 {
-	struct xnf_nexthop v;
-	__u32 refs;
+	struct xnf_nexthop old, key;
+	struct xnf_nh_live l;
+	__u32 spare;
+	int err;
 
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH], &id, &v))
+	err = live_read(dp, id, &l);
+	if (!err)
+		err = xnf_nh_lookup(dp, id, &old);
+	if (err)
+		return err;
+	/* The spare slot was live before the last flip: wait until no
+	 * packet can still be reading it, then fill it and flip. */
+	spare = (l.slot - 1) ^ 1;
+	grace_period();
+	idx_key(nh, &key);
+	if (bpf_map_update_elem(dp->fd[XNF_T_NH], &spare, &key, BPF_ANY))
 		return -errno;
-	refs = v.refs;
-	v = *nh;
-	v.refs = refs;
-	/* One element replaced: every route through it changes at once. */
-	if (bpf_map_update_elem(dp->fd[XNF_T_NH], &id, &v, BPF_EXIST))
-		return -errno;
+	l.slot = spare + 1;
+	err = live_write(dp, id, &l);
+	if (err)
+		return err;
+	idx_forget(dp, &old, id);
+	bpf_map_update_elem(dp->fd[XNF_T_NH_IDX], &key, &id, BPF_NOEXIST);
 	xnf_tables_changed(dp);
 	return 0;
 }
@@ -153,8 +246,33 @@ int xnf_nh_update(struct xnf_dp *dp, __u32 id, const struct xnf_nexthop *nh)
 int xnf_nh_list(struct xnf_dp *dp, __u32 **ids, struct xnf_nexthop **nhs,
 		__u32 *n)
 {
-	return ids_read(dp->fd[XNF_T_NH], sizeof(**nhs), XNF_MAX_NH, ids,
-			(void **)nhs, n);
+	struct xnf_nh_live *l;
+	__u32 cnt, i;
+	int err;
+
+	*n = 0;
+	err = ids_read(dp->fd[XNF_T_NH_LIVE], sizeof(*l), XNF_MAX_NH, ids,
+		       (void **)&l, &cnt);
+	if (err)
+		return err;
+	*nhs = calloc(cnt + 1, sizeof(**nhs));
+	if (!*nhs)
+		err = -ENOMEM;
+	for (i = 0; i < cnt && !err; i++) {
+		if (!l[i].slot)
+			continue;
+		err = xnf_nh_lookup(dp, (*ids)[i], &(*nhs)[*n]);
+		(*ids)[(*n)++] = (*ids)[i];
+	}
+	free(l);
+	if (err) {
+		free(*ids);
+		free(*nhs);
+		*ids = NULL;
+		*nhs = NULL;
+		*n = 0;
+	}
+	return err;
 }
 
 /*
@@ -315,18 +433,6 @@ out:
 int xnf_nhg_get(struct xnf_dp *dp, const __u32 *ids, __u32 n, __u32 *id)
 {
 	return nhg_get(dp, ids, n, NULL, id);
-}
-
-int xnf_nh_ref(struct xnf_dp *dp, __u32 id)
-{
-	struct xnf_nexthop v;
-
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH], &id, &v))
-		return -errno;
-	v.refs++;
-	return bpf_map_update_elem(dp->fd[XNF_T_NH], &id, &v, BPF_EXIST) ?
-		       -errno :
-		       0;
 }
 
 int xnf_nhg_put(struct xnf_dp *dp, __u32 id)

@@ -136,9 +136,7 @@ static int l3_load_nh(const struct xnf_unf *nf, struct l3_tables *t,
 	__u32 i, b, idx;
 	int err;
 
-	err = xnf_unf_map_dump(nf->env.dp->fd[XNF_T_NH], sizeof(__u32),
-			       sizeof(*nhs), XNF_MAX_NH, (void **)&t->nh_id,
-			       (void **)&nhs, &t->n_nh);
+	err = xnf_nh_list(nf->env.dp, &t->nh_id, &nhs, &t->n_nh);
 	if (!err)
 		err = xnf_unf_map_dump(nf->env.dp->fd[XNF_T_NHG], sizeof(__u32),
 				       sizeof(*gs), XNF_MAX_NHG,

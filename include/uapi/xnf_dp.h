@@ -225,10 +225,13 @@ enum xnf_nh_state {
 			    * resolves it */
 };
 
-/* xnf_nh, keyed by a nexthop id (__u32, not 0). A hash map without
- * preallocation: an update replaces the element as a whole (RCU), so a
- * packet sees the old next hop or the new one, never a mix, and one write
- * moves every route through it. */
+/* A next hop, in a slot of xnf_nh (an array, XNF_NH_SLOTS). Nexthop id
+ * N (1 .. XNF_MAX_NH - 1) owns slots 2N and 2N + 1; xnf_nh_live[N] says
+ * which one is live. A change writes the spare slot and then flips the
+ * live word (one aligned 4-byte store), so a packet reads the old next hop
+ * or the new one, never a mix, and every route through N follows at once;
+ * the old slot is written again only after an RCU grace period (libxnf,
+ * lib/nexthop.c). Arrays, because the verifier inlines their lookups. */
 struct xnf_nexthop {
 	__u32 ifindex;	 /* egress port */
 	__u8 dmac[6];	 /* next hop's MAC */
@@ -236,8 +239,16 @@ struct xnf_nexthop {
 	__u32 gw_family; /* enum xnf_family of gw, 0 = directly connected */
 	__u8 gw[16];	 /* next hop address */
 	__u32 state;	 /* enum xnf_nh_state */
-	__u32 refs;	 /* routes and groups using it (libxnf's count; the
-			  * dataplane ignores it) */
+	__u32 refs;	 /* 0 in the slots; libxnf reports xnf_nh_live's */
+};
+
+#define XNF_NH_SLOTS (2 * XNF_MAX_NH)
+
+/* xnf_nh_live[id]. */
+struct xnf_nh_live {
+	__u32 slot; /* 1 + the live slot of xnf_nh; 0: the id is free */
+	__u32 refs; /* routes and groups using it (libxnf's count; the
+		     * dataplane reads slot only) */
 };
 
 /* xnf_nhg, keyed by a group id (__u32, not 0): a resilient group (as the
@@ -282,6 +293,8 @@ struct xnf_xconnect {
 #define XNF_MAP_RT4	 xnf_rt4
 #define XNF_MAP_RT6	 xnf_rt6
 #define XNF_MAP_NH	 xnf_nh
+#define XNF_MAP_NH_LIVE	 xnf_nh_live
+#define XNF_MAP_NH_IDX	 xnf_nh_idx /* libxnf's: nexthop value -> id */
 #define XNF_MAP_NHG	 xnf_nhg
 #define XNF_MAP_FDB	 xnf_fdb
 #define XNF_MAP_XCONNECT xnf_xconnect
