@@ -489,14 +489,18 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e)
 	print_string(PRINT_JSON, "type", NULL, route_type_name(rt->type));
 	if (unicast) {
 		route_print_hop(rt);
-	} else if (multipath) {
-		route_print_group(dp, e->nh);
 	} else {
 		print_null(PRINT_JSON, "via", NULL);
 		print_null(PRINT_JSON, "dev", NULL);
 		print_null(PRINT_JSON, "ifindex", NULL);
 		print_null(PRINT_JSON, "lladdr", NULL);
 		print_null(PRINT_JSON, "src_lladdr", NULL);
+	}
+	if (multipath) {
+		route_print_group(dp, e->nh);
+	} else {
+		print_null(PRINT_JSON, "group", NULL);
+		print_null(PRINT_JSON, "nexthops", NULL);
 	}
 	close_json_object();
 	print_nl();

@@ -89,7 +89,7 @@ static int live_read(struct xnf_dp *dp, __u32 id, struct xnf_nh_live *l)
 		return -ENOENT;
 	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH_LIVE], &id, l))
 		return -errno;
-	return l->slot ? 0 : -ENOENT;
+	return l->refs ? 0 : -ENOENT; /* refs 0: a free id */
 }
 
 /* Rewrites the live word: a packet reads its slot, which is the same
@@ -124,18 +124,28 @@ static void idx_key(const struct xnf_nexthop *nh, struct xnf_nexthop *key)
 	key->refs = 0;
 }
 
-/* The lowest free id, or 0. Only a new next hop reads the whole array. */
-static __u32 id_alloc(struct xnf_dp *dp)
+/* A free id, or 0: the lowest never used (no packet ever read its
+ * slots), else the lowest freed one, whose live word goes to @old (a
+ * packet that looked up a route just deleted may still read its slot).
+ * Only a new next hop reads the whole array. */
+static __u32 id_alloc(struct xnf_dp *dp, struct xnf_nh_live *old)
 {
 	struct xnf_nh_live *l = calloc(XNF_MAX_NH, sizeof(*l));
 	__u32 *ids = calloc(XNF_MAX_NH, sizeof(*ids)), n, i, id = 0;
 
+	memset(old, 0, sizeof(*old));
 	if (l && ids &&
 	    !xnf_map_read_all(dp->fd[XNF_T_NH_LIVE], sizeof(__u32), sizeof(*l),
-			      XNF_MAX_NH, ids, l, &n))
+			      XNF_MAX_NH, ids, l, &n)) {
 		for (i = 0; i < n && !id; i++)
 			if (ids[i] && !l[i].slot)
 				id = ids[i];
+		for (i = 0; i < n && !id; i++)
+			if (ids[i] && !l[i].refs) {
+				id = ids[i];
+				*old = l[i];
+			}
+	}
 	free(l);
 	free(ids);
 	return id;
@@ -155,28 +165,33 @@ int xnf_nh_ref(struct xnf_dp *dp, __u32 id)
 
 int xnf_nh_get(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 *id)
 {
-	struct xnf_nh_live l = { .refs = 1 };
+	struct xnf_nh_live l = { .refs = 1 }, old;
 	struct xnf_nexthop key;
+	__u32 slot;
 	int err;
 
 	idx_key(nh, &key);
 	if (!bpf_map_lookup_elem(dp->fd[XNF_T_NH_IDX], &key, id) &&
 	    !xnf_nh_ref(dp, *id))
 		return 0;
-	/* A new one: slot, then the live word, then the index. A free id's
-	 * slots are read by no packet (no route names it). */
-	*id = id_alloc(dp);
+	/* A new one: slot, then the live word, then the index. A freed id
+	 * gets its spare slot, after a grace period, as in an update. */
+	*id = id_alloc(dp, &old);
 	if (!*id)
 		return -ENOSPC;
-	l.slot = 2 * *id + 1;
-	if (bpf_map_update_elem(dp->fd[XNF_T_NH], &(__u32){ 2 * *id }, &key,
-				BPF_ANY))
+	slot = 2 * *id;
+	if (old.slot) {
+		slot = (old.slot - 1) ^ 1;
+		grace_period();
+	}
+	l.slot = slot + 1;
+	if (bpf_map_update_elem(dp->fd[XNF_T_NH], &slot, &key, BPF_ANY))
 		err = -errno;
 	else
 		err = live_write(dp, *id, &l);
 	if (!err && bpf_map_update_elem(dp->fd[XNF_T_NH_IDX], &key, id, BPF_ANY)) {
 		err = -errno;
-		live_write(dp, *id, &(struct xnf_nh_live){});
+		live_write(dp, *id, &(struct xnf_nh_live){ .slot = l.slot });
 	}
 	if (err)
 		*id = 0;
@@ -211,7 +226,9 @@ int xnf_nh_put(struct xnf_dp *dp, __u32 id)
 	err = xnf_nh_lookup(dp, id, &nh);
 	if (!err)
 		idx_forget(dp, &nh, id);
-	return live_write(dp, id, &(struct xnf_nh_live){});
+	/* Free, but its slot stays live for a packet still holding the id. */
+	l.refs = 0;
+	return live_write(dp, id, &l);
 }
 
 int xnf_nh_update(struct xnf_dp *dp, __u32 id, const struct xnf_nexthop *nh)
@@ -259,7 +276,7 @@ int xnf_nh_list(struct xnf_dp *dp, __u32 **ids, struct xnf_nexthop **nhs,
 	if (!*nhs)
 		err = -ENOMEM;
 	for (i = 0; i < cnt && !err; i++) {
-		if (!l[i].slot)
+		if (!l[i].refs)
 			continue;
 		err = xnf_nh_lookup(dp, (*ids)[i], &(*nhs)[*n]);
 		(*ids)[(*n)++] = (*ids)[i];

@@ -57,6 +57,9 @@ mp_route()
 	tb_expect "smallest share" "$(jq '[.nexthops[].buckets] | min' <<<"$r")" -ge 42
 	tb_expect "the gateway's MAC" \
 		"$(jq -r '.nexthops[] | select(.via != null) | .lladdr' <<<"$r")" = $TB_MAC_K0
+	tb_expect "no single next hop at the top" "$(jq -r '.dev' <<<"$r")" = null
+	tb_expect "a unicast route has no group" \
+		"$(tb_xnf -j route show | jq -r '.[] | select(.dst == "198.51.100.0/24") | .group')" = null
 	tb_expect "every next hop on d1" \
 		"$(jq -r '[.nexthops[].dev] | unique | join(",")' <<<"$r")" = d1
 	# add refuses what exists, as for a single next hop.

@@ -246,9 +246,10 @@ struct xnf_nexthop {
 
 /* xnf_nh_live[id]. */
 struct xnf_nh_live {
-	__u32 slot; /* 1 + the live slot of xnf_nh; 0: the id is free */
-	__u32 refs; /* routes and groups using it (libxnf's count; the
-		     * dataplane reads slot only) */
+	__u32 slot; /* 1 + the live slot of xnf_nh; 0: never used */
+	__u32 refs; /* routes and groups using it, 0: a free id whose slot
+		     * stays for packets that still hold it (libxnf's
+		     * count; the dataplane reads slot only) */
 };
 
 /* xnf_nhg, keyed by a group id (__u32, not 0): a resilient group (as the

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/if_ether.h>
+#include <bpf/bpf.h>
 
 #include "fixture.h"
 
@@ -303,6 +304,7 @@ TEST(nexthop_update)
 	const __u8 nmac[6] = { 0x02, 0, 0, 0, 0x0e, 0x01 };
 	__u8 a4[4] = { 10, 2, 0, 0 }, a6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 2 };
 	struct xnf_nexthop nh, *nhs;
+	struct xnf_nh_live live;
 	struct pkt_spec s4 = { .family = 4, .dst = "10.2.0.1" };
 	struct pkt_spec s6 = { .family = 6 };
 	struct xnf_route rt;
@@ -375,6 +377,20 @@ TEST(nexthop_update)
 		free(nhs);
 	}
 	ASSERT_ERR(xnf_nhg_lookup(f.dp, gid, &g), "no group left");
+	/* A freed id keeps its live slot, for packets that still hold it. */
+	if (ASSERT_OK(bpf_map_lookup_elem(f.dp->fd[XNF_T_NH_LIVE], &id, &live),
+		      "the freed id's live word")) {
+		ASSERT_EQ(live.refs, 0, "free");
+		ASSERT_NEQ(live.slot, 0, "its slot still live");
+	}
+	ASSERT_ERR(xnf_nh_lookup(f.dp, id, &nh), "a freed id is not listed");
+	/* And a route again after all that. */
+	len = pkt_build(frame, sizeof(frame), &s4);
+	if (ASSERT_OK(xnf_route_set(f.dp, XNF_AF_INET, a4, 16, &rt, BPF_ANY),
+		      "IPv4 route again") &&
+	    ASSERT_OK(fx_run(&f, frame, len, &out), "IPv4 again") &&
+	    ASSERT_EQ(out.ret, XDP_REDIRECT, "forwarded again"))
+		ASSERT_MEM(out.data, rt.dmac, 6, "with the route's MAC");
 out:
 	fx_close(&f);
 }
