@@ -4,7 +4,9 @@
  * BPF_PROG_TEST_RUN, of
  *   - each NF alone and the papers' 1-, 2- and 3-NF chains (10 firewall
  *     rules, 10 routes, 10 FDB entries), tail-called and fused, plus l3fwd
- *     in fib mode (bpf_fib_lookup on the sandbox's kernel routes);
+ *     in fib mode (bpf_fib_lookup on the sandbox's kernel routes) and
+ *     l3fwd on a multipath route (4 next hops, the flow hash and the
+ *     group's bucket);
  *   - the firewall alone with 10, 1,000 and 10,000 rules, for a packet that
  *     matches the last rule and one that matches no rule;
  *   - l3fwd's receive checks alone (bpf/rx.bpf.h: IPv4 header checksum,
@@ -190,6 +192,13 @@ static const struct bm_route {
 #define BM_ROUTES    (sizeof(bm_routes) / sizeof(bm_routes[0]))
 #define BM_DST	     "198.51.100.1"
 #define BM_DST_ROUTE 9 /* its longest match */
+/* A multipath route over BM_MP_PATHS next hops with one MAC (that of
+ * BM_DST_ROUTE's next hop, so the rewrite is checked as for the others)
+ * and different gateways, so that they are distinct nexthop objects. */
+#define BM_MP_PREFIX "203.0.113.128"
+#define BM_MP_PLEN   25
+#define BM_MP_DST    "203.0.113.129"
+#define BM_MP_PATHS  4
 
 /* The same table in the sandbox's kernel, for bpf_fib_lookup: three
  * connected /24s (from the addresses), three via gateways, four nested
@@ -244,6 +253,33 @@ static int bm_write_file(const char *path, const char *val)
 	return err;
 }
 
+static int bm_mp_route(struct bm *b, struct bm_inst *in)
+{
+	struct xnf_route paths[BM_MP_PATHS] = {};
+	__u8 addr[4];
+	__u32 i;
+	int err;
+
+	for (i = 0; i < BM_MP_PATHS; i++) {
+		paths[i].type = XNF_RT_UNICAST;
+		paths[i].ifindex = b->ifindex[2];
+		bm_nh_mac(BM_DST_ROUTE, paths[i].dmac);
+		memcpy(paths[i].smac, b->mac[2], 6);
+		paths[i].gw_family = XNF_AF_INET;
+		paths[i].gw[0] = 203;
+		paths[i].gw[1] = 0;
+		paths[i].gw[2] = 113;
+		paths[i].gw[3] = 130 + i;
+	}
+	inet_pton(AF_INET, BM_MP_PREFIX, addr);
+	err = xnf_route_set_multipath(in->dp, XNF_AF_INET, addr, BM_MP_PLEN,
+				      paths, BM_MP_PATHS, BPF_ANY);
+	if (err)
+		fprintf(stderr, "Error: cannot add route %s/%u: %s\n",
+			BM_MP_PREFIX, BM_MP_PLEN, strerror(-err));
+	return err;
+}
+
 static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
 {
 	__u32 i;
@@ -287,7 +323,7 @@ static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
 			return err;
 		}
 	}
-	return 0;
+	return bm_mp_route(b, in);
 }
 
 static void bm_inst_close(struct bm_inst *in)
@@ -1164,6 +1200,7 @@ struct bm_chain_row {
 	const char *chain;
 	bool fib;
 	__u32 nfs;	    /* = tail calls from entry on */
+	bool mp;	    /* the packet to BM_MP_DST, a multipath route */
 	struct bm_var v[2]; /* tail-called, fused */
 };
 
@@ -1174,6 +1211,7 @@ static struct bm_chain_row bm_chain_rows[] = {
 	{ "firewall,l3fwd", "firewall,l3fwd", false, 2 },
 	{ "firewall,l3fwd,l2fwd", "firewall,l3fwd,l2fwd", false, 3 },
 	{ "l3fwd (fib mode)", "l3fwd", true, 1 },
+	{ "l3fwd (multipath)", "l3fwd", false, 1, true },
 };
 #define BM_CHAIN_ROWS (sizeof(bm_chain_rows) / sizeof(bm_chain_rows[0]))
 #define BM_ROW_L3FWD  1
@@ -1191,7 +1229,8 @@ struct bm_fw_size {
 /* Each NF alone and the papers' chains, tail-called and fused, on the
  * 10-rule instance. */
 static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
-		     const struct bm_frame *l2_frame, const __u8 nh_mac[6])
+		     const struct bm_frame *l2_frame,
+		     const struct bm_frame *mp_frame, const __u8 nh_mac[6])
 {
 	struct bm_inst *in = &b->inst[0];
 	__u32 i, j;
@@ -1212,7 +1251,8 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 			.dmac = l3 ? nh_mac : NULL,
 			.ttl_dec = l3,
 		};
-		const struct bm_frame *f = strcmp(r->chain, "l2fwd") ?
+		const struct bm_frame *f = r->mp ? mp_frame :
+					   strcmp(r->chain, "l2fwd") ?
 						   chain_frame :
 						   l2_frame;
 
@@ -1733,7 +1773,8 @@ int main(int argc, char **argv)
 	};
 	struct bm_var fw_var[2 * BM_FW_SIZES] = {};
 	struct bm_fw_size fw[BM_FW_SIZES] = {};
-	struct bm_frame chain_frame, l2_frame;
+	struct bm_frame chain_frame, l2_frame, mp_frame;
+	struct xnf_fw_pkt mp;
 	struct bm_rules *big;
 	struct xnf_fw_pkt p;
 	struct bm_facts m;
@@ -1843,6 +1884,13 @@ int main(int argc, char **argv)
 			BM_DST);
 		goto fail;
 	}
+	mp = p;
+	inet_pton(AF_INET, BM_MP_DST, mp.dst);
+	if (bm_frame_build(&mp_frame, &mp, b.mac[0])) {
+		fprintf(stderr, "Error: cannot build a packet to %s\n",
+			BM_MP_DST);
+		goto fail;
+	}
 
 	big = &b.inst[BM_FW_SIZES - 1].rules;
 	printf("xnf bench-micro: ns per packet, BPF_PROG_TEST_RUN\n");
@@ -1867,7 +1915,7 @@ int main(int argc, char **argv)
 	       big->n + big->dropped);
 	fflush(stdout);
 
-	if (bm_chains(&b, &chain_frame, &l2_frame, nh_mac) ||
+	if (bm_chains(&b, &chain_frame, &l2_frame, &mp_frame, nh_mac) ||
 	    bm_rx_checks(&b, &chain_frame,
 			 bm_chain_rows[BM_ROW_L3FWD].v[0].net_med) ||
 	    bm_firewall(&b, fw, fw_var) ||
