@@ -109,11 +109,21 @@ back()
 	phase drain
 	tb_expect "lost during the drain" "$SO_LOST" -eq 0
 
-	# Drained: nothing through router 1 until it announces normally again.
+	# Drained: nothing through router 1 until it announces normally
+	# again, nor when its session is shut down and brought back (the
+	# route comes back with the community, still out of the ECMP route).
 	so_sink_reset
 	send_all
 	tb_expect "flows through the drained router" "$(so_flows_via 1)" -eq 0
 	tb_expect "received while drained" "$(so_received)" -eq $((SENT - DROPS))
+	so_session_down 1
+	so_sink_reset
+	send_all
+	tb_expect "flows with the drained router's session down" "$(so_flows_via 1)" -eq 0
+	tb_expect "received with the session down" "$(so_received)" -eq $((SENT - DROPS))
+	so_session_up 1
+	tb_until "the edge to learn the drained route again" so_edge_learned 1
+	tb_expect "edge's next hops, drained session back" "$(so_paths)" -eq $((SO_N - 1))
 	back drain
 }
 

@@ -370,6 +370,30 @@ so_drain()
 		tb_until "r$k to leave the edge's route" eval '! so_path_via '"$k"
 }
 
+# so_session_down K / so_session_up K: router K's BGP session to the edge
+# shut down (`birdc disable`, the step of the drain procedure that may
+# follow once K left the edge's route) and brought back; up returns once
+# the session is established again.
+so_session_down() { so_birdc "r$1" disable edge >/dev/null; }
+
+so_session_up()
+{
+	so_birdc "r$1" enable edge >/dev/null &&
+		tb_until "r$1's BGP session to be established" so_established "$1"
+}
+
+so_established()
+{
+	so_birdc "r$1" show protocols edge | grep -q Established
+}
+
+# so_edge_learned K: the edge's BIRD has router K's route to the service
+# (best or not).
+so_edge_learned()
+{
+	so_birdc edge show route "$SO_SVC_NET" protocol "r$1" | grep -q "$SO_SVC_NET"
+}
+
 # so_undrain K: announces without the community again.
 so_undrain()
 {
