@@ -5,7 +5,8 @@
 # routers behind a BGP/ECMP edge with BFD (selftests/lib/scaleout.bash).
 # Every router in turn is drained and undrained, fails silently (only BFD
 # can tell) and comes back, and has its links go down and come back, each
-# under SO_RATE frames/s of SO_FLOWS flows; ROUNDS times over. Writes a
+# under SO_RATE frames/s of SO_FLOWS flows, with IPv4 and with IPv6
+# traffic; ROUNDS times over. Writes a
 # markdown report of the frames lost in each event to OUT (default
 # scale-out.md in the current directory). Needs root, bird2, nftables.
 #
@@ -14,7 +15,7 @@
 #        SO_FLOWS, SO_BG_PER_FLOW, SO_BFD_MS, SO_BFD_MULT
 set -uo pipefail
 
-out=scale-out.md rounds=3
+out=scale-out.md rounds=2
 while getopts o:r: opt; do
 	case $opt in
 	o) out=$OPTARG ;;
@@ -35,20 +36,23 @@ so_setup && so_up || { echo "Error: the scale-out test bed did not come up" >&2;
 
 rows=() fail=0
 for ((r = 1; r <= rounds; r++)); do
-	for ((k = 1; k <= SO_N; k++)); do
-		for kind in drain stall linkdown; do
-			if ! so_phase "$kind" "$k"; then
-				echo "Error: round $r, $kind of router $k did not complete" >&2
-				fail=1
-				break 3
-			fi
-			rows+=("| $r | $k | $kind | $SO_SENT | $SO_RECV | $SO_RING | $SO_LOST | $SO_K_FLOWS | $(so_outage_ms "$k") | $SO_LOST_OTHER | $SO_MOVED | $SO_KEPT_MOVED |")
-			echo "round $r router $k $kind: sent $SO_SENT received $SO_RECV lost $SO_LOST ($(so_outage_ms "$k") ms) ring $SO_RING" >&2
-			so_return "$kind" "$k" || {
-				echo "Error: round $r, router $k did not come back after $kind" >&2
-				fail=1
-				break 3
-			}
+	for SO_FAMILY in 4 6; do
+		for ((k = 1; k <= SO_N; k++)); do
+			for kind in drain stall linkdown; do
+				ev="round $r, IPv$SO_FAMILY, router $k, $kind"
+				if ! so_phase "$kind" "$k"; then
+					echo "Error: $ev did not complete" >&2
+					fail=1
+					break 4
+				fi
+				rows+=("| $r | IPv$SO_FAMILY | $k | $kind | $SO_SENT | $SO_RECV | $SO_RING | $SO_LOST | $SO_K_FLOWS | $(so_outage_ms "$k") | $SO_LOST_OTHER | $SO_MOVED | $SO_KEPT_MOVED |")
+				echo "$ev: sent $SO_SENT received $SO_RECV lost $SO_LOST ($(so_outage_ms "$k") ms) ring $SO_RING" >&2
+				so_return "$kind" "$k" || {
+					echo "Error: $ev: the router did not come back" >&2
+					fail=1
+					break 4
+				}
+			done
 		done
 	done
 done
@@ -74,8 +78,8 @@ done
 	echo "arrive beyond the ring drops. Kept moved: other routers' flows that"
 	echo "changed router (0: only the leaving router's flows move)."
 	echo
-	echo "| round | router | event | sent | received | ring | lost | its flows | outage ms | lost other | moved | kept moved |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| round | family | router | event | sent | received | ring | lost | its flows | outage ms | lost other | moved | kept moved |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 	if [ "$fail" -ne 0 ]; then
 		echo

@@ -11,6 +11,7 @@
 # the sink counted per (router, flow), frames each router's xnf forwarded,
 # frames the veth rings dropped (testbed.bash, tb_link). Nothing is timed:
 # a wait polls for a condition (the edge's route, a BFD state, a count).
+# Routing is dual stack; each test runs with IPv4 and with IPv6 traffic.
 
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=300}"
@@ -52,7 +53,9 @@ send_all()
 	so_wait_received $((SENT - DROPS))
 }
 
-@test "flows spread over every router, each flow through one router" {
+# Every router carries flows, no flow goes through two.
+t_spread()
+{
 	local k r0 r fwd
 	for ((k = 1; k <= SO_N; k++)); do
 		r0[k]=$(so_xnf_forwarded "$k")
@@ -105,7 +108,9 @@ back()
 	tb_expect "received after the return" "$(so_received)" -eq $((SENT - DROPS))
 }
 
-@test "drain: a router's flows move to the others without loss, the others' stay" {
+# The drain procedure under traffic: router 1's flows move, nothing is lost.
+t_drain()
+{
 	phase drain
 	tb_expect "lost during the drain" "$SO_LOST" -eq 0
 
@@ -129,7 +134,8 @@ back()
 
 # A router that stops without its links going down: only BFD tells the
 # edge; what was lost meanwhile is counted in the router.
-@test "silent failure: BFD takes the router out, only its flows lose, it comes back" {
+t_silent()
+{
 	phase stall
 	back stall
 }
@@ -137,7 +143,48 @@ back()
 # Links down: BIRD at the edge sees its interface go down (as fast as
 # BFD or faster); the frames lost on the dead link are not counted
 # anywhere, so they are what did not arrive once the fence did.
-@test "links down: the router is routed around, only its flows lose, it comes back" {
+t_linkdown()
+{
 	phase linkdown
 	back linkdown
+}
+
+@test "IPv4: flows spread over every router, each flow through one router" {
+	SO_FAMILY=4
+	t_spread
+}
+
+@test "IPv4: drain: a router's flows move to the others without loss, the others' stay" {
+	SO_FAMILY=4
+	t_drain
+}
+
+@test "IPv4: silent failure: BFD takes the router out, only its flows lose, it comes back" {
+	SO_FAMILY=4
+	t_silent
+}
+
+@test "IPv4: links down: the router is routed around, only its flows lose, it comes back" {
+	SO_FAMILY=4
+	t_linkdown
+}
+
+@test "IPv6: flows spread over every router, each flow through one router" {
+	SO_FAMILY=6
+	t_spread
+}
+
+@test "IPv6: drain: a router's flows move to the others without loss, the others' stay" {
+	SO_FAMILY=6
+	t_drain
+}
+
+@test "IPv6: silent failure: BFD takes the router out, only its flows lose, it comes back" {
+	SO_FAMILY=6
+	t_silent
+}
+
+@test "IPv6: links down: the router is routed around, only its flows lose, it comes back" {
+	SO_FAMILY=6
+	t_linkdown
 }

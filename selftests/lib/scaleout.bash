@@ -45,7 +45,13 @@ SO_BFD_MS=${SO_BFD_MS:-100}
 SO_BFD_MULT=${SO_BFD_MULT:-3}
 
 SO_SRC4=192.0.2.1 SO_E04=192.0.2.254
-SO_SVC_NET=203.0.113.0/24 SO_SVC4=203.0.113.1
+SO_SRC6=2001:db8:1::1 SO_E06=2001:db8:1::fe
+SO_SVC_NET4=203.0.113.0/24 SO_SVC4=203.0.113.1
+SO_SVC_NET6=2001:db8:5::/48 SO_SVC6=2001:db8:5::1
+# The family of the traffic (4 or 6): routing is dual stack, with a BGP
+# session per family, and so_paths, so_drain, so_send, ... look at and
+# use this family's.
+SO_FAMILY=${SO_FAMILY:-4}
 SO_AS_EDGE=64500 SO_AS_XNF=64501
 SO_SPORT=1024 SO_DPORT=9 SO_FENCE_PORT=10
 
@@ -57,6 +63,16 @@ so_edge_addr() { echo "198.51.100.$((4 * $1 - 3))"; }
 so_up_addr() { echo "198.51.100.$((4 * $1 - 2))"; }
 so_dn_addr() { echo "198.51.100.$((4 * $1 + 125))"; }
 so_sink_addr() { echo "198.51.100.$((4 * $1 + 126))"; }
+so_edge_addr6() { echo "2001:db8:ffff:$1::1"; }
+so_up_addr6() { echo "2001:db8:ffff:$1::2"; }
+so_dn_addr6() { echo "2001:db8:fffe:$1::1"; }
+so_sink_addr6() { echo "2001:db8:fffe:$1::2"; }
+# The service's prefix and address, and router K's address toward the
+# edge, in SO_FAMILY.
+so_svc_net() { if [ "$SO_FAMILY" = 6 ]; then echo $SO_SVC_NET6; else echo $SO_SVC_NET4; fi; }
+so_src() { if [ "$SO_FAMILY" = 6 ]; then echo $SO_SRC6; else echo $SO_SRC4; fi; }
+so_svc() { if [ "$SO_FAMILY" = 6 ]; then echo $SO_SVC6; else echo $SO_SVC4; fi; }
+so_up_addr_f() { if [ "$SO_FAMILY" = 6 ]; then so_up_addr6 "$1"; else so_up_addr "$1"; fi; }
 # Locally administered MACs: 02:78:6e:5K:00:0P, fixed so that static
 # neighbours can be written first.
 so_mac() { printf '02:78:6e:5%x:00:%02x\n' "$1" "$2"; }
@@ -89,19 +105,25 @@ so_birdc()
 	timeout "$TB_TIMEOUT" birdc -s "$TB_TMP/$node.ctl" "$@"
 }
 
-# so_link NS A ADDR_A MAC_A NS_B B ADDR_B MAC_B PREFIXLEN: a veth pair
-# born in its two namespaces, addressed, up, with static neighbours.
+# so_link NS A ADDR_A MAC_A NS_B B ADDR_B MAC_B PREFIXLEN ADDR6_A ADDR6_B:
+# a veth pair born in its two namespaces, addressed (IPv6 /64, nodad),
+# up, with static neighbours.
 so_link()
 {
-	local na=$1 a=$2 aa=$3 ma=$4 nb=$5 b=$6 ab=$7 mb=$8 len=$9
+	local na=$1 a=$2 aa=$3 ma=$4 nb=$5 b=$6 ab=$7 mb=$8 len=$9 \
+		a6=${10} b6=${11}
 	ip -n "$na" link add "$a" address "$ma" type veth \
 		peer name "$b" address "$mb" netns "$nb" &&
 	ip -n "$na" addr add "$aa/$len" dev "$a" &&
 	ip -n "$nb" addr add "$ab/$len" dev "$b" &&
+	ip -n "$na" addr add "$a6/64" dev "$a" nodad &&
+	ip -n "$nb" addr add "$b6/64" dev "$b" nodad &&
 	ip -n "$na" link set "$a" up &&
 	ip -n "$nb" link set "$b" up &&
 	ip -n "$na" neigh replace "$ab" lladdr "$mb" dev "$a" nud permanent &&
-	ip -n "$nb" neigh replace "$aa" lladdr "$ma" dev "$b" nud permanent
+	ip -n "$nb" neigh replace "$aa" lladdr "$ma" dev "$b" nud permanent &&
+	ip -n "$na" neigh replace "$b6" lladdr "$mb" dev "$a" nud permanent &&
+	ip -n "$nb" neigh replace "$a6" lladdr "$ma" dev "$b" nud permanent
 }
 
 # ---- bird configurations ---------------------------------------------------
@@ -113,6 +135,21 @@ so_bgp_timers()
 	cat <<-EOF
 		hold time 3; keepalive time 1;
 		connect delay time 1; connect retry time 1; error wait time 1, 2;
+	EOF
+}
+
+# so_bgp_conf NAME LOCAL AS NEIGHBOUR AS FAMILY IMPORT EXPORT: a BGP
+# session with BFD, for one family (ipv4 or ipv6) with its filters.
+so_bgp_conf()
+{
+	cat <<-EOF
+		protocol bgp $1 {
+		  local $2 as $3;
+		  neighbor $4 as $5;
+		  $(so_bgp_timers)
+		  bfd on;
+		  $6 { import $7; export $8; };
+		}
 	EOF
 }
 
@@ -144,6 +181,10 @@ so_edge_conf()
 		  ipv4 { import none; export where source = RTS_BGP; };
 		  merge paths on;
 		}
+		protocol kernel {
+		  ipv6 { import none; export where source = RTS_BGP; };
+		  merge paths on;
+		}
 		filter from_xnf {
 		  if (65535, 0) ~ bgp_community then bgp_local_pref = 0;
 		  accept;
@@ -151,15 +192,10 @@ so_edge_conf()
 	EOF
 	so_bfd_conf 'x*'
 	for ((k = 1; k <= SO_N; k++)); do
-		cat <<-EOF
-			protocol bgp r$k {
-			  local $(so_edge_addr "$k") as $SO_AS_EDGE;
-			  neighbor $(so_up_addr "$k") as $SO_AS_XNF;
-			  $(so_bgp_timers)
-			  bfd on;
-			  ipv4 { import filter from_xnf; export none; };
-			}
-		EOF
+		so_bgp_conf "r$k" "$(so_edge_addr "$k")" $SO_AS_EDGE \
+			"$(so_up_addr "$k")" $SO_AS_XNF ipv4 "filter from_xnf" none
+		so_bgp_conf "r${k}v6" "$(so_edge_addr6 "$k")" $SO_AS_EDGE \
+			"$(so_up_addr6 "$k")" $SO_AS_XNF ipv6 "filter from_xnf" none
 	done
 }
 
@@ -173,9 +209,13 @@ so_router_conf()
 		router id $(so_up_addr "$k");
 		log "$TB_TMP/r$k.log" all;
 		protocol device { scan time 1; }
-		protocol static { ipv4; route $SO_SVC_NET via $(so_sink_addr "$k"); }
+		protocol static { ipv4; route $SO_SVC_NET4 via $(so_sink_addr "$k"); }
+		protocol static { ipv6; route $SO_SVC_NET6 via $(so_sink_addr6 "$k"); }
 		protocol kernel {
 		  ipv4 { import none; export where source = RTS_STATIC; };
+		}
+		protocol kernel {
+		  ipv6 { import none; export where source = RTS_STATIC; };
 		}
 		filter to_edge {
 		  if source != RTS_STATIC then reject;
@@ -184,15 +224,10 @@ so_router_conf()
 		}
 	EOF
 	so_bfd_conf p0
-	cat <<-EOF
-		protocol bgp edge {
-		  local $(so_up_addr "$k") as $SO_AS_XNF;
-		  neighbor $(so_edge_addr "$k") as $SO_AS_EDGE;
-		  $(so_bgp_timers)
-		  bfd on;
-		  ipv4 { import none; export filter to_edge; };
-		}
-	EOF
+	so_bgp_conf edge "$(so_up_addr "$k")" $SO_AS_XNF \
+		"$(so_edge_addr "$k")" $SO_AS_EDGE ipv4 none "filter to_edge"
+	so_bgp_conf edge6 "$(so_up_addr6 "$k")" $SO_AS_XNF \
+		"$(so_edge_addr6 "$k")" $SO_AS_EDGE ipv6 none "filter to_edge"
 }
 
 # so_bird_start NODE NS: bird in the foreground in NS with NODE's config,
@@ -237,19 +272,26 @@ so_setup()
 	tb_ns_new "$(so_ns src)" && tb_ns_new "$(so_ns edge)" &&
 		tb_ns_new "$(so_ns sink)" || return 1
 	so_link "$(so_ns src)" s0 $SO_SRC4 $SO_MAC_S0 \
-		"$(so_ns edge)" e0 $SO_E04 $SO_MAC_E0 24 || return 1
-	ip -n "$(so_ns src)" route add default via $SO_E04 || return 1
-	ip -n "$(so_ns sink)" addr add $SO_SVC4/32 dev lo || return 1
+		"$(so_ns edge)" e0 $SO_E04 $SO_MAC_E0 24 $SO_SRC6 $SO_E06 || return 1
+	ip -n "$(so_ns src)" route add default via $SO_E04 &&
+		ip -n "$(so_ns src)" -6 route add default via $SO_E06 || return 1
+	ip -n "$(so_ns sink)" addr add $SO_SVC4/32 dev lo &&
+		ip -n "$(so_ns sink)" addr add $SO_SVC6/128 dev lo nodad || return 1
 
 	for ((k = 1; k <= SO_N; k++)); do
 		rk=$(so_ns "r$k")
-		tb_ns_new "$rk" || return 1
+		# so_fail sets its links down, which would remove their IPv6
+		# addresses.
+		tb_ns_new "$rk" && tb_run "$rk" sysctl -q -w \
+			net.ipv6.conf.default.keep_addr_on_down=1 >/dev/null || return 1
 		so_link "$(so_ns edge)" "x$k" "$(so_edge_addr "$k")" "$(so_mac "$k" 1)" \
-			"$rk" p0 "$(so_up_addr "$k")" "$(so_mac "$k" 2)" 30 &&
+			"$rk" p0 "$(so_up_addr "$k")" "$(so_mac "$k" 2)" 30 \
+			"$(so_edge_addr6 "$k")" "$(so_up_addr6 "$k")" &&
 		so_link "$rk" p1 "$(so_dn_addr "$k")" "$(so_mac "$k" 3)" \
-			"$(so_ns sink)" "k$k" "$(so_sink_addr "$k")" "$(so_mac "$k" 4)" 30 ||
-			return 1
-		tb_run "$rk" sysctl -q -w net.ipv4.ip_forward=1 >/dev/null || return 1
+			"$(so_ns sink)" "k$k" "$(so_sink_addr "$k")" "$(so_mac "$k" 4)" 30 \
+			"$(so_dn_addr6 "$k")" "$(so_sink_addr6 "$k")" || return 1
+		tb_run "$rk" sysctl -q -w net.ipv4.ip_forward=1 \
+			net.ipv6.conf.all.forwarding=1 >/dev/null || return 1
 		# A frame xnf redirects into p1 reaches the sink in NAPI,
 		# which a veth runs only with XDP or GRO on (testbed.bash).
 		tb_run "$(so_ns sink)" ethtool -K "k$k" gro on >/dev/null || return 1
@@ -265,7 +307,8 @@ so_setup()
 	tb_run "$(so_ns src)" ethtool -K s0 tx off >/dev/null || return 1
 	# Forward, and hash flows over the next hops by their L4 ports.
 	tb_run "$ns" sysctl -q -w net.ipv4.ip_forward=1 \
-		net.ipv4.fib_multipath_hash_policy=1 >/dev/null || return 1
+		net.ipv4.fib_multipath_hash_policy=1 net.ipv6.conf.all.forwarding=1 \
+		net.ipv6.fib_multipath_hash_policy=1 >/dev/null || return 1
 
 	so_sink_counter || return 1
 	tb_log "scale-out test bed $SO_ID: $SO_N routers, files in $TB_TMP"
@@ -281,7 +324,7 @@ so_up()
 	for ((k = 1; k <= SO_N; k++)); do
 		so_router_up "$k" || return 1
 	done
-	so_wait_paths "$SO_N"
+	SO_FAMILY=4 so_wait_paths "$SO_N" && SO_FAMILY=6 so_wait_paths "$SO_N"
 }
 
 # so_router_up K: router K's bird and its xnf (fib mode on p0 and p1).
@@ -290,15 +333,16 @@ so_router_up()
 	local k=$1
 	so_router_conf "$k" >"$TB_TMP/r$k.conf" &&
 	so_bird_start "r$k" "$(so_ns "r$k")" || return 1
-	tb_until "bird of r$k to install $SO_SVC_NET" so_router_has_route "$k" ||
-		return 1
+	SO_FAMILY=4 tb_until "bird of r$k to install $SO_SVC_NET4" so_router_has_route "$k" &&
+		SO_FAMILY=6 tb_until "bird of r$k to install $SO_SVC_NET6" \
+			so_router_has_route "$k" || return 1
 	so_xnf "$k" attach p0 chain firewall,l3fwd,l2fwd fib &&
 		so_xnf "$k" attach p1 chain firewall,l3fwd,l2fwd fib
 }
 
 so_router_has_route()
 {
-	ip -n "$(so_ns "r$1")" route show "$SO_SVC_NET" proto bird | grep -q .
+	ip -n "$(so_ns "r$1")" -"$SO_FAMILY" route show "$(so_svc_net)" proto bird | grep -q .
 }
 
 so_teardown()
@@ -335,7 +379,7 @@ so_teardown()
 so_paths()
 {
 	local j
-	j=$(ip -n "$(so_ns edge)" -j route show "$SO_SVC_NET") || return 1
+	j=$(ip -n "$(so_ns edge)" -"$SO_FAMILY" -j route show "$(so_svc_net)") || return 1
 	jq -r '.[0] | if . == null then 0 elif .nexthops then (.nexthops | length) else 1 end' <<<"$j"
 }
 
@@ -344,14 +388,15 @@ so_has_paths() { [ "$(so_paths)" -eq "$1" ]; }
 # so_wait_paths N: until the edge's route to the service has N next hops.
 so_wait_paths()
 {
-	tb_until "the edge's route to $SO_SVC_NET to have $1 next hops" \
+	tb_until "the edge's route to $(so_svc_net) to have $1 next hops" \
 		so_has_paths "$1"
 }
 
 # so_path_via K: 0 when the edge's route goes through router K.
 so_path_via()
 {
-	ip -n "$(so_ns edge)" route show "$SO_SVC_NET" | grep -q "via $(so_up_addr "$1") "
+	ip -n "$(so_ns edge)" -"$SO_FAMILY" route show "$(so_svc_net)" |
+		grep -q "via $(so_up_addr_f "$1") "
 }
 
 # ---- drain, fail, restore ---------------------------------------------------------
@@ -374,24 +419,24 @@ so_drain()
 # shut down (`birdc disable`, the step of the drain procedure that may
 # follow once K left the edge's route) and brought back; up returns once
 # the session is established again.
-so_session_down() { so_birdc "r$1" disable edge >/dev/null; }
+so_session_down() { so_birdc "r$1" disable '"edge*"' >/dev/null; }
 
 so_session_up()
 {
-	so_birdc "r$1" enable edge >/dev/null &&
+	so_birdc "r$1" enable '"edge*"' >/dev/null &&
 		tb_until "r$1's BGP session to be established" so_established "$1"
 }
 
 so_established()
 {
-	so_birdc "r$1" show protocols edge | grep -q Established
+	[ "$(so_birdc "r$1" show protocols '"edge*"' | grep -c Established)" -eq 2 ]
 }
 
 # so_edge_learned K: the edge's BIRD has router K's route to the service
 # (best or not).
 so_edge_learned()
 {
-	so_birdc edge show route "$SO_SVC_NET" protocol "r$1" | grep -q "$SO_SVC_NET"
+	so_birdc edge show route "$(so_svc_net)" | grep -q "$(so_up_addr_f "$1")"
 }
 
 # so_undrain K: announces without the community again.
@@ -411,11 +456,19 @@ so_fail()
 		ip -n "$(so_ns "r$1")" link set p1 down
 }
 
+# so_restore K: router K's links come back up. A link set down loses its
+# neighbours, static ones too (its IPv6 addresses are kept: so_setup sets
+# keep_addr_on_down), so they are written again.
 so_restore()
 {
-	ip -n "$(so_ns "r$1")" link set p1 up &&
-		ip -n "$(so_ns "r$1")" link set p0 up &&
-		tb_until "r$1 back in the edge's route" so_path_via "$1"
+	local ns
+	ns=$(so_ns "r$1")
+	ip -n "$ns" link set p1 up && ip -n "$ns" link set p0 up &&
+	ip -n "$ns" neigh replace "$(so_edge_addr "$1")" lladdr "$(so_mac "$1" 1)" dev p0 nud permanent &&
+	ip -n "$ns" neigh replace "$(so_edge_addr6 "$1")" lladdr "$(so_mac "$1" 1)" dev p0 nud permanent &&
+	ip -n "$ns" neigh replace "$(so_sink_addr "$1")" lladdr "$(so_mac "$1" 4)" dev p1 nud permanent &&
+	ip -n "$ns" neigh replace "$(so_sink_addr6 "$1")" lladdr "$(so_mac "$1" 4)" dev p1 nud permanent &&
+	tb_until "r$1 back in the edge's route" so_path_via "$1"
 }
 
 # so_stall K: router K fails silently: its links stay up (the edge sees
@@ -445,7 +498,7 @@ so_unstall()
 so_bfd_state()
 {
 	so_birdc edge show bfd sessions |
-		awk -v a="$(so_up_addr "$1")" '$1 == a { print $3 }'
+		awk -v a="$(so_up_addr_f "$1")" '$1 == a { print $3 }'
 }
 
 # ---- traffic and its accounting ---------------------------------------------------
@@ -466,7 +519,9 @@ so_sink_counter()
 		  chain pre {
 		    type filter hook prerouting priority raw; policy accept;
 		    ip daddr $SO_SVC4 udp dport $SO_DPORT add @flows { iifname . udp sport } drop
+		    ip6 daddr $SO_SVC6 udp dport $SO_DPORT add @flows { iifname . udp sport } drop
 		    ip daddr $SO_SVC4 udp dport $SO_FENCE_PORT add @fences { iifname } drop
+		    ip6 daddr $SO_SVC6 udp dport $SO_FENCE_PORT add @fences { iifname } drop
 		  }
 		}
 	EOF
@@ -495,7 +550,7 @@ so_send()
 {
 	local out
 	out=$(tb_run "$(so_ns src)" "$GEN" s0 count "$1" flows "$2" rate "$3" \
-		dst $SO_SVC4 dmac $SO_MAC_E0 sport $SO_SPORT dport $SO_DPORT -j) ||
+		ipv$SO_FAMILY size 128 src "$(so_src)" dst "$(so_svc)" dmac $SO_MAC_E0 sport $SO_SPORT dport $SO_DPORT -j) ||
 		return 1
 	jq -e '.sent' <<<"$out"
 }
@@ -505,7 +560,7 @@ so_send()
 so_send_bg()
 {
 	tb_bg "$(so_ns src)" timeout "$TB_TIMEOUT" "$GEN" s0 count "$1" flows "$2" \
-		rate "$3" dst $SO_SVC4 dmac $SO_MAC_E0 sport $SO_SPORT \
+		rate "$3" ipv$SO_FAMILY size 128 src "$(so_src)" dst "$(so_svc)" dmac $SO_MAC_E0 sport $SO_SPORT \
 		dport $SO_DPORT -j >"$4"
 	SO_GEN_PID=$TB_BG_PID
 }
@@ -523,7 +578,7 @@ so_fence()
 		before[k]=$(so_fence_count "$k") || return 1
 	done
 	tb_run "$(so_ns src)" "$GEN" s0 count "$SO_FLOWS" flows "$SO_FLOWS" \
-		dst $SO_SVC4 dmac $SO_MAC_E0 sport $SO_SPORT \
+		ipv$SO_FAMILY size 128 src "$(so_src)" dst "$(so_svc)" dmac $SO_MAC_E0 sport $SO_SPORT \
 		dport $SO_FENCE_PORT >/dev/null 2>&1 || return 1
 	for k in "$@"; do
 		tb_until "a fence datagram through router $k" \
