@@ -24,6 +24,8 @@ while getopts o:r: opt; do
 	esac
 done
 
+# The daemons' own bound (a guard against a hang): a few minutes per event.
+SO_DAEMON_TIMEOUT=${SO_DAEMON_TIMEOUT:-$((rounds * 2 * ${SO_N:-2} * 3 * 120 + 300))}
 # shellcheck source=selftests/lib/scaleout.bash
 . "$(dirname "$0")/../selftests/lib/scaleout.bash"
 
@@ -59,6 +61,9 @@ done
 
 {
 	echo "# Scale-out: drain and failover losses"
+	echo
+	echo "Written by \`make scale-out\` (scripts/scale-out.sh); how to read it:"
+	echo "[testing.md](testing.md) on scaleout.bats."
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -r), $(nproc) CPUs, BIRD $(bird --version 2>&1 | awk '{ print $NF }')."
 	echo "$SO_N xnf routers (fib mode) behind an edge with BGP, ECMP (L4 hash) and"

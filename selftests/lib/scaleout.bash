@@ -22,6 +22,11 @@
 #                                  xnf on p0 and p1 in fib mode
 #   sink  kK  198.51.100.(4K+126)/30, the service address 203.0.113.1 on lo
 #
+# IPv6 the same way, with a BGP session of its own per router: s0 and e0
+# 2001:db8:1::1 and ::fe/64, xK and p0 2001:db8:ffff:K::1 and ::2/64, p1
+# and kK 2001:db8:fffe:K::1 and ::2/64, the service 2001:db8:5::/48 with
+# 2001:db8:5::1 on the sink's lo. SO_FAMILY (4 or 6) picks the traffic's.
+#
 # The edge and the sink are Linux routers and hosts (no xnf). Neighbours
 # are static, as in testbed.bash. The sink counts every datagram of the
 # service per arrival device and source port in an nftables set
