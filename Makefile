@@ -310,6 +310,16 @@ soak: all
 		--duration $(SOAK_DURATION) --swap $(SOAK_SWAP) --kill $(SOAK_KILL) \
 		--rate $(SOAK_RATE) $(SOAK_ARGS)
 
+# SO_N xnf routers behind a BGP/ECMP edge with BFD (BIRD in namespaces,
+# selftests/lib/scaleout.bash): each drained, failed silently and with its
+# links down under IPv4 and IPv6 traffic, SCALEOUT_ROUNDS times; a markdown report of
+# the losses in SCALEOUT_OUT. Not part of `make check`. Needs root.
+SCALEOUT_OUT ?= $(OUTPUT)/scale-out.md
+SCALEOUT_ROUNDS ?= 2
+.PHONY: scale-out
+scale-out: all
+	XNF=$(OUTPUT)/xnf scripts/scale-out.sh -o $(SCALEOUT_OUT) -r $(SCALEOUT_ROUNDS)
+
 .PHONY: clean
 clean:
 	$(call msg,CLEAN,$(OUTPUT))
@@ -328,6 +338,7 @@ help:
 	@echo '                  results in BENCH_OUT=DIR (default $(OUTPUT)/bench); BENCH_ARGS='--help' lists options'
 	@echo 'make soak         SOAK_DURATION (default 30m) of paced traffic under route/rule/chain churn and worker restarts:'
 	@echo '                  lost packets, counters, memory, BPF objects (SOAK_SWAP=60s SOAK_KILL=30s SOAK_RATE=1000 SOAK_OUT=DIR)'
+	@echo 'make scale-out    N xnf routers behind BGP/ECMP/BFD (BIRD): drain and failover losses, report in SCALEOUT_OUT'
 	@echo 'make demo         source, DUT and sink namespaces: attach, route, filter, send, show stats'
 	@echo 'build/xnf-gen     traffic generator: xnf-gen DEV count N|duration SEC [rate PPS] [size 64..1518|imix|dc] ... (-h)'
 	@echo 'build/xnf-sink    traffic sink: xnf-sink DEV [duration SEC] [count N] [interval SEC] [ready FILE] [-j] (-h)'

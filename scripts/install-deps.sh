@@ -21,6 +21,7 @@ need=(
 	"cmd:tcpdump:tcpdump"
 	"cmd:ethtool:ethtool"
 	"cmd:nft:nftables"
+	"cmd:bird:bird2"
 	"cmd:ping:iputils-ping"
 	"cmd:socat:socat"
 	"cmd:timeout:coreutils"
