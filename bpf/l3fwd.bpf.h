@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * l3fwd.bpf.h - the L3 forwarding NF. Looks the destination up in xnf's own
- * LPM tables (xnf_rt4/xnf_rt6) or, with xnf_l3_fib set at load time, in the
+ * LPM tables (xnf_rt4/xnf_rt6, or their other copies _b) or, with xnf_l3_fib set at load time, in the
  * kernel's FIB and neighbour table (bpf_fib_lookup); decrements TTL / hop
  * limit, rewrites the MACs and chooses the egress port. Exceptions (no
  * route, TTL expiry, own address, ...) end the chain with pass or drop as
@@ -117,6 +117,9 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 		return;
 	case XNF_RT_BLACKHOLE:
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_BLACKHOLE);
+		return;
+	case XNF_RT_KERNEL:
+		xnf_exception(p, XNF_ACT_PASS, XNF_R_FIB);
 		return;
 	default:
 		xnf_exception(p, cfg->no_route, XNF_R_NO_ROUTE);
@@ -235,7 +238,8 @@ static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
 		__u32 hash = 0;
 
 		__builtin_memcpy(key.addr, &iph->daddr, 4);
-		rt = bpf_map_lookup_elem(&xnf_rt4, &key);
+		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt4_b, &key) :
+				    bpf_map_lookup_elem(&xnf_rt4, &key);
 		if (rt && rt->type == XNF_RT_MULTIPATH)
 			hash = xnf_l3_hash(p, iph->saddr, iph->daddr);
 		xnf_l3_route(ctx, p, cfg, rt, hash, eth, &iph->ttl, 0);
@@ -270,7 +274,8 @@ static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
 		__u32 hash = 0;
 
 		__builtin_memcpy(key.addr, &ip6h->daddr, 16);
-		rt = bpf_map_lookup_elem(&xnf_rt6, &key);
+		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt6_b, &key) :
+				    bpf_map_lookup_elem(&xnf_rt6, &key);
 		if (rt && rt->type == XNF_RT_MULTIPATH)
 			hash = xnf_l3_hash(p,
 					   xnf_nh_fold6(

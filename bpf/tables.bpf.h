@@ -41,21 +41,29 @@ struct {
 	__type(value, struct xnf_batch_hist);
 } XNF_MAP_BATCH SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, XNF_MAX_ROUTES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct xnf_rt4_key);
-	__type(value, struct xnf_rt_val);
-} XNF_MAP_RT4 SEC(".maps");
+/* Routes, in two copies: packets read the one xnf_config.rt_copy names,
+ * so libxnf can write a batch of changes into the other and make them
+ * visible at once (lib/routes.c). */
+#define XNF_RT_LPM(name, keytype)                     \
+	struct {                                      \
+		__uint(type, BPF_MAP_TYPE_LPM_TRIE);  \
+		__uint(max_entries, XNF_MAX_ROUTES);  \
+		__uint(map_flags, BPF_F_NO_PREALLOC); \
+		__type(key, keytype);                 \
+		__type(value, struct xnf_rt_val);     \
+	} name SEC(".maps")
+
+XNF_RT_LPM(XNF_MAP_RT4, struct xnf_rt4_key);
+XNF_RT_LPM(XNF_MAP_RT6, struct xnf_rt6_key);
+XNF_RT_LPM(XNF_MAP_RT4_B, struct xnf_rt4_key);
+XNF_RT_LPM(XNF_MAP_RT6_B, struct xnf_rt6_key);
 
 struct {
-	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
-	__uint(max_entries, XNF_MAX_ROUTES);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, struct xnf_rt6_key);
-	__type(value, struct xnf_rt_val);
-} XNF_MAP_RT6 SEC(".maps");
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xnf_rtsync_info);
+} XNF_MAP_RTSYNC SEC(".maps");
 
 /* Next hops and multipath groups: see include/uapi/xnf_dp.h. */
 struct {

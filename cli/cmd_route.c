@@ -33,7 +33,15 @@
 /* Devices one neighbour may be known on before we stop listing them. */
 #define ROUTE_NEIGH_MAX 8
 
-enum { KW_VIA, KW_DEV, KW_LLADDR, KW_LOCAL, KW_BLACKHOLE, KW_UNREACHABLE };
+enum {
+	KW_VIA,
+	KW_DEV,
+	KW_LLADDR,
+	KW_LOCAL,
+	KW_BLACKHOLE,
+	KW_UNREACHABLE,
+	KW_KERNEL
+};
 static const char *const route_kws[] = {
 	[KW_VIA] = "via",
 	[KW_DEV] = "dev",
@@ -41,18 +49,24 @@ static const char *const route_kws[] = {
 	[KW_LOCAL] = "local",
 	[KW_BLACKHOLE] = "blackhole",
 	[KW_UNREACHABLE] = "unreachable",
+	[KW_KERNEL] = "kernel",
 	NULL,
 };
 
 static const char *const route_type_names[] = {
 	[XNF_RT_UNICAST] = "unicast",	  [XNF_RT_LOCAL] = "local",
 	[XNF_RT_BLACKHOLE] = "blackhole", [XNF_RT_UNREACHABLE] = "unreachable",
-	[XNF_RT_MULTIPATH] = "multipath",
+	[XNF_RT_MULTIPATH] = "multipath", [XNF_RT_KERNEL] = "kernel",
 };
 
 static const char *route_type_name(__u32 type)
 {
-	return type <= XNF_RT_MULTIPATH ? route_type_names[type] : "unknown";
+	return type <= XNF_RT_KERNEL ? route_type_names[type] : "unknown";
+}
+
+static const char *route_origin_name(__u32 origin)
+{
+	return origin == XNF_ORIGIN_SYNC ? "sync" : "static";
 }
 
 static int route_keyword(const char *arg)
@@ -199,12 +213,16 @@ static int route_parse(int argc, char **argv, struct route_req *r, char *ifname)
 			type = XNF_RT_UNREACHABLE;
 			ntypes++;
 			break;
+		case KW_KERNEL:
+			type = XNF_RT_KERNEL;
+			ntypes++;
+			break;
 		}
 	}
 
 	if (ntypes > 1)
-		return cli_err("a route has one type: local, blackhole or "
-			       "unreachable, not several");
+		return cli_err("a route has one type: local, blackhole, "
+			       "unreachable or kernel, not several");
 	if (ntypes) {
 		if (via || r->dev || lladdr)
 			return cli_err("a %s route has no next hop: drop 'via', "
@@ -227,7 +245,7 @@ static int route_parse(int argc, char **argv, struct route_req *r, char *ifname)
 	if (!via && !lladdr)
 		return cli_err("missing next hop for %s: give 'via ADDR [dev DEV]', "
 			       "'dev DEV lladdr MAC', or one of local, blackhole, "
-			       "unreachable",
+			       "unreachable, kernel",
 			       r->prefix);
 	if (lladdr && !r->dev)
 		return cli_err("'lladdr MAC' needs the device the MAC lives on: "
@@ -363,7 +381,7 @@ static int do_route_del(int argc, char **argv)
 {
 	struct route_req r = {};
 	struct xnf_dp *dp;
-	int err;
+	char msg[512];
 
 	if (argc < 1)
 		return cli_err("missing PREFIX: xnf route del PREFIX");
@@ -373,8 +391,6 @@ static int do_route_del(int argc, char **argv)
 		return cli_err("'xnf route del' takes only the PREFIX, not '%s'",
 			       argv[1]);
 	if (cli.conf) {
-		char msg[256];
-
 		if (xnf_conf_route_del(cli.conf, r.family, r.addr, r.plen, msg,
 				       sizeof(msg)))
 			return cli_err("no route %s in the configuration",
@@ -384,13 +400,8 @@ static int do_route_del(int argc, char **argv)
 	dp = cli_dp(true);
 	if (!dp)
 		return -1;
-	err = xnf_route_del(dp, r.family, r.addr, r.plen);
-	if (err == -ENOENT)
-		return cli_err("no route %s; 'xnf route show' lists the routes",
-			       r.prefix);
-	if (err)
-		return cli_err("cannot delete route %s: %s", r.prefix,
-			       strerror(-err));
+	if (xnf_route_remove(dp, r.family, r.addr, r.plen, msg, sizeof(msg)))
+		return cli_err("%s", msg);
 	return 0;
 }
 
@@ -431,6 +442,10 @@ static void route_print_hop(const struct xnf_route *rt)
 		     fmt_mac(rt->dmac, mac, sizeof(mac)));
 	print_string(PRINT_ANY, "src_lladdr", " src_lladdr %s",
 		     fmt_mac(rt->smac, smac, sizeof(smac)));
+	/* Packets pass to the kernel, which resolves it (neighbours are
+	 * followed by xnf route sync and xnf neigh follow). */
+	if (rt->state != XNF_NH_VALID)
+		print_string(PRINT_FP, NULL, " %s", "noneigh");
 }
 
 /* A multipath route's group: " nexthop ... nexthop ...", in JSON
@@ -489,12 +504,15 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e)
 	print_string(PRINT_JSON, "type", NULL, route_type_name(rt->type));
 	if (unicast) {
 		route_print_hop(rt);
+		print_bool(PRINT_JSON, "neighbour", NULL,
+			   rt->state == XNF_NH_VALID);
 	} else {
 		print_null(PRINT_JSON, "via", NULL);
 		print_null(PRINT_JSON, "dev", NULL);
 		print_null(PRINT_JSON, "ifindex", NULL);
 		print_null(PRINT_JSON, "lladdr", NULL);
 		print_null(PRINT_JSON, "src_lladdr", NULL);
+		print_null(PRINT_JSON, "neighbour", NULL);
 	}
 	if (multipath) {
 		route_print_group(dp, e->nh);
@@ -502,6 +520,11 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e)
 		print_null(PRINT_JSON, "group", NULL);
 		print_null(PRINT_JSON, "nexthops", NULL);
 	}
+	/* As ip route: who wrote it; by hand is the default, left out. */
+	if (rt->origin != XNF_ORIGIN_STATIC)
+		print_string(PRINT_FP, NULL, " proto %s",
+			     route_origin_name(rt->origin));
+	print_string(PRINT_JSON, "origin", NULL, route_origin_name(rt->origin));
 	close_json_object();
 	print_nl();
 }
@@ -535,14 +558,46 @@ static int do_route_show(int argc, char **argv)
 	return 0;
 }
 
+static int do_route_get(int argc, char **argv)
+{
+	struct xnf_route_entry e;
+	struct route_req r = {};
+	struct xnf_dp *dp;
+	int err;
+
+	if (argc != 1)
+		return cli_err("usage: xnf route get ADDR");
+	if (route_prefix(argv[0], &r))
+		return -1;
+	if (r.plen != (r.family == XNF_AF_INET ? 32u : 128u))
+		return cli_err("'xnf route get' takes an address, not the prefix %s",
+			       argv[0]);
+	dp = cli_dp_read();
+	if (!dp)
+		return -1;
+	err = xnf_route_lookup(dp, r.family, r.addr, &e);
+	if (err == -ENOENT)
+		return cli_err("no route to %s in xnf's table (l3fwd passes it to the kernel: reason no_route)",
+			       argv[0]);
+	if (err)
+		return cli_err("cannot look %s up in %s: %s", argv[0],
+			       r.family == XNF_AF_INET ?
+				       XNF_MAP_STR(XNF_MAP_RT4) :
+				       XNF_MAP_STR(XNF_MAP_RT6),
+			       strerror(-err));
+	route_print(dp, &e);
+	return 0;
+}
+
 static int do_route_help(int argc, char **argv)
 {
 	printf("Usage: xnf route { add | replace } PREFIX { NEXTHOP | nexthop NH nexthop NH ... }\n"
 	       "       xnf route del PREFIX\n"
 	       "       xnf route [ show ]\n"
+	       "       xnf route get ADDR\n"
 	       "       xnf route help\n"
 	       "PREFIX  := ADDR[/LEN]     IPv4 or IPv6, host bits clear\n"
-	       "NEXTHOP := { NH | local | blackhole | unreachable }\n"
+	       "NEXTHOP := { NH | local | blackhole | unreachable | kernel }\n"
 	       "NH      := { via ADDR [ dev DEV [ lladdr MAC ] ] | dev DEV lladdr MAC }\n"
 	       "  nexthop NH   one next hop of a multipath route (2 to 16): a flow\n"
 	       "               stays on one, chosen by a symmetric hash of its 5-tuple\n"
@@ -553,6 +608,10 @@ static int do_route_help(int argc, char **argv)
 	       "  local        one of the router's own addresses (xnf config key 'local')\n"
 	       "  blackhole    dropped silently\n"
 	       "  unreachable  handled like no route (xnf config key 'no_route')\n"
+	       "  kernel       passed to the kernel, which forwards it (a connected\n"
+	       "               subnet: the kernel resolves each host)\n"
+	       "get prints the route packets to ADDR take (longest prefix).\n"
+	       "show marks routes mirrored by 'xnf route sync' with 'proto sync'.\n"
 	       "add refuses a PREFIX that is in the table; replace writes it either way.\n"
 	       "The egress DEV becomes an xnf port. Each change is atomic per route.\n");
 	return 0;
@@ -563,6 +622,7 @@ int do_route(int argc, char **argv)
 	static const struct cli_cmd cmds[] = {
 		{ "show", do_route_show },
 		{ "list", do_route_show },
+		{ "get", do_route_get },
 		{ "add", do_route_add, CLI_CONF },
 		{ "replace", do_route_replace, CLI_CONF },
 		{ "del", do_route_del, CLI_CONF },

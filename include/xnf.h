@@ -21,7 +21,7 @@
 #include "xnf_fw.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
-_Static_assert(sizeof(struct xnf_config) == 32, "xnf_config layout");
+_Static_assert(sizeof(struct xnf_config) == 40, "xnf_config layout");
 _Static_assert(sizeof(struct xnf_pkt) == 32, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 40, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
@@ -34,12 +34,13 @@ _Static_assert(sizeof(struct xnf_batch_hist) == 8 * XNF_BATCH_BUCKETS,
 	       "batch layout");
 _Static_assert(sizeof(struct xnf_rt4_key) == 8, "xnf_rt4_key layout");
 _Static_assert(sizeof(struct xnf_rt6_key) == 20, "xnf_rt6_key layout");
-_Static_assert(sizeof(struct xnf_rt_val) == 8, "xnf_rt_val layout");
+_Static_assert(sizeof(struct xnf_rt_val) == 12, "xnf_rt_val layout");
 _Static_assert(sizeof(struct xnf_nexthop) == 44, "xnf_nexthop layout");
 _Static_assert(sizeof(struct xnf_nh_live) == 8, "xnf_nh_live layout");
 _Static_assert(sizeof(struct xnf_nhgroup) ==
 		       8 + 4 * (XNF_NHG_PATHS + XNF_NHG_BUCKETS),
 	       "xnf_nhgroup layout");
+_Static_assert(sizeof(struct xnf_rtsync_info) == 16, "xnf_rtsync_info layout");
 _Static_assert(sizeof(struct xnf_fdb_key) == 8, "xnf_fdb_key layout");
 _Static_assert(sizeof(struct xnf_fdb_entry) == 8, "xnf_fdb_entry layout");
 _Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
@@ -115,8 +116,8 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
  * include/uapi (XNF_MAP_*), so each is written once. */
 /* clang-format off */
 #define XNF_TABLES(X)							\
-	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(NH) X(NH_LIVE)	\
-	X(NH_IDX) X(NHG) X(FDB) X(XCONNECT)				\
+	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(RT4_B) X(RT6_B)	\
+	X(RTSYNC) X(NH) X(NH_LIVE) X(NH_IDX) X(NHG) X(FDB) X(XCONNECT)				\
 	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
 	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
 	X(FW_SPORT) X(FW_DPORT) X(FW_HITS)
@@ -131,9 +132,10 @@ struct xnf_dp {
 	char root[XNF_ROOT_MAX]; /* pin root, e.g. /sys/fs/bpf/xnf */
 	int fd[__XNF_T_MAX];	 /* the shared tables */
 	int lock_fd;		 /* the root, flock()ed by xnf_open */
-	bool created;	      /* this open made the tables, unwritten since */
-	bool reader;	      /* opened with XNF_OPEN_READ: no lock held */
-	char (*released)[16]; /* devices whose killed attach or detach
+	bool created; /* this open made the tables, unwritten since */
+	bool reader;  /* opened with XNF_OPEN_READ: no lock held */
+	struct xnf_rt_batch *rt_batch; /* a route batch is open (routes.c) */
+	char (*released)[16];	       /* devices whose killed attach or detach
 				  * this open's repair completed */
 	int n_released;
 };
@@ -184,6 +186,9 @@ struct xnf_route {
 	__u8 smac[6];	 /* egress port's MAC */
 	__u32 gw_family; /* enum xnf_family of gw, 0 = directly connected */
 	__u8 gw[16];	 /* next hop address */
+	__u32 state;	 /* enum xnf_nh_state: XNF_NH_KERNEL while the next
+			  * hop has no neighbour entry */
+	__u32 origin;	 /* enum xnf_route_origin */
 };
 
 /* Routes: @addr in network order (4 or 16 bytes by @family). */
@@ -198,6 +203,28 @@ int xnf_route_set_multipath(struct xnf_dp *dp, int family, const void *addr,
 			    __u32 plen, const struct xnf_route *paths, __u32 n,
 			    __u64 flags);
 int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen);
+
+/*
+ * Route batches (routes.c). The route tables exist in two copies and
+ * packets read the live one (xnf_config.rt_copy). Outside a batch a route
+ * write changes both, the spare first. Between xnf_route_batch_begin() and
+ * xnf_route_batch_commit(), route writes (xnf_route_set*, xnf_route_del,
+ * xnf_route_add*) change the spare copy only; the commit makes them visible
+ * to packets at once, by flipping rt_copy, then brings the other copy up
+ * to date. A process killed inside a batch leaves the packets on the last
+ * committed set; the next writer's xnf_open() puts the copies back in
+ * step. xnf_route_batch_abort() forgets the batch's writes. Reads
+ * (xnf_route_list, xnf_route_lookup) show the live copy. The caller holds
+ * the instance lock from begin to commit.
+ */
+int xnf_route_batch_begin(struct xnf_dp *dp);
+int xnf_route_batch_commit(struct xnf_dp *dp);
+void xnf_route_batch_abort(struct xnf_dp *dp);
+/* Puts the spare copy back in step with the live one after a batch that
+ * was never committed (xnf_open does it): its routes' counts released. */
+int xnf_route_copies_repair(struct xnf_dp *dp);
+/* The fd of the copy of the route table of @family that packets read. */
+int xnf_route_table_fd(struct xnf_dp *dp, int family);
 
 /* Nexthop objects and groups (nexthop.c). Counted by the routes and
  * groups that use them; the last release deletes. Ids start at 1. */
@@ -245,6 +272,9 @@ int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 int xnf_route_add_multipath(struct xnf_dp *dp, int family, const void *addr,
 			    __u32 plen, const struct xnf_route *paths, __u32 n,
 			    bool replace, char *err, size_t errlen);
+/* Deletes the route of exactly that prefix, a route written by hand. */
+int xnf_route_remove(struct xnf_dp *dp, int family, const void *addr,
+		     __u32 plen, char *err, size_t errlen);
 int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 		bool replace, char *err, size_t errlen);
 /* A cross-connect pair: @if1 -> @fwd and @if2 -> @rev; -EBUSY when either
@@ -276,6 +306,17 @@ struct xnf_xconnect_ent {
 	struct xnf_xconnect xc;
 };
 int xnf_route_list(struct xnf_dp *dp, struct xnf_route_entry **out, __u32 *n);
+/* The route packets to @addr take, as l3fwd looks it up, into @e (its
+ * next hop inline; multipath: type and group only): -ENOENT when no route
+ * matches. */
+int xnf_route_lookup(struct xnf_dp *dp, int family, const void *addr,
+		     struct xnf_route_entry *e);
+
+/* The route sync that owns the route tables (xnf_rtsync). While one is
+ * registered (table != 0), routes are not added by hand (xnf_route_add
+ * refuses static routes with -EBUSY). */
+int xnf_rtsync_get(struct xnf_dp *dp, struct xnf_rtsync_info *info);
+int xnf_rtsync_set(struct xnf_dp *dp, const struct xnf_rtsync_info *info);
 /* qsort() order of routes as `xnf route show` and `xnf save` print them:
  * IPv4 first, then longest prefix first, then by address (conf.c). */
 int xnf_route_entry_cmp(const void *a, const void *b);

@@ -1183,6 +1183,9 @@ static void repair(struct xnf_dp *dp)
 		free(names);
 	/* A release killed after the pins went leaves the tracer alone. */
 	batch_tracer_put_if_unused(dp);
+	/* A route batch never committed (its writer was killed). */
+	if (xnf_route_copies_repair(dp))
+		pr_warn("Warning: cannot put the copies of the route tables back in step; the next writer tries again\n");
 }
 
 /* In xnf itself no step kills anything (see priv.h). */

@@ -214,7 +214,7 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 		  size_t errlen)
 {
 	struct xnf_conf *c;
-	__u32 i;
+	__u32 i, j;
 	int ret;
 
 	c = calloc(1, sizeof(*c));
@@ -244,11 +244,20 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 			 strerror(-ret));
 		goto fail;
 	}
+	/* Routes mirrored by xnf route sync are the kernel's, not this
+	 * configuration's. */
+	for (i = 0, j = 0; i < c->nroutes; i++)
+		if (c->routes[i].rt.origin == XNF_ORIGIN_STATIC)
+			c->routes[j++] = c->routes[i];
+	c->nroutes = j;
 	/* A configuration holds routes by value: nexthop and group ids are
-	 * the instance's. Multipath routes are not expressed in
-	 * configurations yet: refuse rather than save them wrong. */
+	 * the instance's, and whether the next hop's neighbour is known now
+	 * is the neighbour table's (xnf neigh follow). Multipath routes are
+	 * not expressed in configurations yet: refuse rather than save them
+	 * wrong. */
 	for (i = 0; i < c->nroutes; i++) {
 		c->routes[i].nh = 0;
+		c->routes[i].rt.state = XNF_NH_VALID;
 		if (c->routes[i].rt.type == XNF_RT_MULTIPATH) {
 			ret = xnf_errf(err, errlen, -EOPNOTSUPP,
 				       "the instance has multipath routes, which configurations cannot hold yet; delete them with 'xnf route del PREFIX' to save or apply");
@@ -794,11 +803,10 @@ static int sync_routes(struct xnf_dp *dp, const struct xnf_conf *from,
 		at = sorted_find(other->routes, other->nroutes, sizeof(*e), e,
 				 xnf_route_entry_cmp, &found);
 		if (del && !found) {
-			ret = xnf_route_del(dp, e->family, e->addr, e->plen);
+			ret = xnf_route_remove(dp, e->family, e->addr, e->plen,
+					       err, errlen);
 			if (ret && ret != -ENOENT)
-				return xnf_errf(err, errlen, ret,
-						"cannot delete a route: %s",
-						strerror(-ret));
+				return ret;
 		} else if (!del && (!found || memcmp(&other->routes[at].rt,
 						     &e->rt, sizeof(e->rt)))) {
 			ret = xnf_route_add(dp, e->family, e->addr, e->plen,

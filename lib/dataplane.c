@@ -246,6 +246,7 @@ void xnf_dp_close(struct xnf_dp *dp)
 
 	if (!dp)
 		return;
+	xnf_route_batch_abort(dp);
 	for (i = 0; i < __XNF_T_MAX; i++)
 		if (dp->fd[i] >= 0)
 			close(dp->fd[i]);
@@ -318,6 +319,8 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 	if (err)
 		return err;
 	next.tables_gen = now.tables_gen + 1;
+	next.rt_copy = now.rt_copy;
+	next.rt_pending = now.rt_pending;
 	dp->created = false;
 	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &next, BPF_ANY) ?
 		       -errno :

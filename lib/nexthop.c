@@ -396,8 +396,8 @@ int xnf_nhg_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nhgroup *g)
 /* Takes one reference on each member of a new group, whose buckets start
  * from @seed's (NULL: empty) so that only the flows the change of members
  * must move move. */
-static int nhg_get(struct xnf_dp *dp, const __u32 *ids, __u32 n,
-		   const struct xnf_nhgroup *seed, __u32 *id)
+int xnf_nhg_get_seeded(struct xnf_dp *dp, const __u32 *ids, __u32 n,
+		       const struct xnf_nhgroup *seed, __u32 *id)
 {
 	struct xnf_nhgroup *vals, g;
 	__u32 *gids, cnt, i;
@@ -449,7 +449,7 @@ out:
 
 int xnf_nhg_get(struct xnf_dp *dp, const __u32 *ids, __u32 n, __u32 *id)
 {
-	return nhg_get(dp, ids, n, NULL, id);
+	return xnf_nhg_get_seeded(dp, ids, n, NULL, id);
 }
 
 int xnf_nhg_put(struct xnf_dp *dp, __u32 id)
@@ -505,68 +505,6 @@ int xnf_nhg_set(struct xnf_dp *dp, __u32 id, const __u32 *ids, __u32 n)
 	return 0;
 }
 
-static int route_key(struct xnf_dp *dp, int family, const void *addr,
-		     __u32 plen, struct xnf_rt6_key *key, int *fd)
-{
-	memset(key, 0, sizeof(*key));
-	if (family == XNF_AF_INET && plen <= 32) {
-		key->prefixlen = plen;
-		memcpy(key->addr, addr, 4);
-		*fd = dp->fd[XNF_T_RT4];
-		return 0;
-	}
-	if (family == XNF_AF_INET6 && plen <= 128) {
-		key->prefixlen = plen;
-		memcpy(key->addr, addr, 16);
-		*fd = dp->fd[XNF_T_RT6];
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* The value of exactly the prefix @key, if it is in the trie @fd. A trie
- * lookup answers with the longest prefix that matches, maybe a shorter
- * one; rewriting what it found with BPF_EXIST succeeds only for the exact
- * prefix, and changes nothing a packet could see. */
-static bool rt_lookup_exact(int fd, const struct xnf_rt6_key *key,
-			    struct xnf_rt_val *v)
-{
-	return !bpf_map_lookup_elem(fd, key, v) &&
-	       !bpf_map_update_elem(fd, key, v, BPF_EXIST);
-}
-
-/* Releases what route value @v used. */
-static void rt_put(struct xnf_dp *dp, const struct xnf_rt_val *v)
-{
-	if (v->type == XNF_RT_UNICAST)
-		xnf_nh_put(dp, v->nh);
-	else if (v->type == XNF_RT_MULTIPATH)
-		xnf_nhg_put(dp, v->nh);
-}
-
-/* Writes @v (whose objects are counted already) and releases those of the
- * value it replaced; on failure the caller releases @v's. */
-static int rt_write(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
-		    const struct xnf_rt_val *v, __u64 flags)
-{
-	struct xnf_rt_val old;
-	struct xnf_rt6_key key;
-	bool had_old;
-	int fd, err;
-
-	err = route_key(dp, family, addr, plen, &key, &fd);
-	if (err)
-		return err;
-	had_old = rt_lookup_exact(fd, &key, &old);
-	/* One LPM element update: a packet sees the old or the new route. */
-	if (bpf_map_update_elem(fd, &key, v, flags))
-		return -errno;
-	if (had_old)
-		rt_put(dp, &old);
-	xnf_tables_changed(dp);
-	return 0;
-}
-
 void xnf_route_nexthop(const struct xnf_route *rt, struct xnf_nexthop *nh)
 {
 	memset(nh, 0, sizeof(*nh));
@@ -575,7 +513,7 @@ void xnf_route_nexthop(const struct xnf_route *rt, struct xnf_nexthop *nh)
 	memcpy(nh->smac, rt->smac, 6);
 	nh->gw_family = rt->gw_family;
 	memcpy(nh->gw, rt->gw, 16);
-	nh->state = XNF_NH_VALID;
+	nh->state = rt->state;
 }
 
 void xnf_nexthop_route(const struct xnf_nexthop *nh, struct xnf_route *rt)
@@ -587,117 +525,5 @@ void xnf_nexthop_route(const struct xnf_nexthop *nh, struct xnf_route *rt)
 	memcpy(rt->smac, nh->smac, 6);
 	rt->gw_family = nh->gw_family;
 	memcpy(rt->gw, nh->gw, 16);
-}
-
-int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
-		  const struct xnf_route *rt, __u64 flags)
-{
-	struct xnf_rt_val v = { .type = rt->type };
-	struct xnf_nexthop nh;
-	int err;
-
-	if (rt->type == XNF_RT_MULTIPATH)
-		return -EINVAL;
-	if (rt->type == XNF_RT_UNICAST) {
-		xnf_route_nexthop(rt, &nh);
-		err = xnf_nh_get(dp, &nh, &v.nh);
-		if (err)
-			return err;
-	}
-	err = rt_write(dp, family, addr, plen, &v, flags);
-	if (err)
-		rt_put(dp, &v);
-	return err;
-}
-
-/*
- * The group a multipath route over @ids gets when it replaces @old: the
- * old route's own group changed in place (its flows on the staying next
- * hops keep their path, as with the kernel's resilient groups), or a new
- * or shared group, a new one seeded from what the route used before
- * (its group's buckets, or its single next hop in all of them).
- */
-static int mp_group(struct xnf_dp *dp, const struct xnf_rt_val *old,
-		    const __u32 *ids, __u32 n, __u32 *id, bool *in_place)
-{
-	struct xnf_nhgroup seed = {};
-	__u32 b;
-	int err;
-
-	*in_place = false;
-	if (old && old->type == XNF_RT_MULTIPATH &&
-	    !xnf_nhg_lookup(dp, old->nh, &seed) && seed.refs == 1) {
-		err = xnf_nhg_set(dp, old->nh, ids, n);
-		if (!err) {
-			*id = old->nh;
-			*in_place = true;
-		}
-		return err;
-	}
-	if (old && old->type == XNF_RT_UNICAST)
-		for (b = 0; b < XNF_NHG_BUCKETS; b++)
-			seed.bucket[b] = old->nh;
-	return nhg_get(dp, ids, n, old ? &seed : NULL, id);
-}
-
-int xnf_route_set_multipath(struct xnf_dp *dp, int family, const void *addr,
-			    __u32 plen, const struct xnf_route *paths, __u32 n,
-			    __u64 flags)
-{
-	struct xnf_rt_val v = { .type = XNF_RT_MULTIPATH }, old;
-	__u32 ids[XNF_NHG_PATHS] = {}, i;
-	struct xnf_rt6_key key;
-	struct xnf_nexthop nh;
-	bool had_old, in_place = false;
-	int fd, err;
-
-	if (!n || n > XNF_NHG_PATHS)
-		return -EINVAL;
-	if (n == 1)
-		return xnf_route_set(dp, family, addr, plen, paths, flags);
-	err = route_key(dp, family, addr, plen, &key, &fd);
-	if (err)
-		return err;
-	had_old = rt_lookup_exact(fd, &key, &old);
-	if (had_old && flags == BPF_NOEXIST)
-		return -EEXIST;
-	for (i = 0; i < n && !err; i++) {
-		if (paths[i].type != XNF_RT_UNICAST) {
-			err = -EINVAL;
-			break;
-		}
-		xnf_route_nexthop(&paths[i], &nh);
-		err = xnf_nh_get(dp, &nh, &ids[i]);
-	}
-	/* The group counts its members itself. */
-	if (!err)
-		err = mp_group(dp, had_old ? &old : NULL, ids, i, &v.nh,
-			       &in_place);
-	while (i--)
-		if (ids[i])
-			xnf_nh_put(dp, ids[i]);
-	if (err || in_place)
-		return err;
-	err = rt_write(dp, family, addr, plen, &v, flags);
-	if (err)
-		xnf_nhg_put(dp, v.nh);
-	return err;
-}
-
-int xnf_route_del(struct xnf_dp *dp, int family, const void *addr, __u32 plen)
-{
-	struct xnf_rt6_key key;
-	struct xnf_rt_val old;
-	int fd, err;
-
-	err = route_key(dp, family, addr, plen, &key, &fd);
-	if (err)
-		return err;
-	if (!rt_lookup_exact(fd, &key, &old))
-		return -ENOENT;
-	if (bpf_map_delete_elem(fd, &key))
-		return -errno;
-	rt_put(dp, &old);
-	xnf_tables_changed(dp);
-	return 0;
+	rt->state = nh->state;
 }

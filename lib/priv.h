@@ -23,4 +23,10 @@ void xnf_crash_point(const char *step);
 int xnf_dp_open_err(const char *root, bool create, struct xnf_dp **out,
 		    char *err, size_t errlen);
 
+struct xnf_nhgroup;
+/* xnf_nhg_get(), a new group's buckets starting from @seed's (NULL: none)
+ * so that only the flows the change of members must move move. */
+int xnf_nhg_get_seeded(struct xnf_dp *dp, const __u32 *ids, __u32 n,
+		       const struct xnf_nhgroup *seed, __u32 *id);
+
 #endif /* XNF_LIB_PRIV_H */

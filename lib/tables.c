@@ -99,6 +99,50 @@ static long map_count(int fd, __u32 ksz, __u32 vsz)
 	return n;
 }
 
+/*
+ * One source of truth for the routes: a route written by hand (@origin
+ * static) is refused while a route sync owns the tables, and while every
+ * l3fwd attached forwards by the kernel's FIB, which never reads them.
+ */
+static int routes_by_hand(struct xnf_dp *dp, __u32 origin, const char *prefix,
+			  char *err, size_t errlen)
+{
+	char names[XNF_MAX_PORTS][16], fib[128] = "";
+	struct xnf_rtsync_info si = {};
+	struct xnf_dev_status st;
+	int n, i, l3 = 0, nfib = 0;
+	__u32 j;
+
+	if (origin != XNF_ORIGIN_STATIC)
+		return 0;
+	if (!xnf_rtsync_get(dp, &si) && si.table)
+		return xnf_errf(err, errlen, -EBUSY,
+				"route %s: the routes of this instance are synced from kernel table %u by 'xnf route sync' (%s%u); change the kernel's routes (ip route, or the routing daemon), or remove the synced routes with 'xnf route sync flush' first",
+				prefix, si.table,
+				si.pid ? "pid " : "exited, was pid ", si.pid);
+	n = xnf_dev_list(dp, names, XNF_MAX_PORTS);
+	for (i = 0; i < n && i < XNF_MAX_PORTS; i++) {
+		if (xnf_dev_status(dp, names[i], &st))
+			continue;
+		for (j = 0; j < st.info.chain_len; j++)
+			if (st.info.nf[j] == XNF_NF_L3FWD)
+				break;
+		if (j == st.info.chain_len)
+			continue;
+		l3++;
+		if (st.info.l3_fib) {
+			nfib++;
+			snprintf(fib + strlen(fib), sizeof(fib) - strlen(fib),
+				 "%s%.15s", nfib > 1 ? ", " : "", names[i]);
+		}
+	}
+	if (l3 && nfib == l3)
+		return xnf_errf(err, errlen, -EOPNOTSUPP,
+				"route %s: l3fwd on %s forwards by the kernel's FIB ('fib') and never reads xnf's routes; add the route with 'ip route add', or attach l3fwd without 'fib'",
+				prefix, fib);
+	return 0;
+}
+
 /* A route over the @n next hops @paths (one, or a multipath set), or of
  * another type (@paths[0] alone). */
 static int route_add(struct xnf_dp *dp, int family, const void *addr,
@@ -123,6 +167,7 @@ static int route_add(struct xnf_dp *dp, int family, const void *addr,
 				XNF_NHG_PATHS, n);
 	inet_ntop(af, addr, a, sizeof(a));
 	snprintf(prefix, sizeof(prefix), "%s/%u", a, plen);
+	ret = routes_by_hand(dp, paths[0].origin, prefix, err, errlen);
 	for (i = 0; i < n && !ret; i++)
 		if (paths[i].type == XNF_RT_UNICAST)
 			ret = port_get(dp, paths[i].ifindex, &added[i], err,
@@ -172,6 +217,28 @@ int xnf_route_add_multipath(struct xnf_dp *dp, int family, const void *addr,
 			    bool replace, char *err, size_t errlen)
 {
 	return route_add(dp, family, addr, plen, paths, n, replace, err, errlen);
+}
+
+int xnf_route_remove(struct xnf_dp *dp, int family, const void *addr,
+		     __u32 plen, char *err, size_t errlen)
+{
+	char prefix[INET6_ADDRSTRLEN + 8], a[INET6_ADDRSTRLEN];
+	int ret;
+
+	inet_ntop(family == XNF_AF_INET ? AF_INET : AF_INET6, addr, a, sizeof(a));
+	snprintf(prefix, sizeof(prefix), "%s/%u", a, plen);
+	ret = routes_by_hand(dp, XNF_ORIGIN_STATIC, prefix, err, errlen);
+	if (ret)
+		return ret;
+	ret = xnf_route_del(dp, family, addr, plen);
+	if (ret == -ENOENT)
+		return xnf_errf(err, errlen, ret,
+				"no route %s; 'xnf route show' lists the routes",
+				prefix);
+	if (ret)
+		return xnf_errf(err, errlen, ret, "cannot delete route %s: %s",
+				prefix, strerror(-ret));
+	return 0;
 }
 
 int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
@@ -299,7 +366,7 @@ static int route_read(struct xnf_dp *dp, int family, const __u32 *ids,
 {
 	__u32 ksz = family == XNF_AF_INET ? sizeof(struct xnf_rt4_key) :
 					    sizeof(struct xnf_rt6_key);
-	int fd = dp->fd[family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6];
+	int fd = xnf_route_table_fd(dp, family);
 	struct xnf_route_entry *all;
 	struct xnf_rt_val *vals;
 	__u8 *keys;
@@ -334,6 +401,7 @@ static int route_read(struct xnf_dp *dp, int family, const __u32 *ids,
 		if (nh)
 			xnf_nexthop_route(nh, &e->rt);
 		e->rt.type = vals[i].type;
+		e->rt.origin = vals[i].origin;
 	}
 out:
 	free(keys);

@@ -215,22 +215,24 @@ no_pins_for()
 }
 
 @test "a full table refuses one more entry and keeps its contents" {
-	# A second instance in the same bpffs, so the other tests keep theirs:
-	# every /48 of 2001:db8::/32 fills xnf_rt6 (65536 entries) in one
-	# batch of a second or two.
-	local root="${XNF_PIN_ROOT%/*}/xnf-full" batch="$TB_TMP/full.batch" before after
-	awk -v mac=$TB_MAC_K0 'BEGIN { for (i = 0; i < 65536; i++)
-		printf "route add 2001:db8:%x::/48 dev d1 lladdr %s\n", i, mac }' >"$batch"
+	# A second instance in the same bpffs, so the other tests keep theirs.
+	# The route tables hold a full Internet table (XNF_MAX_ROUTES), too
+	# many for a test; the nexthop table (XNF_MAX_NH, ids from 1) fills
+	# with as many routes, each through its own MAC, in one batch.
+	local root="${XNF_PIN_ROOT%/*}/xnf-full" batch="$TB_TMP/full.batch" before after max
+	max=$(sed -n 's/^#define XNF_MAX_NH[[:space:]]*\([0-9]*\).*/\1/p' "$TB_TOP/include/uapi/xnf_dp.h")
+	awk -v n=$((max - 1)) 'BEGIN { for (i = 0; i < n; i++)
+		printf "route add 2001:db8:%x::/48 dev d1 lladdr 02:78:6e:01:%02x:%02x\n", i, int(i / 256), i % 256 }' >"$batch"
 	XNF_PIN_ROOT=$root tb_xnf -b "$batch"
 	before=$(XNF_PIN_ROOT=$root tb_xnf -j route show)
-	tb_expect "routes" "$(jq length <<<"$before")" -eq 65536
-	XNF_PIN_ROOT=$root refused route add 2001:db8:1::/64 dev d1 lladdr $TB_MAC_K0
+	tb_expect "routes" "$(jq length <<<"$before")" -eq $((max - 1))
+	XNF_PIN_ROOT=$root refused route add 2001:db8:ffff::/64 dev d1 lladdr $TB_MAC_K0
 	XNF_PIN_ROOT=$root refused route add 2001:db8::/32 via $TB_SINK6
 	after=$(XNF_PIN_ROOT=$root tb_xnf -j route show)
 	tb_expect "routes of the full table unchanged" \
 		"$(sha256sum <<<"$after")" = "$(sha256sum <<<"$before")"
-	# IPv4 has its own table, which is not full.
-	XNF_PIN_ROOT=$root tb_xnf route add 203.0.113.0/24 dev d1 lladdr $TB_MAC_K0
+	# A route through a next hop that exists takes no new object.
+	XNF_PIN_ROOT=$root tb_xnf route add 203.0.113.0/24 dev d1 lladdr 02:78:6e:01:00:07
 	XNF_PIN_ROOT=$root tb_xnf destroy
 	tb_expect "instance removed" "$(test -e "$root" && echo present || echo gone)" = gone
 }

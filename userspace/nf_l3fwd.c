@@ -260,10 +260,10 @@ static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
 	err = l3_load_nh(nf, t, mc);
 	if (!err)
 		err = l3_load(t, XNF_AF_INET, &t->v4, &used,
-			      nf->env.dp->fd[XNF_T_RT4]);
+			      xnf_route_table_fd(nf->env.dp, XNF_AF_INET));
 	if (!err)
 		err = l3_load(t, XNF_AF_INET6, &t->v6, &used,
-			      nf->env.dp->fd[XNF_T_RT6]);
+			      xnf_route_table_fd(nf->env.dp, XNF_AF_INET6));
 	if (err)
 		goto err;
 	free(mc);
@@ -438,6 +438,9 @@ static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 			goto local;
 		case XNF_RT_BLACKHOLE:
 			xnf_upkt_exception(pk, XNF_ACT_DROP, XNF_R_BLACKHOLE);
+			continue;
+		case XNF_RT_KERNEL:
+			xnf_upkt_exception(pk, XNF_ACT_PASS, XNF_R_FIB);
 			continue;
 		default:
 			xnf_upkt_exception(pk, t->no_route, XNF_R_NO_ROUTE);

@@ -24,12 +24,14 @@
 #define XNF_FUSED_MAX	  4  /* NFs a fused chain can inline (each NF once) */
 #define XNF_BATCH_BUCKETS 65 /* packets per NAPI poll: 0..63, 64 = 64 or more */
 #define XNF_MAX_PORTS	  256 /* devices in the egress devmap */
-#define XNF_MAX_ROUTES	  65536
-#define XNF_MAX_FDB	  65536
-#define XNF_MAX_NH	  8192 /* nexthop objects (xnf_nh) */
-#define XNF_MAX_NHG	  1024 /* multipath groups (xnf_nhg) */
-#define XNF_NHG_PATHS	  16   /* next hops of one group */
-#define XNF_NHG_BUCKETS	  128  /* resilient hash buckets of a group */
+#define XNF_MAX_ROUTES \
+	(1u << 21) /* per family and copy; LPM tries allocate
+				      * on demand: a full table fits */
+#define XNF_MAX_FDB	65536
+#define XNF_MAX_NH	8192 /* nexthop objects (xnf_nh) */
+#define XNF_MAX_NHG	1024 /* multipath groups (xnf_nhg) */
+#define XNF_NHG_PATHS	16   /* next hops of one group */
+#define XNF_NHG_BUCKETS 128  /* resilient hash buckets of a group */
 
 /* Network functions. The row of XNF_NF_ENTRY in struct xnf_stats counts the
  * whole chain: what entered the interface and the action finally carried
@@ -68,7 +70,8 @@ enum xnf_reason {
 	XNF_R_TTL,	 /* TTL / hop limit would expire */
 	XNF_R_LOCAL,	 /* destination is one of the router's own addresses */
 	XNF_R_NO_NEIGH,	 /* fib mode: next hop has no neighbour entry yet */
-	XNF_R_FIB,	 /* fib mode: forwarding disabled, unsupported route */
+	XNF_R_FIB,	 /* the kernel's FIB decides: fib mode's forwarding
+			  * disabled or unsupported route, a kernel route */
 	XNF_R_FRAG_NEEDED, /* fib mode: packet larger than the egress MTU */
 	XNF_R_NOT_PORT,	   /* fib mode: egress device is not an xnf port */
 	XNF_R_L2_MISS,	   /* l2fwd: destination MAC not in the FDB */
@@ -106,6 +109,12 @@ struct xnf_config {
 			     * firewall change: AF_XDP workers reload their
 			     * copies when it moves */
 	__u32 martian;	    /* pass | drop (default drop, as Linux) */
+	__u32 rt_copy;	    /* which copy of the route tables packets read:
+			     * 0 xnf_rt4 / xnf_rt6, 1 xnf_rt4_b / xnf_rt6_b
+			     * (libxnf's route batches, lib/routes.c) */
+	__u32 rt_pending;   /* a route batch was begun and not committed:
+			     * the copies may differ (the next writer puts
+			     * them back in step) */
 };
 
 /* Per-packet state, parsed once by the entry program and shared by the NFs
@@ -211,12 +220,31 @@ enum xnf_route_type {
 	XNF_RT_BLACKHOLE,   /* drop silently */
 	XNF_RT_UNREACHABLE, /* treated like no route: the kernel sends ICMP */
 	XNF_RT_MULTIPATH,   /* forward along a nexthop of group .nh */
+	XNF_RT_KERNEL,	    /* pass: the kernel forwards it (a connected
+			     * subnet, whose hosts it resolves); reason fib */
+};
+
+/* Who wrote a route. One source of truth per instance: while a route sync
+ * owns the tables (xnf_rtsync), routes are not added by hand. */
+enum xnf_route_origin {
+	XNF_ORIGIN_STATIC = 0, /* xnf route add, xnf apply */
+	XNF_ORIGIN_SYNC = 1,   /* xnf route sync, from a kernel table */
 };
 
 /* Value of xnf_rt4 / xnf_rt6. */
 struct xnf_rt_val {
-	__u32 type; /* enum xnf_route_type */
-	__u32 nh;   /* nexthop id (unicast) or group id (multipath), else 0 */
+	__u32 type;   /* enum xnf_route_type */
+	__u32 nh;     /* nexthop id (unicast) or group id (multipath), else 0 */
+	__u16 origin; /* enum xnf_route_origin */
+	__u16 plen;   /* the route's own prefix length: a lookup says which
+		       * prefix matched, and an exact one needs no scan */
+};
+
+/* xnf_rtsync[0]: the route sync that owns the route tables, if any. */
+struct xnf_rtsync_info {
+	__u32 table; /* kernel table mirrored; 0: no sync owns the routes */
+	__u32 pid;   /* of the running sync, 0 when it has exited */
+	__u64 since; /* CLOCK_REALTIME ns of its start */
 };
 
 enum xnf_nh_state {
@@ -293,6 +321,9 @@ struct xnf_xconnect {
 #define XNF_MAP_BATCH	 xnf_batch
 #define XNF_MAP_RT4	 xnf_rt4
 #define XNF_MAP_RT6	 xnf_rt6
+#define XNF_MAP_RT4_B	 xnf_rt4_b /* the other copy (xnf_config.rt_copy) */
+#define XNF_MAP_RT6_B	 xnf_rt6_b
+#define XNF_MAP_RTSYNC	 xnf_rtsync
 #define XNF_MAP_NH	 xnf_nh
 #define XNF_MAP_NH_LIVE	 xnf_nh_live
 #define XNF_MAP_NH_IDX	 xnf_nh_idx /* libxnf's: nexthop value -> id */

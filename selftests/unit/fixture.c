@@ -655,3 +655,68 @@ bool fx_l2_table(struct fx *f)
 	       ASSERT_OK(xnf_route_set(f->dp, XNF_AF_INET, addr, 16, &rt, BPF_ANY),
 			 "route to an unknown next hop");
 }
+
+/* The first byte of the destination MAC l3fwd writes for @dst, or -1 when
+ * it does not forward; 0 unless the path is fx_mp_path(i): 0xa0 + i. */
+int fx_path_to(struct fx *f, const char *dst)
+{
+	static __u8 frame[PKT_MAX];
+	static struct fx_out out;
+	struct pkt_spec s = { .family = 4, .dst = dst };
+	int len = pkt_build(frame, sizeof(frame), &s);
+
+	if (!ASSERT_OK(fx_run(f, frame, len, &out), dst))
+		return -2;
+	return out.ret == XDP_REDIRECT ? out.data[5] : -1;
+}
+
+/* True when both copies hold the same routes (keys and values). */
+bool fx_rt_copies_equal(struct fx *f, int family)
+{
+	int a = f->dp->fd[family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6];
+	int b = f->dp->fd[family == XNF_AF_INET ? XNF_T_RT4_B : XNF_T_RT6_B];
+	struct xnf_rt6_key key, next;
+	struct xnf_rt_val va, vb;
+	int pass, n[2] = {};
+	void *prev;
+
+	for (pass = 0; pass < 2; pass++) {
+		int from = pass ? b : a, to = pass ? a : b;
+
+		prev = NULL;
+		memset(&next, 0, sizeof(next));
+		while (!bpf_map_get_next_key(from, prev, &next)) {
+			key = next;
+			prev = &key;
+			n[pass]++;
+			if (bpf_map_lookup_elem(from, &key, &va) ||
+			    bpf_map_lookup_elem(to, &key, &vb) ||
+			    va.plen != key.prefixlen || vb.plen != va.plen ||
+			    va.type != vb.type || va.nh != vb.nh ||
+			    va.origin != vb.origin)
+				return false;
+		}
+	}
+	return n[0] == n[1];
+}
+
+/* The count of nexthop objects in use and the refs of the one that
+ * fx_mp_path(@i) makes (0 when it is not there). */
+__u32 fx_nh_refs(struct fx *f, __u32 i, __u32 *in_use)
+{
+	struct xnf_nexthop *nhs;
+	struct xnf_route rt;
+	__u32 *ids, n, k, refs = 0;
+
+	*in_use = 0;
+	fx_mp_path(f, i, &rt);
+	if (!ASSERT_OK(xnf_nh_list(f->dp, &ids, &nhs, &n), "nexthops"))
+		return 0;
+	for (k = 0; k < n; k++)
+		if (!memcmp(nhs[k].dmac, rt.dmac, 6))
+			refs = nhs[k].refs;
+	*in_use = n;
+	free(ids);
+	free(nhs);
+	return refs;
+}

@@ -80,6 +80,14 @@ bool fx_l3_table(struct fx *f);
  * MAC a frame leaves with names its path (fx_mp_path_of). */
 #define FX_MP_PATHS 4
 void fx_mp_path(struct fx *f, __u32 i, struct xnf_route *rt);
+/* The last byte of the destination MAC l3fwd writes for the IPv4 @dst
+ * (0xa0 + i for fx_mp_path(i)), -1 when it does not forward. */
+int fx_path_to(struct fx *f, const char *dst);
+/* Both copies of the route table of @family hold the same routes. */
+bool fx_rt_copies_equal(struct fx *f, int family);
+/* The refs of fx_mp_path(@i)'s nexthop object (0: none); *@in_use: how
+ * many nexthop objects are in use. */
+__u32 fx_nh_refs(struct fx *f, __u32 i, __u32 *in_use);
 /* A route of @prefix ("198.51.100.0/24", v4 or v6) over the paths whose
  * bits are set in @mask, added or replaced. */
 bool fx_mp_route(struct fx *f, const char *prefix, __u32 mask);

@@ -519,3 +519,82 @@ out:
 	close(in[1]);
 	xnf_dp_destroy(ROOT);
 }
+
+/* A route batch (route sync's) killed before its commit and during the
+ * commit's replay: packets keep the last complete set (the old one, or
+ * the whole batch once the flip was made), and the next writer's
+ * xnf_open() puts the copies back in step with exact counts. */
+static struct fx *batch_fx;
+
+static int batch_op(void)
+{
+	const __u8 a[4] = { 10, 2, 0, 0 }, b[4] = { 10, 3, 0, 0 };
+	struct xnf_route p1;
+	char err[512];
+	struct xnf_dp *dp;
+	int ret;
+
+	ret = xnf_open(FX_ROOT, 0, XNF_WAIT_FOREVER, &dp, err, sizeof(err));
+	if (ret)
+		return ret;
+	fx_mp_path(batch_fx, 1, &p1);
+	ret = xnf_route_batch_begin(dp)					  ?:
+		      xnf_route_set(dp, XNF_AF_INET, a, 16, &p1, BPF_ANY) ?:
+		      xnf_route_set(dp, XNF_AF_INET, b, 16, &p1, BPF_ANY) ?:
+		      xnf_route_batch_commit(dp);
+	xnf_dp_close(dp);
+	return ret;
+}
+
+static void batch_killed_at(const char *step, int want_a, int want_b)
+{
+	const __u8 a[4] = { 10, 2, 0, 0 };
+	struct xnf_config cfg;
+	struct xnf_route p0;
+	char err[512];
+	struct xnf_dp *dp;
+	__u32 used;
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	batch_fx = &f;
+	fx_mp_path(&f, 0, &p0);
+	if (!fx_chain(&f, "l3fwd", false, false) ||
+	    !ASSERT_OK(xnf_route_set(f.dp, XNF_AF_INET, a, 16, &p0, BPF_ANY),
+		       "A on path 0") ||
+	    !killed_at(step, batch_op))
+		goto out;
+	ASSERT_EQ(fx_path_to(&f, "10.2.0.1"), want_a, "A: the last complete set");
+	ASSERT_EQ(fx_path_to(&f, "10.3.0.1"), want_b, "B: the last complete set");
+	if (ASSERT_OK(xnf_cfg_read(f.dp, &cfg), "cfg"))
+		ASSERT_EQ(cfg.rt_pending, 1, "the batch is left pending");
+	/* The next writer. */
+	if (!ASSERT_OK(xnf_open(FX_ROOT, 0, 0, &dp, err, sizeof(err)),
+		       "next writer"))
+		goto out;
+	xnf_dp_close(dp);
+	ASSERT_EQ(fx_path_to(&f, "10.2.0.1"), want_a, "A after repair");
+	ASSERT_EQ(fx_path_to(&f, "10.3.0.1"), want_b, "B after repair");
+	ASSERT_TRUE(fx_rt_copies_equal(&f, XNF_AF_INET), "copies in step");
+	if (ASSERT_OK(xnf_cfg_read(f.dp, &cfg), "cfg"))
+		ASSERT_EQ(cfg.rt_pending, 0, "nothing pending");
+	if (want_a == 0xa0) {
+		ASSERT_EQ(fx_nh_refs(&f, 0, &used), 1, "path 0: A");
+		ASSERT_EQ(used, 1, "the batch's path 1 released");
+	} else {
+		ASSERT_EQ(fx_nh_refs(&f, 1, &used), 2, "path 1: A and B");
+		ASSERT_EQ(used, 1, "path 0 released");
+	}
+out:
+	batch_fx = NULL;
+	fx_close(&f);
+}
+
+TEST(killed_route_batch)
+{
+	SUBTEST("before_the_flip")
+		batch_killed_at("route-batch:commit", 0xa0, -1);
+	SUBTEST("during_the_replay")
+		batch_killed_at("route-batch:replay", 0xa1, 0xa1);
+}
