@@ -158,6 +158,8 @@ const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len)
  * blackhole": @e in the words of 'xnf route add'. */
 const char *cli_route_text(const struct xnf_route_entry *e, char *buf,
 			   size_t len);
+/* "via 192.0.2.1 dev d1 lladdr MAC": one next hop of a route. */
+const char *cli_nexthop_text(const struct xnf_route *rt, char *buf, size_t len);
 /* A command that is no configuration command met while cli.conf is set:
  * 0 when reads are skipped (checking a batch), else -1 with an error
  * naming @what. */

@@ -339,14 +339,16 @@ static int route_write(struct route_req *r, bool replace)
 	int ret;
 
 	err[0] = '\0';
-	if (r->npaths && cli.conf)
-		return cli_err("route %s: multipath routes are not in "
-			       "configuration files yet; add it with 'xnf route "
-			       "add' on the running instance",
-			       r->prefix);
 	if (cli.conf) {
-		ret = xnf_conf_route_add(cli.conf, r->family, r->addr, r->plen,
-					 &r->rt, replace, err, sizeof(err));
+		ret = r->npaths ?
+			      xnf_conf_route_add_multipath(cli.conf, r->family,
+							   r->addr, r->plen,
+							   r->paths, r->npaths,
+							   replace, err,
+							   sizeof(err)) :
+			      xnf_conf_route_add(cli.conf, r->family, r->addr,
+						 r->plen, &r->rt, replace, err,
+						 sizeof(err));
 		return ret ? cli_err("route %s: %s", r->prefix, err) : 0;
 	}
 	dp = cli_dp(true);
@@ -405,23 +407,29 @@ static int do_route_del(int argc, char **argv)
 	return 0;
 }
 
+const char *cli_nexthop_text(const struct xnf_route *rt, char *buf, size_t len)
+{
+	char gw[INET6_ADDRSTRLEN], dev[IF_NAMESIZE], mac[18];
+
+	snprintf(buf, len, "%s%s%sdev %s lladdr %s", rt->gw_family ? "via " : "",
+		 rt->gw_family ? fmt_addr(rt->gw_family, rt->gw, gw, sizeof(gw)) :
+				 "",
+		 rt->gw_family ? " " : "", fmt_ifname(rt->ifindex, dev),
+		 fmt_mac(rt->dmac, mac, sizeof(mac)));
+	return buf;
+}
+
 const char *cli_route_text(const struct xnf_route_entry *e, char *buf, size_t len)
 {
-	char dst[INET6_ADDRSTRLEN + 5], gw[INET6_ADDRSTRLEN];
-	char dev[IF_NAMESIZE], mac[18];
+	char dst[INET6_ADDRSTRLEN + 5], hop[INET6_ADDRSTRLEN + 64];
 	const struct xnf_route *rt = &e->rt;
 
 	fmt_prefix(e->family, e->addr, e->plen, dst, sizeof(dst));
-	if (rt->type != XNF_RT_UNICAST) {
+	if (rt->type != XNF_RT_UNICAST)
 		snprintf(buf, len, "%s %s", dst, route_type_name(rt->type));
-		return buf;
-	}
-	snprintf(buf, len, "%s%s%s dev %s lladdr %s", dst,
-		 rt->gw_family ? " via " : "",
-		 rt->gw_family ? fmt_addr(rt->gw_family, rt->gw, gw, sizeof(gw)) :
-				 "",
-		 fmt_ifname(rt->ifindex, dev),
-		 fmt_mac(rt->dmac, mac, sizeof(mac)));
+	else
+		snprintf(buf, len, "%s %s", dst,
+			 cli_nexthop_text(rt, hop, sizeof(hop)));
 	return buf;
 }
 

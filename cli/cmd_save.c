@@ -102,6 +102,38 @@ static void save_attach(const struct xnf_conf_attach *a)
 		  a->chain.l3_fib ? "fib" : "lpm", place);
 }
 
+/* A route through a gateway with the MAC it runs with; a multipath route
+ * with its next hops in the configuration's order (sorted). */
+static int save_route(const struct xnf_conf_route *r)
+{
+	char text[256], hop[128];
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+	__u32 i;
+
+	if (!r->npaths) {
+		save_line("route add %s",
+			  cli_route_text(&r->e, text, sizeof(text)));
+		return 0;
+	}
+	f = open_memstream(&line, &len);
+	if (!f)
+		return cli_err("out of memory");
+	fmt_prefix(r->e.family, r->e.addr, r->e.plen, text, sizeof(text));
+	fprintf(f, "route add %s", text);
+	for (i = 0; i < r->npaths; i++)
+		fprintf(f, " nexthop %s",
+			cli_nexthop_text(&r->paths[i], hop, sizeof(hop)));
+	if (fclose(f)) {
+		free(line);
+		return cli_err("out of memory");
+	}
+	save_line("%s", line);
+	free(line);
+	return 0;
+}
+
 /* Each pair once, from the end with the lower ifindex. */
 static void save_xconnects(const struct xnf_conf *c)
 {
@@ -138,7 +170,7 @@ int do_save(int argc, char **argv)
 {
 	struct xnf_conf *c = NULL;
 	struct xnf_dp *dp;
-	char err[1024], text[256], mac[18], dev[IF_NAMESIZE];
+	char err[1024], mac[18], dev[IF_NAMESIZE];
 	int ret;
 	__u32 i;
 
@@ -168,8 +200,7 @@ int do_save(int argc, char **argv)
 	for (i = 0; !ret && i < c->natt; i++)
 		save_attach(&c->att[i]);
 	for (i = 0; !ret && i < c->nroutes; i++)
-		save_line("route add %s",
-			  cli_route_text(&c->routes[i], text, sizeof(text)));
+		ret = save_route(&c->routes[i]);
 	for (i = 0; !ret && i < c->nfdb; i++)
 		save_line("fdb add %s dev %s",
 			  fmt_mac(c->fdb[i].key.mac, mac, sizeof(mac)),

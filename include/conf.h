@@ -26,6 +26,16 @@ struct xnf_conf_attach {
 	struct xnf_plan_req place;   /* queues (0: as they are), cores */
 };
 
+/* A route by value: nexthop and group ids are an instance's, so a
+ * multipath route holds its next hops themselves, each with the MAC it
+ * runs with, as a unicast route does. Two multipath routes are the same
+ * when their sets of next hops are. */
+struct xnf_conf_route {
+	struct xnf_route_entry e; /* nh 0; a multipath route: e.rt.type only */
+	__u32 npaths;		  /* multipath: how many next hops; else 0 */
+	struct xnf_route *paths;  /* multipath: sorted (xnf_conf_path_cmp) */
+};
+
 /* Each array is sorted by its key, in the order `xnf save` prints: the
  * attachments by device name, the routes IPv4 first and longest prefix
  * first, the FDB by MAC, the cross-connects by ingress ifindex. */
@@ -34,7 +44,7 @@ struct xnf_conf {
 	struct xnf_fw_set *fw;
 	struct xnf_conf_attach *att;
 	__u32 natt;
-	struct xnf_route_entry *routes;
+	struct xnf_conf_route *routes;
 	__u32 nroutes;
 	struct xnf_fdb_ent *fdb;
 	__u32 nfdb;
@@ -63,6 +73,12 @@ int xnf_conf_chain_set(struct xnf_conf *c, const char *dev,
 int xnf_conf_route_add(struct xnf_conf *c, int family, const void *addr,
 		       __u32 plen, const struct xnf_route *rt, bool replace,
 		       char *err, size_t errlen);
+/* A multipath route over the @n unicast next hops @paths (distinct), as
+ * xnf_route_add_multipath() takes it; one next hop is a unicast route. */
+int xnf_conf_route_add_multipath(struct xnf_conf *c, int family,
+				 const void *addr, __u32 plen,
+				 const struct xnf_route *paths, __u32 n,
+				 bool replace, char *err, size_t errlen);
 int xnf_conf_route_del(struct xnf_conf *c, int family, const void *addr,
 		       __u32 plen, char *err, size_t errlen);
 int xnf_conf_fdb_add(struct xnf_conf *c, const __u8 mac[6], __u32 ifindex,
@@ -75,6 +91,9 @@ int xnf_conf_xconnect_add(struct xnf_conf *c, __u32 if1,
 			  size_t errlen);
 int xnf_conf_xconnect_remove(struct xnf_conf *c, __u32 ifindex, char *err,
 			     size_t errlen);
+/* The order of a multipath route's next hops in a configuration (and so
+ * in `xnf save`): by gateway, then device, then MACs. */
+int xnf_conf_path_cmp(const void *a, const void *b);
 /* What `xnf destroy` leaves: -EBUSY while something is attached. */
 int xnf_conf_destroy(struct xnf_conf *c, char *err, size_t errlen);
 

@@ -86,6 +86,48 @@ int xnf_route_entry_cmp(const void *a, const void *b)
 	return memcmp(x->addr, y->addr, 16);
 }
 
+static int route_cmp(const void *a, const void *b)
+{
+	return xnf_route_entry_cmp(&((const struct xnf_conf_route *)a)->e,
+				   &((const struct xnf_conf_route *)b)->e);
+}
+
+int xnf_conf_path_cmp(const void *a, const void *b)
+{
+	const struct xnf_route *x = a, *y = b;
+	int r;
+
+	if (x->gw_family != y->gw_family)
+		return x->gw_family < y->gw_family ? -1 : 1;
+	r = memcmp(x->gw, y->gw, sizeof(x->gw));
+	if (!r && x->ifindex != y->ifindex)
+		r = x->ifindex < y->ifindex ? -1 : 1;
+	if (!r)
+		r = memcmp(x->dmac, y->dmac, 6);
+	if (!r)
+		r = memcmp(x->smac, y->smac, 6);
+	return r;
+}
+
+/* Same type and next hop, or the same set of next hops. */
+static bool route_same(const struct xnf_conf_route *a,
+		       const struct xnf_conf_route *b)
+{
+	if (memcmp(&a->e.rt, &b->e.rt, sizeof(a->e.rt)) || a->npaths != b->npaths)
+		return false;
+	return !a->npaths ||
+	       !memcmp(a->paths, b->paths, a->npaths * sizeof(*a->paths));
+}
+
+static void routes_free(struct xnf_conf_route *routes, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		free(routes[i].paths);
+	free(routes);
+}
+
 static int fdb_cmp(const void *a, const void *b)
 {
 	return memcmp(((const struct xnf_fdb_ent *)a)->key.mac,
@@ -127,7 +169,7 @@ void xnf_conf_free(struct xnf_conf *c)
 		return;
 	xnf_fw_set_free(c->fw);
 	free(c->att);
-	free(c->routes);
+	routes_free(c->routes, c->nroutes);
 	free(c->fdb);
 	free(c->xc);
 	free(c);
@@ -210,11 +252,88 @@ out:
 	return ret;
 }
 
+/* The next hops of the multipath route @r by value, sorted. */
+static int read_paths(struct xnf_dp *dp, struct xnf_conf_route *r, char *err,
+		      size_t errlen)
+{
+	struct xnf_nhgroup g;
+	struct xnf_nexthop nh;
+	__u32 i;
+	int ret;
+
+	ret = xnf_nhg_lookup(dp, r->e.nh, &g);
+	if (!ret && (g.n < 1 || g.n > XNF_NHG_PATHS))
+		ret = -EUCLEAN;
+	if (ret)
+		return xnf_errf(err, errlen, ret,
+				"cannot read nexthop group %u of a multipath route from %s: %s; 'xnf route show' shows what runs",
+				r->e.nh, XNF_MAP_STR(XNF_MAP_NHG),
+				strerror(-ret));
+	r->paths = calloc(g.n, sizeof(*r->paths));
+	if (!r->paths)
+		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	for (i = 0; i < g.n; i++) {
+		ret = xnf_nh_lookup(dp, g.nh[i], &nh);
+		if (ret)
+			return xnf_errf(err, errlen, ret,
+					"cannot read nexthop %u of group %u from %s: %s",
+					g.nh[i], r->e.nh,
+					XNF_MAP_STR(XNF_MAP_NH), strerror(-ret));
+		xnf_nexthop_route(&nh, &r->paths[i]);
+		r->paths[i].state = XNF_NH_VALID;
+		r->npaths++;
+	}
+	qsort(r->paths, r->npaths, sizeof(*r->paths), xnf_conf_path_cmp);
+	return 0;
+}
+
+/* The routes, by value. */
+static int read_routes(struct xnf_dp *dp, struct xnf_conf *c, char *err,
+		       size_t errlen)
+{
+	struct xnf_route_entry *ents = NULL;
+	__u32 i, n = 0;
+	int ret;
+
+	ret = xnf_route_list(dp, &ents, &n);
+	if (ret)
+		return xnf_errf(err, errlen, ret,
+				"cannot read the routes (%s, %s): %s",
+				XNF_MAP_STR(XNF_MAP_RT4),
+				XNF_MAP_STR(XNF_MAP_RT6), strerror(-ret));
+	c->routes = calloc(n + 1, sizeof(*c->routes));
+	if (!c->routes) {
+		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Routes mirrored by xnf route sync are the kernel's, not this
+	 * configuration's. */
+	for (i = 0; i < n && !ret; i++) {
+		struct xnf_conf_route *r = &c->routes[c->nroutes];
+
+		if (ents[i].rt.origin != XNF_ORIGIN_STATIC)
+			continue;
+		r->e = ents[i];
+		/* Whether the next hop's neighbour is known now is the
+		 * neighbour table's (xnf neigh follow), not the
+		 * configuration's, which holds the MAC to start with. */
+		r->e.rt.state = XNF_NH_VALID;
+		c->nroutes++;
+		if (ents[i].rt.type == XNF_RT_MULTIPATH)
+			ret = read_paths(dp, r, err, errlen);
+		r->e.nh = 0;
+	}
+	if (!ret && c->nroutes)
+		qsort(c->routes, c->nroutes, sizeof(*c->routes), route_cmp);
+out:
+	free(ents);
+	return ret;
+}
+
 int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 		  size_t errlen)
 {
 	struct xnf_conf *c;
-	__u32 i, j;
 	int ret;
 
 	c = calloc(1, sizeof(*c));
@@ -237,33 +356,9 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 	ret = read_attachments(dp, c, err, errlen);
 	if (ret)
 		goto fail;
-	ret = xnf_route_list(dp, &c->routes, &c->nroutes);
-	if (ret) {
-		xnf_errf(err, errlen, ret, "cannot read the routes (%s, %s): %s",
-			 XNF_MAP_STR(XNF_MAP_RT4), XNF_MAP_STR(XNF_MAP_RT6),
-			 strerror(-ret));
+	ret = read_routes(dp, c, err, errlen);
+	if (ret)
 		goto fail;
-	}
-	/* Routes mirrored by xnf route sync are the kernel's, not this
-	 * configuration's. */
-	for (i = 0, j = 0; i < c->nroutes; i++)
-		if (c->routes[i].rt.origin == XNF_ORIGIN_STATIC)
-			c->routes[j++] = c->routes[i];
-	c->nroutes = j;
-	/* A configuration holds routes by value: nexthop and group ids are
-	 * the instance's, and whether the next hop's neighbour is known now
-	 * is the neighbour table's (xnf neigh follow). Multipath routes are
-	 * not expressed in configurations yet: refuse rather than save them
-	 * wrong. */
-	for (i = 0; i < c->nroutes; i++) {
-		c->routes[i].nh = 0;
-		c->routes[i].rt.state = XNF_NH_VALID;
-		if (c->routes[i].rt.type == XNF_RT_MULTIPATH) {
-			ret = xnf_errf(err, errlen, -EOPNOTSUPP,
-				       "the instance has multipath routes, which configurations cannot hold yet; delete them with 'xnf route del PREFIX' to save or apply");
-			goto fail;
-		}
-	}
 	ret = xnf_fdb_list(dp, &c->fdb, &c->nfdb);
 	if (!ret)
 		ret = xnf_xconnect_list(dp, &c->xc, &c->nxc);
@@ -273,9 +368,6 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 			 XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-ret));
 		goto fail;
 	}
-	if (c->nroutes)
-		qsort(c->routes, c->nroutes, sizeof(*c->routes),
-		      xnf_route_entry_cmp);
 	if (c->nfdb)
 		qsort(c->fdb, c->nfdb, sizeof(*c->fdb), fdb_cmp);
 	if (c->nxc)
@@ -357,47 +449,97 @@ int xnf_conf_chain_set(struct xnf_conf *c, const char *dev,
 	return 0;
 }
 
+/* Puts @r in @c, which then owns r->paths (freed when this fails). */
+static int route_put(struct xnf_conf *c, struct xnf_conf_route *r, bool replace,
+		     char *err, size_t errlen)
+{
+	bool found;
+	__u32 at;
+	int ret = 0;
+
+	at = sorted_find(c->routes, c->nroutes, sizeof(*r), r, route_cmp, &found);
+	if (found && !replace) {
+		ret = xnf_errf(err, errlen, -EEXIST,
+			       "a route to this %s prefix exists; use 'route "
+			       "replace' to change it",
+			       family_str(r->e.family));
+	} else if (found) {
+		free(c->routes[at].paths);
+		c->routes[at] = *r;
+	} else if (sorted_insert((void **)&c->routes, &c->nroutes, sizeof(*r),
+				 at, r)) {
+		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	}
+	if (ret)
+		free(r->paths);
+	return ret;
+}
+
 int xnf_conf_route_add(struct xnf_conf *c, int family, const void *addr,
 		       __u32 plen, const struct xnf_route *rt, bool replace,
 		       char *err, size_t errlen)
 {
-	struct xnf_route_entry e = { .family = family, .plen = plen };
-	bool found;
-	__u32 at;
+	struct xnf_conf_route r = { .e = { .family = family, .plen = plen } };
 
-	memcpy(e.addr, addr, family == XNF_AF_INET ? 4 : 16);
-	e.rt = *rt;
-	at = sorted_find(c->routes, c->nroutes, sizeof(e), &e,
-			 xnf_route_entry_cmp, &found);
-	if (found && !replace)
-		return xnf_errf(err, errlen, -EEXIST,
-				"a route to this %s prefix exists; use 'route "
-				"replace' to change it",
-				family_str(family));
-	if (found) {
-		c->routes[at] = e;
-		return 0;
-	}
-	if (sorted_insert((void **)&c->routes, &c->nroutes, sizeof(e), at, &e))
+	if (rt->type == XNF_RT_MULTIPATH)
+		return xnf_errf(err, errlen, -EINVAL,
+				"a multipath route is given by its next hops");
+	memcpy(r.e.addr, addr, family == XNF_AF_INET ? 4 : 16);
+	r.e.rt = *rt;
+	return route_put(c, &r, replace, err, errlen);
+}
+
+int xnf_conf_route_add_multipath(struct xnf_conf *c, int family, const void *addr,
+				 __u32 plen, const struct xnf_route *paths,
+				 __u32 n, bool replace, char *err, size_t errlen)
+{
+	struct xnf_conf_route r = { .e = { .family = family, .plen = plen } };
+	__u32 i;
+
+	if (!n || n > XNF_NHG_PATHS)
+		return xnf_errf(err, errlen, -EINVAL,
+				"a route has 1 to %d next hops, not %u",
+				XNF_NHG_PATHS, n);
+	for (i = 0; i < n; i++)
+		if (paths[i].type != XNF_RT_UNICAST)
+			return xnf_errf(err, errlen, -EINVAL,
+					"next hop %u of a multipath route is not a unicast next hop",
+					i + 1);
+	if (n == 1)
+		return xnf_conf_route_add(c, family, addr, plen, paths, replace,
+					  err, errlen);
+	memcpy(r.e.addr, addr, family == XNF_AF_INET ? 4 : 16);
+	r.e.rt.type = XNF_RT_MULTIPATH;
+	r.paths = malloc(n * sizeof(*paths));
+	if (!r.paths)
 		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
-	return 0;
+	memcpy(r.paths, paths, n * sizeof(*paths));
+	r.npaths = n;
+	qsort(r.paths, n, sizeof(*paths), xnf_conf_path_cmp);
+	for (i = 1; i < n; i++)
+		if (!xnf_conf_path_cmp(&r.paths[i - 1], &r.paths[i])) {
+			free(r.paths);
+			return xnf_errf(err, errlen, -EINVAL,
+					"a next hop is given twice; give each next hop once");
+		}
+	return route_put(c, &r, replace, err, errlen);
 }
 
 int xnf_conf_route_del(struct xnf_conf *c, int family, const void *addr,
 		       __u32 plen, char *err, size_t errlen)
 {
-	struct xnf_route_entry e = { .family = family, .plen = plen };
+	struct xnf_conf_route r = { .e = { .family = family, .plen = plen } };
 	bool found;
 	__u32 at;
 
-	memcpy(e.addr, addr, family == XNF_AF_INET ? 4 : 16);
-	at = sorted_find(c->routes, c->nroutes, sizeof(e), &e,
-			 xnf_route_entry_cmp, &found);
+	memcpy(r.e.addr, addr, family == XNF_AF_INET ? 4 : 16);
+	at = sorted_find(c->routes, c->nroutes, sizeof(r), &r, route_cmp, &found);
 	if (!found)
 		return xnf_errf(err, errlen, -ENOENT,
 				"no such %s route; 'route show' lists the routes",
 				family_str(family));
-	sorted_remove(c->routes, &c->nroutes, sizeof(e), at);
+	free(c->routes[at].paths);
+	sorted_remove(c->routes, &c->nroutes, sizeof(r), at);
 	return 0;
 }
 
@@ -512,7 +654,7 @@ int xnf_conf_destroy(struct xnf_conf *c, char *err, size_t errlen)
 	if (xnf_conf_new(&fresh))
 		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
 	xnf_fw_set_free(c->fw);
-	free(c->routes);
+	routes_free(c->routes, c->nroutes);
 	free(c->fdb);
 	free(c->xc);
 	*c = *fresh;
@@ -793,24 +935,35 @@ static int sync_routes(struct xnf_dp *dp, const struct xnf_conf *from,
 		       struct xnf_conf_changes *chg, char *err, size_t errlen)
 {
 	const struct xnf_conf *walk = del ? from : to, *other = del ? to : from;
+	const struct xnf_conf_route *r;
 	const struct xnf_route_entry *e;
 	bool found;
 	__u32 i, at;
 	int ret;
 
 	for (i = 0; i < walk->nroutes; i++) {
-		e = &walk->routes[i];
-		at = sorted_find(other->routes, other->nroutes, sizeof(*e), e,
-				 xnf_route_entry_cmp, &found);
+		r = &walk->routes[i];
+		e = &r->e;
+		at = sorted_find(other->routes, other->nroutes, sizeof(*r), r,
+				 route_cmp, &found);
 		if (del && !found) {
 			ret = xnf_route_remove(dp, e->family, e->addr, e->plen,
 					       err, errlen);
 			if (ret && ret != -ENOENT)
 				return ret;
-		} else if (!del && (!found || memcmp(&other->routes[at].rt,
-						     &e->rt, sizeof(e->rt)))) {
-			ret = xnf_route_add(dp, e->family, e->addr, e->plen,
-					    &e->rt, found, err, errlen);
+		} else if (!del &&
+			   (!found || !route_same(&other->routes[at], r))) {
+			/* A multipath route that replaces one keeps the
+			 * flows of its staying next hops (resilient). */
+			ret = r->npaths ?
+				      xnf_route_add_multipath(dp, e->family,
+							      e->addr, e->plen,
+							      r->paths,
+							      r->npaths, found,
+							      err, errlen) :
+				      xnf_route_add(dp, e->family, e->addr,
+						    e->plen, &e->rt, found, err,
+						    errlen);
 			if (ret)
 				return ret;
 		} else {

@@ -246,6 +246,123 @@ ids()
 	tb_ping_ok "$TB_SRC" "$TB_SINK4" 3
 }
 
+# A multipath route of three next hops on d1: through the sink's address
+# and two by MAC alone.
+MP=203.0.113.0/24
+NH_A=02:78:6e:00:0f:01
+NH_B=02:78:6e:00:0f:02
+
+mp_add()
+{
+	tb_xnf route add $MP nexthop via $TB_SINK4 dev d1 \
+		nexthop dev d1 lladdr $NH_B nexthop dev d1 lladdr $NH_A
+}
+
+# mp_route: the JSON object of $MP in `xnf -j route show`: its group id,
+# next hops (ids, MACs) and each one's share of the buckets.
+mp_route()
+{
+	tb_xnf -j route show | jq -ec --arg d $MP '.[] | select(.dst == $d)'
+}
+
+mp_macs()
+{
+	mp_route | jq -c '[.nexthops[].lladdr] | sort'
+}
+
+@test "a multipath route is saved with its next hops, and save | apply of it changes nothing" {
+	local before
+	tb_xnf attach d0 chain l3fwd
+	tb_routes
+	mp_add
+	tb_xnf save >"$TB_TMP/a.conf"
+	# Next hops sorted (by gateway, then device and MAC), each with
+	# the MAC it runs with.
+	grep -qx "route add $MP nexthop dev d1 lladdr $NH_A nexthop dev d1 lladdr $NH_B nexthop via $TB_SINK4 dev d1 lladdr $TB_MAC_K0" \
+		"$TB_TMP/a.conf"
+	before=$(mp_route)
+	run -0 tb_xnf -j apply "$TB_TMP/a.conf"
+	tb_expect "changes" "$(jq .changes <<<"$output")" -eq 0
+	tb_expect "the group, its next hops and buckets" "$(mp_route)" = "$before"
+	# The same set in another order is the same route.
+	sed "s|^route add $MP .*|route add $MP nexthop via $TB_SINK4 dev d1 lladdr $TB_MAC_K0 nexthop dev d1 lladdr $NH_B nexthop dev d1 lladdr $NH_A|" \
+		"$TB_TMP/a.conf" >"$TB_TMP/b.conf"
+	! cmp -s "$TB_TMP/a.conf" "$TB_TMP/b.conf"
+	run -0 tb_xnf -j apply "$TB_TMP/b.conf"
+	tb_expect "changes, next hops reordered" "$(jq .changes <<<"$output")" -eq 0
+	tb_expect "after the reordered file" "$(mp_route)" = "$before"
+	# On a fresh instance the file makes it again, byte for byte.
+	tb_xnf detach all
+	tb_xnf destroy
+	run -0 tb_xnf apply "$TB_TMP/a.conf"
+	tb_xnf save >"$TB_TMP/c.conf"
+	diff -u "$TB_TMP/a.conf" "$TB_TMP/c.conf"
+	tb_expect "buckets" "$(mp_route | jq '[.nexthops[].buckets] | add')" -eq 128
+}
+
+@test "a changed set of next hops replaces the multipath route in place, and a failed apply restores it" {
+	local before after
+	tb_xnf attach d0 chain l3fwd
+	tb_routes
+	mp_add
+	before=$(mp_route)
+	tb_xnf save | sed "s| nexthop dev d1 lladdr $NH_B||" >"$TB_TMP/b.conf"
+	run -0 tb_xnf -j apply "$TB_TMP/b.conf"
+	tb_expect "routes changed" "$(jq .changed.routes <<<"$output")" -eq 1
+	tb_expect "changes" "$(jq .changes <<<"$output")" -eq 1
+	after=$(mp_route)
+	tb_expect "the same group" "$(jq .group <<<"$after")" -eq "$(jq .group <<<"$before")"
+	tb_expect "next hops left" "$(jq '.nexthops | length' <<<"$after")" -eq 2
+	tb_expect "the one gone" "$(jq --arg m $NH_B '[.nexthops[] | select(.lladdr == $m)] | length' <<<"$after")" -eq 0
+	# Resilient: each staying next hop keeps at least its buckets.
+	jq -e -n --argjson b "$before" --argjson a "$after" '
+		[$a.nexthops[] as $n | ($b.nexthops[] | select(.id == $n.id) | .buckets) <= $n.buckets] | all'
+	run -0 tb_xnf -j apply "$TB_TMP/b.conf"
+	tb_expect "changes the second time" "$(jq .changes <<<"$output")" -eq 0
+
+	# Another set, then an attach the kernel refuses: the set from
+	# before comes back.
+	{ sed "s| nexthop dev d1 lladdr $NH_A| nexthop dev d1 lladdr $NH_B|" "$TB_TMP/b.conf"
+	  echo "attach f0 chain l3fwd"; } >"$TB_TMP/f0.conf"
+	grep -q "lladdr $NH_B" "$TB_TMP/f0.conf"
+	run -1 tb_xnf apply "$TB_TMP/f0.conf"
+	tb_expect "the next hops" "$(mp_macs)" = "$(jq -c '[.nexthops[].lladdr] | sort' <<<"$after")"
+	tb_expect "f0's program" "$(tb_xdp_prog_id "$TB_DUT" f0)" = "$FOREIGN_ID"
+
+	# A batch checks a multipath line in memory, then runs it.
+	run -0 tb_xnf -b <(printf '%s\n' \
+		"route replace $MP nexthop dev d1 lladdr $NH_A nexthop dev d1 lladdr $NH_B" \
+		"route add 203.0.113.128/25 nexthop dev d1 lladdr $NH_A nexthop dev d1 lladdr $NH_B")
+	tb_expect "after the batch" "$(mp_macs)" = "[\"$NH_A\",\"$NH_B\"]"
+	run -1 tb_xnf -b <(printf '%s\n' "route del 203.0.113.128/25" \
+		"route add $MP nexthop dev d1 lladdr $NH_A nexthop dev d1 lladdr $NH_B")
+	tb_expect "a refused batch changed nothing" \
+		"$(tb_xnf -j route show | jq '[.[] | select(.dst == "203.0.113.128/25")] | length')" -eq 1
+}
+
+@test "apply check names a wrong multipath line and changes nothing" {
+	local before
+	tb_xnf attach d0 chain l3fwd
+	tb_routes
+	mp_add
+	before=$(tb_xnf save)
+	{ tb_xnf save | grep -v "^route add $MP "
+	  echo "route add $MP nexthop dev d1 lladdr $NH_A nexthop dev d1 lladdr $NH_A"; } >"$TB_TMP/bad.conf"
+	run -1 tb_xnf -j apply check "$TB_TMP/bad.conf"
+	jq -e --arg l "bad.conf:$(wc -l <"$TB_TMP/bad.conf"):" '.error | contains($l)' <<<"$output"
+	printf '%s\n' "route add 198.51.100.0/24 via $TB_SINK4" \
+		"route add $MP nexthop dev d1 lladdr $NH_A nexthop blackhole" >"$TB_TMP/bad2.conf"
+	run -1 tb_xnf -j apply "$TB_TMP/bad2.conf"
+	jq -e '.error | contains("bad2.conf:2:")' <<<"$output"
+	printf '%s\n' "route add $MP nexthop dev nosuch0 lladdr $NH_A nexthop dev d1 lladdr $NH_B" \
+		>"$TB_TMP/bad3.conf"
+	run -1 tb_xnf -j apply check "$TB_TMP/bad3.conf"
+	jq -e '.error | contains("bad3.conf:1:")' <<<"$output"
+	tb_expect "the running configuration" "$(tb_xnf save)" = "$before"
+	# The right file passes the check.
+	run -0 tb_xnf apply check <(tb_xnf save)
+}
+
 # traffic_start N: xnf-sink on k0 and N frames at 2,000/s from s0 to it,
 # in the background (GPID); S0, D1, K0: the counters the accounting
 # starts from. IPv6 is off on s0 and d1, so that no frame of the hosts'

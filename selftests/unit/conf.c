@@ -52,6 +52,21 @@ static int running_slot(struct xnf_dp *dp, __u32 prio)
 	return slot;
 }
 
+/* Adds to @bad a route to a device that does not exist, which sorts after
+ * the tests' other routes, and applies @bad: the apply fails after it
+ * changed what comes before, and undoes that. */
+static int apply_failing(struct fx *f, struct xnf_conf *bad,
+			 struct xnf_conf_changes *chg, char *err, size_t errlen)
+{
+	struct xnf_route rt = route_to(999999, 9);
+	__u8 a[16] = {};
+
+	inet_pton(AF_INET, "203.0.113.0", a);
+	xnf_conf_route_add(bad, XNF_AF_INET, a, 24, &rt, false, err, errlen);
+	err[0] = '\0';
+	return xnf_conf_apply(f->dp, bad, chg, err, errlen);
+}
+
 TEST(conf_edits)
 {
 	struct xnf_route rt = route_to(3, 1);
@@ -83,10 +98,10 @@ TEST(conf_edits)
 			  "add /24");
 		ASSERT_EQ(c->nroutes, 6U, "routes");
 		for (i = 0; i < 4; i++)
-			ASSERT_EQ(c->routes[i].addr[3], i * 16,
+			ASSERT_EQ(c->routes[i].e.addr[3], i * 16,
 				  "order by address");
-		ASSERT_EQ(c->routes[4].plen, 24U, "shorter after");
-		ASSERT_EQ(c->routes[5].family, XNF_AF_INET6, "IPv6 last");
+		ASSERT_EQ(c->routes[4].e.plen, 24U, "shorter after");
+		ASSERT_EQ(c->routes[5].e.family, XNF_AF_INET6, "IPv6 last");
 		ASSERT_EQ(xnf_conf_route_add(c, XNF_AF_INET, a, 24, &rt, false,
 					     err, sizeof(err)),
 			  -EEXIST, "second add");
@@ -94,7 +109,7 @@ TEST(conf_edits)
 		ASSERT_OK(xnf_conf_route_add(c, XNF_AF_INET, a, 24, &rt, true,
 					     err, sizeof(err)),
 			  "replace");
-		ASSERT_EQ(c->routes[4].rt.dmac[5], 9, "replaced");
+		ASSERT_EQ(c->routes[4].e.rt.dmac[5], 9, "replaced");
 		ASSERT_OK(xnf_conf_route_del(c, XNF_AF_INET, a, 24, err,
 					     sizeof(err)),
 			  "del");
@@ -239,13 +254,7 @@ TEST(conf_apply)
 		if (bad) {
 			xnf_fw_set_policy(bad->fw, XNF_FW_DROP);
 			bad->cfg.martian = XNF_ACT_PASS;
-			rt = route_to(999999, 2);
-			inet_pton(AF_INET, "203.0.113.0", a);
-			xnf_conf_route_add(bad, XNF_AF_INET, a, 24, &rt, false,
-					   err, sizeof(err));
-			err[0] = '\0';
-			ASSERT_LT(xnf_conf_apply(f.dp, bad, &chg, err,
-						 sizeof(err)),
+			ASSERT_LT(apply_failing(&f, bad, &chg, err, sizeof(err)),
 				  0, "apply");
 			ASSERT_NEQ(err[0], '\0', "message");
 			xnf_conf_free(bad);
@@ -260,6 +269,215 @@ TEST(conf_apply)
 			ASSERT_EQ(running_slot(f.dp, 20), slot20,
 				  "rule 20 kept its slot");
 		}
+		xnf_conf_free(got);
+		got = NULL;
+	}
+out:
+	xnf_conf_free(want);
+	fx_close(&f);
+}
+
+TEST(conf_multipath_edits)
+{
+	struct xnf_route p[3] = { route_to(3, 7), route_to(2, 5), route_to(3, 6) };
+	struct xnf_conf *c = NULL;
+	__u8 a[16] = {};
+	char err[256];
+
+	if (!ASSERT_OK(xnf_conf_new(&c), "new"))
+		return;
+	inet_pton(AF_INET, "198.51.100.0", a);
+	SUBTEST("next_hops_sorted") {
+		ASSERT_OK(xnf_conf_route_add_multipath(c, XNF_AF_INET, a, 24, p, 3,
+						       false, err, sizeof(err)),
+			  err);
+		if (ASSERT_EQ(c->nroutes, 1U, "one route") &&
+		    ASSERT_EQ(c->routes[0].npaths, 3U, "three next hops")) {
+			ASSERT_EQ(c->routes[0].e.rt.type,
+				  (__u32)XNF_RT_MULTIPATH, "type");
+			ASSERT_EQ(c->routes[0].paths[0].ifindex, 2U,
+				  "by device first");
+			ASSERT_EQ(c->routes[0].paths[1].dmac[5], 6, "then MAC");
+			ASSERT_EQ(c->routes[0].paths[2].dmac[5], 7, "last");
+		}
+		ASSERT_EQ(xnf_conf_route_add_multipath(c, XNF_AF_INET, a, 24, p, 2,
+						       false, err, sizeof(err)),
+			  -EEXIST, "second add");
+	}
+	SUBTEST("refused") {
+		struct xnf_route twice[2] = { p[0], p[0] },
+				 bh = { .type = XNF_RT_BLACKHOLE },
+				 mixed[2] = { p[0], bh };
+
+		inet_pton(AF_INET, "203.0.113.0", a);
+		ASSERT_EQ(xnf_conf_route_add_multipath(c, XNF_AF_INET, a, 24,
+						       twice, 2, false, err,
+						       sizeof(err)),
+			  -EINVAL, "a next hop twice");
+		ASSERT_EQ(xnf_conf_route_add_multipath(c, XNF_AF_INET, a, 24,
+						       mixed, 2, false, err,
+						       sizeof(err)),
+			  -EINVAL, "a blackhole among next hops");
+		ASSERT_EQ(xnf_conf_route_add_multipath(c, XNF_AF_INET, a, 24, p, 0,
+						       false, err, sizeof(err)),
+			  -EINVAL, "no next hop");
+		bh.type = XNF_RT_MULTIPATH;
+		ASSERT_EQ(xnf_conf_route_add(c, XNF_AF_INET, a, 24, &bh, false,
+					     err, sizeof(err)),
+			  -EINVAL, "multipath without next hops");
+		ASSERT_EQ(c->nroutes, 1U, "nothing added");
+	}
+	SUBTEST("replace_and_del") {
+		inet_pton(AF_INET, "198.51.100.0", a);
+		ASSERT_OK(xnf_conf_route_add_multipath(c, XNF_AF_INET, a, 24,
+						       p + 1, 2, true, err,
+						       sizeof(err)),
+			  err);
+		ASSERT_EQ(c->routes[0].npaths, 2U, "two next hops");
+		/* One next hop is a unicast route, as on a running
+		 * instance. */
+		ASSERT_OK(xnf_conf_route_add_multipath(c, XNF_AF_INET, a, 24, p,
+						       1, true, err, sizeof(err)),
+			  err);
+		ASSERT_EQ(c->routes[0].npaths, 0U, "no group");
+		ASSERT_EQ(c->routes[0].e.rt.type, (__u32)XNF_RT_UNICAST,
+			  "unicast");
+		ASSERT_EQ(c->routes[0].e.rt.dmac[5], 7, "its next hop");
+		ASSERT_OK(xnf_conf_route_add_multipath(c, XNF_AF_INET, a, 24, p,
+						       3, true, err, sizeof(err)),
+			  err);
+		ASSERT_OK(xnf_conf_route_del(c, XNF_AF_INET, a, 24, err,
+					     sizeof(err)),
+			  "del");
+		ASSERT_EQ(c->nroutes, 0U, "gone");
+	}
+	xnf_conf_free(c);
+}
+
+/* The group of the running route to 198.51.100.0/24 (0: none). */
+static __u32 running_group(struct xnf_dp *dp, struct xnf_nhgroup *g)
+{
+	struct xnf_route_entry *ents = NULL;
+	__u32 n = 0, i, id = 0;
+
+	if (xnf_route_list(dp, &ents, &n))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (ents[i].family == XNF_AF_INET && ents[i].plen == 24 &&
+		    ents[i].addr[0] == 198 && ents[i].rt.type == XNF_RT_MULTIPATH)
+			id = ents[i].nh;
+	free(ents);
+	if (id && xnf_nhg_lookup(dp, id, g))
+		id = 0;
+	return id;
+}
+
+/* Whether @c's route 0 has the next hops @p[0..n) (in any order). */
+static bool has_paths(const struct xnf_conf *c, const struct xnf_route *p, __u32 n)
+{
+	__u32 i, j, hit = 0;
+
+	if (c->nroutes < 1 || c->routes[0].npaths != n)
+		return false;
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			hit += !memcmp(&c->routes[0].paths[j], &p[i],
+				       sizeof(p[i]));
+	return hit == n;
+}
+
+TEST(conf_multipath_apply)
+{
+	struct xnf_conf *want = NULL, *got = NULL, *bad = NULL;
+	struct xnf_nhgroup g0, g1, g2;
+	struct xnf_conf_changes chg;
+	struct xnf_route p[3];
+	__u32 gid = 0, b, kept = 0;
+	__u8 a[16] = {};
+	char err[512] = "";
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	p[0] = route_to(f.ifindex[1], 1);
+	p[1] = route_to(f.ifindex[2], 2);
+	p[2] = route_to(f.ifindex[1], 3);
+	inet_pton(AF_INET, "198.51.100.0", a);
+	if (!ASSERT_OK(xnf_conf_new(&want), "new") ||
+	    !ASSERT_OK(xnf_conf_route_add_multipath(want, XNF_AF_INET, a, 24, p,
+						    3, false, err, sizeof(err)),
+		       err))
+		goto out;
+	SUBTEST("applies_and_reads_back") {
+		ASSERT_OK(xnf_conf_apply(f.dp, want, &chg, err, sizeof(err)),
+			  err);
+		ASSERT_EQ(chg.routes, 1U, "one route");
+		gid = running_group(f.dp, &g0);
+		ASSERT_NEQ(gid, 0U, "a group runs");
+		ASSERT_EQ(g0.n, 3U, "of three");
+		if (ASSERT_OK(xnf_conf_read(f.dp, &got, err, sizeof(err)), err))
+			ASSERT_TRUE(has_paths(got, p, 3), "the next hops read");
+		xnf_conf_free(got);
+		got = NULL;
+	}
+	SUBTEST("same_set_changes_nothing") {
+		/* The same set read back, in another order as given. */
+		ASSERT_OK(xnf_conf_route_add_multipath(want, XNF_AF_INET, a, 24,
+						       (struct xnf_route[]){
+							       p[2], p[0], p[1] },
+						       3, true, err, sizeof(err)),
+			  err);
+		ASSERT_OK(xnf_conf_apply(f.dp, want, &chg, err, sizeof(err)),
+			  err);
+		ASSERT_EQ(chg.routes, 0U, "no route written");
+		ASSERT_EQ(running_group(f.dp, &g1), gid, "the same group");
+		ASSERT_EQ(memcmp(g1.bucket, g0.bucket, sizeof(g0.bucket)), 0,
+			  "the same buckets");
+	}
+	SUBTEST("changed_set_keeps_staying_flows") {
+		/* p[1] leaves: the buckets of p[0] and p[2] stay. */
+		ASSERT_OK(xnf_conf_route_add_multipath(want, XNF_AF_INET, a, 24,
+						       (struct xnf_route[]){
+							       p[0], p[2] },
+						       2, true, err, sizeof(err)),
+			  err);
+		ASSERT_OK(xnf_conf_apply(f.dp, want, &chg, err, sizeof(err)),
+			  err);
+		ASSERT_EQ(chg.routes, 1U, "one route replaced");
+		ASSERT_EQ(running_group(f.dp, &g1), gid, "changed in place");
+		ASSERT_EQ(g1.n, 2U, "two members");
+		for (b = 0; b < XNF_NHG_BUCKETS; b++) {
+			if (g1.bucket[b] == g0.bucket[b])
+				kept++;
+			else if (!ASSERT_FALSE(g0.bucket[b] == g1.nh[0] ||
+						       g0.bucket[b] == g1.nh[1],
+					       "only the gone one's buckets move"))
+				break;
+		}
+		ASSERT_GE(kept, 2 * (XNF_NHG_BUCKETS / 3), "buckets kept");
+	}
+	SUBTEST("failure_restores_the_set") {
+		/* The set changes (p[1] back, p[0] out), then a route to a
+		 * device that does not exist fails: undone. */
+		ASSERT_OK(xnf_conf_read(f.dp, &bad, err, sizeof(err)), err);
+		if (bad &&
+		    ASSERT_OK(xnf_conf_route_add_multipath(bad, XNF_AF_INET, a,
+							   24, p + 1, 2, true,
+							   err, sizeof(err)),
+			      err)) {
+			ASSERT_LT(apply_failing(&f, bad, &chg, err, sizeof(err)),
+				  0, "apply");
+			ASSERT_EQ(chg.routes, 1U, "the set had changed");
+		}
+		xnf_conf_free(bad);
+		if (ASSERT_OK(xnf_conf_read(f.dp, &got, err, sizeof(err)), err)) {
+			ASSERT_EQ(got->nroutes, 1U, "no route added");
+			ASSERT_TRUE(has_paths(got,
+					      (struct xnf_route[]){ p[0], p[2] },
+					      2),
+				    "the set from before");
+		}
+		ASSERT_EQ(running_group(f.dp, &g2), gid, "the same group");
 		xnf_conf_free(got);
 		got = NULL;
 	}
