@@ -99,6 +99,14 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XNF_MAX_NHG);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct xnf_nhg_key);
+	__type(value, __u32);
+} XNF_MAP_NHG_IDX SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, XNF_MAX_FDB);
 	__type(key, struct xnf_fdb_key);
 	__type(value, struct xnf_fdb_entry);

@@ -41,6 +41,8 @@ _Static_assert(sizeof(struct xnf_nhgroup) ==
 		       8 + 4 * (XNF_NHG_PATHS + XNF_NHG_BUCKETS),
 	       "xnf_nhgroup layout");
 _Static_assert(sizeof(struct xnf_rtsync_info) == 16, "xnf_rtsync_info layout");
+_Static_assert(sizeof(struct xnf_nhg_key) == 4 + 4 * XNF_NHG_PATHS,
+	       "xnf_nhg_key layout");
 _Static_assert(sizeof(struct xnf_fdb_key) == 8, "xnf_fdb_key layout");
 _Static_assert(sizeof(struct xnf_fdb_entry) == 8, "xnf_fdb_entry layout");
 _Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
@@ -117,7 +119,7 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
 /* clang-format off */
 #define XNF_TABLES(X)							\
 	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(RT4_B) X(RT6_B)	\
-	X(RTSYNC) X(NH) X(NH_LIVE) X(NH_IDX) X(NHG) X(FDB) X(XCONNECT)				\
+	X(RTSYNC) X(NH) X(NH_LIVE) X(NH_IDX) X(NHG) X(NHG_IDX) X(FDB) X(XCONNECT)				\
 	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
 	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
 	X(FW_SPORT) X(FW_DPORT) X(FW_HITS)

@@ -388,6 +388,34 @@ static int nhg_check(const __u32 *ids, __u32 n)
 	return ids[0] ? 0 : -EINVAL;
 }
 
+static int id_cmp(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The index key of the members @ids[@n]: ascending, the rest 0. */
+static void nhg_key(const __u32 *ids, __u32 n, struct xnf_nhg_key *key)
+{
+	memset(key, 0, sizeof(*key));
+	key->n = n;
+	memcpy(key->nh, ids, n * sizeof(*ids));
+	qsort(key->nh, n, sizeof(*ids), id_cmp);
+}
+
+/* Forgets group @id's members in the index, if the index names it. */
+static void nhg_idx_forget(struct xnf_dp *dp, const struct xnf_nhgroup *g,
+			   __u32 id)
+{
+	struct xnf_nhg_key key;
+	__u32 cur;
+
+	nhg_key(g->nh, g->n, &key);
+	if (!bpf_map_lookup_elem(dp->fd[XNF_T_NHG_IDX], &key, &cur) && cur == id)
+		bpf_map_delete_elem(dp->fd[XNF_T_NHG_IDX], &key);
+}
+
 int xnf_nhg_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nhgroup *g)
 {
 	return bpf_map_lookup_elem(dp->fd[XNF_T_NHG], &id, g) ? -errno : 0;
@@ -399,29 +427,30 @@ int xnf_nhg_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nhgroup *g)
 int xnf_nhg_get_seeded(struct xnf_dp *dp, const __u32 *ids, __u32 n,
 		       const struct xnf_nhgroup *seed, __u32 *id)
 {
-	struct xnf_nhgroup *vals, g;
-	__u32 *gids, cnt, i;
+	struct xnf_nhgroup *vals = NULL, g;
+	struct xnf_nhg_key key;
+	__u32 *gids = NULL, cnt, i;
 	int err;
 
 	*id = 0;
 	err = nhg_check(ids, n);
 	if (err)
 		return err;
-	err = ids_read(dp->fd[XNF_T_NHG], sizeof(*vals), XNF_MAX_NHG, &gids,
-		       (void **)&vals, &cnt);
-	if (err)
-		return err;
-	for (i = 0; i < cnt && !*id; i++)
-		if (nhg_same(&vals[i], ids, n))
-			*id = gids[i];
-	if (*id) {
-		g = vals[i - 1];
+	/* A group with the same members: found through the index, without
+	 * reading the table (a full table's routes share a few groups). */
+	nhg_key(ids, n, &key);
+	if (!bpf_map_lookup_elem(dp->fd[XNF_T_NHG_IDX], &key, id) &&
+	    !xnf_nhg_lookup(dp, *id, &g) && nhg_same(&g, ids, n)) {
 		g.refs++;
 		err = bpf_map_update_elem(dp->fd[XNF_T_NHG], id, &g, BPF_EXIST) ?
 			      -errno :
 			      0;
 		goto out;
 	}
+	err = ids_read(dp->fd[XNF_T_NHG], sizeof(*vals), XNF_MAX_NHG, &gids,
+		       (void **)&vals, &cnt);
+	if (err)
+		goto out;
 	*id = id_free(gids, cnt, XNF_MAX_NHG);
 	if (!*id) {
 		err = -ENOSPC;
@@ -439,6 +468,8 @@ int xnf_nhg_get_seeded(struct xnf_dp *dp, const __u32 *ids, __u32 n,
 	if (err)
 		while (i--)
 			xnf_nh_put(dp, ids[i]);
+	else
+		bpf_map_update_elem(dp->fd[XNF_T_NHG_IDX], &key, id, BPF_ANY);
 out:
 	free(gids);
 	free(vals);
@@ -465,6 +496,7 @@ int xnf_nhg_put(struct xnf_dp *dp, __u32 id)
 			       -errno :
 			       0;
 	}
+	nhg_idx_forget(dp, &g, id);
 	if (bpf_map_delete_elem(dp->fd[XNF_T_NHG], &id))
 		return -errno;
 	for (i = 0; i < g.n; i++)
@@ -474,6 +506,7 @@ int xnf_nhg_put(struct xnf_dp *dp, __u32 id)
 
 int xnf_nhg_set(struct xnf_dp *dp, __u32 id, const __u32 *ids, __u32 n)
 {
+	struct xnf_nhg_key key;
 	struct xnf_nhgroup g, old;
 	__u32 i, j;
 	int err;
@@ -498,6 +531,9 @@ int xnf_nhg_set(struct xnf_dp *dp, __u32 id, const __u32 *ids, __u32 n)
 	/* The whole bucket table at once. */
 	if (bpf_map_update_elem(dp->fd[XNF_T_NHG], &id, &g, BPF_EXIST))
 		return -errno;
+	nhg_idx_forget(dp, &old, id);
+	nhg_key(ids, n, &key);
+	bpf_map_update_elem(dp->fd[XNF_T_NHG_IDX], &key, &id, BPF_NOEXIST);
 	for (j = 0; j < old.n; j++)
 		if (!nhg_member(&g, old.nh[j]))
 			xnf_nh_put(dp, old.nh[j]);

@@ -292,6 +292,13 @@ struct xnf_nhgroup {
 	__u32 bucket[XNF_NHG_BUCKETS]; /* nexthop ids */
 };
 
+/* Key of xnf_nhg_idx (libxnf's: members -> group id, read by no program):
+ * the members' ids ascending, the rest 0. */
+struct xnf_nhg_key {
+	__u32 n;
+	__u32 nh[XNF_NHG_PATHS];
+};
+
 /* l2fwd tables. */
 struct xnf_fdb_key {
 	__u8 mac[6];
@@ -328,6 +335,7 @@ struct xnf_xconnect {
 #define XNF_MAP_NH_LIVE	 xnf_nh_live
 #define XNF_MAP_NH_IDX	 xnf_nh_idx /* libxnf's: nexthop value -> id */
 #define XNF_MAP_NHG	 xnf_nhg
+#define XNF_MAP_NHG_IDX	 xnf_nhg_idx /* libxnf's: members -> group id */
 #define XNF_MAP_FDB	 xnf_fdb
 #define XNF_MAP_XCONNECT xnf_xconnect
 /* per interface, pinned at <root>/dev/<DEV>/<name> */

@@ -169,3 +169,75 @@ TEST(route_batch_multipath)
 out:
 	fx_close(&f);
 }
+
+/* Entries of the table @fd (keys of @ksz bytes). */
+static __u32 entries(int fd, __u32 ksz)
+{
+	__u8 key[128], next[128];
+	void *prev = NULL;
+	__u32 n = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, ksz);
+		prev = key;
+		n++;
+	}
+	return n;
+}
+
+/* Groups are found by their members through xnf_nhg_idx, which names
+ * exactly the groups there are. */
+TEST(nhg_index)
+{
+	const __u8 c[4] = { 10, 4, 0, 0 };
+	struct xnf_route ab[2], ba[2], abc[3];
+	struct xnf_route_entry e1, e2;
+	int gfd, ifd;
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	gfd = f.dp->fd[XNF_T_NHG];
+	ifd = f.dp->fd[XNF_T_NHG_IDX];
+	fx_mp_path(&f, 0, &ab[0]);
+	fx_mp_path(&f, 1, &ab[1]);
+	ba[0] = ab[1];
+	ba[1] = ab[0];
+	abc[0] = ab[0];
+	abc[1] = ab[1];
+	fx_mp_path(&f, 2, &abc[2]);
+	if (!ASSERT_OK(xnf_route_set_multipath(f.dp, XNF_AF_INET, pre_a, 16, ab,
+					       2, BPF_NOEXIST),
+		       "A over 0, 1") ||
+	    !ASSERT_OK(xnf_route_set_multipath(f.dp, XNF_AF_INET, pre_b, 16, ba,
+					       2, BPF_NOEXIST),
+		       "B over 1, 0") ||
+	    !ASSERT_OK(xnf_route_lookup(f.dp, XNF_AF_INET, pre_a, &e1), "A") ||
+	    !ASSERT_OK(xnf_route_lookup(f.dp, XNF_AF_INET, pre_b, &e2), "B"))
+		goto out;
+	ASSERT_EQ(e1.nh, e2.nh, "same members, one group");
+	ASSERT_EQ(entries(gfd, 4), 1, "one group");
+	ASSERT_EQ(entries(ifd, sizeof(struct xnf_nhg_key)), 1, "indexed once");
+	/* C alone over 0, 1, 2; then B joins it by a change of its own
+	 * group's members... which A shares, so B gets a new one. */
+	ASSERT_OK(xnf_route_set_multipath(f.dp, XNF_AF_INET, c, 16, abc, 3,
+					  BPF_NOEXIST),
+		  "C over 0, 1, 2");
+	ASSERT_OK(xnf_route_set_multipath(f.dp, XNF_AF_INET, pre_b, 16, abc, 3,
+					  BPF_ANY),
+		  "B over 0, 1, 2");
+	ASSERT_EQ(entries(gfd, 4), 2, "two groups");
+	ASSERT_EQ(entries(ifd, sizeof(struct xnf_nhg_key)), 2, "both indexed");
+	/* A on one path: its group released, the index follows. */
+	ASSERT_OK(xnf_route_set_multipath(f.dp, XNF_AF_INET, pre_a, 16, ba, 1,
+					  BPF_ANY),
+		  "A over 1 only");
+	ASSERT_EQ(entries(gfd, 4), 1, "A's group released");
+	ASSERT_EQ(entries(ifd, sizeof(struct xnf_nhg_key)), 1, "index too");
+	ASSERT_OK(xnf_route_del(f.dp, XNF_AF_INET, c, 16), "del C");
+	ASSERT_OK(xnf_route_del(f.dp, XNF_AF_INET, pre_b, 16), "del B");
+	ASSERT_EQ(entries(gfd, 4), 0, "no group");
+	ASSERT_EQ(entries(ifd, sizeof(struct xnf_nhg_key)), 0, "empty index");
+out:
+	fx_close(&f);
+}
