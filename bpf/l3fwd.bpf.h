@@ -19,9 +19,7 @@
 #include "chain.bpf.h"
 #include "rx.bpf.h"
 #include "xnf_nh.h"
-
-/* 1: forward with bpf_fib_lookup instead of xnf_rt4/xnf_rt6. */
-const volatile __u32 xnf_l3_fib = 0;
+#include "fib.bpf.h"
 
 /*
  * TTL sits in the high byte of the 16-bit word (ttl, protocol). Lowering it
@@ -156,52 +154,18 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 	p->egress_ifindex = nh->ifindex;
 }
 
-/*
- * What each bpf_fib_lookup() result means here:
- *   SUCCESS      route and neighbour known: forward (after the TTL check).
- *   NO_NEIGH     route known, MAC not: pass, the kernel sends ARP / ND and
- *                later packets take the fast path.
- *   NOT_FWDED    destination is local, or broadcast, or there is no route
- *                at all: treated as local (cfg->local).
- *   BLACKHOLE    drop.
- *   UNREACHABLE, PROHIBIT   like no route: the kernel answers with ICMP.
- *   FRAG_NEEDED  larger than the egress MTU: pass, the kernel sends ICMP
- *                "fragmentation needed" / "packet too big".
- *   FWD_DISABLED, UNSUPP_LWT, other   pass, the kernel decides.
- * A success towards a device that is not an xnf port is passed as well: the
- * kernel forwards it.
- */
+/* Forwards along the kernel FIB's answer @rc (xnf_fib_exception, shared
+ * with the AF_XDP workers), or raises its exception. */
 static __always_inline void xnf_l3_fib_result(struct xnf_pkt *p,
 					      struct xnf_config *cfg,
 					      struct bpf_fib_lookup *fib,
 					      long rc, struct ethhdr *eth,
 					      __u8 *ttl, int martian_fwd)
 {
-	switch (rc) {
-	case BPF_FIB_LKUP_RET_SUCCESS:
-		break;
-	case BPF_FIB_LKUP_RET_NO_NEIGH:
-		xnf_exception(p, XNF_ACT_PASS, XNF_R_NO_NEIGH);
-		return;
-	case BPF_FIB_LKUP_RET_NOT_FWDED:
-		xnf_exception(p, cfg->local, XNF_R_LOCAL);
-		return;
-	case BPF_FIB_LKUP_RET_BLACKHOLE:
-		xnf_exception(p, XNF_ACT_DROP, XNF_R_BLACKHOLE);
-		return;
-	case BPF_FIB_LKUP_RET_UNREACHABLE:
-	case BPF_FIB_LKUP_RET_PROHIBIT:
-		xnf_exception(p, cfg->no_route, XNF_R_NO_ROUTE);
-		return;
-	case BPF_FIB_LKUP_RET_FRAG_NEEDED:
-		xnf_exception(p, XNF_ACT_PASS, XNF_R_FRAG_NEEDED);
-		return;
-	default:
-		xnf_exception(p, XNF_ACT_PASS, XNF_R_FIB);
-		return;
-	}
-	if (!bpf_map_lookup_elem(&xnf_tx, &fib->ifindex)) {
-		xnf_exception(p, XNF_ACT_PASS, XNF_R_NOT_PORT);
+	__u32 action, reason;
+
+	if (xnf_fib_exception(rc, cfg, &action, &reason)) {
+		xnf_exception(p, action, reason);
 		return;
 	}
 	if (*ttl <= 1) {
@@ -220,16 +184,8 @@ static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
 					 struct ethhdr *eth, struct iphdr *iph)
 {
 	if (xnf_l3_fib) {
-		struct bpf_fib_lookup fib = {
-			.family = XNF_SYS_AF_INET,
-			.tos = iph->tos,
-			.l4_protocol = iph->protocol,
-			.tot_len = bpf_ntohs(iph->tot_len),
-			.ipv4_src = iph->saddr,
-			.ipv4_dst = iph->daddr,
-			.ifindex = ctx->ingress_ifindex,
-		};
-		long rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
+		struct bpf_fib_lookup fib;
+		long rc = xnf_fib4(ctx, iph, &fib);
 
 		xnf_l3_fib_result(p, cfg, &fib, rc, eth, &iph->ttl, 0);
 	} else {
@@ -254,18 +210,9 @@ static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
 					 struct ipv6hdr *ip6h, int martian_fwd)
 {
 	if (xnf_l3_fib) {
-		struct bpf_fib_lookup fib = {
-			.family = XNF_SYS_AF_INET6,
-			.flowinfo = *(__be32 *)ip6h & bpf_htonl(0x0fffffff),
-			.l4_protocol = ip6h->nexthdr,
-			.tot_len = p->l3_len,
-			.ifindex = ctx->ingress_ifindex,
-		};
-		long rc;
+		struct bpf_fib_lookup fib;
+		long rc = xnf_fib6(ctx, p, ip6h, &fib);
 
-		__builtin_memcpy(fib.ipv6_src, &ip6h->saddr, 16);
-		__builtin_memcpy(fib.ipv6_dst, &ip6h->daddr, 16);
-		rc = bpf_fib_lookup(ctx, &fib, sizeof(fib), 0);
 		xnf_l3_fib_result(p, cfg, &fib, rc, eth, &ip6h->hop_limit,
 				  martian_fwd);
 	} else {

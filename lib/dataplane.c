@@ -607,7 +607,11 @@ static int xnf_open_nf(struct xnf_obj *o, __u32 nf, __u32 slot,
 	case XNF_NF_L2FWD:
 		return XNF_OPEN_SKEL(xnf_l2fwd, o, slot + 1, spec);
 	case XNF_NF_XSK:
-		return XNF_OPEN_SKEL(xnf_xsk, o, slot + 1, spec);
+		/* With fib, it asks the kernel's FIB for the workers. */
+		err = XNF_OPEN_SKEL(xnf_xsk, o, slot + 1, spec);
+		if (!err)
+			((struct xnf_xsk *)o->skel)->rodata->xnf_l3_fib = spec->l3_fib;
+		return err;
 	default:
 		return -EINVAL;
 	}

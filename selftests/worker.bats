@@ -126,6 +126,38 @@ w_dropped_one()
 		"$(tb_chain "$(tb_stats_json d0)" d0 redirect)" -eq "$(w .rx_packets)"
 }
 
+# On an attachment with fib the worker's l3fwd forwards by the kernel's
+# FIB (the xsk NF asks it and hands the answer over with the frame): a
+# prefix only the kernel has a route for goes through the worker, and a
+# route only xnf has is not used.
+@test "worker l3fwd on an attachment with fib forwards by the kernel's FIB" {
+	local k0 got
+
+	tb_xnf detach d0
+	tb_xnf attach d0 chain xsk fib
+	ip -n "$TB_SINK" addr add 203.0.113.9/32 dev lo
+	ip -n "$TB_DUT" route add 203.0.113.0/24 via $TB_SINK4
+	# xnf's own table sends 198.51.100.0/24 elsewhere; fib mode does
+	# not read it.
+	tb_xnf route replace 198.51.100.0/24 blackhole
+	worker_start nf l3fwd egress d1
+	k0=$(tb_kfwd)
+	tb_capture "$TB_SINK" k0 4 "$TB_TMP/k0.pcap" icmp and src $TB_SRC4
+	tb_ping_ok "$TB_SRC" $TB_SINK4 4
+	wait "$TB_CAPTURE_PID" || true
+	got=$(tcpdump -r "$TB_TMP/k0.pcap" -n -v 2>/dev/null | grep -c 'ttl 63,' || true)
+	tb_expect "echo requests with TTL 63 at the sink" "$got" -eq 4
+	tb_ping_ok "$TB_SRC" $TB_SINK6 4
+	tb_capture "$TB_SINK" k0 5 "$TB_TMP/k1.pcap" udp and dst 203.0.113.9
+	tb_udp_send "$TB_SRC" 203.0.113.9 7200 5
+	wait "$TB_CAPTURE_PID" || true
+	got=$(tcpdump -r "$TB_TMP/k1.pcap" -n 2>/dev/null | grep -c '203.0.113.9.7200' || true)
+	tb_expect "datagrams along the kernel's route at the sink" "$got" -eq 5
+	tb_expect "worker received them all" "$(w .rx_packets)" -eq 13
+	tb_expect "and sent them all" "$(w .tx_packets)" -eq 13
+	tb_expect "kernel forwarded nothing" "$(tb_kfwd)" = "$k0"
+}
+
 # Datagrams to a denied port are not waited for: the worker reads each one
 # (rx_packets) and counts its drop (nf_drop.fw_deny); once it read them
 # all, none can still come back.

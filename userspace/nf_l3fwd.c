@@ -25,6 +25,13 @@
  *                                  IPv4 checksum updated (RFC 1624),
  *                                  redirect to the route's port
  *
+ * On an attachment with 'fib' (xnf attach DEV chain xsk fib) it forwards
+ * by the kernel's FIB instead, as the XDP l3fwd with fib: the xsk NF asked
+ * the FIB for the frame and left the answer in front of it (struct
+ * xnf_xsk_meta, include/uapi/xnf_fib.h), which xnf_fib_exception() reads
+ * as XDP does; the receive checks and TTL come first, as above. A frame
+ * without the answer (its magic missing) passes (fib).
+ *
  * The receive checks are include/uapi/xnf_rx.h, the rules XDP runs. The
  * route decides before the TTL, as in XDP. The egress MTUs and the
  * exception actions (xnf_config) are read with the routes: an MTU change
@@ -33,13 +40,16 @@
  * xsk in the chain when the kernel must answer with ICMP.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/bpf.h>
 #include <linux/if_ether.h>
 
 #include "xnf.h"
 #include "xnf_rx.h"
 #include "xnf_nh.h"
+#include "xnf_fib.h"
 #include "unf_priv.h"
 
 /* A next hop of xnf_nh. */
@@ -74,6 +84,7 @@ struct l3_tables {
 	__u32 *grp_id;
 	__u32 n_grp;
 	__u32 no_route, ttl_expired, local, martian; /* xnf_config */
+	bool fib; /* the attachment's 'fib': no routes read */
 };
 
 struct l3fwd {
@@ -234,6 +245,43 @@ out:
 	return err;
 }
 
+/* Whether the worker's device was attached with 'fib'. */
+static int l3_fib_mode(const struct xnf_unf *nf, bool *fib)
+{
+	struct xnf_dev_status st;
+	char dev[IF_NAMESIZE];
+	int err;
+
+	*fib = false;
+	if (!if_indextoname(nf->env.ingress_ifindex, dev))
+		return 0;
+	err = xnf_dev_status(nf->env.dp, dev, &st);
+	if (err == -ENOENT)
+		return 0;
+	if (err) {
+		pr_warn("Error: l3fwd: cannot read what runs on %s: %s\n", dev,
+			strerror(-err));
+		return err;
+	}
+	*fib = st.info.l3_fib;
+	return 0;
+}
+
+/* The FIB's answer in front of the frame (xnf_fib.h), taken: its magic is
+ * cleared, so a frame whose answer is missing never reads an older one
+ * left in the same UMEM chunk. NULL when there is none for this frame. */
+static const struct xnf_xsk_meta *l3_fib_answer(struct xnf_upkt *pk,
+						struct xnf_xsk_meta *m)
+{
+	__u8 *at = pk->data - sizeof(*m);
+
+	memcpy(m, at, sizeof(*m));
+	if (m->magic != XNF_XSK_META_MAGIC)
+		return NULL;
+	memset(at, 0, sizeof(m->magic));
+	return m->len == pk->len ? m : NULL;
+}
+
 static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
 {
 	struct mtu_cache *mc = calloc(1, sizeof(*mc));
@@ -255,6 +303,9 @@ static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
 	t->ttl_expired = cfg.ttl_expired;
 	t->local = cfg.local;
 	t->martian = cfg.martian;
+	err = l3_fib_mode(nf, &t->fib);
+	if (err || t->fib)
+		goto out;
 	/* Next hops first: a route written after them names only those
 	 * (nexthop.c writes objects before the routes that use them). */
 	err = l3_load_nh(nf, t, mc);
@@ -264,6 +315,7 @@ static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
 	if (!err)
 		err = l3_load(t, XNF_AF_INET6, &t->v6, &used,
 			      xnf_route_table_fd(nf->env.dp, XNF_AF_INET6));
+out:
 	if (err)
 		goto err;
 	free(mc);
@@ -366,6 +418,45 @@ static __u32 l3_rx4(const __u8 *iph)
 	return xnf_rx_class4(rd32(iph + 12), rd32(iph + 16));
 }
 
+/* fib mode, after the receive checks: the FIB's answer, then the TTL, as
+ * xnf_l3_fib_result() in XDP. */
+static void l3_fib_forward(const struct l3_tables *t, struct xnf_upkt *pk,
+			   __u8 *l3, __u32 cls)
+{
+	const struct xnf_config cfg = { .local = t->local,
+					.no_route = t->no_route };
+	const struct xnf_pkt *p = &pk->meta;
+	const struct xnf_xsk_meta *m;
+	struct xnf_xsk_meta buf;
+	__u32 action, reason;
+	__u8 *ttl = p->family == XNF_AF_INET ? l3 + 8 : l3 + 7;
+
+	m = l3_fib_answer(pk, &buf);
+	if (!m) {
+		xnf_upkt_exception(pk, XNF_ACT_PASS, XNF_R_FIB);
+		return;
+	}
+	if (xnf_fib_exception(m->rc, &cfg, &action, &reason)) {
+		xnf_upkt_exception(pk, action, reason);
+		return;
+	}
+	if (*ttl <= 1) {
+		xnf_upkt_exception(pk, t->ttl_expired, XNF_R_TTL);
+		return;
+	}
+	if (cls == XNF_RX_MARTIAN_FWD) {
+		xnf_upkt_exception(pk, t->martian, XNF_R_MARTIAN);
+		return;
+	}
+	memcpy(pk->data, m->dmac, ETH_ALEN);
+	memcpy(pk->data + ETH_ALEN, m->smac, ETH_ALEN);
+	xnf_upkt_redirect(pk, m->ifindex);
+	if (p->family == XNF_AF_INET)
+		l3_dec_ttl4(l3);
+	else
+		(*ttl)--;
+}
+
 static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 {
 	const struct l3_tables *t = ((struct l3fwd *)nf->priv)->t;
@@ -416,6 +507,10 @@ static void l3fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 		}
 		if (eth[0] & 1)
 			goto local;
+		if (t->fib) {
+			l3_fib_forward(t, pk, l3, cls);
+			continue;
+		}
 		if (p->family == XNF_AF_INET) {
 			xnf_lpm_key(XNF_AF_INET, l3 + 16, &hi, &lo);
 			found = xnf_lpm_find(&t->v4, hi, lo, &idx);
@@ -485,8 +580,9 @@ local:
 
 const struct xnf_unf_ops xnf_unf_l3fwd_ops = {
 	.name = "l3fwd",
-	.help = "routes by xnf's own tables (xnf route), as the XDP l3fwd without "
-		"fib: TTL, MACs, exceptions by xnf config; no options",
+	.help = "routes by xnf's own tables (xnf route), or by the kernel's FIB "
+		"when the device is attached with fib, as the XDP l3fwd: TTL, "
+		"MACs, exceptions by xnf config; no options",
 	.priv_size = sizeof(struct l3fwd),
 	.init = l3fwd_init,
 	.fini = l3fwd_fini,

@@ -26,6 +26,7 @@
 #include <linux/in6.h>
 
 #include "fixture.h"
+#include "xnf_fib.h"
 #include "xnf_rx.h"
 
 struct l3_case {
@@ -1007,4 +1008,74 @@ TEST(l3fwd_csum_rule)
 			bad += xnf_rx_csum_ok(sum) != csum_fold_ok(sum);
 	}
 	ASSERT_EQ(bad, 0, "sums on which the multiplication and the fold differ");
+}
+
+/* The xsk NF of an attachment with fib asks the kernel's FIB for the
+ * AF_XDP worker and leaves the answer in front of the frame (xnf_fib.h);
+ * the frame itself is unchanged. Without a socket the chain passes it
+ * (xsk_fallback), which BPF_PROG_TEST_RUN returns with the metadata. */
+static void xsk_fib_case(struct fx *f, const char *dst, int family, long rc,
+			 __u32 ifindex)
+{
+	static __u8 frame[PKT_MAX];
+	static struct fx_out out;
+	struct pkt_spec s = { .family = family, .dst = dst };
+	const __u8 nmac[6] = { 0x02, 0, 0, 0, 0x01, 0x01 };
+	struct xnf_xsk_meta m;
+	int len = pkt_build(frame, sizeof(frame), &s);
+
+	if (!ASSERT_OK(fx_run(f, frame, len, &out), dst) ||
+	    !ASSERT_EQ(out.len, len + sizeof(m), "frame and the answer"))
+		return;
+	memcpy(&m, out.data, sizeof(m));
+	ASSERT_EQ(m.magic, XNF_XSK_META_MAGIC, "magic");
+	ASSERT_EQ(m.len, len, "the frame's length");
+	ASSERT_EQ(m.rc, rc, "the FIB's answer");
+	ASSERT_MEM(out.data + sizeof(m), frame, len, "frame unchanged");
+	if (rc == BPF_FIB_LKUP_RET_SUCCESS) {
+		ASSERT_EQ(m.ifindex, ifindex, "egress");
+		ASSERT_MEM(m.dmac, nmac, 6, "the neighbour's MAC");
+	}
+}
+
+TEST(xsk_fib_meta)
+{
+	static __u8 frame[PKT_MAX];
+	static struct fx_out out;
+	struct pkt_spec arp = { .family = 0 };
+	struct fx f;
+	int fused, len;
+
+	if (!fx_open(&f))
+		return;
+	if (!ASSERT_OK(fx_sh("%s", l3_fib_setup), "configure the kernel's FIB"))
+		goto out;
+	for (fused = 0; fused < 2; fused++) {
+		if (!fx_chain(&f, "xsk", fused, true))
+			break;
+		xsk_fib_case(&f, "10.7.1.1", 4, BPF_FIB_LKUP_RET_SUCCESS,
+			     f.ifindex[1]);
+		xsk_fib_case(&f, "2001:db8:7::9", 6, BPF_FIB_LKUP_RET_SUCCESS,
+			     f.ifindex[1]);
+		xsk_fib_case(&f, "203.0.113.1", 4, BPF_FIB_LKUP_RET_BLACKHOLE, 0);
+		xsk_fib_case(&f, "198.51.100.2", 4, BPF_FIB_LKUP_RET_NO_NEIGH, 0);
+		/* Not IP: the kernel's, no lookup. */
+		len = pkt_build(frame, sizeof(frame), &arp);
+		if (ASSERT_OK(fx_run(&f, frame, len, &out), "ARP"))
+			ASSERT_EQ(out.len, len, "ARP: no answer in front");
+	}
+	/* Without fib: no lookup, nothing in front. */
+	if (fx_chain(&f, "xsk", false, false)) {
+		struct pkt_spec s = { .family = 4, .dst = "10.7.1.1" };
+
+		len = pkt_build(frame, sizeof(frame), &s);
+		if (ASSERT_OK(fx_run(&f, frame, len, &out), "lpm"))
+			ASSERT_EQ(out.len, len, "lpm: nothing in front");
+	}
+	if (ASSERT_OK(xnf_port_del(f.dp, f.ifindex[1]), "ut1 out of the devmap") &&
+	    fx_chain(&f, "xsk", false, true))
+		xsk_fib_case(&f, "10.7.1.1", 4, XNF_FIB_NOT_PORT, 0);
+out:
+	fx_sh("%s", l3_fib_cleanup);
+	fx_close(&f);
 }
