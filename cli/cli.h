@@ -132,6 +132,9 @@ int do_config(int argc, char **argv);
 int do_destroy(int argc, char **argv);
 int do_plan(int argc, char **argv);
 int do_worker(int argc, char **argv);
+/* xnf route sync (cmd_sync.c) and xnf neigh follow. */
+int do_route_sync(int argc, char **argv);
+int do_neigh(int argc, char **argv);
 /* xnf -V: version, libbpf, libxdp, table schema (cmd_version.c). */
 int cli_version(void);
 /* AF_XDP workers of @dev in `xnf stats` / `xnf status` (cmd_worker.c):

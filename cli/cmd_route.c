@@ -634,6 +634,7 @@ int do_route(int argc, char **argv)
 		{ "add", do_route_add, CLI_CONF },
 		{ "replace", do_route_replace, CLI_CONF },
 		{ "del", do_route_del, CLI_CONF },
+		{ "sync", do_route_sync },
 		{ "help", do_route_help },
 		{ NULL, NULL },
 	};

@@ -152,7 +152,8 @@ static void usage(FILE *f)
 		"Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
-		"            xconnect | config | save | apply | destroy | plan | worker | model }\n"
+		"            xconnect | config | save | apply | destroy | plan | worker | neigh |\n"
+		"            model }\n"
 		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -V | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused | tailcall]\n"
@@ -164,6 +165,8 @@ static void usage(FILE *f)
 		"  xnf route { add | replace } PREFIX { via ADDR [dev DEV [lladdr MAC]] |\n"
 		"                          dev DEV lladdr MAC | local | blackhole | unreachable }\n"
 		"  xnf route { del PREFIX | show }\n"
+		"  xnf route sync [table ID] [proto LIST] [window MS] [resync SEC] [rcvbuf B]\n"
+		"  xnf route sync flush\n"
 		"  xnf fw add [prio N] { allow | drop } [proto P] [src PREFIX] [dst PREFIX]\n"
 		"             [sport P[-Q]] [dport P[-Q]]\n"
 		"  xnf fw { del prio N | default { allow | drop } | flush | show }\n"
@@ -177,6 +180,7 @@ static void usage(FILE *f)
 		"  xnf worker DEV nf NAME[,NAME...] [queues LIST] [batch N] [ring N]\n"
 		"             [zerocopy auto|on|off] [egress DEV[,DEV...]] [busy-poll] [spin]\n"
 		"             [cores LIST] [duration SEC] [args OPTIONS]\n"
+		"  xnf neigh follow             next hops follow the kernel's neighbours\n"
 		"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
 		"NF := { firewall | l3fwd | l2fwd | xsk }\n"
 		"-b FILE runs FILE's lines in order, all or nothing: every line is checked\n"
@@ -305,6 +309,7 @@ static const struct cli_cmd objects[] = {
 	{ "apply", do_apply },
 	{ "plan", do_plan },
 	{ "worker", do_worker },
+	{ "neigh", do_neigh },
 	{ "model", do_model },
 	{ NULL, NULL },
 };

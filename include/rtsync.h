@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
+/*
+ * rtsync.h - the kernel's routes mirrored into xnf's tables (`xnf route
+ * sync`), and next hops that follow the kernel's neighbours (`xnf neigh
+ * follow`), as a library loop that the CLI, a daemon and the tests share.
+ *
+ * The sync reads one kernel table (and the router's own addresses from
+ * the table local) over rtnetlink: a dump, then the changes as they come,
+ * coalesced over a short window and written as one route batch
+ * (xnf_route_batch_begin / _commit: packets see the whole batch at once
+ * or none of it). Its routes have origin XNF_ORIGIN_SYNC. After a netlink
+ * overrun, a link going down (IPv4 drops routes then without telling) and
+ * periodically it dumps everything again and writes only the difference.
+ *
+ * How kernel routes map (docs/design.md, "Route sync"):
+ *   via GW (one or several next hops)  unicast or multipath; the next
+ *       hop's MAC from the kernel's neighbour entry, or, while there is
+ *       no usable one, state XNF_NH_KERNEL (packets pass, reason
+ *       no_neigh, and the kernel resolves the neighbour)
+ *   dev only (connected subnets), throw, other protocols than asked for,
+ *       and what xnf cannot forward itself  XNF_RT_KERNEL
+ *   local / anycast (table local)  XNF_RT_LOCAL
+ *   blackhole  blackhole; unreachable, prohibit  unreachable
+ */
+#ifndef XNF_RTSYNC_H
+#define XNF_RTSYNC_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct xnf_dp;
+
+#define XNF_RTSYNC_WINDOW_MS	 10  /* idle time that ends a window */
+#define XNF_RTSYNC_WINDOW_MAX_MS 50  /* and its bound under a stream */
+#define XNF_RTSYNC_RESYNC_S	 300 /* periodic full resync */
+#define XNF_RTSYNC_RCVBUF	 (64 << 20)
+
+struct xnf_rtsync_opts {
+	__u32 table;	 /* kernel table; 0: main (254) */
+	__u64 proto[4];	 /* RTPROT_* bits xnf forwards; all zero: every one */
+	__u32 window_ms; /* 0: XNF_RTSYNC_WINDOW_MS */
+	__u32 window_max_ms; /* 0: XNF_RTSYNC_WINDOW_MAX_MS */
+	__u32 resync_s;	     /* 0: XNF_RTSYNC_RESYNC_S; ~0U: never */
+	int rcvbuf;	     /* bytes; 0: XNF_RTSYNC_RCVBUF */
+	bool follow_only;    /* xnf neigh follow: next hops only */
+	/* Tests: SIGKILL itself after the writes of batch N (from 1), before
+	 * its commit. 0: never. */
+	__u32 kill_batch;
+};
+
+enum xnf_rtsync_ev {
+	XNF_RTSYNC_STARTED,	/* table, routes present, kernel routes */
+	XNF_RTSYNC_BATCH,	/* a batch committed: counts */
+	XNF_RTSYNC_RESYNC,	/* a full resync done: reason, counts */
+	XNF_RTSYNC_OVERRUN,	/* the kernel dropped messages */
+	XNF_RTSYNC_NEIGH,	/* a next hop followed its neighbour */
+	XNF_RTSYNC_UNSUPPORTED, /* a route xnf leaves to the kernel */
+	XNF_RTSYNC_STOPPED,
+};
+
+struct xnf_rtsync_event {
+	enum xnf_rtsync_ev type;
+	const char *reason; /* RESYNC: start, overrun, periodic, link, addr;
+			     * UNSUPPORTED: why */
+	/* BATCH, RESYNC, STARTED */
+	__u32 added, replaced, deleted, unchanged;
+	__u32 unsupported; /* routes left to the kernel for a reason */
+	__u32 routes;	   /* synced routes now */
+	__u64 usec;	   /* the batch's duration */
+	/* NEIGH, UNSUPPORTED */
+	int family; /* XNF_AF_* of addr */
+	__u8 addr[16];
+	__u32 plen; /* UNSUPPORTED: the route's prefix length */
+	__u32 ifindex;
+	__u32 nh;	/* NEIGH: the nexthop id */
+	__u8 lladdr[6]; /* NEIGH: the MAC now (state valid) */
+	bool usable;	/* NEIGH: forwarding (valid) or kernel */
+};
+
+typedef void (*xnf_rtsync_fn)(const struct xnf_rtsync_event *ev, void *ctx);
+
+/*
+ * Runs the sync (or with o->follow_only the neighbour following) on @dp,
+ * opened by xnf_open() for writing, until *@stop is set. The instance
+ * lock is held only while a batch is written. Refused (-EEXIST / -EBUSY,
+ * with what to do in @err) when routes added by hand are in the tables or
+ * another sync runs. On *@stop the synced routes stay in the tables and
+ * keep forwarding (as zebra -r / graceful restart); the registration
+ * keeps the table with pid 0. Events go to @fn.
+ */
+int xnf_rtsync_run(struct xnf_dp *dp, const struct xnf_rtsync_opts *o,
+		   xnf_rtsync_fn fn, void *ctx, volatile sig_atomic_t *stop,
+		   char *err, size_t errlen);
+
+/* Removes every synced route (one batch) and the registration; -EBUSY
+ * while a sync runs. *@n gets how many were removed. */
+int xnf_rtsync_flush(struct xnf_dp *dp, __u32 *n, char *err, size_t errlen);
+
+/* Kernel table and route protocol names, as ip(8) reads them from
+ * /etc/iproute2/rt_tables and rt_protos (and /usr/share/iproute2), or
+ * numbers: 0 or -EINVAL. */
+int xnf_rt_table_parse(const char *s, __u32 *table);
+int xnf_rt_proto_parse(const char *s, __u8 *proto);
+
+#endif /* XNF_RTSYNC_H */

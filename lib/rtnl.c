@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * rtnl.c - rtnetlink for the route sync; see rtnl.h.
+ *
+ * Raw netlink, as the rest of libxnf speaks it: the sync needs a handful
+ * of message types, and what it must get right (a large receive buffer,
+ * ENOBUFS as the signal to resync, dumps that race changes) is in the
+ * socket calls, not in a library around them.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/if.h>
+#include <linux/if_arp.h>
+#include <linux/neighbour.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#include "xnf.h"
+#include "rtnl.h"
+
+/* One datagram of a dump is at most 32 KiB; events are smaller. */
+#define RTNL_BUF_SIZE (64 * 1024)
+
+#ifndef RTA_NH_ID
+#define RTA_NH_ID 30
+#endif
+
+int rtnl_open(struct rtnl_sock *s, const unsigned int *groups, int rcvbuf)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int one = 1, err;
+
+	memset(s, 0, sizeof(*s));
+	s->seq = (__u32)time(NULL);
+	s->buflen = RTNL_BUF_SIZE;
+	s->buf = malloc(s->buflen);
+	if (!s->buf)
+		return -ENOMEM;
+	s->fd = socket(AF_NETLINK,
+		       SOCK_RAW | SOCK_CLOEXEC | (groups ? SOCK_NONBLOCK : 0),
+		       NETLINK_ROUTE);
+	if (s->fd < 0) {
+		err = -errno;
+		goto err;
+	}
+	/* FORCE goes past net.core.rmem_max (CAP_NET_ADMIN); without the
+	 * capability the plain option still gets what rmem_max allows. */
+	if (rcvbuf > 0 &&
+	    setsockopt(s->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+		       sizeof(rcvbuf)) &&
+	    setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf))) {
+		err = -errno;
+		goto err;
+	}
+	/* Dumps filtered by the kernel, errors with their message. */
+	setsockopt(s->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	if (bind(s->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		err = -errno;
+		goto err;
+	}
+	for (; groups && *groups; groups++)
+		if (setsockopt(s->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP,
+			       groups, sizeof(*groups))) {
+			err = -errno;
+			goto err;
+		}
+	return 0;
+err:
+	rtnl_close(s);
+	return err;
+}
+
+void rtnl_close(struct rtnl_sock *s)
+{
+	if (s->fd > 0)
+		close(s->fd);
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+}
+
+/* The messages of one datagram: 1 when NLMSG_DONE ended a dump, 0 to
+ * read on, a negative errno. @seq 0 takes every message (events). */
+static int rtnl_walk(struct rtnl_sock *s, ssize_t n, __u32 seq, bool *intr,
+		     rtnl_cb cb, void *ctx)
+{
+	struct nlmsghdr *nh;
+	int err;
+
+	for (nh = (struct nlmsghdr *)s->buf; NLMSG_OK(nh, (size_t)n);
+	     nh = NLMSG_NEXT(nh, n)) {
+		if (seq && nh->nlmsg_seq != seq)
+			continue;
+		if (nh->nlmsg_flags & NLM_F_DUMP_INTR)
+			*intr = true;
+		if (nh->nlmsg_type == NLMSG_DONE)
+			return 1;
+		if (nh->nlmsg_type == NLMSG_ERROR) {
+			const struct nlmsgerr *e = NLMSG_DATA(nh);
+
+			if (nh->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+				return -EBADMSG;
+			if (e->error)
+				return e->error;
+			continue;
+		}
+		if (nh->nlmsg_type == NLMSG_NOOP ||
+		    nh->nlmsg_type == NLMSG_OVERRUN)
+			continue;
+		err = cb(nh, ctx);
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+int rtnl_dump(struct rtnl_sock *s, int type, int family, rtnl_cb cb, void *ctx)
+{
+	struct {
+		struct nlmsghdr nh;
+		union {
+			struct rtmsg rtm;
+			struct ndmsg ndm;
+			struct ifinfomsg ifi;
+			struct ifaddrmsg ifa;
+		};
+	} req = {
+		.nh.nlmsg_type = type,
+		.nh.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	bool intr = false;
+	int err = 0;
+
+	req.nh.nlmsg_seq = ++s->seq;
+	switch (type) {
+	case RTM_GETROUTE:
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
+		req.rtm.rtm_family = family;
+		break;
+	case RTM_GETNEIGH:
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ndmsg));
+		req.ndm.ndm_family = family;
+		break;
+	case RTM_GETLINK:
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+		req.ifi.ifi_family = family;
+		break;
+	case RTM_GETADDR:
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
+		req.ifa.ifa_family = family;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (sendto(s->fd, &req, req.nh.nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		return -errno;
+	while (!err) {
+		struct sockaddr_nl from;
+		socklen_t fromlen = sizeof(from);
+		ssize_t n;
+
+		n = recvfrom(s->fd, s->buf, s->buflen, 0,
+			     (struct sockaddr *)&from, &fromlen);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (!n)
+			return -ENODATA;
+		if (from.nl_pid != 0)
+			continue;
+		err = rtnl_walk(s, n, req.nh.nlmsg_seq, &intr, cb, ctx);
+	}
+	if (err < 0)
+		return err;
+	return intr ? -EAGAIN : 0;
+}
+
+int rtnl_read(struct rtnl_sock *s, rtnl_cb cb, void *ctx)
+{
+	bool intr = false;
+	int err;
+
+	for (;;) {
+		struct sockaddr_nl from;
+		socklen_t fromlen = sizeof(from);
+		ssize_t n;
+
+		n = recvfrom(s->fd, s->buf, s->buflen, 0,
+			     (struct sockaddr *)&from, &fromlen);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -errno;
+		}
+		if (!n)
+			return 0;
+		if (from.nl_pid != 0)
+			continue;
+		err = rtnl_walk(s, n, 0, &intr, cb, ctx);
+		if (err < 0)
+			return err;
+	}
+}
+
+static int xfamily(int af)
+{
+	return af == AF_INET ? XNF_AF_INET : af == AF_INET6 ? XNF_AF_INET6 : 0;
+}
+
+/* RTA_GATEWAY (of the route's family) or RTA_VIA (any family). */
+static void hop_gw(struct rtnl_hop *h, int af, const struct rtattr *a)
+{
+	const struct rtvia *via;
+	size_t len = RTA_PAYLOAD(a);
+
+	if (a->rta_type == RTA_GATEWAY) {
+		if (len == (af == AF_INET ? 4u : 16u)) {
+			h->gw_family = xfamily(af);
+			memcpy(h->gw, RTA_DATA(a), len);
+		}
+		return;
+	}
+	via = RTA_DATA(a);
+	if (len < sizeof(*via))
+		return;
+	len -= sizeof(*via);
+	if ((via->rtvia_family == AF_INET && len == 4) ||
+	    (via->rtvia_family == AF_INET6 && len == 16)) {
+		h->gw_family = xfamily(via->rtvia_family);
+		memcpy(h->gw, via->rtvia_addr, len);
+	}
+}
+
+static void route_multipath(struct rtnl_route *r, int af, const struct rtattr *mp)
+{
+	const struct rtnexthop *nh = RTA_DATA(mp);
+	int len = RTA_PAYLOAD(mp);
+
+	r->multipath = true;
+	while (len >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) &&
+	       nh->rtnh_len <= len) {
+		const struct rtattr *a = RTNH_DATA(nh);
+		int alen = nh->rtnh_len - RTNH_LENGTH(0);
+		struct rtnl_hop h = { .ifindex = nh->rtnh_ifindex };
+
+		for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+			if (a->rta_type == RTA_GATEWAY || a->rta_type == RTA_VIA)
+				hop_gw(&h, af, a);
+		/* The kernel does not forward over these (a dead next hop,
+		 * or one whose link is down when the sysctl
+		 * ignore_routes_with_linkdown says so; treated alike). */
+		if (nh->rtnh_flags & (RTNH_F_DEAD | RTNH_F_LINKDOWN))
+			r->dead++;
+		else if (r->nhops == RTNL_HOPS_MAX)
+			r->too_many = true;
+		else
+			r->hop[r->nhops++] = h;
+		len -= RTNH_ALIGN(nh->rtnh_len);
+		nh = RTNH_NEXT(nh);
+	}
+}
+
+int rtnl_route_parse(const struct nlmsghdr *nh, struct rtnl_route *r)
+{
+	const struct rtmsg *rtm = NLMSG_DATA(nh);
+	const struct rtattr *a, *mp = NULL;
+	struct rtnl_hop h = {};
+	int len;
+
+	if ((nh->nlmsg_type != RTM_NEWROUTE && nh->nlmsg_type != RTM_DELROUTE) ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*rtm)))
+		return -EINVAL;
+	if (rtm->rtm_family != AF_INET && rtm->rtm_family != AF_INET6)
+		return -EAFNOSUPPORT;
+	memset(r, 0, offsetof(struct rtnl_route, hop));
+	r->del = nh->nlmsg_type == RTM_DELROUTE;
+	r->family = xfamily(rtm->rtm_family);
+	r->dst_len = rtm->rtm_dst_len;
+	r->tos = rtm->rtm_tos;
+	r->type = rtm->rtm_type;
+	r->proto = rtm->rtm_protocol;
+	r->scope = rtm->rtm_scope;
+	r->table = rtm->rtm_table;
+	r->flags = rtm->rtm_flags;
+	len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*rtm));
+	for (a = RTM_RTA(rtm); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		switch (a->rta_type) {
+		case RTA_TABLE:
+			if (RTA_PAYLOAD(a) >= 4)
+				memcpy(&r->table, RTA_DATA(a), 4);
+			break;
+		case RTA_DST:
+			if (RTA_PAYLOAD(a) <= sizeof(r->dst))
+				memcpy(r->dst, RTA_DATA(a), RTA_PAYLOAD(a));
+			break;
+		case RTA_PRIORITY:
+			if (RTA_PAYLOAD(a) >= 4)
+				memcpy(&r->priority, RTA_DATA(a), 4);
+			break;
+		case RTA_OIF:
+			if (RTA_PAYLOAD(a) >= 4)
+				memcpy(&h.ifindex, RTA_DATA(a), 4);
+			break;
+		case RTA_GATEWAY:
+		case RTA_VIA:
+			hop_gw(&h, rtm->rtm_family, a);
+			break;
+		case RTA_MULTIPATH:
+			mp = a;
+			break;
+		case RTA_NH_ID:
+			if (RTA_PAYLOAD(a) >= 4)
+				memcpy(&r->nh_id, RTA_DATA(a), 4);
+			break;
+		}
+	}
+	if (mp) {
+		route_multipath(r, rtm->rtm_family, mp);
+	} else if (h.ifindex || h.gw_family) {
+		if (rtm->rtm_flags & (RTNH_F_DEAD | RTNH_F_LINKDOWN))
+			r->dead++;
+		else
+			r->hop[r->nhops++] = h;
+	}
+	return 0;
+}
+
+int rtnl_neigh_parse(const struct nlmsghdr *nh, struct rtnl_neigh *n)
+{
+	const struct ndmsg *ndm = NLMSG_DATA(nh);
+	const struct rtattr *a;
+	int len;
+
+	if ((nh->nlmsg_type != RTM_NEWNEIGH && nh->nlmsg_type != RTM_DELNEIGH) ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ndm)))
+		return -EINVAL;
+	memset(n, 0, sizeof(*n));
+	n->family = xfamily(ndm->ndm_family);
+	if (!n->family)
+		return -EAFNOSUPPORT;
+	n->del = nh->nlmsg_type == RTM_DELNEIGH;
+	n->ifindex = ndm->ndm_ifindex;
+	n->state = ndm->ndm_state;
+	n->flags = ndm->ndm_flags;
+	len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ndm));
+	a = (const struct rtattr *)((const char *)ndm + NLMSG_ALIGN(sizeof(*ndm)));
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type == NDA_DST &&
+		    RTA_PAYLOAD(a) == (n->family == XNF_AF_INET ? 4u : 16u))
+			memcpy(n->addr, RTA_DATA(a), RTA_PAYLOAD(a));
+		else if (a->rta_type == NDA_LLADDR) {
+			n->lladdr_len = RTA_PAYLOAD(a);
+			if (n->lladdr_len == 6)
+				memcpy(n->lladdr, RTA_DATA(a), 6);
+		}
+	}
+	return 0;
+}
+
+int rtnl_link_parse(const struct nlmsghdr *nh, struct rtnl_link *l)
+{
+	const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+	const struct rtattr *a;
+	int len;
+
+	if ((nh->nlmsg_type != RTM_NEWLINK && nh->nlmsg_type != RTM_DELLINK) ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifi)))
+		return -EINVAL;
+	memset(l, 0, sizeof(*l));
+	l->del = nh->nlmsg_type == RTM_DELLINK;
+	l->ifindex = ifi->ifi_index;
+	l->flags = ifi->ifi_flags;
+	l->type = ifi->ifi_type;
+	len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
+	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type == IFLA_ADDRESS) {
+			l->addr_len = RTA_PAYLOAD(a) <= 255 ? RTA_PAYLOAD(a) :
+							      255;
+			if (l->addr_len == 6)
+				memcpy(l->addr, RTA_DATA(a), 6);
+		} else if (a->rta_type == IFLA_IFNAME) {
+			size_t n = RTA_PAYLOAD(a);
+
+			if (n >= sizeof(l->name))
+				n = sizeof(l->name) - 1;
+			memcpy(l->name, RTA_DATA(a), n);
+			l->name[n] = '\0';
+		}
+	}
+	return 0;
+}
