@@ -1,0 +1,309 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+#
+# routesync.bats - `xnf route sync` mirrors the DUT kernel's routes into
+# xnf's tables, and `xnf neigh follow` keeps next hops in step with their
+# neighbours: changes made with `ip route` and `ip neigh` show in `xnf -j
+# route show` and in where the traffic goes; an overrun ends in a resync;
+# a sync killed between a batch's writes and its commit leaves the last
+# complete set; on a 10,000-route table xnf answers as the kernel's FIB.
+
+bats_require_minimum_version 1.5.0
+: "${BATS_TEST_TIMEOUT:=300}"
+
+load lib/testbed
+
+GW2=198.51.100.2
+GW3=198.51.100.3
+GW2_6=2001:db8:2::2
+MAC2=02:78:6e:00:0f:02
+MAC3=02:78:6e:00:0f:03
+NEW=02:78:6e:00:0f:99
+P4=203.0.113.0/24
+P6=2001:db8:99::/48
+
+setup_file()
+{
+	TB_SKIP=$(tb_missing)
+	export TB_SKIP
+	[ -z "$TB_SKIP" ] || return 0
+	tb_setup && tb_attach_both l3fwd || return 1
+	# Two more gateways on d1's subnet, known to the DUT's kernel.
+	ip -n "$TB_DUT" neigh replace $GW2 lladdr $MAC2 dev d1 nud permanent &&
+		ip -n "$TB_DUT" neigh replace $GW3 lladdr $MAC3 dev d1 nud permanent &&
+		ip -n "$TB_DUT" neigh replace $GW2_6 lladdr $MAC2 dev d1 nud permanent
+}
+
+teardown_file()
+{
+	tb_teardown
+}
+
+setup()
+{
+	[ -z "$TB_SKIP" ] || skip "$TB_SKIP"
+	SYNC_PID=
+}
+
+teardown()
+{
+	[ -z "$TB_SKIP" ] || return 0
+	rs_stop
+	tb_xnf route sync flush >/dev/null 2>&1 || true
+	tb_xnf route del $P4 2>/dev/null || true
+	ip -n "$TB_DUT" route flush 203.0.113.0/24 2>/dev/null || true
+	ip -n "$TB_DUT" route flush 198.18.0.0/15 2>/dev/null || true
+	ip -n "$TB_DUT" -6 route flush 2001:db8:99::/48 2>/dev/null || true
+	ip -n "$TB_DUT" -6 route flush 2001:db8:1000::/36 2>/dev/null || true
+	ip -n "$TB_DUT" route del 198.51.100.128/25 dev d1 2>/dev/null || true
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
+}
+
+# rs_start [ARGS...]: `xnf -j route sync ARGS` in the background, its
+# events in $TB_TMP/sync.out; returns once it has started. With
+# RS_CMD="neigh follow", that command instead.
+rs_start()
+{
+	: >"$TB_TMP/sync.out"
+	# shellcheck disable=SC2086 # RS_CMD is two words
+	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" ${RS_ENV:-} \
+		timeout 600 "$XNF" -j ${RS_CMD:-route sync} "$@" \
+		>"$TB_TMP/sync.out" 2>&1
+	SYNC_PID=$TB_BG_PID
+	tb_until "the sync to start" rs_event started ||
+		{ cat "$TB_TMP/sync.out" >&2; return 1; }
+}
+
+# rs_stop: SIGTERM to the sync, which must say it stopped.
+rs_stop()
+{
+	[ -n "$SYNC_PID" ] || return 0
+	kill -TERM "$SYNC_PID" 2>/dev/null || true
+	wait "$SYNC_PID" 2>/dev/null || true
+	SYNC_PID=
+}
+
+# rs_event NAME [JQ]: the sync printed an event NAME (for which JQ holds).
+rs_event()
+{
+	jq -e --arg e "$1" "select(.event == \$e) | ${2:-true}" \
+		"$TB_TMP/sync.out" 2>/dev/null | grep -qx true
+}
+
+# route_of DST: the object of DST in `xnf -j route show`, or nothing.
+route_of()
+{
+	tb_xnf -j route show | jq -c --arg d "$1" '.[] | select(.dst == $d)'
+}
+
+# route_is DST JQ: DST is in xnf's tables and JQ holds for it.
+route_is()
+{
+	route_of "$1" | jq -e "$2" >/dev/null
+}
+
+# route_gone DST: no route DST in xnf's tables.
+route_gone()
+{
+	[ -z "$(route_of "$1")" ]
+}
+
+@test "sync follows add, replace, delete and multipath changes made with ip route" {
+	rs_start
+	ip -n "$TB_DUT" route add $P4 via $TB_SINK4
+	tb_until "$P4 via the sink" route_is $P4 \
+		".type == \"unicast\" and .via == \"$TB_SINK4\" and .dev == \"d1\" and .lladdr == \"$TB_MAC_K0\" and .origin == \"sync\""
+	ip -n "$TB_DUT" route replace $P4 via $GW2
+	tb_until "$P4 via $GW2" route_is $P4 ".via == \"$GW2\" and .lladdr == \"$MAC2\""
+	ip -n "$TB_DUT" route replace $P4 nexthop via $GW2 nexthop via $GW3
+	tb_until "$P4 over two next hops" route_is $P4 \
+		"[.nexthops[].via] | sort == [\"$GW2\", \"$GW3\"]"
+	ip -n "$TB_DUT" route del $P4
+	tb_until "$P4 gone" route_gone $P4
+
+	# IPv6: multipath built with append, one next hop deleted by name.
+	ip -n "$TB_DUT" -6 route add $P6 via $TB_SINK6
+	ip -n "$TB_DUT" -6 route append $P6 via $GW2_6
+	tb_until "$P6 over two next hops" route_is $P6 \
+		"[.nexthops[].via] | sort == [\"$TB_SINK6\", \"$GW2_6\"]"
+	ip -n "$TB_DUT" -6 route del $P6 via $TB_SINK6
+	tb_until "$P6 via $GW2_6 only" route_is $P6 \
+		".type == \"unicast\" and .via == \"$GW2_6\" and .lladdr == \"$MAC2\""
+	ip -n "$TB_DUT" -6 route del $P6
+	tb_until "$P6 gone" route_gone $P6
+	rs_event batch '.added >= 1'
+}
+
+@test "connected subnets and device routes pass to the kernel; own addresses are local; blackhole and unreachable map" {
+	rs_start
+	ip -n "$TB_DUT" route add 198.51.100.128/25 dev d1
+	ip -n "$TB_DUT" route add blackhole 198.18.1.0/24
+	ip -n "$TB_DUT" route add unreachable 198.18.2.0/24
+	ip -n "$TB_DUT" route add prohibit 198.18.3.0/24
+	tb_until "the device route" route_is 198.51.100.128/25 '.type == "kernel"'
+	route_is 198.51.100.0/24 '.type == "kernel"'
+	route_is 2001:db8:2::/64 '.type == "kernel"'
+	route_is $TB_D14/32 '.type == "local"'
+	route_is $TB_D16/128 '.type == "local"'
+	tb_until "the blackhole" route_is 198.18.1.0/24 '.type == "blackhole"'
+	tb_until "the unreachable" route_is 198.18.2.0/24 '.type == "unreachable"'
+	tb_until "the prohibit" route_is 198.18.3.0/24 '.type == "unreachable"'
+}
+
+# send_and_capture DST: 20 datagrams from the source to DST, captured as
+# the sink's k0 receives them; prints the destination MACs seen.
+send_and_capture()
+{
+	local pcap="$TB_TMP/cap.$BATS_TEST_NUMBER.pcap"
+	rm -f "$pcap"
+	tb_capture "$TB_SINK" k0 20 "$pcap" udp and dst port 9
+	tb_udp_send "$TB_SRC" "$1" 9 20
+	wait "$TB_CAPTURE_PID" || true
+	tb_sink tcpdump -r "$pcap" -e -n 2>/dev/null | awk '{print $4}' | sort -u | tr -d ,
+}
+
+@test "a synced route's next hop follows a new MAC of its neighbour, and the traffic with it" {
+	local k0 macs
+	rs_start
+	ip -n "$TB_DUT" route add $P4 via $TB_SINK4
+	tb_until "$P4 synced" route_is $P4 ".lladdr == \"$TB_MAC_K0\""
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $NEW dev d1 nud permanent
+	tb_until "the new MAC in the next hop" route_is $P4 ".lladdr == \"$NEW\""
+	tb_until "the neigh event" rs_event neigh ".via == \"$TB_SINK4\" and .lladdr == \"$NEW\""
+	k0=$(tb_kfwd)
+	macs=$(send_and_capture 203.0.113.7)
+	tb_expect "destination MAC on the wire" "$macs" = $NEW
+	tb_expect "forwarded by xnf, not the kernel" "$(tb_kfwd)" = "$k0"
+}
+
+@test "a neighbour that goes makes its next hop pass to the kernel, which resolves it again" {
+	local before after
+	rs_start
+	ip -n "$TB_DUT" route add $P4 via $TB_SINK4
+	tb_until "$P4 synced" route_is $P4 ".lladdr == \"$TB_MAC_K0\""
+	ip -n "$TB_DUT" neigh del $TB_SINK4 dev d1
+	tb_until "state kernel" rs_event neigh ".via == \"$TB_SINK4\" and .state == \"kernel\""
+	before=$(tb_stats_json)
+	tb_udp_send "$TB_SRC" 203.0.113.7 9 5
+	after=$(tb_stats_json)
+	tb_expect "passed for want of a neighbour" \
+		"$(tb_delta "$before" "$after" d0 '.pass_reasons.no_neigh')" -ge 1
+	# The kernel's ARP found the sink again, and the next hop follows.
+	tb_until "valid again" rs_event neigh \
+		".via == \"$TB_SINK4\" and .state == \"valid\" and .lladdr == \"$TB_MAC_K0\""
+	tb_until "$P4 through the sink's MAC" route_is $P4 ".lladdr == \"$TB_MAC_K0\""
+}
+
+@test "a route added by hand follows its neighbour under xnf neigh follow" {
+	local k0 macs
+	tb_xnf route add $P4 via $TB_SINK4
+	RS_CMD="neigh follow" rs_start
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $NEW dev d1 nud permanent
+	tb_until "the new MAC" route_is $P4 ".lladdr == \"$NEW\""
+	k0=$(tb_kfwd)
+	macs=$(send_and_capture 203.0.113.8)
+	tb_expect "destination MAC on the wire" "$macs" = $NEW
+	tb_expect "forwarded by xnf" "$(tb_kfwd)" = "$k0"
+	# Back, and the route is still the operator's.
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
+	tb_until "the old MAC" route_is $P4 ".lladdr == \"$TB_MAC_K0\" and .origin == \"static\""
+}
+
+@test "the sync refuses to start while routes added by hand are in the tables" {
+	tb_xnf route add $P4 via $TB_SINK4
+	run -1 tb_xnf route sync
+	[[ "$output" == *"Error: 1 route added by hand is in the tables"* ]]
+	run -1 tb_xnf -j route sync
+	jq -e '.error' <<<"$output"
+	route_is $P4 '.origin == "static"'
+}
+
+# kernel_set PREFIX...: the kernel's routes inside the test's ranges, as
+# sorted "dst type gateways" lines; xnf_set the same of xnf's tables.
+kernel_set()
+{
+	{
+		ip -n "$TB_DUT" -j route show table main root 198.18.0.0/15
+		ip -n "$TB_DUT" -j -6 route show table main root 2001:db8:1000::/36
+	} | jq -r '.[] | "\(if (.dst | test("/")) then .dst else
+		(if (.dst | test(":")) then .dst + "/128" else .dst + "/32" end) end)
+		\([.gateway] + [.nexthops[]?.gateway] | map(select(. != null)) | sort | join(","))"' |
+		sort
+}
+
+xnf_set()
+{
+	tb_xnf -j route show | jq -r '.[] | select((.dst | startswith("198.18.") or startswith("198.19.")) or (.dst | test("^2001:db8:1[0-9a-f]{3}:"))) |
+		"\(.dst) \([.via] + [.nexthops[]?.via] | map(select(. != null)) | sort | join(","))"' |
+		sort
+}
+
+sets_equal()
+{
+	diff <(kernel_set) <(xnf_set) >/dev/null
+}
+
+@test "an overrun ends in a resync that leaves no stale route and the kernel's table" {
+	local i
+	rs_start rcvbuf 4096 resync 0
+	# 300 routes the sync knows...
+	for ((i = 0; i < 300; i++)); do
+		echo "route add 198.18.$((i / 256)).$((i % 256))/32 via $GW2"
+	done | ip -n "$TB_DUT" -batch -
+	tb_until "the first routes" sets_equal
+	# ...then a burst the socket cannot hold: all of them deleted, 3000
+	# others added.
+	{
+		for ((i = 0; i < 300; i++)); do
+			echo "route del 198.18.$((i / 256)).$((i % 256))/32"
+		done
+		for ((i = 0; i < 3000; i++)); do
+			echo "route add 198.19.$((i / 256)).$((i % 256))/32 via $GW3"
+		done
+	} | ip -n "$TB_DUT" -batch -
+	tb_until "an overrun" rs_event overrun
+	tb_until "the resync after it" rs_event resync '.reason == "overrun"'
+	tb_until "the table equal to the kernel's" sets_equal
+	tb_expect "stale routes" "$(xnf_set | grep -c '^198\.18\.' || true)" -eq 0
+	tb_expect "routes" "$(xnf_set | wc -l)" -eq 3000
+}
+
+@test "a sync killed between a batch's writes and its commit leaves the last complete set" {
+	local before i
+	# Batch 1 is the first sync; it dies on batch 2, before the commit.
+	RS_ENV="XNF_RTSYNC_KILL_BATCH=2" rs_start
+	before=$(tb_xnf -j route show)
+	{
+		for ((i = 0; i < 200; i++)); do
+			echo "route add 198.18.0.$i/32 via $GW2"
+		done
+		echo "route del 198.51.100.0/24 dev d1"
+	} | ip -n "$TB_DUT" -batch -
+	tb_until "the sync to die" bash -c "! kill -0 $SYNC_PID 2>/dev/null"
+	wait "$SYNC_PID" || true
+	SYNC_PID=
+	tb_expect "the live table is the one before the batch" \
+		"$(tb_xnf -j route show)" = "$before"
+	# A new sync converges on what the kernel has.
+	ip -n "$TB_DUT" route add 198.51.100.0/24 dev d1 proto kernel scope link src $TB_D14
+	rs_start
+	tb_until "the 200 routes" bash -c "[ \$(XNF_PIN_ROOT=$XNF_PIN_ROOT ip netns exec $TB_DUT $XNF -j route show | jq '[.[] | select(.dst | startswith(\"198.18.0.\"))] | length') -eq 200 ]"
+	route_is 198.51.100.0/24 '.type == "kernel"'
+}
+
+@test "on a 10,000-route table, xnf's tables answer as the kernel's FIB" {
+	local n
+	python3 "$BATS_TEST_DIRNAME/lib/fibgen.py" routes 10000 1 $TB_SINK4 $GW2 $GW3 \
+		>"$TB_TMP/fib.batch"
+	ip -n "$TB_DUT" -batch "$TB_TMP/fib.batch"
+	rs_start
+	tb_until "the whole table" sets_equal
+	python3 "$BATS_TEST_DIRNAME/lib/fibgen.py" gets "$TB_TMP/fib.batch" 10000 2 \
+		>"$TB_TMP/fib.gets"
+	tb_run "$TB_DUT" ip -force -j -batch "$TB_TMP/fib.gets" \
+		>"$TB_TMP/fib.kernel" 2>/dev/null || true
+	tb_xnf -j route show >"$TB_TMP/fib.xnf"
+	n=$(python3 "$BATS_TEST_DIRNAME/lib/fibgen.py" compare "$TB_TMP/fib.gets" \
+		"$TB_TMP/fib.kernel" "$TB_TMP/fib.xnf")
+	tb_expect "destinations compared" "$n" -eq 10000
+}
