@@ -185,7 +185,7 @@ int rtnl_dump(struct rtnl_sock *s, int type, int family, rtnl_cb cb, void *ctx)
 
 int rtnl_read(struct rtnl_sock *s, rtnl_cb cb, void *ctx)
 {
-	bool intr = false;
+	bool intr = false, overrun = false;
 	int err;
 
 	for (;;) {
@@ -195,13 +195,23 @@ int rtnl_read(struct rtnl_sock *s, rtnl_cb cb, void *ctx)
 
 		n = recvfrom(s->fd, s->buf, s->buflen, 0,
 			     (struct sockaddr *)&from, &fromlen);
+		/* The kernel reports ENOBUFS once, then drops silently
+		 * until the queue has been emptied (NETLINK_S_CONGESTED):
+		 * read on to the end, so that a loss after the caller's
+		 * resync dump is reported again. */
+		if (n < 0 && errno == ENOBUFS) {
+			overrun = true;
+			continue;
+		}
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return errno == EAGAIN ? 0 : -errno;
+			if (errno != EAGAIN)
+				return -errno;
+			return overrun ? -ENOBUFS : 0;
 		}
 		if (!n)
-			return 0;
+			return overrun ? -ENOBUFS : 0;
 		if (from.nl_pid != 0)
 			continue;
 		err = rtnl_walk(s, n, 0, &intr, cb, ctx);

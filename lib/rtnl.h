@@ -38,9 +38,10 @@ typedef int (*rtnl_cb)(const struct nlmsghdr *nh, void *ctx);
  * RTM_GETADDR) for @family: -EAGAIN when it raced a change of the table
  * (NLM_F_DUMP_INTR; the caller dumps again). */
 int rtnl_dump(struct rtnl_sock *s, int type, int family, rtnl_cb cb, void *ctx);
-/* The messages that are queued on a listening socket, without waiting:
- * 0 when none is left, -ENOBUFS when the kernel dropped some (the socket
- * buffer overran: the caller resyncs). */
+/* The messages that are queued on a listening socket, without waiting,
+ * to the last: 0, or -ENOBUFS when the kernel dropped some (the socket
+ * buffer overran: the caller resyncs, with a dump that starts after the
+ * queue was emptied). */
 int rtnl_read(struct rtnl_sock *s, rtnl_cb cb, void *ctx);
 
 struct rtnl_hop {

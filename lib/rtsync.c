@@ -1109,7 +1109,8 @@ static int start_checks(struct rs *s, char *err, size_t errlen)
 				"source of truth: delete them with 'xnf route "
 				"del PREFIX' ('xnf route show' lists them) "
 				"before syncing",
-				hand, hand == 1 ? "" : "s", hand == 1 ? "is" : "are");
+				hand, hand == 1 ? "" : "s",
+				hand == 1 ? "is" : "are");
 	return 0;
 }
 

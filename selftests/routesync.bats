@@ -51,10 +51,10 @@ teardown()
 	rs_stop
 	tb_xnf route sync flush >/dev/null 2>&1 || true
 	tb_xnf route del $P4 2>/dev/null || true
-	ip -n "$TB_DUT" route flush 203.0.113.0/24 2>/dev/null || true
-	ip -n "$TB_DUT" route flush 198.18.0.0/15 2>/dev/null || true
-	ip -n "$TB_DUT" -6 route flush 2001:db8:99::/48 2>/dev/null || true
-	ip -n "$TB_DUT" -6 route flush 2001:db8:1000::/36 2>/dev/null || true
+	ip -n "$TB_DUT" route flush root 203.0.113.0/24 2>/dev/null || true
+	ip -n "$TB_DUT" route flush root 198.18.0.0/15 2>/dev/null || true
+	ip -n "$TB_DUT" -6 route flush root 2001:db8:99::/48 2>/dev/null || true
+	ip -n "$TB_DUT" -6 route flush root 2001:db8:1000::/36 2>/dev/null || true
 	ip -n "$TB_DUT" route del 198.51.100.128/25 dev d1 2>/dev/null || true
 	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
 }
@@ -225,17 +225,19 @@ kernel_set()
 	{
 		ip -n "$TB_DUT" -j route show table main root 198.18.0.0/15
 		ip -n "$TB_DUT" -j -6 route show table main root 2001:db8:1000::/36
-	} | jq -r '.[] | "\(if (.dst | test("/")) then .dst else
-		(if (.dst | test(":")) then .dst + "/128" else .dst + "/32" end) end)
-		\([.gateway] + [.nexthops[]?.gateway] | map(select(. != null)) | sort | join(","))"' |
-		sort
+	} | jq -r '.[] | (if (.dst | test("/")) then .dst
+		elif (.dst | test(":")) then .dst + "/128"
+		else .dst + "/32" end) + " " +
+		([.gateway] + [.nexthops[]?.gateway] | map(select(. != null)) |
+			sort | join(","))' | sort
 }
 
 xnf_set()
 {
-	tb_xnf -j route show | jq -r '.[] | select((.dst | startswith("198.18.") or startswith("198.19.")) or (.dst | test("^2001:db8:1[0-9a-f]{3}:"))) |
-		"\(.dst) \([.via] + [.nexthops[]?.via] | map(select(. != null)) | sort | join(","))"' |
-		sort
+	tb_xnf -j route show | jq -r '.[] |
+		select(.dst | test("^198\\.1[89]\\.|^2001:db8:1[0-9a-f]{3}:")) |
+		.dst + " " + ([.via] + [.nexthops[]?.via] |
+			map(select(. != null)) | sort | join(","))' | sort
 }
 
 sets_equal()
