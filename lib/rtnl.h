@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include <linux/netlink.h>
+#include <linux/neighbour.h>
 
 /* Next hops of one kernel route that rtnl_route_parse keeps; a route with
  * more is reported as such (too_many). */
@@ -69,6 +70,12 @@ struct rtnl_route {
 	bool multipath; /* from RTA_MULTIPATH */
 	struct rtnl_hop hop[RTNL_HOPS_MAX];
 };
+
+/* Neighbour states whose MAC can be used now. INCOMPLETE and FAILED
+ * entries have none. */
+#define RTNL_NUD_USABLE                                                      \
+	(NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT | \
+	 NUD_NOARP)
 
 struct rtnl_neigh {
 	bool del;

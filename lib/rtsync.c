@@ -37,11 +37,6 @@
 #include "priv.h"
 #include "rtnl.h"
 
-#define NUD_USABLE                                                           \
-	(NUD_REACHABLE | NUD_STALE | NUD_DELAY | NUD_PROBE | NUD_PERMANENT | \
-	 NUD_NOARP)
-/* Datagrams read before the loop looks at its deadlines again. */
-#define READ_BURST	   256
 /* UNSUPPORTED events per flush; the rest are only counted. */
 #define UNSUPPORTED_EVENTS 8
 #define DUMP_TRIES	   5
@@ -227,6 +222,7 @@ struct rs {
 	__u32 batches;	    /* committed, for kill_batch */
 	__u32 routes;	    /* prefixes xnf holds a synced route for */
 	__u32 unsup_events; /* UNSUPPORTED events in this flush */
+	__u64 changes;	    /* messages that changed something */
 	struct xnf_rtsync_event counts;
 };
 
@@ -260,6 +256,7 @@ static struct neigh *neigh_get(struct rs *s, __u32 ifindex, int family,
 
 static void mark_dirty(struct rs *s, struct pfx *p)
 {
+	s->changes++;
 	if (p->dirty)
 		return;
 	if (s->ndirty == s->dirty_cap) {
@@ -706,7 +703,7 @@ static int neigh_msg(struct rs *s, const struct rtnl_neigh *m)
 	h = hash_bytes(&key, sizeof(key));
 	n = ht_find(&s->neigh, &key, h);
 	/* A usable neighbour has a unicast MAC of 6 bytes. */
-	usable = !m->del && (m->state & NUD_USABLE) && m->lladdr_len == 6 &&
+	usable = !m->del && (m->state & RTNL_NUD_USABLE) && m->lladdr_len == 6 &&
 		 !(m->lladdr[0] & 1) && memcmp(m->lladdr, "\0\0\0\0\0\0", 6);
 	if (!n) {
 		if (!usable)
@@ -722,6 +719,7 @@ static int neigh_msg(struct rs *s, const struct rtnl_neigh *m)
 	if (usable == n->usable && (!usable || !memcmp(n->lladdr, m->lladdr, 6)))
 		return 0;
 	s->nh_check = true;
+	s->changes++;
 	if (!usable) {
 		ht_remove(&s->neigh, &n->node);
 		free(n);
@@ -761,8 +759,10 @@ static int link_msg(struct rs *s, const struct rtnl_link *m)
 		/* IPv4 removes the routes through a device that goes down
 		 * without a message (fib_sync_down_dev): dump again. */
 		s->resync = s->resync ?: "link";
-	if (l->ether != ether || memcmp(l->mac, m->addr, 6))
+	if (l->ether != ether || memcmp(l->mac, m->addr, 6)) {
 		s->nh_check = true; /* the port's MAC: every next hop's smac */
+		s->changes++;
+	}
 	l->up = up;
 	l->ether = ether;
 	memcpy(l->mac, ether ? m->addr : (const __u8 *)"\0\0\0\0\0\0", 6);
@@ -1050,12 +1050,6 @@ out:
 		s->dirty[i]->dirty = false;
 	s->ndirty = 0;
 	xnf_dp_lock(s->dp, LOCK_UN);
-	if (ret) {
-		/* What xnf holds is not known for sure: read it back. */
-		pr_warn("route sync: a batch failed (%s); resyncing\n",
-			strerror(-ret));
-		s->resync = "error";
-	}
 	return ret;
 }
 
@@ -1064,6 +1058,7 @@ static int full_resync(struct rs *s, struct rtnl_sock *d, const char *why)
 	int ret;
 
 	s->resync = NULL;
+	s->changes = 0;
 	ret = resync(s, d);
 	if (!ret)
 		ret = flush(s, XNF_RTSYNC_RESYNC, why);
@@ -1177,7 +1172,7 @@ static int loop(struct rs *s, struct rtnl_sock *ev, struct rtnl_sock *d,
 	while (!*stop) {
 		struct pollfd pfd = { .fd = ev->fd, .events = POLLIN };
 		__u64 now = now_us(), deadline = next_resync;
-		int timeout, burst, r;
+		int timeout, r;
 
 		if (first) {
 			__u64 idle = last + ms_to_us(s->o.window_ms);
@@ -1195,8 +1190,8 @@ static int loop(struct rs *s, struct rtnl_sock *ev, struct rtnl_sock *d,
 		if (r < 0 && errno != EINTR)
 			return -errno;
 		now = now_us();
-		for (burst = 0; r > 0 && burst < READ_BURST; burst++) {
-			__u32 before = s->ndirty + s->nh_check;
+		if (r > 0) {
+			__u64 before = s->changes;
 
 			ret = rtnl_read(ev, msg_cb, s);
 			if (ret == -ENOBUFS) {
@@ -1206,42 +1201,35 @@ static int loop(struct rs *s, struct rtnl_sock *ev, struct rtnl_sock *d,
 
 				emit(s, &e);
 				s->resync = "overrun";
-				ret = 0;
-				break;
-			}
-			if (ret)
+			} else if (ret) {
 				return ret;
-			if (s->ndirty + s->nh_check != before || s->resync) {
+			}
+			if (s->changes != before) {
 				if (!first)
 					first = now;
 				last = now;
 			}
-			break; /* rtnl_read drained the socket */
 		}
-		if (s->resync) {
+		if (s->resync || now >= next_resync) {
+			if (now >= next_resync) {
+				next_resync = now + s->o.resync_s * 1000000ULL;
+				s->resync = s->resync ?: "periodic";
+			}
 			ret = full_resync(s, d, s->resync);
 			first = 0;
-			if (ret && ret != -ENOMEM && s->resync)
-				continue; /* once more, from the top */
-			if (ret)
-				return ret;
-			continue;
-		}
-		if (now >= next_resync) {
-			next_resync = now + s->o.resync_s * 1000000ULL;
-			ret = full_resync(s, d, "periodic");
-			first = 0;
-			if (ret && !s->resync)
-				return ret;
-			continue;
-		}
-		if (first && (now >= last + ms_to_us(s->o.window_ms) ||
-			      now >= first + ms_to_us(s->o.window_max_ms))) {
+		} else if (first &&
+			   (now >= last + ms_to_us(s->o.window_ms) ||
+			    now >= first + ms_to_us(s->o.window_max_ms))) {
 			first = 0;
 			ret = flush(s, XNF_RTSYNC_BATCH, NULL);
-			if (ret && !s->resync)
-				return ret;
 		}
+		/* A dump that kept racing changes is tried again; any other
+		 * failure ends the sync (the tables keep the last committed
+		 * batch; a restart resyncs). */
+		if (ret == -EAGAIN)
+			s->resync = "dump";
+		else if (ret)
+			return ret;
 	}
 	return 0;
 }

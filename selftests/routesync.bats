@@ -246,15 +246,17 @@ sets_equal()
 }
 
 @test "an overrun ends in a resync that leaves no stale route and the kernel's table" {
-	local i
+	local i pid
 	rs_start rcvbuf 4096 resync 0
 	# 300 routes the sync knows...
 	for ((i = 0; i < 300; i++)); do
 		echo "route add 198.18.$((i / 256)).$((i % 256))/32 via $GW2"
 	done | ip -n "$TB_DUT" -batch -
 	tb_until "the first routes" sets_equal
-	# ...then a burst the socket cannot hold: all of them deleted, 3000
-	# others added.
+	# ...then, while it reads nothing, a burst the socket cannot hold:
+	# all of them deleted, 3000 others added.
+	pid=$(jq -r 'select(.event == "started") | .pid' "$TB_TMP/sync.out")
+	kill -STOP "$pid"
 	{
 		for ((i = 0; i < 300; i++)); do
 			echo "route del 198.18.$((i / 256)).$((i % 256))/32"
@@ -263,6 +265,7 @@ sets_equal()
 			echo "route add 198.19.$((i / 256)).$((i % 256))/32 via $GW3"
 		done
 	} | ip -n "$TB_DUT" -batch -
+	kill -CONT "$pid"
 	tb_until "an overrun" rs_event overrun
 	tb_until "the resync after it" rs_event resync '.reason == "overrun"'
 	tb_until "the table equal to the kernel's" sets_equal
