@@ -205,7 +205,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
 INSTALL ?= install
 MODEL_SRCS := $(wildcard tools/xnf_model/*.py)
-UNITS := xnf.service xnf-worker@.service
+UNITS := xnf.service xnf-worker@.service xnf-route-sync.service
 
 # What is installed, built without the tests and benchmark tools.
 .PHONY: programs
@@ -230,7 +230,8 @@ install: programs
 			>$(DESTDIR)$(UNITDIR)/$$u && \
 		chmod 0644 $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
 	$(Q)$(INSTALL) -m 0755 dist/systemd/xnf-generator $(DESTDIR)$(GENERATORDIR)/xnf-generator
-	$(Q)$(INSTALL) -m 0644 dist/xnf.conf dist/worker.conf $(DESTDIR)$(DOCDIR)/examples
+	$(Q)$(INSTALL) -m 0644 dist/xnf.conf dist/worker.conf dist/route-sync.conf \
+		$(DESTDIR)$(DOCDIR)/examples
 	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/xnf/xnf.conf ] || \
 		$(INSTALL) -m 0644 dist/xnf.conf $(DESTDIR)$(SYSCONFDIR)/xnf/xnf.conf
 

@@ -1435,7 +1435,7 @@ int xnf_rt_table_parse(const char *s, __u32 *table)
 			*table = known[i].id;
 			return 0;
 		}
-	return name_lookup("rt_tables", s, table) ? -EINVAL : 0;
+	return name_lookup("rt_tables", s, table) || !*table ? -EINVAL : 0;
 }
 
 int xnf_rt_proto_parse(const char *s, __u8 *proto)

@@ -105,8 +105,10 @@ complete_line()
 		usr/local/share/xnf/python/xnf_model/model.py \
 		usr/local/lib/systemd/system/xnf.service \
 		usr/local/lib/systemd/system/xnf-worker@.service \
+		usr/local/lib/systemd/system/xnf-route-sync.service \
 		usr/local/share/doc/xnf/examples/xnf.conf \
 		usr/local/share/doc/xnf/examples/worker.conf \
+		usr/local/share/doc/xnf/examples/route-sync.conf \
 		etc/xnf/xnf.conf; do
 		[ -f "$d/$f" ] || { echo "missing $f" >&2; false; }
 	done
@@ -228,6 +230,7 @@ complete_line()
 		./usr/share/xnf/python/xnf_model/__main__.py \
 		./lib/systemd/system/xnf.service \
 		./lib/systemd/system/xnf-worker@.service \
+		./lib/systemd/system/xnf-route-sync.service \
 		./lib/systemd/system-generators/xnf-generator \
 		./etc/xnf/xnf.conf ./usr/share/doc/xnf/copyright \
 		./usr/share/doc/xnf/examples/worker.conf; do

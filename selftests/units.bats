@@ -72,7 +72,7 @@ unit_run()
 		--bounding-set="-all,$caps" -- $cmd
 }
 
-@test "systemd-analyze verify: xnf.service, a worker, the generator's drop-in" {
+@test "systemd-analyze verify: xnf.service, a worker, the route sync, the generator's drop-in" {
 	local d=$T/root u=$T/units
 	command -v systemd-analyze
 
@@ -85,6 +85,8 @@ unit_run()
 	sed "s|/usr/sbin/xnf|$d/usr/sbin/xnf|" "$d/usr/lib/systemd/system/xnf-worker@.service" \
 		>"$u/xnf-worker@.service"
 	ln -s xnf-worker@.service "$u/xnf-worker@eth0.service"
+	sed "s|/usr/sbin/xnf|$d/usr/sbin/xnf|" "$d/usr/lib/systemd/system/xnf-route-sync.service" \
+		>"$u/xnf-route-sync.service"
 	printf 'attach eth0 chain firewall,xsk\nattach br-lan chain l2fwd\n' >"$T/xnf.conf"
 	XNF_CONF=$T/xnf.conf "$d/usr/lib/systemd/system-generators/xnf-generator" \
 		"$u" "$T/early" "$T/late"
@@ -92,7 +94,7 @@ unit_run()
 
 	cd "$u"
 	run -0 env SYSTEMD_UNIT_PATH="$u:" systemd-analyze verify --man=no \
-		xnf.service xnf-worker@eth0.service
+		xnf.service xnf-worker@eth0.service xnf-route-sync.service
 	[ -z "$output" ]
 
 	# It does read the drop-in: a wrong line in it is reported.
@@ -215,4 +217,41 @@ EOF
 	[ "$(worker_state)" != running ]
 	# The queue is back with the fallback (pass): the kernel answers.
 	tb_ping_ok "$TB_SRC" "$TB_D04" 5
+}
+
+# synced_route: 203.0.113.0/24 via the sink is in xnf's tables.
+synced_route()
+{
+	tb_xnf -j route show | jq -e --arg gw "$TB_SINK4" \
+		'.[] | select(.dst == "203.0.113.0/24" and .via == $gw)' >/dev/null
+}
+
+@test "xnf-route-sync.service: runs under the unit's capabilities, SIGTERM ends it cleanly, the routes stay" {
+	local rc=0
+	TB_SKIP=$(tb_missing)
+	[ -z "$TB_SKIP" ] || skip "$TB_SKIP"
+	tb_setup
+	tb_attach_both l3fwd
+	ip -n "$TB_DUT" route add 203.0.113.0/24 via $TB_SINK4
+
+	# Its options from the EnvironmentFile, as systemd reads it.
+	echo 'XNF_ROUTE_SYNC_ARGS="table main resync 60"' >"$T/rs.conf"
+	# shellcheck disable=SC1091
+	. "$T/rs.conf"
+	export XNF_ROUTE_SYNC_ARGS
+	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" setpriv --no-new-privs \
+		--bounding-set="-all,$(unit_caps xnf-route-sync.service)" -- \
+		sh -c "exec $(unit_key xnf-route-sync.service ExecStart |
+			sed "s|/usr/sbin/xnf|$XNF|")"
+	WPID=$TB_BG_PID
+	tb_until "the synced route" synced_route
+	tb_ping_ok "$TB_SRC" "$TB_SINK4" 5
+
+	[ "$(unit_key xnf-route-sync.service KillSignal)" = SIGTERM ]
+	kill -TERM "$WPID"
+	wait "$WPID" || rc=$?
+	WPID=
+	[ "$rc" -eq 0 ]
+	# Graceful: the route stays and forwards.
+	tb_xnf -j route show | jq -e '.[] | select(.dst == "203.0.113.0/24")'
 }
