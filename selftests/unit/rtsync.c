@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/* The route sync as a library loop (lib/rtsync.c) in the test namespace:
+ * `ip route` and `ip neigh` changes reach xnf's tables; a stop keeps the
+ * routes and the registration's table; flush removes both. And the names
+ * of tables and protocols. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+
+#include "fixture.h"
+#include "rtsync.h"
+
+TEST(rtsync_names)
+{
+	__u32 t = 0;
+	__u8 p = 0;
+
+	ASSERT_OK(xnf_rt_table_parse("main", &t), "main");
+	ASSERT_EQ(t, 254, "main");
+	ASSERT_OK(xnf_rt_table_parse("local", &t), "local");
+	ASSERT_EQ(t, 255, "local");
+	ASSERT_OK(xnf_rt_table_parse("100", &t), "a number");
+	ASSERT_EQ(t, 100, "a number");
+	ASSERT_EQ(xnf_rt_table_parse("0", &t), -EINVAL, "0 is no table");
+	ASSERT_EQ(xnf_rt_table_parse("unspec", &t), -EINVAL, "nor by name");
+	ASSERT_EQ(xnf_rt_table_parse("-1", &t), -EINVAL, "negative");
+	ASSERT_EQ(xnf_rt_table_parse("no-such-table", &t), -EINVAL, "unknown");
+	ASSERT_OK(xnf_rt_proto_parse("bgp", &p), "bgp");
+	ASSERT_EQ(p, 186, "bgp");
+	ASSERT_OK(xnf_rt_proto_parse("static", &p), "static");
+	ASSERT_EQ(p, 4, "static");
+	ASSERT_OK(xnf_rt_proto_parse("255", &p), "a number");
+	ASSERT_EQ(p, 255, "a number");
+	ASSERT_EQ(xnf_rt_proto_parse("256", &p), -EINVAL, "too large");
+	ASSERT_EQ(xnf_rt_proto_parse("no-such-proto", &p), -EINVAL, "unknown");
+}
+
+struct sync_run {
+	struct xnf_dp *dp;
+	struct xnf_rtsync_opts o;
+	volatile sig_atomic_t stop;
+	atomic_int started;
+	atomic_int neigh; /* NEIGH events */
+	int ret;
+	char err[256];
+};
+
+static void on_event(const struct xnf_rtsync_event *ev, void *ctx)
+{
+	struct sync_run *r = ctx;
+
+	if (ev->type == XNF_RTSYNC_STARTED)
+		atomic_store(&r->started, 1);
+	if (ev->type == XNF_RTSYNC_NEIGH)
+		atomic_fetch_add(&r->neigh, 1);
+}
+
+static void *sync_thread(void *arg)
+{
+	struct sync_run *r = arg;
+
+	r->ret = xnf_rtsync_run(r->dp, &r->o, on_event, r, &r->stop, r->err,
+				sizeof(r->err));
+	atomic_store(&r->started, 1); /* a refusal ends the wait too */
+	return NULL;
+}
+
+/* The route packets to @dst take, as l3fwd looks it up; false when there
+ * is none. */
+static bool lookup(struct fx *f, const char *dst, struct xnf_route_entry *e)
+{
+	int family = strchr(dst, ':') ? XNF_AF_INET6 : XNF_AF_INET;
+	__u8 addr[16];
+
+	inet_pton(family == XNF_AF_INET ? AF_INET : AF_INET6, dst, addr);
+	return !xnf_route_lookup(f->dp, family, addr, e);
+}
+
+/* Waits (at most 20 s) until the route of @dst has @type and, for a
+ * unicast route, the next hop @mac (NULL: any) in state @state. */
+static bool wait_route(struct fx *f, const char *dst, __u32 type,
+		       const char *mac, __u32 state)
+{
+	struct xnf_route_entry e;
+	__u8 want[6] = {};
+	int i;
+
+	if (mac)
+		sscanf(mac, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &want[0], &want[1],
+		       &want[2], &want[3], &want[4], &want[5]);
+	for (i = 0; i < 400; i++) {
+		if (lookup(f, dst, &e) && e.rt.type == type &&
+		    (type != XNF_RT_UNICAST ||
+		     ((!mac || !memcmp(e.rt.dmac, want, 6)) &&
+		      e.rt.state == state)))
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
+static bool wait_gone(struct fx *f, const char *dst)
+{
+	struct xnf_route_entry e;
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		if (!lookup(f, dst, &e))
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
+TEST(rtsync_loop)
+{
+	struct sync_run r = {};
+	struct xnf_rtsync_info info;
+	struct xnf_route_entry e;
+	pthread_t th;
+	struct fx f;
+	__u32 n = 0;
+	int i;
+
+	if (!fx_open(&f))
+		return;
+	if (!ASSERT_OK(fx_sh("ip link set ut1 up && ip link set ut1p up && "
+			     "ip addr add 198.18.1.1/24 dev ut1 && "
+			     "ip addr add 2001:db8:18::1/64 dev ut1 nodad && "
+			     "ip neigh replace 198.18.1.2 lladdr "
+			     "02:00:00:00:aa:02 dev ut1 nud permanent && "
+			     "ip neigh replace 2001:db8:18::2 lladdr "
+			     "02:00:00:00:aa:02 dev ut1 nud permanent && "
+			     "ip neigh replace 2001:db8:18::3 lladdr "
+			     "02:00:00:00:aa:03 dev ut1 nud permanent"),
+		       "addresses and neighbours on ut1"))
+		goto out;
+	r.dp = f.dp;
+	if (!ASSERT_OK(pthread_create(&th, NULL, sync_thread, &r), "thread"))
+		goto out;
+	for (i = 0; i < 400 && !atomic_load(&r.started); i++)
+		usleep(50 * 1000);
+	if (!ASSERT_OK(r.ret, r.err))
+		goto stop;
+
+	SUBTEST("ip route add, replace, del") {
+		fx_sh("ip route add 203.0.113.0/24 via 198.18.1.2");
+		ASSERT_TRUE(wait_route(&f, "203.0.113.9", XNF_RT_UNICAST,
+				       "02:00:00:00:aa:02", XNF_NH_VALID),
+			    "via the gateway, its MAC");
+		ASSERT_TRUE(lookup(&f, "203.0.113.9", &e) &&
+				    e.rt.origin == XNF_ORIGIN_SYNC,
+			    "origin sync");
+		fx_sh("ip route replace 203.0.113.0/24 via 198.18.1.4");
+		ASSERT_TRUE(wait_route(&f, "203.0.113.9", XNF_RT_UNICAST, NULL,
+				       XNF_NH_KERNEL),
+			    "a gateway without a neighbour: state kernel");
+		fx_sh("ip route del 203.0.113.0/24");
+		ASSERT_TRUE(wait_gone(&f, "203.0.113.9"), "deleted");
+	}
+	SUBTEST("connected, blackhole, own address") {
+		ASSERT_TRUE(wait_route(&f, "198.18.1.77", XNF_RT_KERNEL, NULL, 0),
+			    "the connected subnet passes to the kernel");
+		ASSERT_TRUE(wait_route(&f, "198.18.1.1", XNF_RT_LOCAL, NULL, 0),
+			    "own address");
+		fx_sh("ip route add blackhole 203.0.113.64/26");
+		ASSERT_TRUE(wait_route(&f, "203.0.113.70", XNF_RT_BLACKHOLE,
+				       NULL, 0),
+			    "blackhole");
+		fx_sh("ip route del blackhole 203.0.113.64/26");
+		ASSERT_TRUE(wait_gone(&f, "203.0.113.70"), "deleted");
+	}
+	SUBTEST("IPv6 multipath, one next hop deleted") {
+		fx_sh("ip -6 route add 2001:db8:99::/48 nexthop via "
+		      "2001:db8:18::2 nexthop via 2001:db8:18::3");
+		ASSERT_TRUE(wait_route(&f, "2001:db8:99::1", XNF_RT_MULTIPATH,
+				       NULL, 0),
+			    "multipath");
+		fx_sh("ip -6 route del 2001:db8:99::/48 via 2001:db8:18::2");
+		ASSERT_TRUE(wait_route(&f, "2001:db8:99::1", XNF_RT_UNICAST,
+				       "02:00:00:00:aa:03", XNF_NH_VALID),
+			    "the other next hop stays");
+		fx_sh("ip -6 route del 2001:db8:99::/48");
+	}
+	SUBTEST("a neighbour's new MAC") {
+		fx_sh("ip route add 203.0.113.128/25 via 198.18.1.2");
+		ASSERT_TRUE(wait_route(&f, "203.0.113.130", XNF_RT_UNICAST,
+				       "02:00:00:00:aa:02", XNF_NH_VALID),
+			    "synced");
+		fx_sh("ip neigh replace 198.18.1.2 lladdr 02:00:00:00:bb:02 "
+		      "dev ut1 nud permanent");
+		ASSERT_TRUE(wait_route(&f, "203.0.113.130", XNF_RT_UNICAST,
+				       "02:00:00:00:bb:02", XNF_NH_VALID),
+			    "the next hop follows");
+		ASSERT_GE(atomic_load(&r.neigh), 1, "a neigh event");
+	}
+stop:
+	r.stop = 1;
+	pthread_join(th, NULL);
+	ASSERT_OK(r.ret, r.err);
+	ASSERT_OK(xnf_rtsync_get(f.dp, &info), "registration");
+	ASSERT_EQ(info.table, 254, "the table stays claimed");
+	ASSERT_EQ(info.pid, 0, "by no process");
+	ASSERT_TRUE(lookup(&f, "203.0.113.130", &e), "the routes stay");
+	ASSERT_OK(xnf_rtsync_flush(f.dp, &n, r.err, sizeof(r.err)), r.err);
+	ASSERT_GE(n, 1, "routes removed");
+	ASSERT_FALSE(lookup(&f, "203.0.113.130", &e), "gone");
+	ASSERT_OK(xnf_rtsync_get(f.dp, &info), "registration");
+	ASSERT_EQ(info.table, 0, "released");
+out:
+	fx_sh("ip route flush root 203.0.113.0/24; ip addr flush dev ut1; "
+	      "ip neigh flush dev ut1");
+	fx_close(&f);
+}
