@@ -590,7 +590,8 @@ static int nh_follow(struct rs *s)
 				memcpy(nh.dmac, ne->lladdr, 6);
 				nh.state = XNF_NH_VALID;
 			} else {
-				memset(nh.dmac, 0, 6);
+				/* The last MAC stays: what xnf save writes of
+				 * a route by hand (the state is not saved). */
 				nh.state = XNF_NH_KERNEL;
 			}
 		}

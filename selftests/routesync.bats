@@ -183,6 +183,7 @@ send_and_capture()
 	tb_until "$P4 synced" route_is $P4 ".lladdr == \"$TB_MAC_K0\""
 	ip -n "$TB_DUT" neigh del $TB_SINK4 dev d1
 	tb_until "state kernel" rs_event neigh ".via == \"$TB_SINK4\" and .state == \"kernel\""
+	route_is $P4 '.neighbour == false'
 	before=$(tb_stats_json)
 	tb_udp_send "$TB_SRC" 203.0.113.7 9 5
 	after=$(tb_stats_json)
@@ -207,6 +208,12 @@ send_and_capture()
 	# Back, and the route is still the operator's.
 	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
 	tb_until "the old MAC" route_is $P4 ".lladdr == \"$TB_MAC_K0\" and .origin == \"static\""
+	# Gone: packets pass to the kernel; the last MAC stays, so that xnf
+	# save still writes a route that xnf apply takes.
+	ip -n "$TB_DUT" neigh del $TB_SINK4 dev d1
+	tb_until "no neighbour" route_is $P4 ".neighbour == false and .lladdr == \"$TB_MAC_K0\""
+	run -0 tb_xnf save
+	[[ "$output" == *"route add $P4 via $TB_SINK4 dev d1 lladdr $TB_MAC_K0"* ]]
 }
 
 @test "the sync refuses to start while routes added by hand are in the tables" {
