@@ -1232,7 +1232,8 @@ static int loop(struct rs *s, struct rtnl_sock *ev, struct rtnl_sock *d,
 		else if (ret)
 			return ret;
 	}
-	return 0;
+	/* What the window gathered so far is written before the end. */
+	return first ? flush(s, XNF_RTSYNC_BATCH, NULL) : 0;
 }
 
 int xnf_rtsync_run(struct xnf_dp *dp, const struct xnf_rtsync_opts *o,

@@ -12,9 +12,10 @@ it, and the check that xnf's tables answer as the kernel's FIB
   fibgen.py gets FILE N SEED      `ip -batch` lines: `route get` of N
         destinations, each inside a random route of FILE
   fibgen.py compare GETS KERNEL XNF   KERNEL: the `ip -j -force -batch`
-        output of GETS, XNF: `xnf -j route show`. Prints how many
-        destinations agree; exits 1 (saying which) on the first that does
-        not. A longest-prefix match over XNF stands in for `xnf route get`.
+        output of GETS, XNF: the `xnf -j -b` output of the same lines
+        (`xnf route get`, l3fwd's lookup in xnf's tables), one object per
+        line in order. Prints how many destinations agree; exits 1 (saying
+        which) on the first that does not.
 """
 import ipaddress
 import json
@@ -90,43 +91,33 @@ def kernel_answers(path):
     return ans
 
 
-def xnf_lookup(table, addr):
-    best = None
-    for plen in range(addr.max_prefixlen, -1, -1):
-        net = ipaddress.ip_network((addr, plen), strict=False)
-        r = table.get(net)
-        if r is not None:
-            best = r
-            break
-    return best
-
-
 def compare(gets, kernel, xnf):
     ans = kernel_answers(kernel)
     with open(xnf) as f:
-        table = {ipaddress.ip_network(r["dst"]): r for r in json.load(f)}
+        xans = [json.loads(line) for line in f if line.strip()]
     ok = 0
     with open(gets) as f:
-        for line in f:
-            addr = ipaddress.ip_address(line.split()[2])
-            k = ans.get(addr)
-            x = xnf_lookup(table, addr)
-            xtype = x["type"] if x else None
-            if k is None:
-                # The kernel refused: blackhole, unreachable or prohibit.
-                good = xtype in ("blackhole", "unreachable")
-            elif k.get("gateway"):
-                vias = [x.get("via")] + [h.get("via") for h in (x.get("nexthops") or [])] if x else []
-                good = xtype in ("unicast", "multipath") and k["gateway"] in vias
-            else:
-                good = xtype == "kernel"
-            if not good:
-                print(
-                    "%s: kernel %s, xnf %s" % (addr, json.dumps(k), json.dumps(x)),
-                    file=sys.stderr,
-                )
-                sys.exit(1)
-            ok += 1
+        addrs = [ipaddress.ip_address(line.split()[2]) for line in f]
+    if len(xans) != len(addrs):
+        sys.exit("xnf answered %d of %d lookups" % (len(xans), len(addrs)))
+    for addr, x in zip(addrs, xans):
+        k = ans.get(addr)
+        xtype = x["type"]
+        if k is None:
+            # The kernel refused: blackhole, unreachable or prohibit.
+            good = xtype in ("blackhole", "unreachable")
+        elif k.get("gateway"):
+            vias = [x.get("via")] + [h.get("via") for h in (x.get("nexthops") or [])]
+            good = xtype in ("unicast", "multipath") and k["gateway"] in vias
+        else:
+            good = xtype == "kernel"
+        if not good:
+            print(
+                "%s: kernel %s, xnf %s" % (addr, json.dumps(k), json.dumps(x)),
+                file=sys.stderr,
+            )
+            sys.exit(1)
+        ok += 1
     print(ok)
 
 
