@@ -199,6 +199,22 @@ TEST(rtsync_loop)
 			    "the next hop follows");
 		ASSERT_GE(atomic_load(&r.neigh), 1, "a neigh event");
 	}
+	SUBTEST("a port's new MAC") {
+		static const __u8 mac[6] = { 0x02, 0, 0, 0, 0xcc, 0x01 };
+		int j;
+
+		fx_sh("ip link set ut1 address 02:00:00:00:cc:01");
+		for (j = 0; j < 400; j++) {
+			if (lookup(&f, "203.0.113.130", &e) &&
+			    !memcmp(e.rt.smac, mac, 6))
+				break;
+			usleep(50 * 1000);
+		}
+		ASSERT_LT(j, 400, "the next hop's source MAC follows");
+		fx_sh("ip link set ut1 address %02x:%02x:%02x:%02x:%02x:%02x",
+		      f.mac[1][0], f.mac[1][1], f.mac[1][2], f.mac[1][3],
+		      f.mac[1][4], f.mac[1][5]);
+	}
 stop:
 	r.stop = 1;
 	pthread_join(th, NULL);
