@@ -13,7 +13,8 @@
  * periodically it dumps everything again and writes only the difference.
  *
  * How kernel routes map (docs/design.md, "Route sync"):
- *   via GW (one or several next hops)  unicast or multipath; the next
+ *   via GW (one or several next hops, also through kernel nexthop
+ *       objects, which it follows)  unicast or multipath; the next
  *       hop's MAC from the kernel's neighbour entry, or, while there is
  *       no usable one, state XNF_NH_KERNEL (packets pass, reason
  *       no_neigh, and the kernel resolves the neighbour)

@@ -17,6 +17,7 @@
 #include <linux/if_arp.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
+#include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 
 #include "xnf.h"
@@ -127,6 +128,7 @@ int rtnl_dump(struct rtnl_sock *s, int type, int family, rtnl_cb cb, void *ctx)
 			struct ndmsg ndm;
 			struct ifinfomsg ifi;
 			struct ifaddrmsg ifa;
+			struct nhmsg nhm;
 		};
 	} req = {
 		.nh.nlmsg_type = type,
@@ -153,6 +155,10 @@ int rtnl_dump(struct rtnl_sock *s, int type, int family, rtnl_cb cb, void *ctx)
 	case RTM_GETADDR:
 		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifaddrmsg));
 		req.ifa.ifa_family = family;
+		break;
+	case RTM_GETNEXTHOP:
+		req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct nhmsg));
+		req.nhm.nh_family = family;
 		break;
 	default:
 		return -EINVAL;
@@ -406,4 +412,60 @@ int rtnl_link_parse(const struct nlmsghdr *nh, struct rtnl_link *l)
 		}
 	}
 	return 0;
+}
+
+int rtnl_nexthop_parse(const struct nlmsghdr *nh, struct rtnl_nexthop *n)
+{
+	const struct nhmsg *nhm = NLMSG_DATA(nh);
+	const struct rtattr *a;
+	int len;
+
+	if ((nh->nlmsg_type != RTM_NEWNEXTHOP && nh->nlmsg_type != RTM_DELNEXTHOP) ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*nhm)))
+		return -EINVAL;
+	memset(n, 0, offsetof(struct rtnl_nexthop, group));
+	n->del = nh->nlmsg_type == RTM_DELNEXTHOP;
+	n->dead = nhm->nh_flags & (RTNH_F_DEAD | RTNH_F_LINKDOWN);
+	len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*nhm));
+	a = (const struct rtattr *)((const char *)nhm + NLMSG_ALIGN(sizeof(*nhm)));
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		switch (a->rta_type) {
+		case NHA_ID:
+			if (RTA_PAYLOAD(a) >= 4)
+				memcpy(&n->id, RTA_DATA(a), 4);
+			break;
+		case NHA_BLACKHOLE:
+			n->blackhole = true;
+			break;
+		case NHA_FDB:
+			n->fdb = true;
+			break;
+		case NHA_OIF:
+			if (RTA_PAYLOAD(a) >= 4)
+				memcpy(&n->hop.ifindex, RTA_DATA(a), 4);
+			break;
+		case NHA_GATEWAY:
+			if (RTA_PAYLOAD(a) == 4 || RTA_PAYLOAD(a) == 16) {
+				n->hop.gw_family = RTA_PAYLOAD(a) == 4 ?
+							   XNF_AF_INET :
+							   XNF_AF_INET6;
+				memcpy(n->hop.gw, RTA_DATA(a), RTA_PAYLOAD(a));
+			}
+			break;
+		case NHA_GROUP: {
+			const struct nexthop_grp *g = RTA_DATA(a);
+			size_t i, cnt = RTA_PAYLOAD(a) / sizeof(*g);
+
+			for (i = 0; i < cnt; i++) {
+				if (n->ngroup == RTNL_HOPS_MAX) {
+					n->too_many = true;
+					break;
+				}
+				n->group[n->ngroup++] = g[i].id;
+			}
+			break;
+		}
+		}
+	}
+	return n->id ? 0 : -EINVAL;
 }

@@ -36,7 +36,7 @@ void rtnl_close(struct rtnl_sock *s);
 typedef int (*rtnl_cb)(const struct nlmsghdr *nh, void *ctx);
 
 /* A whole dump of @type (RTM_GETROUTE, RTM_GETNEIGH, RTM_GETLINK,
- * RTM_GETADDR) for @family: -EAGAIN when it raced a change of the table
+ * RTM_GETADDR, RTM_GETNEXTHOP) for @family: -EAGAIN when it raced a change of the table
  * (NLM_F_DUMP_INTR; the caller dumps again). */
 int rtnl_dump(struct rtnl_sock *s, int type, int family, rtnl_cb cb, void *ctx);
 /* The messages that are queued on a listening socket, without waiting,
@@ -98,10 +98,25 @@ struct rtnl_link {
 	char name[16];
 };
 
+/* A kernel nexthop object (ip nexthop): one next hop, a blackhole, or a
+ * group of other objects' ids. */
+struct rtnl_nexthop {
+	bool del;
+	__u32 id;
+	bool blackhole;
+	bool fdb;  /* a bridge FDB's next hop, not for routes */
+	bool dead; /* RTNH_F_DEAD / RTNH_F_LINKDOWN */
+	struct rtnl_hop hop;
+	__u32 ngroup; /* members of a group, 0: not a group */
+	bool too_many;
+	__u32 group[RTNL_HOPS_MAX];
+};
+
 /* 0, or -EINVAL for a message that is not one of these or is truncated;
  * a route of a family other than IPv4 / IPv6 is -EAFNOSUPPORT. */
 int rtnl_route_parse(const struct nlmsghdr *nh, struct rtnl_route *r);
 int rtnl_neigh_parse(const struct nlmsghdr *nh, struct rtnl_neigh *n);
 int rtnl_link_parse(const struct nlmsghdr *nh, struct rtnl_link *l);
+int rtnl_nexthop_parse(const struct nlmsghdr *nh, struct rtnl_nexthop *n);
 
 #endif /* XNF_LIB_RTNL_H */

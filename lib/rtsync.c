@@ -208,12 +208,23 @@ struct link {
 	__u8 mac[6];
 };
 
+/* A kernel nexthop object (ip nexthop), for the routes through it. */
+struct nhobj {
+	struct hnode node;
+	__u32 id;
+	__u32 gen;
+	bool blackhole, fdb, dead, too_many;
+	struct rtnl_hop hop;
+	__u32 ngroup;
+	__u32 group[RTNL_HOPS_MAX];
+};
+
 struct rs {
 	struct xnf_dp *dp;
 	struct xnf_rtsync_opts o;
 	xnf_rtsync_fn fn;
 	void *ctx;
-	struct htab pfx, neigh, link;
+	struct htab pfx, neigh, link, nhobj;
 	struct pfx **dirty;
 	size_t ndirty, dirty_cap;
 	__u32 gen;
@@ -343,11 +354,54 @@ static const struct kroute *best(const struct pfx *p, bool *tos_only)
 	return b;
 }
 
+static struct nhobj *nhobj_get(struct rs *s, __u32 id)
+{
+	return ht_find(&s->nhobj, &id, hash_bytes(&id, 4));
+}
+
+/* The next hops of the kernel nexthop object @id into @cand[*@n] (the
+ * live ones of a group); a blackhole sets @w's type. NULL, or why the
+ * route is left to the kernel. */
+static const char *nhobj_hops(struct rs *s, __u32 id,
+			      const struct rtnl_hop **cand, __u32 *n,
+			      struct want *w)
+{
+	const struct nhobj *o = nhobj_get(s, id), *m;
+	__u32 i;
+
+	*n = 0;
+	if (!o)
+		return "through a kernel nexthop object not known (yet)";
+	if (o->fdb)
+		return "through a bridge FDB nexthop object";
+	if (o->blackhole) {
+		w->type = XNF_RT_BLACKHOLE;
+		return NULL;
+	}
+	if (!o->ngroup) {
+		if (!o->dead)
+			cand[(*n)++] = &o->hop;
+		return NULL;
+	}
+	if (o->too_many)
+		*n = RTNL_HOPS_MAX + 1;
+	for (i = 0; i < o->ngroup && *n < RTNL_HOPS_MAX; i++) {
+		m = nhobj_get(s, o->group[i]);
+		if (!m || m->ngroup || m->blackhole || m->fdb)
+			return "through a kernel nexthop group whose members "
+			       "are not plain next hops";
+		if (!m->dead)
+			cand[(*n)++] = &m->hop;
+	}
+	return NULL;
+}
+
 static void want_of(struct rs *s, const struct pfx *p, struct want *w)
 {
+	const struct rtnl_hop *cand[RTNL_HOPS_MAX];
 	const struct kroute *k;
 	bool tos_only;
-	__u32 i, j;
+	__u32 i, j, n;
 
 	memset(w, 0, sizeof(*w));
 	w->type = XNF_RT_KERNEL;
@@ -383,19 +437,27 @@ static void want_of(struct rs *s, const struct pfx *p, struct want *w)
 	default:
 		return; /* throw, nat, multicast, ...: the kernel's */
 	}
+	n = k->nhops;
+	for (i = 0; i < n && i < RTNL_HOPS_MAX; i++)
+		cand[i] = &k->hop[i];
 	if (k->nh_id) {
-		w->why = "through a kernel nexthop object (RTA_NH_ID), which xnf "
-			 "does not follow yet";
-		return;
+		const char *why = nhobj_hops(s, k->nh_id, cand, &n, w);
+
+		if (why || w->type != XNF_RT_KERNEL) {
+			w->why = why;
+			return;
+		}
+	} else if (k->too_many) {
+		n = RTNL_HOPS_MAX + 1;
 	}
-	if (k->too_many || k->nhops > XNF_NHG_PATHS) {
+	if (n > XNF_NHG_PATHS) {
 		w->why = "more next hops than an xnf group holds (16)";
 		return;
 	}
-	if (!k->nhops)
+	if (!n)
 		return; /* every next hop is down: the kernel decides */
-	for (i = 0; i < k->nhops; i++) {
-		const struct rtnl_hop *h = &k->hop[i];
+	for (i = 0; i < n; i++) {
+		const struct rtnl_hop *h = cand[i];
 		const struct link *l;
 
 		/* A device route (a connected subnet): the kernel resolves
@@ -770,6 +832,81 @@ static int link_msg(struct rs *s, const struct rtnl_link *m)
 	return 0;
 }
 
+/* Routes through nexthop object @id (or a group holding it) again. */
+struct nh_dep {
+	struct rs *s;
+	__u32 id;
+};
+
+static bool nh_uses(struct rs *s, __u32 route_nh, __u32 id)
+{
+	const struct nhobj *g;
+	__u32 i;
+
+	if (route_nh == id)
+		return true;
+	g = nhobj_get(s, route_nh);
+	for (i = 0; g && i < g->ngroup; i++)
+		if (g->group[i] == id)
+			return true;
+	return false;
+}
+
+static void nh_dirty(void *e, void *ctx)
+{
+	struct nh_dep *d = ctx;
+	struct pfx *p = e;
+	const struct kroute *k;
+
+	for (k = p->kr; k; k = k->next)
+		if (k->nh_id && nh_uses(d->s, k->nh_id, d->id)) {
+			mark_dirty(d->s, p);
+			return;
+		}
+}
+
+/* A kernel nexthop object changed: the routes through it are not
+ * announced again, so they are looked at here. One walk of the prefixes:
+ * objects change far less often than routes. */
+static int nexthop_msg(struct rs *s, const struct rtnl_nexthop *m)
+{
+	struct nhobj *o = nhobj_get(s, m->id);
+	struct nh_dep d = { .s = s, .id = m->id };
+
+	if (o) {
+		/* Before it changes: groups that held it. */
+		ht_each(&s->pfx, nh_dirty, &d);
+	}
+	if (m->del) {
+		if (o) {
+			ht_remove(&s->nhobj, &o->node);
+			free(o);
+		}
+		/* The kernel drops it from its groups and removes the
+		 * routes left without one, unannounced: dump again. */
+		s->resync = s->resync ?: "nexthop";
+		return 0;
+	}
+	if (!o) {
+		o = calloc(1, sizeof(*o));
+		if (!o)
+			return -ENOMEM;
+		o->id = m->id;
+		o->node.hash = hash_bytes(&o->id, 4);
+		ht_insert(&s->nhobj, &o->node);
+	}
+	o->gen = s->gen;
+	o->blackhole = m->blackhole;
+	o->fdb = m->fdb;
+	o->dead = m->dead;
+	o->too_many = m->too_many;
+	o->hop = m->hop;
+	o->ngroup = m->ngroup;
+	memcpy(o->group, m->group, m->ngroup * sizeof(m->group[0]));
+	ht_each(&s->pfx, nh_dirty, &d);
+	return 0;
+}
+
 static int msg_cb(const struct nlmsghdr *nh, void *ctx)
 {
 	struct rs *s = ctx;
@@ -777,6 +914,7 @@ static int msg_cb(const struct nlmsghdr *nh, void *ctx)
 		struct rtnl_route r;
 		struct rtnl_neigh n;
 		struct rtnl_link l;
+		struct rtnl_nexthop x;
 	} * u;
 	int ret = 0;
 
@@ -804,6 +942,17 @@ static int msg_cb(const struct nlmsghdr *nh, void *ctx)
 
 		return rtnl_link_parse(nh, &l) ? 0 : link_msg(s, &l);
 	}
+	case RTM_NEWNEXTHOP:
+	case RTM_DELNEXTHOP:
+		if (s->o.follow_only)
+			return 0;
+		u = malloc(sizeof(*u));
+		if (!u)
+			return -ENOMEM;
+		if (!rtnl_nexthop_parse(nh, &u->x))
+			ret = nexthop_msg(s, &u->x);
+		free(u);
+		return ret;
 	case RTM_DELADDR:
 		/* IPv4 removes the routes whose source it was, silently. */
 		if (!s->o.follow_only)
@@ -849,6 +998,17 @@ static void sweep_link(void *e, void *ctx)
 	s->nh_check = true;
 	ht_remove(&s->link, &l->node);
 	free(l);
+}
+
+static void sweep_nhobj(void *e, void *ctx)
+{
+	struct nhobj *o = e;
+	struct rs *s = ctx;
+
+	if (o->gen == s->gen)
+		return;
+	ht_remove(&s->nhobj, &o->node);
+	free(o);
 }
 
 static void port_retry(void *e, void *ctx)
@@ -972,6 +1132,10 @@ static int resync(struct rs *s, struct rtnl_sock *d)
 	ret = dump(s, d, RTM_GETLINK, AF_UNSPEC);
 	if (!ret)
 		ret = dump(s, d, RTM_GETNEIGH, AF_UNSPEC);
+	/* Kernels without nexthop objects (before 5.3) refuse the dump. */
+	if (!ret && !s->o.follow_only &&
+	    dump(s, d, RTM_GETNEXTHOP, AF_UNSPEC) == -EAGAIN)
+		ret = -EAGAIN;
 	if (!ret && !s->o.follow_only)
 		ret = dump(s, d, RTM_GETROUTE, AF_INET);
 	if (!ret && !s->o.follow_only)
@@ -983,6 +1147,7 @@ static int resync(struct rs *s, struct rtnl_sock *d)
 	s->nh_check = true;
 	if (s->o.follow_only)
 		return 0;
+	ht_each(&s->nhobj, sweep_nhobj, s);
 	ht_each(&s->pfx, sweep_pfx, s);
 	return read_have(s);
 }
@@ -1131,7 +1296,8 @@ static int rs_init(struct rs *s, struct xnf_dp *dp,
 	if (ht_init(&s->pfx, offsetof(struct pfx, key), sizeof(struct pfx_key)) ||
 	    ht_init(&s->neigh, offsetof(struct neigh, key),
 		    sizeof(struct neigh_key)) ||
-	    ht_init(&s->link, offsetof(struct link, ifindex), sizeof(__u32)))
+	    ht_init(&s->link, offsetof(struct link, ifindex), sizeof(__u32)) ||
+	    ht_init(&s->nhobj, offsetof(struct nhobj, id), sizeof(__u32)))
 		return -ENOMEM;
 	return 0;
 }
@@ -1153,6 +1319,7 @@ static void rs_free(struct rs *s)
 	ht_free(&s->pfx, free_pfx);
 	ht_free(&s->neigh, NULL);
 	ht_free(&s->link, NULL);
+	ht_free(&s->nhobj, NULL);
 	free(s->dirty);
 }
 
@@ -1241,13 +1408,10 @@ int xnf_rtsync_run(struct xnf_dp *dp, const struct xnf_rtsync_opts *o,
 		   char *err, size_t errlen)
 {
 	static const unsigned int groups[] = {
-		RTNLGRP_IPV4_ROUTE,
-		RTNLGRP_IPV6_ROUTE,
-		RTNLGRP_NEIGH,
-		RTNLGRP_LINK,
-		RTNLGRP_IPV4_IFADDR,
-		RTNLGRP_IPV6_IFADDR,
-		0,
+		RTNLGRP_IPV4_ROUTE,  RTNLGRP_IPV6_ROUTE,
+		RTNLGRP_NEIGH,	     RTNLGRP_LINK,
+		RTNLGRP_IPV4_IFADDR, RTNLGRP_IPV6_IFADDR,
+		RTNLGRP_NEXTHOP,     0,
 	};
 	struct rtnl_sock ev = { .fd = -1 }, d = { .fd = -1 };
 	struct xnf_rtsync_info info = {};

@@ -56,6 +56,7 @@ teardown()
 	ip -n "$TB_DUT" -6 route flush root 2001:db8:99::/48 2>/dev/null || true
 	ip -n "$TB_DUT" -6 route flush root 2001:db8:1000::/36 2>/dev/null || true
 	ip -n "$TB_DUT" route del 198.51.100.128/25 dev d1 2>/dev/null || true
+	ip -n "$TB_DUT" nexthop flush >/dev/null 2>&1 || true
 	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
 }
 
@@ -132,6 +133,25 @@ route_gone()
 	ip -n "$TB_DUT" -6 route del $P6
 	tb_until "$P6 gone" route_gone $P6
 	rs_event batch '.added >= 1'
+}
+
+@test "routes through kernel nexthop objects (ip nexthop, as FRR installs them) follow the objects" {
+	rs_start
+	ip -n "$TB_DUT" nexthop add id 7710 via $GW2 dev d1
+	ip -n "$TB_DUT" nexthop add id 7711 via $GW3 dev d1
+	ip -n "$TB_DUT" nexthop add id 7712 group 7710/7711
+	ip -n "$TB_DUT" route add $P4 nhid 7712
+	tb_until "$P4 over the group" route_is $P4 \
+		"[.nexthops[].via] | sort == [\"$GW2\", \"$GW3\"]"
+	# The kernel announces no route when an object changes.
+	ip -n "$TB_DUT" nexthop replace id 7710 via $TB_SINK4 dev d1
+	tb_until "the changed member" route_is $P4 \
+		"[.nexthops[].via] | sort == [\"$TB_SINK4\", \"$GW3\"]"
+	ip -n "$TB_DUT" nexthop del id 7711
+	tb_until "one member left" route_is $P4 ".type == \"unicast\" and .via == \"$TB_SINK4\""
+	# The last one's delete takes the route with it, unannounced.
+	ip -n "$TB_DUT" nexthop del id 7710
+	tb_until "$P4 gone" route_gone $P4
 }
 
 @test "connected subnets and device routes pass to the kernel; own addresses are local; blackhole and unreachable map" {
