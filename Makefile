@@ -205,7 +205,8 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
 INSTALL ?= install
 MODEL_SRCS := $(wildcard tools/xnf_model/*.py)
-UNITS := xnf.service xnf-worker@.service xnf-route-sync.service
+UNITS := xnf.service xnf-worker@.service xnf-route-sync.service \
+	xnf-neigh-follow.service
 
 # What is installed, built without the tests and benchmark tools.
 .PHONY: programs

@@ -87,6 +87,8 @@ unit_run()
 	ln -s xnf-worker@.service "$u/xnf-worker@eth0.service"
 	sed "s|/usr/sbin/xnf|$d/usr/sbin/xnf|" "$d/usr/lib/systemd/system/xnf-route-sync.service" \
 		>"$u/xnf-route-sync.service"
+	sed "s|/usr/sbin/xnf|$d/usr/sbin/xnf|" "$d/usr/lib/systemd/system/xnf-neigh-follow.service" \
+		>"$u/xnf-neigh-follow.service"
 	printf 'attach eth0 chain firewall,xsk\nattach br-lan chain l2fwd\n' >"$T/xnf.conf"
 	XNF_CONF=$T/xnf.conf "$d/usr/lib/systemd/system-generators/xnf-generator" \
 		"$u" "$T/early" "$T/late"
@@ -94,7 +96,8 @@ unit_run()
 
 	cd "$u"
 	run -0 env SYSTEMD_UNIT_PATH="$u:" systemd-analyze verify --man=no \
-		xnf.service xnf-worker@eth0.service xnf-route-sync.service
+		xnf.service xnf-worker@eth0.service xnf-route-sync.service \
+		xnf-neigh-follow.service
 	[ -z "$output" ]
 
 	# It does read the drop-in: a wrong line in it is reported.
