@@ -169,6 +169,37 @@ int netdev_genl_dump(int fd, __u16 family, __u8 cmd, __u16 ifindex_attr,
 	return nl_talk(fd, &r, GENL_HDRLEN, cb, ctx);
 }
 
+static void features_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
+{
+	const struct nlattr *a = tb[XNF_NETDEV_A_DEV_XDP_FEATURES];
+
+	if (a && a->nla_len >= NLA_HDRLEN + 8)
+		memcpy(ctx, (const char *)a + NLA_HDRLEN, 8);
+}
+
+int netdev_xdp_features(__u32 ifindex, __u64 *features)
+{
+	struct nl_req r = {};
+	__u16 family;
+	int fd, err;
+
+	*features = ~0ULL;
+	fd = netdev_genl_open(&family);
+	if (fd < 0)
+		return fd;
+	r.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	r.nh.nlmsg_type = family;
+	r.nh.nlmsg_flags = NLM_F_REQUEST;
+	r.gh.cmd = XNF_NETDEV_CMD_DEV_GET;
+	r.gh.version = 1;
+	nl_put_attr(&r, XNF_NETDEV_A_DEV_IFINDEX, &ifindex, 4);
+	err = nl_talk(fd, &r, GENL_HDRLEN, features_cb, features);
+	close(fd);
+	if (!err && *features == ~0ULL)
+		err = -EOPNOTSUPP;
+	return err;
+}
+
 /* ---- the link (rtnetlink) ---- */
 
 static void link_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)

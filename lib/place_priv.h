@@ -62,21 +62,29 @@ __u32 nla_u32(const struct nlattr *a);
 /* The netdev generic-netlink family (Linux 6.8+ for queues and napi, the
  * thread pid since 6.9). The uapi header is not in every distribution's
  * headers yet; these values are ABI (include/uapi/linux/netdev.h). */
-#define XNF_NETDEV_CMD_QUEUE_GET   10
-#define XNF_NETDEV_CMD_NAPI_GET	   11
-#define XNF_NETDEV_A_QUEUE_ID	   1
-#define XNF_NETDEV_A_QUEUE_IFINDEX 2
-#define XNF_NETDEV_A_QUEUE_TYPE	   3
-#define XNF_NETDEV_A_QUEUE_NAPI_ID 4
-#define XNF_NETDEV_QUEUE_TYPE_RX   0
-#define XNF_NETDEV_A_NAPI_IFINDEX  1
-#define XNF_NETDEV_A_NAPI_ID	   2
-#define XNF_NETDEV_A_NAPI_PID	   4
+#define XNF_NETDEV_CMD_QUEUE_GET      10
+#define XNF_NETDEV_CMD_NAPI_GET	      11
+#define XNF_NETDEV_A_QUEUE_ID	      1
+#define XNF_NETDEV_A_QUEUE_IFINDEX    2
+#define XNF_NETDEV_A_QUEUE_TYPE	      3
+#define XNF_NETDEV_A_QUEUE_NAPI_ID    4
+#define XNF_NETDEV_QUEUE_TYPE_RX      0
+#define XNF_NETDEV_A_NAPI_IFINDEX     1
+#define XNF_NETDEV_A_NAPI_ID	      2
+#define XNF_NETDEV_A_NAPI_PID	      4
+#define XNF_NETDEV_CMD_DEV_GET	      1
+#define XNF_NETDEV_A_DEV_IFINDEX      1
+#define XNF_NETDEV_A_DEV_XDP_FEATURES 3 /* u64 of NETDEV_XDP_ACT_* */
+#define XNF_NETDEV_XDP_ACT_NDO_XMIT   (1ULL << 2)
 /* A socket of the family and its id, or -EOPNOTSUPP without one. */
 int netdev_genl_open(__u16 *family);
 /* Dumps @cmd for the device @ifindex (attribute @ifindex_attr). */
 int netdev_genl_dump(int fd, __u16 family, __u8 cmd, __u16 ifindex_attr,
 		     __u32 ifindex, nl_cb cb, void *ctx);
+
+/* The XDP features of the device @ifindex (Linux 6.3+): -EOPNOTSUPP on
+ * a kernel that does not say. */
+int netdev_xdp_features(__u32 ifindex, __u64 *features);
 
 struct netdev_link {
 	__u32 ifindex;

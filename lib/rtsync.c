@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
-#include <linux/if.h>
+#include <net/if.h>
 #include <linux/if_arp.h>
 #include <linux/neighbour.h>
 #include <linux/rtnetlink.h>
@@ -35,6 +35,7 @@
 #include "xnf.h"
 #include "rtsync.h"
 #include "priv.h"
+#include "place_priv.h"
 #include "rtnl.h"
 
 /* UNSUPPORTED events per flush; the rest are only counted. */
@@ -470,7 +471,8 @@ static void want_of(struct rs *s, const struct pfx *p, struct want *w)
 			return;
 		}
 		if (l->port_failed) {
-			w->why = "via a device that cannot be an xnf port";
+			w->why = "via a device that cannot be an xnf port (no "
+				 "XDP transmit, or the devmap refuses it)";
 			return;
 		}
 		for (j = 0; j < w->n; j++)
@@ -544,6 +546,7 @@ static void report_unsupported(struct rs *s, const struct pfx *p, const char *wh
  * the next resync. */
 static bool ports_ok(struct rs *s, const struct want *w)
 {
+	__u64 feat;
 	bool ok = true;
 	__u32 i;
 
@@ -552,8 +555,14 @@ static bool ports_ok(struct rs *s, const struct want *w)
 
 		if (!l || l->port)
 			continue;
-		if (xnf_port_exists(s->dp, l->ifindex) ||
-		    !xnf_port_add(s->dp, l->ifindex)) {
+		/* The devmap takes any device, but a redirect to one
+		 * without XDP transmit (a bridge, lo, ...) is dropped. */
+		if (!netdev_xdp_features(l->ifindex, &feat) &&
+		    !(feat & XNF_NETDEV_XDP_ACT_NDO_XMIT)) {
+			l->port_failed = true;
+			ok = false;
+		} else if (xnf_port_exists(s->dp, l->ifindex) ||
+			   !xnf_port_add(s->dp, l->ifindex)) {
 			l->port = true;
 		} else {
 			l->port_failed = true;

@@ -57,6 +57,7 @@ teardown()
 	ip -n "$TB_DUT" -6 route flush root 2001:db8:1000::/36 2>/dev/null || true
 	ip -n "$TB_DUT" route del 198.51.100.128/25 dev d1 2>/dev/null || true
 	ip -n "$TB_DUT" nexthop flush >/dev/null 2>&1 || true
+	ip -n "$TB_DUT" link del rsbr0 2>/dev/null || true
 	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
 }
 
@@ -180,6 +181,18 @@ send_and_capture()
 	tb_udp_send "$TB_SRC" "$1" 9 20
 	wait "$TB_CAPTURE_PID" || true
 	tb_sink tcpdump -r "$pcap" -e -n 2>/dev/null | awk '{print $4}' | sort -u | tr -d ,
+}
+
+@test "a route through a device without XDP transmit (a bridge) passes to the kernel, reported" {
+	ip -n "$TB_DUT" link add rsbr0 type bridge
+	ip -n "$TB_DUT" link set rsbr0 up
+	ip -n "$TB_DUT" addr add 198.18.200.1/24 dev rsbr0
+	ip -n "$TB_DUT" neigh replace 198.18.200.2 lladdr $MAC2 dev rsbr0 nud permanent
+	rs_start
+	ip -n "$TB_DUT" route add $P4 via 198.18.200.2
+	tb_until "$P4 to the kernel" route_is $P4 '.type == "kernel"'
+	tb_until "the report" rs_event unsupported ".dst == \"$P4\""
+	ip -n "$TB_DUT" link del rsbr0
 }
 
 @test "a synced route's next hop follows a new MAC of its neighbour, and the traffic with it" {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* The route sync as a library loop (lib/rtsync.c) in the test namespace:
- * `ip route` and `ip neigh` changes reach xnf's tables; a stop keeps the
+ * `ip route` and `ip neigh` changes reach xnf's tables; a route through a
+ * device without XDP transmit passes to the kernel; a stop keeps the
  * routes and the registration's table; flush removes both. And the names
  * of tables and protocols. */
 #include <errno.h>
@@ -129,7 +130,11 @@ TEST(rtsync_loop)
 
 	if (!fx_open(&f))
 		return;
+	/* GRO on the peer gives a veth XDP transmit (NAPI on the far
+	 * side): without it the sync leaves routes through ut1 to the
+	 * kernel. */
 	if (!ASSERT_OK(fx_sh("ip link set ut1 up && ip link set ut1p up && "
+			     "ethtool -K ut1p gro on >/dev/null && "
 			     "ip addr add 198.18.1.1/24 dev ut1 && "
 			     "ip addr add 2001:db8:18::1/64 dev ut1 nodad && "
 			     "ip neigh replace 198.18.1.2 lladdr "
@@ -174,6 +179,18 @@ TEST(rtsync_loop)
 			    "blackhole");
 		fx_sh("ip route del blackhole 203.0.113.64/26");
 		ASSERT_TRUE(wait_gone(&f, "203.0.113.70"), "deleted");
+	}
+	SUBTEST("a device without XDP transmit") {
+		/* ut2's peer has neither GRO nor an XDP program. */
+		fx_sh("ip link set ut2 up && ip link set ut2p up && "
+		      "ip addr add 198.18.2.1/24 dev ut2 && "
+		      "ip neigh replace 198.18.2.2 lladdr 02:00:00:00:aa:22 "
+		      "dev ut2 nud permanent && "
+		      "ip route add 203.0.113.32/27 via 198.18.2.2");
+		ASSERT_TRUE(wait_route(&f, "203.0.113.33", XNF_RT_KERNEL, NULL, 0),
+			    "passes to the kernel");
+		fx_sh("ip route del 203.0.113.32/27; ip addr flush dev ut2; "
+		      "ip neigh flush dev ut2");
 	}
 	SUBTEST("IPv6 multipath, one next hop deleted") {
 		fx_sh("ip -6 route add 2001:db8:99::/48 nexthop via "
@@ -230,6 +247,6 @@ stop:
 	ASSERT_EQ(info.table, 0, "released");
 out:
 	fx_sh("ip route flush root 203.0.113.0/24; ip addr flush dev ut1; "
-	      "ip neigh flush dev ut1");
+	      "ip neigh flush dev ut1; ethtool -K ut1p gro off >/dev/null");
 	fx_close(&f);
 }
