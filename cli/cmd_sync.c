@@ -146,7 +146,9 @@ static int sync_run(struct xnf_rtsync_opts *o)
 	/* For the tests: die between a batch's writes and its commit. */
 	if (kill_batch && !parse_u32(kill_batch, "XNF_RTSYNC_KILL_BATCH", &v))
 		o->kill_batch = v;
-	dp = cli_dp(true);
+	/* The sync may start before anything is attached; following
+	 * neighbours needs next hops to follow. */
+	dp = cli_dp(!o->follow_only);
 	if (!dp)
 		return -1;
 	sigemptyset(&sa.sa_mask);
