@@ -7,16 +7,16 @@
  * object shared by the routes through it, and a multipath route ('nexthop
  * NH nexthop NH ...') as a resilient group (docs/design.md, "Next hops
  * and multipath"). With 'via ADDR' the next hop's MAC (and, without 'dev',
- * its device) is read from the kernel's neighbour table once, when the
- * route is written; a later change of that neighbour is not followed yet
- * (replace the route, or attach with 'fib' to use the kernel's tables per
- * packet). The egress device is made an xnf port (the devmap), because
+ * its device) is read from the kernel's neighbour table when the route is
+ * written; `xnf neigh follow` (or `xnf route sync`) follows its later
+ * changes. The egress device is made an xnf port (the devmap), because
  * l3fwd's redirect goes through it.
  *
- * Every add, replace and del is one element operation on the LPM trie, so
- * it is atomic per route: a packet finds the old route or the new one,
- * never a mix of both, and a replaced prefix is never missing. Changes of
- * several routes are not one transaction.
+ * Every add, replace and del is atomic per route: a packet finds the old
+ * route or the new one, never a mix of both, and a replaced prefix is
+ * never missing. Routes written by `xnf route sync` (proto sync) are the
+ * kernel's: while a sync owns the tables these commands refuse to change
+ * them (docs/routing.md).
  */
 #include <errno.h>
 #include <net/if.h>
