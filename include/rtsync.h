@@ -8,9 +8,11 @@
  * the table local) over rtnetlink: a dump, then the changes as they come,
  * coalesced over a short window and written as one route batch
  * (xnf_route_batch_begin / _commit: packets see the whole batch at once
- * or none of it). Its routes have origin XNF_ORIGIN_SYNC. After a netlink
- * overrun, a link going down (IPv4 drops routes then without telling) and
- * periodically it dumps everything again and writes only the difference.
+ * or none of it); more than XNF_RTSYNC_BATCH_MAX changes at once (the
+ * first dump of a full table) are written in batches of that many. Its
+ * routes have origin XNF_ORIGIN_SYNC. After a netlink overrun, a link
+ * going down (IPv4 drops routes then without telling) and periodically it
+ * dumps everything again and writes only the difference.
  *
  * How kernel routes map (docs/design.md, "Route sync"):
  *   via GW (one or several next hops, also through kernel nexthop
@@ -37,6 +39,9 @@ struct xnf_dp;
 #define XNF_RTSYNC_WINDOW_MAX_MS 50  /* and its bound under a stream */
 #define XNF_RTSYNC_RESYNC_S	 300 /* periodic full resync */
 #define XNF_RTSYNC_RCVBUF	 (64 << 20)
+/* Prefixes per batch: a window's changes are one batch up to this many
+ * (a full table is written in several, ~1 s each here). */
+#define XNF_RTSYNC_BATCH_MAX	 65536
 
 struct xnf_rtsync_opts {
 	__u32 table;	 /* kernel table; 0: main (254) */

@@ -37,12 +37,19 @@ struct xnf_rt_batch {
 		struct xnf_rt6_key key;
 	} * keys;
 	size_t n, cap;
+	__u32 live; /* the live copy, which only the batch's commit flips */
 };
 
 static int live_copy(struct xnf_dp *dp, __u32 *copy)
 {
 	struct xnf_config cfg;
-	int err = xnf_cfg_read(dp, &cfg);
+	int err;
+
+	if (dp->rt_batch) {
+		*copy = dp->rt_batch->live;
+		return 0;
+	}
+	err = xnf_cfg_read(dp, &cfg);
 
 	*copy = err ? 0 : cfg.rt_copy & 1;
 	return err;
@@ -353,6 +360,7 @@ int xnf_route_batch_begin(struct xnf_dp *dp)
 	dp->rt_batch = calloc(1, sizeof(*dp->rt_batch));
 	if (!dp->rt_batch)
 		return -ENOMEM;
+	dp->rt_batch->live = live;
 	/* Before the first write: a writer killed from here on leaves the
 	 * copies to be put back in step. */
 	err = cfg_set_rt(dp, live, 1);
@@ -451,6 +459,7 @@ int xnf_route_copies_repair(struct xnf_dp *dp)
 	dp->rt_batch = calloc(1, sizeof(*dp->rt_batch));
 	if (!dp->rt_batch)
 		return -ENOMEM;
+	dp->rt_batch->live = cfg.rt_copy & 1;
 	for (fam = XNF_AF_INET; fam <= XNF_AF_INET6 && !err;
 	     fam += XNF_AF_INET6 - XNF_AF_INET)
 		for (c = 0; c < 2 && !err; c++)

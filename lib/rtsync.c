@@ -1196,8 +1196,26 @@ static int flush(struct rs *s, enum xnf_rtsync_ev type, const char *reason)
 	ret = xnf_route_batch_begin(s->dp);
 	if (ret)
 		goto out;
-	for (i = 0; i < s->ndirty && !ret; i++)
+	for (i = 0; i < s->ndirty && !ret; i++) {
 		ret = pfx_apply(s, s->dirty[i]);
+		/* A full table (the first dump, a resync after a flood) in
+		 * batches of XNF_RTSYNC_BATCH_MAX prefixes, the lock given up
+		 * between them: a writer waiting for it (xnf -w 10, an
+		 * apply at boot) gets in within a batch's time. */
+		if (!ret && (i + 1) % XNF_RTSYNC_BATCH_MAX == 0 &&
+		    i + 1 < s->ndirty) {
+			ret = xnf_route_batch_commit(s->dp);
+			if (!ret)
+				s->batches++;
+			xnf_dp_lock(s->dp, LOCK_UN);
+			if (!ret)
+				ret = xnf_dp_lock(s->dp, LOCK_EX);
+			if (!ret)
+				ret = xnf_route_batch_begin(s->dp);
+			if (ret)
+				goto out;
+		}
+	}
 	if (ret) {
 		xnf_route_batch_abort(s->dp);
 		goto out;
