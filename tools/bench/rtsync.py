@@ -543,13 +543,61 @@ class RtSyncBench:
         self.res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S %z")
         self.res["seconds"] = round(time.monotonic() - self.t0, 1)
         self.res["machine"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
-        text = json.dumps(self.res, indent=1, default=str)
+        text = summary_md(self.res)
         if a.out:
             os.makedirs(a.out, exist_ok=True)
             with open(os.path.join(a.out, "result.json"), "w") as f:
-                f.write(text + "\n")
-        print(text)
+                json.dump(self.res, f, indent=1, default=str)
+                f.write("\n")
+            with open(os.path.join(a.out, "summary.md"), "w") as f:
+                f.write(text)
+        print(text, end="")
         return rc
+
+
+def summary_md(r):
+    """The numbers of result.json as a markdown table."""
+    rows = []
+    add = lambda what, v: rows.append(f"| {what} | {v} |")
+    m = r["machine"]
+    add("machine", f"{m['cpus']} CPUs {m['cpu']}, {m['mem_gib']} GiB, Linux {m['kernel']}, "
+        f"load {' '.join(m['loadavg'])} -> {' '.join(m.get('loadavg_end', []))}")
+    add("table", f"{r['args']['n4']:,} IPv4 + {r['args']['n6']:,} IPv6 prefixes, seed "
+        f"{r['args']['seed']!r}, {r['args']['ports']} ports")
+    k = r.get("kernel_load")
+    if k:
+        add("kernel load", f"{k['seconds']} s ({k['loader']}); Slab +{k['mem_mib']['Slab']} MiB, "
+            f"Percpu +{k['mem_mib']['Percpu']} MiB")
+    for tag, c in (("converge from empty", r.get("converge")), ("restart", r.get("restart"))):
+        if not c:
+            continue
+        rs = c["start_resync"] or {}
+        add(tag, f"'started' after {c['started_event_s']} s (its first resync "
+            f"{rs.get('usec', 0) / 1e6:.1f} s: added {rs.get('added')}, replaced "
+            f"{rs.get('replaced')}, deleted {rs.get('deleted')}, unchanged {rs.get('unchanged')}); "
+            f"samples {c['first_sample_s']}-{c['all_samples_s']} s; count "
+            f"{c['xnf_entries'][0]:,} + {c['xnf_entries'][1]:,} confirmed by "
+            f"{c['count_confirmed_s'][1]} s")
+        add(f"{tag}: memory", f"Slab +{c['mem_mib']['Slab']} MiB; sync RSS "
+            f"{c['sync_mem_mib'].get('VmRSS')} MiB (peak {c['sync_mem_mib'].get('VmHWM')})")
+    for name, mm in (r.get("map_mem") or {}).items():
+        add(f"{name} memlock", f"{mm['memlock_mib']} MiB (max_entries {mm['max_entries']:,})")
+    d = r.get("delay")
+    if d:
+        ch = d["churn"]
+        add("update stream", f"{ch['sent']} replaces in {ch['seconds']} s ({ch['rate']}/s asked), "
+            f"{ch['errors']} errors; {ch['wrong_after']} of {ch['routes_checked_after']} "
+            f"replaced routes wrong after it")
+        for op in ("add", "del"):
+            x = d[op]
+            if x:
+                add(f"delay, probe {op}", f"median {x['median_ms']} ms, p99 {x['p99_ms']} ms, "
+                    f"max {x['max_ms']} ms ({x['n']} probes)")
+    if r.get("targets"):
+        add("targets", ", ".join(f"{k} {v}" for k, v in r["targets"].items()))
+    if r.get("error"):
+        add("error", r["error"])
+    return "| measure | result |\n|---|---|\n" + "\n".join(rows) + "\n"
 
 
 def parse_args(argv):
