@@ -121,37 +121,36 @@ def _bpf(cmd, attr):
     return r, (ctypes.get_errno() if r < 0 else 0)
 
 
-class LpmMap:
-    """A pinned xnf_rt4 / xnf_rt6 (key {u32 prefixlen, addr}, value
-    {u32 type, u32 nh})."""
+def obj_get(path):
+    """A file descriptor of the BPF object pinned at path."""
+    p = ctypes.create_string_buffer(path.encode())
+    attr = _Attr()
+    # BPF_OBJ_GET: pathname (u64) first, then bpf_fd, file_flags.
+    ctypes.memmove(ctypes.byref(attr), struct.pack("Q", ctypes.addressof(p)), 8)
+    fd, err = _bpf(BPF_OBJ_GET, attr)
+    if fd < 0:
+        raise OSError(err, f"bpf(BPF_OBJ_GET) {path}: {os.strerror(err)}")
+    return fd
 
-    def __init__(self, path, family):
-        self.alen = 4 if family == 4 else 16
-        p = ctypes.create_string_buffer(path.encode())
-        attr = _Attr()
-        attr.a = 0
-        attr.pad = 0
-        # BPF_OBJ_GET: pathname (u64) first, then bpf_fd, file_flags.
-        ctypes.memmove(ctypes.byref(attr), struct.pack("Q", ctypes.addressof(p)), 8)
-        fd, err = _bpf(BPF_OBJ_GET, attr)
-        if fd < 0:
-            raise OSError(err, f"bpf(BPF_OBJ_GET) {path}: {os.strerror(err)}")
-        self.fd = fd
-        self.key = ctypes.create_string_buffer(4 + self.alen)
-        self.next = ctypes.create_string_buffer(4 + self.alen)
-        self.val = ctypes.create_string_buffer(8)
+
+class PinnedMap:
+    """A pinned map with keys of ksize and values of vsize bytes."""
+
+    def __init__(self, path, ksize, vsize):
+        self.fd = obj_get(path)
+        self.ksize = ksize
+        self.key = ctypes.create_string_buffer(ksize)
+        self.next = ctypes.create_string_buffer(ksize)
+        self.val = ctypes.create_string_buffer(vsize)
         self.attr = _Attr()
-        self.attr.a = fd
+        self.attr.a = self.fd
 
     def close(self):
         os.close(self.fd)
 
-    def lookup(self, addr):
-        """(type, nh) of the longest prefix matching addr (a string or an
-        int), or None."""
-        raw = addr.to_bytes(self.alen, "big") if isinstance(addr, int) else \
-            ipaddress.ip_address(addr).packed
-        ctypes.memmove(self.key, struct.pack("I", self.alen * 8) + raw, 4 + self.alen)
+    def lookup_raw(self, key):
+        """The value (bytes) of key (bytes), or None."""
+        ctypes.memmove(self.key, key, self.ksize)
         self.attr.b = ctypes.addressof(self.key)
         self.attr.c = ctypes.addressof(self.val)
         self.attr.d = 0
@@ -160,7 +159,24 @@ class LpmMap:
             if err == 2:
                 return None
             raise OSError(err, f"bpf(BPF_MAP_LOOKUP_ELEM): {os.strerror(err)}")
-        return struct.unpack("II", self.val.raw)
+        return self.val.raw
+
+
+class LpmMap(PinnedMap):
+    """A pinned xnf_rt4 / xnf_rt6 (or its copy _b): key {u32 prefixlen,
+    addr}, value {u32 type, u32 nh}."""
+
+    def __init__(self, path, family):
+        self.alen = 4 if family == 4 else 16
+        super().__init__(path, 4 + self.alen, 8)
+
+    def lookup(self, addr):
+        """(type, nh) of the longest prefix matching addr (a string or an
+        int), or None."""
+        raw = addr.to_bytes(self.alen, "big") if isinstance(addr, int) else \
+            ipaddress.ip_address(addr).packed
+        v = self.lookup_raw(struct.pack("I", self.alen * 8) + raw)
+        return struct.unpack("II", v) if v else None
 
     def _walk(self):
         """Walks the trie (an LPM trie has no batch calls and no counter),
@@ -174,7 +190,7 @@ class LpmMap:
                 if err == 2:
                     return
                 raise OSError(err, f"bpf(BPF_MAP_GET_NEXT_KEY): {os.strerror(err)}")
-            ctypes.memmove(key, nxt, 4 + self.alen)
+            ctypes.memmove(key, nxt, self.ksize)
             self.attr.b = ctypes.addressof(key)
             yield
 

@@ -31,6 +31,7 @@ import random
 import signal
 import socket
 import statistics
+import struct
 import subprocess
 import sys
 import threading
@@ -148,6 +149,45 @@ def churn(rate, duration, routes, conn):
     conn.close()
 
 
+class Tables:
+    """xnf's pinned route tables: two copies of each (xnf_rt4 / xnf_rt4_b,
+    ...), of which packets read the one xnf_config.rt_copy names
+    (include/uapi/xnf_dp.h, lib/routes.c). Lookups go where a packet's
+    would."""
+
+    MAPS = ("xnf_cfg", "xnf_rt4", "xnf_rt6", "xnf_rt4_b", "xnf_rt6_b")
+    RT_COPY_OFF = 32  # of rt_copy in struct xnf_config (the 9th __u32)
+
+    def __init__(self, root):
+        info = json.loads(run(["bpftool", "-j", "map", "show", "pinned",
+                               os.path.join(root, "xnf_cfg")]))
+        if info["bytes_value"] < self.RT_COPY_OFF + 4:
+            raise CmdError(f"xnf_cfg's value ({info['value_size']} bytes) has no rt_copy: "
+                           "this xnf has one copy of its route tables; update the benchmark")
+        self.cfg = rtnl.PinnedMap(os.path.join(root, "xnf_cfg"), 4, info["bytes_value"])
+        self.rt = {(fam, b): rtnl.LpmMap(os.path.join(root, f"xnf_rt{fam}{'_b' if b else ''}"),
+                                         fam)
+                   for fam in (4, 6) for b in (0, 1)}
+
+    def copy(self):
+        v = self.cfg.lookup_raw(struct.pack("I", 0))
+        return struct.unpack_from("I", v, self.RT_COPY_OFF)[0] & 1
+
+    def live(self, fam):
+        return self.rt[(fam, self.copy())]
+
+    def spare(self, fam):
+        return self.rt[(fam, 1 - self.copy())]
+
+    def lookup(self, fam, addr):
+        return self.live(fam).lookup(addr)
+
+    def close(self):
+        self.cfg.close()
+        for m in self.rt.values():
+            m.close()
+
+
 class RtSyncBench:
     def __init__(self, a):
         self.a = a
@@ -242,19 +282,14 @@ class RtSyncBench:
                 tail = f.read()[-2000:]
             raise CmdError(f"xnf route sync exited with {self.sync.returncode}: {tail.strip()}")
 
-    def maps(self):
-        root = os.path.join(self.tb.pin_root, "tables")
-        return (rtnl.LpmMap(os.path.join(root, "xnf_rt4"), 4),
-                rtnl.LpmMap(os.path.join(root, "xnf_rt6"), 6))
-
     def wait_maps(self, deadline):
         root = os.path.join(self.tb.pin_root, "tables")
-        while not all(os.path.exists(os.path.join(root, m)) for m in ("xnf_rt4", "xnf_rt6")):
+        while not all(os.path.exists(os.path.join(root, m)) for m in Tables.MAPS):
             self.sync_alive()
             if time.monotonic() > deadline:
                 raise CmdError(f"no xnf tables under {root} before the deadline")
             time.sleep(0.05)
-        return self.maps()
+        return Tables(root)
 
     # ---- steps ----------------------------------------------------------
     def generate(self):
@@ -310,9 +345,9 @@ class RtSyncBench:
         m0 = meminfo()
         t0 = self.start_sync(tag)
         deadline = t0 + a.converge_timeout
-        m4, m6 = self.wait_maps(deadline)
+        tabs = self.wait_maps(deadline)
         t_maps = time.monotonic() - t0
-        todo = [(m4, x) for x, _ in self.samples[4]] + [(m6, x) for x, _ in self.samples[6]]
+        todo = [(4, x) for x, _ in self.samples[4]] + [(6, x) for x, _ in self.samples[6]]
         first = None
         peak = {}
         while todo:
@@ -320,7 +355,7 @@ class RtSyncBench:
             if time.monotonic() > deadline:
                 raise CmdError(f"not converged after {a.converge_timeout} s: "
                                f"{len(todo)} samples still missing")
-            todo = [(m, x) for m, x in todo if m.lookup(x) is None]
+            todo = [(f, x) for f, x in todo if tabs.lookup(f, x) is None]
             if first is None and len(todo) < len(self.samples[4]) + len(self.samples[6]):
                 first = time.monotonic() - t0
             peak = max(peak, proc_mem(self.sync.pid), key=lambda d: d.get("VmRSS", 0))
@@ -330,7 +365,7 @@ class RtSyncBench:
         while True:
             self.sync_alive()
             c_start = time.monotonic() - t0
-            n4, n6 = m4.count(), m6.count()
+            n4, n6 = tabs.live(4).count(), tabs.live(6).count()
             c_end = time.monotonic() - t0
             if n4 >= a.n4 and n6 >= a.n6:
                 break
@@ -356,33 +391,37 @@ class RtSyncBench:
         self.say(f"{tag}: 'started' after {t_started:.2f} s, all samples visible after "
                  f"{t_samples:.2f} s, count {n4} + {n6} confirmed by {c_end:.2f} s; "
                  f"start resync {first_resync}")
-        return r, (m4, m6)
+        return r, tabs
 
-    def verify(self, m4, m6):
-        """Every generated prefix is a key of xnf's table."""
+    def verify(self, tabs):
+        """Every generated prefix is a key of xnf's live table, and the
+        spare copy has the same keys (lib/routes.c keeps them equal)."""
         t = time.monotonic()
-        missing = 0
-        for fam, m in ((4, m4), (6, m6)):
-            keys = set(m.keys())
+        missing = differ = 0
+        v = self.res["verify"] = {}
+        for fam in (4, 6):
+            keys = set(tabs.live(fam).keys())
             miss = sum(1 for p in self.pfx[fam] if p not in keys)
             missing += miss
-            self.res.setdefault("verify", {})[f"extra{fam}"] = \
-                len(keys) - (len(self.pfx[fam]) - miss)
-        self.res["verify"].update({"missing": missing, "seconds": round(time.monotonic() - t, 1)})
-        if missing:
-            raise CmdError(f"{missing} generated prefixes are not in xnf's tables")
+            v[f"extra{fam}"] = len(keys) - (len(self.pfx[fam]) - miss)
+            differ += len(keys.symmetric_difference(tabs.spare(fam).keys()))
+        v.update({"missing": missing, "spare_copy_differs": differ,
+                  "seconds": round(time.monotonic() - t, 1)})
+        if missing or differ:
+            raise CmdError(f"{missing} generated prefixes are not in xnf's live tables, "
+                           f"{differ} keys differ between the copies")
         self.say(f"verified: every generated prefix is in xnf's tables ({self.res['verify']})")
 
     def map_mem(self):
         out = {}
-        for m in ("xnf_rt4", "xnf_rt6", "xnf_nh"):
+        for m in (*Tables.MAPS[1:], "xnf_nh"):
             j = json.loads(run(["bpftool", "-j", "map", "show", "pinned",
                                 os.path.join(self.tb.pin_root, "tables", m)]))
             out[m] = {"max_entries": j["max_entries"],
                       "memlock_mib": round(j["bytes_memlock"] / 2**20, 1)}
         return out
 
-    def delay(self, m4, m6):
+    def delay(self, tabs):
         """Probe routes (198.19.K.0/24, 2001:db8:ff00:K::/64, outside the
         table) added and deleted over rtnetlink while a child replaces
         table routes at --churn-rate; each timed from just before the
@@ -390,11 +429,11 @@ class RtSyncBench:
         a = self.a
         hops = [(g4, g6, self.oif[d]) for g4, g6, d in rtgen.nexthops(self.ports)]
         churned = []
-        for fam, m in ((4, m4), (6, m6)):
+        for fam in (4, 6):
             for addr, plen in self.samples[fam]:
                 options = [((g4 if fam == 4 else g6), oif) for g4, g6, oif in hops]
                 churned.append((rtgen.fmt(fam, addr, plen), options))
-        nh_of = self.nh_ids(m4, m6)  # before the stream changes the samples
+        nh_of = self.nh_ids(tabs)  # before the stream changes the samples
         rx, tx = multiprocessing.Pipe(duplex=False)
         child = multiprocessing.Process(target=churn, args=(a.churn_rate, a.churn_seconds,
                                                             churned, tx))
@@ -407,7 +446,6 @@ class RtSyncBench:
             while k < a.probes and time.monotonic() < t_end:
                 self.sync_alive()
                 fam = 4 if k % 2 == 0 else 6
-                m = m4 if fam == 4 else m6
                 j = k // 2
                 if fam == 4:
                     prefix, probe = f"198.19.{j % 256}.0/24", f"198.19.{j % 256}.1"
@@ -418,7 +456,7 @@ class RtSyncBench:
                 for verb, out, want in (("add", add, True), ("del", dele, False)):
                     t = time.monotonic()
                     rt.route(verb, prefix, gw, oif)
-                    while (m.lookup(probe) is not None) != want:
+                    while (tabs.lookup(fam, probe) is not None) != want:
                         if time.monotonic() - t > a.probe_timeout:
                             raise CmdError(f"probe {verb} {prefix} not seen in xnf after "
                                            f"{a.probe_timeout} s")
@@ -436,7 +474,7 @@ class RtSyncBench:
         wrong = 0
         for prefix, (gw, oif) in c["left"].items():
             fam = 6 if ":" in prefix else 4
-            v = (m6 if fam == 6 else m4).lookup(prefix.split("/")[0])
+            v = tabs.lookup(fam, prefix.split("/")[0])
             if v is None or v[1] != nh_of.get(gw):
                 wrong += 1
         self.res["delay"] = {
@@ -447,13 +485,13 @@ class RtSyncBench:
         self.say(f"delay: add {summary(add)}, del {summary(dele)}, churn {c['sent']} replaces, "
                  f"{wrong} of {len(c['left'])} churned routes wrong after {a.settle} s")
 
-    def nh_ids(self, m4, m6):
+    def nh_ids(self, tabs):
         """gateway -> xnf nexthop id, read from exact samples whose table
         gateway is known."""
         out = {}
-        for fam, m in ((4, m4), (6, m6)):
+        for fam in (4, 6):
             for addr, plen in self.samples[fam]:
-                v = m.lookup(addr)
+                v = tabs.lookup(fam, addr)
                 if v:
                     out.setdefault(self.gw_of[(fam, addr, plen)][0], v[1])
         return out
@@ -505,17 +543,15 @@ class RtSyncBench:
             self.generate()
             self.load_kernel()
             if not a.kernel_only:
-                self.res["converge"], (m4, m6) = self.converge("first")
+                self.res["converge"], tabs = self.converge("first")
                 self.res["map_mem"] = self.map_mem()
-                self.verify(m4, m6)
-                self.delay(m4, m6)
+                self.verify(tabs)
+                self.delay(tabs)
                 self.res["stop"] = self.stop_sync()
-                m4.close()
-                m6.close()
-                self.res["restart"], (m4, m6) = self.converge("restart")
+                tabs.close()
+                self.res["restart"], tabs = self.converge("restart")
                 self.res["stop_restart"] = self.stop_sync()
-                m4.close()
-                m6.close()
+                tabs.close()
             if not a.kernel_only:
                 rc = self.targets()
         except Interrupted as ex:
