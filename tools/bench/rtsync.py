@@ -128,6 +128,8 @@ def churn(rate, duration, routes, conn):
     """A child in the DUT's namespace: replaces routes [(prefix, [(gw,
     oif)])] at rate a second, each with the next of its gateways, for
     duration s. Sends back {prefix: (gw, oif)} as they were left."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)  # the parent cleans up
     rt = rtnl.Rtnl()
     left, n, errors = {}, 0, 0
     rng = random.Random(1)
@@ -442,6 +444,7 @@ class RtSyncBench:
         add, dele = [], []
         t_end = time.monotonic() + a.churn_seconds - 1
         k = 0
+        done = False
         try:
             while k < a.probes and time.monotonic() < t_end:
                 self.sync_alive()
@@ -464,10 +467,14 @@ class RtSyncBench:
                     out.append(time.monotonic() - t)
                     time.sleep(random.uniform(0.5, 1.5) * a.probe_gap)
                 k += 1
+            done = True
         finally:
+            if not done:
+                child.kill()
             child.join(a.churn_seconds + 30)
             if child.is_alive():
                 child.kill()
+                child.join()
         c = rx.recv() if rx.poll(5) else {"sent": None, "errors": None, "seconds": None, "left": {}}
         # After the stream, every churned route must show its last gateway.
         time.sleep(a.settle)
