@@ -342,7 +342,8 @@ class RtSyncBench:
 
     def converge(self, tag):
         """Starts the sync and waits until every exact sample is visible,
-        then until the maps hold at least the table's count."""
+        then for its 'started' event, then until the live tables hold at
+        least the table's count."""
         a = self.a
         m0 = meminfo()
         t0 = self.start_sync(tag)
@@ -351,7 +352,6 @@ class RtSyncBench:
         t_maps = time.monotonic() - t0
         todo = [(4, x) for x, _ in self.samples[4]] + [(6, x) for x, _ in self.samples[6]]
         first = None
-        peak = {}
         while todo:
             self.sync_alive()
             if time.monotonic() > deadline:
@@ -360,10 +360,17 @@ class RtSyncBench:
             todo = [(f, x) for f, x in todo if tabs.lookup(f, x) is None]
             if first is None and len(todo) < len(self.samples[4]) + len(self.samples[6]):
                 first = time.monotonic() - t0
-            peak = max(peak, proc_mem(self.sync.pid), key=lambda d: d.get("VmRSS", 0))
             time.sleep(0.05)
         t_samples = time.monotonic() - t0
-        want = a.n4 + a.n6
+        # The sync says when it is done; then the count (a walk of ~7 s
+        # for a full table, which would compete with the sync for the
+        # CPUs before).
+        while self.event("started")[0] is None:
+            self.sync_alive()
+            if time.monotonic() > deadline:
+                raise CmdError("every sample is in xnf's tables, but the sync never said "
+                               "'started'")
+            time.sleep(0.05)
         while True:
             self.sync_alive()
             c_start = time.monotonic() - t0
@@ -374,11 +381,6 @@ class RtSyncBench:
             if time.monotonic() > deadline:
                 raise CmdError(f"not converged after {a.converge_timeout} s: {n4} + {n6} in xnf")
             time.sleep(0.2)
-        while self.event("started")[0] is None:
-            self.sync_alive()
-            if time.monotonic() > deadline:
-                raise CmdError("the sync's tables are complete, but it never said 'started'")
-            time.sleep(0.05)
         t_started, started = self.event("started")
         _, first_resync = self.event("resync")
         r = {"started_event_s": round(t_started, 2), "started_event": started,
@@ -389,7 +391,7 @@ class RtSyncBench:
              "count_confirmed_s": [round(c_start, 2), round(c_end, 2)],
              "xnf_entries": [n4, n6],
              "mem_mib": mem_delta(m0, meminfo()),
-             "sync_mem_mib": proc_mem(self.sync.pid), "sync_rss_peak_mib": peak.get("VmRSS")}
+             "sync_mem_mib": proc_mem(self.sync.pid)}
         self.say(f"{tag}: 'started' after {t_started:.2f} s, all samples visible after "
                  f"{t_samples:.2f} s, count {n4} + {n6} confirmed by {c_end:.2f} s; "
                  f"start resync {first_resync}")
@@ -622,8 +624,8 @@ def summary_md(r):
         f"{r['args']['seed']!r}, {r['args']['ports']} ports")
     k = r.get("kernel_load")
     if k:
-        add("kernel load", f"{k['seconds']} s ({k['loader']}); Slab +{k['mem_mib']['Slab']} MiB, "
-            f"Percpu +{k['mem_mib']['Percpu']} MiB")
+        add("kernel load", f"{k['seconds']} s ({k['loader']}); Slab {k['mem_mib']['Slab']:+} MiB, "
+            f"Percpu {k['mem_mib']['Percpu']:+} MiB")
     for tag, c in (("converge from empty", r.get("converge")), ("restart", r.get("restart"))):
         if not c:
             continue
@@ -634,7 +636,7 @@ def summary_md(r):
             f"samples {c['first_sample_s']}-{c['all_samples_s']} s; count "
             f"{c['xnf_entries'][0]:,} + {c['xnf_entries'][1]:,} confirmed by "
             f"{c['count_confirmed_s'][1]} s")
-        add(f"{tag}: memory", f"Slab +{c['mem_mib']['Slab']} MiB; sync RSS "
+        add(f"{tag}: memory", f"Slab {c['mem_mib']['Slab']:+} MiB; sync RSS "
             f"{c['sync_mem_mib'].get('VmRSS')} MiB (peak {c['sync_mem_mib'].get('VmHWM')})")
     for name, mm in (r.get("map_mem") or {}).items():
         add(f"{name} memlock", f"{mm['memlock_mib']} MiB (max_entries {mm['max_entries']:,})")
