@@ -28,6 +28,7 @@ import multiprocessing
 import os
 import platform
 import random
+import resource
 import signal
 import socket
 import statistics
@@ -601,6 +602,8 @@ class RtSyncBench:
         self.res["finished"] = time.strftime("%Y-%m-%d %H:%M:%S %z")
         self.res["seconds"] = round(time.monotonic() - self.t0, 1)
         self.res["machine"]["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
+        self.res["harness_maxrss_mib"] = round(
+            resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
         text = summary_md(self.res)
         if a.out:
             os.makedirs(a.out, exist_ok=True)
@@ -652,6 +655,7 @@ def summary_md(r):
                 if x:
                     add(f"delay, probe {op}, {when}", f"median {x['median_ms']} ms, p99 "
                         f"{x['p99_ms']} ms, max {x['max_ms']} ms ({x['n']} probes)")
+    add("the benchmark's own peak RSS", f"{r.get('harness_maxrss_mib')} MiB")
     if r.get("targets"):
         add("targets", ", ".join(f"{k} {v}" for k, v in r["targets"].items()))
     if r.get("error"):
