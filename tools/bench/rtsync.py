@@ -198,6 +198,7 @@ class RtSyncBench:
         self.sync = None
         self.res = {}
         self.log_n = 0
+        self.raw_probes = []
 
     def say(self, msg):
         print(f"[{time.monotonic() - self.t0:7.1f}s] {msg}", flush=True)
@@ -430,7 +431,9 @@ class RtSyncBench:
         """n probe routes (198.19.K.0/24 and 2001:db8:ff00:K::/64 by turns,
         K from first, outside the table), each added and then deleted over
         rtnetlink, timed from just before the request until a lookup in
-        xnf's live table shows the change. Returns ([add s], [del s])."""
+        xnf's live table shows the change. Returns ([add s], [del s]);
+        every probe goes to self.raw_probes too, with the time the kernel
+        took to acknowledge it."""
         a = self.a
         hops = rtgen.nexthops(self.ports)
         rt = rtnl.Rtnl()
@@ -448,12 +451,17 @@ class RtSyncBench:
             for verb, out, want in (("add", add, True), ("del", dele, False)):
                 t = time.monotonic()
                 rt.route(verb, prefix, gw4 if fam == 4 else gw6, self.oif[dev])
+                t_ack = time.monotonic() - t
                 while (tabs.lookup(fam, probe) is not None) != want:
                     if time.monotonic() - t > a.probe_timeout:
                         raise CmdError(f"probe {verb} {prefix} not seen in xnf after "
                                        f"{a.probe_timeout} s")
                     time.sleep(0.0005)
                 out.append(time.monotonic() - t)
+                self.raw_probes.append({"k": k, "verb": verb, "prefix": prefix,
+                                        "at_s": round(t - self.t0, 3),
+                                        "ack_ms": round(t_ack * 1e3, 2),
+                                        "seen_ms": round(out[-1] * 1e3, 2)})
                 time.sleep(random.uniform(0.5, 1.5) * a.probe_gap)
         rt.close()
         return add, dele
@@ -495,7 +503,9 @@ class RtSyncBench:
             v = tabs.lookup(fam, prefix.split("/")[0])
             if v is None or v[1] != nh_of.get(gw):
                 wrong += 1
+        slow = sorted(self.raw_probes, key=lambda p: p["seen_ms"])[-5:]
         self.res["delay"] = {
+            "slowest": slow, "raw": self.raw_probes,
             "idle": {"add": summary(idle[0]), "del": summary(idle[1])},
             "churn": {"rate": a.churn_rate, "sent": c["sent"], "errors": c["errors"],
                       "seconds": round(c["seconds"], 1) if c["seconds"] else None,
