@@ -48,6 +48,7 @@ CLONE_NEWNET = 0x40000000
 # is visible in under 100 ms.
 TARGET_CONVERGE_S = 60
 TARGET_DELAY_MS = 100
+XNF_RT_UNICAST = 0  # enum xnf_route_type, include/uapi/xnf_dp.h
 
 
 class Interrupted(Exception):
@@ -217,6 +218,10 @@ class RtSyncBench:
             ipn("addr", "add", f"2001:db8:{i:x}::1/64", "dev", dev, "nodad")
             ipn("link", "set", dev, "up")
             run(["ip", "-n", tb.src, "link", "set", f"q{i}", "up"])
+            # A veth can take XDP_REDIRECTed frames only when its peer
+            # runs NAPI (XDP or GRO on): else xnf's route sync leaves the
+            # routes through it to the kernel.
+            run(["ethtool", "-K", f"q{i}", "gro", "on"], ns=tb.src)
             mac = f"02:78:6e:00:01:{i:02x}"
             ipn("neigh", "replace", f"198.18.{i}.2", "lladdr", mac, "dev", dev, "nud", "permanent")
             ipn("neigh", "replace", f"2001:db8:{i:x}::2", "lladdr", mac, "dev", dev,
@@ -411,11 +416,16 @@ class RtSyncBench:
             missing += miss
             v[f"extra{fam}"] = len(keys) - (len(self.pfx[fam]) - miss)
             differ += len(keys.symmetric_difference(tabs.spare(fam).keys()))
+        # The samples must be forwarded by xnf (unicast), not left to the
+        # kernel (a route sync passes routes it cannot forward).
+        passed = sum(1 for fam in (4, 6) for addr, _ in self.samples[fam]
+                     if tabs.lookup(fam, addr)[0] != XNF_RT_UNICAST)
         v.update({"missing": missing, "spare_copy_differs": differ,
-                  "seconds": round(time.monotonic() - t, 1)})
-        if missing or differ:
+                  "samples_not_unicast": passed, "seconds": round(time.monotonic() - t, 1)})
+        if missing or differ or passed:
             raise CmdError(f"{missing} generated prefixes are not in xnf's live tables, "
-                           f"{differ} keys differ between the copies")
+                           f"{differ} keys differ between the copies, {passed} samples are "
+                           "not forwarded by xnf (see the sync's log for why)")
         self.say(f"verified: every generated prefix is in xnf's tables ({self.res['verify']})")
 
     def map_mem(self):
