@@ -23,6 +23,7 @@ interrupted; result.json in --out holds every number.
 
 import argparse
 import ctypes
+import gc
 import json
 import multiprocessing
 import os
@@ -581,9 +582,14 @@ class RtSyncBench:
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGALRM):
             signal.signal(sig, on_signal)
         signal.alarm(a.timeout)
+        # Python's cycle collector walks every object the table is made of
+        # (millions): its pauses, up to seconds, would land in the timings
+        # of the probes. The benchmark makes no cycles worth collecting.
+        gc.disable()
         try:
             self.setup()
             self.generate()
+            gc.freeze()
             self.load_kernel()
             if not a.kernel_only:
                 self.res["converge"], tabs = self.converge("first")
