@@ -320,7 +320,7 @@ soak: all
 # `xnf route sync` on a full Internet table (tools/bench/rtsync.py,
 # docs/route-sync-bench.md): convergence, memory, and the delay of a
 # change under a stream of updates. Not part of `make check`. Needs root
-# and ~3 GB of memory.
+# and ~2 GB of memory.
 RTSYNC_OUT ?= $(OUTPUT)/rtsync
 RTSYNC_ARGS ?=
 .PHONY: bench-rtsync
