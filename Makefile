@@ -273,6 +273,11 @@ check: all
 test-model:
 	/usr/bin/python3 -m unittest discover -s selftests -p model_test.py
 check: test-model
+# The route-sync benchmark's table generator (tools/bench/rtgen.py).
+.PHONY: test-rtgen
+test-rtgen:
+	/usr/bin/python3 -m unittest discover -s selftests -p rtgen_test.py
+check: test-rtgen
 # Style is checked like behaviour (scripts/check-format.sh, .clang-format).
 check: check-format
 
@@ -312,6 +317,16 @@ soak: all
 		--duration $(SOAK_DURATION) --swap $(SOAK_SWAP) --kill $(SOAK_KILL) \
 		--rate $(SOAK_RATE) $(SOAK_ARGS)
 
+# `xnf route sync` on a full Internet table (tools/bench/rtsync.py,
+# docs/route-sync-bench.md): convergence, memory, and the delay of a
+# change under a stream of updates. Not part of `make check`. Needs root
+# and ~2 GB of memory.
+RTSYNC_OUT ?= $(OUTPUT)/rtsync
+RTSYNC_ARGS ?=
+.PHONY: bench-rtsync
+bench-rtsync: all
+	/usr/bin/python3 tools/bench/rtsync.py --build $(OUTPUT) --out $(RTSYNC_OUT) $(RTSYNC_ARGS)
+
 # SO_N xnf routers behind a BGP/ECMP edge with BFD (BIRD in namespaces,
 # selftests/lib/scaleout.bash): each drained, failed silently and with its
 # links down under IPv4 and IPv6 traffic, SCALEOUT_ROUNDS times; a markdown report of
@@ -338,6 +353,8 @@ help:
 	@echo 'make bench-micro  ns/packet per NF, chain, fused chain, firewall size'
 	@echo 'make bench        throughput, latency, loss, batch sizes of xnf and its peers (QUICK=1: a few minutes)'
 	@echo '                  results in BENCH_OUT=DIR (default $(OUTPUT)/bench); BENCH_ARGS='--help' lists options'
+	@echo 'make bench-rtsync xnf route sync on a full Internet table: convergence, memory, update delay'
+	@echo '                  results in RTSYNC_OUT=DIR (default $(OUTPUT)/rtsync); RTSYNC_ARGS='--help' lists options'
 	@echo 'make soak         SOAK_DURATION (default 30m) of paced traffic under route/rule/chain churn and worker restarts:'
 	@echo '                  lost packets, counters, memory, BPF objects (SOAK_SWAP=60s SOAK_KILL=30s SOAK_RATE=1000 SOAK_OUT=DIR)'
 	@echo 'make scale-out    N xnf routers behind BGP/ECMP/BFD (BIRD): drain and failover losses, report in SCALEOUT_OUT'
