@@ -21,6 +21,7 @@ MAC3=02:78:6e:00:0f:03
 NEW=02:78:6e:00:0f:99
 P4=203.0.113.0/24
 P6=2001:db8:99::/48
+HAND=198.18.5.0/24
 
 setup_file()
 {
@@ -51,6 +52,9 @@ teardown()
 	rs_stop
 	tb_xnf route sync flush >/dev/null 2>&1 || true
 	tb_xnf route del $P4 2>/dev/null || true
+	tb_xnf route del $HAND 2>/dev/null || true
+	tb_xnf chain set d0 l3fwd lpm >/dev/null 2>&1 || true
+	tb_xnf chain set d1 l3fwd lpm >/dev/null 2>&1 || true
 	ip -n "$TB_DUT" route flush root 203.0.113.0/24 2>/dev/null || true
 	ip -n "$TB_DUT" route flush root 198.18.0.0/15 2>/dev/null || true
 	ip -n "$TB_DUT" -6 route flush root 2001:db8:99::/48 2>/dev/null || true
@@ -256,6 +260,44 @@ send_and_capture()
 	run -1 tb_xnf -j route sync
 	jq -e '.error' <<<"$output"
 	route_is $P4 '.origin == "static"'
+}
+
+# One source of truth: while a sync owns the tables (running or stopped),
+# routes are not changed by hand; `route sync flush` hands them back.
+@test "routes by hand are refused while a sync owns the tables; flush hands them back" {
+	ip -n "$TB_DUT" route add $P4 via $GW2
+	rs_start
+	tb_until "the sync to mirror $P4" route_is $P4 '.origin == "sync"'
+	run -1 tb_xnf route add $HAND via $GW2
+	run -1 tb_xnf route del $P4
+	run -1 tb_xnf -j route replace $P4 via $GW3
+	jq -e '.error | type == "string"' <<<"$output"
+	route_is $P4 '.origin == "sync" and .via == "'$GW2'"'
+	rs_stop
+	# Stopped, its routes keep forwarding and still belong to it.
+	route_is $P4 '.origin == "sync"'
+	run -1 tb_xnf route add $HAND via $GW2
+	tb_xnf route sync flush
+	route_gone $P4
+	tb_xnf route add $HAND via $GW2
+	route_is $HAND '.origin == "static" and .via == "'$GW2'"'
+	tb_xnf route del $HAND
+}
+
+# Routes by hand are refused while every l3fwd attached forwards by the
+# kernel's FIB (which never reads them), accepted again with one in lpm.
+@test "routes by hand are refused while every l3fwd runs in fib mode" {
+	tb_xnf chain set d0 l3fwd fib
+	tb_xnf route add $HAND via $GW2
+	tb_xnf route del $HAND
+	tb_xnf chain set d1 l3fwd fib
+	run -1 tb_xnf route add $HAND via $GW2
+	route_gone $HAND
+	tb_xnf chain set d0 l3fwd lpm
+	tb_xnf route add $HAND via $GW2
+	route_is $HAND '.origin == "static"'
+	tb_xnf route del $HAND
+	tb_xnf chain set d1 l3fwd lpm
 }
 
 # kernel_set PREFIX...: the kernel's routes inside the test's ranges, as
