@@ -273,6 +273,12 @@ send_and_capture()
 	run -1 tb_xnf -j route replace $P4 via $GW3
 	jq -e '.error | type == "string"' <<<"$output"
 	route_is $P4 '.origin == "sync" and .via == "'$GW2'"'
+	# The configuration holds no synced route, and applying it back
+	# leaves them alone.
+	tb_xnf save >"$TB_TMP/saved.conf"
+	run -1 grep -q "$P4" "$TB_TMP/saved.conf"
+	tb_xnf apply "$TB_TMP/saved.conf"
+	route_is $P4 '.origin == "sync" and .via == "'$GW2'"'
 	rs_stop
 	# Stopped, its routes keep forwarding and still belong to it.
 	route_is $P4 '.origin == "sync"'
