@@ -6,12 +6,15 @@
 # Every router in turn is drained and undrained, fails silently (only BFD
 # can tell) and comes back, and has its links go down and come back, each
 # under SO_RATE frames/s of SO_FLOWS flows, with IPv4 and with IPv6
-# traffic; ROUNDS times over. Writes a
-# markdown report of the frames lost in each event to OUT (default
-# scale-out.md in the current directory). Needs root, bird2, nftables.
+# traffic; ROUNDS times over. Each router's xnf forwards by its own LPM,
+# filled by `xnf route sync` from the routes BIRD writes into its kernel
+# (SO_MODE=sync, the default), or by the kernel's FIB (SO_MODE=fib).
+# Writes a markdown report of the frames lost in each event, with the
+# mode, to OUT (default scale-out.md in the current directory). Needs
+# root, bird2, nftables.
 #
 #   scripts/scale-out.sh [-o OUT] [-r ROUNDS]
-#   env: XNF (the xnf binary; xnf-gen beside it), SO_N, SO_RATE,
+#   env: XNF (the xnf binary; xnf-gen beside it), SO_MODE, SO_N, SO_RATE,
 #        SO_FLOWS, SO_BG_PER_FLOW, SO_BFD_MS, SO_BFD_MULT
 set -uo pipefail
 
@@ -66,7 +69,13 @@ done
 	echo "[testing.md](testing.md) on scaleout.bats."
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -r), $(nproc) CPUs, BIRD $(bird --version 2>&1 | awk '{ print $NF }')."
-	echo "$SO_N xnf routers (fib mode) behind an edge with BGP, ECMP (L4 hash) and"
+	if [ "$SO_MODE" = sync ]; then
+		echo "$SO_N xnf routers (mode sync: l3fwd by xnf's own LPM, which \`xnf route sync\`"
+		echo "fills from the routes BIRD writes into the router's kernel)"
+	else
+		echo "$SO_N xnf routers (mode fib: l3fwd asks the kernel's FIB per packet)"
+	fi
+	echo "behind an edge with BGP, ECMP (L4 hash) and"
 	echo "BFD ${SO_BFD_MS} ms x $SO_BFD_MULT; $SO_FLOWS UDP flows, $SO_RATE frames/s in all,"
 	echo "$((SO_FLOWS * SO_BG_PER_FLOW)) frames per event (selftests/lib/scaleout.bash, so_phase)."
 	echo

@@ -5,7 +5,9 @@
 # learns the service prefix from each of them by BGP (BIRD) and spreads
 # flows over them by ECMP, with BFD watching every session
 # (selftests/lib/scaleout.bash draws the test bed). Each router's xnf runs
-# its l3fwd in fib mode and so follows the route BIRD put in its kernel.
+# its l3fwd by its own LPM, which `xnf route sync` fills from the routes
+# BIRD puts in the router's kernel (SO_MODE=sync); one test runs l3fwd in
+# fib mode instead, asking the kernel's FIB per packet.
 #
 # Every number asserted is a count: frames the generator sent, datagrams
 # the sink counted per (router, flow), frames each router's xnf forwarded,
@@ -29,15 +31,20 @@ setup_file()
 	export SO_SKIP
 }
 
+# Each test brings the routers up (so_up) after setting SO_MODE or not.
 setup()
 {
 	[ -z "$SO_SKIP" ] || skip "$SO_SKIP"
 	so_setup
-	so_up
 }
 
 teardown()
 {
+	# A failure's message gets the edge's view of the sessions.
+	if [ -z "${BATS_TEST_COMPLETED:-}" ] && [ -n "${TB_TMP:-}" ]; then
+		echo "the edge's protocol state changes:"
+		so_edge_states
+	fi
 	so_teardown
 }
 
@@ -53,12 +60,15 @@ send_all()
 	so_wait_received $((SENT - DROPS))
 }
 
-# Every router carries flows, no flow goes through two.
+# Every router carries flows, no flow goes through two; each router's
+# xnf forwarded them by the route BIRD made (in sync mode the one the sync
+# mirrored into xnf's LPM), none by its kernel.
 t_spread()
 {
-	local k r0 r fwd
+	local k r0 r fwd kf0 route
 	for ((k = 1; k <= SO_N; k++)); do
 		r0[k]=$(so_xnf_forwarded "$k")
+		kf0[k]=$(so_kfwd "$k")
 	done
 	send_all
 	echo "sent $SENT, ring drops $DROPS, received $(so_received)"
@@ -71,8 +81,20 @@ t_spread()
 		echo "router $k: $(so_flows_via "$k") flows, $r datagrams, xnf forwarded $fwd"
 		tb_expect "flows through router $k" "$(so_flows_via "$k")" -ge 1
 		# What reached the sink through router k went through its
-		# xnf (fib mode), not its kernel.
+		# xnf, not its kernel.
 		tb_expect "xnf of router $k forwarded" "$fwd" -ge "$r"
+		tb_expect "datagrams router $k's kernel forwarded (IPv4 IPv6)" \
+			"$(so_kfwd "$k")" = "${kf0[k]}"
+		[ "$SO_MODE" = sync ] || continue
+		# The route xnf took: BIRD's static route, from the kernel
+		# through the sync (which still runs).
+		route=$(so_route_get "$k" "$(so_svc)")
+		echo "router $k: xnf route get $(so_svc): $route"
+		jq -e --arg n "$(so_svc_net)" --arg v "$(so_sink_addr_f "$k")" \
+			'.dst == $n and .type == "unicast" and .via == $v and .origin == "sync"' <<<"$route"
+		ip -n "$(so_ns "r$k")" -"$SO_FAMILY" route show "$(so_svc_net)" proto bird |
+			grep -q "via $(so_sink_addr_f "$k") "
+		so_sync_running "$k"
 	done
 }
 
@@ -149,42 +171,115 @@ t_linkdown()
 	back linkdown
 }
 
+# route_is K DST JQ: router K's xnf has one route DST and JQ holds for
+# it; with JQ "gone", it has none.
+route_is()
+{
+	local sel
+	sel=$(so_xnf "$1" -j route show | jq -c --arg d "$2" '[.[] | select(.dst == $d)]') ||
+		return 1
+	if [ "$3" = gone ]; then
+		jq -e 'length == 0' <<<"$sel" >/dev/null
+	else
+		jq -e "length == 1 and (.[0] | .origin == \"sync\" and ($3))" <<<"$sel" >/dev/null
+	fi
+}
+
+# follow_step WHAT ROUTE4 ROUTE6 JQ4 JQ6: router 1's BIRD gets ROUTE4 and
+# ROUTE6 (static routes, or nothing) in protocols of their own, by `birdc
+# configure`; then, until router 1's xnf shows F4 as JQ4 says and F6 as
+# JQ6 says.
+F4=198.18.0.0/24
+F6=2001:db8:18::/48
+follow_step()
+{
+	SO_STATIC_EXTRA="protocol static follow4 { ipv4; $2 }
+		protocol static follow6 { ipv6; $3 }" so_router_reconf 1
+	tb_until "$1 (IPv4) in xnf" route_is 1 $F4 "$4"
+	tb_until "$1 (IPv6) in xnf" route_is 1 $F6 "$5"
+}
+
+t_follow()
+{
+	local a4 b4 a6 b6
+	a4=$(so_sink_addr 1) b4=$(so_edge_addr 1)
+	a6=$(so_sink_addr6 1) b6=$(so_edge_addr6 1)
+	follow_step "an added route" "route $F4 via $a4;" "route $F6 via $a6;" \
+		".type == \"unicast\" and .via == \"$a4\" and .dev == \"p1\" and .neighbour" \
+		".type == \"unicast\" and .via == \"$a6\" and .dev == \"p1\" and .neighbour"
+	follow_step "a new next hop" "route $F4 via $b4;" "route $F6 via $b6;" \
+		".type == \"unicast\" and .via == \"$b4\" and .dev == \"p0\" and .neighbour" \
+		".type == \"unicast\" and .via == \"$b6\" and .dev == \"p0\" and .neighbour"
+	follow_step "two next hops" "route $F4 via $a4 via $b4;" "route $F6 via $a6 via $b6;" \
+		".type == \"multipath\" and ([.nexthops[] | .via + \" \" + .dev] | sort) == ([\"$a4 p1\", \"$b4 p0\"] | sort) and all(.nexthops[]; .neighbour)" \
+		".type == \"multipath\" and ([.nexthops[] | .via + \" \" + .dev] | sort) == ([\"$a6 p1\", \"$b6 p0\"] | sort) and all(.nexthops[]; .neighbour)"
+	follow_step "back to one next hop" "route $F4 via $a4;" "route $F6 via $a6;" \
+		".type == \"unicast\" and .via == \"$a4\"" \
+		".type == \"unicast\" and .via == \"$a6\""
+	follow_step "a removed route" "" "" gone gone
+	# The service's routes were not touched meanwhile, and the sync
+	# batched every change.
+	so_synced 1
+	so_sync_event 1 batch '.added >= 1'
+	so_sync_running 1
+}
+
+@test "fib mode, IPv4: flows spread over every router, each flow through one router" {
+	SO_MODE=fib
+	SO_FAMILY=4
+	so_up
+	t_spread
+}
+
+@test "the sync follows BIRD's routes: added, next hop changed, multipath, removed (IPv4 and IPv6)" {
+	so_up
+	t_follow
+}
+
 @test "IPv4: flows spread over every router, each flow through one router" {
 	SO_FAMILY=4
+	so_up
 	t_spread
 }
 
 @test "IPv4: drain: a router's flows move to the others without loss, the others' stay" {
 	SO_FAMILY=4
+	so_up
 	t_drain
 }
 
 @test "IPv4: silent failure: BFD takes the router out, only its flows lose, it comes back" {
 	SO_FAMILY=4
+	so_up
 	t_silent
 }
 
 @test "IPv4: links down: the router is routed around, only its flows lose, it comes back" {
 	SO_FAMILY=4
+	so_up
 	t_linkdown
 }
 
 @test "IPv6: flows spread over every router, each flow through one router" {
 	SO_FAMILY=6
+	so_up
 	t_spread
 }
 
 @test "IPv6: drain: a router's flows move to the others without loss, the others' stay" {
 	SO_FAMILY=6
+	so_up
 	t_drain
 }
 
 @test "IPv6: silent failure: BFD takes the router out, only its flows lose, it comes back" {
 	SO_FAMILY=6
+	so_up
 	t_silent
 }
 
 @test "IPv6: links down: the router is routed around, only its flows lose, it comes back" {
 	SO_FAMILY=6
+	so_up
 	t_linkdown
 }

@@ -19,13 +19,20 @@
 #   rK    p0  198.51.100.(4K-2)/30 bird: BGP AS 64501 to the edge, BFD,
 #         p1  198.51.100.(4K+125)/30  static 203.0.113.0/24 via the sink,
 #                                  exported to the kernel and to the edge;
-#                                  xnf on p0 and p1 in fib mode
+#                                  xnf on p0 and p1 (SO_MODE, below)
 #   sink  kK  198.51.100.(4K+126)/30, the service address 203.0.113.1 on lo
 #
 # IPv6 the same way, with a BGP session of its own per router: s0 and e0
 # 2001:db8:1::1 and ::fe/64, xK and p0 2001:db8:ffff:K::1 and ::2/64, p1
 # and kK 2001:db8:fffe:K::1 and ::2/64, the service 2001:db8:5::/48 with
 # 2001:db8:5::1 on the sink's lo. SO_FAMILY (4 or 6) picks the traffic's.
+#
+# SO_MODE says where each router's xnf finds its routes: sync (the
+# default) runs l3fwd by xnf's own LPM, which `xnf route sync` in the
+# router's namespace fills from the kernel's table that BIRD writes (the
+# route sync, bounded by timeout and stopped by the test like the
+# daemons); fib runs l3fwd in fib mode, asking the kernel's FIB per
+# packet.
 #
 # The edge and the sink are Linux routers and hosts (no xnf). Neighbours
 # are static, as in testbed.bash. The sink counts every datagram of the
@@ -48,6 +55,8 @@ SO_DAEMON_TIMEOUT=${SO_DAEMON_TIMEOUT:-600}
 # BFD: transmit and receive interval (ms) and detection multiplier.
 SO_BFD_MS=${SO_BFD_MS:-100}
 SO_BFD_MULT=${SO_BFD_MULT:-3}
+# sync or fib (the header).
+SO_MODE=${SO_MODE:-sync}
 
 SO_SRC4=192.0.2.1 SO_E04=192.0.2.254
 SO_SRC6=2001:db8:1::1 SO_E06=2001:db8:1::fe
@@ -62,6 +71,7 @@ SO_SPORT=1024 SO_DPORT=9 SO_FENCE_PORT=10
 
 SO_ID=${SO_ID:-}
 SO_MOUNTS=() # bpffs this process mounted (one per router)
+SO_SYNC_PIDS=() # per router, the timeout around its xnf route sync
 
 so_ns() { echo "xnf-$SO_ID-$1"; }
 so_edge_addr() { echo "198.51.100.$((4 * $1 - 3))"; }
@@ -78,6 +88,7 @@ so_svc_net() { if [ "$SO_FAMILY" = 6 ]; then echo $SO_SVC_NET6; else echo $SO_SV
 so_src() { if [ "$SO_FAMILY" = 6 ]; then echo $SO_SRC6; else echo $SO_SRC4; fi; }
 so_svc() { if [ "$SO_FAMILY" = 6 ]; then echo $SO_SVC6; else echo $SO_SVC4; fi; }
 so_up_addr_f() { if [ "$SO_FAMILY" = 6 ]; then so_up_addr6 "$1"; else so_up_addr "$1"; fi; }
+so_sink_addr_f() { if [ "$SO_FAMILY" = 6 ]; then so_sink_addr6 "$1"; else so_sink_addr "$1"; fi; }
 # Locally administered MACs: 02:78:6e:5K:00:0P, fixed so that static
 # neighbours can be written first.
 so_mac() { printf '02:78:6e:5%x:00:%02x\n' "$1" "$2"; }
@@ -90,7 +101,11 @@ so_missing()
 	for t in bird birdc nft; do
 		command -v "$t" >/dev/null 2>&1 || { echo "needs $t"; return; }
 	done
-	[ -x "$GEN" ] || echo "needs $GEN (run make)"
+	[ -x "$GEN" ] || { echo "needs $GEN (run make)"; return; }
+	case $SO_MODE in
+	sync | fib) ;;
+	*) echo "SO_MODE is sync or fib, not '$SO_MODE'" ;;
+	esac
 }
 
 # so_xnf K ARGS...: xnf in router K with its own pin root.
@@ -181,6 +196,7 @@ so_edge_conf()
 	cat <<-EOF
 		router id $SO_E04;
 		log "$TB_TMP/edge.log" all;
+		debug protocols { states };
 		protocol device { scan time 1; }
 		protocol kernel {
 		  ipv4 { import none; export where source = RTS_BGP; };
@@ -205,8 +221,11 @@ so_edge_conf()
 }
 
 # so_router_conf K [drain]: the service prefix as a static route toward
-# the sink, exported to the kernel (xnf's fib mode follows it) and to the
-# edge; with drain, announced with the graceful shutdown community.
+# the sink, exported to the kernel (where the route sync, or fib mode,
+# finds it) and to the edge; with drain, announced with the graceful
+# shutdown community. SO_STATIC_EXTRA, when set, is more of the config
+# (static protocols named follow*, which go into the kernel but not to
+# the edge: scaleout.bats changes routes by them).
 so_router_conf()
 {
 	local k=$1 drain=${2:-}
@@ -216,6 +235,7 @@ so_router_conf()
 		protocol device { scan time 1; }
 		protocol static { ipv4; route $SO_SVC_NET4 via $(so_sink_addr "$k"); }
 		protocol static { ipv6; route $SO_SVC_NET6 via $(so_sink_addr6 "$k"); }
+		${SO_STATIC_EXTRA:-}
 		protocol kernel {
 		  ipv4 { import none; export where source = RTS_STATIC; };
 		}
@@ -223,7 +243,7 @@ so_router_conf()
 		  ipv6 { import none; export where source = RTS_STATIC; };
 		}
 		filter to_edge {
-		  if source != RTS_STATIC then reject;
+		  if source != RTS_STATIC || proto ~ "follow*" then reject;
 		  ${drain:+bgp_community.add((65535, 0));}
 		  accept;
 		}
@@ -233,6 +253,19 @@ so_router_conf()
 		"$(so_edge_addr "$k")" $SO_AS_EDGE ipv4 none "filter to_edge"
 	so_bgp_conf edge6 "$(so_up_addr6 "$k")" $SO_AS_XNF \
 		"$(so_edge_addr6 "$k")" $SO_AS_EDGE ipv6 none "filter to_edge"
+}
+
+# so_router_reconf K [drain]: router K's config written again (with
+# SO_STATIC_EXTRA) and loaded by `birdc configure`.
+so_router_reconf()
+{
+	local k=$1 out
+	so_router_conf "$@" >"$TB_TMP/r$k.conf" &&
+		bird -p -c "$TB_TMP/r$k.conf" ||
+		{ echo "bird: r$k.conf does not parse" >&2; return 1; }
+	out=$(so_birdc "r$k" configure) || return 1
+	grep -q '^Reconfigured' <<<"$out" ||
+		{ echo "birdc configure of r$k: $out" >&2; return 1; }
 }
 
 # so_bird_start NODE NS: bird in the foreground in NS with NODE's config,
@@ -298,8 +331,11 @@ so_setup()
 		tb_run "$rk" sysctl -q -w net.ipv4.ip_forward=1 \
 			net.ipv6.conf.all.forwarding=1 >/dev/null || return 1
 		# A frame xnf redirects into p1 reaches the sink in NAPI,
-		# which a veth runs only with XDP or GRO on (testbed.bash).
-		tb_run "$(so_ns sink)" ethtool -K "k$k" gro on >/dev/null || return 1
+		# which a veth runs only with XDP or GRO on (testbed.bash);
+		# the same toward the edge (a route via the edge: the sync
+		# passes a route into a veth without it to the kernel).
+		tb_run "$(so_ns sink)" ethtool -K "k$k" gro on >/dev/null &&
+			tb_run "$(so_ns edge)" ethtool -K "x$k" gro on >/dev/null || return 1
 		mkdir -m 0700 "$TB_TMP/bpffs-r$k" &&
 			mount -t bpf -o mode=0700 bpf "$TB_TMP/bpffs-r$k" || return 1
 		SO_MOUNTS+=("$TB_TMP/bpffs-r$k")
@@ -332,17 +368,101 @@ so_up()
 	SO_FAMILY=4 so_wait_paths "$SO_N" && SO_FAMILY=6 so_wait_paths "$SO_N"
 }
 
-# so_router_up K: router K's bird and its xnf (fib mode on p0 and p1).
+# so_router_up K: router K's bird and its xnf on p0 and p1: in sync
+# mode l3fwd by xnf's own LPM and the route sync, which has mirrored the
+# service routes on return; in fib mode l3fwd with fib.
 so_router_up()
 {
-	local k=$1
+	local k=$1 fib=
 	so_router_conf "$k" >"$TB_TMP/r$k.conf" &&
 	so_bird_start "r$k" "$(so_ns "r$k")" || return 1
 	SO_FAMILY=4 tb_until "bird of r$k to install $SO_SVC_NET4" so_router_has_route "$k" &&
 		SO_FAMILY=6 tb_until "bird of r$k to install $SO_SVC_NET6" \
 			so_router_has_route "$k" || return 1
-	so_xnf "$k" attach p0 chain firewall,l3fwd,l2fwd fib &&
-		so_xnf "$k" attach p1 chain firewall,l3fwd,l2fwd fib
+	[ "$SO_MODE" = sync ] || fib=fib
+	so_xnf "$k" attach p0 chain firewall,l3fwd,l2fwd $fib &&
+		so_xnf "$k" attach p1 chain firewall,l3fwd,l2fwd $fib || return 1
+	[ "$SO_MODE" = sync ] || return 0
+	so_sync_start "$k" && so_wait_synced "$k"
+}
+
+# so_sync_start K: `xnf -j route sync` in router K's namespace with its
+# pin root, in the background under timeout (-k: a sync that ignores
+# SIGTERM is killed), its events in $TB_TMP/sync-rK.out; returns once it
+# has started.
+so_sync_start()
+{
+	local k=$1 out=$TB_TMP/sync-r$1.out
+	: >"$out"
+	tb_bg "$(so_ns "r$k")" env XNF_PIN_ROOT="$TB_TMP/bpffs-r$k/xnf" \
+		timeout -k 10 "$SO_DAEMON_TIMEOUT" "$XNF" -j route sync >"$out" 2>&1
+	SO_SYNC_PIDS[k]=$TB_BG_PID
+	tb_until "the route sync of r$k to start" so_sync_event "$k" started ||
+		{ cat "$out" >&2; return 1; }
+}
+
+# so_sync_event K NAME [JQ]: router K's sync printed an event NAME (for
+# which JQ holds).
+so_sync_event()
+{
+	jq -e --arg e "$2" "select(.event == \$e) | ${3:-true}" \
+		"$TB_TMP/sync-r$1.out" 2>/dev/null | grep -qx true
+}
+
+# so_sync_running K: router K's sync has not ended.
+so_sync_running()
+{
+	[ -n "${SO_SYNC_PIDS[$1]:-}" ] && kill -0 "${SO_SYNC_PIDS[$1]}" 2>/dev/null
+}
+
+# so_sync_stop_all: SIGTERM to every router's sync (timeout passes it
+# on), waited for.
+so_sync_stop_all()
+{
+	local k
+	for k in "${!SO_SYNC_PIDS[@]}"; do
+		kill -TERM "${SO_SYNC_PIDS[k]}" 2>/dev/null || true
+		wait "${SO_SYNC_PIDS[k]}" 2>/dev/null || true
+	done
+	SO_SYNC_PIDS=()
+}
+
+# so_route_get K ADDR: router K's `xnf -j route get ADDR` (the route its
+# l3fwd takes for ADDR), one JSON object.
+so_route_get()
+{
+	so_xnf "$1" -j route get "$2" | jq -ec 'if type == "array" then .[0] else . end'
+}
+
+# so_synced K: for both families, router K's xnf forwards the service by
+# the route the sync mirrored from BIRD's: unicast via the sink, its
+# neighbour known.
+so_synced()
+{
+	local f
+	for f in 4 6; do
+		SO_FAMILY=$f so_route_get "$1" "$(SO_FAMILY=$f so_svc)" 2>/dev/null |
+			jq -e --arg n "$(SO_FAMILY=$f so_svc_net)" \
+				--arg v "$(SO_FAMILY=$f so_sink_addr_f "$1")" \
+				'.dst == $n and .origin == "sync" and .type == "unicast" and .via == $v and .dev == "p1" and .neighbour' \
+				>/dev/null || return 1
+	done
+}
+
+so_wait_synced()
+{
+	tb_until "the sync of r$1 to mirror the service routes" so_synced "$1"
+}
+
+# so_kfwd K: datagrams router K's kernel forwarded so far, "IPv4 IPv6"
+# (testbed.bash, tb_kfwd): unchanged while xnf forwards everything.
+so_kfwd()
+{
+	local ns v4 v6
+	ns=$(so_ns "r$1")
+	v4=$(ip netns exec "$ns" awk '$1 == "Ip:" && $2 != "Forwarding" { print $7 }' /proc/net/snmp)
+	v6=$(ip netns exec "$ns" awk '$1 == "Ip6OutForwDatagrams" { print $2 }' /proc/net/snmp6)
+	echo "${v4:-?} ${v6:-?}"
 }
 
 so_router_has_route()
@@ -353,6 +473,7 @@ so_router_has_route()
 so_teardown()
 {
 	local k m dir
+	so_sync_stop_all
 	so_bird_stop_all
 	for ((k = 1; k <= SO_N; k++)); do
 		dir="$TB_TMP/bpffs-r$k/xnf/dev"
@@ -415,8 +536,7 @@ so_path_via()
 so_drain()
 {
 	local k=$1
-	so_router_conf "$k" drain >"$TB_TMP/r$k.conf" &&
-		so_birdc "r$k" configure >/dev/null &&
+	so_router_reconf "$k" drain &&
 		tb_until "r$k to leave the edge's route" eval '! so_path_via '"$k"
 }
 
@@ -448,8 +568,7 @@ so_edge_learned()
 so_undrain()
 {
 	local k=$1
-	so_router_conf "$k" >"$TB_TMP/r$k.conf" &&
-		so_birdc "r$k" configure >/dev/null &&
+	so_router_reconf "$k" &&
 		tb_until "r$k back in the edge's route" so_path_via "$k"
 }
 
@@ -463,7 +582,8 @@ so_fail()
 
 # so_restore K: router K's links come back up. A link set down loses its
 # neighbours, static ones too (its IPv6 addresses are kept: so_setup sets
-# keep_addr_on_down), so they are written again.
+# keep_addr_on_down), so they are written again. Returns once the edge
+# routes through K again and, in sync mode, K's xnf has its routes back.
 so_restore()
 {
 	local ns
@@ -473,7 +593,10 @@ so_restore()
 	ip -n "$ns" neigh replace "$(so_edge_addr6 "$1")" lladdr "$(so_mac "$1" 1)" dev p0 nud permanent &&
 	ip -n "$ns" neigh replace "$(so_sink_addr "$1")" lladdr "$(so_mac "$1" 4)" dev p1 nud permanent &&
 	ip -n "$ns" neigh replace "$(so_sink_addr6 "$1")" lladdr "$(so_mac "$1" 4)" dev p1 nud permanent &&
-	tb_until "r$1 back in the edge's route" so_path_via "$1"
+	tb_until "r$1 back in the edge's route" so_path_via "$1" || return 1
+	# BIRD put the service routes back into the kernel (the kernel
+	# removed them with the links): the sync has them again.
+	[ "$SO_MODE" != sync ] || so_wait_synced "$1"
 }
 
 # so_stall K: router K fails silently: its links stay up (the edge sees
@@ -733,7 +856,7 @@ so_phase()
 	if [ "$kind" = drain ]; then
 		tb_until "every frame of the drain accounted for" eval \
 			'[ $(($(so_received) + $(so_ring_drops) - drops0)) -ge "$SO_SENT" ]' ||
-			return 1
+			{ so_where_lost >&2; return 1; }
 	fi
 	so_fence "${others[@]}" || return 1
 	SO_RECV=$(so_received)
@@ -782,6 +905,31 @@ so_event()
 	if [ "$dir" = leave ]; then want='!= Up'; else want='= Up'; fi
 	tb_until "the edge's BFD session with router $k to be $want" \
 		eval '[ "$(so_bfd_state '"$k"')" '"$want"' ]'
+}
+
+# so_edge_states: the state changes of the edge's protocols (BGP
+# sessions, BFD), from its log: a session that went down when the test
+# did not take it down is the machine's load (BFD's 300 ms, or BGP's
+# hold time, missed).
+so_edge_states()
+{
+	grep -i 'state' "$TB_TMP/edge.log" 2>/dev/null | tail -n "${1:-40}"
+}
+
+# so_where_lost: where frames may have gone, for a failure's message: the
+# sink's count, the ring drops, the edge's kernel's discards for want of
+# a route, and per router its xnf's drops and its kernel's forwards.
+so_where_lost()
+{
+	local k
+	echo "sent ${SO_SENT:-?}, received $(so_received), ring drops $(so_ring_drops)"
+	echo "edge: no route IPv4 $(ip netns exec "$(so_ns edge)" awk '$1 == "Ip:" && $2 != "Forwarding" { print $13 }' /proc/net/snmp)," \
+		"IPv6 $(ip netns exec "$(so_ns edge)" awk '$1 == "Ip6OutNoRoutes" { print $2 }' /proc/net/snmp6)"
+	for ((k = 1; k <= SO_N; k++)); do
+		echo "router $k: kernel forwarded (IPv4 IPv6) $(so_kfwd "$k"), xnf p0:" \
+			"$(so_xnf "$k" -j stats p0 | jq -c '.devices[0].nfs[] | select(.nf == "chain") | del(.percpu)')"
+	done
+	so_edge_states 20
 }
 
 # so_outage_ms K: how long router K's share of the traffic was lost, from
