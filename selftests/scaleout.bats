@@ -48,6 +48,33 @@ teardown()
 	so_teardown
 }
 
+# attempt FUNC: FUNC; if it fails while the edge's sessions with a router
+# the test leaves alone (2..SO_N) went down unasked, the machine stalled
+# the daemons past BFD's 300 ms or BGP's hold time (another suite loading
+# the kernel), and that attempt's counts say nothing about xnf: FUNC runs
+# once more on a new test bed, said on the test's output. A second
+# failure stands.
+attempt()
+{
+	local rc downs
+	downs=$(so_unasked_downs)
+	set +e
+	(
+		set -e
+		"$@"
+	)
+	rc=$?
+	set -e
+	((rc != 0)) || return 0
+	[ "$(so_unasked_downs)" -gt "$downs" ] || return "$rc"
+	echo "# $BATS_TEST_DESCRIPTION: the edge lost a session unasked (machine load); again on a new test bed" >&3
+	so_edge_states 12 >&2
+	so_teardown
+	so_setup
+	so_up
+	"$@"
+}
+
 # send_all: FLOWS x PER_FLOW frames at RATE, returns once all that were
 # not dropped on a ring arrived; sets SENT and DROPS.
 send_all()
@@ -228,7 +255,7 @@ t_follow()
 	SO_MODE=fib
 	SO_FAMILY=4
 	so_up
-	t_spread
+	attempt t_spread
 }
 
 @test "the sync follows BIRD's routes: added, next hop changed, multipath, removed (IPv4 and IPv6)" {
@@ -239,47 +266,47 @@ t_follow()
 @test "IPv4: flows spread over every router, each flow through one router" {
 	SO_FAMILY=4
 	so_up
-	t_spread
+	attempt t_spread
 }
 
 @test "IPv4: drain: a router's flows move to the others without loss, the others' stay" {
 	SO_FAMILY=4
 	so_up
-	t_drain
+	attempt t_drain
 }
 
 @test "IPv4: silent failure: BFD takes the router out, only its flows lose, it comes back" {
 	SO_FAMILY=4
 	so_up
-	t_silent
+	attempt t_silent
 }
 
 @test "IPv4: links down: the router is routed around, only its flows lose, it comes back" {
 	SO_FAMILY=4
 	so_up
-	t_linkdown
+	attempt t_linkdown
 }
 
 @test "IPv6: flows spread over every router, each flow through one router" {
 	SO_FAMILY=6
 	so_up
-	t_spread
+	attempt t_spread
 }
 
 @test "IPv6: drain: a router's flows move to the others without loss, the others' stay" {
 	SO_FAMILY=6
 	so_up
-	t_drain
+	attempt t_drain
 }
 
 @test "IPv6: silent failure: BFD takes the router out, only its flows lose, it comes back" {
 	SO_FAMILY=6
 	so_up
-	t_silent
+	attempt t_silent
 }
 
 @test "IPv6: links down: the router is routed around, only its flows lose, it comes back" {
 	SO_FAMILY=6
 	so_up
-	t_linkdown
+	attempt t_linkdown
 }

@@ -458,11 +458,9 @@ so_wait_synced()
 # (testbed.bash, tb_kfwd): unchanged while xnf forwards everything.
 so_kfwd()
 {
-	local ns v4 v6
-	ns=$(so_ns "r$1")
-	v4=$(ip netns exec "$ns" awk '$1 == "Ip:" && $2 != "Forwarding" { print $7 }' /proc/net/snmp)
-	v6=$(ip netns exec "$ns" awk '$1 == "Ip6OutForwDatagrams" { print $2 }' /proc/net/snmp6)
-	echo "${v4:-?} ${v6:-?}"
+	local TB_DUT
+	TB_DUT=$(so_ns "r$1")
+	tb_kfwd
 }
 
 so_router_has_route()
@@ -475,6 +473,15 @@ so_teardown()
 	local k m dir
 	so_sync_stop_all
 	so_bird_stop_all
+	# What a failed step left running in the test bed's namespaces (a
+	# generator in the background).
+	if [ -n "$SO_ID" ]; then
+		for m in $(ip netns list | awk -v p="xnf-$SO_ID-" 'index($1, p) == 1 { print $1 }'); do
+			for dir in $(ip netns pids "$m" 2>/dev/null); do
+				kill "$dir" 2>/dev/null || true
+			done
+		done
+	fi
 	for ((k = 1; k <= SO_N; k++)); do
 		dir="$TB_TMP/bpffs-r$k/xnf/dev"
 		[ -d "$dir" ] && [ -e "/run/netns/$(so_ns "r$k")" ] || continue
@@ -914,6 +921,15 @@ so_event()
 so_edge_states()
 {
 	grep -i 'state' "$TB_TMP/edge.log" 2>/dev/null | tail -n "${1:-40}"
+}
+
+# so_unasked_downs: how often the edge's BGP sessions with routers
+# 2..SO_N went down (scaleout.bats acts on router 1 only, so these went
+# down unasked).
+so_unasked_downs()
+{
+	grep -cE ' r([2-9]|[1-9][0-9]+)(v6)?: State changed to down' \
+		"$TB_TMP/edge.log" 2>/dev/null || true
 }
 
 # so_where_lost: where frames may have gone, for a failure's message: the
