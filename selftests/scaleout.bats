@@ -105,7 +105,8 @@ t_spread()
 	for ((k = 1; k <= SO_N; k++)); do
 		r=$(so_flows | awk -v d="k$k" '$1 == d { n += $3 } END { print n + 0 }')
 		fwd=$(($(so_xnf_forwarded "$k") - r0[k]))
-		echo "router $k: $(so_flows_via "$k") flows, $r datagrams, xnf forwarded $fwd"
+		echo "router $k: $(so_flows_via "$k") flows, $r datagrams, xnf forwarded $fwd," \
+			"kernel forwarded (IPv4 IPv6) ${kf0[k]} before, $(so_kfwd "$k") after"
 		tb_expect "flows through router $k" "$(so_flows_via "$k")" -ge 1
 		# What reached the sink through router k went through its
 		# xnf, not its kernel.
