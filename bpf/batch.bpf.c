@@ -6,6 +6,13 @@
  * counts one poll in bucket min(work, 64) of this CPU's histogram. On veth
  * the poll runs where the sender ran, or in the napi kthread when threaded
  * NAPI is on; the per-CPU split shows which.
+ *
+ * Losses after a redirect verdict (struct xnf_xmit_counters): the
+ * xdp_redirect_err and xdp_devmap_xmit tracepoints, counted against the
+ * egress device when the frame came from a device xnf is attached to and
+ * the egress has an entry in xnf_xmit (created by the loader with the
+ * xnf_batch one). The egress must be in the ingress' netns: a devmap only
+ * holds devices of the namespace that filled it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -31,6 +38,65 @@ int BPF_PROG(xnf_napi_poll, struct napi_struct *napi, int work, int budget)
 	if (bucket >= XNF_BATCH_BUCKETS)
 		bucket = XNF_BATCH_BUCKETS - 1;
 	h->polls[bucket]++;
+	return 0;
+}
+
+static bool xnf_watched(const struct net_device *dev)
+{
+	struct xnf_dev_key key = {
+		.netns = BPF_CORE_READ(dev, nd_net.net, ns.inum),
+		.ifindex = BPF_CORE_READ(dev, ifindex),
+	};
+
+	return bpf_map_lookup_elem(&xnf_batch, &key);
+}
+
+static struct xnf_xmit_counters *xnf_xmit_of(const struct net_device *from,
+					     int to_ifindex)
+{
+	struct xnf_dev_key key = {
+		.netns = BPF_CORE_READ(from, nd_net.net, ns.inum),
+		.ifindex = to_ifindex,
+	};
+
+	if (to_ifindex <= 0 || !xnf_watched(from))
+		return NULL;
+	return bpf_map_lookup_elem(&xnf_xmit, &key);
+}
+
+/* The devmap's flush: ndo_xdp_xmit() of @to took @sent of the queued
+ * frames, @drops were freed (an error of the driver in @err). */
+SEC("tp_btf/xdp_devmap_xmit")
+int BPF_PROG(xnf_devmap_xmit, const struct net_device *from,
+	     const struct net_device *to, int sent, int drops, int err)
+{
+	struct xnf_xmit_counters *c = xnf_xmit_of(from,
+						  BPF_CORE_READ(to, ifindex));
+
+	if (!c)
+		return 0;
+	c->xmit_sent += sent > 0 ? sent : 0;
+	c->xmit_drops += drops > 0 ? drops : 0;
+	return 0;
+}
+
+/* A redirect that failed in xdp_do_redirect(): the driver freed the frame.
+ * For a devmap, @tgt is the map's entry, whose first member is the
+ * egress device; a broadcast (flood) has none and is not counted here. */
+SEC("tp_btf/xdp_redirect_err")
+int BPF_PROG(xnf_redirect_err, const struct net_device *dev,
+	     const struct bpf_prog *xdp, const void *tgt, int err,
+	     enum bpf_map_type map_type, __u32 map_id, __u32 index)
+{
+	struct xnf_xmit_counters *c;
+	int to = 0;
+
+	if (tgt && (map_type == BPF_MAP_TYPE_DEVMAP_HASH ||
+		    map_type == BPF_MAP_TYPE_DEVMAP))
+		to = BPF_CORE_READ((struct bpf_dtab_netdev *)tgt, dev, ifindex);
+	c = xnf_xmit_of(dev, to);
+	if (c)
+		c->redirect_err++;
 	return 0;
 }
 

@@ -41,6 +41,13 @@ struct {
 	__type(value, struct xnf_batch_hist);
 } XNF_MAP_BATCH SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, XNF_MAX_PORTS);
+	__type(key, struct xnf_dev_key);
+	__type(value, struct xnf_xmit_counters);
+} XNF_MAP_XMIT SEC(".maps");
+
 /* Routes, in two copies: packets read the one xnf_config.rt_copy names,
  * so libxnf can write a batch of changes into the other and make them
  * visible at once (lib/routes.c). */

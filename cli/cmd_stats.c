@@ -8,6 +8,10 @@
  *     order, summed over CPUs; per CPU on request, and the chain's "in" per
  *     CPU always, so that an operator sees where the work ran;
  *   - drops and passes to the kernel by reason, missed tail calls by slot;
+ *   - what the kernel did with the frames xnf redirected to the interface
+ *     (xnf_xmit): taken by its driver, dropped by it, or lost because the
+ *     redirect failed; redirect - xmit drops - redirect errors, summed over
+ *     the interfaces, is what left the box;
  *   - the NAPI batch-size histogram of the interface (xnf_batch, keyed by
  *     network namespace and ifindex).
  * Then, once for the instance, the hit counters of the firewall rules in
@@ -68,6 +72,8 @@ struct dev_sample {
 	bool have_batch;		  /* xnf_batch has an entry for it */
 	struct xnf_batch_hist batch;	  /* summed over CPUs */
 	struct xnf_batch_hist *batch_cpu; /* [ncpus] */
+	bool have_xmit;			  /* xnf_xmit has an entry for it */
+	struct xnf_xmit_counters xmit;	  /* summed over CPUs */
 };
 
 /* One firewall rule in use, with its hits summed over CPUs. */
@@ -205,6 +211,8 @@ static int dev_read(struct xnf_dp *dp, const char *dev, struct dev_sample *d)
 	if (err)
 		return err;
 	batch_read(dp, d);
+	d->have_xmit = !xnf_xmit_read(dp, d->info.netns, d->info.ifindex,
+				      &d->xmit);
 	return 0;
 }
 
@@ -644,6 +652,26 @@ static void batch_table(const struct dev_sample *d)
 	close_json_object();
 }
 
+/* Frames redirected to the interface (from any xnf interface): what its
+ * driver took and dropped, and the redirects to it that failed. */
+static void xmit_line(const struct dev_sample *d)
+{
+	open_json_object("xmit");
+	print_bool(PRINT_JSON, "recorded", NULL, d->have_xmit);
+	print_text("  redirected here:");
+	if (!d->have_xmit)
+		print_text(" not recorded (%s has no entry for ifindex %u)",
+			   XNF_MAP_STR(XNF_MAP_XMIT), d->info.ifindex);
+	print_uint(d->have_xmit ? PRINT_ANY : PRINT_JSON, "sent", " sent %llu",
+		   d->xmit.xmit_sent);
+	print_uint(d->have_xmit ? PRINT_ANY : PRINT_JSON, "drops",
+		   ", xmit drops %llu", d->xmit.xmit_drops);
+	print_uint(d->have_xmit ? PRINT_ANY : PRINT_JSON, "redirect_err",
+		   ", redirect errors %llu", d->xmit.redirect_err);
+	print_nl();
+	close_json_object();
+}
+
 static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
 		      const struct rates *r)
 {
@@ -670,6 +698,7 @@ static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
 	reason_table("pass_reasons", "pass_reason_rates",
 		     "passed to the kernel, by reason", d->sum.pass, pp, r);
 	tail_miss_table(d);
+	xmit_line(d);
 	batch_table(d);
 	cli_workers_show(d->name, false);
 	close_json_object();

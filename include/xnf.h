@@ -32,6 +32,7 @@ _Static_assert(sizeof(struct xnf_dev_info) == 24 + 4 * XNF_CHAIN_MAX,
 	       "xnf_dev_info layout");
 _Static_assert(sizeof(struct xnf_batch_hist) == 8 * XNF_BATCH_BUCKETS,
 	       "batch layout");
+_Static_assert(sizeof(struct xnf_xmit_counters) == 24, "xmit layout");
 _Static_assert(sizeof(struct xnf_rt4_key) == 8, "xnf_rt4_key layout");
 _Static_assert(sizeof(struct xnf_rt6_key) == 20, "xnf_rt6_key layout");
 _Static_assert(sizeof(struct xnf_rt_val) == 12, "xnf_rt_val layout");
@@ -118,7 +119,7 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
  * include/uapi (XNF_MAP_*), so each is written once. */
 /* clang-format off */
 #define XNF_TABLES(X)							\
-	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(RT4) X(RT6) X(RT4_B) X(RT6_B)	\
+	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(XMIT) X(RT4) X(RT6) X(RT4_B) X(RT6_B)	\
 	X(RTSYNC) X(NH) X(NH_LIVE) X(NH_IDX) X(NHG) X(NHG_IDX) X(FDB) X(XCONNECT)				\
 	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
 	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
@@ -325,17 +326,31 @@ int xnf_route_entry_cmp(const void *a, const void *b);
 int xnf_fdb_list(struct xnf_dp *dp, struct xnf_fdb_ent **out, __u32 *n);
 int xnf_xconnect_list(struct xnf_dp *dp, struct xnf_xconnect_ent **out, __u32 *n);
 
-/* Batch-size histogram of one device (netns of the caller). */
+/* The tracer's counters of one device (netns of the caller): its
+ * batch-size histogram (xnf_batch) and what the kernel did with the frames
+ * redirected to it (xnf_xmit). */
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex);
-/* Forgets the histogram of the device @ifindex of the netns @netns. */
+/* Forgets the counters of the device @ifindex of the netns @netns. */
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
-/* Zeroes the histogram of the device @ifindex of the netns @netns (inode),
+/* Zeroes the counters of the device @ifindex of the netns @netns (inode),
  * if it is watched. */
 int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
+/* The xmit counters of a watched device, summed over CPUs; -ENOENT when
+ * it is not watched. */
+int xnf_xmit_read(struct xnf_dp *dp, __u32 netns, __u32 ifindex,
+		  struct xnf_xmit_counters *sum);
 __u32 xnf_netns_inode(void);
-/* Loads the napi_poll tracer (batch.bpf.c) on the instance's xnf_batch map
- * and attaches it; the caller keeps (or pins) the link. */
-int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link **link);
+/* The tracer's programs (batch.bpf.c), one link each. */
+enum xnf_tracer {
+	XNF_TRACER_NAPI = 0,	 /* napi:napi_poll: batch sizes */
+	XNF_TRACER_XMIT,	 /* xdp:xdp_devmap_xmit */
+	XNF_TRACER_REDIRECT_ERR, /* xdp:xdp_redirect_err */
+	__XNF_TRACER_MAX
+};
+/* Loads the tracer on the instance's xnf_batch and xnf_xmit maps and
+ * attaches its programs; the caller keeps (or pins) the links. On error
+ * no link is left. */
+int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX]);
 
 /* Waits until every XDP program that may have started before the call has
  * finished (an RCU grace period). */

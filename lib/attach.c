@@ -47,7 +47,12 @@
 #include "placement.h"
 #include "worker.h"
 
-#define BATCH_LINK "batch_link"
+/* Pins of the tracer's links, at <root>/<name>, by enum xnf_tracer. */
+static const char *const tracer_pins[__XNF_TRACER_MAX] = {
+	[XNF_TRACER_NAPI] = "batch_link",
+	[XNF_TRACER_XMIT] = "xmit_link",
+	[XNF_TRACER_REDIRECT_ERR] = "redirect_err_link",
+};
 
 /* Cannot fail: every entry point checked @dev (xnf_dev_name_check), and
  * dp->root fits XNF_ROOT_MAX. */
@@ -60,6 +65,17 @@ static void dev_path(char *buf, const struct xnf_dp *dp, const char *dev,
 static bool pin_exists(const char *path)
 {
 	return !access(path, F_OK);
+}
+
+static void tracer_unpin(struct xnf_dp *dp)
+{
+	char path[PATH_MAX];
+	int i;
+
+	for (i = 0; i < __XNF_TRACER_MAX; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dp->root, tracer_pins[i]);
+		unlink(path);
+	}
 }
 
 /* ---- the instance ---- */
@@ -421,7 +437,7 @@ int xnf_dev_list(struct xnf_dp *dp, char (*names)[16], int max)
 
 int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen)
 {
-	char names[1][16], path[PATH_MAX];
+	char names[1][16];
 	int n, ret;
 
 	n = xnf_dev_list(dp, names, 1);
@@ -432,8 +448,7 @@ int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen)
 		return xnf_errf(err, errlen, -EBUSY,
 				"%s is still attached; 'xnf detach %s' first",
 				names[0], names[0]);
-	snprintf(path, sizeof(path), "%s/%s", dp->root, BATCH_LINK);
-	unlink(path);
+	tracer_unpin(dp);
 	ret = xnf_dp_destroy(dp->root);
 	if (ret)
 		return xnf_errf(err, errlen, ret, "cannot remove %s: %s",
@@ -642,35 +657,44 @@ static int pin_chain(const struct xnf_dp *dp, struct xnf_chain *c,
 	return repin(dp, xnf_chain_array_fd(c), dev, name);
 }
 
-/* The napi_poll tracer is shared by all interfaces: loaded by the first
- * attach, removed by the last detach. */
+/* The tracer (napi_poll, xdp_devmap_xmit, xdp_redirect_err) is shared by
+ * all interfaces: loaded by the first attach, removed by the last detach.
+ * An attach killed between two pins left some: the missing ones are
+ * pinned from a fresh load, whose other links go when they are dropped. */
 static int batch_tracer_get(struct xnf_dp *dp, bool *created)
 {
-	struct bpf_link *link = NULL;
-	char path[PATH_MAX];
-	int err;
+	struct bpf_link *links[__XNF_TRACER_MAX];
+	char path[__XNF_TRACER_MAX][PATH_MAX];
+	int err = 0, i, missing = 0;
 
 	*created = false;
-	snprintf(path, sizeof(path), "%s/%s", dp->root, BATCH_LINK);
-	if (pin_exists(path))
+	for (i = 0; i < __XNF_TRACER_MAX; i++) {
+		snprintf(path[i], sizeof(path[i]), "%s/%s", dp->root,
+			 tracer_pins[i]);
+		missing += !pin_exists(path[i]);
+	}
+	if (!missing)
 		return 0;
-	err = xnf_batch_tracer(dp, &link);
+	err = xnf_batch_tracer(dp, links);
 	if (err)
 		return err;
-	err = bpf_link__pin(link, path);
-	*created = !err;
-	bpf_link__destroy(link);
+	for (i = 0; i < __XNF_TRACER_MAX; i++) {
+		if (!err && !pin_exists(path[i])) {
+			err = bpf_link__pin(links[i], path[i]);
+			*created |= !err;
+		}
+		bpf_link__destroy(links[i]);
+	}
 	return err;
 }
 
 static void batch_tracer_put_if_unused(struct xnf_dp *dp)
 {
-	char path[PATH_MAX], names[1][16];
+	char names[1][16];
 
 	if (xnf_dev_list(dp, names, 1))
 		return;
-	snprintf(path, sizeof(path), "%s/%s", dp->root, BATCH_LINK);
-	unlink(path);
+	tracer_unpin(dp);
 }
 
 /* 0 when no AF_XDP worker runs on @dev; else -EBUSY naming it. */

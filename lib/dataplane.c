@@ -441,76 +441,129 @@ __u32 xnf_netns_inode(void)
 	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
 }
 
+/* The per-CPU value of @t for @key: zeroed, created (BPF_NOEXIST, an
+ * entry there is kept), or reset (BPF_EXIST, never created). */
+static int dev_entry_zero(struct xnf_dp *dp, enum xnf_table t,
+			  const struct xnf_dev_key *key, size_t size, __u64 flags)
+{
+	int ncpus = xnf_ncpus(), err = 0;
+	void *zero;
+
+	if (ncpus < 0)
+		return ncpus;
+	zero = calloc(ncpus, size);
+	if (!zero)
+		return -ENOMEM;
+	if (bpf_map_update_elem(dp->fd[t], key, zero, flags) &&
+	    errno != (flags == BPF_EXIST ? ENOENT : EEXIST))
+		err = -errno;
+	free(zero);
+	return err;
+}
+
+/* Both counters of a device, created or reset (@flags as above). */
+static int dev_entries_zero(struct xnf_dp *dp, const struct xnf_dev_key *key,
+			    __u64 flags)
+{
+	int err;
+
+	err = dev_entry_zero(dp, XNF_T_BATCH, key,
+			     sizeof(struct xnf_batch_hist), flags);
+	if (!err)
+		err = dev_entry_zero(dp, XNF_T_XMIT, key,
+				     sizeof(struct xnf_xmit_counters), flags);
+	return err;
+}
+
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex)
 {
 	struct xnf_dev_key key = { .netns = xnf_netns_inode(),
 				   .ifindex = ifindex };
-	int ncpus = xnf_ncpus(), err;
-	struct xnf_batch_hist *zero;
 
-	if (ncpus < 0)
-		return ncpus;
-	zero = calloc(ncpus, sizeof(*zero));
-	if (!zero)
-		return -ENOMEM;
-	err = bpf_map_update_elem(dp->fd[XNF_T_BATCH], &key, zero, BPF_NOEXIST);
-	err = err && errno != EEXIST ? -errno : 0;
-	free(zero);
-	return err;
+	return dev_entries_zero(dp, &key, BPF_NOEXIST);
 }
 
 int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
 {
 	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
-	int ncpus = xnf_ncpus(), err = 0;
-	struct xnf_batch_hist *zero;
 
-	if (ncpus < 0)
-		return ncpus;
-	zero = calloc(ncpus, sizeof(*zero));
-	if (!zero)
-		return -ENOMEM;
 	/* BPF_EXIST: never create an entry for an interface being detached. */
-	if (bpf_map_update_elem(dp->fd[XNF_T_BATCH], &key, zero, BPF_EXIST) &&
-	    errno != ENOENT)
-		err = -errno;
-	free(zero);
-	return err;
+	return dev_entries_zero(dp, &key, BPF_EXIST);
 }
 
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
 {
 	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
+	int err = 0;
 
+	if (bpf_map_delete_elem(dp->fd[XNF_T_XMIT], &key) && errno != ENOENT)
+		err = -errno;
 	if (bpf_map_delete_elem(dp->fd[XNF_T_BATCH], &key) && errno != ENOENT)
-		return -errno;
-	return 0;
+		err = -errno;
+	return err;
 }
 
-int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link **link)
+int xnf_xmit_read(struct xnf_dp *dp, __u32 netns, __u32 ifindex,
+		  struct xnf_xmit_counters *sum)
+{
+	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
+	int ncpus = xnf_ncpus(), cpu, err = 0;
+	struct xnf_xmit_counters *v;
+
+	memset(sum, 0, sizeof(*sum));
+	if (ncpus < 0)
+		return ncpus;
+	v = calloc(ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(dp->fd[XNF_T_XMIT], &key, v))
+		err = -errno;
+	for (cpu = 0; !err && cpu < ncpus; cpu++) {
+		sum->xmit_sent += v[cpu].xmit_sent;
+		sum->xmit_drops += v[cpu].xmit_drops;
+		sum->redirect_err += v[cpu].redirect_err;
+	}
+	free(v);
+	return err;
+}
+
+int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX])
 {
 	struct xnf_batch *skel;
-	int err;
+	struct bpf_program *progs[__XNF_TRACER_MAX];
+	int err, i;
 
+	memset(links, 0, __XNF_TRACER_MAX * sizeof(*links));
 	skel = xnf_batch__open();
 	if (!skel)
 		return -errno;
+	progs[XNF_TRACER_NAPI] = skel->progs.xnf_napi_poll;
+	progs[XNF_TRACER_XMIT] = skel->progs.xnf_devmap_xmit;
+	progs[XNF_TRACER_REDIRECT_ERR] = skel->progs.xnf_redirect_err;
 	err = xnf_bind_maps(dp, skel->obj, NULL, -1);
 	if (!err)
 		err = xnf_batch__load(skel);
 	if (err) {
-		pr_warn("Error: cannot load the napi_poll tracer: %s; the kernel "
-			"needs BTF (CONFIG_DEBUG_INFO_BTF) for tp_btf programs\n",
+		pr_warn("Error: cannot load the napi_poll and xdp tracers: %s; "
+			"the kernel needs BTF (CONFIG_DEBUG_INFO_BTF) for "
+			"tp_btf programs\n",
 			strerror(-err));
 		goto out;
 	}
-	/* The link keeps the program alive after the skeleton is gone. */
-	*link = bpf_program__attach(skel->progs.xnf_napi_poll);
-	if (!*link) {
-		err = -errno;
-		pr_warn("Error: cannot attach to tracepoint napi:napi_poll: %s\n",
-			strerror(-err));
+	/* The links keep the programs alive after the skeleton is gone. */
+	for (i = 0; i < __XNF_TRACER_MAX && !err; i++) {
+		links[i] = bpf_program__attach(progs[i]);
+		if (!links[i]) {
+			err = -errno;
+			pr_warn("Error: cannot attach %s to its tracepoint: %s\n",
+				bpf_program__name(progs[i]), strerror(-err));
+		}
 	}
+	if (err)
+		for (i = 0; i < __XNF_TRACER_MAX; i++) {
+			bpf_link__destroy(links[i]);
+			links[i] = NULL;
+		}
 out:
 	xnf_batch__destroy(skel);
 	return err;

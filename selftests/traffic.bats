@@ -903,3 +903,65 @@ stats_settled()
 	run -0 timeout "$TB_TIMEOUT" ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
 		"$XNF" stats watch 0.2 count 2
 }
+
+# xmit_lost JSON DEV: frames redirected to DEV that the kernel lost
+# after xnf's verdict: refused by its driver and failed redirects.
+xmit_lost()
+{
+	tb_stat "$1" "$2" '.xmit.drops + .xmit.redirect_err'
+}
+
+# xmit_settled: every datagram of a round that got past s0 was redirected
+# by d0 and accounted on d1 (sets after, s0d, redir, lost, left).
+xmit_settled()
+{
+	after=$(tb_stats_json) || return 1
+	s0d=$(($(tb_link "$TB_SRC" s0 tx.dropped) - s0))
+	redir=$(tb_chain_delta "$before" "$after" d0 redirect) &&
+	lost=$(($(xmit_lost "$after" d1) - $(xmit_lost "$before" d1))) &&
+	left=$(tb_delta "$before" "$after" d1 .xmit.sent) || return 1
+	((redir + s0d >= N && left + lost >= redir))
+}
+
+# delivered_settled: every datagram of a round arrived or was counted lost
+# (sets got).
+delivered_settled()
+{
+	got=$(($(tb_lines "$TB_TMP/5001") - lines))
+	((got + s0d + lost >= N))
+}
+
+# lost_round GRO: N datagrams from the source to the sink's UDP port 5001
+# with GRO of k0 GRO; checks that sent = received + counted drops, and
+# that d0's redirects are d1's frames sent and lost.
+lost_round()
+{
+	local before after s0 s0d lines got redir lost left
+
+	tb_sink ethtool -K k0 gro "$1" >/dev/null || return 1
+	before=$(tb_stats_json)
+	s0=$(tb_link "$TB_SRC" s0 tx.dropped)
+	lines=$(tb_lines "$TB_TMP/5001")
+	tb_udp_send "$TB_SRC" $TB_SINK4 5001 $N
+	tb_until "d0's redirects accounted on d1" xmit_settled &&
+	tb_until "datagrams delivered or counted lost" delivered_settled ||
+		return 1
+	echo "$after" | jq -c '.devices[] | {dev, xmit}'
+	echo "gro $1: sent $N, s0 tx_dropped $s0d, d0 redirected $redir," 		"d1 sent $left, d1 lost $lost, received $got" >&2
+	tb_expect "gro $1: redirected by d0" "$redir" -eq $((N - s0d))
+	tb_expect "gro $1: every redirect accounted on d1" "$((left + lost))" -eq "$redir"
+	tb_expect "gro $1: sent = received + counted drops" "$((got + s0d + lost))" -eq $N
+	LOST=$lost
+}
+
+@test "a redirect into a veth that cannot receive is counted as lost, not only as redirect" {
+	tb_attach_both l3fwd
+	tb_routes
+	tb_udp_sink "$TB_SINK" 4 5001 "$TB_TMP/5001"
+	lost_round on
+	tb_expect "nothing lost with GRO on" "$LOST" -eq 0
+	# The sink's end without XDP and GRO: no NAPI runs there, so its
+	# peer d1 cannot take redirected frames (NETDEV_XDP_ACT_NDO_XMIT off).
+	lost_round off
+	tb_expect "lost after the verdict with GRO off" "$LOST" -ge 1
+}

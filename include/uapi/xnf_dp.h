@@ -18,7 +18,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 5
+#define XNF_SCHEMA 6
 
 #define XNF_CHAIN_MAX	  8  /* slots in a chain's prog array */
 #define XNF_FUSED_MAX	  4  /* NFs a fused chain can inline (each NF once) */
@@ -202,6 +202,22 @@ struct xnf_batch_hist {
 	__u64 polls[XNF_BATCH_BUCKETS];
 };
 
+/* What the kernel did with the frames xnf redirected, per egress device
+ * (xnf_xmit, per CPU, keyed like xnf_batch by the egress device; counted
+ * by the tracer of batch.bpf.c for frames that came from an xnf
+ * interface). A redirect verdict hands the frame to the devmap; it can
+ * still be lost there: at the redirect itself (the egress cannot take
+ * XDP frames now, e.g. a veth whose peer has neither XDP nor GRO:
+ * xdp:xdp_redirect_err), or when the devmap flushes its queue to the
+ * driver (ndo_xdp_xmit took fewer frames than queued:
+ * xdp:xdp_devmap_xmit). So redirect - redirect_err - xmit_drops is what
+ * left the box. */
+struct xnf_xmit_counters {
+	__u64 xmit_sent;    /* frames the driver took */
+	__u64 xmit_drops;   /* frames the driver refused */
+	__u64 redirect_err; /* redirects that failed before the queue */
+};
+
 /* l3fwd tables: LPM tries keyed by prefix; the value names a nexthop
  * object or a multipath group (see docs/design.md, "Next hops"). */
 struct xnf_rt4_key {
@@ -326,6 +342,7 @@ struct xnf_xconnect {
 #define XNF_MAP_SCRATCH	 xnf_scratch
 #define XNF_MAP_TX	 xnf_tx
 #define XNF_MAP_BATCH	 xnf_batch
+#define XNF_MAP_XMIT	 xnf_xmit
 #define XNF_MAP_RT4	 xnf_rt4
 #define XNF_MAP_RT6	 xnf_rt6
 #define XNF_MAP_RT4_B	 xnf_rt4_b /* the other copy (xnf_config.rt_copy) */

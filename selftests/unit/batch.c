@@ -40,7 +40,7 @@ static bool batch_read(struct fx *f, __u32 ifindex, struct xnf_batch_hist *sum)
 TEST(batch_histogram_counts_every_packet)
 {
 	struct pkt_spec spec = { .family = 4 };
-	struct bpf_link *tracer = NULL, *hold = NULL;
+	struct bpf_link *tracer[__XNF_TRACER_MAX] = {}, *hold = NULL;
 	struct xnf_batch_hist hist;
 	struct xnf_xmit *xmit = NULL;
 	struct xnf_stats st;
@@ -59,7 +59,7 @@ TEST(batch_histogram_counts_every_packet)
 			XNF_ACT_DROP))
 		goto out;
 	if (!ASSERT_OK(xnf_batch_watch(f.dp, f.ifindex[0]), "watch ut0") ||
-	    !ASSERT_OK(xnf_batch_tracer(f.dp, &tracer),
+	    !ASSERT_OK(xnf_batch_tracer(f.dp, tracer),
 		       "load the napi_poll tracer"))
 		goto out;
 	if (!ASSERT_OK(bpf_xdp_attach(f.ifindex[0], xnf_chain_prog_fd(f.chain),
@@ -129,7 +129,8 @@ TEST(batch_histogram_counts_every_packet)
 out:
 	if (attached)
 		bpf_xdp_detach(f.ifindex[0], XDP_FLAGS_DRV_MODE, NULL);
-	bpf_link__destroy(tracer);
+	for (b = 0; b < __XNF_TRACER_MAX; b++)
+		bpf_link__destroy(tracer[b]);
 	bpf_link__destroy(hold);
 	xnf_xmit__destroy(xmit);
 	fx_close(&f);

@@ -268,6 +268,8 @@ static void check_clean(const char *what)
 	ASSERT_EQ(xdp_prog(), 0U, what);
 	ASSERT_TRUE(access(ROOT "/dev/" DEV, F_OK), what);
 	ASSERT_TRUE(access(ROOT "/batch_link", F_OK), what);
+	ASSERT_TRUE(access(ROOT "/xmit_link", F_OK), what);
+	ASSERT_TRUE(access(ROOT "/redirect_err_link", F_OK), what);
 	if (!ASSERT_OK(xnf_open(ROOT, XNF_OPEN_READ, 0, &dp, err, sizeof(err)),
 		       what))
 		return;
@@ -318,8 +320,9 @@ TEST(killed_attach_detach)
 		if (ASSERT_OK(xnf_open(ROOT, XNF_OPEN_READ, 0, &dp, err,
 				       sizeof(err)),
 			      "open")) {
-			/* entry, two NFs, the napi_poll tracer */
-			ASSERT_EQ(progs_using(dp), 4, "programs found");
+			/* entry, two NFs, the tracer's three programs */
+			ASSERT_EQ(progs_using(dp), 3 + __XNF_TRACER_MAX,
+				  "programs found");
 			xnf_dp_close(dp);
 		}
 		ASSERT_OK(do_detach(), "detach");
