@@ -148,5 +148,8 @@ int do_attach(int argc, char **argv)
 	free(plan);
 	if (rc && dp)
 		return cli_err("%s", err);
+	/* Attached, but what xnf redirects to it would be lost. */
+	if (!rc && xnf_egress_check(o.dev, o.ifindex, err, sizeof(err)) > 0)
+		fprintf(stderr, "Warning: %s\n", err);
 	return rc ? -1 : 0;
 }

@@ -13,7 +13,7 @@ static int status_one(struct xnf_dp *dp, const char *dev)
 {
 	struct xnf_chain_spec spec = {};
 	struct xnf_dev_status st;
-	char chain[128], ifname[IF_NAMESIZE];
+	char chain[128], ifname[IF_NAMESIZE], warn[512];
 	const char *nf;
 	__u32 i;
 
@@ -58,6 +58,11 @@ static int status_one(struct xnf_dp *dp, const char *dev)
 	}
 	close_json_array();
 	print_string(PRINT_ANY, "pins", "\n    pins %s\n", st.pins);
+	open_json_array("warnings");
+	if (st.live && st.info.netns == xnf_netns_inode() &&
+	    xnf_egress_check(dev, st.info.ifindex, warn, sizeof(warn)) > 0)
+		print_string(PRINT_ANY, NULL, "    warning: %s\n", warn);
+	close_json_array();
 	cli_workers_show(dev, true);
 	close_json_object();
 	return 0;

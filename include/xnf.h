@@ -340,6 +340,11 @@ int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
 int xnf_xmit_read(struct xnf_dp *dp, __u32 netns, __u32 ifindex,
 		  struct xnf_xmit_counters *sum);
 __u32 xnf_netns_inode(void);
+/* Whether frames redirected to @dev (@ifindex, in the caller's netns) are
+ * dropped by the kernel: 1 with a warning and its fix in @buf, 0 if not,
+ * a negative errno when the kernel does not say (XDP features, Linux
+ * 6.3+). lib/netdev.c. */
+int xnf_egress_check(const char *dev, __u32 ifindex, char *buf, size_t len);
 /* The tracer's programs (batch.bpf.c), one link each. */
 enum xnf_tracer {
 	XNF_TRACER_NAPI = 0,	 /* napi:napi_poll: batch sizes */

@@ -338,23 +338,68 @@ bool netdev_sysfs_ours(const char *dev, const struct netdev_link *l)
 	return !strcmp(buf, want);
 }
 
+/* ETHTOOL_GDRVINFO of @dev: 0 or a negative errno. */
+static int drvinfo(const char *dev, struct ethtool_drvinfo *info)
+{
+	struct ifreq ifr = {};
+	int fd, err = 0;
+
+	memset(info, 0, sizeof(*info));
+	info->cmd = ETHTOOL_GDRVINFO;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	ifr.ifr_data = (void *)info;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (ioctl(fd, SIOCETHTOOL, &ifr))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
 /* The bus address ethtool gives ("0000:af:00.0", "virtio0"), "" if none. */
 static void bus_info(const char *dev, char *buf, size_t len)
 {
-	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
-	struct ifreq ifr = {};
-	int fd;
+	struct ethtool_drvinfo info;
 
 	buf[0] = '\0';
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
-	ifr.ifr_data = (void *)&info;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	if (!ioctl(fd, SIOCETHTOOL, &ifr))
+	if (!drvinfo(dev, &info))
 		snprintf(buf, len, "%.*s", (int)sizeof(info.bus_info),
 			 info.bus_info);
-	close(fd);
+}
+
+int xnf_egress_check(const char *dev, __u32 ifindex, char *buf, size_t len)
+{
+	struct ethtool_drvinfo info;
+	__u64 feat;
+	int err;
+
+	buf[0] = '\0';
+	err = netdev_xdp_features(ifindex, &feat);
+	if (err)
+		return err;
+	if (feat & XNF_NETDEV_XDP_ACT_NDO_XMIT)
+		return 0;
+	/* A veth transmits XDP frames into its peer's NAPI, which exists
+	 * only while the peer runs an XDP program or has GRO on; the kernel
+	 * clears NDO_XMIT of this end otherwise (veth_set_xdp_features). */
+	if (!drvinfo(dev, &info) && !strcmp(info.driver, "veth"))
+		snprintf(buf, len,
+			 "%s cannot take redirected frames: its veth peer has "
+			 "neither an XDP program nor GRO, so the kernel drops "
+			 "every frame xnf redirects to %s (redirect_err in "
+			 "'xnf stats'); turn GRO on at the peer, in its "
+			 "namespace: ethtool -K PEER gro on",
+			 dev, dev);
+	else
+		snprintf(buf, len,
+			 "%s cannot take redirected frames now (its driver "
+			 "does not announce XDP transmit), so the kernel drops "
+			 "every frame xnf redirects to %s (redirect_err in "
+			 "'xnf stats'); check 'ip -d link show %s' and the "
+			 "driver's XDP support",
+			 dev, dev, dev);
+	return 1;
 }
 
 void netdev_device_dir(const char *dev, bool sysfs_ours, char *buf, size_t len)

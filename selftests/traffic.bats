@@ -939,6 +939,7 @@ lost_round()
 	local before after s0 s0d lines got redir lost left
 
 	tb_sink ethtool -K k0 gro "$1" >/dev/null || return 1
+	WARNED=$(tb_xnf -j status | jq -c '[.[] | select(.warnings != []) | .dev]')
 	before=$(tb_stats_json)
 	s0=$(tb_link "$TB_SRC" s0 tx.dropped)
 	lines=$(tb_lines "$TB_TMP/5001")
@@ -960,8 +961,14 @@ lost_round()
 	tb_udp_sink "$TB_SINK" 4 5001 "$TB_TMP/5001"
 	lost_round on
 	tb_expect "nothing lost with GRO on" "$LOST" -eq 0
+	tb_expect "no warning with GRO on" "$WARNED" = '[]'
 	# The sink's end without XDP and GRO: no NAPI runs there, so its
 	# peer d1 cannot take redirected frames (NETDEV_XDP_ACT_NDO_XMIT off).
 	lost_round off
 	tb_expect "lost after the verdict with GRO off" "$LOST" -ge 1
+	tb_expect "status warns about d1 with GRO off" "$WARNED" = '["d1"]'
+	# An attach warns too (and succeeds).
+	tb_xnf detach d1
+	run -0 tb_xnf attach d1 chain l3fwd
+	tb_expect "attach warns" "$(grep -c '^Warning: ' <<<"$output")" -eq 1
 }
