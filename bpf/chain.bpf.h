@@ -92,23 +92,40 @@ static __always_inline void xnf_exception(struct xnf_pkt *p, __u32 action,
 	p->flags |= XNF_PKT_F_DONE;
 }
 
+/* Bytes of the frame, every fragment; read once per program and passed
+ * to the counting functions (no NF changes a frame's length). */
+static __always_inline __u64 xnf_len(struct xdp_md *ctx)
+{
+	return bpf_xdp_get_buff_len(ctx);
+}
+
 static __always_inline void xnf_count_nf(struct xnf_stats *st, __u32 nf,
-					 const struct xnf_pkt *p)
+					 const struct xnf_pkt *p, __u64 len)
 {
 	struct xnf_nf_counters *c = &st->nf[nf];
+	/* pass, drop, redirect are consecutive, and so are their bytes: one
+	 * indexed add each keeps the fused program's 16 inlined copies small
+	 * enough for its stack. */
+	__u32 v = p->verdict == XNF_V_PASS ? 0 :
+		  p->verdict == XNF_V_DROP ? 1 :
+					     2;
 
 	c->in++;
-	if (p->verdict == XNF_V_PASS)
-		c->pass++;
-	else if (p->verdict == XNF_V_DROP)
-		c->drop++;
-	else
-		c->redirect++;
+	c->in_bytes += len;
+	(&c->pass)[v]++;
+	(&c->pass_bytes)[v] += len;
+}
+
+/* The entry row's "in": the frame as it entered, before any NF. */
+static __always_inline void xnf_count_in(struct xnf_stats *st, __u64 len)
+{
+	st->nf[XNF_NF_ENTRY].in++;
+	st->nf[XNF_NF_ENTRY].in_bytes += len;
 }
 
 /* Carries out the accumulated verdict and counts it in the entry row. */
 static __always_inline int xnf_finish(struct xdp_md *ctx, struct xnf_pkt *p,
-				      struct xnf_stats *st)
+				      struct xnf_stats *st, __u64 len)
 {
 	struct xnf_nf_counters *c = &st->nf[XNF_NF_ENTRY];
 	__u32 reason = p->reason;
@@ -122,27 +139,21 @@ static __always_inline int xnf_finish(struct xdp_md *ctx, struct xnf_pkt *p,
 		/* The low bits of flags are the action returned when the
 		 * ifindex is not in the devmap. */
 		ret = bpf_redirect_map(&xnf_tx, p->egress_ifindex, XDP_DROP);
-		if (ret == XDP_REDIRECT) {
-			c->redirect++;
-			return XDP_REDIRECT;
-		}
+		if (ret == XDP_REDIRECT)
+			goto redirect;
 		reason = XNF_R_REDIRECT;
 		goto drop;
 	case XNF_V_FLOOD:
 		ret = bpf_redirect_map(&xnf_tx, 0,
 				       BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS);
-		if (ret == XDP_REDIRECT) {
-			c->redirect++;
-			return XDP_REDIRECT;
-		}
+		if (ret == XDP_REDIRECT)
+			goto redirect;
 		reason = XNF_R_REDIRECT;
 		goto drop;
 	case XNF_V_XSK:
 		ret = bpf_redirect_map(&xnf_xsks, p->rx_queue, XDP_DROP);
-		if (ret == XDP_REDIRECT) {
-			c->redirect++;
-			return XDP_REDIRECT;
-		}
+		if (ret == XDP_REDIRECT)
+			goto redirect;
 		reason = XNF_R_XSK;
 		cfg = xnf_cfg_get();
 		if (cfg && cfg->xsk_fallback == XNF_ACT_PASS)
@@ -151,24 +162,32 @@ static __always_inline int xnf_finish(struct xdp_md *ctx, struct xnf_pkt *p,
 	default:
 		goto drop;
 	}
+redirect:
+	c->redirect++;
+	c->redirect_bytes += len;
+	return XDP_REDIRECT;
 pass:
 	if (reason >= __XNF_R_MAX)
 		reason = XNF_R_INTERNAL;
 	st->pass[reason]++;
+	st->pass_bytes[reason] += len;
 	c->pass++;
+	c->pass_bytes += len;
 	return XDP_PASS;
 drop:
 	if (reason >= __XNF_R_MAX || reason == XNF_R_NONE)
 		reason = XNF_R_INTERNAL;
 	st->drop[reason]++;
+	st->drop_bytes[reason] += len;
 	c->drop++;
+	c->drop_bytes += len;
 	return XDP_DROP;
 }
 
 /* Leaves the program: on to the next slot of the chain, or, when the chain
  * is done or an NF decided, out with the verdict. */
 static __always_inline int xnf_next(struct xdp_md *ctx, struct xnf_pkt *p,
-				    struct xnf_stats *st)
+				    struct xnf_stats *st, __u64 len)
 {
 	if (!(p->flags & XNF_PKT_F_DONE) && xnf_next_slot < xnf_chain_len) {
 		bpf_tail_call(ctx, &xnf_chain, xnf_next_slot);
@@ -179,7 +198,7 @@ static __always_inline int xnf_next(struct xdp_md *ctx, struct xnf_pkt *p,
 			p->reason = XNF_R_TAIL_CALL;
 		}
 	}
-	return xnf_finish(ctx, p, st);
+	return xnf_finish(ctx, p, st, len);
 }
 
 /* The body of every tail-called NF program: fetch the shared state, run the
@@ -190,12 +209,14 @@ static __always_inline int xnf_next(struct xdp_md *ctx, struct xnf_pkt *p,
 	{                                               \
 		struct xnf_stats *st = xnf_stats_get(); \
 		struct xnf_pkt *p = xnf_pkt_get();      \
+		__u64 len;                              \
                                                         \
 		if (!st || !p)                          \
 			return XDP_ABORTED;             \
 		run(ctx, p);                            \
-		xnf_count_nf(st, nf_id, p);             \
-		return xnf_next(ctx, p, st);            \
+		len = xnf_len(ctx);                     \
+		xnf_count_nf(st, nf_id, p, len);        \
+		return xnf_next(ctx, p, st, len);       \
 	}
 
 #endif /* XNF_CHAIN_BPF_H */

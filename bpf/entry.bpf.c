@@ -14,13 +14,14 @@ int xnf_entry(struct xdp_md *ctx)
 {
 	struct xnf_stats *st = xnf_stats_get();
 	struct xnf_pkt *p = xnf_pkt_get();
+	__u64 len = xnf_len(ctx);
 
 	if (!st || !p)
 		return XDP_ABORTED;
-	st->nf[XNF_NF_ENTRY].in++;
+	xnf_count_in(st, len);
 	if (xnf_parse(ctx, p) < 0)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);
-	return xnf_next(ctx, p, st);
+	return xnf_next(ctx, p, st, len);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

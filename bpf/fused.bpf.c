@@ -23,14 +23,15 @@ int xnf_fused_chain(struct xdp_md *ctx)
 {
 	struct xnf_stats *st = xnf_stats_get();
 	struct xnf_pkt pkt, *p = &pkt;
+	__u64 len = xnf_len(ctx);
 	int i;
 
 	if (!st)
 		return XDP_ABORTED;
-	st->nf[XNF_NF_ENTRY].in++;
+	xnf_count_in(st, len);
 	if (xnf_parse(ctx, p) < 0) {
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);
-		return xnf_finish(ctx, p, st);
+		return xnf_finish(ctx, p, st, len);
 	}
 
 #pragma unroll
@@ -40,23 +41,23 @@ int xnf_fused_chain(struct xdp_md *ctx)
 		switch (xnf_fused[i]) {
 		case XNF_NF_FIREWALL:
 			xnf_firewall_run(ctx, p);
-			xnf_count_nf(st, XNF_NF_FIREWALL, p);
+			xnf_count_nf(st, XNF_NF_FIREWALL, p, len);
 			break;
 		case XNF_NF_L3FWD:
 			xnf_l3fwd_run(ctx, p);
-			xnf_count_nf(st, XNF_NF_L3FWD, p);
+			xnf_count_nf(st, XNF_NF_L3FWD, p, len);
 			break;
 		case XNF_NF_L2FWD:
 			xnf_l2fwd_run(ctx, p);
-			xnf_count_nf(st, XNF_NF_L2FWD, p);
+			xnf_count_nf(st, XNF_NF_L2FWD, p, len);
 			break;
 		case XNF_NF_XSK:
 			xnf_xsk_run(ctx, p);
-			xnf_count_nf(st, XNF_NF_XSK, p);
+			xnf_count_nf(st, XNF_NF_XSK, p, len);
 			break;
 		}
 	}
-	return xnf_finish(ctx, p, st);
+	return xnf_finish(ctx, p, st, len);
 }
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -3,11 +3,12 @@
  * xnf stats [DEV] [percpu] [watch SECONDS [count N]] [reset]
  *
  * What the dataplane did, per attached interface (<root>/dev/<ifname>/):
- *   - packets in / pass / drop / redirect / aborted of the whole chain (the
+ *   - packets and bytes in / pass / drop / redirect of the whole chain (the
  *     entry row of xnf_stats, shown as "chain") and of each NF in chain
  *     order, summed over CPUs; per CPU on request, and the chain's "in" per
  *     CPU always, so that an operator sees where the work ran;
- *   - drops and passes to the kernel by reason, missed tail calls by slot;
+ *   - drops and passes to the kernel by reason, in packets and bytes;
+ *     missed tail calls by slot;
  *   - what the kernel did with the frames xnf redirected to the interface
  *     (xnf_xmit): taken by its driver, dropped by it, or lost because the
  *     redirect failed; redirect - xmit drops - redirect errors, summed over
@@ -102,15 +103,22 @@ struct rates {
 
 static int ncpus;
 
+/* The packet counters, then the byte counters in the same order: in text
+ * each kind is a line of its own, under the same column heads. */
 static const struct {
 	const char *name;
 	size_t off;
+	bool bytes;
 } nf_fields[] = {
 	{ "in", offsetof(struct xnf_nf_counters, in) },
 	{ "pass", offsetof(struct xnf_nf_counters, pass) },
 	{ "drop", offsetof(struct xnf_nf_counters, drop) },
 	{ "redirect", offsetof(struct xnf_nf_counters, redirect) },
-	{ "aborted", offsetof(struct xnf_nf_counters, aborted) },
+	{ "in_bytes", offsetof(struct xnf_nf_counters, in_bytes), true },
+	{ "pass_bytes", offsetof(struct xnf_nf_counters, pass_bytes), true },
+	{ "drop_bytes", offsetof(struct xnf_nf_counters, drop_bytes), true },
+	{ "redirect_bytes", offsetof(struct xnf_nf_counters, redirect_bytes),
+	  true },
 };
 #define N_NF_FIELDS (sizeof(nf_fields) / sizeof(nf_fields[0]))
 
@@ -408,28 +416,37 @@ static void print_rate(enum print_type t, const char *key, double v)
 	print_null(t, key, dash);
 }
 
-static void nf_counters(enum print_type t, const struct xnf_nf_counters *c)
+/* The packet (!@bytes) or byte counters of @c. */
+static void nf_counters(enum print_type t, const struct xnf_nf_counters *c,
+			bool bytes)
 {
 	size_t i;
 
 	for (i = 0; i < N_NF_FIELDS; i++)
-		print_uint(t, nf_fields[i].name, NUM_FMT, nf_field(c, i));
+		if (nf_fields[i].bytes == bytes)
+			print_uint(t, nf_fields[i].name, NUM_FMT, nf_field(c, i));
 }
 
-/* The row under an NF's totals: per second since the previous refresh. */
+/* The rows under an NF's totals: per second since the previous refresh,
+ * packets ("/s") and bytes ("B/s"). */
 static void nf_rates(const struct xnf_nf_counters *c,
 		     const struct xnf_nf_counters *p, double secs)
 {
 	size_t i;
+	int bytes;
 
 	open_json_object("rates");
-	print_text("  %*s", NAME_W, "/s");
-	for (i = 0; i < N_NF_FIELDS; i++)
-		print_rate(PRINT_ANY, nf_fields[i].name,
-			   p ? per_sec(nf_field(c, i), nf_field(p, i), secs) :
-			       NAN);
+	for (bytes = 0; bytes < 2; bytes++) {
+		print_text("  %*s", NAME_W, bytes ? "B/s" : "/s");
+		for (i = 0; i < N_NF_FIELDS; i++)
+			if (nf_fields[i].bytes == bytes)
+				print_rate(PRINT_ANY, nf_fields[i].name,
+					   p ? per_sec(nf_field(c, i),
+						       nf_field(p, i), secs) :
+					       NAN);
+		print_nl();
+	}
 	close_json_object();
-	print_nl();
 }
 
 static bool nf_idle(const struct xnf_nf_counters *c)
@@ -460,7 +477,8 @@ static void nf_percpu(const struct stats_opts *o, const struct dev_sample *d,
 		snprintf(label, sizeof(label), "  cpu%d", cpu);
 		if (shown)
 			print_text(NAME_FMT, label);
-		nf_counters(shown ? PRINT_ANY : PRINT_JSON, c);
+		nf_counters(shown ? PRINT_ANY : PRINT_JSON, c, false);
+		nf_counters(PRINT_JSON, c, true);
 		close_json_object();
 		if (shown)
 			print_nl();
@@ -475,7 +493,10 @@ static void nf_block(const struct stats_opts *o, const struct dev_sample *d,
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "nf", NAME_FMT, label);
-	nf_counters(PRINT_ANY, c);
+	nf_counters(PRINT_ANY, c, false);
+	print_nl();
+	print_text(NAME_FMT, "  bytes");
+	nf_counters(PRINT_ANY, c, true);
 	print_nl();
 	if (r->on)
 		nf_rates(c, r->prev ? &r->prev->sum.nf[nf] : NULL, r->secs);
@@ -514,7 +535,8 @@ static void nf_table(const struct stats_opts *o, const struct dev_sample *d,
 		len = XNF_CHAIN_MAX;
 	print_text(NAME_FMT, "");
 	for (f = 0; f < N_NF_FIELDS; f++)
-		print_text(" %*s", NUM_W, nf_fields[f].name);
+		if (!nf_fields[f].bytes)
+			print_text(" %*s", NUM_W, nf_fields[f].name);
 	print_nl();
 	open_json_array("nfs");
 	nf_block(o, d, r, XNF_NF_ENTRY, "chain");
@@ -530,8 +552,9 @@ static void nf_table(const struct stats_opts *o, const struct dev_sample *d,
 /* Reasons: all of them in JSON (the rates in an object of their own),
  * the non-zero ones in text, each with its rate. */
 static void reason_table(const char *key, const char *rate_key,
-			 const char *title, const __u64 *cur, const __u64 *prev,
-			 const struct rates *r)
+			 const char *bytes_key, const char *title,
+			 const __u64 *cur, const __u64 *prev,
+			 const __u64 *bytes, const struct rates *r)
 {
 	__u32 i;
 
@@ -547,6 +570,7 @@ static void reason_table(const char *key, const char *rate_key,
 		}
 		print_text("    %-*s", REASON_W, xnf_reason_name(i));
 		print_uint(PRINT_ANY, xnf_reason_name(i), NUM_FMT, cur[i]);
+		print_text(NUM_FMT " B", (unsigned long long)bytes[i]);
 		if (r->on) {
 			print_rate(PRINT_FP, NULL,
 				   prev ? per_sec(cur[i], prev[i], r->secs) :
@@ -555,6 +579,10 @@ static void reason_table(const char *key, const char *rate_key,
 		}
 		print_nl();
 	}
+	close_json_object();
+	open_json_object(bytes_key);
+	for (i = 0; i < __XNF_R_MAX; i++)
+		print_uint(PRINT_JSON, xnf_reason_name(i), NULL, bytes[i]);
 	close_json_object();
 	if (!r->on)
 		return;
@@ -693,10 +721,11 @@ static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
 		print_text(" (fused)");
 	print_nl();
 	nf_table(o, d, r);
-	reason_table("drop_reasons", "drop_reason_rates", "dropped, by reason",
-		     d->sum.drop, pd, r);
-	reason_table("pass_reasons", "pass_reason_rates",
-		     "passed to the kernel, by reason", d->sum.pass, pp, r);
+	reason_table("drop_reasons", "drop_reason_rates", "drop_reason_bytes",
+		     "dropped, by reason", d->sum.drop, pd, d->sum.drop_bytes, r);
+	reason_table("pass_reasons", "pass_reason_rates", "pass_reason_bytes",
+		     "passed to the kernel, by reason", d->sum.pass, pp,
+		     d->sum.pass_bytes, r);
 	tail_miss_table(d);
 	xmit_line(d);
 	batch_table(d);

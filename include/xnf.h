@@ -23,9 +23,9 @@
 /* The user side checks the layout the BPF side was compiled with. */
 _Static_assert(sizeof(struct xnf_config) == 40, "xnf_config layout");
 _Static_assert(sizeof(struct xnf_pkt) == 32, "xnf_pkt layout");
-_Static_assert(sizeof(struct xnf_nf_counters) == 40, "xnf_nf_counters layout");
+_Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
-		       __XNF_NF_MAX * 40 + 2 * 8 * __XNF_R_MAX + 8 * XNF_CHAIN_MAX,
+		       __XNF_NF_MAX * 64 + 4 * 8 * __XNF_R_MAX + 8 * XNF_CHAIN_MAX,
 	       "xnf_stats layout");
 _Static_assert(sizeof(struct xnf_dev_key) == 8, "xnf_dev_key layout");
 _Static_assert(sizeof(struct xnf_dev_info) == 24 + 4 * XNF_CHAIN_MAX,

@@ -158,14 +158,21 @@ struct xnf_pkt {
 };
 
 /* Per-NF counters. Each counts the verdict a packet carries when it leaves
- * the NF, so in == pass + drop + redirect + aborted for every NF; for
- * XNF_NF_ENTRY they are the actions finally carried out. */
+ * the NF, so in == pass + drop + redirect for every NF, in packets and in
+ * bytes (the whole frame, every fragment: no NF changes its length); for
+ * XNF_NF_ENTRY they are the actions
+ * finally carried out. There is no "aborted": xnf returns XDP_ABORTED only
+ * when it cannot find its own per-CPU maps, i.e. where it could not count
+ * it either (the kernel's xdp:xdp_exception tracepoint reports those). */
 struct xnf_nf_counters {
 	__u64 in;
 	__u64 pass;
 	__u64 drop;
 	__u64 redirect; /* redirect, flood and xsk */
-	__u64 aborted;
+	__u64 in_bytes;
+	__u64 pass_bytes;
+	__u64 drop_bytes;
+	__u64 redirect_bytes;
 };
 
 /* Per-interface, per-CPU: xnf_stats[0]. Plain increments: each CPU owns its
@@ -174,6 +181,8 @@ struct xnf_stats {
 	struct xnf_nf_counters nf[__XNF_NF_MAX];
 	__u64 drop[__XNF_R_MAX];
 	__u64 pass[__XNF_R_MAX];
+	__u64 drop_bytes[__XNF_R_MAX];
+	__u64 pass_bytes[__XNF_R_MAX];
 	__u64 tail_miss[XNF_CHAIN_MAX]; /* tail calls that found an empty slot */
 };
 

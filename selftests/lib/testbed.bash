@@ -404,7 +404,7 @@ tb_stat()
 		<<<"$json"
 }
 
-# tb_chain JSON DEV FIELD: in / pass / drop / redirect / aborted of the
+# tb_chain JSON DEV FIELD: in / pass / drop / redirect (or *_bytes) of the
 # whole chain of DEV.
 tb_chain()
 {

@@ -294,18 +294,24 @@ void fx_dump(const struct xnf_stats *st)
 
 	for (i = 0; i < __XNF_NF_MAX; i++)
 		fprintf(stderr,
-			"    %-8s in %llu pass %llu drop %llu redirect %llu aborted %llu\n",
+			"    %-8s in %llu pass %llu drop %llu redirect %llu, bytes in %llu pass %llu drop %llu redirect %llu\n",
 			xnf_nf_name(i), (unsigned long long)st->nf[i].in,
 			(unsigned long long)st->nf[i].pass,
 			(unsigned long long)st->nf[i].drop,
 			(unsigned long long)st->nf[i].redirect,
-			(unsigned long long)st->nf[i].aborted);
+			(unsigned long long)st->nf[i].in_bytes,
+			(unsigned long long)st->nf[i].pass_bytes,
+			(unsigned long long)st->nf[i].drop_bytes,
+			(unsigned long long)st->nf[i].redirect_bytes);
 	for (i = 0; i < __XNF_R_MAX; i++)
 		if (st->drop[i] || st->pass[i])
-			fprintf(stderr, "    reason %-14s drop %llu pass %llu\n",
+			fprintf(stderr,
+				"    reason %-14s drop %llu (%llu B) pass %llu (%llu B)\n",
 				xnf_reason_name(i),
 				(unsigned long long)st->drop[i],
-				(unsigned long long)st->pass[i]);
+				(unsigned long long)st->drop_bytes[i],
+				(unsigned long long)st->pass[i],
+				(unsigned long long)st->pass_bytes[i]);
 	for (i = 0; i < XNF_CHAIN_MAX; i++)
 		if (st->tail_miss[i])
 			fprintf(stderr, "    tail_miss[%d] %llu\n", i,
@@ -318,6 +324,15 @@ bool fx_stats_reset(struct fx *f)
 			 "reset xnf_stats");
 }
 
+static __u64 sum_u64(const __u64 *v, int n)
+{
+	__u64 sum = 0;
+
+	while (n--)
+		sum += v[n];
+	return sum;
+}
+
 bool fx_stats_consistent(const struct xnf_stats *st, const char *what)
 {
 	const struct xnf_nf_counters *e = &st->nf[XNF_NF_ENTRY];
@@ -328,19 +343,33 @@ bool fx_stats_consistent(const struct xnf_stats *st, const char *what)
 		const struct xnf_nf_counters *c = &st->nf[i];
 
 		ok &= xnf_test_check(
-			c->in == c->pass + c->drop + c->redirect + c->aborted,
-			__FILE__, __LINE__, what,
-			"%s row: in %llu != pass %llu + drop %llu + redirect %llu + aborted %llu",
+			c->in == c->pass + c->drop + c->redirect, __FILE__,
+			__LINE__, what,
+			"%s row: in %llu != pass %llu + drop %llu + redirect %llu",
 			xnf_nf_name(i), (unsigned long long)c->in,
 			(unsigned long long)c->pass, (unsigned long long)c->drop,
-			(unsigned long long)c->redirect,
-			(unsigned long long)c->aborted);
-		ok &= xnf_test_check(!c->aborted, __FILE__, __LINE__, what,
-				     "%s row: %llu aborted", xnf_nf_name(i),
-				     (unsigned long long)c->aborted);
+			(unsigned long long)c->redirect);
+		ok &= xnf_test_check(
+			c->in_bytes == c->pass_bytes + c->drop_bytes +
+					       c->redirect_bytes,
+			__FILE__, __LINE__, what,
+			"%s row: in %llu B != pass %llu B + drop %llu B + redirect %llu B",
+			xnf_nf_name(i), (unsigned long long)c->in_bytes,
+			(unsigned long long)c->pass_bytes,
+			(unsigned long long)c->drop_bytes,
+			(unsigned long long)c->redirect_bytes);
+		/* Every frame is at least an Ethernet header's worth. */
+		ok &= xnf_test_check(c->in_bytes >= c->in, __FILE__, __LINE__,
+				     what, "%s row: %llu packets in %llu B",
+				     xnf_nf_name(i), (unsigned long long)c->in,
+				     (unsigned long long)c->in_bytes);
 	}
 	ok &= ASSERT_EQ(fx_drops(st), e->drop, what);
 	ok &= ASSERT_EQ(fx_passes(st), e->pass, what);
+	ok &= ASSERT_EQ(sum_u64(st->drop_bytes, __XNF_R_MAX), e->drop_bytes,
+			what);
+	ok &= ASSERT_EQ(sum_u64(st->pass_bytes, __XNF_R_MAX), e->pass_bytes,
+			what);
 	return ok;
 }
 
@@ -387,16 +416,15 @@ bool fx_expect_nf(const struct xnf_stats *st, __u32 nf, int ret, const char *wha
 	__u64 got[4] = { c->in, c->pass, c->drop, c->redirect };
 	bool ok = true;
 
-	if (memcmp(got, want, sizeof(got)) || c->aborted)
+	if (memcmp(got, want, sizeof(got)))
 		ok = xnf_test_check(
 			false, __FILE__, __LINE__, what,
-			"%s row: in %llu pass %llu drop %llu redirect %llu aborted %llu, want in %llu pass %llu drop %llu redirect %llu",
+			"%s row: in %llu pass %llu drop %llu redirect %llu, want in %llu pass %llu drop %llu redirect %llu",
 			xnf_nf_name(nf), (unsigned long long)got[0],
 			(unsigned long long)got[1], (unsigned long long)got[2],
-			(unsigned long long)got[3],
-			(unsigned long long)c->aborted,
-			(unsigned long long)want[0], (unsigned long long)want[1],
-			(unsigned long long)want[2], (unsigned long long)want[3]);
+			(unsigned long long)got[3], (unsigned long long)want[0],
+			(unsigned long long)want[1], (unsigned long long)want[2],
+			(unsigned long long)want[3]);
 	return ok;
 }
 

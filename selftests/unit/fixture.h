@@ -118,9 +118,9 @@ bool fx_l2_table(struct fx *f);
 /* Zeroes the interface counters of the loaded chain. */
 bool fx_stats_reset(struct fx *f);
 /* Asserts what must hold for any counters, whatever was run: in == pass +
- * drop + redirect + aborted in every row, nothing aborted, and every
- * packet the entry row passed or dropped counted under exactly one reason
- * (sum of pass[] == entry pass, sum of drop[] == entry drop). */
+ * drop + redirect in every row, in packets and in bytes, and every packet
+ * the entry row passed or dropped counted under exactly one reason (sum of
+ * pass[] == entry pass, sum of drop[] == entry drop; the same in bytes). */
 bool fx_stats_consistent(const struct xnf_stats *st, const char *what);
 /* Puts @rules[0..n) into slots 0..n-1 of the running rule set (in_use
  * set) and applies it with @default_action (enum xnf_fw_action). Other

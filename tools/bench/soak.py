@@ -810,7 +810,7 @@ class Soak:
             r = {"sent": tr["sent"], "received": tr["received"], "lost": lost,
                  "veth_drops": vd, "veth_drop_counters": vparts,
                  "chain": {k: ch.get(k, 0) for k in ("in", "pass", "drop", "redirect",
-                                                     "aborted")},
+                                                     "in_bytes", "redirect_bytes")},
                  "drop_reasons": drops, "pass_reasons": passes, "tail_miss": tail,
                  "duplicates": tr["duplicates"], "reordered": tr["reordered"],
                  "hop_in_missing": tr["sent"] - ch.get("in", 0)}
