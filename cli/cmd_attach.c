@@ -151,5 +151,8 @@ int do_attach(int argc, char **argv)
 	/* Attached, but what xnf redirects to it would be lost. */
 	if (!rc && xnf_egress_check(o.dev, o.ifindex, err, sizeof(err)) > 0)
 		fprintf(stderr, "Warning: %s\n", err);
+	/* And what it receives would leave with wrong checksums. */
+	if (!rc && xnf_sender_check(o.dev, err, sizeof(err)) > 0)
+		fprintf(stderr, "Warning: %s\n", err);
 	return rc ? -1 : 0;
 }

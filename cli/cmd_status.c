@@ -59,9 +59,12 @@ static int status_one(struct xnf_dp *dp, const char *dev)
 	close_json_array();
 	print_string(PRINT_ANY, "pins", "\n    pins %s\n", st.pins);
 	open_json_array("warnings");
-	if (st.live && st.info.netns == xnf_netns_inode() &&
-	    xnf_egress_check(dev, st.info.ifindex, warn, sizeof(warn)) > 0)
-		print_string(PRINT_ANY, NULL, "    warning: %s\n", warn);
+	if (st.live && st.info.netns == xnf_netns_inode()) {
+		if (xnf_egress_check(dev, st.info.ifindex, warn, sizeof(warn)) > 0)
+			print_string(PRINT_ANY, NULL, "    warning: %s\n", warn);
+		if (xnf_sender_check(dev, warn, sizeof(warn)) > 0)
+			print_string(PRINT_ANY, NULL, "    warning: %s\n", warn);
+	}
 	close_json_array();
 	cli_workers_show(dev, true);
 	close_json_object();

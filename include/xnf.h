@@ -345,6 +345,12 @@ __u32 xnf_netns_inode(void);
  * a negative errno when the kernel does not say (XDP features, Linux
  * 6.3+). lib/netdev.c. */
 int xnf_egress_check(const char *dev, __u32 ifindex, char *buf, size_t len);
+/* Whether the veth peer that sends to @dev has tx checksum offload on:
+ * its frames arrive with partial L4 checksums, which an XDP redirect
+ * does not complete. 1 with a warning and its fix in @buf, 0 if not (or
+ * not a veth), a negative errno when the peer cannot be found (a netns
+ * neither named in /run/netns nor the init one). lib/netdev.c. */
+int xnf_sender_check(const char *dev, char *buf, size_t len);
 /* The tracer's programs (batch.bpf.c), one link each. */
 enum xnf_tracer {
 	XNF_TRACER_NAPI = 0,	 /* napi:napi_poll: batch sizes */

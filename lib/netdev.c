@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <linux/ethtool.h>
 #include <linux/genetlink.h>
+#include <linux/net_namespace.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
@@ -221,6 +222,17 @@ static void link_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
 	}
 }
 
+/* RTM_GETLINK of @dev, without its statistics. */
+static void link_req(struct nl_req *r, const char *dev)
+{
+	r->nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+	r->nh.nlmsg_type = RTM_GETLINK;
+	r->nh.nlmsg_flags = NLM_F_REQUEST;
+	r->ifi.ifi_family = AF_UNSPEC;
+	nl_put_attr(r, IFLA_IFNAME, dev, strlen(dev) + 1);
+	nl_put_attr(r, IFLA_EXT_MASK, &(__u32){ RTEXT_FILTER_SKIP_STATS }, 4);
+}
+
 int netdev_link_get(const char *dev, struct netdev_link *l)
 {
 	struct nl_req r = {};
@@ -232,12 +244,7 @@ int netdev_link_get(const char *dev, struct netdev_link *l)
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (fd < 0)
 		return -errno;
-	r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
-	r.nh.nlmsg_type = RTM_GETLINK;
-	r.nh.nlmsg_flags = NLM_F_REQUEST;
-	r.ifi.ifi_family = AF_UNSPEC;
-	nl_put_attr(&r, IFLA_IFNAME, dev, strlen(dev) + 1);
-	nl_put_attr(&r, IFLA_EXT_MASK, &(__u32){ RTEXT_FILTER_SKIP_STATS }, 4);
+	link_req(&r, dev);
 	err = nl_talk(fd, &r, sizeof(struct ifinfomsg), link_cb, l);
 	close(fd);
 	if (!err && !l->ifindex)
@@ -402,6 +409,211 @@ int xnf_egress_check(const char *dev, __u32 ifindex, char *buf, size_t len)
 	return 1;
 }
 
+/* Runs @fn(@arg, @out) in a child process and copies its @out (at most
+ * CHILD_OUT bytes) back: for what must not touch the caller (setns and
+ * unshare move only the calling thread, and the caller may have others).
+ * @fn's result, 0 or a negative errno, or -EIO when the child died. */
+#define CHILD_OUT 64
+static int run_in_child(int (*fn)(const void *arg, char *out), const void *arg,
+			char *out)
+{
+	struct {
+		int ret;
+		char out[CHILD_OUT];
+	} res = { .ret = -EIO };
+	int pfd[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -errno;
+	}
+	if (!pid) {
+		/* Only system calls from here: the parent may have threads. */
+		close(pfd[0]);
+		res.ret = fn(arg, res.out);
+		n = write(pfd[1], &res, sizeof(res));
+		_exit(n == sizeof(res) ? 0 : 1);
+	}
+	close(pfd[1]);
+	do
+		n = read(pfd[0], &res, sizeof(res));
+	while (n < 0 && errno == EINTR);
+	close(pfd[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (n != sizeof(res))
+		return -EIO;
+	memcpy(out, res.out, CHILD_OUT);
+	return res.ret;
+}
+
+/* ---- a veth sender's checksum offload ---- */
+
+struct link_peer {
+	__u32 peer; /* IFLA_LINK: a veth's peer ifindex */
+	int nsid;   /* IFLA_LINK_NETNSID, -1: the peer is in this netns */
+};
+
+static void link_peer_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
+{
+	struct link_peer *l = ctx;
+
+	if (nh->nlmsg_type != RTM_NEWLINK)
+		return;
+	l->peer = nla_u32(tb[IFLA_LINK]);
+	if (tb[IFLA_LINK_NETNSID])
+		l->nsid = (int)nla_u32(tb[IFLA_LINK_NETNSID]);
+}
+
+/* What the route socket @fd says about @dev's link peer. */
+static int link_peer_get(int fd, const char *dev, struct link_peer *l)
+{
+	struct nl_req r = {};
+
+	l->peer = 0;
+	l->nsid = -1;
+	link_req(&r, dev);
+	return nl_talk(fd, &r, sizeof(struct ifinfomsg), link_peer_cb, l);
+}
+
+static void nsid_cb(const struct nlmsghdr *nh, struct nlattr **tb, void *ctx)
+{
+	if (nh->nlmsg_type == RTM_NEWNSID && tb[NETNSA_NSID])
+		*(int *)ctx = (int)nla_u32(tb[NETNSA_NSID]);
+}
+
+/* The id this netns gives the netns of @nsfd, or -1. */
+static int nsid_of(int fd, int nsfd)
+{
+	struct nl_req r = {};
+	__u32 v = nsfd;
+	int id = -1;
+
+	r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtgenmsg));
+	r.nh.nlmsg_type = RTM_GETNSID;
+	r.nh.nlmsg_flags = NLM_F_REQUEST;
+	nl_put_attr(&r, NETNSA_FD, &v, 4);
+	if (nl_talk(fd, &r, sizeof(struct rtgenmsg), nsid_cb, &id))
+		return -1;
+	return id;
+}
+
+/* 1 when the device @ifindex of this netns has tx checksum offload on, 0
+ * when off; its name in @name. */
+static int tx_csum_here(__u32 ifindex, char name[IF_NAMESIZE])
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_GTXCSUM };
+	struct ifreq ifr = {};
+	int fd, ret;
+
+	if (!if_indextoname(ifindex, name))
+		return -errno;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_data = (void *)&ev;
+	ret = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : !!ev.data;
+	close(fd);
+	return ret;
+}
+
+struct tx_csum_arg {
+	int nsfd;
+	__u32 ifindex;
+};
+
+/* In the child of tx_csum_in(): @out is the device's name. */
+static int tx_csum_child(const void *arg, char *out)
+{
+	const struct tx_csum_arg *a = arg;
+
+	if (setns(a->nsfd, CLONE_NEWNET))
+		return -errno;
+	return tx_csum_here(a->ifindex, out);
+}
+
+/* tx_csum_here() in the netns @nsfd, from a child. */
+static int tx_csum_in(int nsfd, __u32 ifindex, char name[IF_NAMESIZE])
+{
+	struct tx_csum_arg a = { .nsfd = nsfd, .ifindex = ifindex };
+	char out[CHILD_OUT] = "";
+	int ret;
+
+	ret = run_in_child(tx_csum_child, &a, out);
+	memcpy(name, out, IF_NAMESIZE);
+	name[IF_NAMESIZE - 1] = '\0';
+	return ret;
+}
+
+int xnf_sender_check(const char *dev, char *buf, size_t len)
+{
+	char name[IF_NAMESIZE] = "", ns[NAME_MAX + 1] = "", path[PATH_MAX];
+	struct ethtool_drvinfo info;
+	struct link_peer l;
+	struct dirent *de;
+	int fd, nsfd = -1, ret;
+	DIR *d;
+
+	buf[0] = '\0';
+	if (drvinfo(dev, &info) || strcmp(info.driver, "veth"))
+		return 0;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	ret = link_peer_get(fd, dev, &l);
+	if (!ret && !l.peer)
+		ret = -ENOENT;
+	/* A peer elsewhere: find its netns among the named ones (ip netns)
+	 * and the init one, by the id this netns gives it. */
+	d = !ret && l.nsid >= 0 ? opendir("/run/netns") : NULL;
+	while (d && nsfd < 0 && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
+		nsfd = open(path, O_RDONLY | O_CLOEXEC);
+		if (nsfd >= 0 && nsid_of(fd, nsfd) != l.nsid) {
+			close(nsfd);
+			nsfd = -1;
+		} else if (nsfd >= 0) {
+			snprintf(ns, sizeof(ns), "%s", de->d_name);
+		}
+	}
+	if (d)
+		closedir(d);
+	if (!ret && l.nsid >= 0 && nsfd < 0) {
+		nsfd = open("/proc/1/ns/net", O_RDONLY | O_CLOEXEC);
+		if (nsfd >= 0 && nsid_of(fd, nsfd) != l.nsid) {
+			close(nsfd);
+			nsfd = -1;
+		}
+		if (nsfd < 0)
+			ret = -ENOENT; /* an unnamed netns: cannot say */
+	}
+	close(fd);
+	if (!ret)
+		ret = nsfd < 0 ? tx_csum_here(l.peer, name) :
+				 tx_csum_in(nsfd, l.peer, name);
+	if (nsfd >= 0)
+		close(nsfd);
+	if (ret <= 0)
+		return ret;
+	snprintf(buf, len,
+		 "the veth peer %s of %s sends with tx checksum offload on: "
+		 "its TCP/UDP checksums are left to be filled in on the way "
+		 "out, which a redirect by XDP never does, so they arrive "
+		 "wrong; turn it off at the sender: %s%s%sethtool -K %s tx off",
+		 name, dev, *ns ? "ip netns exec " : "", ns, *ns ? " " : "",
+		 name);
+	return 1;
+}
+
 void netdev_device_dir(const char *dev, bool sysfs_ours, char *buf, size_t len)
 {
 	char bus[ETHTOOL_BUSINFO_LEN + 1], path[PATH_MAX];
@@ -447,54 +659,36 @@ void netdev_device_dir(const char *dev, bool sysfs_ours, char *buf, size_t len)
  * has no NAPI to set before XDP is attached, and makes new ones at every
  * attach, which take the device's setting.
  */
+struct attr_arg {
+	const char *path, *val;
+};
+
+static int attr_child(const void *arg, char *out)
+{
+	const struct attr_arg *a = arg;
+
+	/* EBUSY: this very sysfs is on /sys already (the kernel refuses to
+	 * stack a superblock on itself), so it is ours. */
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    (mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NOEXEC, NULL) &&
+	     errno != EBUSY))
+		return -errno;
+	if (a->val)
+		return sysfs_write(a->path, a->val);
+	return sysfs_read_path(a->path, out, CHILD_OUT);
+}
+
 static int attr_private(const char *path, const char *val, char *buf, size_t len)
 {
-	struct {
-		int err;
-		char data[64];
-	} res = { .err = -EIO };
-	int pfd[2], status;
-	ssize_t n;
-	pid_t pid;
+	struct attr_arg a = { .path = path, .val = val };
+	char out[CHILD_OUT] = "";
+	int err;
 
-	if (pipe2(pfd, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -errno;
-	}
-	if (!pid) {
-		/* Only system calls from here: the parent may have threads. */
-		close(pfd[0]);
-		/* EBUSY: this very sysfs is on /sys already (the kernel
-		 * refuses to stack a superblock on itself), so it is ours. */
-		if (unshare(CLONE_NEWNS) ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-		    (mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NOEXEC, NULL) &&
-		     errno != EBUSY))
-			res.err = -errno;
-		else if (val)
-			res.err = sysfs_write(path, val);
-		else
-			res.err = sysfs_read_path(path, res.data,
-						  sizeof(res.data));
-		n = write(pfd[1], &res, sizeof(res));
-		_exit(n == sizeof(res) ? 0 : 1);
-	}
-	close(pfd[1]);
-	do
-		n = read(pfd[0], &res, sizeof(res));
-	while (n < 0 && errno == EINTR);
-	close(pfd[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (n != sizeof(res))
-		return -EIO;
-	if (!res.err && buf)
-		snprintf(buf, len, "%s", res.data);
-	return res.err;
+	err = run_in_child(attr_child, &a, out);
+	if (!err && buf)
+		snprintf(buf, len, "%s", out);
+	return err;
 }
 
 int netdev_attr(const char *root, const char *dev, const char *file,

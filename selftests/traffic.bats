@@ -977,3 +977,13 @@ lost_round()
 	run -0 tb_xnf attach d1 chain l3fwd
 	tb_expect "attach warns" "$(grep -c '^Warning: ' <<<"$output")" -eq 1
 }
+
+@test "status warns about a veth sender with tx checksum offload on, and not once it is off" {
+	tb_attach_both l3fwd
+	# tb_setup turned it off at s0 and k0 (the peers of d0 and d1).
+	tb_expect "no warning" "$(tb_xnf -j status | jq -c '[.[] | select(.warnings != []) | .dev]')" = '[]'
+	tb_src ethtool -K s0 tx on >/dev/null
+	tb_expect "d0 warned" "$(tb_xnf -j status | jq -c '[.[] | select(.warnings != []) | .dev]')" = '["d0"]'
+	tb_src ethtool -K s0 tx off >/dev/null
+	tb_expect "no warning again" "$(tb_xnf -j status | jq -c '[.[] | select(.warnings != []) | .dev]')" = '[]'
+}
