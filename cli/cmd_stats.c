@@ -27,7 +27,10 @@
  * nominal interval. Like every reading command it takes no lock
  * (XNF_OPEN_READ): a watch left running never blocks attach, detach or
  * route changes, and a stopped writer never blocks it. SIGINT and SIGTERM
- * end it with status 0.
+ * end it with status 0. On a terminal (text output, TERM not "dumb") each
+ * refresh redraws the screen in place, like watch(1) or top(1), cut to the
+ * terminal's height and width; elsewhere (a pipe, a file, -j) every refresh
+ * is appended, so that logs and scripts read lines.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -43,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <bpf/bpf.h>
 
 #include "cli.h"
@@ -951,8 +955,111 @@ static bool tick_wait(const sigset_t *sigs, double *deadline, double interval)
 	}
 }
 
+/*
+ * A watch on a terminal: each refresh is rendered into a buffer and drawn
+ * from the top left corner over the previous one (ECMA-48 controls, which
+ * every terminal emulator takes: CUP home, EL to the end of each line, ED
+ * below the last), so the screen does not scroll or flicker. What does not
+ * fit is cut: lines to the width, the refresh to the height, with a last
+ * line saying how many lines were left out.
+ *
+ * The print helpers write to stdout; glibc's stdout is a variable that may
+ * be assigned (glibc manual, "Standard Streams"), so a refresh is rendered
+ * by pointing it at a memory stream for the time of sample_print().
+ */
+struct screen {
+	FILE *tty; /* the real stdout while a refresh is rendered */
+	char *buf;
+	size_t len;
+};
+
+static bool screen_wanted(void)
+{
+	const char *term = getenv("TERM");
+
+	return !print_json() && isatty(STDOUT_FILENO) && term && *term &&
+	       strcmp(term, "dumb");
+}
+
+/* Rows and columns of the terminal now (it may have been resized); 0 where
+ * the terminal does not say. */
+static void screen_size(int *rows, int *cols)
+{
+	struct winsize ws = {};
+
+	ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
+	*rows = ws.ws_row;
+	*cols = ws.ws_col;
+}
+
+static int screen_begin(struct screen *sc)
+{
+	FILE *f;
+
+	sc->buf = NULL;
+	sc->len = 0;
+	f = open_memstream(&sc->buf, &sc->len);
+	if (!f)
+		return cli_err("cannot buffer a refresh: %s", strerror(errno));
+	fflush(stdout);
+	sc->tty = stdout;
+	stdout = f;
+	return 0;
+}
+
+/* One line of the buffer, cut to @cols bytes (0: not cut) but not inside
+ * a UTF-8 sequence, with EL so that the rest of the old line goes. */
+static void screen_line(const char *line, size_t len, int cols)
+{
+	if (cols > 0 && len > (size_t)cols) {
+		len = cols;
+		while (len && (line[len] & 0xc0) == 0x80)
+			len--;
+	}
+	printf("%.*s\033[K\n", (int)len, line);
+}
+
+static void screen_draw(struct screen *sc)
+{
+	const char *p, *nl, *end;
+	int rows, cols, lines = 0, room, n;
+	char note[128];
+
+	fclose(stdout); /* sets sc->buf and sc->len */
+	stdout = sc->tty;
+	screen_size(&rows, &cols);
+	p = sc->buf ?: "";
+	end = p + (sc->buf ? sc->len : 0);
+	while (end > p && end[-1] == '\n')
+		end--;
+	for (nl = p; nl < end; nl++)
+		lines += *nl == '\n';
+	lines += end > p;
+	/* The cursor stays on the row below the last line drawn. */
+	room = rows > 1 ? rows - 1 : INT_MAX;
+	fputs("\033[H", stdout);
+	for (n = 0; p < end; n++, p = nl + 1) {
+		nl = memchr(p, '\n', end - p) ?: end;
+		if (lines > room && n == room - 1) {
+			snprintf(note, sizeof(note),
+				 "... %d more lines: a taller terminal, or "
+				 "'xnf stats DEV watch', shows them",
+				 lines - n);
+			screen_line(note, strlen(note), cols);
+			break;
+		}
+		screen_line(p, nl - p, cols);
+	}
+	fputs("\033[J", stdout);
+	fflush(stdout);
+	free(sc->buf);
+	sc->buf = NULL;
+}
+
 static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
 {
+	bool tty = screen_wanted();
+	struct screen sc;
 	struct sample s[2];
 	double deadline;
 	sigset_t sigs;
@@ -974,13 +1081,25 @@ static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
 	if (err && o->dev && !s[cur].ndevs)
 		goto out;
 	err = 0;
+	if (tty) {
+		/* Something on the screen before the first rates. */
+		printf("\033[H\033[2Jxnf stats: the first rates in %.1f s\n",
+		       o->interval);
+		fflush(stdout);
+	}
 	deadline = s[cur].mono;
 	for (n = 0; !o->count || n < o->count; n++) {
 		if (tick_wait(&sigs, &deadline, o->interval))
 			break;
 		/* An interface that went away is reported and left out. */
 		sample_read(dp, o, &s[!cur]);
+		if (tty && screen_begin(&sc)) {
+			err = -1;
+			break;
+		}
 		sample_print(o, &s[!cur], &s[cur]);
+		if (tty)
+			screen_draw(&sc);
 		sample_free(&s[cur]);
 		cur = !cur;
 	}
@@ -1000,7 +1119,8 @@ static int stats_help(void)
 	       "  percpu   every NF's counters per CPU (the chain's \"in\" per CPU is\n"
 	       "           always shown)\n"
 	       "  watch    refresh every SECONDS (at least %.1f), with rates per second;\n"
-	       "           count N stops after N refreshes, else SIGINT / SIGTERM\n"
+	       "           count N stops after N refreshes, else SIGINT / SIGTERM; on a\n"
+	       "           terminal it redraws in place, elsewhere it appends lines\n"
 	       "  reset    zero the counters and batch histograms of DEV (of all\n"
 	       "           interfaces and the firewall hits without DEV); prints nothing\n"
 	       "           unless watch is given too\n"

@@ -907,6 +907,28 @@ stats_settled()
 	tb_expect "watch refreshes" "$(echo "$lines" | tr -d '\n')" = "[true,2][true,2]"
 	run -0 timeout "$TB_TIMEOUT" ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
 		"$XNF" stats watch 0.2 count 2
+	# Not a terminal: lines only, no terminal controls.
+	[[ "$output" != *$'\e'* ]]
+	local piped=${#lines[@]}
+
+	# On a terminal of 12 rows and 40 columns (script(1) gives it one):
+	# every refresh is drawn from the top left corner (CUP home) and fits
+	# the screen, 11 lines at most, none wider than 40 columns; two
+	# interfaces do not fit, so the refreshes fill it.
+	run -0 timeout "$TB_TIMEOUT" ip netns exec "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
+		TERM=xterm script -qec "stty rows 12 cols 40; '$XNF' stats watch 0.2 count 2" /dev/null
+	local drawn widest
+	read -r drawn widest < <(/usr/bin/python3 -c '
+import sys
+out = sys.stdin.read().replace("\r", "").replace("\x1b[K", "").replace("\x1b[J", "")
+refreshes = [r.rstrip("\n").split("\n") for r in out.split("\x1b[H")[2:]]
+print(",".join(str(len(r)) for r in refreshes), max(len(l) for r in refreshes for l in r))' \
+		<<<"$output")
+	printf "%s\n" "$output" | cat -v | tail -13
+	echo "piped: $piped lines; on the terminal: lines per refresh $drawn, widest $widest"
+	tb_expect "piped output longer than the terminal" "$piped" -gt 22
+	tb_expect "two refreshes, each fills the 11 rows" "$drawn" = "11,11"
+	tb_expect "no line wider than the terminal" "$widest" -le 40
 }
 
 # xmit_lost JSON DEV: frames redirected to DEV that the kernel lost

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """Report and plots of a bench.py results directory:
 
-    report.py DIR     # DIR/report.md and DIR/*.png from DIR/*.csv, meta.json
+    report.py DIR          # DIR/report.md and DIR/*.png from DIR/*.csv, meta.json
+    report.py --from DIR   # the same again from a recorded run (docs/bench); a
+                           # figure whose CSV is not there is kept as it is
 
 Every figure shows the median of the repetitions with min..max as error
 bars. The figures follow the papers' (Niu et al., CAN'17): Fig. 2
@@ -28,9 +30,6 @@ RATE_ORDER = ["100", "1k", "10k", "100k", "1M", "max"]
 MAIN = ["redirect", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm", "xnf-3nf-tailcall-lpm",
         "xnf-3nf-fused-lpm", "xnf-3nf-tailcall-fib", "linux", "linux-nft", "worker-l3fwd",
         "worker-macswap", "xskfwd"]
-STYLE = {"redirect": ("k", "-"), "linux": ("tab:red", "-"), "linux-nft": ("tab:red", "--"),
-         "worker-l3fwd": ("tab:purple", "-"), "worker-macswap": ("tab:purple", ":"),
-         "xskfwd": ("tab:gray", "--")}
 TARGET_TPUT_CEIL, TARGET_TPUT_NFT, TARGET_LAT = 0.85, 5.0, 2.0
 
 
@@ -77,19 +76,32 @@ def dp_order(names):
     return sorted(set(names), key=lambda n: (rank.get(n, len(MAIN)), n))
 
 
+# Every dataplane keeps one colour and one marker in every figure, so that no
+# two lines differ by their dash alone: assign_styles() gives each dataplane
+# of a run its own pair (the MAIN ones first, in MAIN's order). Dataplanes
+# outside xnf are drawn dashed as well, a second cue.
+COLORS = ["black", "tab:blue", "tab:green", "tab:orange", "tab:brown", "tab:pink", "tab:red",
+          "tab:olive", "tab:purple", "tab:cyan", "tab:gray", "navy", "lime", "gold", "teal",
+          "salmon", "indigo", "darkred", "yellowgreen", "slateblue"]
+MARKERS = ["o", "s", "^", "v", "D", "P", "X", "*", "h", "<", ">", "p", "d", "H", "8"]
+STYLES = {}
+
+
+def assign_styles(names):
+    for i, dp in enumerate(dp_order(names)):
+        ls = "-" if dp == "redirect" or dp.startswith("xnf-") else "--"
+        STYLES[dp] = (COLORS[i % len(COLORS)], MARKERS[i % len(MARKERS)], ls)
+
+
 def style(dp):
-    if dp in STYLE:
-        return STYLE[dp]
-    if dp.startswith("xnf-"):
-        n = dp.split("-")[1]
-        color = {"1nf": "tab:blue", "2nf": "tab:green", "3nf": "tab:orange"}.get(n, "tab:cyan")
-        ls = {"tailcall-lpm": "-", "fused-lpm": "--", "tailcall-fib": ":",
-              "fused-fib": "-."}.get(dp.split("-", 2)[2], "-")
-        return color, ls
-    return None, "-"
+    """(colour, marker, line style) of a dataplane."""
+    if dp not in STYLES:
+        assign_styles(list(STYLES) + [dp])
+    return STYLES[dp]
 
 
-def errbar(ax, xs, ss, scale, label, dp, marker="o"):
+def errbar(ax, xs, ss, scale, label, dp, color=None, marker=None, ls=None):
+    """Median with min..max error bars at xs; None in ss is a point not measured."""
     pts = [(x, s) for x, s in zip(xs, ss) if s is not None]
     if not pts:
         return
@@ -97,9 +109,15 @@ def errbar(ax, xs, ss, scale, label, dp, marker="o"):
     med = [p[1][0] / scale for p in pts]
     lo = [(p[1][0] - p[1][1]) / scale for p in pts]
     hi = [(p[1][2] - p[1][0]) / scale for p in pts]
-    color, ls = style(dp)
-    ax.errorbar(x, med, yerr=[lo, hi], label=label, color=color, linestyle=ls, marker=marker,
-                markersize=4, capsize=2, linewidth=1.3)
+    c, m, line = style(dp) if dp else (None, "o", "-")
+    ax.errorbar(x, med, yerr=[lo, hi], label=label, color=color or c,
+                linestyle=ls or line, marker=marker or m, markersize=5, capsize=2,
+                linewidth=1.3)
+
+
+def legend_right(ax, **kw):
+    """The legend beside the axes, never over the data."""
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=7, **kw)
 
 
 def save(fig, out, name, made):
@@ -120,54 +138,110 @@ def empty_fig(out, name, title, why, made):
 
 # ---- figures ---------------------------------------------------------------------
 
+def size_axis(ax, sizes):
+    """Frame sizes on the x axis: the numeric ones evenly spaced (they double,
+    about), then a gap and the categorical mixes ('dc', 'imix'), which are not
+    sizes: returns {size: x} and the numeric sizes, in order."""
+    nums = [s for s in sizes if s.isdigit()]
+    cats = [s for s in sizes if not s.isdigit()]
+    pos = {s: i for i, s in enumerate(nums)}
+    pos.update({s: len(nums) + 0.5 + i for i, s in enumerate(cats)})
+    ax.set_xticks([pos[s] for s in sizes])
+    ax.set_xticklabels(sizes)
+    if nums and cats:
+        ax.axvline(len(nums) - 0.25, color="grey", linewidth=0.8)
+        ax.text(len(nums) - 0.2, 1.0, " mixes", transform=ax.get_xaxis_transform(),
+                va="top", fontsize=7, color="grey")
+    return pos, nums
+
+
 def fig_size(out, rows, zl, made):
-    """Fig. 2: throughput (Mpps and Gb/s) against frame size."""
+    """Fig. 2: throughput (Mpps and Gb/s) against frame size. Log y axes: the
+    dataplanes differ by more than a decade. The frame-size mixes are points of
+    their own, not joined to the sizes' lines."""
     name = "fig2_throughput_size.png"
     if not rows:
         return empty_fig(out, name, "Throughput vs frame size", "no throughput rows", made)
     sizes = [s for s in SIZE_ORDER if any(r["size"] == s for r in rows)]
+    sizes += sorted({r["size"] for r in rows} - set(sizes))
     g = group(rows, "dataplane", "size")
     dps = [d for d in dp_order(r["dataplane"] for r in rows) if d in MAIN]
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    for dp in dps:
-        ss = [stats(g.get((dp, s), []), "rx_pps") for s in sizes]
-        errbar(axes[0], range(len(sizes)), ss, 1e6, dp, dp)
-        ss = [stats(g.get((dp, s), []), "rx_gbps") for s in sizes]
-        errbar(axes[1], range(len(sizes)), ss, 1, dp, dp)
-    for ax, yl in zip(axes, ("Mpps (max offered load)", "Gb/s (frames with FCS)")):
-        ax.set_xticks(range(len(sizes)))
-        ax.set_xticklabels(sizes)
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
+    for ax, field, scale in ((axes[0], "rx_pps", 1e6), (axes[1], "rx_gbps", 1)):
+        pos, nums = size_axis(ax, sizes)
+        for dp in dps:
+            errbar(ax, [pos[s] for s in nums], [stats(g.get((dp, s), []), field) for s in nums],
+                   scale, dp, dp)
+            for s in sizes:
+                if s not in nums:
+                    errbar(ax, [pos[s]], [stats(g.get((dp, s), []), field)], scale, None, dp,
+                           ls="none")
+        ax.set_yscale("log")
         ax.set_xlabel("frame size (bytes)")
-        ax.set_ylabel(yl)
-        ax.grid(alpha=0.3)
-        ax.set_ylim(bottom=0)
-    axes[0].legend(fontsize=7)
-    fig.suptitle("Throughput vs frame size (median, min–max), as Niu et al. Fig. 2")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].set_ylabel("Mpps (max offered load)")
+    axes[1].set_ylabel("Gb/s (frames with FCS)")
+    legend_right(axes[1])
+    fig.suptitle("Throughput vs frame size (median, min–max; log scale), as Niu et al. Fig. 2")
     save(fig, out, name, made)
 
 
 def fig_zeroloss(out, zl, tput, made):
+    """Zero-loss against maximum-load throughput, sorted by the latter. Log
+    axis; a zero-loss search that found nothing above its resolution is a
+    hatched bar up to that bound, a point not measured an 'n/a': never a bar of 0."""
     name = "fig2b_zeroloss.png"
     if not zl:
         return empty_fig(out, name, "Zero-loss throughput", "no zero-loss rows", made)
     size = "64" if any(r["size"] == "64" for r in zl) else zl[0]["size"]
     rows = [r for r in zl if r["size"] == size]
-    dps = dp_order(r["dataplane"] for r in rows)
-    g, gt = group(rows, "dataplane"), group([r for r in tput if r["size"] == size], "dataplane")
-    fig, ax = plt.subplots(figsize=(max(6, 0.55 * len(dps) + 2), 4.5))
-    x = range(len(dps))
-    zs = [stats(g.get((d,), []), "rx_pps") for d in dps]
-    ms = [stats(gt.get((d,), []), "rx_pps") for d in dps]
-    ax.bar([i - 0.2 for i in x], [m[0] / 1e6 if m else 0 for m in ms], 0.4,
-           label="max offered load", color="tab:blue")
-    ax.bar([i + 0.2 for i in x], [z[0] / 1e6 if z else 0 for z in zs], 0.4,
-           label="zero loss", color="tab:green")
-    ax.set_xticks(list(x))
+    trows = [r for r in tput if r["size"] == size]
+    g, gt = group(rows, "dataplane"), group(trows, "dataplane")
+    dps = dp_order(r["dataplane"] for r in rows + trows)
+    ms = {d: stats(gt.get((d,), []), "rx_pps") for d in dps}
+    zs = {d: stats(g.get((d,), []), "rx_pps") for d in dps}
+    # A search that found no rate above its resolution records 0: that is an
+    # upper bound (the resolution), not a measured 0.
+    res = {d: stats(g.get((d,), []), "resolution_pps") for d in dps}
+    below = {d: zs[d] is not None and zs[d][0] <= 0 and res[d] is not None for d in dps}
+    zs = {d: z if z and z[0] > 0 else None for d, z in zs.items()}
+    dps.sort(key=lambda d: -(ms[d] or zs[d] or (0,))[0])
+    vals = [v[0] / 1e6 for v in list(ms.values()) + list(zs.values()) if v]
+    vals += [res[d][0] / 1e6 for d in dps if below[d]]
+    floor = min(vals) / 3
+    fig, ax = plt.subplots(figsize=(max(7, 0.6 * len(dps) + 3), 5))
+    w = 0.4
+    for i, d in enumerate(dps):
+        for dx, s, color in ((-w / 2, ms[d], "tab:blue"), (w / 2, zs[d], "tab:green")):
+            if s:
+                ax.bar(i + dx, s[0] / 1e6 - floor, w, bottom=floor, color=color,
+                       yerr=[[(s[0] - s[1]) / 1e6], [(s[2] - s[0]) / 1e6]], capsize=2,
+                       error_kw={"linewidth": 0.8})
+            elif color == "tab:green" and below[d]:
+                top = res[d][0] / 1e6
+                ax.bar(i + dx, top - floor, w, bottom=floor, color="none", edgecolor=color,
+                       hatch="///", linewidth=0.8)
+                ax.text(i + dx, top * 1.08, f"< {top:.2f}", ha="center", va="bottom",
+                        fontsize=6, rotation=90)
+            else:
+                ax.text(i + dx, floor * 1.15, "n/a", ha="center", va="bottom", fontsize=7,
+                        rotation=90, color="grey")
+        if ms[d] and zs[d]:
+            ax.text(i + w / 2, zs[d][2] / 1e6 * 1.08, f"{zs[d][0] / ms[d][0]:.0%}",
+                    ha="center", va="bottom", fontsize=6)
+    ax.bar(0, 0, 0, color="tab:blue", label="max offered load")
+    ax.bar(0, 0, 0, color="tab:green", label="zero loss")
+    ax.bar(0, 0, 0, color="none", edgecolor="tab:green", hatch="///",
+           label="zero loss: none found above\nthe search's resolution (Mpps)")
+    ax.set_yscale("log")
+    ax.set_ylim(bottom=floor)
+    ax.set_xticks(range(len(dps)))
     ax.set_xticklabels(dps, rotation=45, ha="right", fontsize=7)
-    ax.set_ylabel("Mpps")
-    ax.set_title(f"Throughput at {size} B: max offered load vs zero loss (median)")
-    ax.legend(fontsize=8)
-    ax.grid(axis="y", alpha=0.3)
+    ax.set_ylabel("Mpps (log scale)")
+    ax.set_title(f"Throughput at {size} B: max offered load vs zero loss (median, min–max; "
+                 "label: zero loss as % of max)", fontsize=9)
+    legend_right(ax)
+    ax.grid(axis="y", alpha=0.3, which="both")
     save(fig, out, name, made)
 
 
@@ -183,18 +257,18 @@ def fig_chain(out, rows, made):
     base = group([r for r in rows if r["dataplane"] == "redirect"], "size")
     g = group(xr, "form", "route", "chain_len", "size")
     fig, axes = plt.subplots(1, len(variants), figsize=(4.2 * len(variants), 4), squeeze=False)
-    cmap = plt.get_cmap("viridis")
     for ax, v in zip(axes[0], variants):
         form, route = v.split("-")
         for k, s in enumerate(sizes):
-            color = cmap(k / max(1, len(sizes) - 1))
+            color, marker = COLORS[1 + k % (len(COLORS) - 1)], MARKERS[k % len(MARKERS)]
             ss = [stats(g.get((form, route, str(n), s), []), "rx_pps") for n in (1, 2, 3)]
             pts = [(n, q) for n, q in zip((1, 2, 3), ss) if q]
             if pts:
                 ax.errorbar([p[0] for p in pts], [p[1][0] / 1e6 for p in pts],
                             yerr=[[(p[1][0] - p[1][1]) / 1e6 for p in pts],
                                   [(p[1][2] - p[1][0]) / 1e6 for p in pts]],
-                            marker="o", color=color, label=f"{s} B", capsize=2)
+                            marker=marker, color=color, capsize=2,
+                            label=f"{s} B" if s.isdigit() else s)
             b = stats(base.get((s,), []), "rx_pps")
             if b:
                 ax.axhline(b[0] / 1e6, color=color, linestyle=":", linewidth=0.8)
@@ -205,7 +279,7 @@ def fig_chain(out, rows, made):
         ax.set_ylabel("Mpps")
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
+    legend_right(axes[0][-1], title="frame size")
     fig.suptitle("Throughput vs NF chain length, as Niu et al. Fig. 3")
     save(fig, out, name, made)
 
@@ -234,36 +308,40 @@ def fig_latency_rate(out, rows, made):
         ax.set_xlabel("offered rate (pps; 'max' plotted at the rate reached)")
         ax.set_ylabel(f"latency {t} (µs)")
         ax.grid(alpha=0.3, which="both")
-    axes[0].legend(fontsize=7)
+    legend_right(axes[1])
     size = rows[0].get("size", "")
     fig.suptitle(f"Latency vs sending rate ({size} B frames), as Niu et al. Fig. 5")
     save(fig, out, name, made)
 
 
 def fig_latency_chain(out, rows, made):
-    """Fig. 6: latency against chain length."""
+    """Fig. 6: latency against chain length, p50, mean and p99 as points with
+    min..max bars on a log axis (they span three decades)."""
     name = "fig6_latency_chain.png"
     if not rows:
         return empty_fig(out, name, "Latency vs chain length", "no chain-latency rows", made)
     dps = dp_order(r["dataplane"] for r in rows)
     g = group(rows, "dataplane")
-    fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(dps) + 2), 4.5))
-    w = 0.27
-    for k, (f, label) in enumerate((("lat_p50_ns", "p50"), ("lat_mean_ns", "mean"),
-                                    ("lat_p99_ns", "p99"))):
-        ss = [stats(g[(d,)], f) for d in dps]
-        ax.bar([i + (k - 1) * w for i in range(len(dps))], [s[0] / 1e3 if s else 0 for s in ss],
-               w, yerr=[[(s[0] - s[1]) / 1e3 if s else 0 for s in ss],
-                        [(s[2] - s[0]) / 1e3 if s else 0 for s in ss]],
-               label=label, capsize=2)
+    fig, ax = plt.subplots(figsize=(max(7, 0.75 * len(dps) + 3), 4.8))
+    w = 0.25
+    for k, (f, label, color, marker) in enumerate(
+            (("lat_p50_ns", "p50", "tab:blue", "o"), ("lat_mean_ns", "mean", "tab:orange", "s"),
+             ("lat_p99_ns", "p99", "tab:red", "^"))):
+        errbar(ax, [i + (k - 1) * w for i in range(len(dps))],
+               [stats(g[(d,)], f) for d in dps], 1e3, label, None, color=color, marker=marker,
+               ls="none")
+    for i in range(1, len(dps)):
+        ax.axvline(i - 0.5, color="grey", linewidth=0.4, alpha=0.5)
+    ax.set_yscale("log")
+    ax.set_xlim(-0.5, len(dps) - 0.5)
     ax.set_xticks(range(len(dps)))
     ax.set_xticklabels(dps, rotation=45, ha="right", fontsize=7)
-    ax.set_ylabel("latency (µs)")
+    ax.set_ylabel("latency (µs, log scale)")
     rate, size = rows[0].get("rate", ""), rows[0].get("size", "")
-    ax.set_title(f"Latency by dataplane and chain length ({size} B, {rate} pps), "
-                 "as Niu et al. Fig. 6", fontsize=9)
-    ax.legend(fontsize=8)
-    ax.grid(axis="y", alpha=0.3)
+    ax.set_title(f"Latency by dataplane and chain length ({size} B, {rate} pps; median, "
+                 "min–max), as Niu et al. Fig. 6", fontsize=9)
+    legend_right(ax)
+    ax.grid(axis="y", alpha=0.3, which="both")
     save(fig, out, name, made)
 
 
@@ -297,7 +375,7 @@ def fig_batch(out, batch, lat, made):
         row[0].set_xlabel(f"batch size ({'worker ring reads' if src == 'worker' else 'NAPI poll'})")
         row[0].set_ylabel("fraction of polls")
         row[0].set_title(f"{dp}: batch-size distribution by offered rate", fontsize=9)
-        row[0].legend(fontsize=7)
+        legend_right(row[0])
         row[0].grid(alpha=0.3)
         lr = group([r for r in lat if r["dataplane"] == dp], "rate")
         rr = [x for x in RATE_ORDER if (x,) in lr]
@@ -306,8 +384,8 @@ def fig_batch(out, batch, lat, made):
         mb = [stats(lr[(x,)], "batch_mean") for x in rr]
         ax2 = row[1].twinx()
         errbar(row[1], xs, [(s[0] * 100, s[1] * 100, s[2] * 100, s[3]) if s else None for s in loss],
-               1, "loss (%)", "linux")
-        errbar(ax2, xs, mb, 1, "mean batch", "xnf-1nf-tailcall-lpm", marker="s")
+               1, "loss (%)", dp, color="tab:red", marker="o", ls="-")
+        errbar(ax2, xs, mb, 1, "mean batch", dp, color="tab:blue", marker="s", ls="--")
         row[1].set_xscale("log")
         row[1].set_xlabel("offered rate (pps)")
         row[1].set_ylabel("loss (%)", color="tab:red")
@@ -327,11 +405,11 @@ def fig_rules(out, rows, made):
         ns = sorted(int(k[0]) for k in g)
         errbar(ax, ns, [stats(g[(str(n),)], "rx_pps") for n in ns], 1e6, dp, dp)
     ax.set_xscale("log")
+    ax.set_yscale("log")
     ax.set_xlabel("firewall rules")
-    ax.set_ylabel("Mpps (64 B, max offered load)")
-    ax.set_ylim(bottom=0)
+    ax.set_ylabel("Mpps (64 B, max offered load; log scale)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=8)
+    legend_right(ax)
     ax.set_title("Firewall rule count vs throughput: xnf (fw,l3fwd) and nftables")
     save(fig, out, name, made)
 
@@ -377,7 +455,17 @@ def targets(tput, lat, zl=()):
     return out
 
 
-def write(out):
+# The CSV each figure is drawn from; `--from` leaves a figure whose CSV was
+# not recorded as it is (docs/bench keeps no batch.csv).
+SOURCES = {"fig2_throughput_size.png": "throughput.csv", "fig2b_zeroloss.png": "zeroloss.csv",
+           "fig3_throughput_chain.png": "throughput.csv", "fig5_latency_rate.png": "latency.csv",
+           "fig6_latency_chain.png": "latency_chain.csv", "batch_loss_rate.png": "batch.csv",
+           "rules_throughput.png": "rules.csv"}
+
+
+def write(out, rerender=False):
+    """Figures and report.md of the results in out. rerender: from CSVs
+    recorded earlier, keeping the figures whose CSV is not there."""
     tput = read_csv(os.path.join(out, "throughput.csv"))
     zl = read_csv(os.path.join(out, "zeroloss.csv"))
     lat = read_csv(os.path.join(out, "latency.csv"))
@@ -389,13 +477,20 @@ def write(out):
         with open(os.path.join(out, "meta.json")) as f:
             meta = json.load(f)
     made = []
-    fig_size(out, tput, zl, made)
-    fig_zeroloss(out, zl, tput, made)
-    fig_chain(out, tput, made)
-    fig_latency_rate(out, lat, made)
-    fig_latency_chain(out, chain, made)
-    fig_batch(out, batch, lat, made)
-    fig_rules(out, rules, made)
+    assign_styles(r["dataplane"] for r in tput + zl + lat + chain + batch + rules)
+    for name, draw in (("fig2_throughput_size.png", lambda: fig_size(out, tput, zl, made)),
+                       ("fig2b_zeroloss.png", lambda: fig_zeroloss(out, zl, tput, made)),
+                       ("fig3_throughput_chain.png", lambda: fig_chain(out, tput, made)),
+                       ("fig5_latency_rate.png", lambda: fig_latency_rate(out, lat, made)),
+                       ("fig6_latency_chain.png", lambda: fig_latency_chain(out, chain, made)),
+                       ("batch_loss_rate.png", lambda: fig_batch(out, batch, lat, made)),
+                       ("rules_throughput.png", lambda: fig_rules(out, rules, made))):
+        if (rerender and not os.path.exists(os.path.join(out, SOURCES[name])) and
+                os.path.exists(os.path.join(out, name))):
+            print(f"report.py: {name} kept: no {SOURCES[name]} in {out}", file=sys.stderr)
+            made.append(name)
+            continue
+        draw()
 
     L = ["# xnf benchmark report", ""]
     a = meta.get("args", {})
@@ -554,6 +649,9 @@ def write(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("Usage: report.py RESULTS_DIR")
-    write(sys.argv[1])
+    if len(sys.argv) == 2 and not sys.argv[1].startswith("-"):
+        write(sys.argv[1])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--from":
+        write(sys.argv[2], rerender=True)
+    else:
+        sys.exit("Usage: report.py RESULTS_DIR | report.py --from RECORDED_DIR")

@@ -13,6 +13,9 @@ import numpy as np
 from .model import TARGET_JSD, ModelError
 from .output import fmt_pct, fmt_rate
 
+# The smallest probability the distribution plots show.
+FLOOR = 1e-4
+
 
 def plot_predict(path, o):
     plt = pyplot()
@@ -21,10 +24,7 @@ def plot_predict(path, o):
     fig, ax = plt.subplots(figsize=(8, 4.5))
     meas = o.get("measured")
     if meas:
-        pm = np.asarray(meas["distribution"])
-        ax.bar(k[:len(pm)] - 0.2, pm, width=0.4, label="measured",
-               color="tab:blue")
-        ax.bar(k + 0.2, v, width=0.4, label="model", color="tab:red")
+        dist_axes(ax, meas["distribution"], v)
         ax.set_title("L=%d beta=%d %s: JSD %.4f, RE %.3g" % (
             o["input"]["L"], o["input"]["beta"],
             fmt_rate(o["input"]["rate_pps"]), meas["jsd"],
@@ -35,9 +35,9 @@ def plot_predict(path, o):
             o["input"]["L"], o["input"]["beta"],
             fmt_rate(o["input"]["rate_pps"]), o["mean_batch"],
             fmt_pct(o["loss"])))
-    ax.set_xlabel("batch size (packets)")
-    ax.set_ylabel("probability")
-    ax.legend()
+        ax.set_xlabel("batch size (packets)")
+        ax.set_ylabel("probability")
+        ax.legend()
     fig.tight_layout()
     save(fig, path)
 
@@ -48,7 +48,7 @@ def validate_plots(path, path_dist, res):
     if not rows:
         return
     x = np.array([r["rate_pps"] for r in rows]) / 1e6
-    fig, ax = plt.subplots(1, 3, figsize=(14, 4))
+    fig, ax = plt.subplots(1, 3, figsize=(14, 4.6))
     ax[0].plot(x, [r["mean_measured"] for r in rows], "o", label="measured")
     ax[0].plot(x, [r["mean_model"] for r in rows], "x-", label="model")
     ax[0].set_ylabel("mean batch (packets)")
@@ -62,28 +62,50 @@ def validate_plots(path, path_dist, res):
     ax[2].axhline(TARGET_JSD, color="grey", ls=":", label="target")
     ax[2].set_ylabel("Jensen-Shannon divergence")
     for a in ax:
-        a.set_xlabel("arrival rate at the ring (Mpps)")
-        a.legend()
+        # The sweep's rates span decades: a linear axis crowds the low ones.
+        a.set_xscale("log")
+        a.set_xlabel("arrival rate at the ring (Mpps, log scale)")
+        a.grid(alpha=0.3, which="both")
+        a.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3,
+                 fontsize=8, frameon=False)
     fig.suptitle("model vs AF_XDP worker, L=%d beta=%d" % (res["L"],
                                                           res["beta"]))
     fig.tight_layout()
     save(fig, path)
     pick = sorted({0, len(rows) // 2, len(rows) - 1})
-    fig, ax = plt.subplots(1, len(pick), figsize=(5 * len(pick), 4),
+    fig, ax = plt.subplots(1, len(pick), figsize=(6 * len(pick), 4.2),
                            squeeze=False)
     for a, i in zip(ax[0], pick):
         r = rows[i]
-        k = np.arange(res["beta"] + 1)
-        a.bar(k - 0.2, r["distribution_measured"], width=0.4,
-              label="measured")
-        a.bar(k + 0.2, r["distribution_model"], width=0.4, label="model")
+        dist_axes(a, r["distribution_measured"], r["distribution_model"])
         a.set_title("%s: JSD %.3f, RE %.3g" % (fmt_rate(r["rate_pps"]),
                                                r["jsd"], r["rel_error"]))
-        a.set_xlabel("batch size")
-        a.set_ylabel("probability")
-        a.legend()
     fig.tight_layout()
     save(fig, path_dist)
+
+
+def dist_axes(a, measured, model):
+    """Two batch-size distributions on one axes: the measurement as bars, the
+    model as a step outline over them, so neither hides the other however
+    many sizes there are. Log probability (the tails matter for the JSD);
+    the x axis ends after the last size either gives 1e-4."""
+    pm, pd = np.asarray(measured, float), np.asarray(model, float)
+    n = max(len(pm), len(pd))
+    pm, pd = np.pad(pm, (0, n - len(pm))), np.pad(pd, (0, n - len(pd)))
+    seen = np.nonzero((pm >= FLOOR) | (pd >= FLOOR))[0]
+    hi = min(n - 1, max(8, int(seen[-1]) + 1 if len(seen) else 8))
+    k = np.arange(hi + 1)
+    a.bar(k, np.maximum(pm[:hi + 1], FLOOR), width=0.85, bottom=0,
+          color="tab:blue", alpha=0.6, label="measured")
+    a.step(np.append(k, hi + 1) - 0.5, np.append(pd[:hi + 1], pd[hi]),
+           where="post", color="tab:red", linewidth=1.6, label="model")
+    a.set_yscale("log")
+    a.set_ylim(FLOOR, 1.5)
+    a.set_xlim(-0.7, hi + 0.7)
+    a.set_xlabel("batch size (packets)")
+    a.set_ylabel("probability (log scale)")
+    a.grid(alpha=0.3, which="both", axis="y")
+    a.legend()
 
 
 def pyplot():
