@@ -154,7 +154,7 @@ static void usage(FILE *f)
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
 		"            xconnect | config | save | apply | destroy | plan | worker | neigh |\n"
-		"            model }\n"
+		"            model | exporter }\n"
 		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -V | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused | tailcall]\n"
