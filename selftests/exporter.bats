@@ -6,6 +6,7 @@
 # - both outputs pass Debian's own checker (promtool check metrics) and
 #   carry the values `xnf -j stats` shows, on a test bed gone idle after
 #   traffic (selftests/lib/prom_vs_json.py compares them);
+# - an AF_XDP worker's counters, busy/idle time and batch histogram too;
 # - the exporter is scraped by a real HTTP client (curl), never takes the
 #   instance's lock, serves xnf_up 0 while the instance is destroyed and
 #   the counters again once it is back, without a restart;
@@ -116,6 +117,43 @@ same_stats()
 		"$TB_TMP/scrape.txt"
 	grep -q '^xnf_napi_batch_size_packets_bucket{interface="d0",le="+Inf"} [1-9]' "$TB_TMP/scrape.txt"
 	grep -q '^# TYPE xnf_napi_batch_size_packets histogram$' "$TB_TMP/scrape.txt"
+}
+
+worker_state()
+{
+	tb_xnf -j status d0 | jq -r '.workers[0].state // "none"'
+}
+
+# d0's worker runs, or its process is gone.
+worker_settled()
+{
+	[ "$(worker_state)" = running ] || ! kill -0 "$WPID" 2>/dev/null
+}
+
+@test "an AF_XDP worker's counters, busy and idle time and batch histogram equal xnf -j stats" {
+	tb_xnf chain set d0 xsk
+	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" worker d0 \
+		nf l3fwd egress d1 duration 120
+	WPID=$TB_BG_PID
+	tb_until "the worker to run" worker_settled
+	[ "$(worker_state)" = running ]
+	tb_ping_ok "$TB_SRC" $TB_SINK4 10
+	exporter_start
+	scrape >"$TB_TMP/running.txt"
+	grep -q '^xnf_worker_up{interface="d0",queue="0"} 1$' "$TB_TMP/running.txt"
+
+	# Stopped, its counters stay and no longer move: compare them.
+	tb_bg_stop "$WPID"
+	[ "$(worker_state)" = stopped ]
+	tb_until "idle counters" same_stats
+	scrape >"$TB_TMP/scrape.txt"
+	tb_stats_json >"$TB_TMP/stats.json"
+	run -0 promtool check metrics <"$TB_TMP/scrape.txt"
+	run -0 python3 "$TB_TOP/selftests/lib/prom_vs_json.py" "$TB_TMP/scrape.txt" "$TB_TMP/stats.json"
+	grep -q '^xnf_worker_up{interface="d0",queue="0"} 0$' "$TB_TMP/scrape.txt"
+	grep -q '^xnf_worker_received_packets_total{interface="d0",queue="0"} 10$' "$TB_TMP/scrape.txt"
+	grep -q '^xnf_worker_busy_seconds_total{interface="d0",queue="0"} 0\.[0-9]*[1-9]' "$TB_TMP/scrape.txt"
+	grep -q '^xnf_worker_batch_size_packets_bucket{interface="d0",queue="0",le="+Inf"} [1-9]' "$TB_TMP/scrape.txt"
 }
 
 @test "the exporter takes no lock and survives destroy and attach between two scrapes" {

@@ -74,6 +74,24 @@ def main():
             check('xnf_worker_received_packets_total', wl, w['rx_packets'])
             check('xnf_worker_transmitted_packets_total', wl,
                   w['tx_packets'])
+            check('xnf_worker_polls_total', wl, w['polls'])
+            check('xnf_worker_empty_polls_total', wl, w['empty_polls'])
+            check('xnf_worker_dropped_packets_total',
+                  {**wl, 'reason': 'tx_full'}, w['drop']['tx_full'])
+            for key in ('busy', 'idle'):
+                name = f'xnf_worker_{key}_seconds_total'
+                got = metrics.get((name, frozenset(wl.items())))
+                n += 1
+                if got is None or round(got * 1e9) != w[f'{key}_ns']:
+                    bad.append(f'{name}{wl} = {got}, JSON says '
+                               f'{w[key + "_ns"]} ns')
+            hist = w['batch_hist']
+            check('xnf_worker_batch_size_packets_count', wl,
+                  sum(b['batches'] for b in hist))
+            check('xnf_worker_batch_size_packets_sum', wl,
+                  sum(b['size'] * b['batches'] for b in hist))
+            check('xnf_worker_batch_size_packets_bucket', {**wl, 'le': '0'},
+                  sum(b['batches'] for b in hist if b['size'] == 0))
     for r in stats['fw_hits']:
         prio = str(r['prio'])
         for name, key in (('packets', 'packets'), ('bytes', 'bytes')):
