@@ -206,7 +206,7 @@ GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
 INSTALL ?= install
 MODEL_SRCS := $(wildcard tools/xnf_model/*.py)
 UNITS := xnf.service xnf-worker@.service xnf-route-sync.service \
-	xnf-neigh-follow.service
+	xnf-neigh-follow.service xnf-exporter.service
 
 # What is installed, built without the tests and benchmark tools.
 .PHONY: programs

@@ -50,6 +50,7 @@
 #include <bpf/bpf.h>
 
 #include "cli.h"
+#include "stats.h"
 #include "worker.h"
 
 #define NAME_W	     10	 /* first column of the text tables */
@@ -64,38 +65,9 @@ struct stats_opts {
 	bool percpu;
 	bool watch;
 	bool reset;
+	bool prom;	 /* -f prometheus */
 	double interval; /* seconds, with watch */
 	__u32 count;	 /* refreshes; 0: until SIGINT / SIGTERM */
-};
-
-/* One interface at one instant. */
-struct dev_sample {
-	char name[NAME_MAX + 1];
-	struct xnf_dev_info info;
-	struct xnf_stats sum;
-	struct xnf_stats *cpu;		  /* [ncpus] */
-	bool have_batch;		  /* xnf_batch has an entry for it */
-	struct xnf_batch_hist batch;	  /* summed over CPUs */
-	struct xnf_batch_hist *batch_cpu; /* [ncpus] */
-	bool have_xmit;			  /* xnf_xmit has an entry for it */
-	struct xnf_xmit_counters xmit;	  /* summed over CPUs */
-};
-
-/* One firewall rule in use, with its hits summed over CPUs. */
-struct fw_row {
-	__u32 slot;
-	struct xnf_fw_rule rule;
-	struct xnf_fw_hit hit;
-};
-
-struct sample {
-	struct dev_sample *devs;
-	int ndevs;
-	struct fw_row *fw; /* in priority order */
-	int nfw;
-	__u32 fw_default; /* enum xnf_fw_action of the active rule set */
-	double mono;	  /* CLOCK_MONOTONIC, seconds */
-	struct timespec wall;
 };
 
 /* Rates of one refresh: @prev is the sample SECONDS earlier. */
@@ -196,6 +168,36 @@ static void batch_read(struct xnf_dp *dp, struct dev_sample *d)
 			d->batch.polls[b] += d->batch_cpu[cpu].polls[b];
 }
 
+/* The workers of @d that ever ran (no xnf_workers map: none). An entry
+ * is read field by field, as the worker writes it (xnf_worker.h). */
+static int workers_read(struct dev_sample *d)
+{
+	struct xnf_worker_stats w;
+	struct stats_worker *sw;
+	__u32 q;
+	int fd;
+
+	fd = xnf_workers_open(cli.root, d->name, false);
+	if (fd < 0)
+		return 0;
+	for (q = 0; q < XNF_WORKER_MAX; q++) {
+		if (bpf_map_lookup_elem(fd, &q, &w) || w.state == XNF_W_NONE)
+			continue;
+		sw = realloc(d->workers, (d->nworkers + 1) * sizeof(*sw));
+		if (!sw) {
+			close(fd);
+			return -ENOMEM;
+		}
+		d->workers = sw;
+		sw = &d->workers[d->nworkers++];
+		sw->queue = q;
+		sw->w = w;
+		sw->alive = xnf_worker_alive(&w);
+	}
+	close(fd);
+	return 0;
+}
+
 /* -ENOENT when xnf is not attached to @dev: no link pin (what an attach
  * or detach killed midway left has none, and the next writer removes it;
  * a detach running meanwhile removes it first). */
@@ -225,15 +227,17 @@ static int dev_read(struct xnf_dp *dp, const char *dev, struct dev_sample *d)
 	batch_read(dp, d);
 	d->have_xmit = !xnf_xmit_read(dp, d->info.netns, d->info.ifindex,
 				      &d->xmit);
-	return 0;
+	return workers_read(d);
 }
 
 static void dev_free(struct dev_sample *d)
 {
 	free(d->cpu);
 	free(d->batch_cpu);
+	free(d->workers);
 	d->cpu = NULL;
 	d->batch_cpu = NULL;
+	d->workers = NULL;
 }
 
 static int dev_filter(const struct dirent *de)
@@ -243,14 +247,13 @@ static int dev_filter(const struct dirent *de)
 
 /* Reads the interfaces of @o into @s; 0, or -1 after an error message for
  * every interface that could not be read (the others are in @s). */
-static int devs_read(struct xnf_dp *dp, const struct stats_opts *o,
-		     struct sample *s)
+static int devs_read(struct xnf_dp *dp, const char *dev, struct sample *s)
 {
 	struct dirent **list = NULL;
 	char path[PATH_MAX];
 	int n, i, err, ret = 0;
 
-	if (o->dev) {
+	if (dev) {
 		n = 1;
 	} else {
 		cli_dev_path(path, NULL, NULL);
@@ -264,7 +267,7 @@ static int devs_read(struct xnf_dp *dp, const struct stats_opts *o,
 	if (!s->devs)
 		ret = cli_err("out of memory");
 	for (i = 0; i < n && s->devs; i++) {
-		const char *name = o->dev ?: list[i]->d_name;
+		const char *name = dev ?: list[i]->d_name;
 		struct dev_sample *d = &s->devs[s->ndevs];
 
 		err = dev_read(dp, name, d);
@@ -272,7 +275,7 @@ static int devs_read(struct xnf_dp *dp, const struct stats_opts *o,
 			s->ndevs++;
 		else
 			dev_free(d);
-		if (err == -ENOENT && o->dev)
+		if (err == -ENOENT && dev)
 			ret = cli_err("xnf is not attached to %s; 'xnf status' lists "
 				      "the interfaces it is attached to",
 				      name);
@@ -374,7 +377,7 @@ out:
 	return err ? -1 : 0;
 }
 
-static void sample_free(struct sample *s)
+void stats_sample_free(struct sample *s)
 {
 	int i;
 
@@ -385,18 +388,26 @@ static void sample_free(struct sample *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* Reads everything @o asks for. -1 when something could not be read
- * (after a message); what could be read is in @s. */
-static int sample_read(struct xnf_dp *dp, const struct stats_opts *o,
-		       struct sample *s)
+int stats_sample_read(struct xnf_dp *dp, const char *dev, struct sample *s)
 {
 	int err;
 
 	memset(s, 0, sizeof(*s));
+	ncpus = xnf_ncpus();
+	if (ncpus < 1)
+		return cli_err("cannot count the possible CPUs: %s",
+			       strerror(ncpus < 0 ? -ncpus : EINVAL));
+	s->ncpus = ncpus;
 	s->mono = mono_now();
 	clock_gettime(CLOCK_REALTIME, &s->wall);
-	err = devs_read(dp, o, s);
+	err = devs_read(dp, dev, s);
 	return fw_read(dp, s) ?: err;
+}
+
+static int sample_read(struct xnf_dp *dp, const struct stats_opts *o,
+		       struct sample *s)
+{
+	return stats_sample_read(dp, o->dev, s);
 }
 
 /* ---- printing: one call per field, as text or as JSON (print.h) ---- */
@@ -925,7 +936,7 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 	if (err)
 		ret = cli_err("cannot reset %s: %s",
 			      XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
-	sample_free(&s);
+	stats_sample_free(&s);
 	return ret;
 }
 
@@ -1100,12 +1111,12 @@ static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
 		sample_print(o, &s[!cur], &s[cur]);
 		if (tty)
 			screen_draw(&sc);
-		sample_free(&s[cur]);
+		stats_sample_free(&s[cur]);
 		cur = !cur;
 	}
 out:
-	sample_free(&s[0]);
-	sample_free(&s[1]);
+	stats_sample_free(&s[0]);
+	stats_sample_free(&s[1]);
 	return err;
 }
 
@@ -1115,6 +1126,7 @@ out:
 static int stats_help(void)
 {
 	printf("Usage: xnf stats [ [dev] DEV ] [percpu] [watch SECONDS [count N]] [reset]\n"
+	       "       xnf stats [ [dev] DEV ] -f prometheus\n"
 	       "  DEV      one attached interface (default: all of them)\n"
 	       "  percpu   every NF's counters per CPU (the chain's \"in\" per CPU is\n"
 	       "           always shown)\n"
@@ -1124,6 +1136,8 @@ static int stats_help(void)
 	       "  reset    zero the counters and batch histograms of DEV (of all\n"
 	       "           interfaces and the firewall hits without DEV); prints nothing\n"
 	       "           unless watch is given too\n"
+	       "  -f prometheus  the Prometheus text format, once (for node_exporter's\n"
+	       "           textfile collector; 'xnf exporter' serves it over HTTP)\n"
 	       "With -j, one JSON object (per refresh, one per line).\n",
 	       MIN_INTERVAL);
 	return 0;
@@ -1155,10 +1169,14 @@ static int set_dev(struct stats_opts *o, const char *dev)
 	return 0;
 }
 
+static const char *const formats[] = { "text", "prometheus", NULL };
+
 /* Keywords win over interface names; "dev NAME" names an interface that
  * looks like one. "reset" destroys data and is never abbreviated. */
 static int parse_opts(int argc, char **argv, struct stats_opts *o)
 {
+	int fmt;
+
 	for (; argc > 0; NEXT_ARG()) {
 		if (!strcmp(argv[0], "dev")) {
 			NEXT_ARG();
@@ -1182,6 +1200,15 @@ static int parse_opts(int argc, char **argv, struct stats_opts *o)
 				return cli_err("count must be at least 1");
 		} else if (!strcmp(argv[0], "reset")) {
 			o->reset = true;
+		} else if (!strcmp(argv[0], "-f") ||
+			   is_prefix(argv[0], "format")) {
+			NEXT_ARG();
+			REQ_ARGS(1, "stats");
+			fmt = cli_keyword(argv[0], formats, "format",
+					  "text or prometheus");
+			if (fmt < 0)
+				return -1;
+			o->prom = fmt == 1;
 		} else if (set_dev(o, argv[0])) {
 			return -1;
 		}
@@ -1189,6 +1216,10 @@ static int parse_opts(int argc, char **argv, struct stats_opts *o)
 	if (o->count && !o->watch)
 		return cli_err(
 			"count goes with watch: xnf stats watch SECONDS count N");
+	if (o->prom && (o->watch || o->reset || o->percpu))
+		return cli_err("-f prometheus prints the counters once, per "
+			       "CPU where it matters: it goes without watch, "
+			       "reset and percpu ('xnf exporter' serves them)");
 	return 0;
 }
 
@@ -1204,12 +1235,10 @@ int do_stats(int argc, char **argv)
 	if (parse_opts(argc, argv, &o))
 		return -1;
 	dp = o.reset ? cli_dp(false) : cli_dp_read();
+	if (!dp && o.prom)
+		prom_write(stdout, NULL);
 	if (!dp)
 		return -1;
-	ncpus = xnf_ncpus();
-	if (ncpus < 1)
-		return cli_err("cannot count the possible CPUs: %s",
-			       strerror(ncpus < 0 ? -ncpus : EINVAL));
 	if (o.reset && stats_reset(dp, &o))
 		return -1;
 	if (o.watch)
@@ -1217,8 +1246,15 @@ int do_stats(int argc, char **argv)
 	if (o.reset)
 		return 0;
 	err = sample_read(dp, &o, &s);
+	if (o.prom) {
+		if (prom_write(stdout, &s))
+			err = cli_err("cannot write the counters: %s",
+				      strerror(errno));
+		stats_sample_free(&s);
+		return err;
+	}
 	if (!(err && o.dev && !s.ndevs))
 		sample_print(&o, &s, NULL);
-	sample_free(&s);
+	stats_sample_free(&s);
 	return err;
 }

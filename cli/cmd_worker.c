@@ -17,6 +17,7 @@
 #include <bpf/bpf.h>
 
 #include "cli.h"
+#include "stats.h"
 #include "placement.h"
 #include "unf.h"
 #include "worker.h"
@@ -91,6 +92,16 @@ static const char *const place_names[__XNF_FP_MAX] = {
 	[XNF_FP_NF] = "nf",
 	[XNF_FP_TX] = "tx",
 };
+
+const char *cli_wdrop_name(unsigned int i)
+{
+	return wdrop_names[i];
+}
+
+const char *cli_place_name(unsigned int i)
+{
+	return place_names[i];
+}
 
 /* Who and where: the members `status` shows and `stats` starts with. The
  * text line is "    [worker ]queue Q: STATE, pid P, cpu C, node N, MODE

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 
 #include "cli.h"
+#include "stats.h"
 
 struct cli cli;
 
@@ -153,7 +154,7 @@ static void usage(FILE *f)
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
 		"            xconnect | config | save | apply | destroy | plan | worker | neigh |\n"
-		"            model }\n"
+		"            model | exporter }\n"
 		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -V | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused | tailcall]\n"
@@ -162,6 +163,8 @@ static void usage(FILE *f)
 		"  xnf chain set DEV NF[,NF...] [fused | tailcall] [fib | lpm]\n"
 		"  xnf status [DEV]\n"
 		"  xnf stats [DEV] [percpu] [watch SECONDS [count N]] [reset]\n"
+		"  xnf stats [DEV] -f prometheus\n"
+		"  xnf exporter [listen ADDR:PORT]\n"
 		"  xnf route { add | replace } PREFIX { via ADDR [dev DEV [lladdr MAC]] |\n"
 		"                          dev DEV lladdr MAC | local | blackhole | unreachable }\n"
 		"  xnf route { del PREFIX | show }\n"
@@ -311,6 +314,7 @@ static const struct cli_cmd objects[] = {
 	{ "worker", do_worker },
 	{ "neigh", do_neigh },
 	{ "model", do_model },
+	{ "exporter", do_exporter },
 	{ NULL, NULL },
 };
 

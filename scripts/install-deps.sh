@@ -32,6 +32,10 @@ need=(
 	"cmd:lintian:lintian"
 	"cmd:systemd-analyze:systemd"
 	"cmd:groff:groff-base"
+	# the Prometheus text checker of the exporter's tests (promtool check
+	# metrics); Debian ships it only in the server package
+	"cmd:promtool:prometheus"
+	"cmd:curl:curl"
 	"pc:libbpf:libbpf-dev"
 	"pc:libxdp:libxdp-dev"
 	"pc:libelf:libelf-dev"

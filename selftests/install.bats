@@ -107,6 +107,7 @@ complete_line()
 		usr/local/lib/systemd/system/xnf-worker@.service \
 		usr/local/lib/systemd/system/xnf-route-sync.service \
 		usr/local/lib/systemd/system/xnf-neigh-follow.service \
+		usr/local/lib/systemd/system/xnf-exporter.service \
 		usr/local/share/doc/xnf/examples/xnf.conf \
 		usr/local/share/doc/xnf/examples/worker.conf \
 		usr/local/share/doc/xnf/examples/route-sync.conf \
@@ -233,6 +234,7 @@ complete_line()
 		./lib/systemd/system/xnf-worker@.service \
 		./lib/systemd/system/xnf-route-sync.service \
 		./lib/systemd/system/xnf-neigh-follow.service \
+		./lib/systemd/system/xnf-exporter.service \
 		./lib/systemd/system-generators/xnf-generator \
 		./etc/xnf/xnf.conf ./usr/share/doc/xnf/copyright \
 		./usr/share/doc/xnf/examples/worker.conf; do

@@ -1,0 +1,125 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""prom_vs_json.py METRICS JSON: every counter of `xnf -j stats` (JSON)
+that the Prometheus text (METRICS, from `xnf stats -f prometheus` or the
+exporter) carries has the same value there, and each is there. Prints one
+line per difference and exits 1 if there is any; prints how many values
+it compared.
+"""
+import json
+import re
+import sys
+
+LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
+
+
+def parse(text):
+    out = {}
+    for line in text.splitlines():
+        if not line or line.startswith('#'):
+            continue
+        m = LINE.match(line)
+        if not m:
+            raise SystemExit(f'not a sample line: {line!r}')
+        labels = frozenset(LABEL.findall(m.group(2) or ''))
+        out[(m.group(1), labels)] = float(m.group(3))
+    return out
+
+
+def main():
+    metrics = parse(open(sys.argv[1]).read())
+    stats = json.load(open(sys.argv[2]))
+    bad = []
+    n = 0
+
+    def check(name, labels, want):
+        nonlocal n
+        key = (name, frozenset(labels.items()))
+        got = metrics.get(key)
+        n += 1
+        if got is None:
+            bad.append(f'missing {name}{dict(labels)} (JSON: {want})')
+        elif got != want:
+            bad.append(f'{name}{dict(labels)} = {got}, JSON says {want}')
+
+    verdicts = {'in': 'received', 'pass': 'passed', 'drop': 'dropped',
+                'redirect': 'redirected'}
+    for d in stats['devices']:
+        dev = {'interface': d['dev']}
+        for nf in d['nfs']:
+            for key, word in verdicts.items():
+                check(f'xnf_nf_{word}_packets_total',
+                      {**dev, 'nf': nf['nf']}, nf[key])
+                check(f'xnf_nf_{word}_bytes_total',
+                      {**dev, 'nf': nf['nf']}, nf[key + '_bytes'])
+            if nf['nf'] == 'chain':
+                for c in nf['percpu']:
+                    check('xnf_cpu_received_packets_total',
+                          {**dev, 'cpu': str(c['cpu'])}, c['in'])
+        for reason, v in d['drop_reasons'].items():
+            check('xnf_dropped_packets_total', {**dev, 'reason': reason}, v)
+        for reason, v in d['pass_reasons'].items():
+            check('xnf_kernel_passed_packets_total',
+                  {**dev, 'reason': reason}, v)
+        for reason, v in d['drop_reason_bytes'].items():
+            check('xnf_dropped_bytes_total', {**dev, 'reason': reason}, v)
+        for reason, v in d['pass_reason_bytes'].items():
+            check('xnf_kernel_passed_bytes_total',
+                  {**dev, 'reason': reason}, v)
+        if d['xmit']['recorded']:
+            for key, name in (('sent', 'xnf_xmit_sent_packets_total'),
+                              ('drops', 'xnf_xmit_dropped_packets_total'),
+                              ('redirect_err', 'xnf_redirect_errors_total')):
+                check(name, dev, d['xmit'][key])
+        for slot, v in enumerate(d['tail_miss']):
+            check('xnf_tail_call_misses_total', {**dev, 'slot': str(slot)}, v)
+        if d['batch']['recorded']:
+            polls = d['batch']['polls']
+            check('xnf_napi_batch_size_packets_count', dev, sum(polls))
+            check('xnf_napi_batch_size_packets_sum', dev,
+                  sum(i * p for i, p in enumerate(polls)))
+            check('xnf_napi_batch_size_packets_bucket', {**dev, 'le': '63'},
+                  sum(polls[:64]))
+        for w in d.get('workers', []):
+            wl = {**dev, 'queue': str(w['queue'])}
+            check('xnf_worker_received_packets_total', wl, w['rx_packets'])
+            check('xnf_worker_transmitted_packets_total', wl,
+                  w['tx_packets'])
+            check('xnf_worker_polls_total', wl, w['polls'])
+            check('xnf_worker_empty_polls_total', wl, w['empty_polls'])
+            check('xnf_worker_dropped_packets_total',
+                  {**wl, 'reason': 'tx_full'}, w['drop']['tx_full'])
+            for key in ('busy', 'idle'):
+                name = f'xnf_worker_{key}_seconds_total'
+                got = metrics.get((name, frozenset(wl.items())))
+                n += 1
+                if got is None or round(got * 1e9) != w[f'{key}_ns']:
+                    bad.append(f'{name}{wl} = {got}, JSON says '
+                               f'{w[key + "_ns"]} ns')
+            hist = w['batch_hist']
+            check('xnf_worker_batch_size_packets_count', wl,
+                  sum(b['batches'] for b in hist))
+            check('xnf_worker_batch_size_packets_sum', wl,
+                  sum(b['size'] * b['batches'] for b in hist))
+            check('xnf_worker_batch_size_packets_bucket', {**wl, 'le': '0'},
+                  sum(b['batches'] for b in hist if b['size'] == 0))
+    for r in stats['fw_hits']:
+        prio = str(r['prio'])
+        for name, key in (('packets', 'packets'), ('bytes', 'bytes')):
+            hits = [v for (m, lab), v in metrics.items()
+                    if m == f'xnf_fw_rule_matched_{name}_total'
+                    and ('prio', prio) in lab]
+            n += 1
+            if hits != [r[key]]:
+                bad.append(f'rule prio {prio} {name}: {hits}, '
+                           f'JSON says {r[key]}')
+    check('xnf_fw_rules', {}, len(stats['fw_hits']))
+    for b in bad:
+        print(b)
+    print(f'{n} values compared, {len(bad)} differ')
+    return 1 if bad else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
