@@ -72,6 +72,13 @@ struct {
 	__type(value, struct xnf_rtsync_info);
 } XNF_MAP_RTSYNC SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XNF_CHANGES_MAX);
+	__type(key, __u32);
+	__type(value, struct xnf_change);
+} XNF_MAP_CHANGES SEC(".maps");
+
 /* Next hops and multipath groups: see include/uapi/xnf_dp.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

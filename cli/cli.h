@@ -26,12 +26,19 @@ struct cli {
 				    * for cli_fw_flush() */
 	const char *batch_file; /* the batch line being run, which */
 	int batch_line;		/* errors name: "FILE:LINE: ..." */
+	int failed_line;	/* where cli_lines() stopped */
 	int errors;		/* errors printed (cli_err) */
 	/* Set while the lines of `xnf apply` or the check of a batch run:
 	 * the configuration commands edit this instead of the instance,
 	 * the others are refused (apply) or skipped (conf_skip_reads). */
 	struct xnf_conf *conf;
 	bool conf_skip_reads;
+	/* The change log (cli_run): the command opened the instance for
+	 * writing; it logged its start (a daemon); the last error. */
+	bool wrote;
+	bool started;
+	char last_err[XNF_CHANGE_TEXT];
+	char note[XNF_CHANGE_TEXT]; /* what it did, when it says (apply) */
 };
 extern struct cli cli;
 
@@ -45,6 +52,10 @@ int cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * attach first. The lock is held until exit, so concurrent xnf commands
  * that change something run one after the other. */
 struct xnf_dp *cli_dp(bool create);
+/* A command that runs until stopped (route sync, neigh follow, worker)
+ * records its start in the change log now, with the lock still held; its
+ * end is recorded as every command's is, when it returns (cli_run). */
+void cli_change_started(void);
 /* The instance for a command that only reads: no lock, so it never waits
  * for a writer (XNF_OPEN_READ); in a batch, the batch's locked instance. */
 struct xnf_dp *cli_dp_read(void);
@@ -185,6 +196,7 @@ int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv));
 int cli_run(int argc, char **argv);
 
 int do_save(int argc, char **argv);
+int do_monitor(int argc, char **argv);
 int do_apply(int argc, char **argv);
 
 #endif /* XNF_CLI_H */

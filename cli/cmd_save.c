@@ -225,9 +225,16 @@ static void print_changes(const struct xnf_conf_changes *chg)
 		chg->routes,   chg->fdb,      chg->xconnects,
 	};
 	__u32 i, total = 0;
+	size_t n;
 
 	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
 		total += vals[i];
+	/* The same words for the change log. */
+	n = snprintf(cli.note, sizeof(cli.note), "%u changes", total);
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		if (vals[i] && n < sizeof(cli.note))
+			n += snprintf(cli.note + n, sizeof(cli.note) - n,
+				      ", %s %u", names[i], vals[i]);
 	open_json_object(NULL);
 	print_uint(PRINT_JSON, "schema", NULL, XNF_SCHEMA);
 	print_uint(PRINT_ANY, "changes", "%llu changes", total);
@@ -288,6 +295,7 @@ int do_apply(int argc, char **argv)
 		goto out;
 	/* An instance of another table schema (xnf was upgraded) is taken
 	 * over: its attachments keep running (XNF_OPEN_UPGRADE). */
+	cli.wrote = true;
 	dp = cli.dp;
 	if (!dp && xnf_open(cli.root, XNF_OPEN_CREATE | XNF_OPEN_UPGRADE,
 			    cli.wait, &cli.dp, err, sizeof(err))) {

@@ -157,6 +157,7 @@ static int sync_run(struct xnf_rtsync_opts *o)
 	/* A pipe that closes (a test's reader, a journal gone) must not kill
 	 * the sync between a batch's writes and its commit. */
 	signal(SIGPIPE, SIG_IGN);
+	cli_change_started();
 	ret = xnf_rtsync_run(dp, o, on_event, o, &stop, err, sizeof(err));
 	return ret ? cli_err("%s", err) : 0;
 }

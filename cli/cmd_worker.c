@@ -428,6 +428,7 @@ int do_worker(int argc, char **argv)
 	/* A worker runs for hours: it must not hold the lock other xnf
 	 * commands wait for. It takes it shared only while it reloads its
 	 * copies of the tables. */
+	cli_change_started();
 	xnf_dp_lock(dp, LOCK_UN);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);

@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -30,17 +32,19 @@ int cli_err(const char *fmt, ...)
 
 	cli.errors++;
 	va_start(ap, fmt);
-	if (!cli.batch_file) {
-		print_verr(fmt, ap);
-		va_end(ap);
-		return -1;
-	}
-	/* One line for a failed batch line: where, then what. */
 	if (vasprintf(&msg, fmt, ap) < 0)
 		msg = NULL;
 	va_end(ap);
-	print_err("%s:%d: %s", cli.batch_file, cli.batch_line,
-		  msg ?: "out of memory formatting an error");
+	/* The first: what a later "the command failed" follows from. */
+	if (!cli.last_err[0])
+		snprintf(cli.last_err, sizeof(cli.last_err), "%s",
+			 msg ?: "out of memory formatting an error");
+	/* One line for a failed batch line: where, then what. */
+	if (cli.batch_file)
+		print_err("%s:%d: %s", cli.batch_file, cli.batch_line,
+			  msg ?: "out of memory formatting an error");
+	else
+		print_err("%s", msg ?: "out of memory formatting an error");
 	free(msg);
 	return -1;
 }
@@ -131,7 +135,7 @@ static struct xnf_dp *dp_open(unsigned int flags)
 	return cli.dp;
 }
 
-struct xnf_dp *cli_dp(bool create)
+static struct xnf_dp *dp_writer(bool create)
 {
 	if (cli.dp && !cli.dp->reader)
 		return cli.dp;
@@ -139,11 +143,17 @@ struct xnf_dp *cli_dp(bool create)
 	return dp_open(create ? XNF_OPEN_CREATE : 0);
 }
 
+struct xnf_dp *cli_dp(bool create)
+{
+	cli.wrote = true;
+	return dp_writer(create);
+}
+
 struct xnf_dp *cli_dp_read(void)
 {
 	/* A batch runs under one lock, its reads included. */
 	if (cli.batch)
-		return cli_dp(false);
+		return dp_writer(false);
 	return cli.dp ?: dp_open(XNF_OPEN_READ);
 }
 
@@ -154,7 +164,7 @@ static void usage(FILE *f)
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
 		"            xconnect | config | save | apply | destroy | plan | worker | neigh |\n"
-		"            model | exporter }\n"
+		"            model | exporter | monitor }\n"
 		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -V | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode native|generic] [fused | tailcall]\n"
@@ -184,6 +194,7 @@ static void usage(FILE *f)
 		"             [zerocopy auto|on|off] [egress DEV[,DEV...]] [busy-poll] [spin]\n"
 		"             [cores LIST] [duration SEC] [args OPTIONS]\n"
 		"  xnf neigh follow             next hops follow the kernel's neighbours\n"
+		"  xnf monitor [last N] [once]  the changes made, as they happen\n"
 		"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
 		"NF := { firewall | l3fwd | l2fwd | xsk }\n"
 		"-b FILE runs FILE's lines in order, all or nothing: every line is checked\n"
@@ -315,12 +326,87 @@ static const struct cli_cmd objects[] = {
 	{ "neigh", do_neigh },
 	{ "model", do_model },
 	{ "exporter", do_exporter },
+	{ "monitor", do_monitor },
 	{ NULL, NULL },
 };
 
+/* @argv as one line that the shell and `xnf -b` read back as the same
+ * words: a word with a blank, a quote, a backslash or a '#', or an empty
+ * one, in double quotes (a '"' in it as '\"'). */
+static void words_join(char *buf, size_t len, int argc, char **argv)
+{
+	size_t n = 0;
+	bool q;
+	char *c;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < argc && n + 1 < len; i++) {
+		q = !*argv[i] || strpbrk(argv[i], " \t\"\\#");
+		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "",
+			      q ? "\"" : "");
+		for (c = argv[i]; *c && n + 2 < len; c++) {
+			if (*c == '"' || *c == '\\')
+				buf[n++] = '\\';
+			buf[n++] = *c;
+		}
+		if (n < len)
+			buf[n] = '\0';
+		if (q && n + 1 < len)
+			n += snprintf(buf + n, len - n, "\"");
+	}
+}
+
+/* The command in the change log and syslog: how it ended. The lock is
+ * taken again for it, as a daemon gave it up while it ran. */
+static void change_log(const char *cmd, int ret)
+{
+	const char *msg = ret ? cli.last_err : cli.note;
+
+	if (cli.started && !ret && !*msg)
+		msg = "stopped";
+	if (cli.dp && !cli.dp->reader)
+		xnf_dp_lock(cli.dp, LOCK_EX);
+	if (xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cmd, ret, msg))
+		fprintf(stderr, "Warning: the change is not in the instance's "
+				"change log (it is in syslog)\n");
+}
+
+static char *cur_cmd;
+
+void cli_change_started(void)
+{
+	if (cli.conf || !cur_cmd)
+		return;
+	cli.started = true;
+	xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cur_cmd, false, "started");
+}
+
+/*
+ * One command of `xnf`, of a batch line or of the lines of apply's file.
+ * A command that opened the instance for writing (cli_dp) changed it, or
+ * tried: it goes to the change log with how it ended. The lines that
+ * build a configuration in memory (cli.conf: apply's file, a batch's
+ * check) change nothing and are not logged; the apply or the batch line
+ * that runs them is.
+ */
 int cli_run(int argc, char **argv)
 {
-	return cli_dispatch(objects, "xnf", argc, argv);
+	bool wrote = cli.wrote, started = cli.started;
+	char cmd[XNF_CHANGE_TEXT], *outer = cur_cmd;
+	int ret;
+
+	words_join(cmd, sizeof(cmd), argc, argv);
+	cur_cmd = cmd;
+	cli.wrote = cli.started = false;
+	cli.last_err[0] = cli.note[0] = '\0';
+	ret = cli_dispatch(objects, "xnf", argc, argv);
+	if (cli.wrote && !cli.conf)
+		change_log(cmd, ret);
+	cli.wrote = wrote;
+	cli.started = started;
+	cur_cmd = outer;
+	return ret;
 }
 
 /* Splits a line into words; double quotes group, # starts a comment:
@@ -437,6 +523,8 @@ int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv))
 		if (ret && cli.errors == errors)
 			cli_err("the command failed");
 	}
+	if (ret)
+		cli.failed_line = lineno;
 	/* An apply in a batch: the batch's lines again. */
 	cli.batch_file = outer_file;
 	cli.batch_line = outer_line;
@@ -492,10 +580,10 @@ static int conf_running(struct xnf_conf **out)
  */
 static int do_batch(const char *file)
 {
+	char err[1024], cmd[XNF_CHANGE_TEXT], note[XNF_CHANGE_TEXT];
 	struct xnf_conf *before = NULL;
 	struct cli_text t = {};
-	bool existed;
-	char err[1024];
+	bool existed, undone;
 	int ret;
 
 	cli.batch = true;
@@ -518,11 +606,18 @@ static int do_batch(const char *file)
 	if (!ret || !cli.dp || cli.dp->reader)
 		goto out;
 	cli_fw_discard();
-	if (xnf_conf_apply(cli.dp, before, NULL, err, sizeof(err)))
+	undone = !xnf_conf_apply(cli.dp, before, NULL, err, sizeof(err));
+	if (!undone)
 		cli_err("undoing the lines before failed: %s; 'xnf save' shows "
 			"what runs",
 			err);
-	else if (!existed && !xnf_destroy(cli.dp, err, sizeof(err))) {
+	snprintf(cmd, sizeof(cmd), "-b %s", file);
+	snprintf(note, sizeof(note),
+		 undone ? "line %d failed; the lines before it were undone" :
+			  "line %d failed; undoing the lines before it failed: %s",
+		 cli.failed_line, err);
+	xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cmd, !undone, note);
+	if (undone && !existed && !xnf_destroy(cli.dp, err, sizeof(err))) {
 		xnf_dp_close(cli.dp);
 		cli.dp = NULL;
 	}
@@ -602,6 +697,8 @@ int main(int argc, char **argv)
 	 * netns exec); when there is none, opening the instance says why. */
 	if (!xnf_root_resolve(cli.root, root, sizeof(root), NULL, 0))
 		cli.root = root;
+	/* The change log's syslog half (xnf_change_log). */
+	openlog("xnf", LOG_PID, LOG_DAEMON);
 	xnf_libbpf_logging();
 	xnf_set_log_level(verbose >= 2 ? XNF_LOG_DEBUG :
 			  verbose      ? XNF_LOG_INFO :
@@ -619,7 +716,7 @@ int main(int argc, char **argv)
 	else if (argc < 1)
 		ret = cli_err("no object given; try 'xnf help'");
 	else
-		ret = cli_dispatch(objects, "xnf", argc, argv);
+		ret = cli_run(argc, argv);
 	/* A refusal that printed nothing still says so, once. */
 	if (ret && !cli.errors)
 		cli_err("the command failed without saying why; run it again with -v");

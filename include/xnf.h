@@ -21,7 +21,8 @@
 #include "xnf_fw.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
-_Static_assert(sizeof(struct xnf_config) == 40, "xnf_config layout");
+_Static_assert(sizeof(struct xnf_config) == 48, "xnf_config layout");
+_Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
 _Static_assert(sizeof(struct xnf_pkt) == 32, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
@@ -123,7 +124,7 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
 	X(RTSYNC) X(NH) X(NH_LIVE) X(NH_IDX) X(NHG) X(NHG_IDX) X(FDB) X(XCONNECT)				\
 	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
 	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
-	X(FW_SPORT) X(FW_DPORT) X(FW_HITS)
+	X(FW_SPORT) X(FW_DPORT) X(FW_HITS) X(CHANGES)
 /* clang-format on */
 
 #define XNF_TABLE_ENUM_(t) XNF_T_##t,
@@ -172,6 +173,28 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg);
  * caller of those functions: the change itself is in force. */
 int xnf_tables_changed(struct xnf_dp *dp);
 int xnf_tables_gen(struct xnf_dp *dp, __u32 *gen);
+
+/* ---- the change log (changes.c) ---- */
+enum xnf_change_kind {
+	XNF_CHANGE_COMMAND,   /* someone asked for it: `xnf ...`, an apply */
+	XNF_CHANGE_AUTOMATIC, /* a daemon followed the kernel: a route
+			       * sync's batch, a next hop's new MAC */
+};
+/* Records that @cmd (the command as typed, e.g. "route add 192.0.2.0/24
+ * via 198.51.100.1") was done or @failed, with @msg (why it failed, or
+ * what it did; NULL: nothing), the caller's pid, uid and login uid and
+ * the time: in syslog always (the journal; facility daemon, priority err
+ * when failed, else info for XNF_CHANGE_AUTOMATIC and notice for the
+ * rest), and in the instance's change log when @dp is open for writing
+ * (its lock held). 0, or -errno when the change log could not be
+ * written (syslog was). */
+int xnf_change_log(struct xnf_dp *dp, enum xnf_change_kind kind,
+		   const char *cmd, bool failed, const char *msg);
+/* The number of the last change recorded (0: none yet). */
+int xnf_change_seq(struct xnf_dp *dp, __u64 *seq);
+/* Change @seq from the log: 0; -ESTALE when a later one took its slot
+ * (the log keeps XNF_CHANGES_MAX); -ENOENT when it is not written yet. */
+int xnf_change_read(struct xnf_dp *dp, __u64 seq, struct xnf_change *c);
 /* Egress ports (the devmap). */
 int xnf_port_add(struct xnf_dp *dp, __u32 ifindex);
 int xnf_port_del(struct xnf_dp *dp, __u32 ifindex);

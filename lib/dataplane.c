@@ -321,6 +321,7 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 	next.tables_gen = now.tables_gen + 1;
 	next.rt_copy = now.rt_copy;
 	next.rt_pending = now.rt_pending;
+	next.change_seq = now.change_seq;
 	dp->created = false;
 	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &next, BPF_ANY) ?
 		       -errno :

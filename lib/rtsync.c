@@ -21,12 +21,14 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <arpa/inet.h>
 #include <net/if.h>
 #include <linux/if_arp.h>
 #include <linux/neighbour.h>
@@ -633,6 +635,46 @@ static int pfx_apply(struct rs *s, struct pfx *p)
 
 /* ---- next hops after their neighbours and ports ---- */
 
+/* The change log: what a daemon did on its own, under its name. */
+static void change_log(struct rs *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void change_log(struct rs *s, const char *fmt, ...)
+{
+	char msg[XNF_CHANGE_TEXT];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	xnf_change_log(s->dp, XNF_CHANGE_AUTOMATIC,
+		       s->o.follow_only ? "neigh follow" : "route sync", false,
+		       msg);
+}
+
+static void nh_logged(struct rs *s, __u32 id, const struct xnf_nexthop *nh)
+{
+	char gw[INET6_ADDRSTRLEN] = "", dev[IF_NAMESIZE] = "";
+	const __u8 *m = nh->dmac;
+
+	if (nh->gw_family)
+		inet_ntop(nh->gw_family == XNF_AF_INET ? AF_INET : AF_INET6,
+			  nh->gw, gw, sizeof(gw));
+	if (!if_indextoname(nh->ifindex, dev))
+		snprintf(dev, sizeof(dev), "%u", nh->ifindex);
+	if (nh->state == XNF_NH_VALID)
+		change_log(s,
+			   "next hop %u%s%s dev %s: lladdr "
+			   "%02x:%02x:%02x:%02x:%02x:%02x",
+			   id, *gw ? " via " : "", gw, dev, m[0], m[1], m[2],
+			   m[3], m[4], m[5]);
+	else
+		change_log(s,
+			   "next hop %u via %s dev %s: no neighbour, its "
+			   "packets pass to the kernel",
+			   id, gw, dev);
+}
+
 /* Every nexthop object through a gateway gets the MAC of the gateway's
  * neighbour entry (state valid), or state kernel while there is no usable
  * one; every one gets its port's MAC. One xnf_nh_update each that
@@ -672,6 +714,7 @@ static int nh_follow(struct rs *s)
 		ret = xnf_nh_update(s->dp, ids[i], &nh);
 		if (ret)
 			break;
+		nh_logged(s, ids[i], &nh);
 		ev.family = nh.gw_family;
 		memcpy(ev.addr, nh.gw, 16);
 		ev.ifindex = nh.ifindex;
@@ -1236,6 +1279,13 @@ static int flush(struct rs *s, enum xnf_rtsync_ev type, const char *reason)
 	ev.unsupported = s->counts.unsupported;
 	ev.routes = s->routes;
 	ev.usec = now_us() - t0;
+	if (ev.added || ev.replaced || ev.deleted)
+		change_log(s,
+			   "%u added, %u replaced, %u deleted (%s); %u synced "
+			   "routes",
+			   ev.added, ev.replaced, ev.deleted,
+			   type == XNF_RTSYNC_RESYNC ? reason : "batch",
+			   ev.routes);
 	if (type != XNF_RTSYNC_BATCH || ev.added || ev.replaced || ev.deleted)
 		emit(s, &ev);
 out:

@@ -138,6 +138,11 @@ route_gone()
 	ip -n "$TB_DUT" -6 route del $P6
 	tb_until "$P6 gone" route_gone $P6
 	rs_event batch '.added >= 1'
+	# The change log has the start and the batches, under the sync's pid.
+	run -0 tb_xnf -j monitor once
+	jq -s -e '[.[] | select(.command == "route sync")] |
+		(.[0].message == "started") and (length >= 5) and
+		all(.result == "ok") and (map(.pid) | unique | length == 1)' <<<"$output"
 }
 
 @test "routes through kernel nexthop objects (ip nexthop, as FRR installs them) follow the objects" {
@@ -238,6 +243,9 @@ send_and_capture()
 	RS_CMD="neigh follow" rs_start
 	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $NEW dev d1 nud permanent
 	tb_until "the new MAC" route_is $P4 ".lladdr == \"$NEW\""
+	run -0 tb_xnf -j monitor once
+	jq -s -e --arg mac "$NEW" 'any(.[]; .command == "neigh follow" and
+		(.message | contains($mac)))' <<<"$output"
 	k0=$(tb_kfwd)
 	macs=$(send_and_capture 203.0.113.8)
 	tb_expect "destination MAC on the wire" "$macs" = $NEW

@@ -115,6 +115,7 @@ struct xnf_config {
 	__u32 rt_pending;   /* a route batch was begun and not committed:
 			     * the copies may differ (the next writer puts
 			     * them back in step) */
+	__u64 change_seq;   /* the last change recorded in xnf_changes */
 };
 
 /* Per-packet state, parsed once by the entry program and shared by the NFs
@@ -343,6 +344,31 @@ struct xnf_xconnect {
 	__u8 smac[6];
 };
 
+/* The change log: every change made to the instance (a command, a route
+ * sync's batch, a next hop that followed its neighbour), with who made it
+ * and how it ended. Change number seq (from 1) is in
+ * xnf_changes[seq % XNF_CHANGES_MAX]; xnf_config.change_seq is the last
+ * one. Written by libxnf under the instance lock (lib/changes.c), read by
+ * `xnf monitor` without a lock; no program touches it. */
+#define XNF_CHANGES_MAX 256
+#define XNF_CHANGE_TEXT 240
+
+struct xnf_change {
+	__u64 seq;		   /* 0: the slot was never written */
+	__u64 time;		   /* CLOCK_REALTIME, ns */
+	__u32 pid;		   /* of the process that made it */
+	__u32 uid;		   /* its user */
+	__u32 auid;		   /* its login uid (kept across su
+					  * and sudo); 4294967295: unset */
+	__u32 failed;		   /* 0: done; 1: refused or failed */
+	char cmd[XNF_CHANGE_TEXT]; /* the command, as typed */
+	char msg[XNF_CHANGE_TEXT]; /* why it failed, or what it did */
+	/* Equal to seq in a record read whole: a reader racing the writer
+	 * of the slot's next record (a map lookup is a plain copy) sees
+	 * them differ. */
+	__u64 seq_end;
+};
+
 /* Map names. The shared tables of an instance, pinned at <root>/<name>. */
 #define XNF_MAP_STR_(id) #id
 #define XNF_MAP_STR(id)	 XNF_MAP_STR_(id)
@@ -364,6 +390,7 @@ struct xnf_xconnect {
 #define XNF_MAP_NHG_IDX	 xnf_nhg_idx /* libxnf's: members -> group id */
 #define XNF_MAP_FDB	 xnf_fdb
 #define XNF_MAP_XCONNECT xnf_xconnect
+#define XNF_MAP_CHANGES	 xnf_changes
 /* per interface, pinned at <root>/dev/<DEV>/<name> */
 #define XNF_MAP_STATS	 xnf_stats
 #define XNF_MAP_XSKS	 xnf_xsks
