@@ -614,7 +614,7 @@ static int do_batch(const char *file)
 	snprintf(cmd, sizeof(cmd), "-b %s", file);
 	snprintf(note, sizeof(note),
 		 undone ? "line %d failed; the lines before it were undone" :
-			  "line %d failed; undoing the lines before it failed: %s",
+			  "line %d failed; undoing the lines before it failed: %.160s",
 		 cli.failed_line, err);
 	xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cmd, !undone, note);
 	if (undone && !existed && !xnf_destroy(cli.dp, err, sizeof(err))) {
