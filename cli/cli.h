@@ -42,8 +42,9 @@ struct cli {
 };
 extern struct cli cli;
 
-/* "Error: <msg>\n" on stderr, or {"error": "<msg>"} on stdout under -j
- * (print_err), "FILE:LINE: " before <msg> in a batch; returns -1. */
+/* "Error: <msg>\n" on stderr, or {"schema": "xnf/error/1", "error":
+ * "<msg>"} on stdout under -j (print_err), "FILE:LINE: " before <msg> in a
+ * batch; returns -1. */
 int cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Locks the pin root (creating it and mounting bpffs on /sys/fs/bpf if

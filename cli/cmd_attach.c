@@ -43,7 +43,7 @@ static int attach_plan(const char *dev, const struct xnf_plan_req *req,
 	if (xnf_plan_compute("", dev, req, plan, perr, sizeof(perr)))
 		return cli_err("cannot place %s: %s", dev, perr);
 	for (i = 0; i < (*plan)->nwarnings; i++)
-		fprintf(stderr, "Warning: %s\n", (*plan)->warnings[i]);
+		print_warn("%s", (*plan)->warnings[i]);
 	return 0;
 }
 
@@ -150,9 +150,9 @@ int do_attach(int argc, char **argv)
 		return cli_err("%s", err);
 	/* Attached, but what xnf redirects to it would be lost. */
 	if (!rc && xnf_egress_check(o.dev, o.ifindex, err, sizeof(err)) > 0)
-		fprintf(stderr, "Warning: %s\n", err);
+		print_warn("%s", err);
 	/* And what it receives would leave with wrong checksums. */
 	if (!rc && xnf_sender_check(o.dev, err, sizeof(err)) > 0)
-		fprintf(stderr, "Warning: %s\n", err);
+		print_warn("%s", err);
 	return rc ? -1 : 0;
 }

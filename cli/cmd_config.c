@@ -84,7 +84,7 @@ int do_config(int argc, char **argv)
 				       XNF_MAP_STR(XNF_MAP_CFG)) :
 			       0;
 	}
-	open_json_object(NULL);
+	open_json_doc("xnf/config/1");
 	for (i = 0; i < N_CFG; i++) {
 		print_text("%-13s ", cfg_keys[i].key);
 		print_string(PRINT_ANY, cfg_keys[i].key, "%s\n",

@@ -138,7 +138,8 @@ static int do_fdb_show(int argc, char **argv)
 			       strerror(-err));
 	if (n)
 		qsort(ents, n, sizeof(*ents), fdb_ent_cmp);
-	open_json_array(NULL);
+	open_json_doc("xnf/fdb/1");
+	open_json_array("fdb");
 	for (i = 0; i < n; i++) {
 		char mac[18], dev[IF_NAMESIZE];
 
@@ -152,6 +153,7 @@ static int do_fdb_show(int argc, char **argv)
 		print_nl();
 	}
 	close_json_array();
+	close_json_object();
 	free(ents);
 	return 0;
 }
@@ -310,7 +312,8 @@ static int do_xconnect_show(int argc, char **argv)
 			       XNF_MAP_STR(XNF_MAP_XCONNECT), strerror(-err));
 	if (n)
 		qsort(ents, n, sizeof(*ents), xc_ent_cmp);
-	open_json_array(NULL);
+	open_json_doc("xnf/xconnects/1");
+	open_json_array("xconnects");
 	for (i = 0; i < n; i++) {
 		char in[IF_NAMESIZE], out[IF_NAMESIZE], mac[18], smac[18];
 		const struct xnf_xconnect *xc = &ents[i].xc;
@@ -330,6 +333,7 @@ static int do_xconnect_show(int argc, char **argv)
 		print_nl();
 	}
 	close_json_array();
+	close_json_object();
 	free(ents);
 	return 0;
 }

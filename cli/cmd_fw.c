@@ -453,7 +453,7 @@ static int do_fw_show(int argc, char **argv)
 	if (n)
 		qsort(order, n, sizeof(*order), fw_prio_cmp);
 
-	open_json_object(NULL);
+	open_json_doc("xnf/fw/1");
 	print_string(PRINT_ANY, "default", "default %s\n",
 		     fw_action_name(xnf_fw_set_default(set)));
 	open_json_array("rules");

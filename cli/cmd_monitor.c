@@ -60,8 +60,7 @@ static ino_t log_inode(void)
 
 static void instance_line(bool present)
 {
-	open_json_object(NULL);
-	print_string(PRINT_JSON, "schema", NULL, "xnf/change/1");
+	open_json_doc("xnf/change/1");
 	print_string(PRINT_JSON, "event", NULL, "instance");
 	print_bool(PRINT_JSON, "present", NULL, present);
 	print_string(PRINT_ANY, "root",
@@ -73,8 +72,7 @@ static void instance_line(bool present)
 
 static void lost_line(__u64 first, __u64 n)
 {
-	open_json_object(NULL);
-	print_string(PRINT_JSON, "schema", NULL, "xnf/change/1");
+	open_json_doc("xnf/change/1");
 	print_string(PRINT_JSON, "event", NULL, "lost");
 	print_uint(PRINT_ANY, "first_seq", "#%llu", first);
 	print_uint(PRINT_ANY, "count",
@@ -95,8 +93,7 @@ static void change_line(const struct xnf_change *c)
 	gmtime_r(&sec, &tm);
 	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when, sizeof(when), "%s.%09luZ", iso, ns);
-	open_json_object(NULL);
-	print_string(PRINT_JSON, "schema", NULL, "xnf/change/1");
+	open_json_doc("xnf/change/1");
 	print_string(PRINT_JSON, "event", NULL, "change");
 	print_uint(PRINT_JSON, "seq", NULL, c->seq);
 	print_string(PRINT_JSON, "time", NULL, when);

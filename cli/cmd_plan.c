@@ -407,7 +407,7 @@ static void print_plan(const struct xnf_plan *p, const struct applied *a)
 
 	if (*p->root)
 		print_text("(sysfs and procfs of %s)\n", p->root);
-	open_json_object(NULL);
+	open_json_doc("xnf/plan/1");
 	print_string(PRINT_ANY, "dev", "%s: ", p->dev);
 	print_string(PRINT_JSON, "root", NULL, *p->root ? p->root : "/");
 	if (p->nic.node >= 0) {

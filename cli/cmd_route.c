@@ -494,7 +494,10 @@ static void route_print_group(struct xnf_dp *dp, __u32 gid)
 	close_json_array();
 }
 
-static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e)
+/* A route: the document "xnf/route/1" with @doc, else an element of the
+ * "routes" of "xnf/routes/1". */
+static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e,
+			bool doc)
 {
 	char dst[INET6_ADDRSTRLEN + 5];
 	const struct xnf_route *rt = &e->rt;
@@ -505,7 +508,10 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e)
 	/* "blackhole 203.0.113.0/24", "PREFIX [via GW] dev DEV lladdr MAC
 	 * src_lladdr MAC", or "PREFIX nexthop ... nexthop ..."; in JSON
 	 * every member, null where it has none. */
-	open_json_object(NULL);
+	if (doc)
+		open_json_doc("xnf/route/1");
+	else
+		open_json_object(NULL);
 	if (!unicast && !multipath)
 		print_string(PRINT_FP, NULL, "%s ", route_type_name(rt->type));
 	print_string(PRINT_ANY, "dst", "%s", dst);
@@ -558,10 +564,12 @@ static int do_route_show(int argc, char **argv)
 	}
 	if (n)
 		qsort(ents, n, sizeof(*ents), xnf_route_entry_cmp);
-	open_json_array(NULL);
+	open_json_doc("xnf/routes/1");
+	open_json_array("routes");
 	for (i = 0; i < n; i++)
-		route_print(dp, &ents[i]);
+		route_print(dp, &ents[i], false);
 	close_json_array();
+	close_json_object();
 	free(ents);
 	return 0;
 }
@@ -593,7 +601,7 @@ static int do_route_get(int argc, char **argv)
 				       XNF_MAP_STR(XNF_MAP_RT4) :
 				       XNF_MAP_STR(XNF_MAP_RT6),
 			       strerror(-err));
-	route_print(dp, &e);
+	route_print(dp, &e, true);
 	return 0;
 }
 

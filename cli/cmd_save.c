@@ -148,12 +148,11 @@ static void save_xconnects(const struct xnf_conf *c)
 			    c->xc[j].xc.ifindex == e->in)
 				peer = &c->xc[j];
 		if (!peer) {
-			fprintf(stderr,
-				"Warning: the cross-connect from %s to "
-				"%s has no way back, so it is not saved; "
-				"remove it with 'xnf xconnect del %s'\n",
-				fmt_ifname(e->in, in),
-				fmt_ifname(e->xc.ifindex, out), in);
+			print_warn("the cross-connect from %s to %s has no "
+				   "way back, so it is not saved; remove it "
+				   "with 'xnf xconnect del %s'",
+				   fmt_ifname(e->in, in),
+				   fmt_ifname(e->xc.ifindex, out), in);
 			continue;
 		}
 		if (e->in > peer->in)
@@ -190,8 +189,8 @@ int do_save(int argc, char **argv)
 	ret = xnf_conf_read(dp, &c, err, sizeof(err));
 	if (ret)
 		return cli_err("%s", err);
-	open_json_object(NULL);
-	print_uint(PRINT_JSON, "schema", NULL, XNF_SCHEMA);
+	open_json_doc("xnf/save/1");
+	print_uint(PRINT_JSON, "table_schema", NULL, XNF_SCHEMA);
 	open_json_array("lines");
 	save_line("# xnf save (table schema %u): apply with 'xnf apply FILE'",
 		  XNF_SCHEMA);
@@ -235,8 +234,8 @@ static void print_changes(const struct xnf_conf_changes *chg)
 		if (vals[i] && n < sizeof(cli.note))
 			n += snprintf(cli.note + n, sizeof(cli.note) - n,
 				      ", %s %u", names[i], vals[i]);
-	open_json_object(NULL);
-	print_uint(PRINT_JSON, "schema", NULL, XNF_SCHEMA);
+	open_json_doc("xnf/apply/1");
+	print_uint(PRINT_JSON, "table_schema", NULL, XNF_SCHEMA);
 	print_uint(PRINT_ANY, "changes", "%llu changes", total);
 	open_json_object("changed");
 	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {

@@ -875,7 +875,7 @@ static void sample_print(const struct stats_opts *o, const struct sample *cur,
 
 	if (prev)
 		r.secs = cur->mono - prev->mono;
-	open_json_object(NULL);
+	open_json_doc("xnf/stats/1");
 	if (o->watch)
 		header_print(cur, r.secs);
 	open_json_array("devices");
@@ -1216,6 +1216,9 @@ static int parse_opts(int argc, char **argv, struct stats_opts *o)
 	if (o->count && !o->watch)
 		return cli_err(
 			"count goes with watch: xnf stats watch SECONDS count N");
+	if (o->prom && print_json())
+		return cli_err("-f prometheus is a text format of its own: it "
+			       "goes without -j");
 	if (o->prom && (o->watch || o->reset || o->percpu))
 		return cli_err("-f prometheus prints the counters once, per "
 			       "CPU where it matters: it goes without watch, "

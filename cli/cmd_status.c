@@ -9,7 +9,9 @@
 
 #define MAX_DEVS 1024
 
-static int status_one(struct xnf_dp *dp, const char *dev)
+/* @dev's status: the document "xnf/status/1" with @doc, else an element
+ * of the "devices" of "xnf/status-list/1". */
+static int status_one(struct xnf_dp *dp, const char *dev, bool doc)
 {
 	struct xnf_chain_spec spec = {};
 	struct xnf_dev_status st;
@@ -24,7 +26,10 @@ static int status_one(struct xnf_dp *dp, const char *dev)
 	memcpy(spec.nf, st.info.nf, sizeof(spec.nf));
 	xnf_chain_format(&spec, chain, sizeof(chain));
 
-	open_json_object(NULL);
+	if (doc)
+		open_json_doc("xnf/status/1");
+	else
+		open_json_object(NULL);
 	print_string(PRINT_ANY, "dev", "%s", dev);
 	print_uint(PRINT_ANY, "ifindex", " (ifindex %llu", st.info.ifindex);
 	if (fmt_ifname(st.info.ifindex, ifname)[0] && strcmp(ifname, dev))
@@ -90,13 +95,15 @@ int do_status(int argc, char **argv)
 	if (!dp)
 		return -1;
 	if (argc > 0)
-		return status_one(dp, argv[0]);
+		return status_one(dp, argv[0], true);
 	n = xnf_dev_list(dp, names, MAX_DEVS);
 	if (n < 0)
 		return cli_err("cannot read %s/dev: %s", cli.root, strerror(-n));
-	open_json_array(NULL);
+	open_json_doc("xnf/status-list/1");
+	open_json_array("devices");
 	for (i = 0; i < n && i < MAX_DEVS; i++)
-		err = status_one(dp, names[i]) ?: err;
+		err = status_one(dp, names[i], false) ?: err;
 	close_json_array();
+	close_json_object();
 	return err;
 }

@@ -59,7 +59,7 @@ static void on_event(const struct xnf_rtsync_event *ev, void *ctx)
 	const struct xnf_rtsync_opts *o = ctx;
 	char addr[INET6_ADDRSTRLEN + 5], dev[IF_NAMESIZE], mac[18];
 
-	open_json_object(NULL);
+	open_json_doc("xnf/sync-event/1");
 	print_string(PRINT_ANY, "event", "%s", event_name(ev->type));
 	switch (ev->type) {
 	case XNF_RTSYNC_STARTED:
@@ -177,7 +177,7 @@ static int do_sync_flush(int argc, char **argv)
 		return -1;
 	if (xnf_rtsync_flush(dp, &n, err, sizeof(err)))
 		return cli_err("%s", err);
-	open_json_object(NULL);
+	open_json_doc("xnf/sync-flush/1");
 	print_uint(PRINT_ANY, "deleted", "%llu synced routes removed", n);
 	close_json_object();
 	print_nl();

@@ -17,12 +17,12 @@ int cli_version(void)
 
 	snprintf(libbpf, sizeof(libbpf), "%u.%u", libbpf_major_version(),
 		 libbpf_minor_version());
-	open_json_object(NULL);
+	open_json_doc("xnf/version/1");
 	print_string(PRINT_ANY, "version", "xnf %s\n", XNF_VERSION);
 	print_string(PRINT_ANY, "libbpf", "libbpf %s\n", libbpf);
 	print_string(PRINT_ANY, "libxdp_build", "libxdp %s (at build time)\n",
 		     XNF_LIBXDP_VERSION);
-	print_uint(PRINT_ANY, "schema", "table schema %llu\n", XNF_SCHEMA);
+	print_uint(PRINT_ANY, "table_schema", "table schema %llu\n", XNF_SCHEMA);
 	close_json_object();
 	return 0;
 }

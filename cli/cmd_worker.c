@@ -440,7 +440,7 @@ int do_worker(int argc, char **argv)
 		__u32 nq = o.nqueues, q;
 		bool all = !nq;
 
-		open_json_object(NULL);
+		open_json_doc("xnf/worker/1");
 		print_string(PRINT_JSON, "dev", NULL, o.dev);
 		open_json_array("workers");
 		for (q = 0; q < XNF_WORKER_MAX; q++) {

@@ -53,15 +53,25 @@ int cli_err(const char *fmt, ...)
  * callees that have no error buffer, such as the AF_XDP workers' start)
  * are the command's error, printed as every other one (JSON under -j).
  * The workers' threads, which run while the main thread waits, keep
- * writing theirs to stderr. */
+ * writing theirs to stderr. Its warnings ("Warning: ...", and under -j
+ * every other message at warning level, such as "Waiting for the lock")
+ * are the command's warnings (print_warn), from any thread. What -v adds
+ * stays text. */
 static void lib_log(enum xnf_log_level level, const char *msg)
 {
-	size_t n = strlen(msg);
+	size_t n = strlen(msg), skip;
+	int nl = n && msg[n - 1] == '\n';
 
-	if (level == XNF_LOG_WARN && !strncmp(msg, "Error: ", 7) &&
-	    gettid() == getpid()) {
-		cli_err("%.*s", (int)(n - 7 - (n > 7 && msg[n - 1] == '\n')),
-			msg + 7);
+	if (level == XNF_LOG_WARN && !strncmp(msg, "Error: ", 7)) {
+		if (gettid() != getpid())
+			fputs(msg, stderr);
+		else
+			cli_err("%.*s", (int)(n - 7 - nl), msg + 7);
+		return;
+	}
+	skip = strncmp(msg, "Warning: ", 9) ? 0 : 9;
+	if (level == XNF_LOG_WARN && (skip || print_json())) {
+		print_warn("%.*s", (int)(n - skip - nl), msg + skip);
 		return;
 	}
 	fputs(msg, stderr);

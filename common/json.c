@@ -11,22 +11,27 @@ static int jw_depth;
 /* What each open level is: true for an array. */
 static bool jw_type[JW_DEPTH];
 
-static void jw_escape(const char *s)
+void jw_quote(FILE *f, const char *s)
 {
-	putchar('"');
+	fputc('"', f);
 	for (; *s; s++) {
 		unsigned char c = *s;
 
 		if (c == '"' || c == '\\')
-			printf("\\%c", c);
+			fprintf(f, "\\%c", c);
 		else if (c == '\n')
-			fputs("\\n", stdout);
+			fputs("\\n", f);
 		else if (c < 0x20)
-			printf("\\u%04x", c);
+			fprintf(f, "\\u%04x", c);
 		else
-			putchar(c);
+			fputc(c, f);
 	}
-	putchar('"');
+	fputc('"', f);
+}
+
+static void jw_escape(const char *s)
+{
+	jw_quote(stdout, s);
 }
 
 static void jw_key(const char *key)
@@ -112,6 +117,11 @@ void jw_null(const char *key)
 {
 	jw_key(key);
 	fputs("null", stdout);
+}
+
+int jw_nesting(void)
+{
+	return jw_depth;
 }
 
 void jw_close_all(void)

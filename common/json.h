@@ -8,6 +8,7 @@
 #define XNF_JSON_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 void jw_object(const char *key);
@@ -23,5 +24,10 @@ void jw_null(const char *key);
 /* Ends the document with a newline once the outermost value is closed. */
 /* Closes every object and array still open (before an error document). */
 void jw_close_all(void);
+/* Objects and arrays open now: 0 between documents. */
+int jw_nesting(void);
+/* @s as a JSON string, quoted and escaped, on @f: for a document of one
+ * line written outside the one on stdout (a warning on stderr). */
+void jw_quote(FILE *f, const char *s);
 
 #endif /* XNF_JSON_H */

@@ -119,10 +119,30 @@ void print_nl(void)
 		putchar('\n');
 }
 
+/* Every document names its schema: a value opened outside one is a
+ * command printing JSON that docs/json.md does not describe. */
+static void check_in_doc(void)
+{
+	if (!jw_nesting())
+		fputs("xnf: bug: a JSON document without a schema "
+		      "(docs/json.md)\n",
+		      stderr);
+}
+
+void open_json_doc(const char *schema)
+{
+	if (!json_mode)
+		return;
+	jw_object(NULL);
+	jw_string("schema", schema);
+}
+
 void open_json_object(const char *key)
 {
-	if (json_mode)
-		jw_object(key);
+	if (!json_mode)
+		return;
+	check_in_doc();
+	jw_object(key);
 }
 
 void close_json_object(void)
@@ -133,8 +153,10 @@ void close_json_object(void)
 
 void open_json_array(const char *key)
 {
-	if (json_mode)
-		jw_array(key);
+	if (!json_mode)
+		return;
+	check_in_doc();
+	jw_array(key);
 }
 
 void close_json_array(void)
@@ -187,24 +209,32 @@ static char *one_line(const char *msg)
 	return out;
 }
 
-void print_verr(const char *fmt, va_list ap)
+/* @fmt formatted as one line (one_line), or NULL. */
+static char *format_line(const char *fmt, va_list ap)
 {
 	char *msg = NULL, *line = NULL;
 
 	if (vasprintf(&msg, fmt, ap) >= 0)
 		line = one_line(msg);
+	free(msg);
+	return line;
+}
+
+void print_verr(const char *fmt, va_list ap)
+{
+	char *line = format_line(fmt, ap);
+	const char *msg = line ?: "out of memory formatting an error";
+
 	if (!json_mode) {
-		fprintf(stderr, "Error: %s\n",
-			line ?: "out of memory formatting an error");
+		fprintf(stderr, "Error: %s\n", msg);
 	} else {
 		jw_close_all();
-		jw_object(NULL);
-		jw_string("error", line ?: "out of memory formatting an error");
+		open_json_doc("xnf/error/1");
+		jw_string("error", msg);
 		jw_end_object();
 		fflush(stdout);
 	}
 	free(line);
-	free(msg);
 }
 
 void print_err(const char *fmt, ...)
@@ -213,5 +243,34 @@ void print_err(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	print_verr(fmt, ap);
+	va_end(ap);
+}
+
+/* On stderr, beside a document that may be open on stdout (the lines of
+ * xnf save), and as one line among those of other threads (the AF_XDP
+ * workers'). */
+void print_vwarn(const char *fmt, va_list ap)
+{
+	char *line = format_line(fmt, ap);
+	const char *msg = line ?: "out of memory formatting a warning";
+
+	flockfile(stderr);
+	if (!json_mode) {
+		fprintf(stderr, "Warning: %s\n", msg);
+	} else {
+		fputs("{\"schema\":\"xnf/warning/1\",\"warning\":", stderr);
+		jw_quote(stderr, msg);
+		fputs("}\n", stderr);
+	}
+	funlockfile(stderr);
+	free(line);
+}
+
+void print_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	print_vwarn(fmt, ap);
 	va_end(ap);
 }

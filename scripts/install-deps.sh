@@ -44,6 +44,8 @@ need=(
 	"py:matplotlib:python3-matplotlib"
 	"py:numpy:python3-numpy"
 	"py:scipy:python3-scipy"
+	# selftests/json.bats: the JSON Schemas of docs/json (draft 2020-12)
+	"py:jsonschema:python3-jsonschema"
 )
 
 missing=()

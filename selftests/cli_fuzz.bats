@@ -9,7 +9,8 @@
 #  - exit non-zero, below 124 (timeout) and 128 (a signal: a crash),
 #  - print nothing on stdout and exactly one line on stderr, starting with
 #    "Error:";
-#  - under -j, print one JSON object with an "error" member on stdout and
+#  - under -j, print one JSON object with an "error" member (schema
+#    xnf/error/1) on stdout and
 #    nothing on stderr.
 # All of them run against an instance attached to d0 and d1 of the test
 # bed (selftests/lib/testbed.bash), which must be unchanged at the end.
@@ -114,7 +115,8 @@ fuzz_run()
 	elif [ "$json" = 1 ]; then
 		if [ -s "$err" ]; then
 			why="stderr not empty under -j"
-		elif ! jq -se 'length == 1 and (.[0].error | type) == "string"' \
+		elif ! jq -se 'length == 1 and .[0].schema == "xnf/error/1" and
+			(.[0].error | type) == "string"' \
 			<"$out" >/dev/null 2>&1; then
 			why="stdout is not one JSON object with an error"
 		fi

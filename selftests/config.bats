@@ -68,7 +68,7 @@ full_config()
 # prog and link ids of what runs: equal when nothing was reloaded.
 ids()
 {
-	tb_xnf -j status | jq -c '[.[] | {dev, link_id, prog_id, nfs}]'
+	tb_xnf -j status | jq -c '[.devices[] | {dev, link_id, prog_id, nfs}]'
 }
 
 @test "save | apply on a fresh instance rebuilds the same state, byte for byte" {
@@ -88,7 +88,7 @@ ids()
 	diff -u "$TB_TMP/a.conf" "$TB_TMP/b.conf"
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" != none ]
 	# What it printed is what runs.
-	tb_xnf -j status | jq -e '.[] | select(.dev == "d1") |
+	tb_xnf -j status | jq -e '.devices[] | select(.dev == "d1") |
 		.fused and .mode == "generic" and .l3fwd == "fib" and .chain == "l3fwd,firewall"'
 }
 
@@ -125,8 +125,8 @@ ids()
 	tb_ping "$TB_SRC" "$TB_SINK4" 2
 	local hits
 	hits=$(tb_xnf -j fw show | jq '.rules[] | select(.prio == 10) | .packets')
-	d0_link=$(tb_xnf -j status | jq '.[] | select(.dev == "d0") | .link_id')
-	d1_prog=$(tb_xnf -j status | jq '.[] | select(.dev == "d1") | .prog_id')
+	d0_link=$(tb_xnf -j status | jq '.devices[] | select(.dev == "d0") | .link_id')
+	d1_prog=$(tb_xnf -j status | jq '.devices[] | select(.dev == "d1") | .prog_id')
 
 	# d0's chain, one route replaced, one removed, one added, a rule
 	# added; d1 as it was.
@@ -144,9 +144,9 @@ ids()
 	tb_expect "routes" "$(jq .changed.routes <<<"$out")" -eq 3
 	tb_expect "total" "$(jq .changes <<<"$out")" -eq 5
 	# A chain switch keeps the link; d1 was not touched.
-	tb_expect "d0's link" "$(tb_xnf -j status | jq '.[] | select(.dev == "d0") | .link_id')" -eq "$d0_link"
-	tb_expect "d1's program" "$(tb_xnf -j status | jq '.[] | select(.dev == "d1") | .prog_id')" -eq "$d1_prog"
-	tb_expect "d0's chain" "$(tb_xnf -j status | jq -r '.[] | select(.dev == "d0") | .chain')" = l3fwd
+	tb_expect "d0's link" "$(tb_xnf -j status | jq '.devices[] | select(.dev == "d0") | .link_id')" -eq "$d0_link"
+	tb_expect "d1's program" "$(tb_xnf -j status | jq '.devices[] | select(.dev == "d1") | .prog_id')" -eq "$d1_prog"
+	tb_expect "d0's chain" "$(tb_xnf -j status | jq -r '.devices[] | select(.dev == "d0") | .chain')" = l3fwd
 	tb_expect "the kept rule's counter" \
 		"$(tb_xnf -j fw show | jq '.rules[] | select(.prio == 10) | .packets')" -eq "$hits"
 	tb_xnf save >"$TB_TMP/c.conf"
@@ -222,7 +222,7 @@ ids()
 	jq -e '.error | test(":1:")' <<<"$output"
 	tb_expect "rules after a NUL" "$(tb_xnf -j fw show | jq '.rules | length')" -eq 0
 	run -1 tb_xnf -b <(printf '%s\n' 'route add "203.0.113.0/24 blackhole')
-	tb_expect "routes after an open quote" "$(tb_xnf -j route show | jq length)" -eq 0
+	tb_expect "routes after an open quote" "$(tb_xnf -j route show | jq '.routes | length')" -eq 0
 	run -0 tb_xnf -b <(printf 'fw add prio 8 drop proto udp dport 53\r\n# done\r\n')
 	tb_expect "a CRLF line" "$(tb_xnf -j fw show | jq -c '.rules[0] | [.prio, .dport]')" = '[8,"53"]'
 	# The same reader for apply.
@@ -239,7 +239,7 @@ ids()
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = none ]
 	[ "$(tb_xdp_prog_id "$TB_DUT" d1)" = none ]
 	tb_expect "f0 (not xnf's)" "$(tb_xdp_prog_id "$TB_DUT" f0)" = "$FOREIGN_ID"
-	tb_expect "routes" "$(tb_xnf -j route show | jq length)" -eq 8
+	tb_expect "routes" "$(tb_xnf -j route show | jq '.routes | length')" -eq 8
 	run -0 tb_xnf detach all
 	run -0 tb_xnf apply "$TB_TMP/a.conf"
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" != none ]
@@ -262,7 +262,7 @@ mp_add()
 # next hops (ids, MACs) and each one's share of the buckets.
 mp_route()
 {
-	tb_xnf -j route show | jq -ec --arg d $MP '.[] | select(.dst == $d)'
+	tb_xnf -j route show | jq -ec --arg d $MP '.routes[] | select(.dst == $d)'
 }
 
 mp_macs()
@@ -337,7 +337,7 @@ mp_macs()
 	run -1 tb_xnf -b <(printf '%s\n' "route del 203.0.113.128/25" \
 		"route add $MP nexthop dev d1 lladdr $NH_A nexthop dev d1 lladdr $NH_B")
 	tb_expect "a refused batch changed nothing" \
-		"$(tb_xnf -j route show | jq '[.[] | select(.dst == "203.0.113.128/25")] | length')" -eq 1
+		"$(tb_xnf -j route show | jq '[.routes[] | select(.dst == "203.0.113.128/25")] | length')" -eq 1
 }
 
 @test "apply check names a wrong multipath line and changes nothing" {
@@ -442,8 +442,8 @@ traffic_accounted()
 	tb_xnf route add 198.51.100.0/24 via $TB_SINK4
 	tb_xnf fw add prio 10 drop proto tcp dport 23
 	tb_xnf save >"$TB_TMP/a.conf"
-	links=$(tb_xnf -j status | jq -c '[.[] | .link_id]')
-	progs=$(tb_xnf -j status | jq -c '[.[] | .prog_id]')
+	links=$(tb_xnf -j status | jq -c '[.devices[] | .link_id]')
+	progs=$(tb_xnf -j status | jq -c '[.devices[] | .prog_id]')
 	# The schema is the first __u32 of xnf_cfg (little-endian here).
 	cfg=$(bpftool -j map lookup pinned "$XNF_PIN_ROOT/tables/xnf_cfg" key 0 0 0 0)
 	schema=$(jq '.formatted.value.schema' <<<"$cfg")
@@ -457,7 +457,7 @@ traffic_accounted()
 	[ ! -e "$XNF_PIN_ROOT-old" ]
 	tb_xnf save >"$TB_TMP/b.conf"
 	diff -u "$TB_TMP/a.conf" "$TB_TMP/b.conf"
-	tb_expect "the links" "$(tb_xnf -j status | jq -c '[.[] | .link_id]')" = "$links"
-	tb_expect "the programs" "$(tb_xnf -j status | jq -c '[.[] | .prog_id]')" != "$progs"
+	tb_expect "the links" "$(tb_xnf -j status | jq -c '[.devices[] | .link_id]')" = "$links"
+	tb_expect "the programs" "$(tb_xnf -j status | jq -c '[.devices[] | .prog_id]')" != "$progs"
 	traffic_accounted $n
 }

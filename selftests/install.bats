@@ -124,7 +124,7 @@ complete_line()
 	cd /
 	run -0 "$d/usr/local/sbin/xnf" -j -V
 	[ "$(jq -r .version <<<"$output")" = "$("$TB_TOP/scripts/version.sh")" ]
-	[ "$(jq -r .schema <<<"$output")" = \
+	[ "$(jq -r .table_schema <<<"$output")" = \
 		"$(sed -n 's/^#define XNF_SCHEMA \([0-9]*\).*/\1/p' "$TB_TOP/include/uapi/xnf_dp.h")" ]
 	jq -e '(.libbpf | test("^[0-9]+\\.[0-9]+$")) and (.libxdp_build | length > 0)' <<<"$output"
 	run -0 "$d/usr/local/sbin/xnf" --version

@@ -94,10 +94,10 @@ truthful()
 		{ echo "FAIL: $what: status, stats or ip failed" >&2; return 1; }
 	got=$(jq -rn --argjson st "$st" --argjson sx "$sx" --argjson ln "$ln" '
 		($ln[0].xdp.prog.id // null) as $xdp |
-		[$st[] | select(.dev == "d0")] as $d0 |
-		if ($st | length) != ($d0 | length) then "status lists other devices"
-		elif [$sx.devices[].dev] != [$st[].dev] then
-			"stats lists \([$sx.devices[].dev]), status \([$st[].dev])"
+		[$st.devices[] | select(.dev == "d0")] as $d0 |
+		if ($st.devices | length) != ($d0 | length) then "status lists other devices"
+		elif [$sx.devices[].dev] != [$st.devices[].dev] then
+			"stats lists \([$sx.devices[].dev]), status \([$st.devices[].dev])"
 		elif ($d0 | length) == 0 then
 			if $xdp == null then "detached"
 			else "d0 runs program \($xdp) but status does not list it" end
@@ -231,14 +231,14 @@ measure()
 	# Readers: no lock, the right answers.
 	st=$(tb_xnf -j status)
 	tb_expect "status: both attached" \
-		"$(jq -c '[.[] | [.dev, .attached]] | sort' <<<"$st")" = '[["d0",true],["d1",true]]'
+		"$(jq -c '[.devices[] | [.dev, .attached]] | sort' <<<"$st")" = '[["d0",true],["d1",true]]'
 	tb_expect "route show: the others, not yet the batch's" \
-		"$(tb_xnf -j route show | jq '[.[].dst] | index("203.0.113.0/25") == null and length == 8')" = true
+		"$(tb_xnf -j route show | jq '[.routes[].dst] | index("203.0.113.0/25") == null and length == 8')" = true
 	tb_expect "fw show: the rule" "$(tb_xnf -j fw show | jq '.rules | length')" -eq 1
 	tb_expect "stats: both devices" "$(tb_xnf -j stats | jq '.devices | length')" -eq 2
 	tb_expect "config show" "$(tb_xnf -j config show | jq -r .no_route)" = pass
-	tb_xnf -j fdb show | jq -e 'type == "array"' >/dev/null
-	tb_xnf -j xconnect show | jq -e 'type == "array"' >/dev/null
+	tb_xnf -j fdb show | jq -e '.fdb | type == "array"' >/dev/null
+	tb_xnf -j xconnect show | jq -e '.xconnects | type == "array"' >/dev/null
 	tb_xnf -j chain show d0 | jq -e '.attached' >/dev/null
 
 	# A writer gives up after -w seconds, naming the holder.
@@ -251,7 +251,7 @@ measure()
 	run tb_xnf -w 0 fw add prio 20 drop proto udp dport 5002
 	tb_expect "writer with -w 0: exit status" "$status" -ne 0
 	tb_expect "nothing written" \
-		"$(tb_xnf -j route show | jq 'any(.[]; .dst == "203.0.113.128/25")')" = false
+		"$(tb_xnf -j route show | jq 'any(.routes[]; .dst == "203.0.113.128/25")')" = false
 
 	# Resumed, the batch ends with its input; then writers proceed.
 	kill -CONT "$pid"
@@ -264,8 +264,8 @@ measure()
 	done
 	tb_expect "the batch ended" "$(kill -0 "$pid" 2>/dev/null && echo running)" = ""
 	tb_expect "the batch's route" \
-		"$(tb_xnf -j route show | jq 'any(.[]; .dst == "203.0.113.0/25")')" = true
+		"$(tb_xnf -j route show | jq 'any(.routes[]; .dst == "203.0.113.0/25")')" = true
 	tb_xnf -w 5 route add 203.0.113.128/25 via $TB_SINK4
 	tb_xnf fw add prio 20 drop proto udp dport 5002
-	tb_expect "written" "$(tb_xnf -j route show | jq 'any(.[]; .dst == "203.0.113.128/25")')" = true
+	tb_expect "written" "$(tb_xnf -j route show | jq 'any(.routes[]; .dst == "203.0.113.128/25")')" = true
 }

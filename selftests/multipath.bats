@@ -67,7 +67,7 @@ teardown()
 # mp_route: the JSON object of $MP in `xnf -j route show`.
 mp_route()
 {
-	tb_xnf -j route show | jq -ec --arg d $MP '.[] | select(.dst == $d)'
+	tb_xnf -j route show | jq -ec --arg d $MP '.routes[] | select(.dst == $d)'
 }
 
 @test "a multipath route lists its next hops and their share of the buckets" {
@@ -83,7 +83,7 @@ mp_route()
 		"$(jq -r '.nexthops[] | select(.via != null) | .lladdr' <<<"$r")" = $TB_MAC_K0
 	tb_expect "no single next hop at the top" "$(jq -r '.dev' <<<"$r")" = null
 	tb_expect "a unicast route has no group" \
-		"$(tb_xnf -j route show | jq -r '.[] | select(.dst == "198.51.100.0/24") | .group')" = null
+		"$(tb_xnf -j route show | jq -r '.routes[] | select(.dst == "198.51.100.0/24") | .group')" = null
 	tb_expect "every next hop on d1" \
 		"$(jq -r '[.nexthops[].dev] | unique | join(",")' <<<"$r")" = d1
 	# add refuses what exists, as for a single next hop.

@@ -100,7 +100,7 @@ ns_routes()
 
 ns_devs()
 {
-	ns_enter "$TB_DUT" -j status | jq -c '[.[].dev] | sort'
+	ns_enter "$TB_DUT" -j status | jq -c '[.devices[].dev] | sort'
 }
 
 # pair NS NAME QUEUES: a veth pair NAME0/NAME1 in NS, QUEUES queues each way.
@@ -127,7 +127,7 @@ threaded() { tb_run "$1" cat "/sys/class/net/$2/threaded"; }
 	tb_expect "d0's link pinned on the host's bpffs" \
 		"$(test -e "$NS_ROOT/dev/d0/link" && echo yes)" = yes
 	tb_expect "status by nsenter" "$(ns_devs)" = '["d0","d1"]'
-	st=$(ns_exec "$TB_DUT" -j status | jq -c '[.[].dev] | sort')
+	st=$(ns_exec "$TB_DUT" -j status | jq -c '[.devices[].dev] | sort')
 	tb_expect "status by ip netns exec" "$st" = '["d0","d1"]'
 	tb_expect "the program status names is on d0" \
 		"$(ns_enter "$TB_DUT" -j status d0 | jq -r .prog_id)" = \
@@ -180,7 +180,7 @@ threaded() { tb_run "$1" cat "/sys/class/net/$2/threaded"; }
 		--mount-proc bash -c "$cmd" _ "$TB_DUT" env XNF_PIN_ROOT="$NS_ROOT" \
 		"$XNF" -j attach d0 chain l3fwd
 	tb_expect "attach: exit" "$status" -eq 1
-	tb_expect "attach: one JSON error" "$(jq -c 'keys' <<<"$output")" = '["error"]'
+	tb_expect "attach: one JSON error" "$(jq -c '[keys, .schema]' <<<"$output")" = '[["error","schema"],"xnf/error/1"]'
 	tb_expect "attach: the fix is named" \
 		"$(jq '.error | contains("nsenter --net=")' <<<"$output")" = true
 	tb_expect "no XDP on d0" "$(tb_xdp_prog_id "$TB_DUT" d0)" = none

@@ -86,14 +86,14 @@ refused()
 }
 
 # refused_json ARGS...: `xnf -j ARGS` fails with one JSON object holding an
-# "error" string on stdout, and nothing on stderr.
+# "error" string (schema xnf/error/1) on stdout, and nothing on stderr.
 refused_json()
 {
 	run --separate-stderr tb_xnf -j "$@"
 	echo "xnf -j $*: exit $status; stdout: $output; stderr: $stderr"
 	tb_expect "xnf -j $*: exit" "$status" -eq 1 &&
 	tb_expect "xnf -j $*: one error object" \
-		"$(jq -sc 'map(.error | type)' <<<"$output")" = '["string"]' &&
+		"$(jq -sc 'map([.schema, (.error | type)])' <<<"$output")" = '[["xnf/error/1","string"]]' &&
 	tb_expect "xnf -j $*: nothing on stderr" "${#stderr}" -eq 0
 }
 
@@ -225,7 +225,7 @@ no_pins_for()
 		printf "route add 2001:db8:%x::/48 dev d1 lladdr 02:78:6e:01:%02x:%02x\n", i, int(i / 256), i % 256 }' >"$batch"
 	XNF_PIN_ROOT=$root tb_xnf -b "$batch"
 	before=$(XNF_PIN_ROOT=$root tb_xnf -j route show)
-	tb_expect "routes" "$(jq length <<<"$before")" -eq $((max - 1))
+	tb_expect "routes" "$(jq '.routes | length' <<<"$before")" -eq $((max - 1))
 	XNF_PIN_ROOT=$root refused route add 2001:db8:ffff::/64 dev d1 lladdr $TB_MAC_K0
 	XNF_PIN_ROOT=$root refused route add 2001:db8::/32 via $TB_SINK6
 	after=$(XNF_PIN_ROOT=$root tb_xnf -j route show)
@@ -308,7 +308,7 @@ B_ROOT=
 	ip -n "$TB_DUT" link set e1 up
 	XNF_PIN_ROOT=$B_ROOT tb_xnf attach e0 chain l3fwd,xsk
 	b_before=$(XNF_PIN_ROOT=$B_ROOT tb_xnf -j status)
-	tb_expect "b attached to e0" "$(jq -r '.[0].attached' <<<"$b_before")" = true
+	tb_expect "b attached to e0" "$(jq -r '.devices[0].attached' <<<"$b_before")" = true
 	for name in ../../b/dev/e0 ../../b/dev/e0/ d0/ d0/. ./d0 . .. \
 		"$(printf 'e%.0s' {1..16})" "" "d0 " $'d0\n'; do
 		for cmd in "detach @" "chain set @ l2fwd" "status @" "stats @" \
@@ -325,7 +325,7 @@ B_ROOT=
 	b_after=$(XNF_PIN_ROOT=$B_ROOT tb_xnf -j status)
 	tb_expect "instance b unchanged" "$b_after" = "$b_before"
 	tb_expect "b still attached to e0" "$(tb_xdp_prog_id "$TB_DUT" e0)" = \
-		"$(jq -r '.[0].prog_id' <<<"$b_after")"
+		"$(jq -r '.devices[0].prog_id' <<<"$b_after")"
 	tb_ping_ok "$TB_SRC" $TB_SINK4 2
 }
 
@@ -372,8 +372,9 @@ pin_root_refused()
 	pin_root_refused "$bpffs/$(printf 'r%.0s' {1..250})"
 }
 
-# Under -j a refusal is one JSON document {"error": "..."} on stdout, as
-# bpftool does, and still changes nothing; without -j, stdout stays empty.
+# Under -j a refusal is one JSON document {"schema": "xnf/error/1",
+# "error": "..."} on stdout, as bpftool does, and still changes nothing;
+# without -j, stdout stays empty.
 @test "under -j a refusal is a JSON error on stdout" {
 	local args
 	for args in "detach f0" "route add 203.0.113.0/33 dev d1" \
@@ -382,7 +383,7 @@ pin_root_refused()
 		run --separate-stderr tb_xnf -j $args
 		tb_expect "xnf -j $args: exit" "$status" -eq 1
 		tb_expect "xnf -j $args: one error object" \
-			"$(jq -c 'keys' <<<"$output")" = '["error"]'
+			"$(jq -c '[keys, .schema]' <<<"$output")" = '[["error","schema"],"xnf/error/1"]'
 		tb_expect "xnf -j $args: a message" \
 			"$(jq -r '.error | length > 0' <<<"$output")" = true
 		# shellcheck disable=SC2086

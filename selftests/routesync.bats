@@ -99,7 +99,7 @@ rs_event()
 # route_of DST: the object of DST in `xnf -j route show`, or nothing.
 route_of()
 {
-	tb_xnf -j route show | jq -c --arg d "$1" '.[] | select(.dst == $d)'
+	tb_xnf -j route show | jq -c --arg d "$1" '.routes[] | select(.dst == $d)'
 }
 
 # route_is DST JQ: DST is in xnf's tables and JQ holds for it.
@@ -330,7 +330,7 @@ kernel_set()
 
 xnf_set()
 {
-	tb_xnf -j route show | jq -r '.[] |
+	tb_xnf -j route show | jq -r '.routes[] |
 		select(.dst | test("^198\\.1[89]\\.|^2001:db8:1[0-9a-f]{3}:")) |
 		.dst + " " + ([.via] + [.nexthops[]?.via] |
 			map(select(. != null)) | sort | join(","))' | sort
@@ -373,7 +373,7 @@ sets_equal()
 routes_in()
 {
 	[ "$(tb_xnf -j route show | jq --arg p "$1" \
-		'[.[] | select(.dst | startswith($p))] | length')" -eq "$2" ]
+		'[.routes[] | select(.dst | startswith($p))] | length')" -eq "$2" ]
 }
 
 @test "a sync killed between a batch's writes and its commit leaves the last complete set" {

@@ -204,7 +204,7 @@ t_linkdown()
 route_is()
 {
 	local sel
-	sel=$(so_xnf "$1" -j route show | jq -c --arg d "$2" '[.[] | select(.dst == $d)]') ||
+	sel=$(so_xnf "$1" -j route show | jq -c --arg d "$2" '[.routes[] | select(.dst == $d)]') ||
 		return 1
 	if [ "$3" = gone ]; then
 		jq -e 'length == 0' <<<"$sel" >/dev/null

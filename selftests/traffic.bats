@@ -64,7 +64,7 @@ fw_hits_grew()
 			else
 				tb_attach_both "$chain"
 			fi
-			got=$(tb_xnf -j status | jq -c '[.[] | [.dev, .chain, .fused, .attached]] | sort')
+			got=$(tb_xnf -j status | jq -c '[.devices[] | [.dev, .chain, .fused, .attached]] | sort')
 			tb_expect "status ($chain $mode)" "$got" = \
 				"[[\"d0\",\"$chain\",$fused,true],[\"d1\",\"$chain\",$fused,true]]"
 
@@ -331,7 +331,7 @@ ping_batch_ok()
 		tb_expect "$dev: pins after detach" \
 			"$(test -e "$XNF_PIN_ROOT/dev/$dev" && echo present || echo gone)" = gone
 	done
-	tb_expect "status after detach" "$(tb_xnf -j status | jq -c .)" = "[]"
+	tb_expect "status after detach" "$(tb_xnf -j status | jq -c .devices)" = "[]"
 
 	k0=$(tb_kfwd)
 	tb_ping_ok "$TB_SRC" $TB_SINK4 $N
@@ -655,9 +655,9 @@ rx_classes_check()
 	local before after k0 k1 st
 
 	tb_attach_both l3fwd fib
-	st=$(tb_xnf -j status | jq -c '[.[] | [.dev, .chain, .l3fwd]] | sort')
+	st=$(tb_xnf -j status | jq -c '[.devices[] | [.dev, .chain, .l3fwd]] | sort')
 	tb_expect "status" "$st" = '[["d0","l3fwd","fib"],["d1","l3fwd","fib"]]'
-	tb_expect "xnf routes" "$(tb_xnf -j route show | jq length)" -eq 0
+	tb_expect "xnf routes" "$(tb_xnf -j route show | jq '.routes | length')" -eq 0
 
 	tb_udp_sink "$TB_SINK" 4 5009 "$TB_TMP/u4"
 	k0=$(tb_kfwd)
@@ -723,7 +723,7 @@ check_alive()
 	tb_expect "$what: chain old or new" \
 		"$(jq -r '.chain | IN("firewall,l3fwd,l2fwd", "firewall,l3fwd")' <<<"$st")" = true
 	tb_expect "$what: an XDP program on d0" "$(tb_xdp_prog_id "$TB_DUT" d0)" != none
-	tb_xnf -j route show | jq -e 'type == "array"' >/dev/null
+	tb_xnf -j route show | jq -e '.routes | type == "array"' >/dev/null
 	tb_xnf -j fw show | jq -e '.rules | type == "array"' >/dev/null
 	tb_ping_ok "$TB_SRC" $TB_SINK4 2
 }
@@ -966,7 +966,7 @@ lost_round()
 	local before after s0 s0d lines got redir lost left
 
 	tb_sink ethtool -K k0 gro "$1" >/dev/null || return 1
-	WARNED=$(tb_xnf -j status | jq -c '[.[] | select(.warnings != []) | .dev]')
+	WARNED=$(tb_xnf -j status | jq -c '[.devices[] | select(.warnings != []) | .dev]')
 	before=$(tb_stats_json)
 	s0=$(tb_link "$TB_SRC" s0 tx.dropped)
 	lines=$(tb_lines "$TB_TMP/5001")
@@ -1003,9 +1003,9 @@ lost_round()
 @test "status warns about a veth sender with tx checksum offload on, and not once it is off" {
 	tb_attach_both l3fwd
 	# tb_setup turned it off at s0 and k0 (the peers of d0 and d1).
-	tb_expect "no warning" "$(tb_xnf -j status | jq -c '[.[] | select(.warnings != []) | .dev]')" = '[]'
+	tb_expect "no warning" "$(tb_xnf -j status | jq -c '[.devices[] | select(.warnings != []) | .dev]')" = '[]'
 	tb_src ethtool -K s0 tx on >/dev/null
-	tb_expect "d0 warned" "$(tb_xnf -j status | jq -c '[.[] | select(.warnings != []) | .dev]')" = '["d0"]'
+	tb_expect "d0 warned" "$(tb_xnf -j status | jq -c '[.devices[] | select(.warnings != []) | .dev]')" = '["d0"]'
 	tb_src ethtool -K s0 tx off >/dev/null
-	tb_expect "no warning again" "$(tb_xnf -j status | jq -c '[.[] | select(.warnings != []) | .dev]')" = '[]'
+	tb_expect "no warning again" "$(tb_xnf -j status | jq -c '[.devices[] | select(.warnings != []) | .dev]')" = '[]'
 }

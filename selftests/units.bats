@@ -178,7 +178,7 @@ EOF
 	grep -qx 'route add 203.0.113.0/24 blackhole' "$T/xnf.conf"
 	run -0 unit_run xnf.service ExecReload "$T/xnf.conf"
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = "$id0" ]
-	tb_xnf -j route show | jq -e 'any(.[]; .dst == "203.0.113.0/24")'
+	tb_xnf -j route show | jq -e 'any(.routes[]; .dst == "203.0.113.0/24")'
 
 	# Stop: no XDP program left on either.
 	run -0 unit_run xnf.service ExecStop "$T/xnf.conf"
@@ -226,7 +226,7 @@ EOF
 synced_route()
 {
 	tb_xnf -j route show | jq -e --arg gw "$TB_SINK4" \
-		'.[] | select(.dst == "203.0.113.0/24" and .via == $gw)' >/dev/null
+		'.routes[] | select(.dst == "203.0.113.0/24" and .via == $gw)' >/dev/null
 }
 
 @test "xnf-route-sync.service: runs under the unit's capabilities, SIGTERM ends it cleanly, the routes stay" {
@@ -256,5 +256,5 @@ synced_route()
 	WPID=
 	[ "$rc" -eq 0 ]
 	# Graceful: the route stays and forwards.
-	tb_xnf -j route show | jq -e '.[] | select(.dst == "203.0.113.0/24")'
+	tb_xnf -j route show | jq -e '.routes[] | select(.dst == "203.0.113.0/24")'
 }

@@ -431,7 +431,7 @@ so_sync_stop_all()
 # l3fwd takes for ADDR), one JSON object.
 so_route_get()
 {
-	so_xnf "$1" -j route get "$2" | jq -ec 'if type == "array" then .[0] else . end'
+	so_xnf "$1" -j route get "$2" | jq -ec .
 }
 
 # so_synced K: for both families, router K's xnf forwards the service by

@@ -517,16 +517,15 @@ class Soak:
             if self.forms[p] != 0:
                 self.forms[p] = 0
                 self.set_form(p, forms[0])
-        routes = json.loads(self.xnf("-j", "route", "show", record=False))
-        have = {r.get("prefix") or r.get("dst") for r in routes} if isinstance(routes, list) \
-            else set()
+        routes = json.loads(self.xnf("-j", "route", "show", record=False))["routes"]
+        have = {r["dst"] for r in routes}
         for pfx in ("198.51.100.0/28", "203.0.113.128/25", "2001:db8:ff00::/40"):
             if pfx in have:
                 self.xnf("route", "del", pfx, what="restore")
         self.xnf("route", "replace", "203.0.113.0/24", "dev", d["c"]["e"], "lladdr",
                  mac("c", "k"), what="restore")
-        rules = json.loads(self.xnf("-j", "fw", "show", record=False))
-        for r in (rules.get("rules") if isinstance(rules, dict) else rules) or []:
+        rules = json.loads(self.xnf("-j", "fw", "show", record=False))["rules"]
+        for r in rules:
             if int(r.get("prio", 0)) not in UNCHANGED_PRIOS:
                 self.xnf("fw", "del", "prio", r["prio"], what="restore")
         self.fill_generations("restore")

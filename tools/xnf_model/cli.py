@@ -23,8 +23,8 @@ from .model import (AUTO_ITER, MAX_ITER, TARGET_JSD, TARGET_LOSS,
                     TARGET_MEAN, TOL, ModelError, Params, Service, jsd,
                     normalise, predict, rel_error)
 from .output import (fmt_pct, fmt_rate, print_json, print_predict,
-                     print_service, solver_text, validate_markdown, write,
-                     write_csv)
+                     print_service, print_warning, solver_text,
+                     validate_markdown, write, write_csv)
 from .plots import plot_predict, validate_plots
 from .readers import (NAPI_BUDGET, default_spins, load_json, pool_sweep,
                       read_measured, worker_busy, worker_counts, worker_loss,
@@ -295,14 +295,14 @@ def cmd_predict(args):
     if args.plot:
         plot_predict(args.plot, out)
     if args.json:
-        print_json(out)
+        print_json(out, "xnf/model-predict/1")
     else:
         print_predict(out, r)
     if not r["solver"]["converged"]:
-        sys.stderr.write("Warning: the model did not converge (%s); the "
-                         "numbers above are not a steady state: raise "
-                         "--max-iter or use --solver direct\n"
-                         % solver_text(r["solver"]))
+        print_warning("the model did not converge (%s); the numbers above "
+                      "are not a steady state: raise --max-iter or use "
+                      "--solver direct" % solver_text(r["solver"]),
+                      args.json)
         return 3
     return 0
 
@@ -358,12 +358,13 @@ def cmd_dimension(args):
     m, L, beta, svc, spins, _ = setup(args, need_rate=False)
     bi, brate = svc.best_batch()
     if bi < beta and brate > svc.capacity_pps() * 1.02:
-        sys.stderr.write(
-            "Warning: batches of %d cost less per packet (%s) than full "
-            "batches of %d (%s): with t(i)/i rising, a core can settle at "
-            "small batches above the full-batch capacity. Check the service "
-            "times (noisy per-size means? --service-linear, --min-samples)\n"
-            % (bi, fmt_rate(brate), beta, fmt_rate(svc.capacity_pps())))
+        print_warning(
+            "batches of %d cost less per packet (%s) than full batches of "
+            "%d (%s): with t(i)/i rising, a core can settle at small batches "
+            "above the full-batch capacity. Check the service times (noisy "
+            "per-size means? --service-linear, --min-samples)"
+            % (bi, fmt_rate(brate), beta, fmt_rate(svc.capacity_pps())),
+            args.json)
     lo, hi, cache, steps = dimension(args, L, beta, svc, spins, args.loss)
     r = cache[lo]
     out = {"input": {"L": L, "beta": beta, "target_loss": args.loss,
@@ -391,7 +392,7 @@ def cmd_dimension(args):
         out["cores"] = n
         out["per_queue_pps"] = load / n * args.imbalance
     if args.json:
-        print_json(out)
+        print_json(out, "xnf/model-dimension/1")
     else:
         print("model: L=%d beta=%d, slot %.4g ns" % (L, beta, args.slot))
         print_service(svc.describe(), svc.capacity_pps())
@@ -417,8 +418,8 @@ def cmd_dimension(args):
                      "s" if out["queues"] > 1 else "",
                      fmt_rate(out["load_pps"] / out["queues"])))
     if not out["converged"]:
-        sys.stderr.write("Warning: some points of the bisection did not "
-                         "converge; the answer is not reliable\n")
+        print_warning("some points of the bisection did not converge; the "
+                      "answer is not reliable", args.json)
         return 3
     return 0
 
@@ -531,7 +532,8 @@ def cmd_validate(args):
                     "idle_spins": res["spins"],
                     "service": res["service"].describe(),
                     "rows": [{k: v for k, v in r.items()} for r in
-                             res["rows"]], "summary": summary})
+                             res["rows"]], "summary": summary},
+                   "xnf/model-validate/1")
     else:
         sys.stdout.write(md)
         print("\nwrote %s" % ", ".join(summary["files"]))
@@ -550,10 +552,11 @@ class Parser(argparse.ArgumentParser):
 
 def print_error(msg, as_json):
     """A refusal as xnf prints one (common/print.c print_err): one line on
-    stderr, or {"error": ...} on stdout under -j."""
+    stderr, or {"schema": "xnf/error/1", "error": ...} on stdout under
+    -j."""
     msg = " ".join(str(msg).split())
     if as_json:
-        print_json({"error": msg})
+        print_json({"error": msg}, "xnf/error/1")
     else:
         sys.stderr.write("Error: %s\n" % msg)
 

@@ -62,9 +62,21 @@ def jsonable(x):
     return x
 
 
-def print_json(o):
-    json.dump(jsonable(o), sys.stdout, indent=1)
+def print_json(o, schema):
+    """A document of `xnf -j`: "schema" (docs/json.md) first, then @o."""
+    json.dump({"schema": schema, **jsonable(o)}, sys.stdout, indent=1)
     sys.stdout.write("\n")
+
+
+def print_warning(msg, as_json):
+    """A warning as xnf prints one (common/print.c print_warn): on stderr,
+    "Warning: ..." or under -j a document of one line."""
+    msg = " ".join(str(msg).split())
+    if as_json:
+        sys.stderr.write(json.dumps({"schema": "xnf/warning/1",
+                                     "warning": msg}) + "\n")
+    else:
+        sys.stderr.write("Warning: %s\n" % msg)
 
 
 def print_predict(o, r):
