@@ -378,8 +378,8 @@ static void change_log(const char *cmd, int ret)
 	if (cli.dp && !cli.dp->reader)
 		xnf_dp_lock(cli.dp, LOCK_EX);
 	if (xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cmd, ret, msg))
-		fprintf(stderr, "Warning: the change is not in the instance's "
-				"change log (it is in syslog)\n");
+		print_warn("the change is not in the instance's change log "
+			   "(xnf monitor does not show it; syslog has it)");
 }
 
 static char *cur_cmd;
