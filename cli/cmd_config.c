@@ -20,9 +20,9 @@ static const struct {
 };
 #define N_CFG (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 
-static __u32 *cfg_field(struct xnf_config *cfg, size_t i)
+static enum xnf_action *cfg_field(struct xnf_config *cfg, size_t i)
 {
-	return (__u32 *)((char *)cfg + cfg_keys[i].off);
+	return (enum xnf_action *)((char *)cfg + cfg_keys[i].off);
 }
 
 int cli_cfg_key(size_t i, const struct xnf_config *cfg, const char **key,

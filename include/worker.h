@@ -11,10 +11,16 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <net/if.h>
 #include <linux/types.h>
 
 #include "xnf_worker.h"
+
+/* The enum-typed fields (XNF_ENUM_U32) sit where their __u32 did. */
+_Static_assert(offsetof(struct xnf_worker_stats, mode) == 20 &&
+		       offsetof(struct xnf_worker_stats, nf) == 48,
+	       "xnf_worker_stats layout");
 
 struct xnf_dp;
 

@@ -56,6 +56,21 @@ _Static_assert(sizeof(struct xnf_fw_class) == 8 * (XNF_FW_SUMMARY + XNF_FW_WORDS
 _Static_assert(sizeof(struct xnf_fw_lpm4_key) == 12, "xnf_fw_lpm4_key layout");
 _Static_assert(sizeof(struct xnf_fw_lpm6_key) == 24, "xnf_fw_lpm6_key layout");
 _Static_assert(sizeof(struct xnf_fw_hit) == 16, "xnf_fw_hit layout");
+/* Fields typed with an enum (XNF_ENUM_U32) sit where their __u32 did. */
+_Static_assert(offsetof(struct xnf_config, no_route) == 4 &&
+		       offsetof(struct xnf_config, martian) == 28 &&
+		       offsetof(struct xnf_config, rt_copy) == 32,
+	       "xnf_config layout");
+_Static_assert(offsetof(struct xnf_dev_info, nf) == 24, "xnf_dev_info layout");
+_Static_assert(offsetof(struct xnf_rt_val, nh) == 4 &&
+		       offsetof(struct xnf_rt_val, origin) == 8,
+	       "xnf_rt_val layout");
+_Static_assert(offsetof(struct xnf_nexthop, gw_family) == 16 &&
+		       offsetof(struct xnf_nexthop, state) == 36,
+	       "xnf_nexthop layout");
+_Static_assert(offsetof(struct xnf_fw_hdr, sport_none) == 8 &&
+		       offsetof(struct xnf_fw_match, slot) == 4,
+	       "xnf_fw_hdr, xnf_fw_match layout");
 
 /* ---- logging (log.c) ---- */
 enum xnf_log_level { XNF_LOG_WARN, XNF_LOG_INFO, XNF_LOG_DEBUG };

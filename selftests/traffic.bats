@@ -855,6 +855,76 @@ check_shown_is_running()
 		"$(jq '.[] | select(.command[3] | endswith("/xnf_stats")) | .output[0].formatted.values[0].value | has("nf")' <<<"$out")" = true
 }
 
+# u32_key N: N as the bytes of a __u32 map key, for bpftool (host order).
+u32_key()
+{
+	local b=($(($1 & 255)) $(($1 >> 8 & 255)) $(($1 >> 16 & 255)) $(($1 >> 24 & 255)))
+
+	if [ "$(printf '\1\0\0\0' | od -An -tu4 | tr -d ' ')" = 1 ]; then
+		echo "${b[*]}"
+	else
+		echo "${b[3]} ${b[2]} ${b[1]} ${b[0]}"
+	fi
+}
+
+# pinned_value MAP KEY...: bpftool's formatted value of one element of the
+# pinned map ROOT/MAP.
+pinned_value()
+{
+	local map=$1
+
+	shift
+	timeout 10 bpftool -j map lookup pinned "$XNF_PIN_ROOT/$map" key "$@" |
+		jq -c .formatted.value
+}
+
+# A field that holds one enumerator has the enum as its type in BTF
+# (include/uapi/xnf_dp.h, XNF_ENUM_U32), so bpftool prints its name.
+@test "bpftool names the enumerated fields of the pinned maps" {
+	local cfg rt val id slot nh gen n
+
+	tb_attach_both firewall,l3fwd
+	tb_routes
+	tb_xnf route add 203.0.113.0/24 blackhole
+	tb_xnf fw add drop proto udp dport 5001
+	tb_xnf config set no_route drop
+
+	cfg=$(pinned_value tables/xnf_cfg $(u32_key 0))
+	tb_expect "xnf_cfg actions" \
+		"$(jq -c '[.no_route, .ttl_expired, .l2_miss, .martian]' <<<"$cfg")" = \
+		'["XNF_ACT_DROP","XNF_ACT_PASS","XNF_ACT_FLOOD","XNF_ACT_DROP"]'
+	tb_expect "xnf_dev: the chain's NFs" \
+		"$(pinned_value dev/d0/xnf_dev $(u32_key 0) | jq -c '.nf[:.chain_len]')" = \
+		'["XNF_NF_FIREWALL","XNF_NF_L3FWD"]'
+
+	# The copy of the route tables that packets read, longest prefix
+	# match on a /32 key.
+	rt=xnf_rt4
+	[ "$(jq .rt_copy <<<"$cfg")" = 0 ] || rt=xnf_rt4_b
+	val=$(pinned_value tables/$rt $(u32_key 32) 198 51 100 1)
+	tb_expect "route via a neighbour" "$(jq -c '[.type, .plen]' <<<"$val")" = '["XNF_RT_UNICAST",24]'
+	tb_expect "own address" \
+		"$(pinned_value tables/$rt $(u32_key 32) 192 0 2 254 | jq -r .type)" = XNF_RT_LOCAL
+	tb_expect "blackhole" \
+		"$(pinned_value tables/$rt $(u32_key 32) 203 0 113 9 | jq -r .type)" = XNF_RT_BLACKHOLE
+	# Its next hop: xnf_nh_live names the live slot of xnf_nh.
+	id=$(jq .nh <<<"$val")
+	slot=$(pinned_value tables/xnf_nh_live $(u32_key "$id") | jq .slot)
+	tb_expect "live slot" "$slot" -gt 0
+	nh=$(pinned_value tables/xnf_nh $(u32_key $((slot - 1))))
+	tb_expect "next hop" "$(jq -c '[.state, .gw_family]' <<<"$nh")" = '["XNF_NH_VALID","XNF_AF_INET"]'
+
+	# The active firewall generation: its header and the one rule's bit
+	# (xnf_fw_order holds two generations of XNF_FW_MAX_RULES).
+	gen=$(pinned_value tables/xnf_fw_active $(u32_key 0))
+	n=$(timeout 10 bpftool -j map show pinned "$XNF_PIN_ROOT/tables/xnf_fw_order" |
+		jq '.max_entries / 2')
+	tb_expect "default action" \
+		"$(pinned_value tables/xnf_fw_hdr $(u32_key "$gen") | jq -r .default_action)" = XNF_FW_ALLOW
+	tb_expect "the rule's action" \
+		"$(pinned_value tables/xnf_fw_order $(u32_key $((gen * n))) | jq -r .action)" = XNF_FW_DROP
+}
+
 # stats_settled: one `xnf -j stats` (in js) whose counters add up (ok) and
 # that counts the M drops of the stats test.
 stats_settled()

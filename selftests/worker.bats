@@ -240,6 +240,8 @@ w_dropped_one()
 }
 
 @test "stats reset zeroes a live worker's counters; bpftool shows them by name" {
+	local v
+
 	worker_start nf l3fwd egress d1
 	tb_ping_ok "$TB_SRC" $TB_SINK4 5
 	tb_expect "counted" "$(w .rx_packets)" -ge 5
@@ -248,8 +250,13 @@ w_dropped_one()
 	tb_expect "tx after reset" "$(w .tx_packets)" -eq 0
 	tb_expect "frames still accounted" \
 		"$(w '.frames_in | .free + .fill + .nf + .tx')" -eq "$(w .frames)"
-	tb_expect "bpftool: named fields" "$(bpftool -j map dump pinned \
-		"$XNF_PIN_ROOT/dev/d0/xnf_workers" | jq '.[0].formatted.value.state')" -eq 2
+	# Named fields, and enumerators by name (enum types in BTF).
+	v=$(bpftool -j map dump pinned "$XNF_PIN_ROOT/dev/d0/xnf_workers" |
+		jq -c '.[0].formatted.value')
+	tb_expect "bpftool: named fields" "$(jq 'has("rx_packets")' <<<"$v")" = true
+	tb_expect "bpftool: state" "$(jq -r .state <<<"$v")" = XNF_W_RUNNING
+	tb_expect "bpftool: mode, as xnf stats has it" "$(jq -r .mode <<<"$v")" = \
+		"XNF_XSK_MODE_$(w -r .mode | tr '[:lower:]' '[:upper:]')"
 }
 
 @test "stats reset waits for a worker that runs late (stopped for 2 s) and then succeeds" {

@@ -5,9 +5,10 @@
  * cross-connects and the exception actions.
  *
  * Part of what crosses the BPF / user-space boundary (include/uapi/, one
- * header per role). Only fixed-width types; padding is explicit and the user
- * side checks every size with _Static_assert (include/xnf.h). Included by
- * the BPF programs (after vmlinux.h or linux/bpf.h) and by user space (after
+ * header per role). Only fixed-width types, and enums that are checked to
+ * be a __u32 (XNF_ENUM_U32); padding is explicit and the user side checks
+ * every size with _Static_assert (include/xnf.h). Included by the BPF
+ * programs (after vmlinux.h or linux/bpf.h) and by user space (after
  * linux/types.h).
  *
  * A map's name is defined once, here, as the identifier the BPF program
@@ -19,6 +20,22 @@
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
 #define XNF_SCHEMA 6
+
+/*
+ * A field of a pinned map's value that holds one enumerator has the enum
+ * as its type, so that the map's BTF names it and bpftool prints
+ * "XNF_RT_UNICAST" rather than 0. Such an enum must be exactly the __u32
+ * the field would otherwise be, on both sides of the boundary: 4 bytes,
+ * aligned to 4. C leaves an enum's size to the ABI (Linux's and BPF's
+ * make these an unsigned int); XNF_ENUM_U32 checks it wherever the header
+ * is compiled. Narrower fields (__u8, __u16) stay integers with the enum
+ * named in a comment: no portable C enum is narrower than an int. Bit
+ * sets stay integers too: bpftool would print the name of a lone flag
+ * and a number for two.
+ */
+#define XNF_ENUM_U32(name)                                                 \
+	_Static_assert(sizeof(enum name) == 4 && _Alignof(enum name) == 4, \
+		       "enum " #name " must be laid out as a __u32")
 
 #define XNF_CHAIN_MAX	  8  /* slots in a chain's prog array */
 #define XNF_FUSED_MAX	  4  /* NFs a fused chain can inline (each NF once) */
@@ -44,6 +61,7 @@ enum xnf_nf_id {
 	XNF_NF_XSK,
 	__XNF_NF_MAX
 };
+XNF_ENUM_U32(xnf_nf_id);
 
 /* Accumulated verdict, carried out when the chain ends. */
 enum xnf_verdict {
@@ -94,28 +112,30 @@ enum xnf_action {
 	XNF_ACT_DROP = 1,
 	XNF_ACT_FLOOD = 2, /* l2 miss only */
 };
+XNF_ENUM_U32(xnf_action);
 
 /* Global runtime configuration: xnf_cfg[0]. Read per packet by the NFs that
  * need it, so a policy change needs no reload. Load-time choices (chain
  * slot, fused order, fib mode) are const volatile rodata instead. */
 struct xnf_config {
-	__u32 schema;	    /* XNF_SCHEMA, written by the loader */
-	__u32 no_route;	    /* enum xnf_action: pass | drop */
-	__u32 ttl_expired;  /* pass | drop */
-	__u32 local;	    /* pass | drop */
-	__u32 l2_miss;	    /* flood | pass | drop */
-	__u32 xsk_fallback; /* pass | drop */
-	__u32 tables_gen;   /* bumped by every route, FDB, cross-connect and
-			     * firewall change: AF_XDP workers reload their
-			     * copies when it moves */
-	__u32 martian;	    /* pass | drop (default drop, as Linux) */
-	__u32 rt_copy;	    /* which copy of the route tables packets read:
-			     * 0 xnf_rt4 / xnf_rt6, 1 xnf_rt4_b / xnf_rt6_b
-			     * (libxnf's route batches, lib/routes.c) */
-	__u32 rt_pending;   /* a route batch was begun and not committed:
-			     * the copies may differ (the next writer puts
-			     * them back in step) */
-	__u64 change_seq;   /* the last change recorded in xnf_changes */
+	__u32 schema;		      /* XNF_SCHEMA, written by the loader */
+	enum xnf_action no_route;     /* pass | drop */
+	enum xnf_action ttl_expired;  /* pass | drop */
+	enum xnf_action local;	      /* pass | drop */
+	enum xnf_action l2_miss;      /* flood | pass | drop */
+	enum xnf_action xsk_fallback; /* pass | drop */
+	__u32 tables_gen;	 /* bumped by every route, FDB, cross-connect
+				  * and firewall change: AF_XDP workers
+				  * reload their copies when it moves */
+	enum xnf_action martian; /* pass | drop (default drop, as Linux) */
+	__u32 rt_copy;		 /* which copy of the route tables packets
+				  * read: 0 xnf_rt4 / xnf_rt6, 1 xnf_rt4_b /
+				  * xnf_rt6_b (libxnf's route batches,
+				  * lib/routes.c) */
+	__u32 rt_pending;	 /* a route batch was begun and not
+				  * committed: the copies may differ (the
+				  * next writer puts them back in step) */
+	__u64 change_seq;	 /* the last change recorded in xnf_changes */
 };
 
 /* Per-packet state, parsed once by the entry program and shared by the NFs
@@ -137,7 +157,11 @@ enum xnf_family {
 	XNF_AF_INET = 4,
 	XNF_AF_INET6 = 6,
 };
+XNF_ENUM_U32(xnf_family);
 
+/* family, verdict and reason stay bytes: as enums they would grow the
+ * state every NF reads and writes per packet from 32 to 44 bytes, to name
+ * them in a map that only holds each CPU's last packet. */
 struct xnf_pkt {
 	__u32 ingress_ifindex;
 	__u32 egress_ifindex; /* valid with XNF_V_REDIRECT */
@@ -197,7 +221,7 @@ struct xnf_dev_info {
 	__u32 fused;
 	__u32 l3_fib;
 	__u32 chain_len;
-	__u32 nf[XNF_CHAIN_MAX]; /* enum xnf_nf_id per slot */
+	enum xnf_nf_id nf[XNF_CHAIN_MAX]; /* per slot; 0 past chain_len */
 };
 
 /* Batch sizes: packets handled per NAPI poll of an attached device, counted
@@ -249,6 +273,7 @@ enum xnf_route_type {
 	XNF_RT_KERNEL,	    /* pass: the kernel forwards it (a connected
 			     * subnet, whose hosts it resolves); reason fib */
 };
+XNF_ENUM_U32(xnf_route_type);
 
 /* Who wrote a route. One source of truth per instance: while a route sync
  * owns the tables (xnf_rtsync), routes are not added by hand. */
@@ -257,9 +282,11 @@ enum xnf_route_origin {
 	XNF_ORIGIN_SYNC = 1,   /* xnf route sync, from a kernel table */
 };
 
-/* Value of xnf_rt4 / xnf_rt6. */
+/* Value of xnf_rt4 / xnf_rt6. origin stays a number for bpftool: as an
+ * enum it would grow the value of up to 2M routes per family and copy
+ * from 12 to 16 bytes, and change the layout. */
 struct xnf_rt_val {
-	__u32 type;   /* enum xnf_route_type */
+	enum xnf_route_type type;
 	__u32 nh;     /* nexthop id (unicast) or group id (multipath), else 0 */
 	__u16 origin; /* enum xnf_route_origin */
 	__u16 plen;   /* the route's own prefix length: a lookup says which
@@ -278,6 +305,7 @@ enum xnf_nh_state {
 	XNF_NH_KERNEL = 1, /* no neighbour: pass (no_neigh), the kernel
 			    * resolves it */
 };
+XNF_ENUM_U32(xnf_nh_state);
 
 /* A next hop, in a slot of xnf_nh (an array, XNF_NH_SLOTS). Nexthop id
  * N (1 .. XNF_MAX_NH - 1) owns slots 2N and 2N + 1; xnf_nh_live[N] says
@@ -287,13 +315,13 @@ enum xnf_nh_state {
  * the old slot is written again only after an RCU grace period (libxnf,
  * lib/nexthop.c). Arrays, because the verifier inlines their lookups. */
 struct xnf_nexthop {
-	__u32 ifindex;	 /* egress port */
-	__u8 dmac[6];	 /* next hop's MAC */
-	__u8 smac[6];	 /* egress port's MAC */
-	__u32 gw_family; /* enum xnf_family of gw, 0 = directly connected */
-	__u8 gw[16];	 /* next hop address */
-	__u32 state;	 /* enum xnf_nh_state */
-	__u32 refs;	 /* 0 in the slots; libxnf reports xnf_nh_live's */
+	__u32 ifindex;		   /* egress port */
+	__u8 dmac[6];		   /* next hop's MAC */
+	__u8 smac[6];		   /* egress port's MAC */
+	enum xnf_family gw_family; /* of gw; XNF_AF_NONE: directly connected */
+	__u8 gw[16];		   /* next hop address */
+	enum xnf_nh_state state;
+	__u32 refs; /* 0 in the slots; libxnf reports xnf_nh_live's */
 };
 
 #define XNF_NH_SLOTS (2 * XNF_MAX_NH)

@@ -4,10 +4,11 @@
  * compiled classifier tables.
  *
  * Part of what crosses the BPF / user-space boundary (include/uapi/, one
- * header per role). Only fixed-width types; padding is explicit and the user
+ * header per role). Only fixed-width types, and enums that are checked to
+ * be a __u32 (XNF_ENUM_U32, xnf_dp.h); padding is explicit and the user
  * side checks every size with _Static_assert (include/xnf.h). Included by
- * the BPF programs (after vmlinux.h or linux/bpf.h) and by user space (after
- * linux/types.h).
+ * the BPF programs (after vmlinux.h or linux/bpf.h) and by user space
+ * (after linux/types.h).
  *
  * A map's name is defined once, here, as the identifier the BPF program
  * declares (XNF_MAP_*); user space pins and finds it by XNF_MAP_STR(...).
@@ -57,6 +58,7 @@ enum xnf_fw_action {
 	XNF_FW_ALLOW = 0,
 	XNF_FW_DROP = 1,
 };
+XNF_ENUM_U32(xnf_fw_action);
 
 enum xnf_fw_rule_flags {
 	XNF_FW_F_SRC = 1 << 0,
@@ -67,7 +69,9 @@ enum xnf_fw_rule_flags {
 };
 
 /* A rule as the operator wrote it:
- * xnf_fw_rules[gen * XNF_FW_MAX_RULES + slot]. */
+ * xnf_fw_rules[gen * XNF_FW_MAX_RULES + slot]. action and family stay
+ * bytes (bpftool prints numbers): as enums they would change the layout;
+ * the dataplane reads its actions from xnf_fw_match, which names them. */
 struct xnf_fw_rule {
 	__u32 prio;  /* lower first; unique */
 	__u16 flags; /* enum xnf_fw_rule_flags: which fields match */
@@ -86,8 +90,8 @@ struct xnf_fw_rule {
 /* Compiled rule set header: xnf_fw_hdr[gen]. */
 struct xnf_fw_hdr {
 	__u32 nrules;
-	__u32 default_action; /* enum xnf_fw_action */
-	__u32 sport_none;     /* class for packets whose ports can't be read */
+	enum xnf_fw_action default_action;
+	__u32 sport_none; /* class for packets whose ports can't be read */
 	__u32 dport_none;
 	__u32 serial; /* moves on every rule-set switch, so that a
 				* reader sees whether the generation it read
@@ -97,10 +101,10 @@ struct xnf_fw_hdr {
 
 /* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */
 struct xnf_fw_match {
-	__u32 action; /* enum xnf_fw_action */
-	__u32 slot;   /* the rule's slot: xnf_fw_rules[gen * XNF_FW_MAX_RULES
-			      * + slot], xnf_fw_hits[slot] */
-	__u32 rank;   /* position in priority order, 0 first */
+	enum xnf_fw_action action;
+	__u32 slot; /* the rule's slot: xnf_fw_rules[gen * XNF_FW_MAX_RULES
+		     * + slot], xnf_fw_hits[slot] */
+	__u32 rank; /* position in priority order, 0 first */
 	__u32 pad;
 };
 

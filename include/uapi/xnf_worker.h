@@ -3,10 +3,11 @@
  * xnf_worker.h - the AF_XDP workers' counters.
  *
  * Part of what crosses the BPF / user-space boundary (include/uapi/, one
- * header per role). Only fixed-width types; padding is explicit and the user
+ * header per role). Only fixed-width types, and enums that are checked to
+ * be a __u32 (XNF_ENUM_U32, xnf_dp.h); padding is explicit and the user
  * side checks every size with _Static_assert (include/xnf.h). Included by
- * the BPF programs (after vmlinux.h or linux/bpf.h) and by user space (after
- * linux/types.h).
+ * the BPF programs (after vmlinux.h or linux/bpf.h) and by user space
+ * (after linux/types.h).
  *
  * A map's name is defined once, here, as the identifier the BPF program
  * declares (XNF_MAP_*); user space pins and finds it by XNF_MAP_STR(...).
@@ -34,12 +35,14 @@ enum xnf_worker_state {
 	XNF_W_RUNNING,
 	XNF_W_STOPPED, /* exited cleanly */
 };
+XNF_ENUM_U32(xnf_worker_state);
 
 enum xnf_xsk_mode {
 	XNF_XSK_MODE_NONE = 0,
 	XNF_XSK_MODE_COPY,
 	XNF_XSK_MODE_ZEROCOPY,
 };
+XNF_ENUM_U32(xnf_xsk_mode);
 
 /* Why a worker dropped a frame (the NF's own drops are by enum xnf_reason
  * in nf_drop[]). */
@@ -68,12 +71,12 @@ struct xnf_wbatch {
 };
 
 struct xnf_worker_stats {
-	__u32 state; /* enum xnf_worker_state */
+	enum xnf_worker_state state;
 	__u32 pid;
 	__u32 tid;
-	__u32 cpu;    /* pinned to */
-	__s32 node;   /* UMEM on this NUMA node, -1: none */
-	__u32 mode;   /* enum xnf_xsk_mode */
+	__u32 cpu;  /* pinned to */
+	__s32 node; /* UMEM on this NUMA node, -1: none */
+	enum xnf_xsk_mode mode;
 	__u32 batch;  /* descriptors per read */
 	__u32 ring;   /* ring size */
 	__u32 frames; /* UMEM frames */
