@@ -382,12 +382,12 @@ struct xnf_xconnect {
 #define XNF_CHANGE_TEXT 240
 
 struct xnf_change {
-	__u64 seq;		   /* 0: the slot was never written */
-	__u64 time;		   /* CLOCK_REALTIME, ns */
-	__u32 pid;		   /* of the process that made it */
-	__u32 uid;		   /* its user */
-	__u32 auid;		   /* its login uid (kept across su
-					  * and sudo); 4294967295: unset */
+	__u64 seq;  /* 0: the slot was never written */
+	__u64 time; /* CLOCK_REALTIME, ns */
+	__u32 pid;  /* of the process that made it */
+	__u32 uid;  /* its user */
+	/* Its login uid, which su and sudo keep; 4294967295: unset. */
+	__u32 auid;
 	__u32 failed;		   /* 0: done; 1: refused or failed */
 	char cmd[XNF_CHANGE_TEXT]; /* the command, as typed */
 	char msg[XNF_CHANGE_TEXT]; /* why it failed, or what it did */
