@@ -403,7 +403,8 @@ void cli_change_started(void)
 int cli_run(int argc, char **argv)
 {
 	bool wrote = cli.wrote, started = cli.started;
-	char cmd[XNF_CHANGE_TEXT], *outer = cur_cmd;
+	/* Longer than a record holds: xnf_change_log cuts it with "...". */
+	char cmd[4 * XNF_CHANGE_TEXT], *outer = cur_cmd;
 	int ret;
 
 	words_join(cmd, sizeof(cmd), argc, argv);
