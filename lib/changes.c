@@ -133,6 +133,8 @@ int xnf_change_read(struct xnf_dp *dp, __u64 seq, struct xnf_change *c)
 
 	if (bpf_map_lookup_elem(dp->fd[XNF_T_CHANGES], &slot, c))
 		return -errno;
+	/* Text from a map: terminated whatever wrote it. */
+	c->cmd[XNF_CHANGE_TEXT - 1] = c->msg[XNF_CHANGE_TEXT - 1] = '\0';
 	if (c->seq == seq && c->seq_end == seq)
 		return 0;
 	/* Written later over it, being written now, or not yet. */
