@@ -43,7 +43,8 @@ teardown()
 }
 
 @test "bench: a quick run writes every output file with sane numbers" {
-	local only="redirect,xnf-?nf-tailcall-lpm,xnf-3nf-fused-lpm,linux,linux-nft"
+	local only="redirect,fibfwd,xnf-?nf-tailcall-lpm,xnf-3nf-fused-lpm,xnf-1nf-tailcall-fib"
+	only+=",linux,linux-nft"
 	"$BUILD/xnf" worker help >/dev/null 2>&1 && only+=",worker-l3fwd"
 
 	run timeout 540 /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --quick \
@@ -86,8 +87,9 @@ base = ["dataplane", "kind", "chain_len", "size", "rep", "sent", "received", "rx
         "rx_mpps", "rx_gbps", "loss", "duration_s", "lat_p50_ns", "lat_p99_ns"]
 t = rows("throughput.csv", base)
 dps = {r["dataplane"] for r in t}
-for need in ("redirect", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm",
-             "xnf-3nf-tailcall-lpm", "xnf-3nf-fused-lpm", "linux", "linux-nft"):
+for need in ("redirect", "fibfwd", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm",
+             "xnf-3nf-tailcall-lpm", "xnf-3nf-fused-lpm", "xnf-1nf-tailcall-fib", "linux",
+             "linux-nft"):
     if need not in dps:
         fail(f"throughput.csv has no row for {need}")
 if {r["size"] for r in t} != {"64", "dc"}:
@@ -136,6 +138,14 @@ for dp in ("xnf-2nf-tailcall-lpm", "linux-nft"):
         if (dp, n) not in got:
             fail(f"rules.csv: no {dp} with {n} rules")
 raw = sum(len(fs) for _, _, fs in os.walk(os.path.join(out, "raw")))
+# Every run of the generator sent its own frames: none was passed because
+# the DUT (Linux forwarding above all) wrote over its cookie.
+for d, _, fs in os.walk(os.path.join(out, "raw")):
+    for f in fs:
+        rec = json.load(open(os.path.join(d, f)))
+        g = (rec.get("gen") if isinstance(rec, dict) else None) or {}
+        if "sent" in g and g.get("bad_cookie") != 0:
+            fail(f"{d}/{f}: generator bad_cookie {g.get('bad_cookie')}")
 if raw < len(t) + len(l):
     fail(f"only {raw} raw JSON files")
 meta = json.load(open(os.path.join(out, "meta.json")))

@@ -97,6 +97,7 @@ struct opts {
 
 struct result {
 	__u64 sent, bytes, errors, calls, burst_max;
+	__u64 bad_cookie; /* runs passed because the cookie was written over */
 	__u64 bursts; /* paced: frames that left apart from the one before */
 	__u64 slips;  /* paced: times the schedule was moved */
 	__u32 batch;  /* frames per flush */
@@ -639,6 +640,7 @@ static void print_result(const struct opts *o, const struct result *res,
 		jw_uint("slips", res->slips);
 		jw_uint("calls", res->calls);
 		jw_uint("errors", res->errors);
+		jw_uint("bad_cookie", res->bad_cookie);
 		jw_bool("dispatcher_held", res->held);
 		jw_end_object();
 		return;
@@ -660,6 +662,9 @@ static void print_result(const struct opts *o, const struct result *res,
 	if (res->errors)
 		printf("  %llu frames could not be written (dropped)\n",
 		       (unsigned long long)res->errors);
+	if (res->bad_cookie)
+		printf("  %llu runs passed a frame whose cookie was written over\n",
+		       (unsigned long long)res->bad_cookie);
 }
 
 int main(int argc, char **argv)
@@ -711,7 +716,8 @@ int main(int argc, char **argv)
 			xnf_gen_min_size(o.spec.family, o.spec.proto),
 			o.spec.family == 6 ? "ipv6" : "ipv4",
 			o.spec.proto == IPPROTO_TCP ? "tcp" : "udp");
-	while (!cookie)
+	/* Both halves non-zero: only the first 2 bytes are checked. */
+	while (!(cookie & 0xffff) || !(cookie >> 16))
 		if (getrandom(&cookie, sizeof(cookie), 0) != sizeof(cookie))
 			cookie = (__u32)now_ns() | 1;
 	cfg->cookie = cookie;
@@ -772,6 +778,7 @@ int main(int argc, char **argv)
 	res.sent = r->st->seq;
 	res.bytes = r->st->bytes;
 	res.errors = r->st->errors;
+	res.bad_cookie = r->st->bad_cookie;
 	bpf_link__destroy(link);
 	link = NULL;
 	if (err)

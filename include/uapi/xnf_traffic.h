@@ -55,7 +55,8 @@ struct xnf_probe_short {
 
 struct xnf_gen_cfg {
 	__u8 hdr[XNF_GEN_HDR_MAX]; /* headers of flow 0; lengths, checksums zero */
-	__u32 cookie; /* 4 bytes of XDP metadata that mark generator frames */
+	__u32 cookie; /* 4 bytes of XDP metadata that mark generator frames;
+		       * only the first 2 are checked (gen.bpf.c says why) */
 	__u32 flows;  /* 1..XNF_GEN_FLOWS_MAX */
 	__u32 nsizes; /* 1..XNF_GEN_SIZES_MAX */
 	__u32 ip_sum; /* IPv4 header without length, checksum, source */
@@ -99,7 +100,8 @@ struct xnf_gen_state {
 	__u32 burst_cap; /* paced: a late frame that would make a burst
 			     * longer waits a period instead (0: no cap) */
 	__u32 pad;
-	__u64 last_ns; /* when the last frame was written */
+	__u64 bad_cookie; /* runs passed: 4 bytes of metadata, wrong cookie */
+	__u64 last_ns;	  /* when the last frame was written */
 };
 
 /* Sink (sink.bpf.c): per-CPU counters, a per-CPU latency histogram and a

@@ -4,7 +4,8 @@
 frame size and chain length, zero-loss throughput, latency against offered
 rate and chain length, loss and batch sizes against offered rate, firewall
 size against throughput), on xnf and on what an operator would otherwise
-use (Linux forwarding, nftables), against a bare XDP redirect (the ceiling),
+use (Linux forwarding, nftables), against a bare XDP redirect (the ceiling)
+and a minimal bpf_fib_lookup forwarder (fibfwd, for l3fwd in fib mode),
 in one run, on a fresh source -> DUT -> sink namespace test bed.
 
     make bench            # the full run (prints its estimated duration)
@@ -62,7 +63,8 @@ def rate_pps(label):
 # ---- dataplanes ----------------------------------------------------------------
 
 class DP:
-    """A dataplane under test. kind: redirect, xnf, linux, nft, worker, xskfwd."""
+    """A dataplane under test. kind: redirect, fibfwd, xnf, linux, nft, worker,
+    xskfwd."""
 
     def __init__(self, name, kind, nfs=(), form="", route="", worker_nf=""):
         self.name, self.kind, self.nfs = name, kind, list(nfs)
@@ -85,7 +87,8 @@ CHAINS = {1: ["l3fwd"], 2: ["firewall", "l3fwd"], 3: ["firewall", "l3fwd", "l2fw
 
 
 def all_dataplanes():
-    dps = [DP("redirect", "redirect", form="bare")]
+    dps = [DP("redirect", "redirect", form="bare"),
+           DP("fibfwd", "fibfwd", ["l3fwd"], "bare", "fib")]
     for route in ("lpm", "fib"):
         for form in ("tailcall", "fused"):
             for n, nfs in CHAINS.items():
@@ -215,7 +218,7 @@ class Bench:
         self.a = a
         self.build = os.path.abspath(a.build)
         self.out = os.path.abspath(a.out)
-        self.gen = os.path.join(self.build, "xnf-gen")
+        self.gen = os.path.abspath(a.gen) if a.gen else os.path.join(self.build, "xnf-gen")
         self.sink = os.path.join(self.build, "xnf-sink")
         self.xnf = os.path.join(self.build, "xnf")
         self.xskfwd = os.path.join(self.build, "xnf-xskfwd")
@@ -317,17 +320,23 @@ class Bench:
         """Builds dp on the test bed; returns the placement it recorded."""
         cpu = self.a.dut_cpu
         place = {"gen_cpu": self.a.gen_cpu, "dut_cpu": cpu}
-        if dp.kind == "redirect":
-            prog = os.path.join(tb.bpffs, "redirect")
-            maps = os.path.join(tb.bpffs, "redirect_maps")
+        if dp.kind in ("redirect", "fibfwd"):
+            prog = os.path.join(tb.bpffs, dp.kind)
+            maps = os.path.join(tb.bpffs, dp.kind + "_maps")
             # In the DUT's namespace: a devmap resolves the ifindex in the
             # namespace of whoever writes it (in the root one it would name
             # a host device).
-            run(["bpftool", "prog", "load", os.path.join(self.build, "bpf", "redirect.bpf.o"),
+            run(["bpftool", "prog", "load", os.path.join(self.build, "bpf", dp.kind + ".bpf.o"),
                  prog, "type", "xdp", "pinmaps", maps], ns=tb.dut)
-            idx = tb.ifindex(tb.dut, tb.e)
-            run(["bpftool", "map", "update", "pinned", os.path.join(maps, "tx_port"),
-                 "key", 0, 0, 0, 0, "value", *idx.to_bytes(4, "little")], ns=tb.dut)
+            idx = tb.ifindex(tb.dut, tb.e).to_bytes(4, "little")
+            if dp.kind == "redirect":
+                run(["bpftool", "map", "update", "pinned", os.path.join(maps, "tx_port"),
+                     "key", 0, 0, 0, 0, "value", *idx], ns=tb.dut)
+            else:
+                # bpf_fib_lookup() in the kernel's tables: the same 10 routes as Linux
+                self.routes_linux(tb)
+                run(["bpftool", "map", "update", "pinned", os.path.join(maps, "tx_ports"),
+                     "key", *idx, "value", *idx], ns=tb.dut)
             run(["ip", "-n", tb.dut, "link", "set", "dev", tb.i, "xdpdrv", "pinned", prog])
             place["napi"] = tb.pin_napi(tb.i, cpu)
             place["how"] = "threaded NAPI and napi thread pinned by the harness"
@@ -338,7 +347,12 @@ class Bench:
             tb.xnf_devs.append(tb.i)
             tb.xnf_cmd("attach", tb.e, "chain", chain, *extra)
             tb.xnf_devs.append(tb.e)
-            self.routes_xnf(tb)
+            if dp.route == "fib":
+                # fib mode reads the kernel's tables, and `xnf route add`
+                # refuses routes it would never read
+                self.routes_linux(tb)
+            else:
+                self.routes_xnf(tb)
             if dp.has_fw:
                 self.load_fw_xnf(tb, nrules)
             if "l2fwd" in dp.nfs:
@@ -795,7 +809,8 @@ class Bench:
     def main(self):
         a = self.a
         for tool in (self.xnf, self.gen, self.sink, os.path.join(self.build, "xnf-fwgen"),
-                     os.path.join(self.build, "bpf", "redirect.bpf.o")):
+                     os.path.join(self.build, "bpf", "redirect.bpf.o"),
+                     os.path.join(self.build, "bpf", "fibfwd.bpf.o")):
             if not os.path.exists(tool) and not a.dry_run:
                 sys.exit(f"Error: {tool} is missing; run make (it builds every tool)")
         if os.geteuid() != 0 and not a.dry_run:
@@ -1023,6 +1038,8 @@ def parse_args(argv):
                         "zero; the highest rate with no loss at all among the search's "
                         "trials is reported too)")
     p.add_argument("--flows", type=int, default=16, help="distinct 5-tuples")
+    p.add_argument("--gen", help="the generator (default BUILD/xnf-gen; e.g. an older build's, "
+                                 "to compare generators)")
     p.add_argument("--gen-cpu", type=int, default=0)
     p.add_argument("--dut-cpu", type=int, default=1)
     p.add_argument("--no-worker", action="store_true", help="leave the AF_XDP worker out")
@@ -1054,8 +1071,9 @@ def parse_args(argv):
                      ["0.1", "0.25", "0.5", "0.7", "0.85", "0.95", "1.05", "1.2", "1.5", "2"])
     # Which dataplanes each experiment covers (shell patterns).
     if q:
-        a.tput_dps = ["redirect", "xnf-?nf-tailcall-lpm", "xnf-3nf-fused-lpm",
-                      "xnf-3nf-tailcall-fib", "linux", "linux-nft", "worker-l3fwd", "xskfwd"]
+        a.tput_dps = ["redirect", "fibfwd", "xnf-?nf-tailcall-lpm", "xnf-3nf-fused-lpm",
+                      "xnf-1nf-tailcall-fib", "xnf-3nf-tailcall-fib", "linux", "linux-nft",
+                      "worker-l3fwd", "xskfwd"]
         a.zl_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft"]
         a.zl_all_sizes_dps = []
         a.lat_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft", "worker-l3fwd"]

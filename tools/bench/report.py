@@ -27,10 +27,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 SIZE_ORDER = ["64", "128", "256", "512", "1024", "1500", "dc", "imix"]
 RATE_ORDER = ["100", "1k", "10k", "100k", "1M", "max"]
 # The dataplanes the summary figures show, in this order (others are in the tables).
-MAIN = ["redirect", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm", "xnf-3nf-tailcall-lpm",
-        "xnf-3nf-fused-lpm", "xnf-3nf-tailcall-fib", "linux", "linux-nft", "worker-l3fwd",
-        "worker-macswap", "xskfwd"]
+MAIN = ["redirect", "fibfwd", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm",
+        "xnf-3nf-tailcall-lpm", "xnf-3nf-fused-lpm", "xnf-3nf-tailcall-fib", "linux",
+        "linux-nft", "worker-l3fwd", "worker-macswap", "xskfwd"]
 TARGET_TPUT_CEIL, TARGET_TPUT_NFT, TARGET_LAT = 0.85, 5.0, 2.0
+TARGET_FIB = 1.0   # l3fwd in fib mode / the minimal bpf_fib_lookup forwarder
 
 
 def read_csv(path):
@@ -443,6 +444,11 @@ def targets(tput, lat, zl=()):
             out.append((f"{chain} / linux-nft (same rules), 64 B, {what}", r2,
                         f">= {TARGET_TPUT_NFT:.1f}", None if r2 is None else r2 >= TARGET_TPUT_NFT,
                         c, nft))
+        fib, ff = med("xnf-1nf-tailcall-fib"), med("fibfwd")
+        if fib is not None and ff:
+            r = fib / ff
+            out.append((f"xnf-1nf-tailcall-fib / fibfwd, 64 B, {what}", r,
+                        f">= {TARGET_FIB:.2f}", r >= TARGET_FIB, fib, ff))
     lg = group(lat, "dataplane", "rate")
     for dp in ("xnf-3nf-tailcall-lpm", "xnf-1nf-tailcall-lpm", "redirect", "linux-nft",
                "worker-l3fwd"):
