@@ -29,10 +29,15 @@ static __always_inline void xnf_l2fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 	struct xnf_xconnect *xc;
 	struct xnf_config *cfg;
 
-	if ((void *)(eth + 1) > data_end)
+	cfg = xnf_cfg_get();
+	if (!cfg || (void *)(eth + 1) > data_end)
 		goto internal;
 
-	xc = bpf_map_lookup_elem(&xnf_xconnect, &p->ingress_ifindex);
+	/* No cross-connect anywhere (libxnf counts them): a hash lookup
+	 * that could only miss is skipped. */
+	xc = cfg->xconnects ?
+		     bpf_map_lookup_elem(&xnf_xconnect, &p->ingress_ifindex) :
+		     NULL;
 	if (xc) {
 		xnf_mac_copy(eth->h_dest, xc->dmac);
 		xnf_mac_copy(eth->h_source, xc->smac);
@@ -55,9 +60,6 @@ static __always_inline void xnf_l2fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 	}
 	if (p->verdict == XNF_V_REDIRECT)
 		return;
-	cfg = xnf_cfg_get();
-	if (!cfg)
-		goto internal;
 	if (cfg->l2_miss == XNF_ACT_FLOOD)
 		p->verdict = XNF_V_FLOOD;
 	else

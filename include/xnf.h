@@ -21,7 +21,7 @@
 #include "xnf_fw.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
-_Static_assert(sizeof(struct xnf_config) == 48, "xnf_config layout");
+_Static_assert(sizeof(struct xnf_config) == 56, "xnf_config layout");
 _Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
 _Static_assert(sizeof(struct xnf_pkt) == 32, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");

@@ -322,6 +322,7 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 	next.rt_copy = now.rt_copy;
 	next.rt_pending = now.rt_pending;
 	next.change_seq = now.change_seq;
+	next.xconnects = now.xconnects;
 	dp->created = false;
 	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &next, BPF_ANY) ?
 		       -errno :
@@ -413,20 +414,80 @@ int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
 	return 0;
 }
 
+/*
+ * After a write to xnf_xconnect: counts its entries into
+ * xnf_config.xconnects, which l2fwd reads to skip the lookup while there
+ * are none, and tells the workers, in one write of xnf_config[0]. Counted
+ * from the map rather than kept as a running sum, so a count left wrong
+ * (a process killed between the two writes) is put right by the next
+ * change. When the map cannot be walked the count stays non-zero: a
+ * lookup too many costs time, one too few would lose a cross-connect.
+ */
+static int xconnect_changed(struct xnf_dp *dp)
+{
+	__u32 key, next, n = 0;
+	struct xnf_config cfg;
+	__u32 zero = 0;
+	void *prev = NULL;
+	int err;
+
+	while (!bpf_map_get_next_key(dp->fd[XNF_T_XCONNECT], prev, &next)) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	if (errno != ENOENT && !n)
+		n = 1;
+	dp->created = false;
+	err = xnf_cfg_read(dp, &cfg);
+	if (err)
+		return err;
+	cfg.xconnects = n;
+	cfg.tables_gen++;
+	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &cfg, BPF_ANY) ?
+		       -errno :
+		       0;
+}
+
+static void xconnect_warn(int err)
+{
+	pr_warn("Warning: the change is in force, but AF_XDP workers were "
+		"not told (%s: %s); they use it after the next change\n",
+		XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
+}
+
+/* A new entry is in force only once xnf_config.xconnects counts it: if
+ * that write fails, the entry goes again and the error is returned. */
 int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
 		     const struct xnf_xconnect *xc)
 {
-	if (bpf_map_update_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex, xc, BPF_ANY))
+	int fd = dp->fd[XNF_T_XCONNECT], err;
+	struct xnf_xconnect old;
+	bool existed;
+
+	existed = !bpf_map_lookup_elem(fd, &in_ifindex, &old);
+	if (bpf_map_update_elem(fd, &in_ifindex, xc, BPF_ANY))
 		return -errno;
-	xnf_tables_changed(dp);
+	err = xconnect_changed(dp);
+	if (err && !existed) {
+		bpf_map_delete_elem(fd, &in_ifindex);
+		return err;
+	}
+	if (err)
+		xconnect_warn(err);
 	return 0;
 }
 
+/* A stale count after a delete only costs l2fwd a lookup that misses. */
 int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex)
 {
+	int err;
+
 	if (bpf_map_delete_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex))
 		return -errno;
-	xnf_tables_changed(dp);
+	err = xconnect_changed(dp);
+	if (err)
+		xconnect_warn(err);
 	return 0;
 }
 

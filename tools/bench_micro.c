@@ -90,6 +90,7 @@ struct bm_opts {
 	__u32 runs;
 	__u32 seed;
 	int cpu;
+	bool chains_only; /* -C: the NF and chain rows, nothing after */
 };
 
 /* A rule set as installed: xnf_fw_generate() minus catch-alls. */
@@ -1169,13 +1170,14 @@ static const char *bm_pf(bool ok)
 static void bm_usage(const char *prog, FILE *out)
 {
 	fprintf(out,
-		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-v]\n"
+		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-v]\n"
 		"  ns/packet of the xnf NFs, chains and firewall sizes, with\n"
 		"  BPF_PROG_TEST_RUN in a private network namespace (needs root).\n"
 		"  -r REPEAT  packets per timed run (default 1000000)\n"
 		"  -n RUNS    rounds: timed runs per figure, median reported (default 5, max %d)\n"
 		"  -c CPU     CPU to measure on (default: the highest allowed)\n"
 		"  -s SEED    seed of the firewall rule sets (default 1)\n"
+		"  -C         the NF and chain rows only (to compare builds)\n"
 		"  -v         libbpf and xnf debug messages\n",
 		prog, BM_MAX_RUNS);
 }
@@ -1783,7 +1785,7 @@ int main(int argc, char **argv)
 	__u8 nh_mac[6];
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:n:c:s:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:s:Cvh")) != -1) {
 		switch (opt) {
 		case 'r':
 			err = bm_parse_u32(optarg, 1, 1u << 30, &b.o.repeat);
@@ -1797,6 +1799,10 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			err = bm_parse_u32(optarg, 0, ~0u, &b.o.seed);
+			break;
+		case 'C':
+			b.o.chains_only = true;
+			err = 0;
 			break;
 		case 'v':
 			verbose = true;
@@ -1915,8 +1921,13 @@ int main(int argc, char **argv)
 	       big->n + big->dropped);
 	fflush(stdout);
 
-	if (bm_chains(&b, &chain_frame, &l2_frame, &mp_frame, nh_mac) ||
-	    bm_rx_checks(&b, &chain_frame,
+	if (bm_chains(&b, &chain_frame, &l2_frame, &mp_frame, nh_mac))
+		goto fail;
+	if (b.o.chains_only) {
+		err = 0;
+		goto out;
+	}
+	if (bm_rx_checks(&b, &chain_frame,
 			 bm_chain_rows[BM_ROW_L3FWD].v[0].net_med) ||
 	    bm_firewall(&b, fw, fw_var) ||
 	    bm_userspace(&b, &chain_frame, &l2_frame, fw) || bm_pacing(&b))

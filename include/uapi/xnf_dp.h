@@ -19,7 +19,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 6
+#define XNF_SCHEMA 7
 
 /*
  * A field of a pinned map's value that holds one enumerator has the enum
@@ -136,6 +136,11 @@ struct xnf_config {
 				  * committed: the copies may differ (the
 				  * next writer puts them back in step) */
 	__u64 change_seq;	 /* the last change recorded in xnf_changes */
+	__u32 xconnects; /* entries of xnf_xconnect, kept by libxnf after
+			  * every cross-connect change: while 0, l2fwd
+			  * skips that lookup (a hash miss, the largest
+			  * part of its cost; docs/perf.md) */
+	__u32 pad;
 };
 
 /* Per-packet state, parsed once by the entry program and shared by the NFs

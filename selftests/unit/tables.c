@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <bpf/bpf.h>
 
 #include "fixture.h"
 
@@ -138,5 +139,61 @@ TEST(tables_xconnect)
 	free(ents);
 	ASSERT_EQ(xnf_xconnect_remove(f.dp, f.ifindex[0], err, sizeof(err)),
 		  -ENOENT, "nothing left to remove");
+	fx_close(&f);
+}
+
+static __u32 xconnects_of(struct fx *f)
+{
+	struct xnf_config cfg = {};
+
+	ASSERT_OK(xnf_cfg_read(f->dp, &cfg), "read xnf_cfg");
+	return cfg.xconnects;
+}
+
+/* xnf_config.xconnects, which lets l2fwd skip the cross-connect lookup,
+ * counts the entries of xnf_xconnect after every change, and a count left
+ * stale (a writer killed between its two writes) is put right by the
+ * next change. */
+TEST(tables_xconnect_count)
+{
+	struct xnf_xconnect fwd = {}, rev = {}, other = {};
+	struct xnf_config cfg;
+	char err[512] = "";
+	__u32 zero = 0;
+	struct fx f;
+
+	if (!open_without_ut2(&f))
+		return;
+	ASSERT_EQ(xconnects_of(&f), 0U, "none at first");
+	fwd.ifindex = f.ifindex[1];
+	rev.ifindex = f.ifindex[0];
+	ASSERT_OK(xnf_xconnect_add(f.dp, f.ifindex[0], &fwd, f.ifindex[1], &rev,
+				   err, sizeof(err)),
+		  "pair ut0-ut1");
+	ASSERT_EQ(xconnects_of(&f), 2U, "both directions counted");
+
+	other.ifindex = f.ifindex[2];
+	ASSERT_EQ(xnf_xconnect_add(f.dp, f.ifindex[1], &other, f.ifindex[2],
+				   &fwd, err, sizeof(err)),
+		  -EBUSY, "ut1 busy");
+	ASSERT_EQ(xconnects_of(&f), 2U, "a refused pair counts nothing");
+
+	/* A policy write keeps the count. */
+	ASSERT_OK(xnf_cfg_read(f.dp, &cfg), "read");
+	cfg.xconnects = 0;
+	ASSERT_OK(xnf_cfg_write(f.dp, &cfg), "write");
+	ASSERT_EQ(xconnects_of(&f), 2U, "xnf_cfg_write keeps the count");
+	/* Stale: zero while two entries exist. */
+	ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_CFG], &zero, &cfg, 0),
+		  "write the map itself");
+	ASSERT_EQ(xconnects_of(&f), 0U, "stale");
+	ASSERT_OK(xnf_xconnect_set(f.dp, f.ifindex[0], &fwd), "rewrite one");
+	ASSERT_EQ(xconnects_of(&f), 2U, "recounted from the map");
+
+	ASSERT_OK(xnf_xconnect_del(f.dp, f.ifindex[0]), "del one direction");
+	ASSERT_EQ(xconnects_of(&f), 1U, "one left");
+	ASSERT_OK(xnf_xconnect_remove(f.dp, f.ifindex[1], err, sizeof(err)),
+		  "remove the rest");
+	ASSERT_EQ(xconnects_of(&f), 0U, "none left");
 	fx_close(&f);
 }
