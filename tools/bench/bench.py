@@ -47,6 +47,12 @@ CHAIN_RATE = "100k"       # latency against chain length, below every saturation
 FW_RULES = 10             # the seed's firewall
 EXTRA_ROUTES = [f"203.0.113.{16 * i}/28" for i in range(8)]  # with the 2 below: 10 routes
 WORKER_BATCH, WORKER_RING = 64, 2048
+TESTPMD = "dpdk-testpmd"  # Debian: dpdk-dev and librte-net-af-xdp23 (docs/benchmarks.md)
+TESTPMD_MBUFS = 16384     # the UMEM: fill, RX, TX and completion rings of both ports
+# The worker against testpmd, placement by placement: (worker, testpmd).
+VS_TESTPMD_PAIRS = [("worker-macswap", "testpmd"),
+                    ("worker-macswap-napi-other", "testpmd-napi-other")]
+VS_TESTPMD = [d for pair in VS_TESTPMD_PAIRS for d in pair]
 UDP_SPORT, UDP_DPORT = 1024, 9
 # Trial overhead beyond its duration (sink attach, process start, drain), s,
 # and per test bed; only for the estimate, corrected as the run goes.
@@ -64,11 +70,15 @@ def rate_pps(label):
 
 class DP:
     """A dataplane under test. kind: redirect, fibfwd, xnf, linux, nft, worker,
-    xskfwd."""
+    xskfwd, testpmd. napi: where the DUT ingress's napi thread runs, next to
+    the forwarding (the DUT CPU, "same") or on the other CPU ("other": the
+    generator's; only for the AF_XDP dataplanes, whose forwarding thread is
+    not the napi thread)."""
 
-    def __init__(self, name, kind, nfs=(), form="", route="", worker_nf=""):
+    def __init__(self, name, kind, nfs=(), form="", route="", worker_nf="", napi="same"):
         self.name, self.kind, self.nfs = name, kind, list(nfs)
         self.form, self.route, self.worker_nf = form, route, worker_nf
+        self.napi = napi
 
     @property
     def chain_len(self):
@@ -98,6 +108,12 @@ def all_dataplanes():
     dps.append(DP("worker-l3fwd", "worker", ["xsk", "l3fwd"], "afxdp", "lpm", "l3fwd"))
     dps.append(DP("worker-macswap", "worker", ["xsk", "macswap"], "afxdp", "", "macswap"))
     dps.append(DP("xskfwd", "xskfwd", ["xsk"], "afxdp", ""))
+    # The AF_XDP worker against DPDK's testpmd on its net_af_xdp driver, in
+    # both placements of the veth's NAPI (issue 17).
+    dps.append(DP("worker-macswap-napi-other", "worker", ["xsk", "macswap"], "afxdp", "",
+                  "macswap", napi="other"))
+    dps.append(DP("testpmd", "testpmd", ["macswap"], "afxdp-dpdk", ""))
+    dps.append(DP("testpmd-napi-other", "testpmd", ["macswap"], "afxdp-dpdk", "", napi="other"))
     return dps
 
 
@@ -222,6 +238,7 @@ class Bench:
         self.sink = os.path.join(self.build, "xnf-sink")
         self.xnf = os.path.join(self.build, "xnf")
         self.xskfwd = os.path.join(self.build, "xnf-xskfwd")
+        self.testpmd = shutil.which(a.testpmd)
         self.rows = {k: [] for k in ("throughput", "zeroloss", "latency", "batch",
                                      "latency_chain", "rules")}
         self.model_points = []
@@ -231,6 +248,8 @@ class Bench:
         self.tb = None
         self.worker = None
         self.worker_out = None
+        self.worker_log = None    # testpmd's stdout (it prints all the time)
+        self.testpmd_prefix = None
         self.done_trials = 0
         self.total_trials = 0
         self.t0 = time.monotonic()
@@ -276,6 +295,10 @@ class Bench:
             if dp.kind == "xskfwd" and not os.access(self.xskfwd, os.X_OK):
                 self.skipped.append((dp.name, f"{self.xskfwd} is not built"))
                 continue
+            if dp.kind == "testpmd" and not self.testpmd:
+                self.skipped.append((dp.name, f"{self.a.testpmd} is not installed (Debian: "
+                                     "apt-get install dpdk-dev librte-net-af-xdp23)"))
+                continue
             avail.append(dp)
         if self.a.only:
             pats = self.a.only.split(",")
@@ -319,7 +342,9 @@ class Bench:
     def setup_dp(self, tb, dp, nrules):
         """Builds dp on the test bed; returns the placement it recorded."""
         cpu = self.a.dut_cpu
-        place = {"gen_cpu": self.a.gen_cpu, "dut_cpu": cpu}
+        # The ingress's napi thread: next to the forwarding, or on the other CPU.
+        napi_cpu = cpu if dp.napi == "same" else self.a.gen_cpu
+        place = {"gen_cpu": self.a.gen_cpu, "dut_cpu": cpu, "napi_cpu": napi_cpu}
         if dp.kind in ("redirect", "fibfwd"):
             prog = os.path.join(tb.bpffs, dp.kind)
             maps = os.path.join(tb.bpffs, dp.kind + "_maps")
@@ -366,19 +391,22 @@ class Bench:
             place["napi"] = tb.pin_napi(tb.i, cpu)
             place["how"] = "GRO on (veth NAPI without XDP), threaded NAPI pinned by the harness"
         elif dp.kind == "worker":
-            tb.xnf_cmd("attach", tb.i, "chain", "xsk", "cores", cpu)
+            tb.xnf_cmd("attach", tb.i, "chain", "xsk", "cores", napi_cpu)
             tb.xnf_devs.append(tb.i)
             if dp.worker_nf == "l3fwd":
                 self.routes_xnf(tb)
-            # No `cores`: the worker takes the CPU `attach ... cores` recorded.
+            # Without `cores` the worker takes the CPU `attach ... cores` recorded.
             args = ["-j", "worker", tb.i, "nf", dp.worker_nf, "batch", WORKER_BATCH, "ring",
                     WORKER_RING, "egress", tb.e, "duration", self.a.session_limit]
+            if napi_cpu != cpu:
+                args += ["cores", cpu]
             self.worker = tb.bg(["timeout", self.a.session_limit + 30, self.xnf, *args],
                                 tb.dut, env=tb.xnf_env())
             self.wait_worker(tb)
             place["napi"] = tb.napi_threads(tb.i)
             place["worker_cpu"] = cpu
-            place["how"] = f"xnf attach {tb.i} chain xsk cores {cpu}; xnf {' '.join(map(str, args))}"
+            place["how"] = (f"xnf attach {tb.i} chain xsk cores {napi_cpu}; "
+                            f"xnf {' '.join(map(str, args))}")
         elif dp.kind == "xskfwd":
             args = [tb.i, "egress", tb.e, "queue", 0, "batch", WORKER_BATCH, "cores", cpu,
                     "duration", self.a.session_limit, "-j"]
@@ -392,15 +420,60 @@ class Bench:
             place["napi"] = tb.pin_napi(tb.i, cpu)
             place["worker_cpu"] = cpu
             place["how"] = f"xnf-xskfwd {' '.join(map(str, args))}; napi pinned by the harness"
+        elif dp.kind == "testpmd":
+            args = self.start_testpmd(tb, cpu)
+            # testpmd attached its XDP program: the napi threads are new.
+            place["napi"] = tb.pin_napi(tb.i, napi_cpu)
+            place["worker_cpu"] = cpu
+            place["how"] = (f"{self.testpmd} {' '.join(args)}; napi pinned by the harness")
         place["threaded"] = tb.threaded(tb.i)
         place["sink"] = ("XDP sink on the sink's veth: runs in the softirq of the CPU that "
                          "transmitted into it, i.e. the DUT CPU")
         if not place.get("napi"):
             raise CmdError(f"no napi thread found for {tb.i}: placement not applied")
-        bad = [t for t in place["napi"] if t["cpus"] != [cpu]]
+        bad = [t for t in place["napi"] if t["cpus"] != [napi_cpu]]
         if bad:
-            raise CmdError(f"napi thread not on CPU {cpu}: {bad}")
+            raise CmdError(f"napi thread not on CPU {napi_cpu}: {bad}")
         return place
+
+    def start_testpmd(self, tb, cpu):
+        """DPDK's testpmd on the DUT's two veths, one net_af_xdp port each,
+        macswap forwarding (the worker's NF) with the worker's burst and
+        ring sizes, every lcore on the worker's CPU, no hugepages. Returns
+        its arguments."""
+        ports = []
+        for n, dev in enumerate((tb.i, tb.e)):
+            ports += ["--vdev", f"net_af_xdp{n},iface={dev},start_queue=0,queue_count=1"]
+        # Lcore 0 (the main one, which wakes once a second for the stats)
+        # and lcore 1 (forwarding) both on the worker's CPU. --no-shconf
+        # and a prefix of this test bed: no shared files, no collision with
+        # another instance (--in-memory does not go with --no-huge); the
+        # empty runtime directory is removed when it stops.
+        self.testpmd_prefix = os.path.basename(tb.tmp)
+        args = ["--no-huge", "-m", "256", "--no-shconf", "--file-prefix", self.testpmd_prefix,
+                "--no-pci",
+                "--lcores", f"0@{cpu},1@{cpu}", *ports, "--",
+                "--nb-cores=1", "--forward-mode=macswap", f"--burst={WORKER_BATCH}",
+                f"--rxd={WORKER_RING}", f"--txd={WORKER_RING}",
+                f"--total-num-mbufs={TESTPMD_MBUFS}", "--stats-period=1"]
+        # It prints its statistics every second: to a file, not a pipe
+        # nobody reads. Non-interactive, it forwards until SIGINT/SIGTERM.
+        self.worker_log = os.path.join(tb.tmp, "testpmd.out")
+        with open(self.worker_log, "w") as log:
+            self.worker = tb.bg(["timeout", self.a.session_limit + 30, self.testpmd, *args],
+                                tb.dut, stdout=log)
+        t_end = time.monotonic() + 30
+        while True:
+            with open(self.worker_log, errors="replace") as f:
+                if "Port statistics" in f.read():
+                    return args
+            if self.worker.poll() is not None or time.monotonic() > t_end:
+                out, err = tb.stop(self.worker)
+                self.worker = None
+                self.testpmd_cleanup()
+                last = [ln for ln in err.splitlines() if ln.strip()][-3:]
+                raise CmdError(f"dpdk-testpmd did not start forwarding: {' / '.join(last)}")
+            time.sleep(0.1)
 
     def wait_worker(self, tb):
         for _ in range(100):
@@ -415,11 +488,22 @@ class Bench:
             time.sleep(0.05)
         raise CmdError("xnf worker did not show up in xnf stats")
 
+    def testpmd_cleanup(self):
+        if self.testpmd_prefix:
+            shutil.rmtree(os.path.join("/var/run/dpdk", self.testpmd_prefix), ignore_errors=True)
+            self.testpmd_prefix = None
+
     def stop_worker(self, tb):
         if not self.worker:
             return None
         out, err = tb.stop(self.worker, sig=signal.SIGINT, timeout=15)
         self.worker = None
+        if self.worker_log:
+            with open(self.worker_log, errors="replace") as f:
+                out = f.read()
+            self.worker_log = None
+            self.testpmd_cleanup()
+            return {"testpmd": testpmd_totals(out), "stderr": err.strip()[-2000:]}
         try:
             return json.loads(out) if out.strip() else {"stderr": err.strip()}
         except json.JSONDecodeError:
@@ -871,6 +955,7 @@ class Bench:
                 json.dump(self.meta(started, time.strftime("%Y-%m-%d %H:%M:%S %z"), dps), f,
                           indent=1)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
+        self.vs_testpmd()
         self.validate_model()
         import report
         report.write(self.out)
@@ -878,6 +963,37 @@ class Bench:
         self.say(f"done in {el / 60:.1f} min (estimated {self.est_total / 60:.1f}): "
                  f"{os.path.join(self.out, 'report.md')}")
         return rc
+
+    def vs_testpmd(self):
+        """The worker's throughput over testpmd's, per placement: the ratio
+        of each round (the same size and repetition, measured minutes apart
+        at most), then their median with min-max. Printed, and written to
+        vs_testpmd.json."""
+        by = {}
+        for r in self.rows["throughput"]:
+            by[(r["dataplane"], r["size"], r["rep"])] = r["rx_pps"]
+        out = []
+        for wdp, pdp in VS_TESTPMD_PAIRS:
+            for size in self.a.sizes:
+                pairs = [(by[(wdp, size, k)], by[(pdp, size, k)]) for k in range(self.a.repeat)
+                         if (wdp, size, k) in by and (pdp, size, k) in by]
+                ratios = [w / p for w, p in pairs if p > 0]
+                if not ratios:
+                    continue
+                res = {"worker": wdp, "testpmd": pdp, "size": size, "rounds": len(ratios),
+                       "worker_mpps": [round(w / 1e6, 4) for w, _ in pairs],
+                       "testpmd_mpps": [round(p / 1e6, 4) for _, p in pairs],
+                       "ratios": [round(x, 3) for x in ratios],
+                       "ratio_median": round(statistics.median(ratios), 3),
+                       "ratio_min": round(min(ratios), 3), "ratio_max": round(max(ratios), 3)}
+                out.append(res)
+                self.say(f"{wdp} / {pdp}, {size} B: {res['ratio_median']:.2f}x "
+                         f"({res['ratio_min']:.2f}-{res['ratio_max']:.2f}, {len(ratios)} rounds; "
+                         f"Mpps {statistics.median(res['worker_mpps']):.3f} / "
+                         f"{statistics.median(res['testpmd_mpps']):.3f})")
+        if out:
+            with open(os.path.join(self.out, "vs_testpmd.json"), "w") as f:
+                json.dump(out, f, indent=1)
 
     def validate_model(self):
         tools = os.path.join(TOP, "tools")
@@ -904,6 +1020,19 @@ def loadavg():
             return float(f.read().split()[0])
     except (OSError, ValueError, IndexError):
         return ""
+
+
+def testpmd_totals(text):
+    """The accumulated forward statistics testpmd prints when it stops:
+    {rx_packets, rx_dropped, tx_packets, tx_dropped}, {} if absent."""
+    part = text.rpartition("Accumulated forward statistics")[2]
+    out = {}
+    for line in part.splitlines()[:3]:
+        w = line.replace(":", " ").split()
+        for k, v in zip(w, w[1:]):
+            if k in ("RX-packets", "RX-dropped", "TX-packets", "TX-dropped") and v.isdigit():
+                out[k.lower().replace("-", "_")] = int(v)
+    return out
 
 
 def find_key(obj, key):
@@ -1043,11 +1172,23 @@ def parse_args(argv):
     p.add_argument("--gen-cpu", type=int, default=0)
     p.add_argument("--dut-cpu", type=int, default=1)
     p.add_argument("--no-worker", action="store_true", help="leave the AF_XDP worker out")
+    p.add_argument("--testpmd", default=TESTPMD, help="DPDK's testpmd (a peer of the worker; "
+                                                      "skipped when not installed)")
+    p.add_argument("--vs-testpmd", action="store_true",
+                   help="the short side-by-side run: the macswap worker and testpmd in both "
+                        "NAPI placements, throughput at 64 B, --repeat interleaved rounds "
+                        "(default 5); prints the worker/testpmd ratios")
     p.add_argument("--keep", action="store_true", help="keep old raw/ files in --out")
     p.add_argument("--dry-run", action="store_true", help="print the plan and its estimate")
     p.add_argument("--report-only", action="store_true", help="rewrite report and plots of --out")
     p.add_argument("-v", "--verbose", action="store_true")
     a = p.parse_args(argv)
+    if a.vs_testpmd:
+        a.only = a.only or ",".join(VS_TESTPMD)
+        a.experiments = "throughput"
+        a.sizes = a.sizes or "64"
+        a.repeat = a.repeat or 5
+        a.duration = a.duration or 1.0
     q = a.quick
     a.sizes = (a.sizes or ("64,512,dc" if q else ",".join(SIZES))).split(",")
     for s in a.sizes:
@@ -1073,7 +1214,7 @@ def parse_args(argv):
     if q:
         a.tput_dps = ["redirect", "fibfwd", "xnf-?nf-tailcall-lpm", "xnf-3nf-fused-lpm",
                       "xnf-1nf-tailcall-fib", "xnf-3nf-tailcall-fib", "linux", "linux-nft",
-                      "worker-l3fwd", "xskfwd"]
+                      "worker-l3fwd", "xskfwd", "worker-macswap", "testpmd"]
         a.zl_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft"]
         a.zl_all_sizes_dps = []
         a.lat_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft", "worker-l3fwd"]
