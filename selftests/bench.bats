@@ -150,7 +150,7 @@ if raw < len(t) + len(l):
     fail(f"only {raw} raw JSON files")
 meta = json.load(open(os.path.join(out, "meta.json")))
 for dp, p in meta["placement"].items():
-    if not p.get("napi") or any(t["cpus"] != [p["dut_cpu"]] for t in p["napi"]):
+    if not p.get("napi") or any(t["cpus"] != [p.get("napi_cpu", p["dut_cpu"])] for t in p["napi"]):
         fail(f"placement of {dp}: {p}")
 if "worker-l3fwd" in meta["dataplanes"]:
     sw = json.load(open(os.path.join(out, "model", "sweep.json")))

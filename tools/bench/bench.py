@@ -534,6 +534,7 @@ class Bench:
                 raise CmdError(f"xnf-sink did not attach: {err.strip()}")
             time.sleep(0.01)
         st0 = self.xnf_stats(tb) if dp.kind in ("xnf", "worker") else None
+        cpu0 = self.afxdp_cpu_ns(tb, dp)
         cmd = ["taskset", "-c", self.a.gen_cpu, self.gen, tb.s, "duration", duration,
                "size", size, "flows", self.a.flows, "ipv4", "udp", "src", tbm.SRC4,
                "dst", tbm.SINK4, "smac", tbm.MAC_S, "dmac", tbm.MAC_I, "sport", UDP_SPORT,
@@ -594,8 +595,46 @@ class Bench:
                     if isinstance(busy, (int, float)) and isinstance(idle, (int, float)):
                         w["utilization"] = round(busy / (busy + idle), 4) if busy + idle else 0.0
         row["batch_mean"], row["batch_source"] = batch_mean(rec)
+        cpu1 = self.afxdp_cpu_ns(tb, dp)
+        if cpu0 and cpu1:
+            # CPU time the forwarding process and the ingress's napi threads
+            # got during the trial (schedstat): on a shared VM, how much of
+            # a rate is the dataplane's efficiency and how much its share.
+            fwd, napi = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+            row["fwd_cpu_ms"], row["napi_cpu_ms"] = round(fwd / 1e6, 2), round(napi / 1e6, 2)
+            row["pkts_per_cpu_ms"] = round(received / ((fwd + napi) / 1e6), 1) if fwd + napi else ""
         self.trial_count += 1
         return row, rec
+
+    def afxdp_cpu_ns(self, tb, dp):
+        """(ns on CPU of every thread of the AF_XDP forwarder's processes,
+        ns of the ingress's napi threads), None for other dataplanes."""
+        if dp.kind not in ("worker", "xskfwd", "testpmd") or not self.worker:
+            return None
+        pids, todo = [], [self.worker.pid]
+        while todo:     # ip netns exec -> timeout -> the forwarder
+            pid = todo.pop()
+            pids.append(pid)
+            try:
+                for tid in os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{tid}/children") as f:
+                        todo += [int(c) for c in f.read().split()]
+            except OSError:
+                pass
+        def ns(pid, tid):
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                    return int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                return 0
+        fwd = 0
+        for pid in pids:
+            try:
+                fwd += sum(ns(pid, tid) for tid in os.listdir(f"/proc/{pid}/task"))
+            except OSError:
+                pass
+        napi = sum(ns(t["pid"], t["pid"]) for t in tb.napi_threads(tb.i))
+        return fwd, napi
 
     def trial_retry(self, tb, dp, size, rate, duration, what):
         """trial(), once more if the generator failed; GenError after two
@@ -969,9 +1008,10 @@ class Bench:
         of each round (the same size and repetition, measured minutes apart
         at most), then their median with min-max. Printed, and written to
         vs_testpmd.json."""
-        by = {}
+        by, eff = {}, {}
         for r in self.rows["throughput"]:
             by[(r["dataplane"], r["size"], r["rep"])] = r["rx_pps"]
+            eff[(r["dataplane"], r["size"], r["rep"])] = r.get("pkts_per_cpu_ms") or 0
         out = []
         for wdp, pdp in VS_TESTPMD_PAIRS:
             for size in self.a.sizes:
@@ -980,17 +1020,25 @@ class Bench:
                 ratios = [w / p for w, p in pairs if p > 0]
                 if not ratios:
                     continue
+                # Frames per ms of CPU that the forwarder and the napi threads
+                # got; testpmd never sleeps, so its figure counts its empty polls.
+                effs = [eff[(wdp, size, k)] / eff[(pdp, size, k)] for k in range(self.a.repeat)
+                        if eff.get((wdp, size, k)) and eff.get((pdp, size, k))]
                 res = {"worker": wdp, "testpmd": pdp, "size": size, "rounds": len(ratios),
                        "worker_mpps": [round(w / 1e6, 4) for w, _ in pairs],
                        "testpmd_mpps": [round(p / 1e6, 4) for _, p in pairs],
                        "ratios": [round(x, 3) for x in ratios],
                        "ratio_median": round(statistics.median(ratios), 3),
-                       "ratio_min": round(min(ratios), 3), "ratio_max": round(max(ratios), 3)}
+                       "ratio_min": round(min(ratios), 3), "ratio_max": round(max(ratios), 3),
+                       "per_cpu_ratios": [round(x, 3) for x in effs],
+                       "per_cpu_ratio_median": round(statistics.median(effs), 3) if effs else None}
                 out.append(res)
+                per_cpu = (f"; per ms of CPU {res['per_cpu_ratio_median']:.2f}x"
+                           if effs else "")
                 self.say(f"{wdp} / {pdp}, {size} B: {res['ratio_median']:.2f}x "
                          f"({res['ratio_min']:.2f}-{res['ratio_max']:.2f}, {len(ratios)} rounds; "
                          f"Mpps {statistics.median(res['worker_mpps']):.3f} / "
-                         f"{statistics.median(res['testpmd_mpps']):.3f})")
+                         f"{statistics.median(res['testpmd_mpps']):.3f}{per_cpu})")
         if out:
             with open(os.path.join(self.out, "vs_testpmd.json"), "w") as f:
                 json.dump(out, f, indent=1)
