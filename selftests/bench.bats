@@ -194,3 +194,25 @@ EOF
 	run /usr/bin/python3 "$TB_TOP/tools/bench/report.py" --from
 	[ "$status" -ne 0 ]
 }
+
+@test "bench: --vs-testpmd plans the worker and testpmd side by side, skips a missing testpmd" {
+	"$BUILD/xnf" worker help >/dev/null 2>&1 || skip "xnf worker is not built"
+	run /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --dry-run --vs-testpmd \
+		--build "$BUILD" --out "$OUT" --testpmd xnf-no-such-testpmd
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# Named as not measured, with the reason; the worker's two placements stay.
+	echo "$output" | grep -q '^not measured: testpmd: xnf-no-such-testpmd is not installed'
+	echo "$output" | grep -q '^not measured: testpmd-napi-other: '
+	echo "$output" | grep -q ': 2 dataplanes, 10 test beds, 10 trials;'
+	echo "$output" | grep -q '^  worker-macswap-napi-other rules='
+
+	# Present (any executable will do for the plan): 5 interleaved rounds of 4.
+	run /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --dry-run --vs-testpmd \
+		--build "$BUILD" --out "$OUT" --testpmd "$(command -v true)"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! echo "$output" | grep -q '^not measured'
+	echo "$output" | grep -q ': 4 dataplanes, 20 test beds, 20 trials;'
+	[ "$(echo "$output" | grep -c '^  testpmd-napi-other rules=10: 1 tasks')" -eq 5 ]
+}
