@@ -54,13 +54,14 @@ static bool xnf_watched(const struct net_device *dev)
 static struct xnf_xmit_counters *xnf_xmit_of(const struct net_device *from,
 					     int to_ifindex)
 {
-	struct xnf_dev_key key = {
-		.netns = BPF_CORE_READ(from, nd_net.net, ns.inum),
-		.ifindex = to_ifindex,
-	};
+	struct xnf_dev_key key = { .ifindex = to_ifindex };
 
+	/* Before any read of @from: a redirect to an AF_XDP socket has no
+	 * egress device, and under overload every frame the socket has no
+	 * room for comes through here. */
 	if (to_ifindex <= 0 || !xnf_watched(from))
 		return NULL;
+	key.netns = BPF_CORE_READ(from, nd_net.net, ns.inum);
 	return bpf_map_lookup_elem(&xnf_xmit, &key);
 }
 
