@@ -403,9 +403,9 @@ static bool fw_linear_is(struct fx *f, __u32 want, const char *what)
 
 /* A set growing past XNF_FW_LINEAR_MAX rules and shrinking back changes
  * form with the generation it is written to: verdicts and hit counters stay
- * those of the rules in force. Slots 0..62 drop UDP to 1000 + slot, slot 63
- * allows UDP to 2000; the large set adds slot 64, first by prio, which
- * drops UDP to 2000. */
+ * those of the rules in force. The small set's last slot allows UDP to
+ * 2000, the slots before it drop UDP to 1000 + slot; the large set adds one
+ * slot, first by prio, which drops UDP to 2000. */
 TEST(fw_linear_bound_crossing)
 {
 	struct xnf_fw_rule rules[XNF_FW_LINEAR_MAX + 1];
@@ -423,7 +423,7 @@ TEST(fw_linear_bound_crossing)
 	big = fw_set_of(rules, XNF_FW_LINEAR_MAX + 1, XNF_FW_ALLOW);
 	if (!small || !big || !fx_chain(&f, "firewall", false, false))
 		goto out;
-	/* small, big, small: 64 -> 65 -> 64 rules. */
+	/* small, big, small: at the bound, past it, back. */
 	for (i = 0; i < 3; i++) {
 		bool linear = i != 1;
 		__u32 slot = linear ? last : last + 1;
@@ -437,12 +437,13 @@ TEST(fw_linear_bound_crossing)
 		ASSERT_EQ(fw_hits_of(&f, 0), hits + 1, "first rule counted");
 		hits = fw_hits_of(&f, last - 1);
 		ASSERT_EQ(fw_verdict(&f, 1000 + last - 1), XDP_DROP,
-			  "rule 63 drops");
-		ASSERT_EQ(fw_hits_of(&f, last - 1), hits + 1, "rule 63 counted");
+			  "the rule before the last drops");
+		ASSERT_EQ(fw_hits_of(&f, last - 1), hits + 1,
+			  "the rule before the last counted");
 		ASSERT_EQ(fw_verdict(&f, 3000), XDP_PASS, "no rule: default");
 		hits = fw_hits_of(&f, slot);
 		ASSERT_EQ(fw_verdict(&f, 2000), linear ? XDP_PASS : XDP_DROP,
-			  "dport 2000: slot 63 allows, slot 64 drops first");
+			  "dport 2000: the small set allows, the large drops");
 		ASSERT_EQ(fw_hits_of(&f, slot), hits + 1,
 			  "dport 2000 counted by the rule that decided");
 	}
