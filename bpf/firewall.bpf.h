@@ -2,8 +2,10 @@
 /*
  * firewall.bpf.h - the firewall NF: first-match classification of IPv4 and
  * IPv6 packets against the compiled bit-vector tables (see include/uapi/xnf_fw.h
- * and loader/fw_compile.c), per-rule hit counters, default policy.
- * Non-IP frames pass through untouched, as in an nftables inet table.
+ * and loader/fw_compile.c), or for a set of at most XNF_FW_LINEAR_MAX rules
+ * by a linear scan of its rules (xnf_fw_hdr.linear), per-rule hit counters,
+ * default policy. Non-IP frames pass through untouched, as in an nftables
+ * inet table.
  */
 #ifndef XNF_FIREWALL_BPF_H
 #define XNF_FIREWALL_BPF_H
@@ -86,6 +88,101 @@ xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
 	}
 }
 
+/* What a rule matches a packet on, read once. */
+struct xnf_fw_fields {
+	__u32 src[4], dst[4]; /* network order; IPv4 in [0] */
+	__u16 sport, dport;   /* host order, with ports */
+	__u8 family;
+	__u8 proto;
+	__u8 ports; /* XNF_PKT_F_PORTS: sport/dport were read */
+};
+
+/* Whether the first @len (0..32) bits of two network-order words agree. */
+static __always_inline int xnf_fw_word_match(__u32 a, __u32 pfx, __u32 len)
+{
+	__u32 mask = bpf_htonl((__u32)(0xffffffff00000000ULL >> len));
+
+	return !((a ^ pfx) & mask);
+}
+
+/* Whether address @a of @family lies in the rule's prefix @pfx/@len (the
+ * rule's address, 4-byte aligned in struct xnf_fw_rule). */
+static __always_inline int xnf_fw_pfx_match(const __u8 *pfx, __u32 len,
+					    const __u32 *a, __u8 family)
+{
+	const __u32 *w = (const void *)pfx;
+	int i;
+
+	if (family == XNF_AF_INET)
+		return xnf_fw_word_match(a[0], w[0], len);
+#pragma unroll
+	for (i = 0; i < 4; i++) {
+		if (len <= 32 * i)
+			return 1;
+		if (!xnf_fw_word_match(a[i], w[i],
+				       len - 32 * i > 32 ? 32 : len - 32 * i))
+			return 0;
+	}
+	return 1;
+}
+
+/* xnf_fw_linear()'s test of one rule: a port match needs ports. */
+static __always_inline int xnf_fw_rule_hit(const struct xnf_fw_rule *r,
+					   const struct xnf_fw_fields *k)
+{
+	__u16 f = r->flags;
+
+	if (f & (XNF_FW_F_SRC | XNF_FW_F_DST)) {
+		if (r->family != k->family)
+			return 0;
+		if ((f & XNF_FW_F_SRC) &&
+		    !xnf_fw_pfx_match(r->src, r->src_len, k->src, k->family))
+			return 0;
+		if ((f & XNF_FW_F_DST) &&
+		    !xnf_fw_pfx_match(r->dst, r->dst_len, k->dst, k->family))
+			return 0;
+	}
+	if ((f & XNF_FW_F_PROTO) && r->proto != k->proto)
+		return 0;
+	if ((f & XNF_FW_F_SPORT) &&
+	    (!k->ports || k->sport < r->sport_lo || k->sport > r->sport_hi))
+		return 0;
+	if ((f & XNF_FW_F_DPORT) &&
+	    (!k->ports || k->dport < r->dport_lo || k->dport > r->dport_hi))
+		return 0;
+	return 1;
+}
+
+/* The linear form (xnf_fw_hdr.linear): the rules of generation @gen in
+ * priority order, the first that matches wins. @match receives its
+ * xnf_fw_order entry, or NULL. Return: 0, or -1 when a table is missing. */
+static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
+				       const struct xnf_fw_fields *k,
+				       struct xnf_fw_match **match)
+{
+	__u32 i;
+
+	*match = NULL;
+	for (i = 0; i < XNF_FW_LINEAR_MAX && i < nrules; i++) {
+		__u32 key = gen * XNF_FW_MAX_RULES + i;
+		struct xnf_fw_match *mt;
+		struct xnf_fw_rule *r;
+
+		mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
+		if (!mt)
+			return -1;
+		key = gen * XNF_FW_MAX_RULES + mt->slot;
+		r = bpf_map_lookup_elem(&xnf_fw_rules, &key);
+		if (!r)
+			return -1;
+		if (xnf_fw_rule_hit(r, k)) {
+			*match = mt;
+			return 0;
+		}
+	}
+	return 0;
+}
+
 static __always_inline void xnf_firewall_classify(struct xdp_md *ctx,
 						  struct xnf_pkt *p)
 {
@@ -94,6 +191,7 @@ static __always_inline void xnf_firewall_classify(struct xdp_md *ctx,
 	struct xnf_fw_class *src, *dst, *proto, *sport, *dport;
 	__u32 *c_src, *c_dst, *c_proto, *c_sport, *c_dport;
 	__u32 zero = 0, gen, key, action;
+	struct xnf_fw_fields k = {};
 	struct xnf_fw_match *match;
 	struct xnf_fw_hdr *hdr;
 	struct xnf_fw_hit *hit;
@@ -121,25 +219,50 @@ static __always_inline void xnf_firewall_classify(struct xdp_md *ctx,
 
 	if (p->l3_off > XNF_MAX_L3_OFF)
 		goto internal;
+	k.family = p->family;
+	k.proto = p->l4_proto;
+	if (p->flags & XNF_PKT_F_PORTS) {
+		k.ports = 1;
+		k.sport = bpf_ntohs(p->sport);
+		k.dport = bpf_ntohs(p->dport);
+	}
 	if (p->family == XNF_AF_INET) {
 		struct iphdr *iph = data + p->l3_off;
-		struct xnf_fw_lpm4_key k4 = { .prefixlen = 64, .gen = gen };
 
 		if ((void *)(iph + 1) > data_end)
 			goto internal;
-		__builtin_memcpy(k4.addr, &iph->saddr, 4);
-		c_src = bpf_map_lookup_elem(&xnf_fw_src4, &k4);
-		__builtin_memcpy(k4.addr, &iph->daddr, 4);
-		c_dst = bpf_map_lookup_elem(&xnf_fw_dst4, &k4);
+		k.src[0] = iph->saddr;
+		k.dst[0] = iph->daddr;
 	} else {
 		struct ipv6hdr *ip6h = data + p->l3_off;
-		struct xnf_fw_lpm6_key k6 = { .prefixlen = 160, .gen = gen };
 
 		if ((void *)(ip6h + 1) > data_end)
 			goto internal;
-		__builtin_memcpy(k6.addr, &ip6h->saddr, 16);
+		__builtin_memcpy(k.src, &ip6h->saddr, 16);
+		__builtin_memcpy(k.dst, &ip6h->daddr, 16);
+	}
+
+	if (hdr->linear) {
+		if (xnf_fw_scan(gen, hdr->nrules, &k, &match))
+			goto internal;
+		if (!match)
+			goto decide;
+		goto hit;
+	}
+
+	if (p->family == XNF_AF_INET) {
+		struct xnf_fw_lpm4_key k4 = { .prefixlen = 64, .gen = gen };
+
+		__builtin_memcpy(k4.addr, &k.src[0], 4);
+		c_src = bpf_map_lookup_elem(&xnf_fw_src4, &k4);
+		__builtin_memcpy(k4.addr, &k.dst[0], 4);
+		c_dst = bpf_map_lookup_elem(&xnf_fw_dst4, &k4);
+	} else {
+		struct xnf_fw_lpm6_key k6 = { .prefixlen = 160, .gen = gen };
+
+		__builtin_memcpy(k6.addr, k.src, 16);
 		c_src = bpf_map_lookup_elem(&xnf_fw_src6, &k6);
-		__builtin_memcpy(k6.addr, &ip6h->daddr, 16);
+		__builtin_memcpy(k6.addr, k.dst, 16);
 		c_dst = bpf_map_lookup_elem(&xnf_fw_dst6, &k6);
 	}
 	key = gen * 256 + p->l4_proto;
@@ -168,6 +291,7 @@ static __always_inline void xnf_firewall_classify(struct xdp_md *ctx,
 	match = bpf_map_lookup_elem(&xnf_fw_order, &key);
 	if (!match)
 		goto internal;
+hit:
 	action = match->action;
 	hit = bpf_map_lookup_elem(&xnf_fw_hits, &match->slot);
 	if (hit) {

@@ -49,6 +49,10 @@ _Static_assert(sizeof(struct xnf_fdb_key) == 8, "xnf_fdb_key layout");
 _Static_assert(sizeof(struct xnf_fdb_entry) == 8, "xnf_fdb_entry layout");
 _Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
 _Static_assert(sizeof(struct xnf_fw_rule) == 52, "xnf_fw_rule layout");
+/* firewall.bpf.h's linear scan reads the addresses as 32-bit words. */
+_Static_assert(offsetof(struct xnf_fw_rule, src) % 4 == 0 &&
+		       offsetof(struct xnf_fw_rule, dst) % 4 == 0,
+	       "xnf_fw_rule addresses word-aligned");
 _Static_assert(sizeof(struct xnf_fw_hdr) == 24, "xnf_fw_hdr layout");
 _Static_assert(sizeof(struct xnf_fw_match) == 16, "xnf_fw_match layout");
 _Static_assert(sizeof(struct xnf_fw_class) == 8 * (XNF_FW_SUMMARY + XNF_FW_WORDS),
@@ -542,6 +546,11 @@ int xnf_fw_set_replace(struct xnf_fw_set *set, __u32 slot,
 int xnf_fw_set_del(struct xnf_fw_set *set, __u32 prio, __u32 *slot);
 /* Removes every rule; the default stays. */
 void xnf_fw_set_flush(struct xnf_fw_set *set);
+/* Whether xnf_fw_apply() may let a set of at most XNF_FW_LINEAR_MAX rules
+ * run as a linear scan (the default, see xnf_fw_hdr) or must always use
+ * the bit-vector tables. Both classify alike: for tests and measurements
+ * that run one form on purpose. */
+void xnf_fw_set_linear(struct xnf_fw_set *set, bool linear);
 
 /*
  * Makes @set the rule set that runs, all or nothing: compiles it (-EINVAL

@@ -27,6 +27,11 @@
  *             not one pass over the rules.
  * Every bitmap goes through one hash table keyed by its content, so equal
  * bitmaps share one class across all five fields.
+ *
+ * A set of at most XNF_FW_LINEAR_MAX rules is also marked for the linear
+ * scan (xnf_fw_hdr.linear): the BPF program then reads its rules in the
+ * order of xnf_fw_order and leaves the tables alone. They are written all
+ * the same, so that either form can classify any set that fits.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -676,6 +681,11 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 		c->order[i].rank = rank[i];
 	}
 	memcpy(slot, bitslot, n * sizeof(*slot));
+	/* One word of rules is in priority order (fw_layout()): the BPF
+	 * program may scan it as it is instead of using the tables. */
+	c->hdr.linear = n <= XNF_FW_LINEAR_MAX;
+	for (i = 0; i < n && c->hdr.linear; i++)
+		c->hdr.linear = c->order[i].rank == i;
 	b.slot = slot;
 	b.n = n;
 	b.nwords = (n + 63) / 64;

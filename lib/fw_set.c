@@ -41,6 +41,7 @@ struct xnf_fw_set {
 	__u32 top;	      /* slots from here on are empty */
 	__u32 last;	      /* highest prio in use, if nrules */
 	bool last_stale;      /* a rule of prio last went away */
+	bool tables_only;     /* never the linear form */
 	struct xnf_fw_rule rules[XNF_FW_MAX_RULES];
 };
 
@@ -104,6 +105,11 @@ static void fw_set_filled(struct xnf_fw_set *set, __u32 slot, __u32 prio)
 const struct xnf_fw_rule *xnf_fw_set_rules(const struct xnf_fw_set *set)
 {
 	return set->rules;
+}
+
+void xnf_fw_set_linear(struct xnf_fw_set *set, bool linear)
+{
+	set->tables_only = !linear;
 }
 
 __u32 xnf_fw_set_default(const struct xnf_fw_set *set)
@@ -414,6 +420,8 @@ int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
 	err = xnf_fw_compile(rules, XNF_FW_MAX_RULES, set->default_action, &c);
 	if (err)
 		goto out;
+	if (set->tables_only)
+		c->hdr.linear = 0;
 	err = fw_active_read(dp, &a);
 	if (!err)
 		err = fw_gen_rules_read(dp, a.gen, old);

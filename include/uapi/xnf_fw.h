@@ -53,6 +53,10 @@
 #define XNF_FW_SUMMARY	   ((XNF_FW_WORDS + 63) / 64) /* 3 */
 #define XNF_FW_MAX_CLASSES 16384		      /* per generation */
 #define XNF_FW_GENS	   2
+/* The most rules a set may have to be classified by a linear scan: where
+ * bench-micro saw the scan of generated rules (3-4 ns a rule) cost about
+ * what the tables do (docs/perf.md, change 3). */
+#define XNF_FW_LINEAR_MAX  16
 
 enum xnf_fw_action {
 	XNF_FW_ALLOW = 0,
@@ -87,7 +91,19 @@ struct xnf_fw_rule {
 	__u8 dst[16];
 };
 
-/* Compiled rule set header: xnf_fw_hdr[gen]. */
+/*
+ * Compiled rule set header: xnf_fw_hdr[gen].
+ *
+ * A small set (at most XNF_FW_LINEAR_MAX rules: within one 64-rule word,
+ * whose bits are in priority order, so xnf_fw_order[gen * XNF_FW_MAX_RULES
+ * + i] is the rule of rank i) is classified without the tables when
+ * @linear is 1: a scan of xnf_fw_order[0..nrules) of the generation, each
+ * entry's rule read from xnf_fw_rules (whose prefixes have no host bits
+ * set: the compiler refuses them), the first match wins. Two LPM lookups and five class lookups cost
+ * more than matching a dozen rules one by one. It needs no table of its
+ * own: the rules and their order are per generation already and flip with
+ * xnf_fw_active. The field was padding before (always 0: the tables).
+ */
 struct xnf_fw_hdr {
 	__u32 nrules;
 	enum xnf_fw_action default_action;
@@ -96,7 +112,7 @@ struct xnf_fw_hdr {
 	__u32 serial; /* moves on every rule-set switch, so that a
 				* reader sees whether the generation it read
 				* was rewritten meanwhile */
-	__u32 pad;
+	__u32 linear; /* 1: classify by the linear scan, see above */
 };
 
 /* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */

@@ -14,6 +14,11 @@
 
 #include "fixture.h"
 
+/* Whether fw_apply_rules() makes every set use the bit-vector tables;
+ * otherwise sets of up to XNF_FW_LINEAR_MAX rules run as a linear scan.
+ * The tests run in both forms. */
+static bool fw_tables_only;
+
 /* A set of @n rules in slots 0..n-1 (the rest empty) with @def as the
  * default, applied. */
 static int fw_apply_rules(struct xnf_dp *dp, const struct xnf_fw_rule *rules,
@@ -29,6 +34,7 @@ static int fw_apply_rules(struct xnf_dp *dp, const struct xnf_fw_rule *rules,
 		if (rules[i].in_use)
 			err = xnf_fw_set_replace(set, i, &rules[i]);
 	err = err ?: xnf_fw_set_policy(set, def);
+	xnf_fw_set_linear(set, !fw_tables_only);
 	err = err ?: xnf_fw_apply(dp, set);
 	xnf_fw_set_free(set);
 	return err;
@@ -237,6 +243,14 @@ TEST(firewall_rules_fused)
 	fw_run_cases(true);
 }
 
+TEST(firewall_rules_tables)
+{
+	fw_tables_only = true;
+	fw_run_cases(false);
+	fw_run_cases(true);
+	fw_tables_only = false;
+}
+
 TEST(firewall_default_drop_and_empty)
 {
 	struct pkt_spec spec = { .family = 4 };
@@ -398,6 +412,19 @@ out_free:
 	free(rules);
 }
 
+/* Around the bound of the linear form (XNF_FW_LINEAR_MAX) and a small set
+ * on the tables. */
+TEST(firewall_bpf_vs_linear_small)
+{
+	fw_differential(10, 2000);
+	fw_differential(XNF_FW_LINEAR_MAX, 4000);
+	fw_differential(XNF_FW_LINEAR_MAX + 1, 4000);
+	fw_tables_only = true;
+	fw_differential(10, 2000);
+	fw_differential(XNF_FW_LINEAR_MAX, 4000);
+	fw_tables_only = false;
+}
+
 TEST(firewall_bpf_vs_linear_1000)
 {
 	fw_differential(1000, 4000);
@@ -441,7 +468,21 @@ static void *fw_flip(void *arg)
 	return NULL;
 }
 
+static void fw_switch_is_atomic(void);
+
 TEST(firewall_switch_is_atomic)
+{
+	fw_switch_is_atomic();
+}
+
+TEST(firewall_switch_is_atomic_tables)
+{
+	fw_tables_only = true;
+	fw_switch_is_atomic();
+	fw_tables_only = false;
+}
+
+static void fw_switch_is_atomic(void)
 {
 	struct fw_flipper fl = {
 		.a = {

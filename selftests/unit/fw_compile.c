@@ -371,6 +371,41 @@ TEST(fw_compile_default)
 	ASSERT_TRUE(c == NULL, "no output on error");
 }
 
+/* Up to XNF_FW_LINEAR_MAX rules the header offers the linear form, whose
+ * scan takes xnf_fw_order as it is: entry i must be the rule of rank i. */
+TEST(fw_compile_linear_form)
+{
+	static const __u32 sizes[] = { 1, 10, XNF_FW_LINEAR_MAX,
+				       XNF_FW_LINEAR_MAX + 1, 1000 };
+	struct xnf_fw_rule *r = calloc(1000, sizeof(*r));
+	struct xnf_fw_compiled *c;
+	__u32 k, i;
+
+	if (!ASSERT_TRUE(r != NULL, "calloc"))
+		return;
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		__u32 n = sizes[k];
+
+		/* Slots in the reverse of priority order. */
+		if (!ASSERT_OK(xnf_fw_generate(r, n, k + 1), "generate"))
+			break;
+		for (i = 0; i < n; i++)
+			r[i].prio = 10 * (n - i);
+		c = compile(r, n);
+		if (!c)
+			break;
+		ASSERT_EQ(c->hdr.linear, n <= XNF_FW_LINEAR_MAX,
+			  "linear form up to the bound only");
+		for (i = 0; c->hdr.linear && i < n; i++) {
+			ASSERT_EQ(c->order[i].rank, i, "entry i has rank i");
+			ASSERT_EQ(c->order[i].slot, n - 1 - i,
+				  "entry i is the i-th rule by prio");
+		}
+		xnf_fw_compiled_free(c);
+	}
+	free(r);
+}
+
 TEST(fw_compile_prio_order)
 {
 	/* Slots in the reverse of priority order, with holes. */

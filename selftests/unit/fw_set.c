@@ -386,6 +386,73 @@ static __u64 fw_hits_of(struct fx *f, __u32 slot)
 	return n;
 }
 
+/* The form the active generation's header says classifies (1: linear). */
+static bool fw_linear_is(struct fx *f, __u32 want, const char *what)
+{
+	struct xnf_fw_hdr hdr;
+	__u32 gen;
+
+	if (!fw_active_gen(f, &gen) ||
+	    !ASSERT_OK(bpf_map_lookup_elem(f->dp->fd[XNF_T_FW_HDR], &gen, &hdr) ?
+			       -errno :
+			       0,
+		       "read header"))
+		return false;
+	return ASSERT_EQ(hdr.linear, want, what);
+}
+
+/* A set growing past XNF_FW_LINEAR_MAX rules and shrinking back changes
+ * form with the generation it is written to: verdicts and hit counters stay
+ * those of the rules in force. The small set's last slot allows UDP to
+ * 2000, the slots before it drop UDP to 1000 + slot; the large set adds one
+ * slot, first by prio, which drops UDP to 2000. */
+TEST(fw_linear_bound_crossing)
+{
+	struct xnf_fw_rule rules[XNF_FW_LINEAR_MAX + 1];
+	struct xnf_fw_set *small = NULL, *big = NULL;
+	__u32 i, last = XNF_FW_LINEAR_MAX - 1;
+	struct fx f;
+
+	for (i = 0; i < last; i++)
+		rules[i] = fw_udp(10 * (i + 1), XNF_FW_DROP, 1000 + i);
+	rules[last] = fw_udp(10 * (last + 1), XNF_FW_ALLOW, 2000);
+	rules[last + 1] = fw_udp(5, XNF_FW_DROP, 2000);
+	if (!fx_open(&f))
+		return;
+	small = fw_set_of(rules, XNF_FW_LINEAR_MAX, XNF_FW_ALLOW);
+	big = fw_set_of(rules, XNF_FW_LINEAR_MAX + 1, XNF_FW_ALLOW);
+	if (!small || !big || !fx_chain(&f, "firewall", false, false))
+		goto out;
+	/* small, big, small: at the bound, past it, back. */
+	for (i = 0; i < 3; i++) {
+		bool linear = i != 1;
+		__u32 slot = linear ? last : last + 1;
+		__u64 hits;
+
+		if (!ASSERT_OK(xnf_fw_apply(f.dp, linear ? small : big), "apply") ||
+		    !fw_linear_is(&f, linear, "form of the active generation"))
+			break;
+		hits = fw_hits_of(&f, 0);
+		ASSERT_EQ(fw_verdict(&f, 1000), XDP_DROP, "first rule drops");
+		ASSERT_EQ(fw_hits_of(&f, 0), hits + 1, "first rule counted");
+		hits = fw_hits_of(&f, last - 1);
+		ASSERT_EQ(fw_verdict(&f, 1000 + last - 1), XDP_DROP,
+			  "the rule before the last drops");
+		ASSERT_EQ(fw_hits_of(&f, last - 1), hits + 1,
+			  "the rule before the last counted");
+		ASSERT_EQ(fw_verdict(&f, 3000), XDP_PASS, "no rule: default");
+		hits = fw_hits_of(&f, slot);
+		ASSERT_EQ(fw_verdict(&f, 2000), linear ? XDP_PASS : XDP_DROP,
+			  "dport 2000: the small set allows, the large drops");
+		ASSERT_EQ(fw_hits_of(&f, slot), hits + 1,
+			  "dport 2000 counted by the rule that decided");
+	}
+out:
+	xnf_fw_set_free(big);
+	xnf_fw_set_free(small);
+	fx_close(&f);
+}
+
 TEST(fw_hits_zeroed_only_when_the_rule_changes)
 {
 	struct xnf_fw_rule a[3] = {
