@@ -206,10 +206,14 @@ def validate_markdown(res, args):
             args.arrival, " cv=%g" % args.cv if args.cv else "",
             "" if args.burst == "1" else
             " in bursts (column burst)" if args.burst == "gen" else
+            " in bursts distributed as the point's NAPI polls (column burst: "
+            "their mean)" if args.burst == "napi" else
             " in bursts of %s packets" % args.burst,
             "the worker polls forever" if res["spins"] is None else
-            "the worker sleeps after %d empty polls (wake-up %g ns)"
-            % (res["spins"], args.wake_ns), len(rows),
+            "the worker sleeps after %d empty polls (wake-up %s)"
+            % (res["spins"], "per point from its wake_reads and wake_packets"
+               if args.wake_ns == "measured" else "%s ns" % args.wake_ns),
+            len(rows),
             sum(1 for s in svc.source if s == "measured"), args.min_samples,
             fit[0], fit[1], " (R2 %.3f)" % svc.r2 if svc.r2 is not None
             else ""),
@@ -238,7 +242,7 @@ def validate_markdown(res, args):
         if not r["converged"]:
             met.append("not converged")
         lines.append(
-            "| %d | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.4f | %.4f | "
+            "| %d | %s | %s | %.3g | %.2f | %.2f | %.2f | %.2f | %.4f | %.4f | "
             "%s | %s | %.1f%% | %.1f%% | %s |" % (
                 r["point"], fmt_rate(r["offered_pps"] or 0),
                 fmt_rate(r["rate_pps"]), r["burst"], r["mean_measured"],
