@@ -776,10 +776,12 @@ class CLI(unittest.TestCase):
         # packet each as the burst distribution must give what --burst 1
         # gives; with --service point each point's own means.
         sw = load(os.path.join(FIX, "sweep.json"))
-        for pt in sw["points"]:
+        for k, pt in enumerate(sw["points"]):
             polls = [0] * 65
             polls[1] = pt["worker"]["rx_packets"]
             pt["napi"] = {"polls": polls, "percpu": [polls]}
+            pt["worker_sched"] = {"run_ns": 1000 * (k + 1), "wait_ns": 250,
+                                  "slices": 3}
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "sweep.json")
             with open(path, "w") as f:
@@ -797,9 +799,11 @@ class CLI(unittest.TestCase):
                                        delta=1e-9)
                 self.assertAlmostEqual(a["loss_model"], b["loss_model"],
                                        delta=1e-9)
-            for r in rows["napi", "point"]:
+            for k, r in enumerate(rows["napi", "point"]):
                 self.assertTrue(r["converged"])
                 self.assertLess(r["jsd"], 0.05)
+                self.assertAlmostEqual(r["wait_share"],
+                                       250 / (1000 * (k + 1) + 250))
             del sw["points"][0]["napi"]
             with open(path, "w") as f:
                 json.dump(sw, f)

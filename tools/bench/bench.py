@@ -716,8 +716,27 @@ class Bench:
         self.rows["zeroloss"].append(out)
         self.raw("zeroloss", dp.name, f"{size}-r{rep}", {"result": out, "steps": steps})
 
+    def worker_sched(self, tb):
+        """The worker thread's /proc schedstat: ns on the CPU, ns runnable
+        but waiting for it, timeslices; None when it cannot be read."""
+        w = self.workers(tb)
+        try:
+            with open(f"/proc/{w[0]['tid']}/schedstat") as f:
+                run_ns, wait_ns, slices = (int(x) for x in f.read().split()[:3])
+        except (OSError, ValueError, TypeError, IndexError, KeyError):
+            return None
+        return {"run_ns": run_ns, "wait_ns": wait_ns, "slices": slices}
+
+    def model_trial(self, tb, dp, rate, what):
+        s0 = self.worker_sched(tb)
+        row, rec = self.trial_retry(tb, dp, "64", rate, self.a.model_duration, what)
+        s1 = self.worker_sched(tb)
+        if s0 and s1:
+            rec["worker_sched"] = {k: s1[k] - s0[k] for k in s0}
+        return row, rec
+
     def model_saturation(self, tb, dp):
-        row, rec = self.trial_retry(tb, dp, "64", None, self.a.model_duration, "model max")
+        row, rec = self.model_trial(tb, dp, None, "model max")
         self.model_point_record(rec, row, None)
         self.progress(f"model {dp.name} saturation: {row['rx_mpps']:.3f} Mpps received "
                       f"of {row['tx_pps'] / 1e6:.3f} offered")
@@ -728,7 +747,7 @@ class Bench:
         cap = sat["tx_pps"]
         use = None if rate >= cap else rate
         try:
-            row, rec = self.trial_retry(tb, dp, "64", use, self.a.model_duration, f"model {frac}")
+            row, rec = self.model_trial(tb, dp, use, f"model {frac}")
         except GenError:
             self.progress(f"model {dp.name} {frac} x saturation: no measurement (generator failed)")
             return
@@ -746,7 +765,10 @@ class Bench:
             "duration_s": row["duration_s"], "loadavg": row["loadavg"], "worker": w,
             # The ingress device's NAPI polls (xnf_batch, per CPU): how the
             # packets reach the worker's RX ring, one burst per poll.
-            "napi": {"polls": xd.get("batch_polls"), "percpu": xd.get("batch_percpu")}})
+            "napi": {"polls": xd.get("batch_polls"), "percpu": xd.get("batch_percpu")},
+            # Whether the worker had its core: time runnable but not running
+            # (other tasks on the CPU, the NAPI thread among them).
+            "worker_sched": rec.get("worker_sched")})
 
     # ---- the run ------------------------------------------------------------------
     def write_outputs(self):

@@ -524,6 +524,12 @@ def validate(sweep, args):
                        min_samples=args.min_samples,
                        t0_hint=idle_per_empty([w]) or t0) \
             if per_point else svc
+        # Whether the worker had its core (the harness's schedstat delta):
+        # the share of its runnable time it waited for the CPU.
+        sc = pt.get("worker_sched") or {}
+        row["wait_share"] = (sc["wait_ns"] / (sc["run_ns"] + sc["wait_ns"])
+                             if sc.get("run_ns", 0) + sc.get("wait_ns", 0) > 0
+                             else None)
         wake = parse_wake(args.wake_ns, pt, rate, row["burst"])
         row["wake_ns"] = wake
         p = make_params(args, L, beta, psvc, spins, rate, burst=kb,
