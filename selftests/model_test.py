@@ -811,6 +811,30 @@ class CLI(unittest.TestCase):
                            rc=1)
             self.assertTrue(cp.stderr.startswith("Error: "))
 
+    def test_dimension_live_napi_bursts(self):
+        # A live instance's `xnf -j stats`: the worker's times and its
+        # device's NAPI polls as the bursts. Burstier arrivals cannot let
+        # a core take more at the same loss than single packets do.
+        stats = os.path.join(FIX, "stats.json")
+        polls = load(stats)["devices"][0]["batch"]["polls"]
+        g = np.array(polls[1:], float)
+        mean = float(np.arange(1, 65) @ g / g.sum())
+        ans = {}
+        for b in ("1", "napi"):
+            cp = self.tool("dimension", "--measured", stats, "--loss", "1e-3",
+                           "--burst", b, "-j")
+            ans[b] = json.loads(cp.stdout)
+        self.assertIsNone(ans["napi"]["input"]["burst"])
+        self.assertAlmostEqual(ans["napi"]["input"]["burst_mean"], mean)
+        self.assertGreater(ans["napi"]["max_rate_pps"], 0)
+        self.assertLessEqual(ans["napi"]["max_rate_pps"],
+                             ans["1"]["max_rate_pps"] * 1.002)
+        self.assertLessEqual(ans["napi"]["at_max_rate"]["loss"], 1e-3)
+        cp = self.tool("dimension", "--measured",
+                       os.path.join(FIX, "worker.json"), "--loss", "1e-3",
+                       "--burst", "napi", rc=1)
+        self.assertTrue(cp.stderr.startswith("Error: "))
+
     def test_validate_sweep(self):
         with tempfile.TemporaryDirectory() as d:
             cp = self.tool("validate", os.path.join(FIX, "sweep.json"),

@@ -225,6 +225,7 @@ class Bench:
         self.rows = {k: [] for k in ("throughput", "zeroloss", "latency", "batch",
                                      "latency_chain", "rules")}
         self.model_points = []
+        self.model_check = None
         self.sessions = []
         self.skipped = []         # (dataplane, why)
         self.placements = {}
@@ -579,7 +580,7 @@ class Bench:
         d = self.duration_for(exp, rate)
         trials = self.a.zl_steps if exp == "zeroloss" else 1
         if exp == "model" and t == ("model", "64", self.a.model_fracs[0], 0):
-            trials += 1   # the saturation point first
+            trials += 2   # the saturation point first, the dimension check last
         return trials, trials * (d + TRIAL_OVH)
 
     def duration_for(self, exp, rate):
@@ -616,6 +617,8 @@ class Bench:
                 else:
                     self.point(tb, dp, exp, size, rate, rep, sess["rules"])
                 done.append(t)
+            if model_sat is not None:
+                self.model_dimension_check(tb, dp)
         except CmdError as ex:
             why = str(ex).splitlines()[0][:400]
             self.say(f"  {dp.name}: skipped: {why}")
@@ -755,6 +758,61 @@ class Bench:
         self.progress(f"model {dp.name} {frac} x saturation ({rate / 1e6:.3f} Mpps): "
                       f"loss {100 * row['loss']:.2f}%")
 
+    def model_dimension_check(self, tb, dp):
+        """Issue 18's check of one dimensioning answer: `xnf model dimension`
+        on the live instance's `xnf -j stats` (its per-size service times
+        and NAPI bursts, accumulated over the sweep) gives the rate one core
+        sustains at 1e-3 loss; one trial at that rate measures the loss."""
+        target = 1e-3
+        out = {"target_loss": target}
+        stats = os.path.join(tb.tmp, "model-stats.json")
+        st = self.xnf_stats(tb)
+        if st is None:
+            self.model_check = {**out, "error": "xnf -j stats failed"}
+            return
+        with open(stats, "w") as f:
+            json.dump(st, f)
+        tools = os.path.join(TOP, "tools")
+        env = dict(os.environ, PYTHONPATH=tools)
+        cmd = [sys.executable, "-m", "xnf_model", "-j", "dimension", "--measured", stats,
+               "--dev", tb.i, "--loss", str(target), "--burst", "napi"]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+        out["command"] = " ".join(cmd[1:])
+        try:
+            ans = json.loads(p.stdout)
+            rate = float(ans["max_rate_pps"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            self.model_check = {**out, "error": (p.stderr or p.stdout).strip()[:400]}
+            return
+        out["model_rate_pps"] = rate
+        out["model_loss_at_rate"] = ans.get("at_max_rate", {}).get("loss")
+        row, rec = self.model_trial(tb, dp, rate, "model dimension check")
+        w = (rec.get("worker_delta") or [{}])[0] or {}
+        k = w.get("kernel") or {}
+        lost = (k.get("rx_ring_full") or 0) + (k.get("rx_dropped") or 0)
+        arrived = (w.get("rx_packets") or 0) + lost
+        out.update({"sent": row["sent"], "received": row["received"],
+                    "tx_pps": row["tx_pps"], "end_to_end_loss": row["loss"],
+                    "ring_loss": lost / arrived if arrived else None,
+                    "worker_sched": rec.get("worker_sched"), "loadavg": row["loadavg"]})
+        # Only a trial that offered the rate checks the answer: a generator
+        # short of it (its CPU shared) leaves the answer unchecked.
+        # Loss grows with the rate, so a loss above the target's accuracy at
+        # a lower rate refutes the answer too.
+        out["rate_reached"] = row["tx_pps"] >= 0.95 * rate
+        rl = out["ring_loss"]
+        out["within_accuracy"] = (out["rate_reached"] and rl is not None
+                                  and abs(rl - target) <= 0.005)
+        out["verdict"] = ("within the stated accuracy (0.5 pp)" if out["within_accuracy"]
+                          else "NOT within 0.5 pp" if out["rate_reached"] or
+                          (rl is not None and rl > target + 0.005)
+                          else "not checked: the generator did not reach the rate")
+        self.model_check = out
+        self.progress(f"model {dp.name} dimension check: {rate / 1e3:.1f} kpps for loss "
+                      f"<= {target:g}; offered {row['tx_pps'] / 1e3:.1f} kpps, measured at "
+                      f"the ring {100 * (out['ring_loss'] or 0):.2f}%, end to end "
+                      f"{100 * row['loss']:.2f}%")
+
     def model_point_record(self, rec, row, rate):
         w = (rec.get("worker_delta") or [None])[0]
         xd = rec.get("xnf_delta") or {}
@@ -782,6 +840,9 @@ class Bench:
                            "size": 64, "points": sorted(self.model_points,
                                                         key=lambda p: p["offered_pps"])},
                           f, indent=1)
+            if self.model_check is not None:
+                with open(os.path.join(self.out, "model", "dimension.json"), "w") as f:
+                    json.dump(self.model_check, f, indent=1)
 
     def meta(self, started, finished, dps):
         a = self.a
@@ -929,6 +990,15 @@ class Bench:
                 f.write(f"$ python3 {' '.join(cmd)}\n(exit {p.returncode})\n{p.stdout}")
                 if p.stderr.strip():
                     f.write(f"\nstderr:\n{p.stderr}")
+                c = self.model_check
+                if sub == "" and c and "model_rate_pps" in c:
+                    f.write(f"\nDimensioning check (model/dimension.json): the model says one "
+                            f"core sustains {c['model_rate_pps'] / 1e3:.1f} kpps at loss <= "
+                            f"{c['target_loss']:g}; offered {c['tx_pps'] / 1e3:.1f} kpps, "
+                            f"measured loss at the ring {100 * (c['ring_loss'] or 0):.3f}%, "
+                            f"end to end {100 * c['end_to_end_loss']:.2f}%: {c['verdict']}\n")
+                elif sub == "" and c:
+                    f.write(f"\nDimensioning check: {c.get('error')}\n")
 
 
 # ---- helpers -----------------------------------------------------------------------

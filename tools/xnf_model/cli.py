@@ -22,7 +22,7 @@ import numpy as np
 from .model import (AUTO_ITER, MAX_ITER, TARGET_JSD, TARGET_LOSS,
                     TARGET_MEAN, TOL, ModelError, Params, Service, jsd,
                     normalise, predict, rel_error)
-from .output import (fmt_pct, fmt_rate, print_json, print_predict,
+from .output import (burst_text, fmt_pct, fmt_rate, print_json, print_predict,
                      print_service, print_warning, solver_text,
                      validate_markdown, write, write_csv)
 from .plots import plot_predict, validate_plots
@@ -180,6 +180,16 @@ def parse_spins(s):
 def setup(args, need_rate=True):
     """Params and Measured from the command line."""
     m = read_measured(args) if args.measured else None
+    # --burst napi with a live instance's `xnf -j stats`: the bursts are
+    # the worker's device's NAPI polls
+    args.burst_pmf = None
+    if args.burst == "napi":
+        args.burst_pmf = napi_burst({"napi": {"polls": m.napi}} if m and
+                                    m.napi else None)
+        if args.burst_pmf is None:
+            raise ModelError("--burst napi needs --measured with the NAPI "
+                             "histogram of the worker's device (xnf -j stats "
+                             "DEV) or, for validate, a sweep that has them")
     L = args.ring or (m.L if m else None)
     beta = args.beta or (m.beta if m else None)
     if not L:
@@ -296,7 +306,8 @@ def make_params(args, L, beta, svc, spins, rate, ref=None, burst=None,
                   wake_ns=parse_wake(args.wake_ns) if wake_ns is None
                   else wake_ns, slot_ns=args.slot, ref_rate_pps=ref,
                   burst=burst if burst is not None else
-                  parse_burst(args.burst))
+                  args.burst_pmf if getattr(args, "burst_pmf", None)
+                  is not None else parse_burst(args.burst))
 
 
 # ----------------------------------------------------------------- predict
@@ -309,6 +320,7 @@ def cmd_predict(args):
     out = {
         "input": {"L": L, "beta": beta, "rate_pps": rate,
                   "arrival": args.arrival, "cv": args.cv, "burst": p.burst,
+                  "burst_mean": p.burst_mean,
                   "arrival_cv_in_slots": r["info"]["arrival_cv"],
                   "service_dist": args.service_dist,
                   "idle_spins": spins, "wake_ns": p.wake_ns,
@@ -418,9 +430,10 @@ def cmd_dimension(args):
             args.json)
     lo, hi, cache, steps = dimension(args, L, beta, svc, spins, args.loss)
     r = cache[lo]
+    pb = make_params(args, L, beta, svc, spins, lo)
     out = {"input": {"L": L, "beta": beta, "target_loss": args.loss,
                      "arrival": args.arrival, "cv": args.cv,
-                     "burst": parse_burst(args.burst),
+                     "burst": pb.burst, "burst_mean": pb.burst_mean,
                      "idle_spins": spins, "wake_ns": parse_wake(args.wake_ns),
                      "slot_ns": args.slot, "service": svc.describe(),
                      "measured_from": m.what if m else None},
@@ -447,8 +460,10 @@ def cmd_dimension(args):
     else:
         print("model: L=%d beta=%d, slot %.4g ns" % (L, beta, args.slot))
         print_service(svc.describe(), svc.capacity_pps())
-        print("arrivals %s%s; %s" % (args.arrival, " cv=%g" % args.cv if
-                                     args.cv else "", "idle: polls forever"
+        print("arrivals %s%s%s; %s" % (args.arrival, " cv=%g" % args.cv if
+                                       args.cv else "",
+                                       burst_text(out["input"]),
+                                       "idle: polls forever"
                                      if spins is None else
                                      "idle: sleeps after %d empty polls"
                                      % spins))

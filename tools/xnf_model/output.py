@@ -79,14 +79,19 @@ def print_warning(msg, as_json):
         sys.stderr.write("Warning: %s\n" % msg)
 
 
+def burst_text(i):
+    if i["burst"] is None:
+        return " in bursts as the NAPI polls (mean %.2f)" % i["burst_mean"]
+    return " in bursts of %d" % i["burst"] if i["burst"] > 1 else ""
+
+
 def print_predict(o, r):
     i = o["input"]
     svc = i["service"]
     print("model: L=%d beta=%d rate=%s arrivals %s%s%s (CV %.3g in slots), "
           "slot %.4g ns" % (i["L"], i["beta"], fmt_rate(i["rate_pps"]),
                             i["arrival"], " cv=%g" % i["cv"] if i["cv"]
-                            else "", " in bursts of %d" % i["burst"]
-                            if i["burst"] > 1 else "",
+                            else "", burst_text(i),
                             i["arrival_cv_in_slots"], i["slot_ns"]))
     print_service(svc, o["capacity_pps"])
     sp = i["idle_spins"]
