@@ -153,6 +153,10 @@ static void worker_print(__u32 q, const struct xnf_worker_stats *w)
 	print_float(PRINT_JSON, "utilization", NULL,
 		    ns ? (double)w->busy_ns / ns : 0);
 	print_uint(PRINT_JSON, "fill_short", NULL, w->fill_short);
+	print_uint(PRINT_JSON, "sleeps", NULL, w->sleeps);
+	print_uint(PRINT_JSON, "sleep_ns", NULL, w->sleep_ns);
+	print_uint(PRINT_JSON, "wake_reads", NULL, w->wake_reads);
+	print_uint(PRINT_JSON, "wake_packets", NULL, w->wake_packets);
 	for (i = 0; i < __XNF_WD_MAX; i++)
 		drops += w->drop[i];
 	print_uint(PRINT_FP, NULL, "      dropped %llu:", drops);
@@ -206,6 +210,7 @@ static void worker_print(__u32 q, const struct xnf_worker_stats *w)
 		print_uint(PRINT_JSON, "batches", NULL, w->by_size[i].batches);
 		print_uint(PRINT_JSON, "ns", NULL, w->by_size[i].ns);
 		print_uint(PRINT_JSON, "ns_sq", NULL, w->by_size[i].ns_sq);
+		print_uint(PRINT_JSON, "tx_ns", NULL, w->by_size[i].tx_ns);
 		close_json_object();
 	}
 	close_json_array();

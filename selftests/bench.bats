@@ -160,6 +160,10 @@ if "worker-l3fwd" in meta["dataplanes"]:
         w = p["worker"]
         if p["sent"] <= 0 or w is None or w["rx_packets"] <= 0 or not w.get("batch_hist"):
             fail(f"model point {str(p)[:300]}")
+        # the arrivals at the worker's ring: the ingress NAPI polls by size
+        polls = (p.get("napi") or {}).get("polls") or []
+        if len(polls) != 65 or sum(polls[1:]) <= 0:
+            fail(f"model point without its NAPI polls: {str(p.get('napi'))[:300]}")
 rep = open(os.path.join(out, "report.md")).read()
 for f in ("fig2_throughput_size.png", "fig5_latency_rate.png", "Targets"):
     if f not in rep:

@@ -57,11 +57,20 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
     exactly t_ns[i] ns; an empty read costs t0_ns (default t_ns[0]); after
     `spins` empty reads in a row the server sleeps until the next packet and
     wakes wake_ns later. With burst > 1 packets come `burst` at a time (a
-    Poisson process of bursts at rate / burst). Counters start after the first `warmup` of the
+    Poisson process of bursts at rate / burst); burst may be a pmf g(k),
+    each burst's size drawn from it (a Poisson process at rate / E[g]). Counters start after the first `warmup` of the
     packets (the queue fills from empty). Returns a worker object as
     `xnf -j worker` prints, and "_time_s", the time it counted over."""
     rng = np.random.default_rng(seed)
-    arr = np.cumsum(rng.exponential(1e9 * burst / rate, packets // burst))
+    if np.ndim(burst) == 0:
+        g = np.zeros(int(burst) + 1)
+        g[int(burst)] = 1.0
+    else:
+        g = np.asarray(burst, float) / np.sum(burst)
+    gm = float(np.arange(len(g)) @ g)
+    arr = np.cumsum(rng.exponential(1e9 * gm / rate, int(packets // gm)))
+    sizes = rng.choice(len(g), size=len(arr), p=g)
+    csum = np.concatenate(([0], np.cumsum(sizes)))
     packets = len(arr)
     t0 = t_ns[0] if t0_ns is None else t0_ns
     hist = {}
@@ -78,7 +87,7 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
             busy_ns = idle_ns = 0.0
             t_start, warm = t, None
         j = int(np.searchsorted(arr, t, side="right"))
-        new, i = (j - i) * burst, j
+        new, i = int(csum[j] - csum[i]), j
         acc = min(new, L - q)
         lost += new - acc
         q += acc
@@ -320,6 +329,88 @@ class ClosedForms(unittest.TestCase):
                     self.assertAlmostEqual(r["loss"], 1 - 1 / f, delta=1e-6)
 
 
+# A burst-size distribution like a veth NAPI poll's at moderate load:
+# mostly single packets, some pairs and triples, a few full polls.
+G_NAPI = np.zeros(65)
+G_NAPI[[1, 2, 3, 7, 64]] = [0.6, 0.2, 0.1, 0.07, 0.03]
+
+
+class BatchArrivals(unittest.TestCase):
+    """The compound (batch) arrival extension: epochs of a renewal process,
+    each bringing an i.i.d. burst with pmf g (docs/model.md, "Batch
+    arrivals")."""
+
+    def test_compound_moments(self):
+        # N ~ Poisson(m) epochs of bursts g: E = m E[g], Var = m E[g^2]
+        from scipy import stats as sstats
+        k = np.arange(len(G_NAPI))
+        eg, eg2 = k @ G_NAPI, (k * k) @ G_NAPI
+        for m in (0.3, 2.0, 6.0):
+            x = sstats.poisson(m).pmf(np.arange(60))[None, :]
+            y = xm.model.spread(x, G_NAPI)[0]
+            j = np.arange(len(y))
+            with self.subTest(m=m):
+                self.assertAlmostEqual(y.sum(), 1.0, delta=1e-9)
+                self.assertAlmostEqual(j @ y, m * eg, delta=1e-8 * m * eg)
+                var = (j * j) @ y - (j @ y) ** 2
+                self.assertAlmostEqual(var, m * eg2, delta=1e-6 * m * eg2)
+
+    def test_point_mass_is_the_constant_burst(self):
+        svc = lin(800, 15, 64)
+        g = np.zeros(6)
+        g[5] = 1.0
+        for rate in (3e5, 4e6):
+            a = run(xm.Params(512, 64, rate, svc, burst=5, idle_spins=8))
+            b = run(xm.Params(512, 64, rate, svc, burst=g, idle_spins=8))
+            with self.subTest(rate=rate):
+                self.assertLess(np.abs(a["distribution"] -
+                                       b["distribution"]).sum(), 1e-12)
+                self.assertAlmostEqual(a["loss"], b["loss"], delta=1e-12)
+
+    def test_light_load_batches_are_the_bursts(self):
+        # Rarely a second burst comes during a service: the non-empty
+        # batches are distributed as g itself (capped at beta), for a
+        # polling and for a sleeping server (wake-up 0: it finds exactly
+        # the burst that woke it).
+        svc = lin(2000, 100, 64)
+        for spins in (None, 16):
+            p = xm.Params(2048, 64, 2e3, svc, burst=G_NAPI,
+                          idle_spins=spins, arrival="geometric")
+            v = run(p)["distribution"].copy()
+            v[0] = 0
+            with self.subTest(spins=spins):
+                self.assertLess(xm.jsd(xm.normalise(v), G_NAPI), 1e-4)
+                self.assertAlmostEqual(
+                    float(np.arange(65) @ xm.normalise(v)),
+                    float(np.arange(65) @ G_NAPI), delta=0.02)
+
+    def test_conservation(self):
+        svc = lin(800, 15, 64)
+        cap = svc.capacity_pps()
+        for spins in (None, 8):
+            for f in (0.3, 0.95, 1.5):
+                p = xm.Params(512, 64, f * cap, svc, burst=G_NAPI,
+                              idle_spins=spins, wake_ns=2000,
+                              arrival="geometric", ref_rate_pps=cap)
+                r = run(p)
+                with self.subTest(spins=spins, f=f):
+                    self.assertTrue(r["solver"]["converged"])
+                    self.assertAlmostEqual(r["distribution"].sum(), 1.0,
+                                           delta=1e-9)
+                    self.assertAlmostEqual(
+                        r["throughput_pps"] / (p.rate * (1 - r["loss"])),
+                        1.0, delta=1e-8)
+                    if f > 1:
+                        self.assertAlmostEqual(r["loss"], 1 - 1 / f,
+                                               delta=2e-3)
+
+    def test_bad_distribution_refused(self):
+        svc = lin(800, 15, 64)
+        for g in ([1.0], [1.0, 0.0], [0, -1, 2]):
+            with self.subTest(g=g), self.assertRaises(xm.ModelError):
+                xm.Params(512, 64, 1e5, svc, burst=np.array(g, float))
+
+
 class Convergence(unittest.TestCase):
     def setUp(self):
         self.svc = lin(1000, 20, 32)
@@ -408,9 +499,10 @@ class AgainstSimulation(unittest.TestCase):
     Poisson-process arrivals (the model's geometric law in slots) and
     exact service times (--service-dist deterministic)."""
 
-    def check(self, rate, spins, wake_ns, L=512, beta=32, burst=1):
+    def check(self, rate, spins, wake_ns, L=512, beta=32, burst=1,
+              packets=60000):
         t = 2000.0 + 100.0 * np.arange(beta + 1)
-        w = simulate(rate, L, beta, t, packets=60000, seed=7, spins=spins,
+        w = simulate(rate, L, beta, t, packets=packets, seed=7, spins=spins,
                      wake_ns=wake_ns, burst=burst)
         svc = xm.Service(beta, means={i: t[i] for i in range(beta + 1)})
         p = xm.Params(L, beta, rate, svc, arrival="geometric",
@@ -419,7 +511,8 @@ class AgainstSimulation(unittest.TestCase):
         r = run(p)
         pm = xm.normalise(xm.worker_counts(w, beta))
         mm = float(np.arange(beta + 1) @ pm)
-        with self.subTest(rate=rate, spins=spins, wake=wake_ns, burst=burst):
+        with self.subTest(rate=rate, spins=spins, wake=wake_ns,
+                          burst=np.ndim(burst) and "pmf" or burst):
             self.assertLess(xm.jsd(pm, r["distribution"]), 0.01)
             self.assertLess(abs(mm - r["mean_batch"]), 0.3)
             self.assertLess(abs(xm.worker_loss(w) - r["loss"]), 0.005)
@@ -439,6 +532,12 @@ class AgainstSimulation(unittest.TestCase):
         cap = 32 / 5200e-9
         for f in (0.1, 0.7, 1.2):
             self.check(f * cap, 16, 5000.0, burst=5)
+
+    def test_burst_distribution(self):
+        g = G_NAPI[:8].copy()       # sizes up to 7: a queue of beta 32
+        cap = 32 / 5200e-9
+        for f in (0.1, 0.7, 1.2):   # fewer epochs than packets: run longer
+            self.check(f * cap, 16, 5000.0, burst=g, packets=200000)
 
 
 class Readers(unittest.TestCase):
@@ -671,6 +770,70 @@ class CLI(unittest.TestCase):
             with self.subTest(argv=argv):
                 cp = self.tool(*argv, rc=1)
                 self.assertTrue(cp.stderr.startswith("Error: "))
+
+    def test_validate_napi_bursts(self):
+        # The fixture's arrivals are single packets: NAPI polls of one
+        # packet each as the burst distribution must give what --burst 1
+        # gives; with --service point each point's own means.
+        sw = load(os.path.join(FIX, "sweep.json"))
+        for k, pt in enumerate(sw["points"]):
+            polls = [0] * 65
+            polls[1] = pt["worker"]["rx_packets"]
+            pt["napi"] = {"polls": polls, "percpu": [polls]}
+            pt["worker_sched"] = {"run_ns": 1000 * (k + 1), "wait_ns": 250,
+                                  "slices": 3}
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "sweep.json")
+            with open(path, "w") as f:
+                json.dump(sw, f)
+            rows = {}
+            for b, sv in (("1", "sweep"), ("napi", "sweep"),
+                          ("napi", "point")):
+                cp = self.tool("validate", path, "--out", d, "-j",
+                               "--burst", b, "--service", sv,
+                               "--arrival", "geometric")
+                self.assertEqual(cp.returncode, 0, cp.stderr)
+                rows[b, sv] = json.loads(cp.stdout)["rows"]
+            for a, b in zip(rows["1", "sweep"], rows["napi", "sweep"]):
+                self.assertAlmostEqual(a["mean_model"], b["mean_model"],
+                                       delta=1e-9)
+                self.assertAlmostEqual(a["loss_model"], b["loss_model"],
+                                       delta=1e-9)
+            for k, r in enumerate(rows["napi", "point"]):
+                self.assertTrue(r["converged"])
+                self.assertLess(r["jsd"], 0.05)
+                self.assertAlmostEqual(r["wait_share"],
+                                       250 / (1000 * (k + 1) + 250))
+            del sw["points"][0]["napi"]
+            with open(path, "w") as f:
+                json.dump(sw, f)
+            cp = self.tool("validate", path, "--out", d, "--burst", "napi",
+                           rc=1)
+            self.assertTrue(cp.stderr.startswith("Error: "))
+
+    def test_dimension_live_napi_bursts(self):
+        # A live instance's `xnf -j stats`: the worker's times and its
+        # device's NAPI polls as the bursts. Burstier arrivals cannot let
+        # a core take more at the same loss than single packets do.
+        stats = os.path.join(FIX, "stats.json")
+        polls = load(stats)["devices"][0]["batch"]["polls"]
+        g = np.array(polls[1:], float)
+        mean = float(np.arange(1, 65) @ g / g.sum())
+        ans = {}
+        for b in ("1", "napi"):
+            cp = self.tool("dimension", "--measured", stats, "--loss", "1e-3",
+                           "--burst", b, "-j")
+            ans[b] = json.loads(cp.stdout)
+        self.assertIsNone(ans["napi"]["input"]["burst"])
+        self.assertAlmostEqual(ans["napi"]["input"]["burst_mean"], mean)
+        self.assertGreater(ans["napi"]["max_rate_pps"], 0)
+        self.assertLessEqual(ans["napi"]["max_rate_pps"],
+                             ans["1"]["max_rate_pps"] * 1.002)
+        self.assertLessEqual(ans["napi"]["at_max_rate"]["loss"], 1e-3)
+        cp = self.tool("dimension", "--measured",
+                       os.path.join(FIX, "worker.json"), "--loss", "1e-3",
+                       "--burst", "napi", rc=1)
+        self.assertTrue(cp.stderr.startswith("Error: "))
 
     def test_validate_sweep(self):
         with tempfile.TemporaryDirectory() as d:

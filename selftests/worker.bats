@@ -112,6 +112,19 @@ w_dropped_one()
 	# The echo requests and nothing else (ARP and ND stay in the kernel).
 	tb_expect "worker received the pings" "$(w .rx_packets)" -eq 20
 	tb_expect "worker transmitted them" "$(w .tx_packets)" -eq 20
+	# Pings come far apart: the worker slept before each and its first
+	# read after a sleep found it (the batching model's timing counters).
+	tb_expect "worker slept" "$(w .sleeps)" -ge 1
+	tb_expect "reads after a sleep" "$(w .wake_reads)" -ge 1
+	tb_expect "at most one per sleep" "$(w .wake_reads)" -le "$(w .sleeps)"
+	tb_expect "packets in them" "$(w .wake_packets)" -ge "$(w .wake_reads)"
+	tb_expect "sleeping is idle time" "$(w .sleep_ns)" -le "$(w .idle_ns)"
+	tb_expect "sleeping took time" "$(w .sleep_ns)" -gt 0
+	# The transmit part of each batch's time: some, never all of it.
+	tb_expect "batches with transmit time within their time" \
+		"$(w '[.batch_hist[] | select(.size > 0) |
+			select(.tx_ns > 0 and .tx_ns <= .ns)] | length')" -eq \
+		"$(w '[.batch_hist[] | select(.size > 0)] | length')"
 	got=$(tb_udp_echo "$TB_SRC" 4 $TB_SINK4 $port 5)
 	tb_expect "UDP lines echoed" "$got" -eq 5
 	k1=$(tb_kfwd)

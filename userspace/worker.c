@@ -809,7 +809,7 @@ static int rx_batch(struct wthread *t, __u32 n, __u32 idx, __u64 t0)
 	struct worker *w = t->w;
 	struct xnf_worker_stats *st = t->st;
 	struct wsock *s0 = &t->socks[0];
-	__u64 dt;
+	__u64 dt, ttx;
 	__u32 i, k;
 	int err;
 
@@ -839,10 +839,13 @@ static int rx_batch(struct wthread *t, __u32 n, __u32 idx, __u64 t0)
 	xsk_ring_cons__release(&s0->rx, n);
 	for (k = 0; k < t->nnf; k++)
 		t->nfs[k]->ops->run(t->nfs[k], t->pkts, n);
+	ttx = now_ns();
 	err = transmit(t, n);
 	if (!err)
 		err = reap(t);
-	dt = now_ns() - t0;
+	dt = now_ns();
+	st->by_size[n].tx_ns += dt - ttx;
+	dt -= t0;
 	st->polls++;
 	st->rx_packets += n;
 	st->busy_ns += dt;
@@ -860,6 +863,7 @@ static int loop(struct wthread *t)
 	struct pollfd pfd = { .fd = s0->fd, .events = POLLIN };
 	__u64 t0, t1, dt, next_tick = 0;
 	__u32 n, idx, k, idle = 0;
+	bool slept = false;
 	int err;
 
 	while (!*w->stop && !w->quit) {
@@ -890,13 +894,22 @@ static int loop(struct wthread *t)
 			if (!w->o->spin && !w->o->busy_poll &&
 			    ++idle > IDLE_SPINS) {
 				poll(&pfd, 1, POLL_MS);
-				t1 = now_ns();
+				dt = now_ns();
+				st->sleeps++;
+				st->sleep_ns += dt - t1;
+				t1 = dt;
+				slept = true;
 			}
 			st->polls++;
 			st->empty_polls++;
 			st->idle_ns += t1 - t0;
 		} else {
 			idle = 0;
+			if (slept) {
+				st->wake_reads++;
+				st->wake_packets += n;
+				slept = false;
+			}
 			err = rx_batch(t, n, idx, t0);
 			if (err)
 				return err;

@@ -68,6 +68,9 @@ struct xnf_wbatch {
 	__u64 batches; /* RX reads that returned this many descriptors */
 	__u64 ns;      /* sum of their service times (parse, NF, TX) */
 	__u64 ns_sq;   /* sum of squares, for the variance */
+	__u64 tx_ns;   /* of ns, the time in transmit and completions: the
+			* sendto() kicks, which in copy mode run the egress
+			* device's work on this CPU */
 };
 
 struct xnf_worker_stats {
@@ -93,7 +96,11 @@ struct xnf_worker_stats {
 	__u64 empty_polls; /* RX reads that returned nothing */
 	__u64 busy_ns; /* time in reads that returned packets and their work */
 	__u64 idle_ns; /* time in reads that returned nothing, and waiting */
-	__u64 fill_short; /* fill-ring refills that found no free frame */
+	__u64 fill_short;   /* fill-ring refills that found no free frame */
+	__u64 sleeps;	    /* poll() waits after IDLE_SPINS empty reads */
+	__u64 sleep_ns;	    /* time in them (part of idle_ns) */
+	__u64 wake_reads;   /* non-empty reads right after a sleep */
+	__u64 wake_packets; /* packets those reads returned */
 	__u64 drop[__XNF_WD_MAX];
 	__u64 nf_drop[__XNF_R_MAX];
 	__u64 place[__XNF_FP_MAX]; /* frames in each place, sums to .frames */

@@ -22,13 +22,13 @@ import numpy as np
 from .model import (AUTO_ITER, MAX_ITER, TARGET_JSD, TARGET_LOSS,
                     TARGET_MEAN, TOL, ModelError, Params, Service, jsd,
                     normalise, predict, rel_error)
-from .output import (fmt_pct, fmt_rate, print_json, print_predict,
+from .output import (burst_text, fmt_pct, fmt_rate, print_json, print_predict,
                      print_service, print_warning, solver_text,
                      validate_markdown, write, write_csv)
 from .plots import plot_predict, validate_plots
-from .readers import (NAPI_BUDGET, default_spins, load_json, pool_sweep,
-                      read_measured, worker_busy, worker_counts, worker_loss,
-                      worker_rate)
+from .readers import (NAPI_BUDGET, default_spins, idle_per_empty, load_json,
+                      pool_sweep, read_measured, worker_busy, worker_counts,
+                      worker_hist, worker_loss, worker_rate)
 
 WIRE_OVERHEAD = 20      # preamble + inter-frame gap, bytes
 GEN_BURST_US = 100.0    # tools/gen.c PACED_BURST_US
@@ -119,7 +119,8 @@ def add_model_opts(sp, rate=True):
     g.add_argument("--burst", default="1", help="packets per arrival: N "
                    "(default 1, the paper); validate also takes 'gen': "
                    "xnf-gen's paced bursts, a point's \"burst\" or "
-                   "ceil(offered x 100 us)")
+                   "ceil(offered x 100 us), and 'napi': the point's ingress "
+                   "NAPI poll sizes as the burst distribution")
     g = sp.add_argument_group("service times")
     g.add_argument("--service-means", metavar="I:NS,...",
                    help="mean service time per batch size, ns")
@@ -144,8 +145,11 @@ def add_model_opts(sp, rate=True):
     g.add_argument("--idle-spins", help="empty polls before the server "
                    "sleeps until a packet comes: N or inf (default: inf, the "
                    "paper; 64 for an xnf worker that does not busy-poll)")
-    g.add_argument("--wake-ns", type=float, default=0.0,
-                   help="wake-up latency after a sleep, ns (default 0)")
+    g.add_argument("--wake-ns", default="0",
+                   help="wake-up latency after a sleep, ns (default 0); "
+                   "validate also takes 'measured': per point, from the "
+                   "packets the worker's first read after a sleep found "
+                   "beyond one burst")
     g.add_argument("--slot", type=float, help="slot length, ns (default: "
                    "1/16 of the shortest service or interarrival time)")
     g.add_argument("--tol", type=float, default=TOL,
@@ -176,6 +180,16 @@ def parse_spins(s):
 def setup(args, need_rate=True):
     """Params and Measured from the command line."""
     m = read_measured(args) if args.measured else None
+    # --burst napi with a live instance's `xnf -j stats`: the bursts are
+    # the worker's device's NAPI polls
+    args.burst_pmf = None
+    if args.burst == "napi":
+        args.burst_pmf = napi_burst({"napi": {"polls": m.napi}} if m and
+                                    m.napi else None)
+        if args.burst_pmf is None:
+            raise ModelError("--burst napi needs --measured with the NAPI "
+                             "histogram of the worker's device (xnf -j stats "
+                             "DEV) or, for validate, a sweep that has them")
     L = args.ring or (m.L if m else None)
     beta = args.beta or (m.beta if m else None)
     if not L:
@@ -220,6 +234,14 @@ def parse_burst(s, point=None):
     its schedule, bursts of ceil(rate x PACED_BURST_US) frames, and as many
     as it can unpaced; the receiving NAPI poll hands at most NAPI_BUDGET of
     them to the ring at once."""
+    if s == "napi":
+        pmf = napi_burst(point)
+        if pmf is None:
+            raise ModelError("--burst napi needs a sweep point with the "
+                             "ingress NAPI histogram (\"napi\": "
+                             "{\"polls\": [...]}), which the harness "
+                             "records since its model experiment has it")
+        return pmf
     if s == "gen":
         if point is None:
             raise ModelError("--burst gen is for validate; give --burst N")
@@ -241,11 +263,51 @@ def parse_burst(s, point=None):
             " or 'gen'" if point is not None else ""))
 
 
-def make_params(args, L, beta, svc, spins, rate, ref=None, burst=None):
+def napi_burst(point):
+    """The burst-size pmf of a sweep point: its ingress NAPI polls by size
+    (sizes >= 1; a poll that found nothing delivers nothing), or None."""
+    polls = ((point or {}).get("napi") or {}).get("polls")
+    if not polls or sum(polls[1:]) <= 0:
+        return None
+    g = np.asarray(polls, float)
+    g[0] = 0.0
+    return g / g.sum()
+
+
+def parse_wake(s, point=None, rate=None, burst_mean=1.0):
+    """--wake-ns: ns, or (validate) 'measured': a sleeping worker wakes
+    when a burst reaches its ring and reads it wake_ns later, with what
+    came meanwhile: E[first read after a sleep] = E[g] + rate x wake_ns,
+    from the worker's wake_reads and wake_packets."""
+    if s == "measured":
+        w = (point or {}).get("worker") or {}
+        if point is None or "wake_reads" not in w:
+            raise ModelError("--wake-ns measured is for validate, on a sweep "
+                             "whose workers count wake_reads and "
+                             "wake_packets")
+        if not w["wake_reads"] or not rate:
+            return 0.0
+        extra = w["wake_packets"] / w["wake_reads"] - burst_mean
+        return max(extra, 0.0) / rate * 1e9
+    try:
+        v = float(s)
+        if not v >= 0:
+            raise ValueError
+        return v
+    except ValueError:
+        raise ModelError("--wake-ns takes ns >= 0%s" % (
+            " or 'measured'" if point is not None else ""))
+
+
+def make_params(args, L, beta, svc, spins, rate, ref=None, burst=None,
+                wake_ns=None):
     return Params(L, beta, rate, svc, arrival=args.arrival, cv=args.cv,
                   service_dist=args.service_dist, idle_spins=spins,
-                  wake_ns=args.wake_ns, slot_ns=args.slot, ref_rate_pps=ref,
-                  burst=burst or parse_burst(args.burst))
+                  wake_ns=parse_wake(args.wake_ns) if wake_ns is None
+                  else wake_ns, slot_ns=args.slot, ref_rate_pps=ref,
+                  burst=burst if burst is not None else
+                  args.burst_pmf if getattr(args, "burst_pmf", None)
+                  is not None else parse_burst(args.burst))
 
 
 # ----------------------------------------------------------------- predict
@@ -258,9 +320,10 @@ def cmd_predict(args):
     out = {
         "input": {"L": L, "beta": beta, "rate_pps": rate,
                   "arrival": args.arrival, "cv": args.cv, "burst": p.burst,
+                  "burst_mean": p.burst_mean,
                   "arrival_cv_in_slots": r["info"]["arrival_cv"],
                   "service_dist": args.service_dist,
-                  "idle_spins": spins, "wake_ns": args.wake_ns,
+                  "idle_spins": spins, "wake_ns": p.wake_ns,
                   "slot_ns": p.slot, "service": svc.describe(),
                   "measured_from": m.what if m else None},
         "solver": r["solver"],
@@ -367,10 +430,11 @@ def cmd_dimension(args):
             args.json)
     lo, hi, cache, steps = dimension(args, L, beta, svc, spins, args.loss)
     r = cache[lo]
+    pb = make_params(args, L, beta, svc, spins, lo)
     out = {"input": {"L": L, "beta": beta, "target_loss": args.loss,
                      "arrival": args.arrival, "cv": args.cv,
-                     "burst": parse_burst(args.burst),
-                     "idle_spins": spins, "wake_ns": args.wake_ns,
+                     "burst": pb.burst, "burst_mean": pb.burst_mean,
+                     "idle_spins": spins, "wake_ns": parse_wake(args.wake_ns),
                      "slot_ns": args.slot, "service": svc.describe(),
                      "measured_from": m.what if m else None},
            "max_rate_pps": lo, "bracket_pps": [lo, hi],
@@ -396,8 +460,10 @@ def cmd_dimension(args):
     else:
         print("model: L=%d beta=%d, slot %.4g ns" % (L, beta, args.slot))
         print_service(svc.describe(), svc.capacity_pps())
-        print("arrivals %s%s; %s" % (args.arrival, " cv=%g" % args.cv if
-                                     args.cv else "", "idle: polls forever"
+        print("arrivals %s%s%s; %s" % (args.arrival, " cv=%g" % args.cv if
+                                       args.cv else "",
+                                       burst_text(out["input"]),
+                                       "idle: polls forever"
                                      if spins is None else
                                      "idle: sleeps after %d empty polls"
                                      % spins))
@@ -442,6 +508,7 @@ def validate(sweep, args):
         else None
     svc = Service(beta, linear=linear, hist=hist,
                   min_samples=args.min_samples, t0_hint=t0)
+    per_point = getattr(args, "service", "sweep") == "point"
     spins = parse_spins(args.idle_spins)
     if spins == "default":
         spins = default_spins(w0)
@@ -463,8 +530,25 @@ def validate(sweep, args):
             rows.append(row)
             continue
         kb = parse_burst(args.burst, pt)
-        row["burst"] = kb
-        p = make_params(args, L, beta, svc, spins, rate, burst=kb)
+        row["burst"] = kb if np.ndim(kb) == 0 else \
+            float(np.arange(len(kb)) @ kb)
+        # --service point: this point's own means (the worker shares its
+        # core with the NAPI thread that feeds it, so its times depend on
+        # the load), the sweep's fit for sizes it did not see
+        psvc = Service(beta, linear=svc.fit, hist=worker_hist(w),
+                       min_samples=args.min_samples,
+                       t0_hint=idle_per_empty([w]) or t0) \
+            if per_point else svc
+        # Whether the worker had its core (the harness's schedstat delta):
+        # the share of its runnable time it waited for the CPU.
+        sc = pt.get("worker_sched") or {}
+        row["wait_share"] = (sc["wait_ns"] / (sc["run_ns"] + sc["wait_ns"])
+                             if sc.get("run_ns", 0) + sc.get("wait_ns", 0) > 0
+                             else None)
+        wake = parse_wake(args.wake_ns, pt, rate, row["burst"])
+        row["wake_ns"] = wake
+        p = make_params(args, L, beta, psvc, spins, rate, burst=kb,
+                        wake_ns=wake)
         r = predict(p, args.tol, args.max_iter, args.solver)
         pm = normalise(counts)
         v = r["distribution"]
@@ -589,6 +673,10 @@ def build_parser():
     sp.add_argument("sweep", metavar="SWEEP.json")
     sp.add_argument("--out", metavar="DIR", help="where validate.md/.csv/"
                     ".png go (default: beside SWEEP.json)")
+    sp.add_argument("--service", default="sweep", choices=("sweep", "point"),
+                    help="service times: fitted on all points (sweep, the "
+                    "paper's global fit) or each point's own measured means "
+                    "(point)")
     add_model_opts(sp, rate=False)
     sp.set_defaults(fn=cmd_validate)
     sub.add_parser("help", help="this text")

@@ -307,9 +307,29 @@ class Params:
         self.service_dist = service_dist
         self.idle_spins = idle_spins      # None: poll forever (the paper)
         self.wake_ns = float(wake_ns)
-        if int(burst) != burst or burst < 1 or burst > beta * 64:
-            raise ModelError("--burst is a packet count >= 1")
-        self.burst = int(burst)        # packets per arrival (a renewal of bursts)
+        # Packets per arrival: a count, or a distribution g(k) over k >= 1
+        # (a compound renewal process: arrival epochs at rate / E[g], each
+        # bringing an i.i.d. burst; the paper's a(k) admits it).
+        if np.ndim(burst) == 0:
+            if int(burst) != burst or burst < 1 or burst > beta * 64:
+                raise ModelError("--burst is a packet count >= 1")
+            g = np.zeros(int(burst) + 1)
+            g[int(burst)] = 1.0
+        else:
+            g = np.asarray(burst, float)
+            if len(g) < 2 or np.any(g < 0) or g[1:].sum() <= 0 or \
+                    len(g) > beta * 64 + 1:
+                raise ModelError("a burst-size distribution needs "
+                                 "probability on sizes 1..%d" % (beta * 64))
+            g = g.copy()
+            g[0] = 0.0
+            g /= g.sum()
+            g = g[:int(np.nonzero(g)[0].max()) + 1]
+        self.burst_pmf = g
+        self.burst_mean = float(np.arange(len(g)) @ g)
+        nz = np.nonzero(g)[0]
+        # a constant burst keeps its count (output, the exact fast path)
+        self.burst = int(nz[0]) if len(nz) == 1 else None
         if slot_ns is None:
             ref = ref_rate_pps or rate_pps
             slot_ns = min(service.t.min(), 1e9 / ref) / SLOT_RES
@@ -321,13 +341,35 @@ class Result(dict):
     pass
 
 
-def spread(X, kb):
-    """Distributions of arrival counts (rows) as packet counts when every
-    arrival is a burst of kb packets: mass at multiples of kb."""
-    if kb == 1:
-        return X
-    out = np.zeros((X.shape[0], (X.shape[1] - 1) * kb + 1))
-    out[:, ::kb] = X
+COMPOUND_MAX = 1 << 18   # packets a compound arrival count may reach
+
+
+def spread(X, g):
+    """Distributions of arrival counts (rows of X) as packet counts when
+    every arrival brings an i.i.d. burst with pmf g: row j becomes
+    sum_n X[j, n] g^{*n} (a constant burst kb: mass at multiples of kb)."""
+    nz = np.nonzero(g)[0]
+    if len(nz) == 1:
+        kb = int(nz[0])
+        if kb == 1:
+            return X
+        out = np.zeros((X.shape[0], (X.shape[1] - 1) * kb + 1))
+        out[:, ::kb] = X
+        return out
+    K = X.shape[1] - 1
+    n = K * (len(g) - 1) + 1
+    if n > COMPOUND_MAX:
+        raise ModelError("too many packets per service time for the burst "
+                         "distribution (%d); give a shorter --slot or a "
+                         "lower rate" % n)
+    out = np.zeros((X.shape[0], n))
+    pw = np.array([1.0])                    # g^{*0}
+    for k in range(K + 1):
+        col = X[:, k]
+        if np.any(col > TINY):
+            out[:, :len(pw)] += np.outer(col, pw)
+        if k < K:
+            pw = _conv(pw, g, len(pw) + len(g) - 1)
     return out
 
 
@@ -336,8 +378,8 @@ def build_chain(p):
     its batch size, mean cycle time (ns), expected arrivals and losses.
     States: 0_c (empty queue after c empty polls in a row, c = 0..S; one
     state when the server polls forever), then queue sizes 1..L."""
-    L, beta, slot, kb = p.L, p.beta, p.slot, p.burst
-    mu = kb * 1e9 / (p.rate * slot)              # mean interarrival, slots
+    L, beta, slot, g = p.L, p.beta, p.slot, p.burst_pmf
+    mu = p.burst_mean * 1e9 / (p.rate * slot)    # mean interarrival, slots
     m = p.service.t / slot                       # mean service, slots
     nwin = int(m.max() + 12 * math.sqrt(m.max()) + 12) + 2
     if p.service_dist == "deterministic":
@@ -356,7 +398,7 @@ def build_chain(p):
     X = G.copy()
     X[:, :-1] -= G[:, 1:]                        # x_j(k); k = K lumps the tail
     X = np.maximum(X, 0.0)
-    X = spread(X, kb)                            # arrivals -> packets
+    X = spread(X, g)                             # arrivals -> packets
     G = np.cumsum(X[:, ::-1], axis=1)[:, ::-1]
     K = G.shape[1] - 1
     # H[j, r] = E[(N(B_j) - r)^+] = sum_{k > r} P(N >= k)
@@ -440,8 +482,9 @@ def build_chain(p):
                     vals.append(np.array([p0]))
                 continue
             # The sleeping read: nothing came during it, so the worker sleeps
-            # until the next packet, wakes wake_ns later and finds that packet
-            # plus the ones that came meanwhile (counted from an arrival).
+            # until the next arrival, wakes wake_ns later and finds that
+            # arrival's burst plus the ones that came meanwhile (counted
+            # from an arrival): packets g * (g^{*N(w)}).
             w = w_slots
             if w > 0:
                 Cw = count_ccdf(a_long[:w], a_long[:w], w)
@@ -450,12 +493,13 @@ def build_chain(p):
                 y = np.maximum(y, 0.0)
             else:
                 y = np.array([1.0])
-            y = spread(y[None, :], kb)[0]
-            emit(s, 0, y, scale=p0, shift=kb)
+            y = spread(y[None, :], g)[0]
+            y = np.convolve(y, g)                # the burst that woke it
+            emit(s, 0, y, scale=p0)
             ey = float(np.sum(np.arange(len(y)) * y))
-            n_arr[s] = arr[0] + p0 * (kb + ey)
+            n_arr[s] = arr[0] + p0 * ey
             n_lost[s] = H(0, L) + p0 * float(np.sum(
-                np.maximum(kb + np.arange(len(y)) - L, 0) * y))
+                np.maximum(np.arange(len(y)) - L, 0) * y))
             # Its length: arrivals / rate. The model counts arrivals from a
             # random phase, which a sleep that ends at an arrival is not;
             # this keeps time and packets consistent (exact for geometric).
@@ -464,7 +508,7 @@ def build_chain(p):
                                                   np.concatenate(cols))),
                           shape=(n, n))
     info = {"mu_slots": mu, "arrival_cv": math.sqrt(a_var) / mu,
-            "burst": kb,
+            "burst": p.burst, "burst_mean": p.burst_mean,
             "service_cv": [float(math.sqrt(x) / x) if p.service_dist ==
                            "poisson" else 0.0 for x in (m[1], m[beta])],
             "arrival_counts_max": K, "window_slots": nwin, "states": n,

@@ -79,14 +79,19 @@ def print_warning(msg, as_json):
         sys.stderr.write("Warning: %s\n" % msg)
 
 
+def burst_text(i):
+    if i["burst"] is None:
+        return " in bursts as the NAPI polls (mean %.2f)" % i["burst_mean"]
+    return " in bursts of %d" % i["burst"] if i["burst"] > 1 else ""
+
+
 def print_predict(o, r):
     i = o["input"]
     svc = i["service"]
     print("model: L=%d beta=%d rate=%s arrivals %s%s%s (CV %.3g in slots), "
           "slot %.4g ns" % (i["L"], i["beta"], fmt_rate(i["rate_pps"]),
                             i["arrival"], " cv=%g" % i["cv"] if i["cv"]
-                            else "", " in bursts of %d" % i["burst"]
-                            if i["burst"] > 1 else "",
+                            else "", burst_text(i),
                             i["arrival_cv_in_slots"], i["slot_ns"]))
     print_service(svc, o["capacity_pps"])
     sp = i["idle_spins"]
@@ -162,7 +167,8 @@ def write(path, text):
         raise ModelError("cannot write %s: %s" % (path, e.strerror))
 
 
-CSV_COLS = ("point", "offered_pps", "rate_pps", "burst", "batches",
+CSV_COLS = ("point", "offered_pps", "rate_pps", "burst", "wake_ns",
+            "wait_share", "batches",
             "mean1_measured", "mean1_model", "mean_measured",
             "mean_model", "mean_err", "rel_error", "jsd", "jsd_nonempty",
             "loss_measured", "loss_model", "loss_err", "busy_measured",
@@ -206,10 +212,14 @@ def validate_markdown(res, args):
             args.arrival, " cv=%g" % args.cv if args.cv else "",
             "" if args.burst == "1" else
             " in bursts (column burst)" if args.burst == "gen" else
+            " in bursts distributed as the point's NAPI polls (column burst: "
+            "their mean)" if args.burst == "napi" else
             " in bursts of %s packets" % args.burst,
             "the worker polls forever" if res["spins"] is None else
-            "the worker sleeps after %d empty polls (wake-up %g ns)"
-            % (res["spins"], args.wake_ns), len(rows),
+            "the worker sleeps after %d empty polls (wake-up %s)"
+            % (res["spins"], "per point from its wake_reads and wake_packets"
+               if args.wake_ns == "measured" else "%s ns" % args.wake_ns),
+            len(rows),
             sum(1 for s in svc.source if s == "measured"), args.min_samples,
             fit[0], fit[1], " (R2 %.3f)" % svc.r2 if svc.r2 is not None
             else ""),
@@ -218,12 +228,15 @@ def validate_markdown(res, args):
         "within %g percentage points, JSD below %g; mean and JSD must hold "
         "both over all polls and over the non-empty ones (>=1). Loss is the "
         "RX ring's (kernel rx_ring_full + rx_dropped over what reached the "
-        "socket)." % (TARGET_MEAN, 100 * TARGET_LOSS, TARGET_JSD),
+        "socket). Worker waited: the share of its runnable time the worker "
+        "thread waited for its CPU (/proc schedstat, recorded by the "
+        "harness): the model's server has its core to itself." % (
+            TARGET_MEAN, 100 * TARGET_LOSS, TARGET_JSD),
         "",
         "| point | offered | arrived | burst | mean batch meas. | model | "
         "mean (>=1) meas. | model | JSD | JSD (>=1) | loss meas. | model | "
-        "busy meas. | model | met |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "busy meas. | model | worker waited | met |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "error" in r:
@@ -238,14 +251,16 @@ def validate_markdown(res, args):
         if not r["converged"]:
             met.append("not converged")
         lines.append(
-            "| %d | %s | %s | %d | %.2f | %.2f | %.2f | %.2f | %.4f | %.4f | "
-            "%s | %s | %.1f%% | %.1f%% | %s |" % (
+            "| %d | %s | %s | %.3g | %.2f | %.2f | %.2f | %.2f | %.4f | %.4f | "
+            "%s | %s | %.1f%% | %.1f%% | %s | %s |" % (
                 r["point"], fmt_rate(r["offered_pps"] or 0),
                 fmt_rate(r["rate_pps"]), r["burst"], r["mean_measured"],
                 r["mean_model"], r["mean1_measured"], r["mean1_model"],
                 r["jsd"], r["jsd_nonempty"],
                 fmt_pct(r["loss_measured"]), fmt_pct(r["loss_model"]),
                 100 * r["busy_measured"], 100 * r["busy_model"],
+                "-" if r.get("wait_share") is None else
+                "%.1f%%" % (100 * r["wait_share"]),
                 "yes" if not met else ", ".join(met)))
     n = len(ok)
     lines += [

@@ -181,6 +181,7 @@ class Measured:
         self.spins = "default"
         self.what = ""
         self.skip_zero = False          # compare on sizes >= 1 only
+        self.napi = None                # the worker's device's NAPI polls
 
 
 def read_measured(args):
@@ -245,6 +246,9 @@ def read_measured(args):
     m.loss = worker_loss(w)
     m.busy = worker_busy(w)
     m.spins = default_spins(w)
+    napi = find_napi(o, dev)
+    if napi:
+        m.napi = napi[0][1]
     m.what = "worker %d%s (queue %s)" % (args.worker, " of " + dev if dev
                                          else "", w.get("queue", "?"))
     return m
