@@ -20,6 +20,7 @@
 #include "rx.bpf.h"
 #include "xnf_nh.h"
 #include "fib.bpf.h"
+#include "fcache.bpf.h"
 
 /*
  * TTL sits in the high byte of the 16-bit word (ttl, protocol). Lowering it
@@ -89,6 +90,35 @@ xnf_l3_nexthop(const struct xnf_rt_val *rt, __u32 hash)
 		return NULL;
 	slot = live->slot - 1;
 	return bpf_map_lookup_elem(&xnf_nh, &slot);
+}
+
+/*
+ * The route the LPM trie of @map (the live copy of the packet's family)
+ * holds for @key, from the flow cache when it has it for this table
+ * generation. Only the route is cached: its nexthop (whose MACs change in
+ * place, without a generation) and every check of the packet stay per
+ * packet.
+ */
+static __always_inline const struct xnf_rt_val *
+xnf_l3_lookup(const struct xnf_pkt *p, void *map, const void *key)
+{
+	const struct xnf_rt_val *rt;
+	struct xnf_fc_entry *e = xnf_fc_get(p);
+
+	if (e && xnf_fc_fresh(e, p, XNF_FC_L3, e->l3_gen)) {
+		xnf_fc_count(XNF_NF_L3FWD, 1);
+		return e->l3_found ? &e->l3_rt : NULL;
+	}
+	rt = bpf_map_lookup_elem(map, key);
+	if (e) {
+		e->l3_found = !!rt;
+		if (rt)
+			e->l3_rt = *rt;
+		e->l3_gen = p->fc_gen;
+		e->parts |= XNF_FC_L3;
+		xnf_fc_count(XNF_NF_L3FWD, 0);
+	}
+	return rt;
 }
 
 /* Forwards along a route of xnf's own table, or raises its exception.
@@ -194,8 +224,10 @@ static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
 		__u32 hash = 0;
 
 		__builtin_memcpy(key.addr, &iph->daddr, 4);
-		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt4_b, &key) :
-				    bpf_map_lookup_elem(&xnf_rt4, &key);
+		rt = xnf_l3_lookup(p,
+				   cfg->rt_copy ? (void *)&xnf_rt4_b :
+						  (void *)&xnf_rt4,
+				   &key);
 		if (rt && rt->type == XNF_RT_MULTIPATH)
 			hash = xnf_l3_hash(p, iph->saddr, iph->daddr);
 		xnf_l3_route(ctx, p, cfg, rt, hash, eth, &iph->ttl, 0);
@@ -221,8 +253,10 @@ static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
 		__u32 hash = 0;
 
 		__builtin_memcpy(key.addr, &ip6h->daddr, 16);
-		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt6_b, &key) :
-				    bpf_map_lookup_elem(&xnf_rt6, &key);
+		rt = xnf_l3_lookup(p,
+				   cfg->rt_copy ? (void *)&xnf_rt6_b :
+						  (void *)&xnf_rt6,
+				   &key);
 		if (rt && rt->type == XNF_RT_MULTIPATH)
 			hash = xnf_l3_hash(p,
 					   xnf_nh_fold6(

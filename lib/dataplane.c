@@ -47,6 +47,7 @@ static const struct xnf_config xnf_default_cfg = {
 	.l2_miss = XNF_ACT_FLOOD,
 	.xsk_fallback = XNF_ACT_PASS,
 	.martian = XNF_ACT_DROP,
+	.flow_cache = 1,
 };
 
 void xnf_cfg_default(struct xnf_config *cfg)
