@@ -1022,10 +1022,12 @@ static int bm_fc_apply(struct bm *b, struct bm_var *v)
 }
 
 /* The flow cache did what @v's figure claims over @repeat packets: no
- * lookup when off, none answered when every flow is new, and when one
- * flow repeats, at most the first packet of each NF missed. */
-static int bm_fc_check(const struct bm_var *v, const struct bm_count *c0,
-		       const struct bm_count *c1)
+ * lookup when off; when every packet is a new flow, almost no hit (the
+ * 65,536 source ports come round again, and a flow that had an entry to
+ * itself for a whole round finds it: a few in 50,000 here); when one flow
+ * repeats, at most the first packet of each NF missed. */
+static int bm_fc_check(const struct bm_var *v, __u32 repeat,
+		       const struct bm_count *c0, const struct bm_count *c1)
 {
 	__u64 hit = 0, miss = 0;
 	bool ok;
@@ -1036,7 +1038,7 @@ static int bm_fc_check(const struct bm_var *v, const struct bm_count *c0,
 		miss += c1->st.fc_miss[nf] - c0->st.fc_miss[nf];
 	}
 	ok = !bm_fc_on(v->fc)	 ? !hit && !miss :
-	     v->fc == BM_FC_MISS ? !hit :
+	     v->fc == BM_FC_MISS ? hit <= repeat / 1000 :
 				   miss <= XNF_NF_L2FWD;
 	if (!ok)
 		fprintf(stderr,
@@ -1080,7 +1082,7 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 			bm_action_name(v->e.action));
 		return -EPROTO;
 	}
-	return bm_fc_check(v, &c0, &c1);
+	return bm_fc_check(v, repeat, &c0, &c1);
 }
 
 /*
