@@ -184,13 +184,18 @@ int xnf_cfg_read(struct xnf_dp *dp, struct xnf_config *cfg);
  * exception actions): the caller's tables_gen is ignored. */
 int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg);
 
-/* Table generation, for the AF_XDP workers (userspace/unf.h), which keep
- * copies of the routes, FDB, cross-connects, rules and exception actions
- * and reload them when xnf_config.tables_gen moves. Every successful
- * xnf_route_set/del, xnf_fdb_set/del, xnf_xconnect_set/del, xnf_fw_apply
- * and xnf_cfg_write moves it; a writer of the maps that bypasses them must
- * call xnf_tables_changed() itself. Its failure is only a warning to the
- * caller of those functions: the change itself is in force. */
+/* Table generation, for the flow cache (bpf/fcache.bpf.h), whose results
+ * of older generations no longer match, and the AF_XDP workers
+ * (userspace/unf.h), which keep copies of the routes, FDB, cross-connects,
+ * rules and exception actions and reload them when xnf_config.tables_gen
+ * moves. Every successful xnf_route_set/del, route batch commit,
+ * xnf_fdb_set/del, xnf_xconnect_set/del, xnf_fw_apply and xnf_cfg_write
+ * moves it, after the change is visible to packets; a writer of the maps
+ * that bypasses them must call xnf_tables_changed() itself. If it cannot
+ * move it, those functions return the error (with a warning that the
+ * change itself is in force): cached results may be old until the next
+ * change. A nexthop or group changed in place only warns: the cache does
+ * not hold them. */
 int xnf_tables_changed(struct xnf_dp *dp);
 int xnf_tables_gen(struct xnf_dp *dp, __u32 *gen);
 

@@ -331,12 +331,15 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 }
 
 /*
- * Tells the AF_XDP workers that a table they copy has changed: one
- * read-modify-write of xnf_cfg[0]. Writers are serialised by the
- * instance lock (`xnf` holds it for its whole run), so no bump is lost.
- * Called after a successful write; if the bump itself fails, the write
- * stands (it is what the XDP chains already use) and only the workers
- * keep their old copy until the next change, which the warning says.
+ * Moves the table generation on after a change is visible to packets: the
+ * flow cache's results of older generations no longer match
+ * (bpf/fcache.bpf.h), and the AF_XDP workers reload their copies. One
+ * read-modify-write of xnf_cfg[0]. Writers are serialised by the instance
+ * lock (`xnf` holds it for its whole run), so no bump is lost. If the bump
+ * itself fails, the write stands (packets without a cached result already
+ * use it), but cached results and the workers' copies may stay old until
+ * the next change: the warning says so, and the error is returned, so
+ * that the write fails rather than leave packets on old results silently.
  */
 int xnf_tables_changed(struct xnf_dp *dp)
 {
@@ -353,8 +356,10 @@ int xnf_tables_changed(struct xnf_dp *dp)
 			err = -errno;
 	}
 	if (err)
-		pr_warn("Warning: the change is in force, but AF_XDP workers were "
-			"not told (%s: %s); they use it after the next change\n",
+		pr_warn("Warning: the change is in force, but the table "
+			"generation did not move (%s: %s): the flow cache and "
+			"AF_XDP workers may use the old tables until the next "
+			"change\n",
 			XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
 	return err;
 }
@@ -400,8 +405,7 @@ int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex)
 	memcpy(key.mac, mac, 6);
 	if (bpf_map_update_elem(dp->fd[XNF_T_FDB], &key, &val, BPF_ANY))
 		return -errno;
-	xnf_tables_changed(dp);
-	return 0;
+	return xnf_tables_changed(dp);
 }
 
 int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
@@ -411,8 +415,7 @@ int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
 	memcpy(key.mac, mac, 6);
 	if (bpf_map_delete_elem(dp->fd[XNF_T_FDB], &key))
 		return -errno;
-	xnf_tables_changed(dp);
-	return 0;
+	return xnf_tables_changed(dp);
 }
 
 /*
@@ -452,8 +455,9 @@ static int xconnect_changed(struct xnf_dp *dp)
 
 static void xconnect_warn(int err)
 {
-	pr_warn("Warning: the change is in force, but AF_XDP workers were "
-		"not told (%s: %s); they use it after the next change\n",
+	pr_warn("Warning: the change is in force, but the table generation "
+		"did not move (%s: %s): AF_XDP workers use it after the next "
+		"change\n",
 		XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
 }
 
@@ -476,7 +480,7 @@ int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
 	}
 	if (err)
 		xconnect_warn(err);
-	return 0;
+	return err;
 }
 
 /* A stale count after a delete only costs l2fwd a lookup that misses. */
@@ -489,7 +493,7 @@ int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex)
 	err = xconnect_changed(dp);
 	if (err)
 		xconnect_warn(err);
-	return 0;
+	return err;
 }
 
 int xnf_ncpus(void)

@@ -15,9 +15,12 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/in.h>
 
@@ -571,4 +574,50 @@ TEST(fcache_off_equals_on)
 			SUBTEST(name)
 				off_on(chains[c], fused);
 		}
+}
+
+/* A read-only descriptor of the map behind @fd: writes through it fail. */
+static int ro_fd(int fd)
+{
+	LIBBPF_OPTS(bpf_get_fd_by_id_opts, opts, .open_flags = BPF_F_RDONLY);
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	fd = bpf_map_get_fd_by_id_opts(info.id, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
+/* A write whose table generation cannot move fails: otherwise packets
+ * would keep the cache's results of the old tables, silently. */
+TEST(fcache_failed_bump_fails_the_write)
+{
+	static const __u8 mac[] = FX_MAC_ON_UT1;
+	struct xnf_route rt = { .type = XNF_RT_UNICAST };
+	struct xnf_fw_set *set = NULL;
+	__u8 addr[4] = { 198, 51, 100, 0 };
+	int rw, ro;
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	rt.ifindex = f.ifindex[1];
+	ro = ro_fd(f.dp->fd[XNF_T_CFG]);
+	if (!ASSERT_GE(ro, 0, "read-only xnf_cfg") ||
+	    !ASSERT_OK(xnf_fw_read(f.dp, &set), "xnf_fw_read"))
+		goto out;
+	rw = f.dp->fd[XNF_T_CFG];
+	f.dp->fd[XNF_T_CFG] = ro;
+	ASSERT_LT(xnf_fdb_set(f.dp, mac, f.ifindex[1]), 0, "xnf_fdb_set");
+	ASSERT_LT(xnf_fdb_del(f.dp, mac), 0, "xnf_fdb_del");
+	ASSERT_LT(xnf_route_set(f.dp, XNF_AF_INET, addr, 24, &rt, BPF_ANY), 0,
+		  "xnf_route_set");
+	ASSERT_LT(xnf_route_del(f.dp, XNF_AF_INET, addr, 24), 0, "xnf_route_del");
+	ASSERT_LT(xnf_fw_apply(f.dp, set), 0, "xnf_fw_apply");
+	f.dp->fd[XNF_T_CFG] = rw;
+	close(ro);
+out:
+	xnf_fw_set_free(set);
+	fx_close(&f);
 }
