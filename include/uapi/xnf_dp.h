@@ -168,7 +168,7 @@ enum xnf_family {
 XNF_ENUM_U32(xnf_family);
 
 /* family, verdict and reason stay bytes: as enums they would grow the
- * state every NF reads and writes per packet from 32 to 44 bytes, to name
+ * state every NF reads and writes per packet by 12 bytes, to name
  * them in a map that only holds each CPU's last packet. */
 struct xnf_pkt {
 	__u32 ingress_ifindex;
