@@ -73,11 +73,14 @@ static __always_inline int xnf_fc_key_eq(const struct xnf_fc_key *a,
  */
 static __always_inline void xnf_fc_begin(struct xdp_md *ctx, struct xnf_pkt *p)
 {
-	struct xnf_config *cfg = xnf_cfg_get();
+	struct xnf_config *cfg;
 	struct xnf_fc_entry *e;
 	struct xnf_fc_key k;
 	__u32 idx;
 
+	if (!xnf_fc_used)
+		return;
+	cfg = xnf_cfg_get();
 	if (!cfg || !cfg->flow_cache)
 		return;
 	p->fc_gen = cfg->tables_gen;

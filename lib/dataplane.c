@@ -692,6 +692,15 @@ static bool chain_has(const struct xnf_chain_spec *spec, __u32 nf)
 	return false;
 }
 
+/* An NF of @spec uses the flow cache (bpf/fcache.bpf.h): fib mode's l3fwd
+ * asks the kernel's FIB, which has no generation to cache it by. */
+static bool chain_caches(const struct xnf_chain_spec *spec)
+{
+	return chain_has(spec, XNF_NF_FIREWALL) ||
+	       chain_has(spec, XNF_NF_L2FWD) ||
+	       (chain_has(spec, XNF_NF_L3FWD) && !spec->l3_fib);
+}
+
 /* Opens skeleton @sk and sets the position rodata every chain program has. */
 #define XNF_OPEN_SKEL(sk, o, next_slot, spec)                                     \
 	({                                                                        \
@@ -702,6 +711,7 @@ static bool chain_has(const struct xnf_chain_spec *spec, __u32 nf)
 			_s->rodata->xnf_chain_len = (spec)->len;                  \
 			_s->rodata->xnf_fail_closed = chain_has(spec,             \
 								XNF_NF_FIREWALL); \
+			_s->rodata->xnf_fc_used = chain_caches(spec);             \
 			(o)->skel = _s;                                           \
 			(o)->destroy = (void (*)(void *))sk##__destroy;           \
 			(o)->obj = _s->obj;                                       \
