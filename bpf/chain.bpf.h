@@ -56,10 +56,15 @@ struct {
  *   xnf_chain_len  - slots in use; a tail call to slot >= len ends the chain.
  *   xnf_fail_closed - the chain contains the firewall: an empty slot before
  *                   the end drops instead of carrying out the verdict.
+ *   xnf_fc_used    - an NF of the chain uses the flow cache.
  */
 const volatile __u32 xnf_next_slot = 0;
 const volatile __u32 xnf_chain_len = 0;
 const volatile __u32 xnf_fail_closed = 0;
+/* An NF of the chain uses the flow cache (the firewall, l2fwd, l3fwd
+ * outside fib mode): otherwise the entry program does not prepare its
+ * entry (bpf/fcache.bpf.h). */
+const volatile __u32 xnf_fc_used = 0;
 
 static __always_inline struct xnf_stats *xnf_stats_get(void)
 {

@@ -2,12 +2,14 @@
 /*
  * The per-interface entry program: counts the packet, parses it once into
  * the per-CPU xnf_pkt and tail-calls slot 0 of the chain. A malformed frame
- * is dropped here (reason malformed) before any NF sees it.
+ * is dropped here (reason malformed) before any NF sees it. With the flow
+ * cache on it also finds the packet's entry (bpf/fcache.bpf.h).
  */
 #include "common.bpf.h"
 #include "tables.bpf.h"
 #include "chain.bpf.h"
 #include "parse.bpf.h"
+#include "fcache.bpf.h"
 
 SEC("xdp.frags")
 int xnf_entry(struct xdp_md *ctx)
@@ -21,6 +23,8 @@ int xnf_entry(struct xdp_md *ctx)
 	xnf_count_in(st, len);
 	if (xnf_parse(ctx, p) < 0)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);
+	else
+		xnf_fc_begin(ctx, p);
 	return xnf_next(ctx, p, st, len);
 }
 

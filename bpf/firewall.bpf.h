@@ -13,6 +13,7 @@
 #include "common.bpf.h"
 #include "tables.bpf.h"
 #include "chain.bpf.h"
+#include "fcache.bpf.h"
 
 static __always_inline struct xnf_fw_class *xnf_fw_class_get(__u32 gen,
 							     __u32 *class)
@@ -183,8 +184,11 @@ static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 	return 0;
 }
 
-static __always_inline void xnf_firewall_classify(struct xdp_md *ctx,
-						  struct xnf_pkt *p)
+/* The first rule that matches @p: returns its action and puts its
+ * xnf_fw_hits slot in @slot, or the default action and XNF_FC_NO_RULE;
+ * -1 when the tables are missing or inconsistent. */
+static __always_inline int
+xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -194,18 +198,9 @@ static __always_inline void xnf_firewall_classify(struct xdp_md *ctx,
 	struct xnf_fw_fields k = {};
 	struct xnf_fw_match *match;
 	struct xnf_fw_hdr *hdr;
-	struct xnf_fw_hit *hit;
 	__u32 *active, rank;
 
-	if (p->family == XNF_AF_NONE)
-		return;
-	/* An IPv6 header chain too long to find its protocol in: no rule can
-	 * be matched honestly ("drop tcp" would be evaded), so deny. */
-	if (p->flags & XNF_PKT_F_L4_UNKNOWN) {
-		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);
-		return;
-	}
-
+	*slot = XNF_FC_NO_RULE;
 	active = bpf_map_lookup_elem(&xnf_fw_active, &zero);
 	if (!active)
 		goto internal;
@@ -293,38 +288,76 @@ static __always_inline void xnf_firewall_classify(struct xdp_md *ctx,
 		goto internal;
 hit:
 	action = match->action;
-	hit = bpf_map_lookup_elem(&xnf_fw_hits, &match->slot);
-	if (hit) {
-		hit->packets++;
-		hit->bytes += bpf_xdp_get_buff_len(ctx);
-	}
+	*slot = match->slot;
 decide:
-	if (action == XNF_FW_DROP)
-		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);
-	return;
+	return action;
 internal:
-	/* The tables are missing or inconsistent: fail closed. */
-	xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
+	return -1;
 }
 
 /*
  * A global (not inlined) function: the verifier checks it once, on its own,
  * instead of once for every state the NFs before it in a fused chain leave
  * behind (inlined after l2fwd and l3fwd, the rule search alone took 90% of
- * the one-million-instruction budget).
+ * the one-million-instruction budget), and the code after it (the flow
+ * cache, the counters) sees one return value instead of every state the
+ * rule search ends in.
  */
-__noinline int xnf_firewall_fn(struct xdp_md *ctx, struct xnf_pkt *p)
+__noinline int xnf_firewall_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
+			       __u32 *slot)
 {
-	if (!p)
-		return 0;
-	xnf_firewall_classify(ctx, p);
-	return 0;
+	if (!p || !slot)
+		return -1;
+	return xnf_firewall_classify(ctx, p, slot);
 }
 
+/* The decision from the flow cache, or from the rule search (and then
+ * into the cache); the rule's hit counter either way. */
 static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 					     struct xnf_pkt *p)
 {
-	xnf_firewall_fn(ctx, p);
+	struct xnf_fc_entry *e;
+	struct xnf_fw_hit *hit;
+	__u32 slot;
+	int action, cached;
+
+	if (p->family == XNF_AF_NONE)
+		return;
+	/* An IPv6 header chain too long to find its protocol in: no rule can
+	 * be matched honestly ("drop tcp" would be evaded), so deny. */
+	if (p->flags & XNF_PKT_F_L4_UNKNOWN) {
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);
+		return;
+	}
+	e = xnf_fc_get(p);
+	cached = e && xnf_fc_fresh(e, p, XNF_FC_FW, e->fw_gen);
+	if (cached) {
+		action = e->fw_action;
+		slot = e->fw_slot;
+	} else {
+		action = xnf_firewall_fn(ctx, p, &slot);
+		if (action < 0) {
+			/* The tables are missing or inconsistent: fail
+			 * closed. */
+			xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
+			return;
+		}
+		if (e) {
+			e->fw_action = action;
+			e->fw_slot = slot;
+			e->fw_gen = p->fc_gen;
+			e->parts |= XNF_FC_FW;
+		}
+	}
+	if (e)
+		xnf_fc_count(XNF_NF_FIREWALL, cached);
+	hit = bpf_map_lookup_elem(&xnf_fw_hits, &slot);
+	if (hit) {
+		hit->packets++;
+		hit->bytes += bpf_xdp_get_buff_len(ctx);
+	}
+	if (action == XNF_FW_DROP)
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);
 }
 
 #endif /* XNF_FIREWALL_BPF_H */

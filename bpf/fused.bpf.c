@@ -10,6 +10,7 @@
 #include "tables.bpf.h"
 #include "chain.bpf.h"
 #include "parse.bpf.h"
+#include "fcache.bpf.h"
 #include "firewall.bpf.h"
 #include "l3fwd.bpf.h"
 #include "l2fwd.bpf.h"
@@ -33,6 +34,7 @@ int xnf_fused_chain(struct xdp_md *ctx)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);
 		return xnf_finish(ctx, p, st, len);
 	}
+	xnf_fc_begin(ctx, p);
 
 #pragma unroll
 	for (i = 0; i < XNF_FUSED_MAX; i++) {

@@ -18,16 +18,45 @@
 #include "common.bpf.h"
 #include "tables.bpf.h"
 #include "chain.bpf.h"
+#include "fcache.bpf.h"
+
+/* The FDB's port for unicast MAC @mac, 0 when it has none; from the flow
+ * cache when it looked this MAC up for the flow in this table generation
+ * (after l3fwd the MAC is the next hop's, which changes without one). */
+static __always_inline __u32 xnf_l2_fdb(const struct xnf_pkt *p, const __u8 *mac)
+{
+	struct xnf_fc_entry *e = xnf_fc_get(p);
+	struct xnf_fdb_key key = {};
+	struct xnf_fdb_entry *fdb;
+	__u32 ifindex;
+
+	xnf_mac_copy(key.mac, mac);
+	/* Both MACs as the 8 bytes of an FDB key, compared in one go. */
+	if (e && xnf_fc_fresh(e, p, XNF_FC_L2, e->l2_gen) &&
+	    *(__u64 *)e->l2_mac == *(__u64 *)&key) {
+		xnf_fc_count(XNF_NF_L2FWD, 1);
+		return e->l2_ifindex;
+	}
+	fdb = bpf_map_lookup_elem(&xnf_fdb, &key);
+	ifindex = fdb ? fdb->ifindex : 0;
+	if (e) {
+		*(__u64 *)e->l2_mac = *(__u64 *)&key;
+		e->l2_ifindex = ifindex;
+		e->l2_gen = p->fc_gen;
+		e->parts |= XNF_FC_L2;
+		xnf_fc_count(XNF_NF_L2FWD, 0);
+	}
+	return ifindex;
+}
 
 static __always_inline void xnf_l2fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
-	struct xnf_fdb_key key = {};
-	struct xnf_fdb_entry *fdb;
 	struct xnf_xconnect *xc;
 	struct xnf_config *cfg;
+	__u32 port;
 
 	cfg = xnf_cfg_get();
 	if (!cfg || (void *)(eth + 1) > data_end)
@@ -46,16 +75,15 @@ static __always_inline void xnf_l2fwd_run(struct xdp_md *ctx, struct xnf_pkt *p)
 		return;
 	}
 
-	xnf_mac_copy(key.mac, eth->h_dest);
-	fdb = (eth->h_dest[0] & 1) ? NULL : bpf_map_lookup_elem(&xnf_fdb, &key);
-	if (fdb) {
-		if (fdb->ifindex == p->ingress_ifindex) {
+	port = (eth->h_dest[0] & 1) ? 0 : xnf_l2_fdb(p, eth->h_dest);
+	if (port) {
+		if (port == p->ingress_ifindex) {
 			if (p->verdict != XNF_V_REDIRECT)
 				xnf_exception(p, XNF_ACT_DROP, XNF_R_HAIRPIN);
 			return;
 		}
 		p->verdict = XNF_V_REDIRECT;
-		p->egress_ifindex = fdb->ifindex;
+		p->egress_ifindex = port;
 		return;
 	}
 	if (p->verdict == XNF_V_REDIRECT)

@@ -20,6 +20,7 @@
 #include "rx.bpf.h"
 #include "xnf_nh.h"
 #include "fib.bpf.h"
+#include "fcache.bpf.h"
 
 /*
  * TTL sits in the high byte of the 16-bit word (ttl, protocol). Lowering it
@@ -89,6 +90,43 @@ xnf_l3_nexthop(const struct xnf_rt_val *rt, __u32 hash)
 		return NULL;
 	slot = live->slot - 1;
 	return bpf_map_lookup_elem(&xnf_nh, &slot);
+}
+
+/*
+ * The flow cache's part of l3fwd: the route the live LPM trie of the
+ * packet's family returned for the flow in this table generation. Only
+ * the route is cached: its nexthop (whose MACs change in place, without a
+ * generation) and every check of the packet stay per packet.
+ * xnf_l3_cached() returns 1 with *@rt the cached route (or NULL: none);
+ * else the caller looks up and calls xnf_l3_store() with what it found.
+ * The lookup itself stays at the caller with a constant map: one call
+ * site for either copy would make the verifier call the trie through the
+ * helper (an indirect call) instead of directly.
+ */
+static __always_inline int xnf_l3_cached(const struct xnf_pkt *p,
+					 struct xnf_fc_entry **e,
+					 const struct xnf_rt_val **rt)
+{
+	*e = xnf_fc_get(p);
+	if (!*e || !xnf_fc_fresh(*e, p, XNF_FC_L3, (*e)->l3_gen))
+		return 0;
+	xnf_fc_count(XNF_NF_L3FWD, 1);
+	*rt = (*e)->l3_found ? &(*e)->l3_rt : NULL;
+	return 1;
+}
+
+static __always_inline void xnf_l3_store(struct xnf_fc_entry *e,
+					 const struct xnf_pkt *p,
+					 const struct xnf_rt_val *rt)
+{
+	if (!e)
+		return;
+	e->l3_found = !!rt;
+	if (rt)
+		e->l3_rt = *rt;
+	e->l3_gen = p->fc_gen;
+	e->parts |= XNF_FC_L3;
+	xnf_fc_count(XNF_NF_L3FWD, 0);
 }
 
 /* Forwards along a route of xnf's own table, or raises its exception.
@@ -191,11 +229,16 @@ static __always_inline void xnf_l3fwd_v4(struct xdp_md *ctx, struct xnf_pkt *p,
 	} else {
 		struct xnf_rt4_key key = { .prefixlen = 32 };
 		const struct xnf_rt_val *rt;
+		struct xnf_fc_entry *e;
 		__u32 hash = 0;
 
-		__builtin_memcpy(key.addr, &iph->daddr, 4);
-		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt4_b, &key) :
-				    bpf_map_lookup_elem(&xnf_rt4, &key);
+		if (!xnf_l3_cached(p, &e, &rt)) {
+			__builtin_memcpy(key.addr, &iph->daddr, 4);
+			rt = cfg->rt_copy ?
+				     bpf_map_lookup_elem(&xnf_rt4_b, &key) :
+				     bpf_map_lookup_elem(&xnf_rt4, &key);
+			xnf_l3_store(e, p, rt);
+		}
 		if (rt && rt->type == XNF_RT_MULTIPATH)
 			hash = xnf_l3_hash(p, iph->saddr, iph->daddr);
 		xnf_l3_route(ctx, p, cfg, rt, hash, eth, &iph->ttl, 0);
@@ -218,11 +261,16 @@ static __always_inline void xnf_l3fwd_v6(struct xdp_md *ctx, struct xnf_pkt *p,
 	} else {
 		struct xnf_rt6_key key = { .prefixlen = 128 };
 		const struct xnf_rt_val *rt;
+		struct xnf_fc_entry *e;
 		__u32 hash = 0;
 
-		__builtin_memcpy(key.addr, &ip6h->daddr, 16);
-		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt6_b, &key) :
-				    bpf_map_lookup_elem(&xnf_rt6, &key);
+		if (!xnf_l3_cached(p, &e, &rt)) {
+			__builtin_memcpy(key.addr, &ip6h->daddr, 16);
+			rt = cfg->rt_copy ?
+				     bpf_map_lookup_elem(&xnf_rt6_b, &key) :
+				     bpf_map_lookup_elem(&xnf_rt6, &key);
+			xnf_l3_store(e, p, rt);
+		}
 		if (rt && rt->type == XNF_RT_MULTIPATH)
 			hash = xnf_l3_hash(p,
 					   xnf_nh_fold6(

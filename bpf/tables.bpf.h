@@ -133,6 +133,14 @@ struct {
 	__type(value, struct xnf_xconnect);
 } XNF_MAP_XCONNECT SEC(".maps");
 
+/* The flow cache: see include/uapi/xnf_dp.h. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XNF_FC_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct xnf_fc_entry);
+} XNF_MAP_FCACHE SEC(".maps");
+
 /* Firewall: see the comment above XNF_FW_MAX_RULES in include/uapi/xnf_fw.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

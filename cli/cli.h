@@ -163,10 +163,10 @@ int cli_parse_placement(int *argc, char ***argv, struct xnf_plan_req *req,
 int cli_fw_flush(void);
 /* Forgets them (the batch failed). */
 void cli_fw_discard(void);
-/* The @i-th exception action of @cfg: its key and value; -1 past the
- * last. */
+/* The @i-th key of `xnf config` (exception actions, flow_cache) and its
+ * value in @cfg, as `config set` takes it; -1 past the last. */
 int cli_cfg_key(size_t i, const struct xnf_config *cfg, const char **key,
-		__u32 *val);
+		const char **val);
 /* "prio 10 drop proto tcp dport 23": @r in the words of 'xnf fw add'. */
 const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len);
 /* "198.51.100.0/24 via 192.0.2.1 dev d1 lladdr MAC", "203.0.113.0/24

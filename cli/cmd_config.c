@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* xnf config show | set KEY ACTION: the exception actions. */
+/* xnf config show | set KEY VALUE: the exception actions and the flow
+ * cache. */
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,21 +18,48 @@ static const struct {
 	{ "l2_miss", offsetof(struct xnf_config, l2_miss), "flood pass drop" },
 	{ "xsk_fallback", offsetof(struct xnf_config, xsk_fallback), "pass drop" },
 	{ "martian", offsetof(struct xnf_config, martian), "pass drop" },
+	/* Not an action: on or off (bpf/fcache.bpf.h). */
+	{ "flow_cache", offsetof(struct xnf_config, flow_cache), "on off" },
 };
 #define N_CFG (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
 
-static enum xnf_action *cfg_field(struct xnf_config *cfg, size_t i)
+static __u32 *cfg_field(struct xnf_config *cfg, size_t i)
 {
-	return (enum xnf_action *)((char *)cfg + cfg_keys[i].off);
+	return (__u32 *)((char *)cfg + cfg_keys[i].off);
+}
+
+static bool cfg_is_switch(size_t i)
+{
+	return !strcmp(cfg_keys[i].allowed, "on off");
+}
+
+static const char *cfg_value(const struct xnf_config *cfg, size_t i)
+{
+	__u32 v = *cfg_field((struct xnf_config *)cfg, i);
+
+	if (cfg_is_switch(i))
+		return v ? "on" : "off";
+	return fmt_action(v);
+}
+
+static int cfg_parse(size_t i, const char *s, __u32 *v)
+{
+	if (!cfg_is_switch(i))
+		return parse_action(s, cfg_keys[i].allowed, v);
+	if (strcmp(s, "on") && strcmp(s, "off"))
+		return cli_err("invalid value '%s' for %s: expected on or off",
+			       s, cfg_keys[i].key);
+	*v = !strcmp(s, "on");
+	return 0;
 }
 
 int cli_cfg_key(size_t i, const struct xnf_config *cfg, const char **key,
-		__u32 *val)
+		const char **val)
 {
 	if (i >= N_CFG)
 		return -1;
 	*key = cfg_keys[i].key;
-	*val = *cfg_field((struct xnf_config *)cfg, i);
+	*val = cfg_value(cfg, i);
 	return 0;
 }
 
@@ -46,6 +74,7 @@ int do_config(int argc, char **argv)
 	if (argc > 0 && is_prefix(argv[0], "help")) {
 		printf("Usage: xnf config show\n"
 		       "       xnf config set KEY { pass | drop | flood }\n"
+		       "       xnf config set flow_cache { on | off }\n"
 		       "KEY := { no_route | ttl_expired | local | l2_miss | "
 		       "xsk_fallback | martian }\n");
 		return 0;
@@ -55,8 +84,8 @@ int do_config(int argc, char **argv)
 			       "help'",
 			       argv[0]);
 	if (set && argc != 3)
-		return cli_err("config set takes a key and an action (xnf config "
-			       "set KEY ACTION); try 'xnf config help'");
+		return cli_err("config set takes a key and a value (xnf config "
+			       "set KEY VALUE); try 'xnf config help'");
 	if (!set && argc > 1)
 		return cli_err("config show takes no arguments");
 	for (i = 0; set && i < N_CFG; i++)
@@ -65,7 +94,7 @@ int do_config(int argc, char **argv)
 	if (set && i == N_CFG)
 		return cli_err("unknown key '%s'; see 'xnf config help'",
 			       argv[1]);
-	if (set && parse_action(argv[2], cfg_keys[i].allowed, &act))
+	if (set && cfg_parse(i, argv[2], &act))
 		return -1;
 	if (cli.conf && !set)
 		return cli_conf_other("config show");
@@ -88,7 +117,7 @@ int do_config(int argc, char **argv)
 	for (i = 0; i < N_CFG; i++) {
 		print_text("%-13s ", cfg_keys[i].key);
 		print_string(PRINT_ANY, cfg_keys[i].key, "%s\n",
-			     fmt_action(*cfg_field(&cfg, i)));
+			     cfg_value(&cfg, i));
 	}
 	close_json_object();
 	return 0;

@@ -43,12 +43,11 @@ static void save_line(const char *fmt, ...)
 
 static void save_config(const struct xnf_config *cfg)
 {
-	const char *key;
+	const char *key, *val;
 	size_t i;
-	__u32 val;
 
 	for (i = 0; !cli_cfg_key(i, cfg, &key, &val); i++)
-		save_line("config set %s %s", key, fmt_action(val));
+		save_line("config set %s %s", key, val);
 }
 
 static int rule_cmp(const void *a, const void *b)

@@ -632,6 +632,90 @@ static void tail_miss_table(const struct dev_sample *d)
 		print_nl();
 }
 
+/* The flow cache's hits and misses per NF that caches (bpf/fcache.bpf.h):
+ * every such NF in JSON, summed and per CPU; in text, one line for the
+ * NFs of the chain, and with percpu a line per CPU that counted any. */
+static const enum xnf_nf_id fc_nfs[] = { XNF_NF_FIREWALL, XNF_NF_L3FWD,
+					 XNF_NF_L2FWD };
+#define N_FC_NFS (sizeof(fc_nfs) / sizeof(fc_nfs[0]))
+
+static void fc_pair(const char *name, __u64 hit, __u64 miss)
+{
+	print_text(" %s", name);
+	open_json_object(name);
+	print_uint(PRINT_ANY, "hit", " %llu hit", hit);
+	print_uint(PRINT_ANY, "miss", " %llu miss", miss);
+	close_json_object();
+}
+
+static void fc_table(const struct stats_opts *o, const struct dev_sample *d)
+{
+	bool in_chain[__XNF_NF_MAX] = {}, any;
+	const char *sep;
+	size_t i;
+	__u32 n;
+	int cpu;
+
+	for (n = 0; n < d->info.chain_len && n < XNF_CHAIN_MAX; n++)
+		if (d->info.nf[n] < __XNF_NF_MAX)
+			in_chain[d->info.nf[n]] = true;
+	for (i = 0, any = false; i < N_FC_NFS; i++)
+		any |= in_chain[fc_nfs[i]];
+	open_json_object("flow_cache");
+	if (any)
+		print_text("  flow cache:");
+	for (i = 0, sep = ""; i < N_FC_NFS; i++) {
+		enum xnf_nf_id nf = fc_nfs[i];
+
+		if (!in_chain[nf]) {
+			open_json_object(xnf_nf_name(nf));
+			print_uint(PRINT_JSON, "hit", NULL, d->sum.fc_hit[nf]);
+			print_uint(PRINT_JSON, "miss", NULL, d->sum.fc_miss[nf]);
+			close_json_object();
+			continue;
+		}
+		print_text("%s", sep);
+		fc_pair(xnf_nf_name(nf), d->sum.fc_hit[nf], d->sum.fc_miss[nf]);
+		sep = ",";
+	}
+	if (any)
+		print_nl();
+	open_json_array("percpu");
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		const struct xnf_stats *c = &d->cpu[cpu];
+		bool shown = false;
+
+		for (i = 0; i < N_FC_NFS; i++)
+			shown |= o->percpu && in_chain[fc_nfs[i]] &&
+				 (c->fc_hit[fc_nfs[i]] || c->fc_miss[fc_nfs[i]]);
+		open_json_object(NULL);
+		print_int(PRINT_JSON, "cpu", NULL, cpu);
+		if (shown)
+			print_text("    cpu %d:", cpu);
+		for (i = 0, sep = ""; i < N_FC_NFS; i++) {
+			enum xnf_nf_id nf = fc_nfs[i];
+
+			if (!shown || !in_chain[nf]) {
+				open_json_object(xnf_nf_name(nf));
+				print_uint(PRINT_JSON, "hit", NULL,
+					   c->fc_hit[nf]);
+				print_uint(PRINT_JSON, "miss", NULL,
+					   c->fc_miss[nf]);
+				close_json_object();
+				continue;
+			}
+			print_text("%s", sep);
+			fc_pair(xnf_nf_name(nf), c->fc_hit[nf], c->fc_miss[nf]);
+			sep = ",";
+		}
+		if (shown)
+			print_nl();
+		close_json_object();
+	}
+	close_json_array();
+	close_json_object();
+}
+
 /*
  * The batch-size histogram: in JSON every bucket, summed and per CPU; in
  * text a bar chart, one line per non-empty bucket:
@@ -742,6 +826,7 @@ static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
 		     "passed to the kernel, by reason", d->sum.pass, pp,
 		     d->sum.pass_bytes, r);
 	tail_miss_table(d);
+	fc_table(o, d);
 	xmit_line(d);
 	batch_table(d);
 	cli_workers_show(d->name, false);

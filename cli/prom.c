@@ -61,6 +61,17 @@ static const char *reason_name(unsigned int i)
 	return xnf_reason_name(i);
 }
 
+/* The NFs that cache (firewall, l3fwd, l2fwd: consecutive ids) label the
+ * flow cache's counters, from fc_hit[XNF_NF_FIREWALL] on. */
+static const char *fc_nf_name(unsigned int i)
+{
+	return xnf_nf_name(XNF_NF_FIREWALL + i);
+}
+
+_Static_assert(XNF_NF_L3FWD == XNF_NF_FIREWALL + 1 &&
+		       XNF_NF_L2FWD == XNF_NF_FIREWALL + 2,
+	       "the caching NFs are consecutive");
+
 #define NF(f)	  offsetof(struct xnf_nf_counters, f)
 #define DEV(f)	  offsetof(struct xnf_stats, f)
 #define W(f)	  offsetof(struct xnf_worker_stats, f)
@@ -126,6 +137,13 @@ static const struct prom_metric metrics[] = {
 	{ "xnf_tail_call_misses_total", "counter",
 	  "Tail calls that found an empty chain slot, by slot", SRC_DEV,
 	  DEV(tail_miss), "slot", XNF_CHAIN_MAX },
+	{ "xnf_flow_cache_hits_total", "counter",
+	  "Packets whose table lookup an NF found in the flow cache, by NF",
+	  SRC_DEV, DEV(fc_hit[XNF_NF_FIREWALL]), "nf", 3, fc_nf_name },
+	{ "xnf_flow_cache_misses_total", "counter",
+	  "Packets an NF looked up in its tables and stored in the flow "
+	  "cache, by NF",
+	  SRC_DEV, DEV(fc_miss[XNF_NF_FIREWALL]), "nf", 3, fc_nf_name },
 	{ "xnf_napi_batch_size_packets", "histogram",
 	  "Packets handled per NAPI poll of the interface (the largest bucket "
 	  "below +Inf is 63: a poll of 64 or more, NAPI's default budget, is "

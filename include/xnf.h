@@ -23,12 +23,17 @@
 /* The user side checks the layout the BPF side was compiled with. */
 _Static_assert(sizeof(struct xnf_config) == 56, "xnf_config layout");
 _Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
-_Static_assert(sizeof(struct xnf_pkt) == 32, "xnf_pkt layout");
+_Static_assert(sizeof(struct xnf_pkt) == 40, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
-		       __XNF_NF_MAX * 64 + 4 * 8 * __XNF_R_MAX + 8 * XNF_CHAIN_MAX,
+		       __XNF_NF_MAX * 64 + 4 * 8 * __XNF_R_MAX +
+			       8 * XNF_CHAIN_MAX + 2 * 8 * __XNF_NF_MAX,
 	       "xnf_stats layout");
 _Static_assert(sizeof(struct xnf_dev_key) == 8, "xnf_dev_key layout");
+_Static_assert(sizeof(struct xnf_fc_key) == 48, "xnf_fc_key layout");
+_Static_assert(sizeof(struct xnf_fc_entry) == 100 &&
+		       offsetof(struct xnf_fc_entry, l2_mac) == 64,
+	       "xnf_fc_entry layout");
 _Static_assert(sizeof(struct xnf_dev_info) == 24 + 4 * XNF_CHAIN_MAX,
 	       "xnf_dev_info layout");
 _Static_assert(sizeof(struct xnf_batch_hist) == 8 * XNF_BATCH_BUCKETS,
@@ -143,7 +148,7 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
 	X(RTSYNC) X(NH) X(NH_LIVE) X(NH_IDX) X(NHG) X(NHG_IDX) X(FDB) X(XCONNECT)				\
 	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
 	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
-	X(FW_SPORT) X(FW_DPORT) X(FW_HITS) X(CHANGES)
+	X(FW_SPORT) X(FW_DPORT) X(FW_HITS) X(CHANGES) X(FCACHE)
 /* clang-format on */
 
 #define XNF_TABLE_ENUM_(t) XNF_T_##t,
@@ -183,13 +188,18 @@ int xnf_cfg_read(struct xnf_dp *dp, struct xnf_config *cfg);
  * exception actions): the caller's tables_gen is ignored. */
 int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg);
 
-/* Table generation, for the AF_XDP workers (userspace/unf.h), which keep
- * copies of the routes, FDB, cross-connects, rules and exception actions
- * and reload them when xnf_config.tables_gen moves. Every successful
- * xnf_route_set/del, xnf_fdb_set/del, xnf_xconnect_set/del, xnf_fw_apply
- * and xnf_cfg_write moves it; a writer of the maps that bypasses them must
- * call xnf_tables_changed() itself. Its failure is only a warning to the
- * caller of those functions: the change itself is in force. */
+/* Table generation, for the flow cache (bpf/fcache.bpf.h), whose results
+ * of older generations no longer match, and the AF_XDP workers
+ * (userspace/unf.h), which keep copies of the routes, FDB, cross-connects,
+ * rules and exception actions and reload them when xnf_config.tables_gen
+ * moves. Every successful xnf_route_set/del, route batch commit,
+ * xnf_fdb_set/del, xnf_xconnect_set/del, xnf_fw_apply and xnf_cfg_write
+ * moves it, after the change is visible to packets; a writer of the maps
+ * that bypasses them must call xnf_tables_changed() itself. If it cannot
+ * move it, those functions return the error (with a warning that the
+ * change itself is in force): cached results may be old until the next
+ * change. A nexthop or group changed in place only warns: the cache does
+ * not hold them. */
 int xnf_tables_changed(struct xnf_dp *dp);
 int xnf_tables_gen(struct xnf_dp *dp, __u32 *gen);
 

@@ -668,7 +668,8 @@ static bool cfg_equal(const struct xnf_config *a, const struct xnf_config *b)
 {
 	return a->no_route == b->no_route && a->ttl_expired == b->ttl_expired &&
 	       a->local == b->local && a->l2_miss == b->l2_miss &&
-	       a->xsk_fallback == b->xsk_fallback && a->martian == b->martian;
+	       a->xsk_fallback == b->xsk_fallback && a->martian == b->martian &&
+	       a->flow_cache == b->flow_cache;
 }
 
 static int rule_prio_cmp(const void *a, const void *b)

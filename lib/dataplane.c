@@ -47,6 +47,7 @@ static const struct xnf_config xnf_default_cfg = {
 	.l2_miss = XNF_ACT_FLOOD,
 	.xsk_fallback = XNF_ACT_PASS,
 	.martian = XNF_ACT_DROP,
+	.flow_cache = 1,
 };
 
 void xnf_cfg_default(struct xnf_config *cfg)
@@ -330,12 +331,15 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 }
 
 /*
- * Tells the AF_XDP workers that a table they copy has changed: one
- * read-modify-write of xnf_cfg[0]. Writers are serialised by the
- * instance lock (`xnf` holds it for its whole run), so no bump is lost.
- * Called after a successful write; if the bump itself fails, the write
- * stands (it is what the XDP chains already use) and only the workers
- * keep their old copy until the next change, which the warning says.
+ * Moves the table generation on after a change is visible to packets: the
+ * flow cache's results of older generations no longer match
+ * (bpf/fcache.bpf.h), and the AF_XDP workers reload their copies. One
+ * read-modify-write of xnf_cfg[0]. Writers are serialised by the instance
+ * lock (`xnf` holds it for its whole run), so no bump is lost. If the bump
+ * itself fails, the write stands (packets without a cached result already
+ * use it), but cached results and the workers' copies may stay old until
+ * the next change: the warning says so, and the error is returned, so
+ * that the write fails rather than leave packets on old results silently.
  */
 int xnf_tables_changed(struct xnf_dp *dp)
 {
@@ -352,8 +356,10 @@ int xnf_tables_changed(struct xnf_dp *dp)
 			err = -errno;
 	}
 	if (err)
-		pr_warn("Warning: the change is in force, but AF_XDP workers were "
-			"not told (%s: %s); they use it after the next change\n",
+		pr_warn("Warning: the change is in force, but the table "
+			"generation did not move (%s: %s): the flow cache and "
+			"AF_XDP workers may use the old tables until the next "
+			"change\n",
 			XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
 	return err;
 }
@@ -399,8 +405,7 @@ int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex)
 	memcpy(key.mac, mac, 6);
 	if (bpf_map_update_elem(dp->fd[XNF_T_FDB], &key, &val, BPF_ANY))
 		return -errno;
-	xnf_tables_changed(dp);
-	return 0;
+	return xnf_tables_changed(dp);
 }
 
 int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
@@ -410,8 +415,7 @@ int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
 	memcpy(key.mac, mac, 6);
 	if (bpf_map_delete_elem(dp->fd[XNF_T_FDB], &key))
 		return -errno;
-	xnf_tables_changed(dp);
-	return 0;
+	return xnf_tables_changed(dp);
 }
 
 /*
@@ -451,8 +455,9 @@ static int xconnect_changed(struct xnf_dp *dp)
 
 static void xconnect_warn(int err)
 {
-	pr_warn("Warning: the change is in force, but AF_XDP workers were "
-		"not told (%s: %s); they use it after the next change\n",
+	pr_warn("Warning: the change is in force, but the table generation "
+		"did not move (%s: %s): AF_XDP workers use it after the next "
+		"change\n",
 		XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
 }
 
@@ -475,7 +480,7 @@ int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
 	}
 	if (err)
 		xconnect_warn(err);
-	return 0;
+	return err;
 }
 
 /* A stale count after a delete only costs l2fwd a lookup that misses. */
@@ -488,7 +493,7 @@ int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex)
 	err = xconnect_changed(dp);
 	if (err)
 		xconnect_warn(err);
-	return 0;
+	return err;
 }
 
 int xnf_ncpus(void)
@@ -687,6 +692,15 @@ static bool chain_has(const struct xnf_chain_spec *spec, __u32 nf)
 	return false;
 }
 
+/* An NF of @spec uses the flow cache (bpf/fcache.bpf.h): fib mode's l3fwd
+ * asks the kernel's FIB, which has no generation to cache it by. */
+static bool chain_caches(const struct xnf_chain_spec *spec)
+{
+	return chain_has(spec, XNF_NF_FIREWALL) ||
+	       chain_has(spec, XNF_NF_L2FWD) ||
+	       (chain_has(spec, XNF_NF_L3FWD) && !spec->l3_fib);
+}
+
 /* Opens skeleton @sk and sets the position rodata every chain program has. */
 #define XNF_OPEN_SKEL(sk, o, next_slot, spec)                                     \
 	({                                                                        \
@@ -697,6 +711,7 @@ static bool chain_has(const struct xnf_chain_spec *spec, __u32 nf)
 			_s->rodata->xnf_chain_len = (spec)->len;                  \
 			_s->rodata->xnf_fail_closed = chain_has(spec,             \
 								XNF_NF_FIREWALL); \
+			_s->rodata->xnf_fc_used = chain_caches(spec);             \
 			(o)->skel = _s;                                           \
 			(o)->destroy = (void (*)(void *))sk##__destroy;           \
 			(o)->obj = _s->obj;                                       \

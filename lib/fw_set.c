@@ -390,12 +390,14 @@ out:
  *     stay keep counting.
  *  4. Write g: the rules, the compiled tables, the header (default and
  *     serial) last. A kill here leaves the active generation whole.
- *  5. Switch: one 32-bit store that every packet after it sees.
+ *  5. Switch: one 32-bit store that every packet after it sees; then move
+ *     the table generation on (xnf_tables_changed).
  *  6. Wait for the packets that read the old generation before the switch,
  *     so that the next apply may write it.
  *
  * Return: 0 or a negative errno (see include/xnf.h), with a message. A
- * failure before step 5 leaves the active rule set untouched.
+ * failure before step 5 leaves the active rule set untouched; one of the
+ * generation after it leaves the new rules in force, and is returned.
  */
 int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
 {
@@ -448,12 +450,15 @@ int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
 		fw_map_warn(dp, XNF_T_FW_ACTIVE, "update", err);
 		goto out;
 	}
+	/* The flow cache's decisions of the old rules stop matching, and
+	 * the AF_XDP workers' firewalls reload the rules: at once, not after
+	 * the wait below, so that no packet after the switch is given a
+	 * cached decision of the old rules for a grace period longer. */
+	err = xnf_tables_changed(dp);
 	/* 6. The new rules are in force whatever happens here; step 2 of
 	 * the next apply waits again if this one could not. */
 	if (xnf_sync_rcu())
 		pr_warn("firewall: switched to the new rules, but could not wait for packets on the old ones to finish\n");
-	/* The AF_XDP workers' firewalls reload the rules. */
-	xnf_tables_changed(dp);
 out:
 	xnf_fw_compiled_free(c);
 	free(keys);

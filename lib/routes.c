@@ -206,8 +206,7 @@ static int rt_write(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 	}
 	if (hl)
 		rt_put(dp, &l);
-	xnf_tables_changed(dp);
-	return 0;
+	return xnf_tables_changed(dp);
 }
 
 int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
@@ -313,10 +312,8 @@ int xnf_route_set_multipath(struct xnf_dp *dp, int family, const void *addr,
 			xnf_nh_put(dp, ids[i]);
 	if (err)
 		return err;
-	if (in_place) {
-		xnf_tables_changed(dp);
-		return 0;
-	}
+	if (in_place)
+		return xnf_tables_changed(dp);
 	err = rt_write(dp, family, addr, plen, &v, flags);
 	if (err)
 		xnf_nhg_put(dp, v.nh);
@@ -396,7 +393,7 @@ static int batch_end(struct xnf_dp *dp, __u32 from)
 int xnf_route_batch_commit(struct xnf_dp *dp)
 {
 	__u32 live;
-	int err;
+	int err, ret;
 
 	if (!dp->rt_batch)
 		return -EINVAL;
@@ -410,8 +407,8 @@ int xnf_route_batch_commit(struct xnf_dp *dp)
 		return err;
 	}
 	err = batch_end(dp, !live);
-	xnf_tables_changed(dp);
-	return err;
+	ret = xnf_tables_changed(dp);
+	return err ?: ret;
 }
 
 void xnf_route_batch_abort(struct xnf_dp *dp)

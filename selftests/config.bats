@@ -46,7 +46,8 @@ teardown()
 # Every object and mode: two attachments (native tail-called LPM with a
 # placement; generic fused fib), routes of every type, both families, by
 # gateway and by MAC, rules of every field, the default policy, an FDB
-# entry, a cross-connect and an exception action changed.
+# entry, a cross-connect, an exception action changed and the flow cache
+# off.
 full_config()
 {
 	tb_xnf attach d0 chain firewall,l3fwd,l2fwd cores 1 &&
@@ -62,7 +63,8 @@ full_config()
 	tb_xnf fw default drop &&
 	tb_xnf fdb add 02:00:00:00:00:aa dev d1 &&
 	tb_xnf xconnect d0 d1 lladdr 02:00:00:00:00:01 02:00:00:00:00:02 &&
-	tb_xnf config set no_route drop
+	tb_xnf config set no_route drop &&
+	tb_xnf config set flow_cache off
 }
 
 # prog and link ids of what runs: equal when nothing was reloaded.
@@ -78,6 +80,7 @@ ids()
 	grep -q '^attach d0 chain firewall,l3fwd,l2fwd mode native tailcall lpm cores 1$' "$TB_TMP/a.conf"
 	grep -q '^attach d1 chain l3fwd,firewall mode generic fused fib$' "$TB_TMP/a.conf"
 	grep -q '^xconnect add d0 d1 lladdr 02:00:00:00:00:01 02:00:00:00:00:02$' "$TB_TMP/a.conf"
+	grep -q '^config set flow_cache off$' "$TB_TMP/a.conf"
 	tb_xnf detach all
 	tb_xnf destroy
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = none ]

@@ -189,6 +189,8 @@ complete_line()
 	[ "$output" = nexthop ]
 	run -0 complete_line "xnf config set martian "
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "drop flood pass " ]
+	run -0 complete_line "xnf config set flow_cache "
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "off on " ]
 	touch "$T/router.conf"
 	run -0 complete_line "xnf apply $T/rou"
 	[ "$output" = "$T/router.conf" ]

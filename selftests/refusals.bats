@@ -212,6 +212,9 @@ no_pins_for()
 	refuse config set no_route flood
 	refuse config set l2_miss forward
 	refuse config set martian flood
+	refuse config set flow_cache pass
+	refuse config set flow_cache 1
+	refuse config set no_route on
 }
 
 @test "a full table refuses one more entry and keeps its contents" {

@@ -122,8 +122,32 @@ struct bm_inst {
 };
 
 /* A member of a group: one chain on one instance, one packet. */
+/* The flow cache (xnf_config.flow_cache) as a member of a group runs. */
+enum bm_fc {
+	BM_FC_HIT,  /* on, one flow: every lookup but the first hits */
+	BM_FC_OFF,  /* off: the uncached path */
+	BM_FC_MISS, /* on, a new flow every run (xnf_bench_vary): all miss */
+	BM_FC_OFF_MANY, /* off, a new flow every run: what the misses add to */
+	__BM_FC_MAX
+};
+
+static const char *const bm_fc_names[__BM_FC_MAX] = { "", " off", " miss",
+						      " off*" };
+
+static bool bm_fc_on(enum bm_fc fc)
+{
+	return fc == BM_FC_HIT || fc == BM_FC_MISS;
+}
+
+static bool bm_fc_many(enum bm_fc fc)
+{
+	return fc == BM_FC_MISS || fc == BM_FC_OFF_MANY;
+}
+
 struct bm_var {
 	char what[96]; /* for messages */
+	enum bm_fc fc;
+	__u32 vary; /* offset of the UDP source port, for BM_FC_MISS */
 	struct bm_inst *in;
 	struct xnf_chain *c;
 	const struct bm_frame *f;
@@ -977,12 +1001,60 @@ static int bm_count_read(struct bm *b, struct bm_var *v, struct bm_count *c)
  * @repeat packets entered and ended with the expected action (and hit the
  * expected rule), so the harness timed the path the row is about and not
  * an empty slot or an exception. */
+/* Puts the instance's flow cache and the harness in the state @v's
+ * figure is about. Writing xnf_cfg moves the table generation, so the
+ * first packet after a switch misses. */
+static int bm_fc_apply(struct bm *b, struct bm_var *v)
+{
+	struct xnf_config cfg;
+	int err;
+
+	err = xnf_cfg_read(v->in->dp, &cfg);
+	if (!err && cfg.flow_cache != bm_fc_on(v->fc)) {
+		cfg.flow_cache = bm_fc_on(v->fc);
+		err = xnf_cfg_write(v->in->dp, &cfg);
+	}
+	if (err)
+		fprintf(stderr, "Error: %s: cannot set the flow cache: %s\n",
+			v->what, strerror(-err));
+	b->h->bss->xnf_bench_vary = bm_fc_many(v->fc) ? v->vary : 0;
+	return err;
+}
+
+/* The flow cache did what @v's figure claims over @repeat packets: no
+ * lookup when off; when every packet is a new flow, almost no hit (the
+ * 65,536 source ports come round again, and a flow that had an entry to
+ * itself for a whole round finds it: a few in 50,000 here); when one flow
+ * repeats, at most the first packet of each NF missed. */
+static int bm_fc_check(const struct bm_var *v, __u32 repeat,
+		       const struct bm_count *c0, const struct bm_count *c1)
+{
+	__u64 hit = 0, miss = 0;
+	bool ok;
+	int nf;
+
+	for (nf = 0; nf < __XNF_NF_MAX; nf++) {
+		hit += c1->st.fc_hit[nf] - c0->st.fc_hit[nf];
+		miss += c1->st.fc_miss[nf] - c0->st.fc_miss[nf];
+	}
+	ok = !bm_fc_on(v->fc)	 ? !hit && !miss :
+	     v->fc == BM_FC_MISS ? hit <= repeat / 1000 :
+				   miss <= XNF_NF_L2FWD;
+	if (!ok)
+		fprintf(stderr,
+			"Error: %s: the flow cache hit %llu and missed %llu "
+			"times, not what the row%s claims\n",
+			v->what, (unsigned long long)hit,
+			(unsigned long long)miss, bm_fc_names[v->fc]);
+	return ok ? 0 : -EPROTO;
+}
+
 static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 {
 	struct bm_count c0, c1;
 	int ret, err;
 
-	if ((err = bm_count_read(b, v, &c0)))
+	if ((err = bm_fc_apply(b, v)) || (err = bm_count_read(b, v, &c0)))
 		return err;
 	/* The template the harness restores: this member's frame. */
 	memcpy(b->h->bss->xnf_bench_frame, v->f->data, BM_FRAME);
@@ -1010,7 +1082,7 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 			bm_action_name(v->e.action));
 		return -EPROTO;
 	}
-	return 0;
+	return bm_fc_check(v, repeat, &c0, &c1);
 }
 
 /*
@@ -1031,6 +1103,7 @@ static int bm_group(struct bm *b, struct bm_var *v, __u32 nv)
 			return err;
 	}
 	for (r = 0; r < b->o.runs; r++) {
+		b->h->bss->xnf_bench_vary = 0;
 		err = bm_set_target(b, b->drop_fd);
 		if (!err)
 			err = bm_run(b, b->bench_fd, v[0].f, b->o.repeat, NULL,
@@ -1049,6 +1122,7 @@ static int bm_group(struct bm *b, struct bm_var *v, __u32 nv)
 		}
 	}
 	bm_set_target(b, b->drop_fd);
+	b->h->bss->xnf_bench_vary = 0;
 	for (k = 0; k < nv; k++) {
 		lo = hi = v[k].net[0];
 		for (r = 1; r < b->o.runs; r++) {
@@ -1201,9 +1275,10 @@ struct bm_chain_row {
 	const char *label;
 	const char *chain;
 	bool fib;
-	__u32 nfs;	    /* = tail calls from entry on */
-	bool mp;	    /* the packet to BM_MP_DST, a multipath route */
-	struct bm_var v[2]; /* tail-called, fused */
+	__u32 nfs; /* = tail calls from entry on */
+	bool mp;   /* the packet to BM_MP_DST, a multipath route */
+	/* tail-called and fused, each as enum bm_fc: v[2 * fc + fused] */
+	struct bm_var v[2 * __BM_FC_MAX];
 };
 
 static struct bm_chain_row bm_chain_rows[] = {
@@ -1228,8 +1303,16 @@ struct bm_fw_size {
 	struct bm_frame frame[2]; /* last rule, no match */
 };
 
+/* The offset of the UDP source port of @f, which the miss rows vary. */
+static __u32 bm_sport_off(const struct bm_frame *f)
+{
+	__u32 l3 = pkt_l3_off(f->data);
+
+	return l3 + (f->data[l3] & 0xf) * 4;
+}
+
 /* Each NF alone and the papers' chains, tail-called and fused, on the
- * 10-rule instance. */
+ * 10-rule instance; each with the flow cache hitting, off, and missing. */
 static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 		     const struct bm_frame *l2_frame,
 		     const struct bm_frame *mp_frame, const __u8 nh_mac[6])
@@ -1241,7 +1324,7 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 	printf("\nNFs and chains: %u firewall rules (the packet matches none), "
 	       "%zu routes, %zu FDB entries\n",
 	       in->rules.n, BM_ROUTES, BM_ROUTES);
-	printf("  %-22s %-6s %-9s %9s %9s %9s %7s\n", "chain", "form",
+	printf("  %-22s %-10s %-9s %9s %9s %9s %7s\n", "chain", "form",
 	       "verdict", "baseline", "measured", "net", "spread");
 	for (i = 0; i < BM_CHAIN_ROWS && !err; i++) {
 		struct bm_chain_row *r = &bm_chain_rows[i];
@@ -1258,15 +1341,21 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 						   chain_frame :
 						   l2_frame;
 
-		for (j = 0; j < 2 && !err; j++)
-			err = bm_var_load(b, &r->v[j], in, r->chain, j, r->fib,
-					  f, &e);
+		for (j = 0; j < 2 * __BM_FC_MAX && !err; j++) {
+			err = bm_var_load(b, &r->v[j], in, r->chain, j % 2,
+					  r->fib, f, &e);
+			r->v[j].fc = j / 2;
+			r->v[j].vary = bm_sport_off(f);
+		}
 		if (!err)
-			err = bm_group(b, r->v, 2);
-		for (j = 0; j < 2; j++) {
+			err = bm_group(b, r->v, 2 * __BM_FC_MAX);
+		for (j = 0; j < 2 * __BM_FC_MAX; j++) {
+			char form[16];
+
+			snprintf(form, sizeof(form), "%s%s",
+				 j % 2 ? "fused" : "tail", bm_fc_names[j / 2]);
 			if (!err) {
-				printf("  %-22s %-6s ", r->label,
-				       j ? "fused" : "tail");
+				printf("  %-22s %-10s ", r->label, form);
 				bm_var_print(&r->v[j]);
 			}
 			bm_var_free(&r->v[j]);
@@ -1288,6 +1377,26 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 		       bm_paired(b, &r->v[0], &r->v[1], r->nfs));
 	}
 	printf("  (hops: entry -> NF1 -> ... -> NFn, one tail call each)\n");
+
+	printf("\nFlow cache over off: median over the rounds of (net - net "
+	       "with the cache off, for the same flows)\n");
+	printf("  %-22s %9s %9s %9s %9s\n", "chain", "hit tail", "hit fused",
+	       "miss tail", "miss fused");
+	for (i = 0; i < BM_CHAIN_ROWS; i++) {
+		const struct bm_chain_row *r = &bm_chain_rows[i];
+		const struct bm_var *off = &r->v[2 * BM_FC_OFF];
+
+		printf("  %-22s %9.1f %9.1f %9.1f %9.1f\n", r->label,
+		       bm_paired(b, &r->v[2 * BM_FC_HIT], &off[0], 1),
+		       bm_paired(b, &r->v[2 * BM_FC_HIT + 1], &off[1], 1),
+		       bm_paired(b, &r->v[2 * BM_FC_MISS],
+				 &r->v[2 * BM_FC_OFF_MANY], 1),
+		       bm_paired(b, &r->v[2 * BM_FC_MISS + 1],
+				 &r->v[2 * BM_FC_OFF_MANY + 1], 1));
+	}
+	printf("  (hit: one flow, every packet but the first found in the "
+	       "cache, against off; miss: a new flow every packet, against "
+	       "off* (off, a new flow every packet))\n");
 	return 0;
 }
 
@@ -1310,6 +1419,9 @@ static int bm_firewall(struct bm *b, struct bm_fw_size *fw, struct bm_var *v)
 				e.action = XDP_DROP;
 			err = bm_var_load(b, &v[2 * i + j], in, "firewall",
 					  false, false, &fw[i].frame[j], &e);
+			/* The classifier's cost and how it scales: with
+			 * the cache, every size would time its hit. */
+			v[2 * i + j].fc = BM_FC_OFF;
 		}
 	}
 	if (!err)
@@ -1319,7 +1431,7 @@ static int bm_firewall(struct bm *b, struct bm_fw_size *fw, struct bm_var *v)
 	if (err)
 		return err;
 
-	printf("\nFirewall alone: chain \"firewall\", tail-called, default policy allow\n");
+	printf("\nFirewall alone: chain \"firewall\", tail-called, default policy allow, flow cache off\n");
 	printf("  %-6s %-10s %-19s %-9s %9s %9s %9s %7s\n", "rules", "packet",
 	       "first match", "verdict", "baseline", "measured", "net", "spread");
 	for (i = 0; i < BM_FW_SIZES; i++) {
@@ -1889,6 +2001,21 @@ int main(int argc, char **argv)
 			"firewall allows\n",
 			BM_DST);
 		goto fail;
+	}
+	/* The miss rows send it from every source port: none may match a
+	 * rule, or they would time another path. */
+	for (i = 0; i < 65536; i++) {
+		struct xnf_fw_pkt q = p;
+
+		q.sport = i;
+		if (xnf_fw_linear(b.inst[0].rules.r, b.inst[0].rules.n, &q) >= 0) {
+			fprintf(stderr,
+				"Error: the chains' packet from port %u "
+				"matches a rule; the miss rows need one that "
+				"matches none from any port\n",
+				i);
+			goto fail;
+		}
 	}
 	mp = p;
 	inet_pton(AF_INET, BM_MP_DST, mp.dst);

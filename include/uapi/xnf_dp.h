@@ -19,7 +19,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 7
+#define XNF_SCHEMA 8
 
 /*
  * A field of a pinned map's value that holds one enumerator has the enum
@@ -49,6 +49,7 @@
 #define XNF_MAX_NHG	1024 /* multipath groups (xnf_nhg) */
 #define XNF_NHG_PATHS	16   /* next hops of one group */
 #define XNF_NHG_BUCKETS 128  /* resilient hash buckets of a group */
+#define XNF_FC_ENTRIES	4096 /* flow cache entries per CPU (a power of 2) */
 
 /* Network functions. The row of XNF_NF_ENTRY in struct xnf_stats counts the
  * whole chain: what entered the interface and the action finally carried
@@ -140,7 +141,9 @@ struct xnf_config {
 			  * every cross-connect change: while 0, l2fwd
 			  * skips that lookup (a hash miss, the largest
 			  * part of its cost; docs/perf.md) */
-	__u32 pad;
+	/* 1 (default): the NFs keep their table lookups' results per flow
+	 * in xnf_fcache; 0: they look every packet up. */
+	__u32 flow_cache;
 };
 
 /* Per-packet state, parsed once by the entry program and shared by the NFs
@@ -165,7 +168,7 @@ enum xnf_family {
 XNF_ENUM_U32(xnf_family);
 
 /* family, verdict and reason stay bytes: as enums they would grow the
- * state every NF reads and writes per packet from 32 to 44 bytes, to name
+ * state every NF reads and writes per packet by 12 bytes, to name
  * them in a map that only holds each CPU's last packet. */
 struct xnf_pkt {
 	__u32 ingress_ifindex;
@@ -185,6 +188,9 @@ struct xnf_pkt {
 	__u8 icmp_code;
 	__be16 sport;
 	__be16 dport;
+	__u32 fc_idx; /* 1 + the flow's entry of xnf_fcache; 0: the packet
+		       * goes uncached (the cache is off) */
+	__u32 fc_gen; /* xnf_config.tables_gen, read before any lookup */
 };
 
 /* Per-NF counters. Each counts the verdict a packet carries when it leaves
@@ -214,6 +220,11 @@ struct xnf_stats {
 	__u64 drop_bytes[__XNF_R_MAX];
 	__u64 pass_bytes[__XNF_R_MAX];
 	__u64 tail_miss[XNF_CHAIN_MAX]; /* tail calls that found an empty slot */
+	/* Flow cache, per NF that caches (firewall, l3fwd, l2fwd): packets
+	 * whose table lookup the cache answered, and those it could not
+	 * (then the NF looked up and stored the result). */
+	__u64 fc_hit[__XNF_NF_MAX];
+	__u64 fc_miss[__XNF_NF_MAX];
 };
 
 /* What xnf attached to an interface: xnf_dev[0] of the interface, written
@@ -402,6 +413,61 @@ struct xnf_change {
 	__u64 seq_end;
 };
 
+/*
+ * The flow cache (xnf_fcache, a per-CPU array of XNF_FC_ENTRIES): the
+ * results of the NFs' table lookups for recently seen flows, so that the
+ * next packet of a flow skips the LPM tries, the firewall's classifier
+ * and the FDB hash. The entry program (or the fused chain) hashes the
+ * packet's flow key to an entry; an entry holding another flow is taken
+ * over (its results dropped). Each NF keeps its own part, tagged with the
+ * xnf_config.tables_gen read before its lookup: every table change moves
+ * tables_gen after it is visible to packets, so a part computed before
+ * the change no longer matches, and one computed while it was being made
+ * does not either. Only table results are kept, never what depends on the
+ * packet beyond its key (TTL, length, martian checks) or on tables that
+ * change without a generation (a next hop's MACs: the route's nexthop id
+ * is cached, the MACs are read per packet). XDP does not preempt itself on
+ * a CPU, so only that CPU's programs write its entries; user space never
+ * writes them.
+ */
+struct xnf_fc_key {
+	__u32 ifindex; /* ingress */
+	__u8 family;   /* enum xnf_family */
+	__u8 l4_proto;
+	__u8 ports; /* 1: sport/dport were read (XNF_PKT_F_PORTS) */
+	__u8 pad;
+	__be16 sport; /* 0 without ports */
+	__be16 dport;
+	__u32 pad2;
+	__u8 saddr[16]; /* IPv4 in the first 4 bytes, the rest 0 */
+	__u8 daddr[16];
+};
+
+enum xnf_fc_parts {
+	XNF_FC_FW = 1 << 0, /* fw_* hold the firewall's decision */
+	XNF_FC_L3 = 1 << 1, /* l3_* hold l3fwd's route lookup */
+	XNF_FC_L2 = 1 << 2, /* l2_* hold l2fwd's FDB lookup */
+};
+
+/* fw_slot of a decision no rule made (the default policy). */
+#define XNF_FC_NO_RULE 0xffffffffu
+
+struct xnf_fc_entry {
+	struct xnf_fc_key key;
+	__u32 parts; /* enum xnf_fc_parts: which parts are filled */
+	__u32 fw_gen;
+	__u32 fw_action; /* enum xnf_fw_action */
+	__u32 fw_slot;	 /* xnf_fw_hits slot of the rule, or XNF_FC_NO_RULE */
+	__u8 l2_mac[6];	 /* the destination MAC looked up; with l2_pad (0),
+			  * an xnf_fdb_key, compared as one word */
+	__u16 l2_pad;
+	__u32 l2_gen;
+	__u32 l2_ifindex; /* the FDB's port for l2_mac; 0: not in the FDB */
+	__u32 l3_gen;
+	__u32 l3_found;		 /* 0: no route */
+	struct xnf_rt_val l3_rt; /* what the LPM returned */
+};
+
 /* Map names. The shared tables of an instance, pinned at <root>/<name>. */
 #define XNF_MAP_STR_(id) #id
 #define XNF_MAP_STR(id)	 XNF_MAP_STR_(id)
@@ -424,6 +490,7 @@ struct xnf_change {
 #define XNF_MAP_FDB	 xnf_fdb
 #define XNF_MAP_XCONNECT xnf_xconnect
 #define XNF_MAP_CHANGES	 xnf_changes
+#define XNF_MAP_FCACHE	 xnf_fcache /* per CPU; no program of user space */
 /* per interface, pinned at <root>/dev/<DEV>/<name> */
 #define XNF_MAP_STATS	 xnf_stats
 #define XNF_MAP_XSKS	 xnf_xsks

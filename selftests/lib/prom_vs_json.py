@@ -74,6 +74,11 @@ def main():
                 check(name, dev, d['xmit'][key])
         for slot, v in enumerate(d['tail_miss']):
             check('xnf_tail_call_misses_total', {**dev, 'slot': str(slot)}, v)
+        for nf in ('firewall', 'l3fwd', 'l2fwd'):
+            check('xnf_flow_cache_hits_total', {**dev, 'nf': nf},
+                  d['flow_cache'][nf]['hit'])
+            check('xnf_flow_cache_misses_total', {**dev, 'nf': nf},
+                  d['flow_cache'][nf]['miss'])
         if d['batch']['recorded']:
             polls = d['batch']['polls']
             check('xnf_napi_batch_size_packets_count', dev, sum(polls))

@@ -348,7 +348,14 @@ TEST(chain_tail_equals_fused)
 			continue;
 		snprintf(what, sizeof(what),
 			 "%s: counters tail-called vs fused", texts[t]);
-		if (!ASSERT_MEM(&st_fused, &st_tail, sizeof(st_tail), what)) {
+		/* Every counter but the flow cache's, whose hits depend on
+		 * what the run before left in it: there, the lookups (hit +
+		 * miss) are the same. */
+		for (i = 0; i < __XNF_NF_MAX; i++)
+			ASSERT_EQ(st_fused.fc_hit[i] + st_fused.fc_miss[i],
+				  st_tail.fc_hit[i] + st_tail.fc_miss[i], what);
+		if (!ASSERT_MEM(&st_fused, &st_tail,
+				offsetof(struct xnf_stats, fc_hit), what)) {
 			fprintf(stderr, "  tail-called:\n");
 			fx_dump(&st_tail);
 			fprintf(stderr, "  fused:\n");

@@ -68,6 +68,18 @@ bool fx_open(struct fx *f)
 	err = xnf_dp_open(FX_ROOT, true, &f->dp);
 	if (!ASSERT_OK(err, "xnf_dp_open"))
 		return false;
+	/* XNF_UT_FLOW_CACHE=off: every test with the flow cache off (it is
+	 * on in fresh tables), to show that results do not depend on it. */
+	if (getenv("XNF_UT_FLOW_CACHE") &&
+	    !strcmp(getenv("XNF_UT_FLOW_CACHE"), "off")) {
+		struct xnf_config cfg;
+
+		if (!ASSERT_OK(xnf_cfg_read(f->dp, &cfg), "read xnf_cfg"))
+			return false;
+		cfg.flow_cache = 0;
+		if (!ASSERT_OK(xnf_cfg_write(f->dp, &cfg), "write xnf_cfg"))
+			return false;
+	}
 	for (i = 0; i < FX_PORTS; i++) {
 		struct ifreq ifr = {};
 		int s = socket(AF_INET, SOCK_DGRAM, 0);

@@ -1193,6 +1193,8 @@ TEST(fw_compile_write_maps)
 		enum bpf_map_type type;
 		__u32 ksize, vsize, max;
 	} defs[] = {
+		/* xnf_fw_apply moves its table generation */
+		{ XNF_T_CFG, BPF_MAP_TYPE_ARRAY, 4, sizeof(struct xnf_config), 1 },
 		{ XNF_T_FW_ACTIVE, BPF_MAP_TYPE_ARRAY, 4, 4, 1 },
 		{ XNF_T_FW_HDR, BPF_MAP_TYPE_ARRAY, 4,
 		  sizeof(struct xnf_fw_hdr), XNF_FW_GENS },
