@@ -21,7 +21,7 @@ int xnf_entry(struct xdp_md *ctx)
 	if (!st || !p)
 		return XDP_ABORTED;
 	xnf_count_in(st, len);
-	if (xnf_parse(ctx, p) < 0)
+	if (xnf_parse(ctx, p, len) < 0)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);
 	else
 		xnf_fc_begin(ctx, p);

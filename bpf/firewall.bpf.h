@@ -354,7 +354,7 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 	hit = bpf_map_lookup_elem(&xnf_fw_hits, &slot);
 	if (hit) {
 		hit->packets++;
-		hit->bytes += bpf_xdp_get_buff_len(ctx);
+		hit->bytes += p->len;
 	}
 	if (action == XNF_FW_DROP)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);

@@ -30,7 +30,7 @@ int xnf_fused_chain(struct xdp_md *ctx)
 	if (!st)
 		return XDP_ABORTED;
 	xnf_count_in(st, len);
-	if (xnf_parse(ctx, p) < 0) {
+	if (xnf_parse(ctx, p, len) < 0) {
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);
 		return xnf_finish(ctx, p, st, len);
 	}

@@ -187,20 +187,21 @@ static __always_inline int xnf_parse_ipv6(struct xnf_pkt *p, struct xdp_md *ctx,
  * The programs are multi-buffer aware (xdp.frags, needed for jumbo MTUs):
  * data..data_end is only the first buffer, so lengths are checked against
  * the whole frame (bpf_xdp_get_buff_len) while headers must lie in the
- * first buffer, which drivers guarantee for any sane header size. */
-static __always_inline int xnf_parse(struct xdp_md *ctx, struct xnf_pkt *p)
+ * first buffer, which drivers guarantee for any sane header size.
+ * @frame_len: that length, read once by the caller. */
+static __always_inline int xnf_parse(struct xdp_md *ctx, struct xnf_pkt *p,
+				     __u32 frame_len)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	struct ethhdr *eth = data;
 	__u32 off = sizeof(*eth);
-	__u32 frame_len;
 	__be16 proto;
 	int i;
 
 	__builtin_memset(p, 0, sizeof(*p));
 	p->ingress_ifindex = ctx->ingress_ifindex;
-	frame_len = bpf_xdp_get_buff_len(ctx);
+	p->len = frame_len;
 	p->rx_queue = ctx->rx_queue_index;
 
 	if ((void *)(eth + 1) > data_end)

@@ -23,7 +23,7 @@
 /* The user side checks the layout the BPF side was compiled with. */
 _Static_assert(sizeof(struct xnf_config) == 56, "xnf_config layout");
 _Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
-_Static_assert(sizeof(struct xnf_pkt) == 40, "xnf_pkt layout");
+_Static_assert(sizeof(struct xnf_pkt) == 44, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
 		       __XNF_NF_MAX * 64 + 4 * 8 * __XNF_R_MAX +

@@ -191,6 +191,9 @@ struct xnf_pkt {
 	__u32 fc_idx; /* 1 + the flow's entry of xnf_fcache; 0: the packet
 		       * goes uncached (the cache is off) */
 	__u32 fc_gen; /* xnf_config.tables_gen, read before any lookup */
+	__u32 len;    /* bytes of the frame, every fragment: read once by the
+		       * entry program (no NF changes a frame's length), so
+		       * the NFs count bytes without a helper call each */
 };
 
 /* Per-NF counters. Each counts the verdict a packet carries when it leaves
