@@ -695,12 +695,15 @@ class Bench:
     def plan(self, dps):
         a = self.a
         names = {d.name: d for d in dps}
-        pick = lambda pats: [names[n] for n in names if any(fnmatch.fnmatch(n, p) for p in pats)]
+        # The model's dataplane is for the model experiment: in another
+        # only when a pattern names it.
+        pick = lambda pats: [names[n] for n in names if any(fnmatch.fnmatch(n, p) for p in pats)
+                             and (n != MODEL_DP or MODEL_DP in pats)]
         exps = set(a.experiments.split(","))
         sessions = []
         if "throughput" in exps:
             for rep in range(a.repeat):
-                for dp in (pick(a.tput_dps) if a.tput_dps else dps):
+                for dp in (pick(a.tput_dps) if a.tput_dps else pick(["*"])):
                     sessions.append({"dp": dp, "rules": FW_RULES, "tasks": [
                         ("throughput", s, "max", rep) for s in a.sizes]})
         per_dp = {}
