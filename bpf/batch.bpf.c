@@ -22,6 +22,23 @@
 #include "xnf_dp.h"
 #include "tables.bpf.h"
 
+/*
+ * The time of a poll (xnf_batch_hist.timed/ns): the entry program stamps
+ * the first packet of a poll (xnf_poll_mark: t0 in this CPU's xnf_poll),
+ * this tracer adds now - t0 to the poll's size and clears t0 for the next
+ * poll. A NAPI poll runs on one CPU with bottom halves off, so the stamp
+ * and the tracepoint are the same poll. The interval is the poll's
+ * service of its batch: from the first packet's XDP run to the end of the
+ * driver's poll function, so it holds every packet's XDP programs, the
+ * driver's per-packet work after the first, the redirect flush (the
+ * devmap or AF_XDP socket, copy included) and the skbs of XDP_PASS; not
+ * the driver's work before the first packet, the poll's scheduling (the
+ * softirq or napi thread wake-up) nor the time the packets queued; hard
+ * interrupts during the poll are in it. Every napi_poll clears the stamp,
+ * and it is used only for the device that set it: an entry program run
+ * outside a NAPI poll (generic XDP from a sender's context) is then not
+ * charged to another device's poll.
+ */
 SEC("tp_btf/napi_poll")
 int BPF_PROG(xnf_napi_poll, struct napi_struct *napi, int work, int budget)
 {
@@ -30,14 +47,26 @@ int BPF_PROG(xnf_napi_poll, struct napi_struct *napi, int work, int budget)
 		.ifindex = BPF_CORE_READ(napi, dev, ifindex),
 	};
 	struct xnf_batch_hist *h = bpf_map_lookup_elem(&xnf_batch, &key);
-	__u32 bucket;
+	__u32 bucket, zero = 0;
+	struct xnf_poll_start *ps;
+	__u64 t0 = 0;
 
+	ps = bpf_map_lookup_elem(&xnf_poll, &zero);
+	if (ps) {
+		if (ps->t0 && ps->ifindex == key.ifindex)
+			t0 = ps->t0;
+		ps->t0 = 0;
+	}
 	if (!h)
 		return 0;
 	bucket = work < 0 ? 0 : work;
 	if (bucket >= XNF_BATCH_BUCKETS)
 		bucket = XNF_BATCH_BUCKETS - 1;
 	h->polls[bucket]++;
+	if (t0) {
+		h->timed[bucket]++;
+		h->ns[bucket] += bpf_ktime_get_ns() - t0;
+	}
 	return 0;
 }
 

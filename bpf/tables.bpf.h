@@ -48,6 +48,26 @@ struct {
 	__type(value, struct xnf_xmit_counters);
 } XNF_MAP_XMIT SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xnf_poll_start);
+} XNF_MAP_POLL SEC(".maps");
+
+/* The entry program's mark of a poll's first packet (struct
+ * xnf_poll_start): one array lookup per packet, one clock read per poll. */
+static __always_inline void xnf_poll_mark(const struct xdp_md *ctx)
+{
+	__u32 zero = 0;
+	struct xnf_poll_start *ps = bpf_map_lookup_elem(&XNF_MAP_POLL, &zero);
+
+	if (ps && !ps->t0) {
+		ps->t0 = bpf_ktime_get_ns();
+		ps->ifindex = ctx->ingress_ifindex;
+	}
+}
+
 /* Routes, in two copies: packets read the one xnf_config.rt_copy names,
  * so libxnf can write a batch of changes into the other and make them
  * visible at once (lib/routes.c). */

@@ -157,6 +157,7 @@ static void batch_read(struct xnf_dp *dp, struct dev_sample *d)
 	int cpu, b;
 
 	memset(&d->batch, 0, sizeof(d->batch));
+	d->poll_timed = d->poll_ns = 0;
 	d->have_batch = !bpf_map_lookup_elem(dp->fd[XNF_T_BATCH], &key,
 					     d->batch_cpu);
 	if (!d->have_batch) {
@@ -164,8 +165,15 @@ static void batch_read(struct xnf_dp *dp, struct dev_sample *d)
 		return;
 	}
 	for (cpu = 0; cpu < ncpus; cpu++)
-		for (b = 0; b < XNF_BATCH_BUCKETS; b++)
+		for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
 			d->batch.polls[b] += d->batch_cpu[cpu].polls[b];
+			d->batch.timed[b] += d->batch_cpu[cpu].timed[b];
+			d->batch.ns[b] += d->batch_cpu[cpu].ns[b];
+		}
+	for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
+		d->poll_timed += d->batch.timed[b];
+		d->poll_ns += d->batch.ns[b];
+	}
 }
 
 /* The workers of @d that ever ran (no xnf_workers map: none). An entry
@@ -767,6 +775,21 @@ static void batch_table(const struct dev_sample *d)
 	print_uint(PRINT_JSON, "packets", NULL, packets);
 	print_float(PRINT_JSON, "mean", NULL, mean);
 	print_uint(PRINT_JSON, "total_polls", NULL, polls);
+	/* The polls' time on their packets (batch.bpf.c), by size. */
+	if (d->poll_timed)
+		print_text("  poll time: %llu polls timed, %.2f us per poll on average\n",
+			   (unsigned long long)d->poll_timed,
+			   d->poll_ns / 1e3 / d->poll_timed);
+	open_json_array("timed");
+	for (b = 0; b < XNF_BATCH_BUCKETS; b++)
+		print_uint(PRINT_JSON, NULL, NULL, d->batch.timed[b]);
+	close_json_array();
+	open_json_array("ns");
+	for (b = 0; b < XNF_BATCH_BUCKETS; b++)
+		print_uint(PRINT_JSON, NULL, NULL, d->batch.ns[b]);
+	close_json_array();
+	print_uint(PRINT_JSON, "total_timed", NULL, d->poll_timed);
+	print_uint(PRINT_JSON, "total_ns", NULL, d->poll_ns);
 	open_json_array("percpu");
 	for (cpu = 0; cpu < ncpus; cpu++) {
 		open_json_array(NULL);

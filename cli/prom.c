@@ -36,6 +36,7 @@ enum prom_src {
 	SRC_CPU,	/* struct xnf_nf_counters of the chain, per CPU */
 	SRC_XMIT,	/* struct xnf_xmit_counters of an egress interface */
 	SRC_NAPI_BATCH, /* histogram: packets per NAPI poll */
+	SRC_NAPI_TIME,	/* struct dev_sample: the polls' time, all sizes */
 	SRC_WORKER,	/* struct xnf_worker_stats of each AF_XDP worker */
 	SRC_WORKER_UP,	/* whether a worker runs */
 	SRC_WBATCH,	/* histogram: descriptors per AF_XDP ring read */
@@ -149,6 +150,15 @@ static const struct prom_metric metrics[] = {
 	  "below +Inf is 63: a poll of 64 or more, NAPI's default budget, is "
 	  "counted as 64 in the sum)",
 	  SRC_NAPI_BATCH },
+	{ "xnf_napi_timed_polls_total", "counter",
+	  "NAPI polls of the interface that ran xnf's entry program and were "
+	  "timed from their first packet to the poll's end",
+	  SRC_NAPI_TIME, offsetof(struct dev_sample, poll_timed) },
+	{ "xnf_napi_poll_seconds_total", "counter",
+	  "Time the timed NAPI polls spent, from their first packet's XDP run "
+	  "to the end of the poll",
+	  SRC_NAPI_TIME, offsetof(struct dev_sample, poll_ns),
+	  .scale = NS_TO_SEC },
 	{ "xnf_worker_up", "gauge",
 	  "An AF_XDP worker of the queue: 1 while its process runs",
 	  SRC_WORKER_UP },
@@ -442,6 +452,12 @@ static void dev_lines(FILE *f, const struct prom_metric *m,
 		dev_labels(&l, d);
 		histogram(f, m->name, &l, d->batch.polls, sizeof(__u64),
 			  XNF_BATCH_BUCKETS, napi_bounds, ARR(napi_bounds));
+		break;
+	case SRC_NAPI_TIME:
+		if (!d->have_batch)
+			break;
+		dev_labels(&l, d);
+		values(f, m, d, &l);
 		break;
 	default:
 		worker_lines(f, m, d);

@@ -33,6 +33,7 @@ struct dev_sample {
 	bool have_batch;		  /* xnf_batch has an entry for it */
 	struct xnf_batch_hist batch;	  /* summed over CPUs */
 	struct xnf_batch_hist *batch_cpu; /* [ncpus] */
+	__u64 poll_timed, poll_ns;	  /* batch.timed, batch.ns: all sizes */
 	bool have_xmit;			  /* xnf_xmit has an entry for it */
 	struct xnf_xmit_counters xmit;	  /* summed over CPUs */
 	struct stats_worker *workers;	  /* by queue */

@@ -36,8 +36,9 @@ _Static_assert(sizeof(struct xnf_fc_entry) == 100 &&
 	       "xnf_fc_entry layout");
 _Static_assert(sizeof(struct xnf_dev_info) == 24 + 4 * XNF_CHAIN_MAX,
 	       "xnf_dev_info layout");
-_Static_assert(sizeof(struct xnf_batch_hist) == 8 * XNF_BATCH_BUCKETS,
+_Static_assert(sizeof(struct xnf_batch_hist) == 3 * 8 * XNF_BATCH_BUCKETS,
 	       "batch layout");
+_Static_assert(sizeof(struct xnf_poll_start) == 16, "xnf_poll_start layout");
 _Static_assert(sizeof(struct xnf_xmit_counters) == 24, "xmit layout");
 _Static_assert(sizeof(struct xnf_rt4_key) == 8, "xnf_rt4_key layout");
 _Static_assert(sizeof(struct xnf_rt6_key) == 20, "xnf_rt6_key layout");
@@ -144,7 +145,7 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
  * include/uapi (XNF_MAP_*), so each is written once. */
 /* clang-format off */
 #define XNF_TABLES(X)							\
-	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(XMIT) X(RT4) X(RT6) X(RT4_B) X(RT6_B)	\
+	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(XMIT) X(POLL) X(RT4) X(RT6) X(RT4_B) X(RT6_B)	\
 	X(RTSYNC) X(NH) X(NH_LIVE) X(NH_IDX) X(NHG) X(NHG_IDX) X(FDB) X(XCONNECT)				\
 	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
 	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\

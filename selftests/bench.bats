@@ -45,7 +45,7 @@ teardown()
 @test "bench: a quick run writes every output file with sane numbers" {
 	local only="redirect,fibfwd,xnf-?nf-tailcall-lpm,xnf-3nf-fused-lpm,xnf-1nf-tailcall-fib"
 	only+=",linux,linux-nft"
-	"$BUILD/xnf" worker help >/dev/null 2>&1 && only+=",worker-l3fwd"
+	"$BUILD/xnf" worker help >/dev/null 2>&1 && only+=",worker-l3fwd,worker-l3fwd-napi-other"
 
 	run timeout 540 /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --quick \
 		--build "$BUILD" --out "$OUT" --only "$only" --sizes 64,dc \
@@ -152,7 +152,7 @@ meta = json.load(open(os.path.join(out, "meta.json")))
 for dp, p in meta["placement"].items():
     if not p.get("napi") or any(t["cpus"] != [p.get("napi_cpu", p["dut_cpu"])] for t in p["napi"]):
         fail(f"placement of {dp}: {p}")
-if "worker-l3fwd" in meta["dataplanes"]:
+if "worker-l3fwd-napi-other" in meta["dataplanes"]:
     sw = json.load(open(os.path.join(out, "model", "sweep.json")))
     if sw["nf"] != "l3fwd" or not sw["ring"] or not sw["batch"] or len(sw["points"]) < 3:
         fail(f"model/sweep.json: {str(sw)[:300]}")
@@ -164,6 +164,10 @@ if "worker-l3fwd" in meta["dataplanes"]:
         polls = (p.get("napi") or {}).get("polls") or []
         if len(polls) != 65 or sum(polls[1:]) <= 0:
             fail(f"model point without its NAPI polls: {str(p.get('napi'))[:300]}")
+        # every poll with packets timed (the XDP path's service times)
+        n = p["napi"]
+        if (n.get("timed") or [])[1:] != polls[1:] or sum(n.get("ns") or []) <= 0:
+            fail(f"model point without its NAPI poll times: {str(n)[:300]}")
 rep = open(os.path.join(out, "report.md")).read()
 for f in ("fig2_throughput_size.png", "fig5_latency_rate.png", "Targets"):
     if f not in rep:

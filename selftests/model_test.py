@@ -857,6 +857,88 @@ class CLI(unittest.TestCase):
                                                   r["jsd_nonempty"]) < 0.05)
 
 
+def napi_point(w, rate):
+    """A simulated server as the harness records the XDP path of a sweep
+    point: the ingress's NAPI polls by size with their times, the frames
+    the veth ring refused as the sender's tx_dropped."""
+    secs = w["_time_s"]
+    polls, ns = [0] * 65, [0] * 65
+    for e in w["batch_hist"]:
+        if e["size"]:
+            polls[e["size"]], ns[e["size"]] = e["batches"], e["ns"]
+    lost = w["kernel"]["rx_ring_full"]
+    return {"offered_pps": rate, "offered_max": False, "duration_s": secs,
+            "sent": w["rx_packets"] + lost, "received": w["rx_packets"],
+            "worker": None,
+            "napi": {"polls": polls, "timed": list(polls), "ns": ns,
+                     "ring": 256, "budget": 64},
+            "veth": {"src": {"tx_dropped": lost}, "dut": {"tx_dropped": 0}}}
+
+
+class XdpPath(unittest.TestCase):
+    """validate --path xdp: the NAPI polls of a sweep, with their times
+    (xnf_batch timed/ns), as one server that sleeps when its ring is
+    empty."""
+    T = 1200.0 + 450.0 * np.arange(65)      # t(i) ns, a NAPI-like cost
+
+    def test_reader(self):
+        w = simulate(4e5, 256, 64, self.T, packets=5000, spins=0)
+        pt = napi_point(w, 4e5)
+        pt["napi"]["polls"][0] = 7              # a poll without packets
+        pt["veth"]["src"]["tx_dropped"] = 11
+        sw = xm.xdp_sweep({"nf": "l3fwd", "points": [pt]})
+        self.assertEqual((sw["ring"], sw["batch"]), (256, 64))
+        x = sw["points"][0]["worker"]
+        self.assertEqual(x["rx_packets"], w["rx_packets"])
+        self.assertEqual(x["kernel"]["rx_ring_full"], 11)
+        self.assertEqual(x["idle_spins"], 0)
+        self.assertEqual(x["busy_ns"], sum(pt["napi"]["ns"]))
+        self.assertEqual([e["size"] for e in x["batch_hist"]],
+                         [e["size"] for e in w["batch_hist"] if e["size"]])
+        del pt["napi"]["ns"]
+        with self.assertRaises(xm.ModelError):
+            xm.xdp_sweep({"points": [pt]})
+
+    def test_validate_against_simulation(self):
+        # The model against an event simulation of what it describes:
+        # every point meets the paper's accuracy on the non-empty polls,
+        # from idle to overload of the 256-packet ring.
+        rates = (1e5, 4e5, 8e5, 1.2e6, 3e6)
+        pts = [napi_point(simulate(r, 256, 64, self.T, packets=60000,
+                                   seed=30 + k, spins=0), r)
+               for k, r in enumerate(rates)]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "sweep.json")
+            with open(path, "w") as f:
+                json.dump({"nf": "l3fwd", "points": pts}, f)
+            cp = model_cli(["validate", path, "--path", "xdp", "--out", d,
+                            "--arrival", "geometric", "-j"])
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            rows = json.loads(cp.stdout)["rows"]
+            with open(os.path.join(d, "validate.md")) as f:
+                self.assertIn("XDP path", f.read())
+        self.assertEqual(len(rows), len(rates))
+        for r in rows:
+            self.assertTrue(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"], r)
+        self.assertGreater(rows[-1]["loss_measured"], 0.1)   # overload
+        self.assertEqual(rows[0]["loss_measured"], 0)
+
+    def test_stats_napi_times(self):
+        # `xnf -j stats` with the polls' times: --napi takes them as t(i).
+        o = load(os.path.join(FIX, "stats.json"))
+        b = o["devices"][0]["batch"]
+        b["timed"] = list(b["polls"])
+        b["ns"] = [int(n * self.T[i]) for i, n in enumerate(b["polls"])]
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "stats.json")
+            with open(path, "w") as f:
+                json.dump(o, f)
+            m = xm.read_measured(xm.build_parser().parse_args(
+                ["predict", "--measured", path, "--napi"]))
+        self.assertEqual({h["size"]: h["ns"] / h["batches"] for h in m.hist},
+                         {i: self.T[i] for i in (1, 2, 3, 64)})
+
+
 if __name__ == "__main__":
     if "--write-fixtures" in sys.argv:
         write_fixtures()

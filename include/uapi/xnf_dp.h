@@ -253,6 +253,23 @@ struct xnf_dev_key {
 
 struct xnf_batch_hist {
 	__u64 polls[XNF_BATCH_BUCKETS];
+	/* The time polls spent on their packets, by size: timed[b] polls of
+	 * size b had a start time (every poll that ran xnf's entry program),
+	 * ns[b] is their summed time from the first packet's entry program
+	 * to the end of the poll (xnf_poll_start; batch.bpf.c says what the
+	 * interval holds). */
+	__u64 timed[XNF_BATCH_BUCKETS];
+	__u64 ns[XNF_BATCH_BUCKETS];
+};
+
+/* Per CPU (xnf_poll): when the NAPI poll running on this CPU handed its
+ * first packet to xnf's entry program, and on which device; t0 == 0: no
+ * packet yet. Set by the entry program, consumed and cleared by the
+ * napi_poll tracer. */
+struct xnf_poll_start {
+	__u64 t0;
+	__u32 ifindex;
+	__u32 pad;
 };
 
 /* What the kernel did with the frames xnf redirected, per egress device
@@ -480,6 +497,7 @@ struct xnf_fc_entry {
 #define XNF_MAP_TX	 xnf_tx
 #define XNF_MAP_BATCH	 xnf_batch
 #define XNF_MAP_XMIT	 xnf_xmit
+#define XNF_MAP_POLL	 xnf_poll
 #define XNF_MAP_RT4	 xnf_rt4
 #define XNF_MAP_RT6	 xnf_rt6
 #define XNF_MAP_RT4_B	 xnf_rt4_b /* the other copy (xnf_config.rt_copy) */

@@ -32,8 +32,11 @@ static bool batch_read(struct fx *f, __u32 ifindex, struct xnf_batch_hist *sum)
 		       "read the histogram of ut0"))
 		return false;
 	for (cpu = 0; cpu < ncpus; cpu++)
-		for (b = 0; b < XNF_BATCH_BUCKETS; b++)
+		for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
 			sum->polls[b] += vals[cpu].polls[b];
+			sum->timed[b] += vals[cpu].timed[b];
+			sum->ns[b] += vals[cpu].ns[b];
+		}
 	return true;
 }
 
@@ -44,7 +47,7 @@ TEST(batch_histogram_counts_every_packet)
 	struct xnf_batch_hist hist;
 	struct xnf_xmit *xmit = NULL;
 	struct xnf_stats st;
-	__u64 polls = 0, pkts = 0;
+	__u64 polls = 0, pkts = 0, timed = 0, untimed = 0, short_ns = 0;
 	__u8 frame[128];
 	bool attached = false;
 	__u32 sent, step;
@@ -115,6 +118,19 @@ TEST(batch_histogram_counts_every_packet)
 		  "every injected frame reached the chain");
 	ASSERT_GE(polls, BATCH_FRAMES / 64, "at least one poll per 64 packets");
 	ASSERT_EQ(pkts, st.nf[XNF_NF_ENTRY].in, "sum(size * polls) == packets");
+	/* The poll times: every poll that handled packets ran the entry
+	 * program, so it is timed, with a time of at least 1 ns per poll;
+	 * a poll without packets never is. */
+	for (b = 1; b < XNF_BATCH_BUCKETS; b++) {
+		timed += hist.timed[b];
+		untimed += hist.polls[b] - hist.timed[b];
+		if (hist.ns[b] < hist.timed[b])
+			short_ns++;
+	}
+	ASSERT_EQ(untimed, 0ULL, "every poll with packets timed");
+	ASSERT_EQ(timed, polls - hist.polls[0], "timed polls == polls seen");
+	ASSERT_EQ(hist.timed[0], 0ULL, "no empty poll timed");
+	ASSERT_EQ(short_ns, 0ULL, "ns >= polls timed in every size");
 	ASSERT_EQ(st.drop[XNF_R_NO_ROUTE], BATCH_FRAMES,
 		  "all dropped for no route");
 
@@ -122,9 +138,12 @@ TEST(batch_histogram_counts_every_packet)
 	if (ASSERT_OK(xnf_batch_reset(f.dp, xnf_netns_inode(), f.ifindex[0]),
 		      "reset the histogram") &&
 	    batch_read(&f, f.ifindex[0], &hist)) {
-		for (polls = 0, b = 0; b < XNF_BATCH_BUCKETS; b++)
+		for (polls = 0, timed = 0, b = 0; b < XNF_BATCH_BUCKETS; b++) {
 			polls += hist.polls[b];
+			timed += hist.timed[b] + hist.ns[b];
+		}
 		ASSERT_EQ(polls, 0ULL, "no poll after the reset");
+		ASSERT_EQ(timed, 0ULL, "no poll time after the reset");
 	}
 out:
 	if (attached)

@@ -54,6 +54,11 @@ VS_TESTPMD_PAIRS = [("worker-macswap", "testpmd"),
                     ("worker-macswap-napi-other", "testpmd-napi-other")]
 VS_TESTPMD = [d for pair in VS_TESTPMD_PAIRS for d in pair]
 UDP_SPORT, UDP_DPORT = 1024, 9
+MODEL_DP = "worker-l3fwd-napi-other"   # the model sweep's dataplane
+MODEL_TARGET_LOSS, MODEL_ACCURACY = 1e-3, 0.005   # issue 18's dimensioning check
+MODEL_RATE_TOL = 0.02     # the check's offered rate: the model's within 2%
+FIFO_PRIO = 50   # threaded IRQs' priority (kernel/irq/manage.c)
+VETH_RING, NAPI_BUDGET = 256, 64   # drivers/net/veth.c VETH_RING_SIZE; NAPI's default weight
 # Trial overhead beyond its duration (sink attach, process start, drain), s,
 # and per test bed; only for the estimate, corrected as the run goes.
 TRIAL_OVH, SESSION_OVH = 0.7, 2.5
@@ -75,10 +80,16 @@ class DP:
     generator's; only for the AF_XDP dataplanes, whose forwarding thread is
     not the napi thread)."""
 
-    def __init__(self, name, kind, nfs=(), form="", route="", worker_nf="", napi="same"):
+    def __init__(self, name, kind, nfs=(), form="", route="", worker_nf="", napi="same",
+                 fifo=()):
         self.name, self.kind, self.nfs = name, kind, list(nfs)
         self.form, self.route, self.worker_nf = form, route, worker_nf
         self.napi = napi
+        # Threads run SCHED_FIFO (FIFO_PRIO): "napi", the ingress's napi
+        # thread, preempts the generator on their CPU as a NIC's interrupt
+        # would; "worker", the forwarding thread, preempts the machine's
+        # other work on its CPU.
+        self.fifo = tuple(fifo)
 
     @property
     def chain_len(self):
@@ -107,6 +118,10 @@ def all_dataplanes():
     dps.append(DP("linux-nft", "nft", ["firewall", "l3fwd"], "kernel", "kernel"))
     dps.append(DP("worker-l3fwd", "worker", ["xsk", "l3fwd"], "afxdp", "lpm", "l3fwd"))
     dps.append(DP("worker-macswap", "worker", ["xsk", "macswap"], "afxdp", "", "macswap"))
+    # The batching model's sweep (issue 18): the worker alone on its CPU,
+    # the ingress's napi thread on the other, as the model assumes.
+    dps.append(DP(MODEL_DP, "worker", ["xsk", "l3fwd"], "afxdp", "lpm", "l3fwd", napi="other",
+                  fifo=("napi", "worker")))
     dps.append(DP("xskfwd", "xskfwd", ["xsk"], "afxdp", ""))
     # The AF_XDP worker against DPDK's testpmd on its net_af_xdp driver, in
     # both placements of the veth's NAPI (issue 17).
@@ -243,6 +258,7 @@ class Bench:
                                      "latency_chain", "rules")}
         self.model_points = []
         self.model_check = None
+        self.model_check_stats = None
         self.sessions = []
         self.skipped = []         # (dataplane, why)
         self.placements = {}
@@ -406,6 +422,8 @@ class Bench:
             self.wait_worker(tb)
             place["napi"] = tb.napi_threads(tb.i)
             place["worker_cpu"] = cpu
+            if dp.fifo:
+                place["fifo"] = self.set_fifo(tb, dp, place["napi"])
             place["how"] = (f"xnf attach {tb.i} chain xsk cores {napi_cpu}; "
                             f"xnf {' '.join(map(str, args))}")
         elif dp.kind == "xskfwd":
@@ -436,6 +454,21 @@ class Bench:
         if bad:
             raise CmdError(f"napi thread not on CPU {napi_cpu}: {bad}")
         return place
+
+    def set_fifo(self, tb, dp, napi):
+        """SCHED_FIFO for the threads dp.fifo names; returns what was set."""
+        tids = []
+        if "napi" in dp.fifo:
+            tids += [("napi", t["pid"]) for t in napi]
+        if "worker" in dp.fifo:
+            w = self.workers(tb) or []
+            if not w or not w[0].get("tid"):
+                raise CmdError("no worker thread id in xnf -j stats: cannot set SCHED_FIFO")
+            tids.append(("worker", w[0]["tid"]))
+        for what, tid in tids:
+            run(["chrt", "-f", "-p", FIFO_PRIO, tid])
+        return [{"thread": what, "tid": tid, "policy": "SCHED_FIFO", "priority": FIFO_PRIO}
+                for what, tid in tids]
 
     def start_testpmd(self, tb, cpu):
         """DPDK's testpmd on the DUT's two veths, one net_af_xdp port each,
@@ -662,12 +695,15 @@ class Bench:
     def plan(self, dps):
         a = self.a
         names = {d.name: d for d in dps}
-        pick = lambda pats: [names[n] for n in names if any(fnmatch.fnmatch(n, p) for p in pats)]
+        # The model's dataplane is for the model experiment: in another
+        # only when a pattern names it.
+        pick = lambda pats: [names[n] for n in names if any(fnmatch.fnmatch(n, p) for p in pats)
+                             and (n != MODEL_DP or MODEL_DP in pats)]
         exps = set(a.experiments.split(","))
         sessions = []
         if "throughput" in exps:
             for rep in range(a.repeat):
-                for dp in (pick(a.tput_dps) if a.tput_dps else dps):
+                for dp in (pick(a.tput_dps) if a.tput_dps else pick(["*"])):
                     sessions.append({"dp": dp, "rules": FW_RULES, "tasks": [
                         ("throughput", s, "max", rep) for s in a.sizes]})
         per_dp = {}
@@ -693,8 +729,8 @@ class Bench:
                 for n in a.rule_counts:
                     sessions.append({"dp": dp, "rules": n, "tasks": [
                         ("rules", "64", "max", rep) for rep in range(a.repeat)]})
-        if "model" in exps and "worker-l3fwd" in names:
-            sessions.append({"dp": names["worker-l3fwd"], "rules": FW_RULES,
+        if "model" in exps and MODEL_DP in names:
+            sessions.append({"dp": names[MODEL_DP], "rules": FW_RULES,
                              "tasks": [("model", "64", f, 0) for f in a.model_fracs]})
         return sessions
 
@@ -703,7 +739,7 @@ class Bench:
         d = self.duration_for(exp, rate)
         trials = self.a.zl_steps if exp == "zeroloss" else 1
         if exp == "model" and t == ("model", "64", self.a.model_fracs[0], 0):
-            trials += 2   # the saturation point first, the dimension check last
+            trials += 2   # the saturation point first, the dimension check last (1-3 trials)
         return trials, trials * (d + TRIAL_OVH)
 
     def duration_for(self, exp, rate):
@@ -853,12 +889,35 @@ class Bench:
             return None
         return {"run_ns": run_ns, "wait_ns": wait_ns, "slices": slices}
 
+    def veth_drops(self, tb):
+        """The sender's veth toward the DUT (tx_dropped: frames the DUT's
+        ingress ring had no room for) and the ingress's own counters."""
+        out = {}
+        for ns, dev in ((tb.src, tb.s), (tb.dut, tb.i)):
+            try:
+                ln = json.loads(run(["ip", "-s", "-j", "link", "show", "dev", dev], ns=ns))[0]
+            except (CmdError, json.JSONDecodeError, IndexError, KeyError):
+                return None
+            st = ln.get("stats64", {})
+            out[dev] = {"tx_dropped": st.get("tx", {}).get("dropped", 0),
+                        "rx_dropped": st.get("rx", {}).get("dropped", 0),
+                        "tx_packets": st.get("tx", {}).get("packets", 0),
+                        "rx_packets": st.get("rx", {}).get("packets", 0)}
+        return out
+
     def model_trial(self, tb, dp, rate, what):
-        s0 = self.worker_sched(tb)
+        s0, v0, c0 = self.worker_sched(tb), self.veth_drops(tb), cpu_times()
         row, rec = self.trial_retry(tb, dp, "64", rate, self.a.model_duration, what)
-        s1 = self.worker_sched(tb)
+        s1, v1, c1 = self.worker_sched(tb), self.veth_drops(tb), cpu_times()
+        if c0 and c1:
+            # Per CPU, ms of each kind (/proc/stat): steal is time the
+            # hypervisor ran something else on this vCPU.
+            rec["cpu_ms"] = {c: {k: round((c1[c][k] - c0[c][k]) * 1e3 / CLK_TCK, 1)
+                                 for k in c0[c]} for c in c0 if c in c1}
         if s0 and s1:
             rec["worker_sched"] = {k: s1[k] - s0[k] for k in s0}
+        if v0 and v1:
+            rec["veth"] = {d: {k: v1[d][k] - v0[d][k] for k in v0[d]} for d in v0}
         return row, rec
 
     def model_saturation(self, tb, dp):
@@ -886,8 +945,9 @@ class Bench:
         on the live instance's `xnf -j stats` (its per-size service times
         and NAPI bursts, accumulated over the sweep) gives the rate one core
         sustains at 1e-3 loss; one trial at that rate measures the loss."""
-        target = 1e-3
-        out = {"target_loss": target}
+        target = MODEL_TARGET_LOSS
+        out = {"target_loss": target, "dataplane": dp.name,
+               "placement": self.placements.get(dp.name)}
         stats = os.path.join(tb.tmp, "model-stats.json")
         st = self.xnf_stats(tb)
         if st is None:
@@ -895,6 +955,7 @@ class Bench:
             return
         with open(stats, "w") as f:
             json.dump(st, f)
+        self.model_check_stats = st   # model/dimension-stats.json: the answer's input
         tools = os.path.join(TOP, "tools")
         env = dict(os.environ, PYTHONPATH=tools)
         cmd = [sys.executable, "-m", "xnf_model", "-j", "dimension", "--measured", stats,
@@ -909,27 +970,53 @@ class Bench:
             return
         out["model_rate_pps"] = rate
         out["model_loss_at_rate"] = ans.get("at_max_rate", {}).get("loss")
-        row, rec = self.model_trial(tb, dp, rate, "model dimension check")
-        w = (rec.get("worker_delta") or [{}])[0] or {}
-        k = w.get("kernel") or {}
-        lost = (k.get("rx_ring_full") or 0) + (k.get("rx_dropped") or 0)
-        arrived = (w.get("rx_packets") or 0) + lost
+        # The generator's achieved rate falls short of its setpoint when
+        # its CPU is shared (here with the ingress's napi thread): the
+        # setpoint is corrected by the shortfall, up to three trials, until
+        # the rate offered is the model's within MODEL_RATE_TOL (loss rises
+        # steeply there: the answer is close to the core's capacity).
+        setpoint, tries = rate, []
+        for _ in range(3):
+            row, rec = self.model_trial(tb, dp, setpoint, "model dimension check")
+            tries.append((setpoint, row, rec))
+            if abs(row["tx_pps"] - rate) <= MODEL_RATE_TOL * rate or row["tx_pps"] <= 0:
+                break
+            setpoint *= rate / row["tx_pps"]
+
+        def ring_loss(rec):
+            w = (rec.get("worker_delta") or [{}])[0] or {}
+            k = w.get("kernel") or {}
+            lost = (k.get("rx_ring_full") or 0) + (k.get("rx_dropped") or 0)
+            arrived = (w.get("rx_packets") or 0) + lost
+            return lost / arrived if arrived else None
+
+        out["generator_tries"] = [{"setpoint_pps": round(sp, 1), "tx_pps": r["tx_pps"],
+                                   "ring_loss": ring_loss(rc)} for sp, r, rc in tries]
+        # The trial whose offered rate came closest to the model's.
+        setpoint, row, rec = min(tries, key=lambda t: abs(t[1]["tx_pps"] - rate))
+        rl = ring_loss(rec)
         out.update({"sent": row["sent"], "received": row["received"],
                     "tx_pps": row["tx_pps"], "end_to_end_loss": row["loss"],
-                    "ring_loss": lost / arrived if arrived else None,
-                    "worker_sched": rec.get("worker_sched"), "loadavg": row["loadavg"]})
-        # Only a trial that offered the rate checks the answer: a generator
-        # short of it (its CPU shared) leaves the answer unchecked.
-        # Loss grows with the rate, so a loss above the target's accuracy at
-        # a lower rate refutes the answer too.
-        out["rate_reached"] = row["tx_pps"] >= 0.95 * rate
-        rl = out["ring_loss"]
+                    "ring_loss": rl, "worker_sched": rec.get("worker_sched"),
+                    "loadavg": row["loadavg"], "veth": rec.get("veth"),
+                    "cpu_ms": rec.get("cpu_ms"),
+                    "worker": (rec.get("worker_delta") or [None])[0]})
+        # Issue 18's criterion: at the rate the model gives, the loss measured
+        # at the ring the model describes is within the stated accuracy of
+        # the target. Only a trial that offered the rate checks it; loss
+        # grows with the rate, so a trial below the rate that already lost
+        # more than the target's accuracy refutes the answer too.
+        out["accuracy"] = MODEL_ACCURACY
+        out["rate_tolerance"] = MODEL_RATE_TOL
+        out["rate_reached"] = abs(row["tx_pps"] - rate) <= MODEL_RATE_TOL * rate
         out["within_accuracy"] = (out["rate_reached"] and rl is not None
-                                  and abs(rl - target) <= 0.005)
-        out["verdict"] = ("within the stated accuracy (0.5 pp)" if out["within_accuracy"]
-                          else "NOT within 0.5 pp" if out["rate_reached"] or
-                          (rl is not None and rl > target + 0.005)
-                          else "not checked: the generator did not reach the rate")
+                                  and abs(rl - target) <= MODEL_ACCURACY)
+        below = [t for t in out["generator_tries"] if t["tx_pps"] < rate
+                 and t["ring_loss"] is not None and t["ring_loss"] > target + MODEL_ACCURACY]
+        out["verdict"] = ("pass: within the stated accuracy (0.5 pp)" if out["within_accuracy"]
+                          else "fail: NOT within 0.5 pp" if out["rate_reached"]
+                          else "fail: NOT within 0.5 pp already below the rate" if below
+                          else "not checked: the generator did not offer the rate")
         self.model_check = out
         self.progress(f"model {dp.name} dimension check: {rate / 1e3:.1f} kpps for loss "
                       f"<= {target:g}; offered {row['tx_pps'] / 1e3:.1f} kpps, measured at "
@@ -946,10 +1033,19 @@ class Bench:
             "duration_s": row["duration_s"], "loadavg": row["loadavg"], "worker": w,
             # The ingress device's NAPI polls (xnf_batch, per CPU): how the
             # packets reach the worker's RX ring, one burst per poll.
-            "napi": {"polls": xd.get("batch_polls"), "percpu": xd.get("batch_percpu")},
+            # With its time (xnf_batch timed/ns: the XDP path's service
+            # times) and the frames the ingress ring refused (the sender
+            # veth's tx_dropped): the XDP path's own validation.
+            "napi": {"polls": xd.get("batch_polls"), "percpu": xd.get("batch_percpu"),
+                     "timed": xd.get("batch_timed"), "ns": xd.get("batch_ns"),
+                     "ring": VETH_RING, "budget": NAPI_BUDGET},
+            "veth": rec.get("veth"),
+            # The generator's paced bursts: the arrivals at the ingress ring.
+            "gen": {k: (rec.get("gen") or {}).get(k)
+                    for k in ("burst", "burst_mean", "flush", "slips")},
             # Whether the worker had its core: time runnable but not running
             # (other tasks on the CPU, the NAPI thread among them).
-            "worker_sched": rec.get("worker_sched")})
+            "worker_sched": rec.get("worker_sched"), "cpu_ms": rec.get("cpu_ms")})
 
     # ---- the run ------------------------------------------------------------------
     def write_outputs(self):
@@ -966,6 +1062,9 @@ class Bench:
             if self.model_check is not None:
                 with open(os.path.join(self.out, "model", "dimension.json"), "w") as f:
                     json.dump(self.model_check, f, indent=1)
+            if self.model_check_stats is not None:
+                with open(os.path.join(self.out, "model", "dimension-stats.json"), "w") as f:
+                    json.dump(self.model_check_stats, f)
 
     def meta(self, started, finished, dps):
         a = self.a
@@ -1142,9 +1241,11 @@ class Bench:
         # the model missed, measured"): bursts as the point's NAPI polls,
         # the point's own service times, the wake-up its counters show;
         # and, in paper/, the paper's assumptions (single packets, one fit).
+        # In xdp/, the XDP path: the ingress's NAPI polls with their times.
         for sub, extra in (("", ["--burst", "napi", "--service", "point",
                                  "--wake-ns", "measured"]),
-                           ("paper", [])):
+                           ("paper", []),
+                           ("xdp", ["--path", "xdp", "--service", "point"])):
             outdir = os.path.join(self.out, "model", sub)
             os.makedirs(outdir, exist_ok=True)
             cmd = ["-m", "xnf_model", "validate", sweep, "--out", outdir] + extra
@@ -1166,6 +1267,21 @@ class Bench:
 
 
 # ---- helpers -----------------------------------------------------------------------
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def cpu_times():
+    """{cpuN: {field: ticks}} from /proc/stat; None when unreadable."""
+    try:
+        with open("/proc/stat") as f:
+            return {w[0]: dict(zip(CPU_FIELDS, map(int, w[1:9])))
+                    for w in (ln.split() for ln in f)
+                    if w and w[0].startswith("cpu") and w[0] != "cpu"}
+    except (OSError, ValueError):
+        return None
+
 
 def loadavg():
     try:
@@ -1252,6 +1368,8 @@ def xnf_delta(st0, st1, dev):
             b = delta(d0.get("batch"), d1["batch"])
             out["batch_polls"] = b.get("polls")
             out["batch_percpu"] = b.get("percpu")
+            out["batch_timed"] = b.get("timed")
+            out["batch_ns"] = b.get("ns")
     return out
 
 

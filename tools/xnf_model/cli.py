@@ -28,7 +28,7 @@ from .output import (burst_text, fmt_pct, fmt_rate, print_json, print_predict,
 from .plots import plot_predict, validate_plots
 from .readers import (NAPI_BUDGET, default_spins, idle_per_empty, load_json,
                       pool_sweep, read_measured, worker_busy, worker_counts,
-                      worker_hist, worker_loss, worker_rate)
+                      worker_hist, worker_loss, worker_rate, xdp_sweep)
 
 WIRE_OVERHEAD = 20      # preamble + inter-frame gap, bytes
 GEN_BURST_US = 100.0    # tools/gen.c PACED_BURST_US
@@ -494,6 +494,9 @@ def cmd_dimension(args):
 
 def validate(sweep, args):
     """Model against each point of a harness sweep; rows of a table."""
+    xdp = getattr(args, "path", "worker") == "xdp"
+    if xdp:
+        sweep = xdp_sweep(sweep)
     pts = sweep.get("points") or []
     if not pts:
         raise ModelError("the sweep has no points")
@@ -550,8 +553,16 @@ def validate(sweep, args):
         p = make_params(args, L, beta, psvc, spins, rate, burst=kb,
                         wake_ns=wake)
         r = predict(p, args.tol, args.max_iter, args.solver)
-        pm = normalise(counts)
         v = r["distribution"]
+        if xdp:
+            # NAPI is woken by a packet: the model's empty read (the poll
+            # that finds the ring empty and sleeps) is not a poll there, so
+            # both sides are compared on the non-empty ones.
+            v = v.copy()
+            v[0] = 0.0
+            v = normalise(v)
+            r["mean_batch"] = float(np.arange(beta + 1) @ v)
+        pm = normalise(counts)
         mm = float(np.arange(beta + 1) @ pm)
         c1 = counts.copy()
         c1[0] = 0
@@ -580,7 +591,7 @@ def validate(sweep, args):
         row["ok_jsd"] = max(row["jsd"], row["jsd_nonempty"]) < TARGET_JSD
         rows.append(row)
     return {"L": L, "beta": beta, "nf": sweep.get("nf"), "spins": spins,
-            "service": svc, "rows": rows}
+            "service": svc, "rows": rows, "path": "xdp" if xdp else "worker"}
 
 
 def cmd_validate(args):
@@ -673,6 +684,11 @@ def build_parser():
     sp.add_argument("sweep", metavar="SWEEP.json")
     sp.add_argument("--out", metavar="DIR", help="where validate.md/.csv/"
                     ".png go (default: beside SWEEP.json)")
+    sp.add_argument("--path", default="worker", choices=("worker", "xdp"),
+                    help="which batching to validate: the AF_XDP worker's "
+                    "ring reads (worker) or the ingress device's NAPI polls "
+                    "(xdp: its veth ring of 256, budget 64, the polls' "
+                    "measured times, sleeping when the ring is empty)")
     sp.add_argument("--service", default="sweep", choices=("sweep", "point"),
                     help="service times: fitted on all points (sweep, the "
                     "paper's global fit) or each point's own measured means "

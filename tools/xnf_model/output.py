@@ -202,8 +202,10 @@ def validate_markdown(res, args):
     fit = svc.fit
     rows = res["rows"]
     ok = [r for r in rows if "error" not in r]
+    xdp = res.get("path") == "xdp"
     lines = [
-        "# Batching model against the AF_XDP worker",
+        "# Batching model against the XDP path (the ingress's NAPI polls)"
+        if xdp else "# Batching model against the AF_XDP worker",
         "",
         "L (ring) = %d, beta (batch) = %d%s; arrivals %s%s%s; %s; service "
         "times fitted on all %d points: %d sizes measured (>= %d batches), "
@@ -216,6 +218,9 @@ def validate_markdown(res, args):
             "their mean)" if args.burst == "napi" else
             " in bursts of %s packets" % args.burst,
             "the worker polls forever" if res["spins"] is None else
+            "NAPI sleeps when a poll leaves the ring empty (wake-up %s ns; "
+            "service times: the polls' own, from their first packet's XDP "
+            "run to the end of the poll)" % args.wake_ns if xdp else
             "the worker sleeps after %d empty polls (wake-up %s)"
             % (res["spins"], "per point from its wake_reads and wake_packets"
                if args.wake_ns == "measured" else "%s ns" % args.wake_ns),
@@ -224,13 +229,18 @@ def validate_markdown(res, args):
             fit[0], fit[1], " (R2 %.3f)" % svc.r2 if svc.r2 is not None
             else ""),
         "",
-        "Targets (the paper's accuracy): mean batch within %g packet, loss "
-        "within %g percentage points, JSD below %g; mean and JSD must hold "
-        "both over all polls and over the non-empty ones (>=1). Loss is the "
-        "RX ring's (kernel rx_ring_full + rx_dropped over what reached the "
-        "socket). Worker waited: the share of its runnable time the worker "
-        "thread waited for its CPU (/proc schedstat, recorded by the "
-        "harness): the model's server has its core to itself." % (
+        ("Targets (the paper's accuracy): mean batch within %g packet, loss "
+         "within %g percentage points, JSD below %g; mean and JSD must hold "
+         "both over all polls and over the non-empty ones (>=1). " + (
+            "NAPI has no empty polls (a packet wakes it): both sides are "
+            "compared on the non-empty ones. Loss is the veth ring's (the "
+            "sender's tx_dropped over what it sent); busy is the polls' "
+            "measured time over the trial." if xdp else
+            "Loss is the RX ring's (kernel rx_ring_full + rx_dropped over "
+            "what reached the socket). Worker waited: the share of its "
+            "runnable time the worker thread waited for its CPU (/proc "
+            "schedstat, recorded by the harness): the model's server has its "
+            "core to itself.")) % (
             TARGET_MEAN, 100 * TARGET_LOSS, TARGET_JSD),
         "",
         "| point | offered | arrived | burst | mean batch meas. | model | "

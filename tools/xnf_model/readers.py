@@ -11,8 +11,10 @@ times, the measured batch distribution, rate, loss and busy fraction).
 # rx_ring_full}, batch_hist[{size,batches,ns,ns_sq}]), the bench harness's
 # model/sweep.json ({"ring","batch","points":[{offered_pps, sent, received,
 # duration_s, worker}]}), and the NAPI histogram of `xnf stats -j`
-# (devices[].batch.polls, 0..63 and 64+), which records no times: it needs
-# --service-linear or --service-means, and is compared on sizes >= 1.
+# (devices[].batch.polls, 0..63 and 64+, with timed/ns: the polls' times
+# by size, from the first packet's XDP run to the end of the poll), compared
+# on sizes >= 1; a sweep's XDP path is read by xdp_sweep (validate --path
+# xdp).
 
 import json
 
@@ -23,6 +25,7 @@ from .output import fmt_rate
 
 XNF_IDLE_SPINS = 64     # userspace/worker.c IDLE_SPINS
 NAPI_BUDGET = 64        # packets per NAPI poll (bucket 64 is "64 or more")
+VETH_RING = 256         # drivers/net/veth.c VETH_RING_SIZE
 
 
 def load_json(path):
@@ -166,6 +169,40 @@ def default_spins(w):
     return None if w.get("busy_poll") else XNF_IDLE_SPINS
 
 
+def xdp_sweep(sweep):
+    """The XDP path of a harness sweep as a sweep of one poll-mode server:
+    per point, the ingress device's NAPI polls by size with their times
+    (napi.timed, napi.ns: from the first packet's XDP run to the end of the
+    poll), the veth ring in front of them (napi.ring, 256) and the frames it
+    refused (the sender veth's tx_dropped); NAPI sleeps as soon as a poll
+    leaves the ring empty (idle_spins 0). Polls without packets are left out:
+    NAPI is not woken for an empty ring, so they are not the model's reads."""
+    pts = []
+    for pt in sweep.get("points") or []:
+        n = pt.get("napi") or {}
+        polls, timed, ns = n.get("polls"), n.get("timed"), n.get("ns")
+        if not polls or not timed or not ns or not pt.get("duration_s"):
+            raise ModelError("--path xdp needs per point the NAPI polls with "
+                             "their times (\"napi\": \"polls\", \"timed\", "
+                             "\"ns\"), which the harness records since "
+                             "xnf_batch times its polls")
+        veth = pt.get("veth") or {}
+        refused = sum(int(v.get("tx_dropped", 0)) for v in veth.values())
+        busy = int(sum(ns))
+        w = {"batch_hist": [{"size": i, "batches": int(timed[i]),
+                             "ns": int(ns[i])}
+                            for i in range(1, len(timed)) if timed[i]],
+             "rx_packets": int(sum(i * c for i, c in enumerate(polls))),
+             "kernel": {"rx_ring_full": refused, "rx_dropped": 0},
+             "busy_ns": busy,
+             "idle_ns": max(int(pt["duration_s"] * 1e9) - busy, 0),
+             "idle_spins": 0}
+        pts.append(dict(pt, worker=w, worker_sched=None))
+    n0 = (sweep.get("points") or [{}])[0].get("napi") or {}
+    return dict(sweep, points=pts, ring=n0.get("ring") or VETH_RING,
+                batch=n0.get("budget") or NAPI_BUDGET)
+
+
 class Measured:
     """What a file says about one system: L, beta, service histogram, and
     optionally the measured batch distribution, rate and loss."""
@@ -200,6 +237,13 @@ def read_measured(args):
         m.skip_zero = True
         m.spins = 0
         m.what = "NAPI polls of %s" % dev
+        # The polls' times, where xnf_batch has them (xnf_poll stamps).
+        b = next(d["batch"] for d in o["devices"] if d.get("dev") == dev
+                 and isinstance(d.get("batch"), dict))
+        if b.get("timed") and b.get("ns") and sum(b["timed"][1:]):
+            m.hist = [{"size": i, "batches": int(b["timed"][i]),
+                       "ns": int(b["ns"][i])}
+                      for i in range(1, NAPI_BUDGET + 1) if b["timed"][i]]
         return m
     if isinstance(o, dict) and "points" in o:
         pts = o["points"]
