@@ -29,6 +29,7 @@ int xnf_fused_chain(struct xdp_md *ctx)
 
 	if (!st)
 		return XDP_ABORTED;
+	xnf_poll_mark(ctx);
 	xnf_count_in(st, len);
 	if (xnf_parse(ctx, p, len) < 0) {
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);

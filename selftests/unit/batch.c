@@ -40,7 +40,9 @@ static bool batch_read(struct fx *f, __u32 ifindex, struct xnf_batch_hist *sum)
 	return true;
 }
 
-TEST(batch_histogram_counts_every_packet)
+/* The histogram and the poll times, with the chain tail-called or fused
+ * (each is an entry program that marks a poll's first packet). */
+static void batch_counts(bool fused)
 {
 	struct pkt_spec spec = { .family = 4 };
 	struct bpf_link *tracer[__XNF_TRACER_MAX] = {}, *hold = NULL;
@@ -57,7 +59,7 @@ TEST(batch_histogram_counts_every_packet)
 
 	if (!fx_open(&f))
 		return;
-	if (!fx_chain(&f, "l3fwd", false, false) ||
+	if (!fx_chain(&f, "l3fwd", fused, false) ||
 	    !fx_set_cfg(&f, XNF_ACT_DROP, XNF_ACT_DROP, XNF_ACT_DROP,
 			XNF_ACT_DROP))
 		goto out;
@@ -153,4 +155,14 @@ out:
 	bpf_link__destroy(hold);
 	xnf_xmit__destroy(xmit);
 	fx_close(&f);
+}
+
+TEST(batch_histogram_counts_every_packet)
+{
+	batch_counts(false);
+}
+
+TEST(batch_histogram_counts_every_packet_fused)
+{
+	batch_counts(true);
 }
