@@ -23,7 +23,7 @@
 /* The user side checks the layout the BPF side was compiled with. */
 _Static_assert(sizeof(struct xnf_config) == 56, "xnf_config layout");
 _Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
-_Static_assert(sizeof(struct xnf_pkt) == 44, "xnf_pkt layout");
+_Static_assert(sizeof(struct xnf_pkt) == 48, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
 		       __XNF_NF_MAX * 64 + 4 * 8 * __XNF_R_MAX +
@@ -31,7 +31,7 @@ _Static_assert(sizeof(struct xnf_stats) ==
 	       "xnf_stats layout");
 _Static_assert(sizeof(struct xnf_dev_key) == 8, "xnf_dev_key layout");
 _Static_assert(sizeof(struct xnf_fc_key) == 48, "xnf_fc_key layout");
-_Static_assert(sizeof(struct xnf_fc_entry) == 100 &&
+_Static_assert(sizeof(struct xnf_fc_entry) == 104 &&
 		       offsetof(struct xnf_fc_entry, l2_mac) == 64,
 	       "xnf_fc_entry layout");
 _Static_assert(sizeof(struct xnf_dev_info) == 24 + 4 * XNF_CHAIN_MAX,

@@ -194,6 +194,9 @@ struct xnf_pkt {
 	__u32 len;    /* bytes of the frame, every fragment: read once by the
 		       * entry program (no NF changes a frame's length), so
 		       * the NFs count bytes without a helper call each */
+	__u32 pad;    /* a multiple of 8 bytes: user space reads xnf_scratch
+		       * as an array of struct xnf_pkt, one per CPU, and the
+		       * kernel lays per-CPU values out 8-byte aligned */
 };
 
 /* Per-NF counters. Each counts the verdict a packet carries when it leaves
@@ -486,6 +489,7 @@ struct xnf_fc_entry {
 	__u32 l3_gen;
 	__u32 l3_found;		 /* 0: no route */
 	struct xnf_rt_val l3_rt; /* what the LPM returned */
+	__u32 pad; /* per-CPU values are 8-byte multiples (xnf_pkt's pad) */
 };
 
 /* Map names. The shared tables of an instance, pinned at <root>/<name>. */

@@ -197,3 +197,34 @@ TEST(tables_xconnect_count)
 	ASSERT_EQ(xconnects_of(&f), 0U, "none left");
 	fx_close(&f);
 }
+
+/* User space reads a per-CPU table as an array of its value, one per
+ * possible CPU, while the kernel lays the values out 8-byte aligned: a
+ * value whose size is not a multiple of 8 would be read at the wrong
+ * offset for every CPU but the first, and its buffer overrun (xnf_pkt
+ * grew to 44 bytes once, and unf_parse_vs_xdp read CPU 1's slot wrong). */
+TEST(tables_percpu_values_are_whole_words)
+{
+	struct fx f;
+	int t;
+
+	if (!fx_open(&f))
+		return;
+	for (t = 0; t < __XNF_T_MAX; t++) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+
+		if (f.dp->fd[t] < 0)
+			continue;
+		if (!ASSERT_OK(bpf_obj_get_info_by_fd(f.dp->fd[t], &info, &len) ?
+				       -errno :
+				       0,
+			       xnf_table_names[t]))
+			break;
+		if (info.type == BPF_MAP_TYPE_PERCPU_ARRAY ||
+		    info.type == BPF_MAP_TYPE_PERCPU_HASH ||
+		    info.type == BPF_MAP_TYPE_LRU_PERCPU_HASH)
+			ASSERT_EQ(info.value_size % 8, 0U, xnf_table_names[t]);
+	}
+	fx_close(&f);
+}
