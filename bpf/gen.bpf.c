@@ -165,8 +165,15 @@ int xnf_gen(struct xdp_md *ctx)
 		 * between (back to back) or no flush came in between (same
 		 * batch); otherwise it starts a burst. */
 		if (state.pace_batch && state.runs &&
-		    !(state.runs % state.pace_batch))
+		    !(state.runs % state.pace_batch)) {
 			state.gap |= 2;
+			__u32 f = state.flush_frames;
+
+			if (f > XNF_GEN_FLUSH_MAX)
+				f = XNF_GEN_FLUSH_MAX;
+			state.flush_hist[f]++;
+			state.flush_frames = 0;
+		}
 		state.runs++;
 		if (seq >= state.limit ||
 		    (state.end_ns && now >= state.end_ns) || now < due) {
@@ -193,6 +200,7 @@ int xnf_gen(struct xdp_md *ctx)
 			state.burst_len = 0;
 		}
 		state.gap = 0;
+		state.flush_frames++;
 		if (++state.burst_len > state.burst_max)
 			state.burst_max = state.burst_len;
 	}

@@ -204,6 +204,8 @@ xdp_id()
 	echo "gen: $g" >&2
 	echo "sink: $S" >&2
 	tb_expect "generator sent" "$(jq .sent <<<"$g")" -eq 100000
+	tb_expect "the flushes carry every frame" \
+		"$(jq '[.flushes | to_entries[] | .key * .value] | add' <<<"$g")" -eq 100000
 	gs_account "100,000 frames" "$g"
 	tb_expect "bytes of 64-byte frames" "$(jq .bytes <<<"$S")" -eq $((64 * $(jq .packets <<<"$S")))
 	tb_expect "bad IPv4 checksums" "$(jq .bad_ip_csum <<<"$S")" -eq 0
@@ -288,6 +290,11 @@ xdp_id()
 		((cap >= flush)) || cap=$flush
 		tb_expect "rate $rate: no burst above 1 ms worth of frames or a flush" \
 			"$(jq .burst <<<"$g")" -le $cap
+		# the flushes by size: every frame in one, none above the flush
+		tb_expect "rate $rate: the flushes carry every frame" \
+			"$(jq '[.flushes | to_entries[] | .key * .value] | add' <<<"$g")" -eq "$(jq .sent <<<"$g")"
+		tb_expect "rate $rate: no flush above $flush frames" \
+			"$(jq --argjson f $flush '[.flushes | to_entries[] | select(.key > $f) | .value] | add' <<<"$g")" -eq 0
 	done
 }
 

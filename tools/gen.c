@@ -77,7 +77,7 @@
 #include "gen.skel.h"
 
 #define DURATION_MAX	3600.0
-#define BATCH		64   /* frames per flush to the device */
+#define BATCH		XNF_GEN_FLUSH_MAX /* frames per flush to the device */
 #define PACED_CALL_NS	20e6 /* paced: one call (with the dispatcher held) */
 #define PACED_FLUSH_PPS 125000.0  /* paced: pps per frame of a flush */
 #define PACED_LATE_NS	1000000.0 /* paced: lateness that moves the schedule */
@@ -101,6 +101,9 @@ struct result {
 	__u64 bursts; /* paced: frames that left apart from the one before */
 	__u64 slips;  /* paced: times the schedule was moved */
 	__u32 batch;  /* frames per flush */
+	/* flushes by the frames they carried: the arrivals at the receiving
+	 * ring, a burst each (tools/xnf_model, --burst flush) */
+	__u64 flushes[XNF_GEN_FLUSH_MAX + 1];
 	double duration;
 	bool held;
 };
@@ -451,6 +454,10 @@ static int run_fast(struct runner *r, const struct opts *o, struct result *res)
 				o->dev, strerror(-err));
 			return err;
 		}
+		/* Every run sends: full flushes, and the call's last partial. */
+		res->flushes[BATCH] += (r->st->seq - sent) / BATCH;
+		if ((r->st->seq - sent) % BATCH)
+			res->flushes[(r->st->seq - sent) % BATCH]++;
 		if (r->st->seq > sent && t1 > t) {
 			rate = (r->st->seq - sent) * 1e9 / (t1 - t);
 			chunk = rate * call_s;
@@ -526,6 +533,7 @@ static int run_paced_user(struct runner *r, const struct opts *o,
 	if (r->st->seq)
 		res->duration = (r->st->last_ns - first + period) / 1e9;
 	res->burst_max = r->st->seq ? 1 : 0;
+	res->flushes[1] = r->st->seq;
 	res->bursts = r->st->seq;
 	res->batch = 1;
 	return 0;
@@ -595,6 +603,12 @@ static int run_paced_kernel(struct runner *r, const struct opts *o,
 	res->bursts = st->bursts;
 	res->slips = st->slips;
 	res->batch = batch;
+	for (int i = 0; i <= XNF_GEN_FLUSH_MAX; i++)
+		res->flushes[i] = st->flush_hist[i];
+	if (st->flush_frames)
+		res->flushes[st->flush_frames > XNF_GEN_FLUSH_MAX ?
+				     XNF_GEN_FLUSH_MAX :
+				     st->flush_frames]++;
 	return 0;
 }
 
@@ -637,6 +651,10 @@ static void print_result(const struct opts *o, const struct result *res,
 		jw_float("burst_mean", burst_mean);
 		jw_float("mean_size", xnf_gen_mean_size(cfg));
 		jw_uint("flush", res->batch);
+		jw_array("flushes");
+		for (int i = 0; i <= XNF_GEN_FLUSH_MAX; i++)
+			jw_uint(NULL, res->flushes[i]);
+		jw_end_array();
 		jw_uint("slips", res->slips);
 		jw_uint("calls", res->calls);
 		jw_uint("errors", res->errors);

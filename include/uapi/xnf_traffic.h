@@ -50,6 +50,7 @@ struct xnf_probe_short {
  * 16-bit words as loaded natively (RFC 1071: byte order independent). */
 #define XNF_GEN_HDR_MAX	  80   /* Ethernet + IPv6 + TCP = 74 */
 #define XNF_GEN_SIZES_MAX 1024 /* entries of a size table */
+#define XNF_GEN_FLUSH_MAX 64	/* most runs per flush (the unpaced batch) */
 #define XNF_GEN_FRAME_MAX 1518
 #define XNF_GEN_FLOWS_MAX (1u << 24)
 
@@ -102,6 +103,13 @@ struct xnf_gen_state {
 	__u32 pad;
 	__u64 bad_cookie; /* runs passed: 4 bytes of metadata, wrong cookie */
 	__u64 last_ns;	  /* when the last frame was written */
+	/* paced: frames per flush to the device, 0..XNF_GEN_FLUSH_MAX (a
+	 * flush every pace_batch runs): what the receiving ring gets at once.
+	 * A flush is counted when the run after it starts; user space adds
+	 * the last one (flush_frames) when the run ends. */
+	__u64 flush_hist[XNF_GEN_FLUSH_MAX + 1];
+	__u32 flush_frames; /* paced: frames in the flush under way */
+	__u32 pad2;
 };
 
 /* Sink (sink.bpf.c): per-CPU counters, a per-CPU latency histogram and a

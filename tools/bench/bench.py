@@ -36,6 +36,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testbed as tbm  # noqa: E402
 from testbed import CmdError, Testbed, run  # noqa: E402
+from waketrace import WakeTrace  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -54,10 +55,14 @@ VS_TESTPMD_PAIRS = [("worker-macswap", "testpmd"),
                     ("worker-macswap-napi-other", "testpmd-napi-other")]
 VS_TESTPMD = [d for pair in VS_TESTPMD_PAIRS for d in pair]
 UDP_SPORT, UDP_DPORT = 1024, 9
-MODEL_DP = "worker-l3fwd-napi-other"   # the model sweep's dataplane
+MODEL_DP = "worker-l3fwd-napi-other"   # the model sweep's dataplane: the worker
+MODEL_XDP_DP = "xnf-1nf-model"          # and the XDP path's
+MODEL_DPS = (MODEL_DP, MODEL_XDP_DP)
 MODEL_TARGET_LOSS, MODEL_ACCURACY = 1e-3, 0.005   # issue 18's dimensioning check
 MODEL_RATE_TOL = 0.02     # the check's offered rate: the model's within 2%
 FIFO_PRIO = 50   # threaded IRQs' priority (kernel/irq/manage.c)
+GEN_FIFO_PRIO = 40   # a generator at SCHED_FIFO: below the napi threads
+SINK_FIFO_PRIO = 45  # the sink's napi thread: below the DUT's
 VETH_RING, NAPI_BUDGET = 256, 64   # drivers/net/veth.c VETH_RING_SIZE; NAPI's default weight
 # Trial overhead beyond its duration (sink attach, process start, drain), s,
 # and per test bed; only for the estimate, corrected as the run goes.
@@ -81,15 +86,29 @@ class DP:
     not the napi thread)."""
 
     def __init__(self, name, kind, nfs=(), form="", route="", worker_nf="", napi="same",
-                 fifo=()):
+                 fifo=(), sink="dut", rt_unthrottled=False):
         self.name, self.kind, self.nfs = name, kind, list(nfs)
         self.form, self.route, self.worker_nf = form, route, worker_nf
         self.napi = napi
+        # Where the sink's veth runs its NAPI (the XDP sink): in the softirq
+        # of the CPU that transmitted into it, the DUT's ("dut": in the
+        # DUT's napi thread, right after its poll), or in a napi thread of
+        # its own on the DUT's CPU ("thread"; with "sink" in fifo at
+        # SCHED_FIFO below the DUT's napi thread: it runs when that thread
+        # leaves the CPU, never within it, and it is no SCHED_OTHER task
+        # that the kernel's fair server would run for 50 ms a second).
+        self.sink = sink
         # Threads run SCHED_FIFO (FIFO_PRIO): "napi", the ingress's napi
         # thread, preempts the generator on their CPU as a NIC's interrupt
         # would; "worker", the forwarding thread, preempts the machine's
-        # other work on its CPU.
+        # other work on its CPU. A thread at SCHED_FIFO that has work for
+        # longer than the kernel's RT runtime (0.95 s a second) is stopped
+        # for the rest of the second; rt_unthrottled lifts that limit for
+        # the dataplane's sessions (kernel.sched_rt_runtime_us -1, restored
+        # after): at overload the XDP path's napi thread runs for whole
+        # trials, as a NIC's does on a dedicated core.
         self.fifo = tuple(fifo)
+        self.rt_unthrottled = rt_unthrottled
 
     @property
     def chain_len(self):
@@ -122,6 +141,11 @@ def all_dataplanes():
     # the ingress's napi thread on the other, as the model assumes.
     dps.append(DP(MODEL_DP, "worker", ["xsk", "l3fwd"], "afxdp", "lpm", "l3fwd", napi="other",
                   fifo=("napi", "worker")))
+    # The XDP path's: an l3fwd chain whose napi thread has the DUT's CPU to
+    # itself, fed by a generator on the other CPU, as a NIC's ring is fed
+    # independently of the core that polls it (docs/model.md).
+    dps.append(DP(MODEL_XDP_DP, "xnf", ["l3fwd"], "tailcall", "lpm",
+                  fifo=("napi", "gen", "sink"), sink="thread", rt_unthrottled=True))
     dps.append(DP("xskfwd", "xskfwd", ["xsk"], "afxdp", ""))
     # The AF_XDP worker against DPDK's testpmd on its net_af_xdp driver, in
     # both placements of the veth's NAPI (issue 17).
@@ -254,9 +278,10 @@ class Bench:
         self.xnf = os.path.join(self.build, "xnf")
         self.xskfwd = os.path.join(self.build, "xnf-xskfwd")
         self.testpmd = shutil.which(a.testpmd)
+        self.perf = WakeTrace.find()
         self.rows = {k: [] for k in ("throughput", "zeroloss", "latency", "batch",
                                      "latency_chain", "rules")}
-        self.model_points = []
+        self.model_points = {}    # by dataplane: the worker's, the XDP path's
         self.model_check = None
         self.model_check_stats = None
         self.sessions = []
@@ -400,6 +425,8 @@ class Bench:
             if "l2fwd" in dp.nfs:
                 tb.xnf_cmd("fdb", "add", tbm.MAC_K, "dev", tb.e)
             place["napi"] = tb.napi_threads(tb.i)
+            if dp.fifo:
+                place["fifo"] = self.set_fifo(tb, dp, place["napi"])
             place["how"] = f"xnf attach {tb.i} ... cores {cpu}"
         elif dp.kind in ("linux", "nft"):
             self.routes_linux(tb)
@@ -447,7 +474,10 @@ class Bench:
             place["how"] = (f"{self.testpmd} {' '.join(args)}; napi pinned by the harness")
         place["threaded"] = tb.threaded(tb.i)
         place["sink"] = ("XDP sink on the sink's veth: runs in the softirq of the CPU that "
-                         "transmitted into it, i.e. the DUT CPU")
+                         "transmitted into it, i.e. the DUT CPU" if dp.sink == "dut" else
+                         f"XDP sink on the sink's veth, its napi thread on CPU {cpu} ("
+                         + (f"SCHED_FIFO {SINK_FIFO_PRIO}" if "sink" in dp.fifo else
+                            "SCHED_OTHER") + "), pinned by the harness after each sink attach")
         if not place.get("napi"):
             raise CmdError(f"no napi thread found for {tb.i}: placement not applied")
         bad = [t for t in place["napi"] if t["cpus"] != [napi_cpu]]
@@ -469,6 +499,14 @@ class Bench:
             run(["chrt", "-f", "-p", FIFO_PRIO, tid])
         return [{"thread": what, "tid": tid, "policy": "SCHED_FIFO", "priority": FIFO_PRIO}
                 for what, tid in tids]
+
+    def pin_sink_napi(self, tb, dp):
+        """The sink's napi thread on the DUT's CPU (dp.sink "thread"),
+        SCHED_FIFO below the DUT's napi thread with "sink" in dp.fifo: after
+        every attach of the sink's XDP program, which re-creates it."""
+        for t in tb.pin_napi(tb.k, self.a.dut_cpu, ns=tb.sink):
+            if "sink" in dp.fifo:
+                run(["chrt", "-f", "-p", SINK_FIFO_PRIO, t["pid"]])
 
     def start_testpmd(self, tb, cpu):
         """DPDK's testpmd on the DUT's two veths, one net_af_xdp port each,
@@ -567,9 +605,15 @@ class Bench:
                 out, err = tb.stop(sink)
                 raise CmdError(f"xnf-sink did not attach: {err.strip()}")
             time.sleep(0.01)
+        if dp.sink == "thread":
+            self.pin_sink_napi(tb, dp)
         st0 = self.xnf_stats(tb) if dp.kind in ("xnf", "worker") else None
         cpu0 = self.afxdp_cpu_ns(tb, dp)
-        cmd = ["taskset", "-c", self.a.gen_cpu, self.gen, tb.s, "duration", duration,
+        # "gen" in dp.fifo: the generator is not time-sliced with the
+        # machine's other work on its CPU (its frames come as the rate says,
+        # not in runs between other tasks' slices).
+        fifo = ["chrt", "-f", GEN_FIFO_PRIO] if "gen" in dp.fifo else []
+        cmd = fifo + ["taskset", "-c", self.a.gen_cpu, self.gen, tb.s, "duration", duration,
                "size", size, "flows", self.a.flows, "ipv4", "udp", "src", tbm.SRC4,
                "dst", tbm.SINK4, "smac", tbm.MAC_S, "dmac", tbm.MAC_I, "sport", UDP_SPORT,
                "dport", UDP_DPORT, "cpu", self.a.gen_cpu, "-j"]
@@ -695,10 +739,10 @@ class Bench:
     def plan(self, dps):
         a = self.a
         names = {d.name: d for d in dps}
-        # The model's dataplane is for the model experiment: in another
-        # only when a pattern names it.
+        # The model's dataplanes are for the model experiment: in another
+        # only when a pattern names them.
         pick = lambda pats: [names[n] for n in names if any(fnmatch.fnmatch(n, p) for p in pats)
-                             and (n != MODEL_DP or MODEL_DP in pats)]
+                             and (n not in MODEL_DPS or n in pats)]
         exps = set(a.experiments.split(","))
         sessions = []
         if "throughput" in exps:
@@ -729,9 +773,11 @@ class Bench:
                 for n in a.rule_counts:
                     sessions.append({"dp": dp, "rules": n, "tasks": [
                         ("rules", "64", "max", rep) for rep in range(a.repeat)]})
-        if "model" in exps and MODEL_DP in names:
-            sessions.append({"dp": names[MODEL_DP], "rules": FW_RULES,
-                             "tasks": [("model", "64", f, 0) for f in a.model_fracs]})
+        if "model" in exps:
+            for n in MODEL_DPS:
+                if n in names:
+                    sessions.append({"dp": names[n], "rules": FW_RULES,
+                                     "tasks": [("model", "64", f, 0) for f in a.model_fracs]})
         return sessions
 
     def task_cost(self, t):
@@ -739,7 +785,8 @@ class Bench:
         d = self.duration_for(exp, rate)
         trials = self.a.zl_steps if exp == "zeroloss" else 1
         if exp == "model" and t == ("model", "64", self.a.model_fracs[0], 0):
-            trials += 2   # the saturation point first, the dimension check last (1-3 trials)
+            # the saturation point first, the worker's dimension check last (1-3 trials)
+            trials += 2
         return trials, trials * (d + TRIAL_OVH)
 
     def duration_for(self, exp, rate):
@@ -759,9 +806,15 @@ class Bench:
         tb = Testbed(self.build, verbose=self.a.verbose)
         self.tb = tb
         done = []
+        rt_runtime = None
         try:
+            if dp.rt_unthrottled:
+                rt_runtime = read_file(RT_RUNTIME).strip()
+                write_file(RT_RUNTIME, "-1")
             tb.setup()
             place = self.setup_dp(tb, dp, sess["rules"])
+            if rt_runtime is not None:
+                place["sched_rt_runtime_us"] = f"-1 for the session (was {rt_runtime})"
             self.placements.setdefault(dp.name, place)
             self.smoke(tb, dp)
             model_sat = None
@@ -776,7 +829,7 @@ class Bench:
                 else:
                     self.point(tb, dp, exp, size, rate, rep, sess["rules"])
                 done.append(t)
-            if model_sat is not None:
+            if model_sat is not None and dp.name == MODEL_DP:
                 self.model_dimension_check(tb, dp)
         except CmdError as ex:
             why = str(ex).splitlines()[0][:400]
@@ -784,6 +837,8 @@ class Bench:
             self.skipped.append((dp.name, why))
             self.done_trials += sum(self.task_cost(t)[0] for t in tasks[len(done):])
         finally:
+            if rt_runtime is not None:
+                write_file(RT_RUNTIME, rt_runtime)
             w = self.stop_worker(tb)
             if w is not None:
                 self.raw("worker_exit", dp.name, f"session-{len(self.sessions)}", w)
@@ -883,11 +938,14 @@ class Bench:
         but waiting for it, timeslices; None when it cannot be read."""
         w = self.workers(tb)
         try:
-            with open(f"/proc/{w[0]['tid']}/schedstat") as f:
-                run_ns, wait_ns, slices = (int(x) for x in f.read().split()[:3])
-        except (OSError, ValueError, TypeError, IndexError, KeyError):
+            return schedstat(w[0]["tid"])
+        except (TypeError, IndexError, KeyError):
             return None
-        return {"run_ns": run_ns, "wait_ns": wait_ns, "slices": slices}
+
+    def napi_sched(self, dp):
+        """The same for the ingress's napi thread (the XDP path's server)."""
+        napi = self.placements.get(dp.name, {}).get("napi") or []
+        return schedstat(napi[0]["pid"]) if len(napi) == 1 else None
 
     def veth_drops(self, tb):
         """The sender's veth toward the DUT (tx_dropped: frames the DUT's
@@ -906,9 +964,32 @@ class Bench:
         return out
 
     def model_trial(self, tb, dp, rate, what):
+        # The XDP path's napi thread: how long it waits to run once a
+        # packet woke it (the model's wake-up), where perf is installed.
+        wake = None
+        if dp.name == MODEL_XDP_DP and self.perf:
+            pids = [t["pid"] for t in self.placements.get(dp.name, {}).get("napi", [])]
+            # perf on the DUT's CPU: the generator's is the generator's alone
+            wake = WakeTrace(self.perf, pids, os.path.join(tb.tmp, "wake.data"),
+                             self.a.dut_cpu)
+            try:
+                wake.start()
+            except OSError as ex:
+                self.say(f"  wake-ups not measured: {ex}")
+                wake = None
         s0, v0, c0 = self.worker_sched(tb), self.veth_drops(tb), cpu_times()
-        row, rec = self.trial_retry(tb, dp, "64", rate, self.a.model_duration, what)
+        n0 = self.napi_sched(dp)
+        try:
+            row, rec = self.trial_retry(tb, dp, "64", rate, self.a.model_duration, what)
+        finally:
+            wt = wake.stop() if wake else None
+        if wt is not None:
+            rec["napi_wake"] = dict(wt, how="perf: sched_waking to sched_switch of the "
+                                    "ingress's napi thread")
         s1, v1, c1 = self.worker_sched(tb), self.veth_drops(tb), cpu_times()
+        n1 = self.napi_sched(dp)
+        if n0 and n1:
+            rec["napi_sched"] = {k: n1[k] - n0[k] for k in n0}
         if c0 and c1:
             # Per CPU, ms of each kind (/proc/stat): steal is time the
             # hypervisor ran something else on this vCPU.
@@ -922,9 +1003,15 @@ class Bench:
 
     def model_saturation(self, tb, dp):
         row, rec = self.model_trial(tb, dp, None, "model max")
-        self.model_point_record(rec, row, None)
+        self.model_point_record(dp, rec, row, None)
         self.progress(f"model {dp.name} saturation: {row['rx_mpps']:.3f} Mpps received "
                       f"of {row['tx_pps'] / 1e6:.3f} offered")
+        if dp.name == MODEL_XDP_DP:
+            # What the ingress's NAPI took, not what reached the sink: the
+            # sink's napi thread has what the DUT's leaves of the CPU.
+            polls = (rec.get("xnf_delta") or {}).get("batch_polls") or []
+            took = sum(i * c for i, c in enumerate(polls))
+            row = dict(row, rx_pps=took / row["duration_s"] if row["duration_s"] else 0.0)
         return row
 
     def model_point(self, tb, dp, frac, sat):
@@ -936,7 +1023,7 @@ class Bench:
         except GenError:
             self.progress(f"model {dp.name} {frac} x saturation: no measurement (generator failed)")
             return
-        self.model_point_record(rec, row, rate)
+        self.model_point_record(dp, rec, row, rate)
         self.progress(f"model {dp.name} {frac} x saturation ({rate / 1e6:.3f} Mpps): "
                       f"loss {100 * row['loss']:.2f}%")
 
@@ -1023,10 +1110,10 @@ class Bench:
                       f"the ring {100 * (out['ring_loss'] or 0):.2f}%, end to end "
                       f"{100 * row['loss']:.2f}%")
 
-    def model_point_record(self, rec, row, rate):
+    def model_point_record(self, dp, rec, row, rate):
         w = (rec.get("worker_delta") or [None])[0]
         xd = rec.get("xnf_delta") or {}
-        self.model_points.append({
+        self.model_points.setdefault(dp.name, []).append({
             "offered_pps": round(rate if rate is not None else row["tx_pps"], 1),
             "offered_max": rate is None, "achieved_tx_pps": row["tx_pps"],
             "sent": row["sent"], "received": row["received"],
@@ -1040,9 +1127,13 @@ class Bench:
                      "timed": xd.get("batch_timed"), "ns": xd.get("batch_ns"),
                      "ring": VETH_RING, "budget": NAPI_BUDGET},
             "veth": rec.get("veth"),
-            # The generator's paced bursts: the arrivals at the ingress ring.
+            # How long the napi thread waited to run once woken, and its
+            # time on the CPU (XDP path).
+            "napi_wake": rec.get("napi_wake"), "napi_sched": rec.get("napi_sched"),
+            # The generator's paced bursts and its flushes by size: the
+            # arrivals at the ingress ring.
             "gen": {k: (rec.get("gen") or {}).get(k)
-                    for k in ("burst", "burst_mean", "flush", "slips")},
+                    for k in ("burst", "burst_mean", "flush", "flushes", "slips")},
             # Whether the worker had its core: time runnable but not running
             # (other tasks on the CPU, the NAPI thread among them).
             "worker_sched": rec.get("worker_sched"), "cpu_ms": rec.get("cpu_ms")})
@@ -1053,12 +1144,18 @@ class Bench:
         for name, rows in self.rows.items():
             write_csv(os.path.join(self.out, f"{name}.csv"), rows)
         if self.model_points or "model" in self.a.experiments:
-            os.makedirs(os.path.join(self.out, "model"), exist_ok=True)
-            with open(os.path.join(self.out, "model", "sweep.json"), "w") as f:
-                json.dump({"ring": WORKER_RING, "batch": WORKER_BATCH, "nf": "l3fwd",
-                           "size": 64, "points": sorted(self.model_points,
-                                                        key=lambda p: p["offered_pps"])},
-                          f, indent=1)
+            # model/sweep.json: the worker's; model/xdp/sweep.json: the XDP path's.
+            for dp, sub, ring, batch in ((MODEL_DP, "", WORKER_RING, WORKER_BATCH),
+                                         (MODEL_XDP_DP, "xdp", VETH_RING, NAPI_BUDGET)):
+                if dp not in self.model_points and sub:
+                    continue
+                os.makedirs(os.path.join(self.out, "model", sub), exist_ok=True)
+                with open(os.path.join(self.out, "model", sub, "sweep.json"), "w") as f:
+                    json.dump({"dataplane": dp, "ring": ring, "batch": batch, "nf": "l3fwd",
+                               "size": 64,
+                               "points": sorted(self.model_points.get(dp, []),
+                                                key=lambda p: p["offered_pps"])},
+                              f, indent=1)
             if self.model_check is not None:
                 with open(os.path.join(self.out, "model", "dimension.json"), "w") as f:
                     json.dump(self.model_check, f, indent=1)
@@ -1231,9 +1328,7 @@ class Bench:
 
     def validate_model(self):
         tools = os.path.join(TOP, "tools")
-        sweep = os.path.join(self.out, "model", "sweep.json")
-        if not (os.path.isdir(os.path.join(tools, "xnf_model")) and os.path.exists(sweep)
-                and self.model_points):
+        if not (os.path.isdir(os.path.join(tools, "xnf_model")) and self.model_points):
             return
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, (tools, env.get("PYTHONPATH"))))
@@ -1241,11 +1336,18 @@ class Bench:
         # the model missed, measured"): bursts as the point's NAPI polls,
         # the point's own service times, the wake-up its counters show;
         # and, in paper/, the paper's assumptions (single packets, one fit).
-        # In xdp/, the XDP path: the ingress's NAPI polls with their times.
-        for sub, extra in (("", ["--burst", "napi", "--service", "point",
-                                 "--wake-ns", "measured"]),
-                           ("paper", []),
-                           ("xdp", ["--path", "xdp", "--service", "point"])):
+        # In xdp/, the XDP path's own sweep: its NAPI polls with their
+        # times, the generator's flushes as the bursts that reach its ring.
+        for dp, sub, extra in ((MODEL_DP, "", ["--burst", "napi", "--service", "point",
+                                               "--wake-ns", "measured"]),
+                               (MODEL_DP, "paper", []),
+                               (MODEL_XDP_DP, "xdp", ["--path", "xdp", "--service", "point",
+                                                      "--burst", "flush"] +
+                                (["--wake-ns", "measured"] if self.perf else []))):
+            if not self.model_points.get(dp):
+                continue
+            sweep = os.path.join(self.out, "model", "xdp" if sub == "xdp" else "",
+                                 "sweep.json")
             outdir = os.path.join(self.out, "model", sub)
             os.makedirs(outdir, exist_ok=True)
             cmd = ["-m", "xnf_model", "validate", sweep, "--out", outdir] + extra
@@ -1268,8 +1370,32 @@ class Bench:
 
 # ---- helpers -----------------------------------------------------------------------
 
+RT_RUNTIME = "/proc/sys/kernel/sched_rt_runtime_us"
+
+
+def read_file(path):
+    with open(path) as f:
+        return f.read()
+
+
+def write_file(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def schedstat(tid):
+    """/proc/TID/schedstat: ns on the CPU, ns runnable but waiting for it,
+    timeslices; None when it cannot be read."""
+    try:
+        with open(f"/proc/{tid}/schedstat") as f:
+            run_ns, wait_ns, slices = (int(x) for x in f.read().split()[:3])
+    except (OSError, ValueError):
+        return None
+    return {"run_ns": run_ns, "wait_ns": wait_ns, "slices": slices}
 
 
 def cpu_times():

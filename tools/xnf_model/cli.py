@@ -119,8 +119,9 @@ def add_model_opts(sp, rate=True):
     g.add_argument("--burst", default="1", help="packets per arrival: N "
                    "(default 1, the paper); validate also takes 'gen': "
                    "xnf-gen's paced bursts, a point's \"burst\" or "
-                   "ceil(offered x 100 us), and 'napi': the point's ingress "
-                   "NAPI poll sizes as the burst distribution")
+                   "ceil(offered x 100 us), 'napi': the point's ingress "
+                   "NAPI poll sizes as the burst distribution, and 'flush': "
+                   "the generator's flushes by size")
     g = sp.add_argument_group("service times")
     g.add_argument("--service-means", metavar="I:NS,...",
                    help="mean service time per batch size, ns")
@@ -142,6 +143,13 @@ def add_model_opts(sp, rate=True):
                    choices=("poisson", "deterministic"),
                    help="service time law in slots (default poisson)")
     g = sp.add_argument_group("server and solver")
+    g.add_argument("--discipline", choices=("gated", "exhaustive"),
+                   help="what a poll takes: gated, what the queue holds when "
+                   "it starts (the paper, an AF_XDP worker's read), or "
+                   "exhaustive, packets until the queue is empty, those "
+                   "that arrive meanwhile too (veth's NAPI poll); up to "
+                   "beta either way (default: exhaustive for NAPI, --napi "
+                   "or --path xdp, else gated)")
     g.add_argument("--idle-spins", help="empty polls before the server "
                    "sleeps until a packet comes: N or inf (default: inf, the "
                    "paper; 64 for an xnf worker that does not busy-poll)")
@@ -233,7 +241,16 @@ def parse_burst(s, point=None):
     """Packets per arrival; 'gen' (validate): xnf-gen sends, when behind
     its schedule, bursts of ceil(rate x PACED_BURST_US) frames, and as many
     as it can unpaced; the receiving NAPI poll hands at most NAPI_BUDGET of
-    them to the ring at once."""
+    them to the ring at once; 'flush' (validate): the point's generator
+    flushes by size, what reached the ring at once."""
+    if s == "flush":
+        pmf = flush_burst(point)
+        if pmf is None:
+            raise ModelError("--burst flush needs a sweep point with the "
+                             "generator's flushes by size (\"gen\": "
+                             "{\"flushes\": [...]}), which the harness "
+                             "records since xnf-gen counts them")
+        return pmf
     if s == "napi":
         pmf = napi_burst(point)
         if pmf is None:
@@ -260,7 +277,7 @@ def parse_burst(s, point=None):
         return v
     except ValueError:
         raise ModelError("--burst takes a packet count >= 1%s" % (
-            " or 'gen'" if point is not None else ""))
+            " or 'gen', 'napi', 'flush'" if point is not None else ""))
 
 
 def napi_burst(point):
@@ -274,11 +291,40 @@ def napi_burst(point):
     return g / g.sum()
 
 
-def parse_wake(s, point=None, rate=None, burst_mean=1.0):
+def flush_burst(point):
+    """The burst-size pmf of a sweep point: the generator's flushes by the
+    frames they carried (sizes >= 1; an empty flush brings nothing), or
+    None."""
+    f = ((point or {}).get("gen") or {}).get("flushes")
+    if not f or sum(f[1:]) <= 0:
+        return None
+    g = np.asarray(f, float)
+    g[0] = 0.0
+    return g / g.sum()
+
+
+def parse_wake(s, point=None, rate=None, burst_mean=1.0, xdp=False):
     """--wake-ns: ns, or (validate) 'measured': a sleeping worker wakes
     when a burst reaches its ring and reads it wake_ns later, with what
     came meanwhile: E[first read after a sleep] = E[g] + rate x wake_ns,
-    from the worker's wake_reads and wake_packets."""
+    from the worker's wake_reads and wake_packets. On the XDP path the
+    point's measured wake-ups of the napi thread (the harness's "napi_wake":
+    perf, from sched_waking to the switch that runs it), as a distribution
+    (ns values, probabilities)."""
+    if s == "measured" and xdp:
+        wk = (point or {}).get("napi_wake") or {}
+        if wk.get("count") == 0 and "error" not in wk:
+            return 0.0             # it never slept: no wake-up to price
+        if point is None or not wk.get("count"):
+            raise ModelError("--wake-ns measured on the XDP path needs the "
+                             "point's napi thread wake-ups (\"napi_wake\": "
+                             "{\"hist\": ...}), which the harness records "
+                             "with perf: %s" % (wk.get("error") or
+                                                "none recorded"))
+        half = wk.get("bucket_ns", 0) / 2.0
+        vals = np.array([b + half for b, _ in wk["hist"]], float)
+        probs = np.array([c for _, c in wk["hist"]], float)
+        return vals, probs
     if s == "measured":
         w = (point or {}).get("worker") or {}
         if point is None or "wake_reads" not in w:
@@ -299,9 +345,17 @@ def parse_wake(s, point=None, rate=None, burst_mean=1.0):
             " or 'measured'" if point is not None else ""))
 
 
+def discipline(args):
+    if getattr(args, "discipline", None):
+        return args.discipline
+    napi = getattr(args, "napi", False) or getattr(args, "path", "") == "xdp"
+    return "exhaustive" if napi else "gated"
+
+
 def make_params(args, L, beta, svc, spins, rate, ref=None, burst=None,
                 wake_ns=None):
     return Params(L, beta, rate, svc, arrival=args.arrival, cv=args.cv,
+                  discipline=discipline(args),
                   service_dist=args.service_dist, idle_spins=spins,
                   wake_ns=parse_wake(args.wake_ns) if wake_ns is None
                   else wake_ns, slot_ns=args.slot, ref_rate_pps=ref,
@@ -548,8 +602,9 @@ def validate(sweep, args):
         row["wait_share"] = (sc["wait_ns"] / (sc["run_ns"] + sc["wait_ns"])
                              if sc.get("run_ns", 0) + sc.get("wait_ns", 0) > 0
                              else None)
-        wake = parse_wake(args.wake_ns, pt, rate, row["burst"])
-        row["wake_ns"] = wake
+        wake = parse_wake(args.wake_ns, pt, rate, row["burst"], xdp)
+        row["wake_ns"] = wake if np.ndim(wake) == 0 else \
+            float(wake[0] @ wake[1] / wake[1].sum())
         p = make_params(args, L, beta, psvc, spins, rate, burst=kb,
                         wake_ns=wake)
         r = predict(p, args.tol, args.max_iter, args.solver)

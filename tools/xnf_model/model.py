@@ -49,7 +49,8 @@ It needs numpy and scipy and nothing else of xnf.
 #   - the worker sleeps in poll() after 64 empty reads in a row (unless it
 #     spins or busy-polls); the model then adds idle states: 64 empty polls,
 #     then a wait for the next packet plus a wake-up latency (--wake-ns,
-#     default 0). --idle-spins inf is the paper's pure polling.
+#     default 0; a constant, or a measured distribution, each sleep's
+#     wake-up drawn from it). --idle-spins inf is the paper's pure polling.
 #   - the worker records no time for empty reads (by_size[0].ns = 0): the
 #     empty poll then costs the fit's intercept a, an overestimate.
 #   - packets reach the XSK ring in NAPI bursts (up to 64), not one by one;
@@ -72,6 +73,8 @@ except ImportError as e:  # pragma: no cover - install-deps provides them
 
 SLOT_RES = 16           # slots in the shortest time that matters
 SLOT_MAX = 4096         # slots in the longest mean service time
+WAKE_SLOTS_MAX = 1 << 17  # slots the longest wake-up may span
+WAKE_LONG = 8           # a wake-up with more arrivals than this many queues
 TAIL = 1e-15            # probability mass cut from distribution tails
 TINY = 1e-30            # transition probabilities below this are dropped
 TOL = 1e-10             # L1 change of q that ends the iteration
@@ -290,7 +293,8 @@ def count_ccdf(first, a, n):
 class Params:
     def __init__(self, L, beta, rate_pps, service, arrival="poisson", cv=None,
                  service_dist="poisson", idle_spins=None, wake_ns=0.0,
-                 slot_ns=None, ref_rate_pps=None, burst=1):
+                 slot_ns=None, ref_rate_pps=None, burst=1,
+                 discipline="gated"):
         if L < 1 or beta < 1:
             raise ModelError("L and beta must be at least 1 (L=%s beta=%s)"
                              % (L, beta))
@@ -305,8 +309,31 @@ class Params:
         self.L, self.beta, self.rate = int(L), int(beta), float(rate_pps)
         self.service, self.arrival, self.cv = service, arrival, cv
         self.service_dist = service_dist
+        if discipline not in ("gated", "exhaustive"):
+            raise ModelError("unknown service discipline '%s': gated or "
+                             "exhaustive" % discipline)
+        # gated (the paper): a poll takes what the queue holds when it
+        # starts, up to beta; exhaustive (veth's NAPI poll): it takes
+        # packets one at a time until the queue is empty or it has beta,
+        # what arrives meanwhile too.
+        self.discipline = discipline
         self.idle_spins = idle_spins      # None: poll forever (the paper)
-        self.wake_ns = float(wake_ns)
+        # The wake-up after a sleep: ns, or a distribution given as
+        # (ns values, probabilities); wake_ns is then its mean.
+        if np.ndim(wake_ns) == 0:
+            self.wake_vals = np.array([float(wake_ns)])
+            self.wake_probs = np.array([1.0])
+        else:
+            vals, probs = (np.asarray(x, float) for x in wake_ns)
+            if len(vals) != len(probs) or not len(vals) or \
+                    np.any(probs < 0) or probs.sum() <= 0:
+                raise ModelError("a wake-up distribution needs as many "
+                                 "probabilities as values, not all zero")
+            self.wake_vals, self.wake_probs = vals, probs / probs.sum()
+        if np.any(self.wake_vals < 0) or not np.all(np.isfinite(
+                self.wake_vals)):
+            raise ModelError("wake-up times are ns >= 0")
+        self.wake_ns = float(self.wake_vals @ self.wake_probs)
         # Packets per arrival: a count, or a distribution g(k) over k >= 1
         # (a compound renewal process: arrival epochs at rate / E[g], each
         # bringing an i.i.d. burst; the paper's a(k) admits it).
@@ -373,6 +400,65 @@ def spread(X, g):
     return out
 
 
+def arrivals_onto(A, x, L):
+    """Rows of A: mass over queue sizes 0..A.shape[1]-1; each row gets
+    arrivals of packet pmf x. Returns the mass over 0..L (what exceeds L is
+    lost, the queue then full) and per row the expected packets lost."""
+    rows, c = A.shape
+    R = np.zeros((rows, L + 1))
+    lost = np.zeros(rows)
+    for k in np.nonzero(x > TINY)[0]:
+        fit = min(c, max(L - k + 1, 0))          # sizes r with r + k <= L
+        if fit:
+            R[:, k:k + fit] += A[:, :fit] * x[k]
+        if fit < c:
+            over = A[:, fit:]
+            R[:, L] += over.sum(axis=1) * x[k]
+            lost += over @ (np.arange(fit, c) + k - L) * x[k]
+    return R, lost
+
+
+def exhaustive_polls(p, C, nwin):
+    """An exhaustive poll limited to beta, as veth's NAPI poll: it takes a
+    packet while the queue has one and it has taken fewer than beta, each
+    taking b ns, what arrives meanwhile joining the queue, and ends with a
+    ns of its own (the redirect flush, completing NAPI). t(i) = a + b i
+    through the service times of 1 and beta packets (the poll's time is
+    then t(B) of the packets B it took). For a poll that finds q = 1..L
+    packets: P(B = j) (L x beta+1), the queue it leaves (L x L+1), the
+    expected arrivals during it, the packets lost, and t(j) as the poll
+    spends it (the line)."""
+    L, beta, slot, t = p.L, p.beta, p.slot, p.service.t
+    b = max((t[beta] - t[1]) / (beta - 1), 1e-3) if beta > 1 else t[1]
+    a = max(t[1] - b, 0.0)
+    S = np.array([service_pmf(x / slot, p.service_dist, nwin + 1)
+                  for x in (b, a)])
+    G = np.minimum(S @ C.T, 1.0)
+    G[:, 0] = 1.0
+    X = G.copy()
+    X[:, :-1] -= G[:, 1:]
+    X = spread(np.maximum(X, 0.0), p.burst_pmf)
+    xb, xa = X[0], X[1]
+    kn = np.arange(len(xb))
+    eb, ea = float(kn @ xb), float(kn @ xa)
+    M = np.eye(L + 1)[1:]                        # from q = 1..L: queue now
+    Bp = np.zeros((L, beta + 1))
+    done = np.zeros((L, L + 1))                  # ended: the queue then
+    arr = np.zeros(L)
+    lost = np.zeros(L)
+    for j in range(beta):
+        Bp[:, j] += M[:, 0]                      # empty: the poll ends
+        done[:, 0] += M[:, 0]
+        go = M[:, 1:]                            # takes one: r -> r - 1
+        arr += go.sum(axis=1) * eb
+        M, dl = arrivals_onto(go, xb, L)
+        lost += dl
+    Bp[:, beta] += M.sum(axis=1)                 # beta taken
+    done += M
+    T, dl = arrivals_onto(done, xa, L)           # its last a ns
+    return Bp, T, arr + ea, lost + dl, a + b * np.arange(beta + 1)
+
+
 def build_chain(p):
     """Transition matrix of the queue at polling instants, and per state
     its batch size, mean cycle time (ns), expected arrivals and losses.
@@ -384,8 +470,27 @@ def build_chain(p):
     nwin = int(m.max() + 12 * math.sqrt(m.max()) + 12) + 2
     if p.service_dist == "deterministic":
         nwin = int(math.ceil(m.max())) + 2
-    w_slots = max(int(round(p.wake_ns / slot)), 0) \
-        if p.idle_spins is not None else 0
+    # The wake-up's pmf over slots 0..W. A wake-up during which more than
+    # WAKE_LONG rings' worth of packets arrive fills the queue whatever the
+    # arrivals' spread: it is taken with its mean count (rate x w), which
+    # is all the queue's state and its losses depend on then.
+    wake_long = []
+    if p.idle_spins is not None:
+        ws = np.rint(p.wake_vals / slot).astype(np.int64)
+        pk = p.wake_vals * p.rate * 1e-9
+        long_ = pk > WAKE_LONG * (L + beta)
+        wake_long = list(zip(pk[long_], p.wake_probs[long_]))
+        if np.any(~long_) and ws[~long_].max() > WAKE_SLOTS_MAX:
+            raise ModelError("a wake-up of %.0f ns is %d slots of %.3g ns, "
+                             "more than the model resolves (%d): give a "
+                             "longer --slot" % (p.wake_vals[~long_].max(),
+                                                ws[~long_].max(), slot,
+                                                WAKE_SLOTS_MAX))
+        wake_pmf = np.bincount(ws[~long_], weights=p.wake_probs[~long_]) \
+            if np.any(~long_) else np.array([0.0])
+    else:
+        wake_pmf = np.array([1.0])
+    w_slots = len(wake_pmf) - 1
     a, a_sf, a_var = interarrival(p.arrival, p.cv, mu, max(nwin, w_slots + 1))
     a_long = a
     a, a_sf = a[:nwin], a_sf[:nwin]
@@ -437,32 +542,42 @@ def build_chain(p):
         vals.append(np.append(x[kk] * scale, tail) if tail > TINY
                     else x[kk] * scale)
 
-    # queue 1..beta-1: the whole queue is the batch
-    for q in range(1, min(beta, L + 1)):
-        s = Z + q - 1
-        emit(s, 0, X[q])
-        batch[s], cyc[s], n_arr[s], n_lost[s] = q, t_ns[q], arr[q], H(q, L)
-    # queue beta..L: a full batch, r = q - beta stay; one kernel, shifted
-    xb = X[beta]
-    kk = np.nonzero(xb > TINY)[0]
-    r = np.arange(0, L - beta + 1)
-    R, KK = np.meshgrid(r, kk, indexing="ij")
-    dst = R + KK
-    ok = dst < L
-    s_of = Z + beta - 1 + R                      # state index of queue beta + r
-    rows.append(s_of[ok])
-    cols.append(np.where(dst[ok] == 0, 0, Z + dst[ok] - 1))
-    vals.append(np.broadcast_to(xb[kk], R.shape)[ok])
-    top = L - r                                  # P(N >= L - r) goes to L
-    tail = np.where(top <= K, G[beta, np.minimum(top, K)], 0.0)
-    keep = tail > TINY
-    rows.append(Z + beta - 1 + r[keep])
-    cols.append(np.full(keep.sum(), Z + L - 1))
-    vals.append(tail[keep])
-    sb = Z + beta - 1 + r
-    batch[sb], cyc[sb], n_arr[sb] = beta, t_ns[beta], arr[beta]
-    n_lost[sb] = np.where(top + 1 <= K, Hs[beta, np.minimum(top + 1, K + 1)],
-                          0.0)
+    if p.discipline == "exhaustive":
+        Bp, T, e_arr, e_lost, t_poll = exhaustive_polls(p, C, nwin)
+        batch = np.zeros((n, beta + 1))
+        batch[0:Z, 0] = 1.0
+        batch[Z:] = Bp
+        cyc[Z:] = Bp @ t_poll
+        n_arr[Z:], n_lost[Z:] = e_arr, e_lost
+        for q in range(1, L + 1):
+            emit(Z + q - 1, 0, T[q - 1])
+    else:
+        # queue 1..beta-1: the whole queue is the batch
+        for q in range(1, min(beta, L + 1)):
+            s = Z + q - 1
+            emit(s, 0, X[q])
+            batch[s], cyc[s], n_arr[s], n_lost[s] = q, t_ns[q], arr[q], H(q, L)
+        # queue beta..L: a full batch, r = q - beta stay; one kernel, shifted
+        xb = X[beta]
+        kk = np.nonzero(xb > TINY)[0]
+        r = np.arange(0, L - beta + 1)
+        R, KK = np.meshgrid(r, kk, indexing="ij")
+        dst = R + KK
+        ok = dst < L
+        s_of = Z + beta - 1 + R                      # state index of queue beta + r
+        rows.append(s_of[ok])
+        cols.append(np.where(dst[ok] == 0, 0, Z + dst[ok] - 1))
+        vals.append(np.broadcast_to(xb[kk], R.shape)[ok])
+        top = L - r                                  # P(N >= L - r) goes to L
+        tail = np.where(top <= K, G[beta, np.minimum(top, K)], 0.0)
+        keep = tail > TINY
+        rows.append(Z + beta - 1 + r[keep])
+        cols.append(np.full(keep.sum(), Z + L - 1))
+        vals.append(tail[keep])
+        sb = Z + beta - 1 + r
+        batch[sb], cyc[sb], n_arr[sb] = beta, t_ns[beta], arr[beta]
+        n_lost[sb] = np.where(top + 1 <= K, Hs[beta, np.minimum(top + 1, K + 1)],
+                              0.0)
     # empty queue
     if spins is None:
         emit(0, 0, X[0])
@@ -482,19 +597,25 @@ def build_chain(p):
                     vals.append(np.array([p0]))
                 continue
             # The sleeping read: nothing came during it, so the worker sleeps
-            # until the next arrival, wakes wake_ns later and finds that
-            # arrival's burst plus the ones that came meanwhile (counted
-            # from an arrival): packets g * (g^{*N(w)}).
+            # until the next arrival, wakes w later and finds that arrival's
+            # burst plus the ones that came meanwhile (counted from an
+            # arrival): packets g * (g^{*N(w)}), mixed over the wake-up's
+            # distribution: P(N >= k) = sum_w P(w) P(N(w) >= k).
             w = w_slots
             if w > 0:
                 Cw = count_ccdf(a_long[:w], a_long[:w], w)
-                y = Cw[:, w].copy()
-                y[:-1] -= Cw[1:, w]
+                y = Cw @ wake_pmf
+                y[:-1] -= y[1:].copy()
                 y = np.maximum(y, 0.0)
             else:
-                y = np.array([1.0])
+                y = wake_pmf[:1].copy()          # the short wake-ups' share
             y = spread(y[None, :], g)[0]
             y = np.convolve(y, g)                # the burst that woke it
+            for npk, pr in wake_long:
+                k = int(round(npk + p.burst_mean))
+                if k >= len(y):
+                    y = np.concatenate((y, np.zeros(k + 1 - len(y))))
+                y[k] += pr
             emit(s, 0, y, scale=p0)
             ey = float(np.sum(np.arange(len(y)) * y))
             n_arr[s] = arr[0] + p0 * ey
@@ -619,8 +740,11 @@ def predict(p, tol=TOL, max_iter=MAX_ITER, solver="auto"):
     P, batch, cyc, n_arr, n_lost, info = build_chain(p)
     q, rep = solve(P, tol, max_iter, solver)
     beta = p.beta
-    v = np.zeros(beta + 1)
-    np.add.at(v, batch.astype(int), q)
+    if batch.ndim == 2:                          # a batch pmf per state
+        v = q @ batch
+    else:
+        v = np.zeros(beta + 1)
+        np.add.at(v, batch.astype(int), q)
     e_arr = float(q @ n_arr)
     e_cyc = float(q @ cyc)
     loss = float(q @ n_lost) / e_arr if e_arr > 0 else 0.0

@@ -216,11 +216,16 @@ def validate_markdown(res, args):
             " in bursts (column burst)" if args.burst == "gen" else
             " in bursts distributed as the point's NAPI polls (column burst: "
             "their mean)" if args.burst == "napi" else
+            " in bursts distributed as the generator's flushes (column "
+            "burst: their mean)" if args.burst == "flush" else
             " in bursts of %s packets" % args.burst,
             "the worker polls forever" if res["spins"] is None else
-            "NAPI sleeps when a poll leaves the ring empty (wake-up %s ns; "
+            "NAPI sleeps when a poll leaves the ring empty (wake-up %s; "
             "service times: the polls' own, from their first packet's XDP "
-            "run to the end of the poll)" % args.wake_ns if xdp else
+            "run to the end of the poll)" % (
+                "per point, distributed as the napi thread's measured "
+                "wake-ups (column wake: their mean)" if args.wake_ns ==
+                "measured" else "%s ns" % args.wake_ns) if xdp else
             "the worker sleeps after %d empty polls (wake-up %s)"
             % (res["spins"], "per point from its wake_reads and wake_packets"
                if args.wake_ns == "measured" else "%s ns" % args.wake_ns),
@@ -245,7 +250,8 @@ def validate_markdown(res, args):
         "",
         "| point | offered | arrived | burst | mean batch meas. | model | "
         "mean (>=1) meas. | model | JSD | JSD (>=1) | loss meas. | model | "
-        "busy meas. | model | worker waited | met |",
+        "busy meas. | model | %s | met |" % ("wake" if xdp else
+                                              "worker waited"),
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -269,6 +275,8 @@ def validate_markdown(res, args):
                 r["jsd"], r["jsd_nonempty"],
                 fmt_pct(r["loss_measured"]), fmt_pct(r["loss_model"]),
                 100 * r["busy_measured"], 100 * r["busy_model"],
+                ("%.2f us" % (r["wake_ns"] / 1e3) if r.get("wake_ns")
+                 else "-") if xdp else
                 "-" if r.get("wait_share") is None else
                 "%.1f%%" % (100 * r["wait_share"]),
                 "yes" if not met else ", ".join(met)))
