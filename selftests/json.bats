@@ -213,6 +213,9 @@ collect()
 	keep model-dimension 0 xnf/model-dimension/1 one none \
 		"$XNF" -j model dimension -L 64 --beta 8 --service-linear 400,100 \
 		--load 20M
+	keep model-dimension-snapshots 0 xnf/model-dimension/1 one none \
+		"$XNF" -j model dimension --measured "$FIX"/model/snap-0*.json \
+		--loss 1e-3
 	keep model-validate 0 xnf/model-validate/1 one none \
 		"$XNF" -j model validate "$FIX/model/sweep.json" --out "$TB_TMP/validate"
 	keep model-warning 3 xnf/model-predict/1 one warnings \
@@ -371,6 +374,8 @@ lines() { printf '%s\n' "$@" | sort -u; }
 		"sync-flush|.deleted = null" \
 		"worker|.workers[0].frames_in.bogus = 1" \
 		"model-validate|.rows[0].solver.bogus = 1" \
+		"model-dimension-snapshots|.intervals[2].bogus = 1" \
+		"model-dimension-snapshots|del(.intervals_used)" \
 		"version|{version, schema}"; do
 		file=${case%%|*} expr=${case#*|}
 		jq -c "$expr" "$J/$file.out" >"$t"

@@ -17,7 +17,9 @@ The fixtures in selftests/fixtures/model/ were written by
     /usr/bin/python3 selftests/model_test.py --write-fixtures
 from simulate(): a worker with t(i) = 3000 + 250*i ns, beta 64, ring 2048,
 Poisson-process arrivals, sleeping after 64 empty reads, empty reads not
-timed (as userspace/worker.c does).
+timed (as userspace/worker.c does); snap-01..04.json, successive `xnf -j
+stats` snapshots of one worker whose service times change between
+intervals, by write_snapshots().
 """
 import json
 import math
@@ -50,7 +52,8 @@ def model_cli(argv, timeout=300, cwd=None):
 # ------------------------------------------------------------- simulation
 
 def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
-             wake_ns=0.0, t0_ns=None, time_empty=True, warmup=0.1, burst=1):
+             wake_ns=0.0, t0_ns=None, time_empty=True, warmup=0.1, burst=1,
+             segments=None):
     """Event simulation of one poll-mode core: Poisson-process arrivals at
     `rate` pps into a FIFO of L packets (arrivals to a full queue are lost),
     a server that takes min(queue, beta) packets per poll and serves them in
@@ -59,8 +62,12 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
     wakes wake_ns later. With burst > 1 packets come `burst` at a time (a
     Poisson process of bursts at rate / burst); burst may be a pmf g(k),
     each burst's size drawn from it (a Poisson process at rate / E[g]). Counters start after the first `warmup` of the
-    packets (the queue fills from empty). Returns a worker object as
-    `xnf -j worker` prints, and "_time_s", the time it counted over."""
+    packets (the queue fills from empty). With segments, a list of
+    (duration_ns, t_ns), the service times change with time: a poll that
+    starts in a segment takes that segment's t_ns, the segments repeat in
+    turn (the queue carries over from one to the next). Returns a worker
+    object as `xnf -j worker` prints, and "_time_s", the time it counted
+    over."""
     rng = np.random.default_rng(seed)
     if np.ndim(burst) == 0:
         g = np.zeros(int(burst) + 1)
@@ -80,7 +87,13 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
     end = arr[-1]
     warm = arr[int(warmup * (packets - 1))]
     t_start = 0.0
+    if segments:
+        seg_end = np.cumsum([d for d, _ in segments])
+        seg_t = [np.asarray(x, float) for _, x in segments]
     while t <= end:
+        if segments:
+            t_ns = seg_t[int(np.searchsorted(seg_end, t % seg_end[-1],
+                                             side="right"))]
         if warm is not None and t >= warm:
             hist.clear()
             lost = rx = polls = empty = 0
@@ -169,6 +182,56 @@ def write_fixtures():
         json.dump(stats, f, indent=1)
     with open(os.path.join(FIX, "worker.json"), "w") as f:
         json.dump({"workers": [w]}, f, indent=1)
+    write_snapshots()
+
+
+# Successive snapshots of one worker (`xnf -j stats`, oldest first) whose
+# service times change between intervals: ring 512, beta 32; interval 1
+# overloaded with t1(i) = 2000 + 100*i ns, interval 2 overloaded with 0.8 x
+# t1 (a faster core), interval 3 at light load (too few full batches to
+# price its capacity). SNAP_T[k] are the service times of the interval
+# that ends at snapshot k (the first is a light warm-up).
+SNAP_L, SNAP_BETA = 512, 32
+SNAP_T1 = 2000.0 + 100.0 * np.arange(SNAP_BETA + 1)
+SNAP_RUNS = ((1e6, 1.0, 20000), (7e6, 1.0, 40000), (8.5e6, 0.8, 40000),
+             (5e5, 1.0, 10000))      # rate, scale of t1, packets
+SNAP_FILES = ["snap-%02d.json" % (k + 1) for k in range(len(SNAP_RUNS))]
+
+
+def add_worker(acc, w):
+    """acc += w, counter by counter (the worker's cumulative counters)."""
+    if acc is None:
+        return json.loads(json.dumps(w))
+    for k in ("rx_packets", "polls", "empty_polls", "busy_ns", "idle_ns"):
+        acc[k] += w[k]
+    for k, v in w["kernel"].items():
+        acc["kernel"][k] += v
+    h = {e["size"]: e for e in acc["batch_hist"]}
+    for e in w["batch_hist"]:
+        x = h.setdefault(e["size"], {"size": e["size"], "batches": 0,
+                                     "ns": 0, "ns_sq": 0})
+        for k in ("batches", "ns", "ns_sq"):
+            x[k] += e[k]
+    acc["batch_hist"] = [h[k] for k in sorted(h)]
+    return acc
+
+
+def write_snapshots():
+    acc, napi = None, [0] * 65
+    for k, (rate, scale, n) in enumerate(SNAP_RUNS):
+        w = simulate(rate, SNAP_L, SNAP_BETA, scale * SNAP_T1, packets=n,
+                     seed=30 + k, spins=64, t0_ns=400.0, time_empty=False)
+        w.pop("_time_s")
+        acc = add_worker(acc, w)
+        acc.update(pid=4242, tid=4243)
+        napi[1] += w["rx_packets"] + w["kernel"]["rx_ring_full"]
+        stats = {"devices": [{
+            "dev": "xnfm-dut0", "ifindex": 7, "chain": "l3fwd,xsk",
+            "batch": {"recorded": True, "polls": list(napi),
+                      "packets": napi[1], "total_polls": napi[1]},
+            "workers": [acc]}]}
+        with open(os.path.join(FIX, SNAP_FILES[k]), "w") as f:
+            json.dump(stats, f, indent=1)
 
 
 # ------------------------------------------------------------------ tests
@@ -703,6 +766,201 @@ class Dimension(unittest.TestCase):
         self.assertEqual(o["queues"], math.ceil(200e6 / o["max_rate_pps"]))
         self.assertLessEqual(o["at_max_rate"]["loss"], 1e-5)
         self.assertTrue(o["converged"])
+
+
+class Mixture(unittest.TestCase):
+    """Dimensioning over intervals whose service times differ: the loss at
+    a rate is the time-weighted mean of each interval's steady-state loss
+    (mixture()), and dimension() bisects it."""
+
+    L, BETA, TARGET = 1024, 32, 1e-3
+    T1 = 2000.0 + 100.0 * np.arange(BETA + 1)     # capacity 6.154 Mpps
+
+    def args(self, *extra):
+        return xm.build_parser().parse_args(
+            ["dimension", "-L", str(self.L), "--beta", str(self.BETA),
+             "--service-dist", "deterministic", "--arrival", "geometric",
+             "--loss", str(self.TARGET)] + list(extra))
+
+    def svc(self, scale=1.0):
+        return xm.Service(self.BETA, means={i: scale * t for i, t in
+                                            enumerate(self.T1)})
+
+    def answer(self, svc):
+        """(the answer, the bisection's relative tolerance)."""
+        lo, hi, cache, _ = xm.dimension(self.args(), self.L, self.BETA, svc,
+                                        None, self.TARGET)
+        self.assertLessEqual(cache[lo]["loss"], self.TARGET)
+        self.assertGreater(cache[hi]["loss"], self.TARGET)
+        return lo
+
+    def test_identical_intervals_are_one_service(self):
+        one = self.answer(self.svc())
+        two = self.answer([{"service": self.svc(), "weight": 0.25},
+                           {"service": self.svc(), "weight": 0.75}])
+        self.assertEqual(one, two)
+
+    def test_loss_is_the_weighted_mean(self):
+        parts = [{"service": self.svc(), "weight": 0.3},
+                 {"service": self.svc(0.8), "weight": 0.7}]
+        args = self.args()
+        for p in parts:
+            p["slot_ns"] = xm.Params(self.L, self.BETA, 1e6, p["service"],
+                                     arrival="geometric").slot
+        for rate in (3e6, 6.5e6, 8e6):
+            r = xm.mixture(args, self.L, self.BETA, parts, None, rate)
+            one = [xm.predict(xm.Params(
+                self.L, self.BETA, rate, p["service"], arrival="geometric",
+                service_dist="deterministic", slot_ns=p["slot_ns"]))
+                for p in parts]
+            with self.subTest(rate=rate):
+                self.assertAlmostEqual(r["loss"], 0.3 * one[0]["loss"] +
+                                       0.7 * one[1]["loss"], delta=1e-15)
+                self.assertAlmostEqual(
+                    r["busy_fraction"], 0.3 * one[0]["busy_fraction"] +
+                    0.7 * one[1]["busy_fraction"], delta=1e-15)
+                self.assertGreaterEqual(r["mean_batch"], min(
+                    o["mean_batch"] for o in one))
+                self.assertLessEqual(r["mean_batch"], max(
+                    o["mean_batch"] for o in one))
+
+    def test_two_capacities(self):
+        # c1 < c2: the answer lies between the two one-service answers
+        # (at or below both, every interval's loss is at or below the
+        # target, at or above both, above it); no interval's throughput
+        # exceeds its capacity, so its loss is at least 1 - c_k/R and the
+        # answer is at most c_k / (1 - target/w_k) for every k; and it is
+        # below the answer of the pooled times (the mean of t1 and t2,
+        # whose capacity lies between c1 and c2).
+        rel = 1.001e-3
+        s1, s2 = self.svc(), self.svc(0.8)
+        c1 = s1.capacity_pps()
+        a1, a2 = self.answer(s1), self.answer(s2)
+        pooled = xm.Service(self.BETA, means={
+            i: 0.9 * t for i, t in enumerate(self.T1)})
+        ap = self.answer(pooled)
+        for w1 in (0.5, 0.9):
+            mix = self.answer([{"service": s1, "weight": w1},
+                               {"service": s2, "weight": 1 - w1}])
+            with self.subTest(w1=w1):
+                self.assertGreaterEqual(mix, a1 * (1 - rel))
+                self.assertLessEqual(mix, a2 * (1 + rel))
+                self.assertLessEqual(mix, c1 / (1 - self.TARGET / w1) *
+                                     (1 + 1e-6))
+                self.assertLess(mix, ap)
+
+    def test_against_simulation(self):
+        # One queue whose server alternates between t1 and 0.8 x t1 every
+        # 40 ms (the queue carries over; it relaxes in about a ms), at a
+        # rate between the two capacities: the simulated loss is the
+        # mixture's, not that of one service with the mean times.
+        L, beta, rate, seg = 512, 32, 6.8e6, 40e6
+        t1 = self.T1
+        w = simulate(rate, L, beta, t1, packets=int(rate * 4 * seg * 1e-9),
+                     seed=5, warmup=0.0, segments=[(seg, t1), (seg, 0.8 * t1)])
+        args = xm.build_parser().parse_args(
+            ["dimension", "--service-dist", "deterministic",
+             "--arrival", "geometric"])
+        parts = []
+        for scale in (1.0, 0.8):
+            svc = self.svc(scale)
+            parts.append({"service": svc, "weight": 0.5, "slot_ns": xm.Params(
+                L, beta, svc.capacity_pps(), svc, arrival="geometric").slot})
+        mix = xm.mixture(args, L, beta, parts, None, rate)
+        one = xm.predict(xm.Params(L, beta, rate, self.svc(0.9),
+                                   arrival="geometric",
+                                   service_dist="deterministic"))
+        sim = xm.worker_loss(w)
+        self.assertLess(abs(sim - mix["loss"]), 0.003)
+        self.assertGreater(abs(sim - one["loss"]), 0.02)
+        self.assertLess(abs(xm.worker_busy(w) - mix["busy_fraction"]), 0.02)
+
+
+class Snapshots(unittest.TestCase):
+    """`xnf model dimension` over successive `xnf -j stats` snapshots of one
+    worker (the fixtures snap-NN.json, write_snapshots())."""
+
+    def files(self, *names):
+        out = []
+        for n in names:
+            out += ["--measured", n if os.path.isabs(n)
+                    else os.path.join(FIX, n)]
+        return out
+
+    def dim(self, *argv, rc=0):
+        cp = model_cli(["dimension", "--loss", "1e-3"] + list(argv))
+        self.assertEqual(cp.returncode, rc, cp.stderr)
+        return cp
+
+    def test_intervals(self):
+        cp = self.dim(*self.files(*SNAP_FILES), "--burst", "napi", "-j")
+        o = json.loads(cp.stdout)
+        self.assertEqual(o["schema"], "xnf/model-dimension/1")
+        ivs = o["intervals"]
+        self.assertEqual(len(ivs), len(SNAP_FILES) - 1)
+        # the overloaded intervals price their capacity, the light one not
+        self.assertEqual([v["used"] for v in ivs], [True, True, False])
+        self.assertEqual(o["intervals_used"], 2)
+        self.assertIsNone(ivs[2]["weight"])
+        self.assertIsNotNone(ivs[2]["skipped"])
+        used = ivs[:2]
+        tot = sum(v["duration_s"] for v in used)
+        for v, (_, scale, _) in zip(used, SNAP_RUNS[1:]):
+            self.assertAlmostEqual(v["weight"], v["duration_s"] / tot)
+            self.assertAlmostEqual(v["capacity_pps"] /
+                                   (SNAP_BETA / (scale * SNAP_T1[-1]) * 1e9),
+                                   1.0, delta=1e-6)
+        self.assertAlmostEqual(sum(v["weight"] for v in used), 1.0)
+        self.assertAlmostEqual(o["at_max_rate"]["loss"], sum(
+            v["weight"] * v["loss_at_max_rate"] for v in used), delta=1e-12)
+        self.assertLessEqual(o["at_max_rate"]["loss"], 1e-3)
+        c1 = used[0]["capacity_pps"]
+        rate = o["max_rate_pps"]
+        self.assertGreaterEqual(rate, c1 * 0.95)
+        self.assertLessEqual(rate, c1 / (1 - 1e-3 / used[0]["weight"]) *
+                             (1 + 1e-6))
+        self.assertTrue(o["converged"])
+        # one file: today's answer, from the service times pooled since
+        # the counters were reset, without intervals
+        cp = self.dim(*self.files(SNAP_FILES[-1]), "-j")
+        self.assertNotIn("intervals", json.loads(cp.stdout))
+        # text; and the files after one --measured, as a shell glob gives them
+        cp = self.dim("--measured", *[os.path.join(FIX, f) for f in
+                                      SNAP_FILES], "--burst", "napi")
+        self.assertTrue(cp.stdout.strip())
+        cp = self.dim("--measured", *[os.path.join(FIX, f) for f in
+                                      SNAP_FILES], "--burst", "napi", "-j")
+        self.assertEqual(json.loads(cp.stdout)["max_rate_pps"], rate)
+
+    def test_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            other = os.path.join(d, "other.json")
+            o = load(os.path.join(FIX, SNAP_FILES[2]))
+            o["devices"][0]["workers"][0]["tid"] += 1   # a restarted worker
+            with open(other, "w") as f:
+                json.dump(o, f)
+            for names, bad in (((SNAP_FILES[1], SNAP_FILES[0]),
+                                SNAP_FILES[0]),             # out of order
+                               ((SNAP_FILES[0], SNAP_FILES[1], other),
+                                other)):
+                with self.subTest(files=names):
+                    cp = self.dim(*self.files(*names), rc=1)
+                    self.assertTrue(cp.stderr.startswith("Error: "))
+                    self.assertIn(os.path.join(FIX, bad) if bad != other
+                                  else other, cp.stderr)
+                    cp = self.dim(*self.files(*names), "-j", rc=1)
+                    self.assertEqual(json.loads(cp.stdout)["schema"],
+                                     "xnf/error/1")
+        # no interval with enough full batches; another command; a sweep
+        for argv in (["dimension", "--loss", "1e-3"] +
+                     self.files(*SNAP_FILES[2:]),
+                     ["predict", "--rate", "1M"] +
+                     self.files(*SNAP_FILES[:2]),
+                     ["dimension"] + self.files(SNAP_FILES[0], "sweep.json")):
+            with self.subTest(argv=argv[0]):
+                cp = model_cli(argv)
+                self.assertEqual(cp.returncode, 1, cp.stderr)
+                self.assertTrue(cp.stderr.startswith("Error: "))
 
 
 class CLI(unittest.TestCase):

@@ -284,6 +284,10 @@ class Bench:
         self.model_points = {}    # by dataplane: the worker's, the XDP path's
         self.model_check = None
         self.model_check_stats = None
+        # `xnf -j stats` before the model sweep's first trial and after each
+        # of its trials: the dimensioning check's input, one interval per
+        # trial (model/dimension-snapshots.json)
+        self.model_snapshots = []
         self.sessions = []
         self.skipped = []         # (dataplane, why)
         self.placements = {}
@@ -824,8 +828,11 @@ class Bench:
                     self.zero_loss(tb, dp, size, rep)
                 elif exp == "model":
                     if model_sat is None:
+                        self.model_snapshot(tb)
                         model_sat = self.model_saturation(tb, dp)
+                        self.model_snapshot(tb)
                     self.model_point(tb, dp, rate, model_sat)
+                    self.model_snapshot(tb)
                 else:
                     self.point(tb, dp, exp, size, rate, rep, sess["rules"])
                 done.append(t)
@@ -1027,27 +1034,44 @@ class Bench:
         self.progress(f"model {dp.name} {frac} x saturation ({rate / 1e6:.3f} Mpps): "
                       f"loss {100 * row['loss']:.2f}%")
 
+    def model_snapshot(self, tb):
+        """One `xnf -j stats` of the model sweep (a failed read is left out:
+        the interval then spans two trials)."""
+        st = self.xnf_stats(tb)
+        if st is not None:
+            self.model_snapshots.append(st)
+
     def model_dimension_check(self, tb, dp):
         """Issue 18's check of one dimensioning answer: `xnf model dimension`
-        on the live instance's `xnf -j stats` (its per-size service times
-        and NAPI bursts, accumulated over the sweep) gives the rate one core
-        sustains at 1e-3 loss; one trial at that rate measures the loss."""
+        on the live instance's `xnf -j stats` snapshots, one before the
+        sweep and one after each of its trials, gives the rate one core
+        sustains at 1e-3 loss: the time average over the trials of the
+        model's loss with each trial's own service times (the core's
+        capacity changes from trial to trial on a shared VM; docs/model.md,
+        Dimensioning), with the NAPI bursts of the whole sweep; one trial at
+        that rate measures the loss."""
         target = MODEL_TARGET_LOSS
         out = {"target_loss": target, "dataplane": dp.name,
                "placement": self.placements.get(dp.name)}
-        stats = os.path.join(tb.tmp, "model-stats.json")
-        st = self.xnf_stats(tb)
-        if st is None:
+        snaps = self.model_snapshots or [s for s in [self.xnf_stats(tb)] if s is not None]
+        if not snaps:
             self.model_check = {**out, "error": "xnf -j stats failed"}
             return
-        with open(stats, "w") as f:
-            json.dump(st, f)
-        self.model_check_stats = st   # model/dimension-stats.json: the answer's input
+        files = []
+        for k, st in enumerate(snaps):
+            files.append(os.path.join(tb.tmp, f"model-stats-{k + 1:02d}.json"))
+            with open(files[-1], "w") as f:
+                json.dump(st, f)
+        self.model_check_stats = snaps[-1]   # model/dimension-stats.json: the last snapshot
         tools = os.path.join(TOP, "tools")
         env = dict(os.environ, PYTHONPATH=tools)
-        cmd = [sys.executable, "-m", "xnf_model", "-j", "dimension", "--measured", stats,
-               "--dev", tb.i, "--loss", str(target), "--burst", "napi"]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
+        cmd = [sys.executable, "-m", "xnf_model", "-j", "dimension"]
+        for f in files:
+            cmd += ["--measured", f]
+        cmd += ["--dev", tb.i, "--loss", str(target), "--burst", "napi"]
+        # one bisection per interval that prices its capacity: minutes on
+        # a busy 2-vCPU machine
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)
         out["command"] = " ".join(cmd[1:])
         try:
             ans = json.loads(p.stdout)
@@ -1057,6 +1081,14 @@ class Bench:
             return
         out["model_rate_pps"] = rate
         out["model_loss_at_rate"] = ans.get("at_max_rate", {}).get("loss")
+        out["model_capacity_pps"] = ans.get("capacity_pps")
+        # Per interval between snapshots (a trial of the sweep): its time,
+        # the full-batch capacity its own t(beta) gives, whether it priced
+        # the answer (and its weight) or why not, and its loss there.
+        out["intervals"] = [{k: iv.get(k) for k in (
+            "interval", "duration_s", "rate_pps", "full_batches", "capacity_pps",
+            "full_time_rel_error", "used", "weight", "skipped", "loss_at_max_rate")}
+            for iv in ans.get("intervals") or []]
         # The generator's achieved rate falls short of its setpoint when
         # its CPU is shared (here with the ingress's napi thread): the
         # setpoint is corrected by the shortfall, up to three trials, until
@@ -1162,6 +1194,9 @@ class Bench:
             if self.model_check_stats is not None:
                 with open(os.path.join(self.out, "model", "dimension-stats.json"), "w") as f:
                     json.dump(self.model_check_stats, f)
+            if self.model_snapshots:
+                with open(os.path.join(self.out, "model", "dimension-snapshots.json"), "w") as f:
+                    json.dump(self.model_snapshots, f)
 
     def meta(self, started, finished, dps):
         a = self.a
@@ -1364,6 +1399,11 @@ class Bench:
                             f"{c['target_loss']:g}; offered {c['tx_pps'] / 1e3:.1f} kpps, "
                             f"measured loss at the ring {100 * (c['ring_loss'] or 0):.3f}%, "
                             f"end to end {100 * c['end_to_end_loss']:.2f}%: {c['verdict']}\n")
+                    caps = [iv["capacity_pps"] for iv in c.get("intervals") or [] if iv["used"]]
+                    if caps:
+                        f.write(f"  (the time average over {len(caps)} of "
+                                f"{len(c['intervals'])} trials' own service times, full-batch "
+                                f"capacity {min(caps) / 1e3:.1f}-{max(caps) / 1e3:.1f} kpps)\n")
                 elif sub == "" and c:
                     f.write(f"\nDimensioning check: {c.get('error')}\n")
 

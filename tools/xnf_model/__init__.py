@@ -12,10 +12,11 @@ from .model import (ModelError, Params, Service, count_ccdf, interarrival,
                     jsd, normalise, predict, rel_error)
 from .readers import (load_json, read_measured, worker_busy, worker_counts,
                       worker_loss, worker_rate, xdp_sweep)
-from .cli import build_parser, dimension, main, parse_rate, validate
+from .cli import (build_parser, dimension, main, mixture, parse_rate,
+                  validate)
 
 __all__ = ["ModelError", "Params", "Service", "build_parser", "count_ccdf",
            "dimension", "interarrival", "jsd", "load_json", "main",
-           "normalise", "parse_rate", "predict", "read_measured",
+           "mixture", "normalise", "parse_rate", "predict", "read_measured",
            "rel_error", "validate", "worker_busy", "worker_counts",
            "worker_loss", "worker_rate", "xdp_sweep"]

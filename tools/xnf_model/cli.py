@@ -22,13 +22,14 @@ import numpy as np
 from .model import (AUTO_ITER, MAX_ITER, TARGET_JSD, TARGET_LOSS,
                     TARGET_MEAN, TOL, ModelError, Params, Service, jsd,
                     normalise, predict, rel_error)
-from .output import (burst_text, fmt_pct, fmt_rate, print_json, print_predict,
-                     print_service, print_warning, solver_text,
-                     validate_markdown, write, write_csv)
+from .output import (fmt_rate, print_dimension, print_json, print_predict,
+                     print_warning, solver_text, validate_markdown, write,
+                     write_csv)
 from .plots import plot_predict, validate_plots
-from .readers import (NAPI_BUDGET, default_spins, idle_per_empty, load_json,
-                      pool_sweep, read_measured, worker_busy, worker_counts,
-                      worker_hist, worker_loss, worker_rate, xdp_sweep)
+from .readers import (NAPI_BUDGET, Measured, default_spins, idle_per_empty,
+                      load_json, pool_sweep, read_measured, read_snapshots,
+                      worker_busy, worker_counts, worker_hist, worker_loss,
+                      worker_rate, xdp_sweep)
 
 WIRE_OVERHEAD = 20      # preamble + inter-frame gap, bytes
 GEN_BURST_US = 100.0    # tools/gen.c PACED_BURST_US
@@ -96,7 +97,18 @@ def parse_linear(s):
 
 # ---------------------------------------------------------- common options
 
-def add_model_opts(sp, rate=True):
+class MeasuredFiles(argparse.Action):
+    """--measured FILE, repeatable: args.measured is the first file (what
+    every command reads), args.measured_all all of them in order (dimension
+    over successive snapshots)."""
+
+    def __call__(self, parser, ns, values, option_string=None):
+        ns.measured_all = list(getattr(ns, "measured_all", None) or []) + \
+            (values if isinstance(values, list) else [values])
+        ns.measured = ns.measured_all[0]
+
+
+def add_model_opts(sp, rate=True, snapshots=False):
     g = sp.add_argument_group("system")
     g.add_argument("-L", "--ring", type=int, help="queue capacity, packets "
                    "(default: the measurement's ring)")
@@ -127,8 +139,14 @@ def add_model_opts(sp, rate=True):
                    help="mean service time per batch size, ns")
     g.add_argument("--service-linear", metavar="A,B",
                    help="t(i) = A + B*i ns, for sizes not given or measured")
-    g.add_argument("--measured", metavar="FILE", help="xnf -j stats / "
-                   "worker output, or the harness's sweep.json")
+    g.add_argument("--measured", metavar="FILE", action=MeasuredFiles,
+                   nargs="+" if snapshots else None,
+                   help="xnf -j stats / worker output, or the harness's "
+                   "sweep.json" + ("; several (or --measured repeated): "
+                                   "successive snapshots of one instance, "
+                                   "oldest first, for a core whose service "
+                                   "times change from one interval to the "
+                                   "next" if snapshots else ""))
     g.add_argument("--worker", type=int, default=0,
                    help="which worker of the file (index, default 0)")
     g.add_argument("--point", type=int, help="which point of a sweep "
@@ -142,6 +160,14 @@ def add_model_opts(sp, rate=True):
     g.add_argument("--service-dist", default="poisson",
                    choices=("poisson", "deterministic"),
                    help="service time law in slots (default poisson)")
+    if snapshots:
+        g.add_argument("--full-share", type=float, default=0.5,
+                       help="with several snapshots: the share of an "
+                       "interval's packets that must have come in full "
+                       "batches for the interval to price its capacity on "
+                       "its own (default 0.5); other intervals are left "
+                       "out")
+    sp.set_defaults(measured_all=[])
     g = sp.add_argument_group("server and solver")
     g.add_argument("--discipline", choices=("gated", "exhaustive"),
                    help="what a poll takes: gated, what the queue holds when "
@@ -185,9 +211,13 @@ def parse_spins(s):
         raise ModelError("--idle-spins takes a count >= 0 or 'inf'")
 
 
-def setup(args, need_rate=True):
-    """Params and Measured from the command line."""
-    m = read_measured(args) if args.measured else None
+def setup(args, need_rate=True, m=None):
+    """Params and Measured from the command line (m: already read)."""
+    if m is None and len(args.measured_all) > 1:
+        raise ModelError("--measured is given %d times: only dimension "
+                         "takes successive snapshots" % len(args.measured_all))
+    if m is None and args.measured:
+        m = read_measured(args)
     # --burst napi with a live instance's `xnf -j stats`: the bursts are
     # the worker's device's NAPI polls
     args.burst_pmf = None
@@ -353,12 +383,13 @@ def discipline(args):
 
 
 def make_params(args, L, beta, svc, spins, rate, ref=None, burst=None,
-                wake_ns=None):
+                wake_ns=None, slot=None):
     return Params(L, beta, rate, svc, arrival=args.arrival, cv=args.cv,
                   discipline=discipline(args),
                   service_dist=args.service_dist, idle_spins=spins,
                   wake_ns=parse_wake(args.wake_ns) if wake_ns is None
-                  else wake_ns, slot_ns=args.slot, ref_rate_pps=ref,
+                  else wake_ns, slot_ns=args.slot if slot is None else slot,
+                  ref_rate_pps=ref,
                   burst=burst if burst is not None else
                   args.burst_pmf if getattr(args, "burst_pmf", None)
                   is not None else parse_burst(args.burst))
@@ -426,41 +457,171 @@ def cmd_predict(args):
 
 # --------------------------------------------------------------- dimension
 
-def loss_at(args, L, beta, svc, spins, rate, ref, cache):
-    if rate not in cache:
-        p = make_params(args, L, beta, svc, spins, rate, ref=ref)
-        cache[rate] = predict(p, args.tol, args.max_iter, args.solver)
-    return cache[rate]
+def mixture(args, L, beta, parts, spins, rate):
+    """The model over intervals whose service times differ (a random
+    environment that changes much more slowly than the queue relaxes):
+    each interval k in its own steady state with t_k, for a share w_k of
+    the time. At one arrival rate the packets are spread over the
+    intervals as the time is, so the long-run loss and busy fraction are
+    the w-weighted means of the intervals'; the mean batch is the mean
+    over polls (interval k polls w_k / E[cycle_k] of the time)."""
+    rs = []
+    for p in parts:
+        pp = make_params(args, L, beta, p["service"], spins, rate,
+                         slot=p["slot_ns"])
+        rs.append(predict(pp, args.tol, args.max_iter, args.solver))
+    w = np.array([p["weight"] for p in parts])
+    polls = w / np.array([r["mean_cycle_ns"] for r in rs])
+    bad = [r["solver"] for r in rs if not r["solver"]["converged"]]
+    return {"loss": float(w @ [r["loss"] for r in rs]),
+            "busy_fraction": float(w @ [r["busy_fraction"] for r in rs]),
+            "mean_batch": float(polls @ [r["mean_batch"] for r in rs]
+                                / polls.sum()),
+            "solver": bad[0] if bad else max(
+                (r["solver"] for r in rs), key=lambda s: s["iterations"]),
+            "parts": rs}
 
 
 def dimension(args, L, beta, svc, spins, target, rel=1e-3):
     """Highest rate whose loss is <= target, by bisection between a rate
     with no loss and one above it. The slot is fixed by the saturation rate,
-    so loss(rate) is one monotone function."""
-    cap = svc.capacity_pps()
-    ref = cap
-    if args.slot is None:
-        args.slot = make_params(args, L, beta, svc, spins, cap).slot
+    so loss(rate) is one monotone function. svc is one Service, or the
+    intervals of a mixture ({"service", "weight"}, weights adding to 1;
+    mixture()): each interval's slot is fixed by its own saturation rate,
+    and the mixture's loss, a weighted sum of monotone functions, is
+    monotone too."""
+    parts = svc if isinstance(svc, list) else None
+    if parts is None:
+        cap = svc.capacity_pps()
+        if args.slot is None:
+            args.slot = make_params(args, L, beta, svc, spins, cap).slot
+
+        def at(rate):
+            p = make_params(args, L, beta, svc, spins, rate, ref=cap)
+            return predict(p, args.tol, args.max_iter, args.solver)
+    else:
+        for p in parts:
+            c = p["service"].capacity_pps()
+            p["slot_ns"] = args.slot if args.slot is not None else \
+                make_params(args, L, beta, p["service"], spins, c).slot
+        cap = max(p["service"].capacity_pps() for p in parts)
+
+        def at(rate):
+            return mixture(args, L, beta, parts, spins, rate)
     cache = {}
+
+    def loss(rate):
+        if rate not in cache:
+            cache[rate] = at(rate)
+        return cache[rate]["loss"]
     lo, hi = cap * 0.5, cap
-    while loss_at(args, L, beta, svc, spins, lo, ref, cache)["loss"] > target:
+    while loss(lo) > target:
         hi, lo = lo, lo / 2
         if lo < cap * 1e-6:
             raise ModelError("the loss stays above %g even at %s: the queue "
                              "(L=%d) is too small for these service times"
                              % (target, fmt_rate(lo), L))
-    while loss_at(args, L, beta, svc, spins, hi, ref, cache)["loss"] <= target:
+    while loss(hi) <= target:
         lo, hi = hi, hi * 1.05
     steps = 0
     while hi / lo - 1 > rel:
         mid = math.sqrt(lo * hi)
-        if loss_at(args, L, beta, svc, spins, mid, ref, cache)["loss"] \
-                <= target:
+        if loss(mid) <= target:
             lo = mid
         else:
             hi = mid
         steps += 1
     return lo, hi, cache, steps
+
+
+def snapshot_setup(args):
+    """Successive snapshots of one instance (--measured repeated): the
+    Measured of the whole span (the pooled service times, the span's NAPI
+    bursts) and the intervals between snapshots (read_snapshots)."""
+    intervals, span, napi = read_snapshots(args)
+    m = Measured()
+    m.L, m.beta = span.get("ring"), span.get("batch")
+    m.hist = worker_hist(span)
+    if not m.hist:
+        raise ModelError("the worker read nothing between %s and %s"
+                         % (args.measured_all[0], args.measured_all[-1]))
+    m.t0_hint = idle_per_empty([span])
+    m.spins = default_spins(span)
+    m.napi = napi
+    m.what = "%d snapshots of worker %d%s (queue %s), %s to %s" % (
+        len(args.measured_all), args.worker, " of " + span["dev"]
+        if span.get("dev") else "", span.get("queue", "?"),
+        args.measured_all[0], args.measured_all[-1])
+    return m, intervals
+
+
+def interval_parts(args, intervals, beta, pooled, t0):
+    """Each interval's service times, where its own histogram prices the
+    core's capacity: at least --min-samples full batches, carrying at least
+    --full-share of its packets (the core ran at capacity for much of the
+    interval, so its full batches' mean time is that of sustained full
+    batches, not of the odd full read after a sleep). Such an interval
+    takes its own per-size means, and the pooled fit for sizes it saw too
+    rarely (as validate --service point). Any other interval cannot tell
+    its capacity (a line fitted to small batches extrapolates to beta, and
+    small batches after a sleep cost more than the same packets in a full
+    batch): it is left out, and the weights are the used intervals' times
+    over their sum. Returns the rows of every interval, and the used ones
+    with "service" and "weight"."""
+    rows, used = [], []
+    for k, iv in enumerate(intervals):
+        w = iv["worker"]
+        h = {e["size"]: e for e in w["batch_hist"]}
+        full = h.get(beta, {})
+        n, ns, sq = full.get("batches", 0), full.get("ns", 0), \
+            full.get("ns_sq")
+        secs = (w.get("busy_ns", 0) + w.get("idle_ns", 0)) * 1e-9
+        row = {"interval": k + 1, "from": iv["from"], "to": iv["to"],
+               "duration_s": secs,
+               "packets": int(w.get("rx_packets", 0)),
+               "batches": int(sum(e["batches"] for e in w["batch_hist"])),
+               "full_batches": int(n),
+               "rate_pps": worker_rate(w) if secs > 0 else None,
+               "loss_measured": worker_loss(w),
+               "capacity_pps": beta / (ns / n) * 1e9 if n and ns else None,
+               "full_time_rel_error": None, "full_share": 0.0,
+               "weight": None, "used": False,
+               "skipped": None, "loss_at_max_rate": None}
+        if n >= 2 and ns and sq:
+            mean = ns / n
+            var = max(sq / n - mean * mean, 0.0)
+            row["full_time_rel_error"] = math.sqrt(var / n) / mean
+        row["full_share"] = n * beta / row["packets"] if row["packets"] \
+            else 0.0
+        if secs <= 0:
+            row["skipped"] = "the worker counted no time"
+        elif n < max(args.min_samples, 1):
+            row["skipped"] = "%d full batches, fewer than --min-samples %d" \
+                % (n, max(args.min_samples, 1))
+        elif row["full_share"] < args.full_share:
+            row["skipped"] = "%.1f%% of its packets in full batches, less " \
+                "than --full-share %g" % (100 * row["full_share"],
+                                          args.full_share)
+        else:
+            svc = Service(beta, linear=pooled.fit, hist=w["batch_hist"],
+                          min_samples=args.min_samples,
+                          t0_hint=idle_per_empty([w]) or t0)
+            row["used"] = True
+            row["capacity_pps"] = svc.capacity_pps()
+            used.append({"row": row, "service": svc, "secs": secs})
+        rows.append(row)
+    if not used:
+        raise ModelError(
+            "none of the %d intervals between the snapshots prices the "
+            "core's capacity on its own (%s): take the snapshots while the "
+            "worker is loaded to full batches of %d, or give one --measured "
+            "file (the service times pooled since the counters were reset)"
+            % (len(rows), "; ".join("%d: %s" % (r["interval"], r["skipped"])
+                                    for r in rows[:3]), beta))
+    tot = sum(u["secs"] for u in used)
+    for u in used:
+        u["weight"] = u["row"]["weight"] = u["secs"] / tot
+    return rows, used
 
 
 def cmd_dimension(args):
@@ -472,7 +633,11 @@ def cmd_dimension(args):
     if args.imbalance < 1:
         raise ModelError("--imbalance is the busiest queue's share over the "
                          "mean, >= 1")
-    m, L, beta, svc, spins, _ = setup(args, need_rate=False)
+    if not 0 <= args.full_share <= 1:
+        raise ModelError("--full-share is a share of packets, 0 to 1 (0.5)")
+    m, intervals = snapshot_setup(args) if len(args.measured_all) > 1 \
+        else (None, None)
+    m, L, beta, svc, spins, _ = setup(args, need_rate=False, m=m)
     bi, brate = svc.best_batch()
     if bi < beta and brate > svc.capacity_pps() * 1.02:
         print_warning(
@@ -482,14 +647,23 @@ def cmd_dimension(args):
             "per-size means? --service-linear, --min-samples)"
             % (bi, fmt_rate(brate), beta, fmt_rate(svc.capacity_pps())),
             args.json)
-    lo, hi, cache, steps = dimension(args, L, beta, svc, spins, args.loss)
+    rows = used = None
+    if intervals is not None:
+        rows, used = interval_parts(args, intervals, beta, svc, m.t0_hint)
+    lo, hi, cache, steps = dimension(args, L, beta, used or svc, spins,
+                                     args.loss)
     r = cache[lo]
-    pb = make_params(args, L, beta, svc, spins, lo)
+    slot = args.slot if not used else min(u["slot_ns"] for u in used)
+    if used:
+        for u, ru in zip(used, r["parts"]):
+            u["row"]["loss_at_max_rate"] = ru["loss"]
+            u["row"]["slot_ns"] = u["slot_ns"]
+    pb = make_params(args, L, beta, svc, spins, lo, slot=slot)
     out = {"input": {"L": L, "beta": beta, "target_loss": args.loss,
                      "arrival": args.arrival, "cv": args.cv,
                      "burst": pb.burst, "burst_mean": pb.burst_mean,
                      "idle_spins": spins, "wake_ns": parse_wake(args.wake_ns),
-                     "slot_ns": args.slot, "service": svc.describe(),
+                     "slot_ns": slot, "service": svc.describe(),
                      "measured_from": m.what if m else None},
            "max_rate_pps": lo, "bracket_pps": [lo, hi],
            "bisection_steps": steps,
@@ -500,6 +674,9 @@ def cmd_dimension(args):
                            "busy_fraction": r["busy_fraction"],
                            "solver": r["solver"]},
            "converged": all(x["solver"]["converged"] for x in cache.values())}
+    if rows is not None:
+        out["intervals"] = rows
+        out["intervals_used"] = len(used)
     if args.load:
         load = parse_rate(args.load, args.frame_size)
         per = lo / args.imbalance
@@ -512,31 +689,7 @@ def cmd_dimension(args):
     if args.json:
         print_json(out, "xnf/model-dimension/1")
     else:
-        print("model: L=%d beta=%d, slot %.4g ns" % (L, beta, args.slot))
-        print_service(svc.describe(), svc.capacity_pps())
-        print("arrivals %s%s%s; %s" % (args.arrival, " cv=%g" % args.cv if
-                                       args.cv else "",
-                                       burst_text(out["input"]),
-                                       "idle: polls forever"
-                                     if spins is None else
-                                     "idle: sleeps after %d empty polls"
-                                     % spins))
-        print("one core sustains %s at loss <= %g (%.1f%% of capacity; "
-              "bisection to %.1g relative, %d steps)" % (
-                  fmt_rate(lo), args.loss, 100 * lo / svc.capacity_pps(),
-                  hi / lo - 1, steps))
-        print("  there: loss %s, mean batch %.2f of %d, busy %.1f%%; at "
-              "%s: loss %s" % (
-                  fmt_pct(r["loss"]), r["mean_batch"], beta,
-                  100 * r["busy_fraction"], fmt_rate(hi),
-                  fmt_pct(cache[hi]["loss"])))
-        if args.load:
-            print("load %s%s needs %d queue%s, one core each (%s per queue)"
-                  % (fmt_rate(out["load_pps"]), " with the busiest queue at "
-                     "%gx the mean" % args.imbalance if args.imbalance > 1
-                     else " spread evenly", out["queues"],
-                     "s" if out["queues"] > 1 else "",
-                     fmt_rate(out["load_pps"] / out["queues"])))
+        print_dimension(out, args, spins, cache[hi]["loss"])
     if not out["converged"]:
         print_warning("some points of the bisection did not converge; the "
                       "answer is not reliable", args.json)
@@ -726,7 +879,7 @@ def build_parser():
     sp.set_defaults(fn=cmd_predict)
     sp = sub.add_parser("dimension", help="highest rate per core at a "
                         "target loss; queues and cores for a load")
-    add_model_opts(sp, rate=False)
+    add_model_opts(sp, rate=False, snapshots=True)
     sp.add_argument("--loss", type=float, default=1e-5,
                     help="target loss (default 1e-5)")
     sp.add_argument("--load", help="total load to carry (pps or bit/s)")

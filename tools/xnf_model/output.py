@@ -291,3 +291,57 @@ def validate_markdown(res, args):
             n),
         ""]
     return "\n".join(lines)
+
+
+def print_dimension(o, args, spins, loss_hi):
+    """The text of `xnf model dimension` (o: its JSON document; loss_hi:
+    the loss at the top of the bisection's bracket)."""
+    i = o["input"]
+    lo, hi = o["bracket_pps"]
+    r = o["at_max_rate"]
+    ivs = o.get("intervals")
+    print("model: L=%d beta=%d, slot %.4g ns" % (i["L"], i["beta"],
+                                                  i["slot_ns"]))
+    if ivs:
+        print("from: %s" % i["measured_from"])
+        print("pooled over them:")
+    print_service(i["service"], o["capacity_pps"])
+    print("arrivals %s%s%s; %s" % (
+        i["arrival"], " cv=%g" % i["cv"] if i["cv"] else "", burst_text(i),
+        "idle: polls forever" if spins is None else
+        "idle: sleeps after %d empty polls" % spins))
+    if ivs:
+        print("intervals between the snapshots (%d of %d price their own "
+              "capacity; weighted by their time):" % (o["intervals_used"],
+                                                      len(ivs)))
+        print("  %3s  %9s  %10s  %12s  %12s  %6s  %s" % (
+            "#", "time", "rate", "full batches", "capacity", "weight",
+            "loss at the answer"))
+        for v in ivs:
+            d = v["duration_s"]
+            print("  %3d  %9s  %10s  %12d  %12s  %6s  %s" % (
+                v["interval"], "%.2f s" % d if d >= 1 else "%.3g ms" % (
+                    d * 1e3),
+                fmt_rate(v["rate_pps"]) if v["rate_pps"] else "-",
+                v["full_batches"],
+                fmt_rate(v["capacity_pps"]) if v["capacity_pps"] else "-",
+                "%.3f" % v["weight"] if v["used"] else "-",
+                fmt_pct(v["loss_at_max_rate"]) if v["used"] else
+                "left out: " + v["skipped"]))
+    print("one core sustains %s at loss <= %g (%.1f%% of %scapacity; "
+          "bisection to %.1g relative, %d steps)" % (
+              fmt_rate(lo), i["target_loss"], 100 * lo / o["capacity_pps"],
+              "the pooled " if ivs else "", hi / lo - 1,
+              o["bisection_steps"]))
+    print("  there: %sloss %s, mean batch %.2f of %d, busy %.1f%%; at "
+          "%s: loss %s" % ("time-averaged over the intervals: " if ivs
+                           else "", fmt_pct(r["loss"]), r["mean_batch"],
+                           i["beta"], 100 * r["busy_fraction"],
+                           fmt_rate(hi), fmt_pct(loss_hi)))
+    if "load_pps" in o:
+        print("load %s%s needs %d queue%s, one core each (%s per queue)"
+              % (fmt_rate(o["load_pps"]), " with the busiest queue at "
+                 "%gx the mean" % o["imbalance"] if o["imbalance"] > 1
+                 else " spread evenly", o["queues"],
+                 "s" if o["queues"] > 1 else "",
+                 fmt_rate(o["load_pps"] / o["queues"])))

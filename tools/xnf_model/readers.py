@@ -296,3 +296,107 @@ def read_measured(args):
     m.what = "worker %d%s (queue %s)" % (args.worker, " of " + dev if dev
                                          else "", w.get("queue", "?"))
     return m
+
+
+# ------------------------------------------------- successive snapshots
+
+WORKER_SAME = ("dev", "queue", "ring", "batch", "pid", "tid")
+WORKER_COUNTERS = ("rx_packets", "polls", "empty_polls", "busy_ns", "idle_ns",
+                   "sleeps", "sleep_ns", "wake_reads", "wake_packets")
+HIST_COUNTERS = ("batches", "ns", "ns_sq", "tx_ns")
+
+
+def worker_delta(w0, w1, path0, path1):
+    """What a worker counted between two snapshots (w1 later than w0): its
+    counters, kernel drops and batch_hist, each the later minus the
+    earlier. A counter that went backwards, or a worker that is not the
+    same one (ring, batch, queue, thread), means the snapshots are not of
+    one run in time order: refused, naming the file."""
+    for k in WORKER_SAME:
+        if k in w0 and k in w1 and w0[k] != w1[k]:
+            raise ModelError(
+                "%s is of another worker than %s (%s %s, was %s): give "
+                "snapshots of one worker of one run" % (path1, path0, k,
+                                                        w1[k], w0[k]))
+
+    def sub(what, a, b):
+        if b < a:
+            raise ModelError(
+                "%s: the worker's %s went backwards from %s (%s -> %s): "
+                "the snapshots are not of one run in time order (the "
+                "worker restarted, or `xnf stats reset` ran between them); "
+                "give them oldest first, from one run" % (path1, what,
+                                                          path0, a, b))
+        return b - a
+
+    d = {k: w1[k] for k in ("dev", "queue", "ring", "batch", "busy_poll",
+                            "idle_spins") if k in w1}
+    for k in WORKER_COUNTERS:
+        if k in w1:
+            d[k] = sub(k, int(w0.get(k, 0)), int(w1[k]))
+    k0, k1 = w0.get("kernel") or {}, w1.get("kernel") or {}
+    d["kernel"] = {k: sub("kernel." + k, int(k0.get(k, 0)), int(v))
+                   for k, v in k1.items() if isinstance(v, (int, float))}
+    h0 = {e["size"]: e for e in worker_hist(w0)}
+    h1 = {e["size"]: e for e in worker_hist(w1)}
+    for i, e in h0.items():
+        if e["batches"] and i not in h1:
+            raise ModelError("%s: the worker's batches of %d went backwards "
+                             "from %s (%d -> 0): the snapshots are not of "
+                             "one run in time order" % (path1, i, path0,
+                                                        e["batches"]))
+    hist = []
+    for i in sorted(h1):
+        e0, e1 = h0.get(i, {}), h1[i]
+        x = {"size": i}
+        for k in HIST_COUNTERS:
+            if k in e1:
+                x[k] = sub("batch_hist[%d].%s" % (i, k), int(e0.get(k, 0)),
+                           int(e1[k]))
+        if x.get("batches"):
+            hist.append(x)
+    d["batch_hist"] = hist
+    return d
+
+
+def read_snapshots(args):
+    """Successive `xnf -j stats` / `xnf -j worker` snapshots of one instance
+    (args.measured_all, oldest first): per interval between two of them
+    the worker's counters (worker_delta), and over the whole span the
+    worker's and its device's NAPI polls. Returns (intervals, span, napi),
+    each interval {"from", "to", "worker"}; napi is None unless every
+    snapshot has the device's NAPI histogram."""
+    paths = args.measured_all
+    if args.napi or args.point is not None:
+        raise ModelError("--measured given %d times reads successive "
+                         "snapshots of a worker: not with --napi or --point"
+                         % len(paths))
+    snaps = []
+    for path in paths:
+        o = load_json(path)
+        if isinstance(o, dict) and "points" in o:
+            raise ModelError("%s is a harness sweep: repeat --measured only "
+                             "with snapshots of a live instance (xnf -j "
+                             "stats)" % path)
+        ws = find_workers(o, args.dev)
+        if not 0 <= args.worker < len(ws):
+            raise ModelError("%s has no AF_XDP worker %d%s" % (
+                path, args.worker, " on " + args.dev if args.dev else ""))
+        dev, w = ws[args.worker]
+        w = dict(w, dev=w.get("dev", dev))
+        napi = find_napi(o, dev)
+        snaps.append((path, w, napi[0][1] if napi else None))
+    intervals = []
+    for (p0, w0, _), (p1, w1, _) in zip(snaps, snaps[1:]):
+        intervals.append({"from": p0, "to": p1,
+                          "worker": worker_delta(w0, w1, p0, p1)})
+    (pa, wa, na), (pb, wb, nb) = snaps[0], snaps[-1]
+    span = worker_delta(wa, wb, pa, pb)
+    napi = None
+    if all(s[2] is not None for s in snaps):
+        napi = [b - a for a, b in zip(na, nb)]
+        if min(napi) < 0:
+            raise ModelError("%s: the NAPI polls of %s went backwards from "
+                             "%s: the snapshots are not of one run in time "
+                             "order" % (pb, wb.get("dev"), pa))
+    return intervals, span, napi
