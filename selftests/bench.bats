@@ -44,7 +44,7 @@ teardown()
 
 @test "bench: a quick run writes every output file with sane numbers" {
 	local only="redirect,fibfwd,xnf-?nf-tailcall-lpm,xnf-3nf-fused-lpm,xnf-1nf-tailcall-fib"
-	only+=",linux,linux-nft"
+	only+=",linux,linux-nft,xnf-1nf-model"
 	"$BUILD/xnf" worker help >/dev/null 2>&1 && only+=",worker-l3fwd,worker-l3fwd-napi-other"
 
 	run timeout 540 /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --quick \
@@ -168,6 +168,24 @@ if "worker-l3fwd-napi-other" in meta["dataplanes"]:
         n = p["napi"]
         if (n.get("timed") or [])[1:] != polls[1:] or sum(n.get("ns") or []) <= 0:
             fail(f"model point without its NAPI poll times: {str(n)[:300]}")
+# The XDP path's own sweep: its ingress polls with their times, the
+# generator's flushes (the bursts that reach the ring), every frame sent
+# in one flush.
+if "xnf-1nf-model" in meta["dataplanes"]:
+    sw = json.load(open(os.path.join(out, "model", "xdp", "sweep.json")))
+    if sw["dataplane"] != "xnf-1nf-model" or sw["ring"] != 256 or len(sw["points"]) < 3:
+        fail(f"model/xdp/sweep.json: {str(sw)[:300]}")
+    for p in sw["points"]:
+        n, f = p["napi"], (p.get("gen") or {}).get("flushes") or []
+        polls = n.get("polls") or []
+        if len(polls) != 65 or sum(polls[1:]) <= 0 or (n.get("timed") or [])[1:] != polls[1:]:
+            fail(f"XDP model point without its timed polls: {str(n)[:300]}")
+        if len(f) != 65 or sum(i * c for i, c in enumerate(f)) != p["sent"]:
+            fail(f"XDP model point: flushes {f} do not carry the {p['sent']} frames sent")
+        if not (p.get("napi_sched") or {}).get("run_ns"):
+            fail(f"XDP model point without the napi thread's CPU time: {p.get('napi_sched')}")
+    if not os.path.exists(os.path.join(out, "model", "xdp", "validate.md")):
+        fail("model/xdp/validate.md missing")
 rep = open(os.path.join(out, "report.md")).read()
 for f in ("fig2_throughput_size.png", "fig5_latency_rate.png", "Targets"):
     if f not in rep:

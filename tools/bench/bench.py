@@ -972,7 +972,8 @@ class Bench:
 
     def model_trial(self, tb, dp, rate, what):
         # The XDP path's napi thread: how long it waits to run once a
-        # packet woke it (the model's wake-up), where perf is installed.
+        # packet woke it (the model's wake-up) and whether it was kept off
+        # its CPU with work, where perf is installed.
         wake = None
         if dp.name == MODEL_XDP_DP and self.perf:
             pids = [t["pid"] for t in self.placements.get(dp.name, {}).get("napi", [])]
@@ -992,7 +993,8 @@ class Bench:
             wt = wake.stop() if wake else None
         if wt is not None:
             rec["napi_wake"] = dict(wt, how="perf: sched_waking to sched_switch of the "
-                                    "ingress's napi thread")
+                                    "ingress's napi thread; preempted: from its switch-out "
+                                    "with work (R) to its switch-in")
         s1, v1, c1 = self.worker_sched(tb), self.veth_drops(tb), cpu_times()
         n1 = self.napi_sched(dp)
         if n0 and n1:
@@ -1644,7 +1646,12 @@ def parse_args(argv):
     a.zl_duration = 0.4 if q else 0.5
     a.lat_packets = 100 if q else 300       # frames per latency point at low rates
     a.lat_max_duration = 1.0 if q else 3.0
-    a.model_duration = 0.5 if q else 1.0
+    # Under a second: the kernel's fair server (6.12+) runs SCHED_OTHER
+    # tasks that SCHED_FIFO threads starved for 0.95 s for 50 ms, and the
+    # model sweep's FIFO threads (generator, napi, worker) are busy for a
+    # whole trial at overload: 1 s trials lost 50 ms of server or source
+    # (measured with perf), 0.8 s ones nothing.
+    a.model_duration = 0.5 if q else 0.8
     a.model_fracs = (["0.3", "0.8", "1.2", "2"] if q else
                      ["0.1", "0.25", "0.5", "0.7", "0.85", "0.95", "1.05", "1.2", "1.5", "2"])
     # Which dataplanes each experiment covers (shell patterns).

@@ -32,7 +32,8 @@ PREV_STATE = re.compile(r"prev_state=(\S+)")
 
 
 class WakeTrace:
-    """perf record of the wake-ups of pids, from start() to stop()."""
+    """perf record of the wake-ups and preemptions of pids, from start() to
+    stop()."""
 
     def __init__(self, perf, pids, path, cpu):
         self.perf, self.pids, self.path, self.cpu = perf, list(pids), path, cpu
@@ -105,14 +106,20 @@ class WakeTrace:
         finally:
             os.unlink(self.path)
         lines = out.splitlines()
-        res = summarize(latencies(lines, self.pids))
+        pre = []
+        res = summarize(latencies(lines, self.pids, pre))
+        # Off the CPU with work: what the model takes as a server with its
+        # core to itself is checked here (the kernel's fair server takes 50
+        # ms a second from a SCHED_FIFO thread busy for as long).
+        res["preempted"] = {"count": len(pre), "total_ns": sum(e - b for b, e in pre),
+                            "max_ns": max((e - b for b, e in pre), default=0)}
         # A buffer that overflowed lost events: the wake-ups around them
         # are unpaired and left out, the rest still stand.
         res["lost_chunks"] = sum(1 for line in lines if "LOST" in line)
         return res
 
 
-def latencies(lines, pids):
+def latencies(lines, pids, preempted=None):
     """Per wake-up, ns from a thread's sched_waking to the switch that runs
     it. A thread sets itself asleep before it is switched out, and a waking
     in between is the common case for a napi thread under load: it comes
@@ -121,10 +128,14 @@ def latencies(lines, pids):
     not yet left the run queue does not end a sleep, and it is followed by
     another waking before the thread sleeps again. So the wake-up of a
     switch-in is the last waking since the previous switch-in, when the
-    thread was switched out asleep (not preempted: R)."""
+    thread was switched out asleep (not preempted: R). With a list for
+    preempted, each time from a switch-out that preempted a thread (R) to
+    its next switch-in is added to it (start, end ns): the thread had work
+    and no CPU."""
     want = set(pids)
     last = {}          # pid: time of the last waking since its switch-in
     asleep = set()     # its last switch-out was a sleep
+    off = {}           # pid: when it was preempted
     out = []
     for line in lines:
         m = EVENT.match(line)
@@ -141,6 +152,8 @@ def latencies(lines, pids):
             st = PREV_STATE.search(m.group(4))
             if st and not st.group(1).startswith("R"):
                 asleep.add(int(pm.group(1)))
+            elif st:
+                off[int(pm.group(1))] = t
         pm = NEXT_PID.search(m.group(4))
         if pm and int(pm.group(1)) in want:
             pid = int(pm.group(1))
@@ -148,6 +161,9 @@ def latencies(lines, pids):
             if pid in asleep and w is not None:
                 out.append(t - w)
             asleep.discard(pid)
+            if pid in off and preempted is not None:
+                preempted.append((off[pid], t))
+            off.pop(pid, None)
     return out
 
 

@@ -799,7 +799,8 @@ def validate(sweep, args):
         row["ok_jsd"] = max(row["jsd"], row["jsd_nonempty"]) < TARGET_JSD
         rows.append(row)
     return {"L": L, "beta": beta, "nf": sweep.get("nf"), "spins": spins,
-            "service": svc, "rows": rows, "path": "xdp" if xdp else "worker"}
+            "service": svc, "rows": rows, "path": "xdp" if xdp else "worker",
+            "poll_overhead_ns": sweep.get("poll_overhead_ns")}
 
 
 def cmd_validate(args):

@@ -225,7 +225,11 @@ def validate_markdown(res, args):
             "run to the end of the poll)" % (
                 "per point, distributed as the napi thread's measured "
                 "wake-ups (column wake: their mean)" if args.wake_ns ==
-                "measured" else "%s ns" % args.wake_ns) if xdp else
+                "measured" else "%s ns" % args.wake_ns) + (
+                "; each poll's time plus the napi thread's own work per "
+                "poll outside it, %.0f ns (its CPU time less its polls', "
+                "where it did not sleep)" % res["poll_overhead_ns"]
+                if res.get("poll_overhead_ns") else "") if xdp else
             "the worker sleeps after %d empty polls (wake-up %s)"
             % (res["spins"], "per point from its wake_reads and wake_packets"
                if args.wake_ns == "measured" else "%s ns" % args.wake_ns),
