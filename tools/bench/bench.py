@@ -140,7 +140,7 @@ def all_dataplanes():
     # The batching model's sweep (issue 18): the worker alone on its CPU,
     # the ingress's napi thread on the other, as the model assumes.
     dps.append(DP(MODEL_DP, "worker", ["xsk", "l3fwd"], "afxdp", "lpm", "l3fwd", napi="other",
-                  fifo=("napi", "worker")))
+                  fifo=("napi", "worker", "gen")))
     # The XDP path's: an l3fwd chain whose napi thread has the DUT's CPU to
     # itself, fed by a generator on the other CPU, as a NIC's ring is fed
     # independently of the core that polls it (docs/model.md).
