@@ -19,7 +19,9 @@ from simulate(): a worker with t(i) = 3000 + 250*i ns, beta 64, ring 2048,
 Poisson-process arrivals, sleeping after 64 empty reads, empty reads not
 timed (as userspace/worker.c does); snap-01..04.json, successive `xnf -j
 stats` snapshots of one worker whose service times change between
-intervals, by write_snapshots().
+intervals, by write_snapshots(); xdp-sweep.json, the XDP path's NAPI polls
+(exhaustive) with the generator's flushes and the napi thread's wake-ups,
+by write_xdp_sweep().
 """
 import json
 import math
@@ -28,12 +30,15 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from unittest import mock
 
 import numpy as np
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(TOP, "tools")
 sys.path.insert(0, TOOLS)
+sys.path.insert(0, os.path.join(TOOLS, "bench"))
+import waketrace  # noqa: E402
 import xnf_model as xm  # noqa: E402
 
 FIX = os.path.join(TOP, "selftests", "fixtures", "model")
@@ -53,7 +58,7 @@ def model_cli(argv, timeout=300, cwd=None):
 
 def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
              wake_ns=0.0, t0_ns=None, time_empty=True, warmup=0.1, burst=1,
-             segments=None):
+             segments=None, discipline="gated"):
     """Event simulation of one poll-mode core: Poisson-process arrivals at
     `rate` pps into a FIFO of L packets (arrivals to a full queue are lost),
     a server that takes min(queue, beta) packets per poll and serves them in
@@ -65,9 +70,16 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
     packets (the queue fills from empty). With segments, a list of
     (duration_ns, t_ns), the service times change with time: a poll that
     starts in a segment takes that segment's t_ns, the segments repeat in
-    turn (the queue carries over from one to the next). Returns a worker
-    object as `xnf -j worker` prints, and "_time_s", the time it counted
-    over."""
+    turn (the queue carries over from one to the next). wake_ns may be a
+    distribution (ns values, probabilities): each sleep draws its wake-up
+    from it. With discipline "exhaustive" (veth's NAPI poll) a poll takes
+    packets one at a time while the queue has one and it has taken fewer
+    than beta, each in b ns, the packets that arrive meanwhile joining the
+    queue, then spends a ns of its own: t(i) = a + b i through t_ns[1] and
+    t_ns[beta] (b = t_ns[1], a = 0 when beta is 1). Returns a worker
+    object as `xnf -j worker` prints, "_time_s", the time it counted
+    over, "_bursts", the bursts by size (all of them), and "_wakes", the
+    wake-ups drawn (ns)."""
     rng = np.random.default_rng(seed)
     if np.ndim(burst) == 0:
         g = np.zeros(int(burst) + 1)
@@ -80,6 +92,12 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
     csum = np.concatenate(([0], np.cumsum(sizes)))
     packets = len(arr)
     t0 = t_ns[0] if t0_ns is None else t0_ns
+    if np.ndim(wake_ns) == 0:
+        wake_vals, wake_p = np.array([float(wake_ns)]), None
+    else:
+        wake_vals = np.asarray(wake_ns[0], float)
+        wake_p = np.asarray(wake_ns[1], float) / np.sum(wake_ns[1])
+    wakes = []
     hist = {}
     t = 0.0
     q = i = lost = rx = idle = polls = empty = 0
@@ -114,7 +132,10 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
             t += t0
             if spins is not None and idle > spins and i < len(arr) \
                     and arr[i] > t:
-                t = arr[i] + wake_ns
+                w = wake_vals[0] if wake_p is None else \
+                    wake_vals[rng.choice(len(wake_vals), p=wake_p)]
+                wakes.append(float(w))
+                t = arr[i] + w
             idle_ns += t - start
             h = hist.setdefault(0, [0, 0.0, 0.0])
             h[0] += 1
@@ -123,8 +144,26 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
                 h[2] += t0 * t0
             continue
         idle = 0
-        s = t_ns[b]
-        t += s
+        if discipline == "exhaustive":
+            eb = (t_ns[beta] - t_ns[1]) / (beta - 1) if beta > 1 \
+                else t_ns[1]
+            ea = t_ns[1] - eb
+            q += b
+            b, start = 0, t
+            while q > 0 and b < beta:
+                q -= 1
+                b += 1
+                t += eb
+                j = int(np.searchsorted(arr, t, side="right"))
+                new, i = int(csum[j] - csum[i]), j
+                acc = min(new, L - q)
+                lost += new - acc
+                q += acc
+            s = ea + eb * b
+            t = start + s
+        else:
+            s = t_ns[b]
+            t += s
         rx += b
         busy_ns += s
         h = hist.setdefault(b, [0, 0.0, 0.0])
@@ -143,7 +182,15 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
         "batch_hist": [{"size": k, "batches": v[0], "ns": int(v[1]),
                         "ns_sq": int(v[2])} for k, v in sorted(hist.items())],
         "_time_s": (t - t_start) * 1e-9,
+        "_bursts": np.bincount(sizes, minlength=len(g)).tolist(),
+        "_wakes": wakes,
     }
+
+
+def sim_extras(w):
+    """What simulate() returns beyond a worker's counters ("_" keys), taken
+    out of w."""
+    return {k: w.pop(k) for k in [k for k in w if k.startswith("_")]}
 
 
 FIX_A, FIX_B, FIX_BETA, FIX_L = 3000.0, 250.0, 64, 2048
@@ -157,7 +204,7 @@ def write_fixtures():
     for k, r in enumerate(FIX_RATES):
         w = simulate(r, FIX_L, FIX_BETA, t, packets=60000, seed=10 + k,
                      spins=64, t0_ns=400.0, time_empty=False)
-        secs = w.pop("_time_s")
+        secs = sim_extras(w)["_time_s"]
         arrived = w["rx_packets"] + w["kernel"]["rx_ring_full"]
         pts.append({"offered_pps": r, "offered_max": False,
                     "achieved_tx_pps": arrived / secs, "sent": arrived,
@@ -183,6 +230,7 @@ def write_fixtures():
     with open(os.path.join(FIX, "worker.json"), "w") as f:
         json.dump({"workers": [w]}, f, indent=1)
     write_snapshots()
+    write_xdp_sweep()
 
 
 # Successive snapshots of one worker (`xnf -j stats`, oldest first) whose
@@ -221,7 +269,7 @@ def write_snapshots():
     for k, (rate, scale, n) in enumerate(SNAP_RUNS):
         w = simulate(rate, SNAP_L, SNAP_BETA, scale * SNAP_T1, packets=n,
                      seed=30 + k, spins=64, t0_ns=400.0, time_empty=False)
-        w.pop("_time_s")
+        sim_extras(w)
         acc = add_worker(acc, w)
         acc.update(pid=4242, tid=4243)
         napi[1] += w["rx_packets"] + w["kernel"]["rx_ring_full"]
@@ -435,17 +483,20 @@ class BatchArrivals(unittest.TestCase):
         # batches are distributed as g itself (capped at beta), for a
         # polling and for a sleeping server (wake-up 0: it finds exactly
         # the burst that woke it).
+        # The same whether a poll is gated or exhaustive.
         svc = lin(2000, 100, 64)
-        for spins in (None, 16):
-            p = xm.Params(2048, 64, 2e3, svc, burst=G_NAPI,
-                          idle_spins=spins, arrival="geometric")
-            v = run(p)["distribution"].copy()
-            v[0] = 0
-            with self.subTest(spins=spins):
-                self.assertLess(xm.jsd(xm.normalise(v), G_NAPI), 1e-4)
-                self.assertAlmostEqual(
-                    float(np.arange(65) @ xm.normalise(v)),
-                    float(np.arange(65) @ G_NAPI), delta=0.02)
+        for disc in ("gated", "exhaustive"):
+            for spins in (None, 16):
+                p = xm.Params(256, 64, 2e3, svc, burst=G_NAPI,
+                              idle_spins=spins, arrival="geometric",
+                              discipline=disc)
+                v = run(p)["distribution"].copy()
+                v[0] = 0
+                with self.subTest(disc=disc, spins=spins):
+                    self.assertLess(xm.jsd(xm.normalise(v), G_NAPI), 1e-4)
+                    self.assertAlmostEqual(
+                        float(np.arange(65) @ xm.normalise(v)),
+                        float(np.arange(65) @ G_NAPI), delta=0.02)
 
     def test_conservation(self):
         svc = lin(800, 15, 64)
@@ -563,19 +614,20 @@ class AgainstSimulation(unittest.TestCase):
     exact service times (--service-dist deterministic)."""
 
     def check(self, rate, spins, wake_ns, L=512, beta=32, burst=1,
-              packets=60000):
+              packets=60000, discipline="gated"):
         t = 2000.0 + 100.0 * np.arange(beta + 1)
         w = simulate(rate, L, beta, t, packets=packets, seed=7, spins=spins,
-                     wake_ns=wake_ns, burst=burst)
+                     wake_ns=wake_ns, burst=burst, discipline=discipline)
         svc = xm.Service(beta, means={i: t[i] for i in range(beta + 1)})
         p = xm.Params(L, beta, rate, svc, arrival="geometric",
                       service_dist="deterministic", idle_spins=spins,
-                      wake_ns=wake_ns, burst=burst)
+                      wake_ns=wake_ns, burst=burst, discipline=discipline)
         r = run(p)
         pm = xm.normalise(xm.worker_counts(w, beta))
         mm = float(np.arange(beta + 1) @ pm)
         with self.subTest(rate=rate, spins=spins, wake=wake_ns,
-                          burst=np.ndim(burst) and "pmf" or burst):
+                          burst=np.ndim(burst) and "pmf" or burst,
+                          discipline=discipline):
             self.assertLess(xm.jsd(pm, r["distribution"]), 0.01)
             self.assertLess(abs(mm - r["mean_batch"]), 0.3)
             self.assertLess(abs(xm.worker_loss(w) - r["loss"]), 0.005)
@@ -601,6 +653,208 @@ class AgainstSimulation(unittest.TestCase):
         cap = 32 / 5200e-9
         for f in (0.1, 0.7, 1.2):   # fewer epochs than packets: run longer
             self.check(f * cap, 16, 5000.0, burst=g, packets=200000)
+
+
+class WakeDistribution(unittest.TestCase):
+    """A sleeping server's wake-up drawn from a distribution, (ns values,
+    probabilities), each sleep its own; a wake-up that brings more than
+    WAKE_LONG rings' worth of packets taken with its mean count."""
+
+    def test_point_mass_is_the_constant(self):
+        svc = lin(2000, 100, 64)
+        for disc in ("gated", "exhaustive"):
+            for rate in (2e4, 3e5, 2e6):
+                a = run(xm.Params(256, 64, rate, svc, idle_spins=8,
+                                  wake_ns=5000, discipline=disc))
+                b = run(xm.Params(256, 64, rate, svc, idle_spins=8,
+                                  wake_ns=([5000.0], [1.0]),
+                                  discipline=disc))
+                with self.subTest(disc=disc, rate=rate):
+                    self.assertLess(np.abs(a["distribution"] -
+                                           b["distribution"]).sum(), 1e-12)
+                    self.assertAlmostEqual(a["loss"], b["loss"], delta=1e-12)
+                    self.assertAlmostEqual(a["busy_fraction"],
+                                           b["busy_fraction"], delta=1e-12)
+
+    def test_mixture_row_is_the_mix_of_rows(self):
+        # The sleeping state's row (and its arrivals, losses, time) is the
+        # probability-weighted mix of the constant wake-ups' rows; whole
+        # slots, so no wake-up is rounded.
+        svc = lin(2000, 100, 64)
+        spins, pr = 8, (0.3, 0.7)
+        for rate in (5e4, 3e5):          # the server sleeps often
+            def chain(wake):
+                return xm.model.build_chain(xm.Params(
+                    256, 64, rate, svc, idle_spins=spins, wake_ns=wake,
+                    slot_ns=50.0))
+            one, two = chain(5000.0), chain(20000.0)
+            mix = chain(([5000.0, 20000.0], pr))
+            s = spins                    # the sleeping read's state
+            with self.subTest(rate=rate):
+                want = pr[0] * one[0][s].toarray() + \
+                    pr[1] * two[0][s].toarray()
+                self.assertGreater(np.abs(one[0][s].toarray() -
+                                          two[0][s].toarray()).sum(), 0.1)
+                self.assertLess(np.abs(mix[0][s].toarray() - want).sum(),
+                                1e-12)
+                for k in (2, 3, 4):      # cycle, arrivals, losses
+                    self.assertAlmostEqual(
+                        mix[k][s], pr[0] * one[k][s] + pr[1] * two[k][s],
+                        delta=1e-9 * max(1.0, abs(mix[k][s])))
+                # the other states do not depend on the wake-up
+                self.assertLess(np.abs(mix[0][:s].toarray() -
+                                       one[0][:s].toarray()).sum(), 1e-12)
+
+    def test_against_simulation(self):
+        # short and long wake-ups (each sleep draws one) against the
+        # simulation, with its tolerances
+        wake = ([1000.0, 4000.0, 30000.0], [0.5, 0.3, 0.2])
+        for rate in (2e4, 2e5, 3e6):
+            AgainstSimulation.check(self, rate, 16, wake)
+            AgainstSimulation.check(self, rate, 0, wake)
+
+    def test_long_wake_ups_with_their_mean(self):
+        # A 1 ms wake-up brings 500-1000 packets to a ring of 32: taken
+        # with its mean count it gives what the slot-resolved count gives
+        # (WAKE_LONG raised so that it is resolved).
+        svc = lin(2000, 100, 4)
+        L, beta = 32, 4
+        wake = ([2000.0, 1000100.0], [0.9, 0.1])
+        for rate in (5e5, 1e6):
+            for spins in (0, 4):
+                p = xm.Params(L, beta, rate, svc, arrival="geometric",
+                              idle_spins=spins, wake_ns=wake, slot_ns=250.0)
+                self.assertGreater(wake[0][1] * rate * 1e-9,
+                                   xm.model.WAKE_LONG * (L + beta))
+                approx = run(p)
+                with mock.patch.object(xm.model, "WAKE_LONG", 1e9):
+                    exact = run(p)
+                with self.subTest(rate=rate, spins=spins):
+                    self.assertTrue(exact["solver"]["converged"])
+                    self.assertGreater(approx["loss"], 1e-3)
+                    self.assertAlmostEqual(approx["loss"], exact["loss"],
+                                           delta=1e-3)
+                    self.assertAlmostEqual(
+                        approx["p_queue_full"], exact["p_queue_full"],
+                        delta=1e-3 * exact["p_queue_full"] + 1e-12)
+                    self.assertLess(np.abs(approx["distribution"] -
+                                           exact["distribution"]).sum(),
+                                    1e-3)
+
+    def test_bad_wake_refused(self):
+        svc = lin(2000, 100, 64)
+        for wake in (-1.0, ([1000.0, -5.0], [0.5, 0.5]),
+                     ([1000.0, 2000.0], [1.0]), ([1000.0], [0.0]),
+                     ([1000.0, 2000.0], [1.5, -0.5]), ([], []),
+                     ([float("nan")], [1.0]), ([1000.0], [float("nan")]),
+                     ([1000.0], [1.0], [2.0])):
+            with self.subTest(wake=wake), self.assertRaises(xm.ModelError):
+                xm.Params(512, 64, 1e5, svc, idle_spins=8, wake_ns=wake)
+
+
+class Exhaustive(unittest.TestCase):
+    """The exhaustive discipline (veth's NAPI poll): a poll takes packets
+    one at a time, b ns each, those that arrive meanwhile too, up to beta,
+    then a ns of its own."""
+
+    def test_beta_one_is_gated(self):
+        # At beta 1 the model has t(1) = b (a = 0): a poll takes the one
+        # packet in t(1) either way. Whole slots, exact service and
+        # memoryless arrivals; the same holds for any law.
+        svc = lin(800, 200, 1)           # t(0) 800, t(1) 1000 ns
+        cap = svc.capacity_pps()
+        for arrival in ("geometric", "poisson"):
+            for spins in (None, 4):
+                for f in (0.2, 0.9, 1.5):
+                    r = {d: run(xm.Params(
+                        64, 1, f * cap, svc, arrival=arrival,
+                        service_dist="deterministic", idle_spins=spins,
+                        wake_ns=3000, slot_ns=50.0, discipline=d))
+                        for d in ("gated", "exhaustive")}
+                    g, e = r["gated"], r["exhaustive"]
+                    with self.subTest(arrival=arrival, spins=spins, f=f):
+                        self.assertLess(np.abs(g["distribution"] -
+                                               e["distribution"]).sum(),
+                                        1e-12)
+                        for k in ("loss", "busy_fraction",
+                                  "mean_queue_at_poll", "p_queue_full"):
+                            self.assertAlmostEqual(g[k], e[k], delta=1e-12)
+                        self.assertAlmostEqual(
+                            g["throughput_pps"] / e["throughput_pps"], 1.0,
+                            delta=1e-12)
+
+    def test_conservation(self):
+        svc = lin(800, 15, 64)
+        cap = svc.capacity_pps()
+        for arrival, cv, burst, spins in (("poisson", None, 1, None),
+                                          ("negbin", 2.0, 1, 0),
+                                          ("geometric", None, G_NAPI, 8)):
+            for f in (0.3, 1.0, 3.0):
+                p = xm.Params(256, 64, f * cap, svc, arrival=arrival, cv=cv,
+                              burst=burst, idle_spins=spins, wake_ns=2000,
+                              ref_rate_pps=cap, discipline="exhaustive")
+                r = run(p)
+                with self.subTest(arrival=arrival, cv=cv, spins=spins,
+                                  burst=np.ndim(burst), f=f):
+                    self.assertTrue(r["solver"]["converged"])
+                    self.assertAlmostEqual(r["distribution"].sum(), 1.0,
+                                           delta=1e-9)
+                    self.assertTrue(np.all(r["distribution"] >= 0))
+                    self.assertAlmostEqual(
+                        r["throughput_pps"] / (p.rate * (1 - r["loss"])),
+                        1.0, delta=1e-8)
+                    self.assertAlmostEqual(
+                        r["arrival_rate_check_pps"] / p.rate, 1.0,
+                        delta=1e-9)
+                    if f > 1:
+                        self.assertAlmostEqual(r["loss"], 1 - 1 / f,
+                                               delta=2e-3)
+
+    def test_against_simulation(self):
+        cap = 32 / 5200e-9
+        for spins in (None, 0):
+            for f in (0.1, 0.7, 1.2):
+                AgainstSimulation.check(self, f * cap, spins, 2000.0,
+                                        discipline="exhaustive")
+
+    def test_batches_against_gated(self):
+        # What holds at the same load: a polling server's mean batch over
+        # all polls is the same (both solve E[V] = rate (a + b E[V]) while
+        # nothing is lost), and the non-empty polls of an exhaustive
+        # server are larger on average (it also takes what arrives while
+        # it polls). Not stochastically larger: between light load and
+        # saturation the gated batches spread wider around the same mean.
+        svc = lin(2000, 100, 32)
+        cap = svc.capacity_pps()
+        k = np.arange(33)
+        for spins in (None, 0):
+            for f in (0.05, 0.3, 0.7, 1.0, 1.2):
+                r = {d: run(xm.Params(256, 32, f * cap, svc,
+                                      arrival="geometric", idle_spins=spins,
+                                      wake_ns=3000, discipline=d,
+                                      ref_rate_pps=cap))
+                     for d in ("gated", "exhaustive")}
+                g, e = r["gated"], r["exhaustive"]
+                m1 = {d: float(k @ xm.normalise(np.r_[0, x["distribution"]
+                                                      [1:]]))
+                      for d, x in r.items()}
+                with self.subTest(spins=spins, f=f):
+                    self.assertGreaterEqual(m1["exhaustive"],
+                                            m1["gated"] - 1e-9)
+                    self.assertGreaterEqual(e["mean_batch"],
+                                            g["mean_batch"] - 1e-6)
+                    self.assertLessEqual(e["loss"], g["loss"] + 1e-9)
+                    if spins is None and f < 1:
+                        v = f * cap * 1e-9
+                        vstar = v * 2000 / (1 - v * 100)
+                        self.assertAlmostEqual(e["mean_batch"], vstar,
+                                               delta=1e-6 * vstar)
+                        self.assertAlmostEqual(g["mean_batch"], vstar,
+                                               delta=1e-6 * vstar)
+
+    def test_unknown_discipline_refused(self):
+        with self.assertRaises(xm.ModelError):
+            xm.Params(512, 64, 1e5, lin(800, 15, 64), discipline="fifo")
 
 
 class Readers(unittest.TestCase):
@@ -1029,6 +1283,31 @@ class CLI(unittest.TestCase):
                 cp = self.tool(*argv, rc=1)
                 self.assertTrue(cp.stderr.startswith("Error: "))
 
+    def test_discipline(self):
+        # --discipline taken and reported; the default gated without NAPI
+        base = ["predict", "-L", "256", "--beta", "32", "--rate", "4M",
+                "--service-linear", "2000,100", "--idle-spins", "0",
+                "--wake-ns", "3000", "-j"]
+        svc = lin(2000, 100, 32)
+        for disc in ("gated", "exhaustive", None):
+            o = json.loads(self.tool(*base + (["--discipline", disc]
+                                              if disc else [])).stdout)
+            r = run(xm.Params(256, 32, 4e6, svc, idle_spins=0,
+                              wake_ns=3000, discipline=disc or "gated"))
+            with self.subTest(disc=disc):
+                self.assertEqual(o["input"]["discipline"], disc or "gated")
+                self.assertLess(np.abs(np.array(o["distribution"]) -
+                                       r["distribution"]).sum(), 1e-12)
+        cp = self.tool(*base[:-1] + ["--discipline", "exhaustive"])
+        self.assertIn("exhaustive", cp.stdout)
+        cp = self.tool(*base + ["--discipline", "fifo"], rc=1)
+        self.assertEqual(json.loads(cp.stdout)["schema"], "xnf/error/1")
+        o = json.loads(self.tool("dimension", "-L", "256", "--beta", "32",
+                                 "--service-linear", "2000,100", "--loss",
+                                 "1e-3", "--discipline", "exhaustive",
+                                 "-j").stdout)
+        self.assertEqual(o["input"]["discipline"], "exhaustive")
+
     def test_validate_napi_bursts(self):
         # The fixture's arrivals are single packets: NAPI polls of one
         # packet each as the burst distribution must give what --burst 1
@@ -1133,6 +1412,42 @@ def napi_point(w, rate):
             "veth": {"src": {"tx_dropped": lost}, "dut": {"tx_dropped": 0}}}
 
 
+def xdp_point(w, rate):
+    """napi_point() with what the harness records of the XDP path on its
+    own sweep: the generator's flushes by size (simulate()'s bursts), the
+    napi thread's wake-ups as waketrace summarizes them (its draws), the
+    sender veth's counters."""
+    pt = napi_point(w, rate)
+    flushes = w["_bursts"] + [0] * (65 - len(w["_bursts"]))
+    lost = pt["veth"]["src"]["tx_dropped"]
+    pt.update(gen={"flushes": flushes[:65]},
+              napi_wake=waketrace.summarize([int(x) for x in w["_wakes"]]),
+              veth={"s0": {"tx_dropped": lost, "tx_packets": pt["sent"] - lost,
+                           "rx_dropped": 0, "rx_packets": 0}})
+    return pt
+
+
+# The XDP path's sweep (xdp-sweep.json): NAPI polls of a veth ring of 256,
+# budget 64, exhaustive, t(i) = 1200 + 450*i ns, sleeping when a poll leaves
+# the ring empty and woken XDP_WAKE later (values at the middle of
+# waketrace's 250 ns buckets, so the histogram gives them back exactly);
+# Poisson-process flushes of XDP_FLUSH packets.
+XDP_T = 1200.0 + 450.0 * np.arange(65)
+XDP_RATES = (1e5, 4e5, 8e5, 1.5e6, 3e6)
+XDP_WAKE = ([1125.0, 3125.0, 20125.0], [0.6, 0.3, 0.1])
+XDP_FLUSH = np.zeros(9)
+XDP_FLUSH[[1, 2, 4, 8]] = [0.5, 0.25, 0.15, 0.1]
+
+
+def write_xdp_sweep():
+    pts = [xdp_point(simulate(r, 256, 64, XDP_T, packets=60000, seed=50 + k,
+                              spins=0, wake_ns=XDP_WAKE, burst=XDP_FLUSH,
+                              discipline="exhaustive"), r)
+           for k, r in enumerate(XDP_RATES)]
+    with open(os.path.join(FIX, "xdp-sweep.json"), "w") as f:
+        json.dump({"nf": "l3fwd", "size": 64, "points": pts}, f, indent=1)
+
+
 class XdpPath(unittest.TestCase):
     """validate --path xdp: the NAPI polls of a sweep, with their times
     (xnf_batch timed/ns), as one server that sleeps when its ring is
@@ -1180,6 +1495,78 @@ class XdpPath(unittest.TestCase):
             self.assertTrue(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"], r)
         self.assertGreater(rows[-1]["loss_measured"], 0.1)   # overload
         self.assertEqual(rows[0]["loss_measured"], 0)
+
+    def validate(self, sweep, *argv, rc=0):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "sweep.json")
+            with open(path, "w") as f:
+                json.dump(sweep, f)
+            cp = model_cli(["validate", path, "--path", "xdp", "--out", d,
+                            "--arrival", "geometric", "-j"] + list(argv))
+        self.assertEqual(cp.returncode, rc, cp.stderr)
+        return json.loads(cp.stdout)
+
+    def test_validate_flushes_and_wake_ups(self):
+        # xdp-sweep.json: simulate() of exhaustive polls fed by the
+        # generator's flushes and woken after the napi thread's wake-ups,
+        # what the harness records on the XDP path; the model given both,
+        # as the point records them, meets the targets at every point:
+        # it describes what was simulated, from idle to overload.
+        sw = load(os.path.join(FIX, "xdp-sweep.json"))
+        o = self.validate(sw, "--burst", "flush", "--wake-ns", "measured")
+        self.assertEqual(o["discipline"], "exhaustive")
+        rows = o["rows"]
+        self.assertEqual(len(rows), len(XDP_RATES))
+        g = XDP_FLUSH / XDP_FLUSH.sum()
+        wake = float(np.dot(*XDP_WAKE))
+        for r, pt in zip(rows, sw["points"]):
+            with self.subTest(point=r["point"]):
+                self.assertTrue(r["converged"])
+                self.assertAlmostEqual(r["burst"], np.arange(9) @ g,
+                                       delta=0.03)
+                if pt["napi_wake"]["count"]:
+                    # the draws' mean: the histogram holds them exactly
+                    self.assertAlmostEqual(r["wake_ns"],
+                                           pt["napi_wake"]["mean_ns"],
+                                           delta=1e-6)
+                    self.assertAlmostEqual(r["wake_ns"], wake,
+                                           delta=0.05 * wake)
+        met = [r["ok_mean"] and r["ok_loss"] and r["ok_jsd"] for r in rows]
+        self.assertEqual(sum(met), len(rows), rows)
+        self.assertEqual(o["summary"]["met_jsd"], len(rows))
+        self.assertEqual(rows[0]["loss_measured"], 0)
+        self.assertGreater(rows[-1]["loss_measured"], 0.1)    # overload
+        # at overload the ring never empties: no sleep, no wake-up
+        self.assertEqual(sw["points"][-1]["napi_wake"]["count"], 0)
+        self.assertEqual(rows[-1]["wake_ns"], 0)
+
+    def test_flushes_missing(self):
+        sw = load(os.path.join(FIX, "xdp-sweep.json"))
+        del sw["points"][1]["gen"]
+        o = self.validate(sw, "--burst", "flush", rc=1)
+        self.assertEqual(o["schema"], "xnf/error/1")
+        self.assertIn("flushes", json.dumps(o))
+        sw["points"][1]["gen"] = {"flushes": [5] + [0] * 64}   # all empty
+        self.validate(sw, "--burst", "flush", rc=1)
+
+    def test_measured_wake_ups(self):
+        # The napi thread never slept (no wake-up, no error): wake-up 0,
+        # what --wake-ns 0 gives; perf's error or no record: refused.
+        sw = load(os.path.join(FIX, "xdp-sweep.json"))
+        sw["points"] = sw["points"][1:2]
+        sw["points"][0]["napi_wake"] = waketrace.summarize([])
+        a = self.validate(sw, "--wake-ns", "measured")["rows"][0]
+        b = self.validate(sw, "--wake-ns", "0")["rows"][0]
+        self.assertEqual(a["wake_ns"], 0)
+        self.assertEqual(a["mean_model"], b["mean_model"])
+        self.assertEqual(a["loss_model"], b["loss_model"])
+        for wk in ({"error": "perf record did not start within 10 s"},
+                   dict(waketrace.summarize([]), error="perf script: x"),
+                   None):
+            with self.subTest(wk=wk):
+                sw["points"][0]["napi_wake"] = wk
+                o = self.validate(sw, "--wake-ns", "measured", rc=1)
+                self.assertEqual(o["schema"], "xnf/error/1")
 
     def test_stats_napi_times(self):
         # `xnf -j stats` with the polls' times: --napi takes them as t(i).

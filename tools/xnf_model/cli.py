@@ -408,6 +408,7 @@ def cmd_predict(args):
                   "burst_mean": p.burst_mean,
                   "arrival_cv_in_slots": r["info"]["arrival_cv"],
                   "service_dist": args.service_dist,
+                  "discipline": p.discipline,
                   "idle_spins": spins, "wake_ns": p.wake_ns,
                   "slot_ns": p.slot, "service": svc.describe(),
                   "measured_from": m.what if m else None},
@@ -662,6 +663,7 @@ def cmd_dimension(args):
     out = {"input": {"L": L, "beta": beta, "target_loss": args.loss,
                      "arrival": args.arrival, "cv": args.cv,
                      "burst": pb.burst, "burst_mean": pb.burst_mean,
+                     "discipline": pb.discipline,
                      "idle_spins": spins, "wake_ns": parse_wake(args.wake_ns),
                      "slot_ns": slot, "service": svc.describe(),
                      "measured_from": m.what if m else None},
@@ -800,7 +802,8 @@ def validate(sweep, args):
         rows.append(row)
     return {"L": L, "beta": beta, "nf": sweep.get("nf"), "spins": spins,
             "service": svc, "rows": rows, "path": "xdp" if xdp else "worker",
-            "poll_overhead_ns": sweep.get("poll_overhead_ns")}
+            "poll_overhead_ns": sweep.get("poll_overhead_ns"),
+            "discipline": discipline(args)}
 
 
 def cmd_validate(args):
@@ -834,6 +837,7 @@ def cmd_validate(args):
     if args.json:
         print_json({"L": res["L"], "beta": res["beta"], "nf": res["nf"],
                     "idle_spins": res["spins"],
+                    "discipline": res["discipline"],
                     "service": res["service"].describe(),
                     "rows": [{k: v for k, v in r.items()} for r in
                              res["rows"]], "summary": summary},

@@ -320,12 +320,19 @@ class Params:
         self.idle_spins = idle_spins      # None: poll forever (the paper)
         # The wake-up after a sleep: ns, or a distribution given as
         # (ns values, probabilities); wake_ns is then its mean.
-        if np.ndim(wake_ns) == 0:
+        if np.isscalar(wake_ns) or (isinstance(wake_ns, np.ndarray) and
+                                    wake_ns.ndim == 0):
             self.wake_vals = np.array([float(wake_ns)])
             self.wake_probs = np.array([1.0])
         else:
-            vals, probs = (np.asarray(x, float) for x in wake_ns)
+            # a pair of sequences, not one array: numpy refuses values and
+            # probabilities of different lengths as one
+            try:
+                vals, probs = (np.asarray(x, float).ravel() for x in wake_ns)
+            except (TypeError, ValueError):
+                vals = probs = np.array([])
             if len(vals) != len(probs) or not len(vals) or \
+                    not np.all(np.isfinite(probs)) or \
                     np.any(probs < 0) or probs.sum() <= 0:
                 raise ModelError("a wake-up distribution needs as many "
                                  "probabilities as values, not all zero")

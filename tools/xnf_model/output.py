@@ -94,6 +94,10 @@ def print_predict(o, r):
                             else "", burst_text(i),
                             i["arrival_cv_in_slots"], i["slot_ns"]))
     print_service(svc, o["capacity_pps"])
+    print("poll: %s" % ("exhaustive (takes what arrives while it polls, "
+                        "up to beta)" if i.get("discipline") == "exhaustive"
+                        else "gated (takes what the queue holds, up to "
+                        "beta)"))
     sp = i["idle_spins"]
     print("idle: %s" % ("polls forever (the paper)" if sp is None else
                         "sleeps after %d empty polls, wakes %.0f ns after "

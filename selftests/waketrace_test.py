@@ -1,0 +1,174 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""
+Tests of tools/bench/waketrace.py, run by `make test-model`:
+
+    /usr/bin/python3 -m unittest discover -s selftests -p waketrace_test.py
+
+latencies() on synthetic lines as `perf script -F time,event,trace --ns`
+prints them for sched:sched_waking and sched:sched_switch, and summarize()
+on known values. No perf run.
+"""
+import os
+import sys
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "tools", "bench"))
+import waketrace  # noqa: E402
+
+NAPI, OTHER, PERF = 28750, 28751, 28793
+T0 = 50123 * 1000000000 + 645835919      # ns
+
+
+def stamp(t):
+    return "%17s" % ("%d.%09d" % divmod(t, 1000000000))
+
+
+def waking(t, pid, comm="napi/i6b264-421"):
+    return "%s: sched:sched_waking: comm=%s pid=%d prio=49 target_cpu=001" \
+        % (stamp(t), comm, pid)
+
+
+def switch(t, prev, state, nxt):
+    """prev switched out in state, nxt switched in."""
+    name = {NAPI: "napi/i6b264-421", OTHER: "napi/i6b264-422",
+            PERF: "perf"}
+    prio = {PERF: 120}
+    return ("%s: sched:sched_switch: prev_comm=%s prev_pid=%d prev_prio=%d "
+            "prev_state=%s ==> next_comm=%s next_pid=%d next_prio=%d" % (
+                stamp(t), name.get(prev, "swapper/1"), prev,
+                prio.get(prev, 49), state, name.get(nxt, "swapper/1"), nxt,
+                prio.get(nxt, 49)))
+
+
+class Latencies(unittest.TestCase):
+    def test_line_format(self):
+        # what perf prints, to the character
+        self.assertEqual(
+            waking(T0, NAPI),
+            "  50123.645835919: sched:sched_waking: comm=napi/i6b264-421 "
+            "pid=28750 prio=49 target_cpu=001")
+        self.assertEqual(
+            switch(T0 + 8225, PERF, "R", NAPI),
+            "  50123.645844144: sched:sched_switch: prev_comm=perf "
+            "prev_pid=28793 prev_prio=120 prev_state=R ==> "
+            "next_comm=napi/i6b264-421 next_pid=28750 next_prio=49")
+
+    def test_sleep_waking_switch_in(self):
+        lines = [switch(T0, PERF, "R", NAPI),          # state unknown
+                 switch(T0 + 1000, NAPI, "S", 0),     # sleeps
+                 waking(T0 + 50000, NAPI),
+                 switch(T0 + 53250, 0, "R", NAPI),
+                 switch(T0 + 60000, NAPI, "D", 0),    # D sleeps too
+                 waking(T0 + 70000, NAPI),
+                 switch(T0 + 70400, PERF, "R", NAPI)]
+        self.assertEqual(waketrace.latencies(lines, [NAPI]), [3250, 400])
+
+    def test_waking_before_the_switch_out_it_ends(self):
+        # The thread sets itself asleep, a packet wakes it before it is
+        # switched out: the waking precedes the switch-out S.
+        lines = [switch(T0, PERF, "R", NAPI),
+                 waking(T0 + 900, NAPI),
+                 switch(T0 + 1000, NAPI, "S", 0),
+                 switch(T0 + 1700, 0, "R", NAPI)]
+        self.assertEqual(waketrace.latencies(lines, [NAPI]), [800])
+
+    def test_only_the_last_waking_counts(self):
+        # A waking while it still runs ends no sleep; the waking after its
+        # real sleep is the wake-up.
+        lines = [switch(T0, PERF, "R", NAPI),
+                 waking(T0 + 100, NAPI),
+                 switch(T0 + 5000, NAPI, "S", 0),
+                 waking(T0 + 9000, NAPI),
+                 switch(T0 + 9600, 0, "R", NAPI)]
+        self.assertEqual(waketrace.latencies(lines, [NAPI]), [600])
+
+    def test_preemption_is_no_wake_up(self):
+        lines = [switch(T0, PERF, "R", NAPI),
+                 switch(T0 + 1000, NAPI, "R", PERF),  # preempted
+                 switch(T0 + 4000, PERF, "R", NAPI),
+                 switch(T0 + 5000, NAPI, "R+", PERF),
+                 waking(T0 + 5500, NAPI),             # while runnable
+                 switch(T0 + 6000, PERF, "R", NAPI),
+                 # then a real sleep: counted, the earlier waking is gone
+                 switch(T0 + 7000, NAPI, "S", 0),
+                 waking(T0 + 8000, NAPI),
+                 switch(T0 + 8300, 0, "R", NAPI)]
+        self.assertEqual(waketrace.latencies(lines, [NAPI]), [300])
+
+    def test_sleep_without_waking_is_not_counted(self):
+        # a switch-in after a sleep whose waking was not recorded (lost)
+        lines = [switch(T0, PERF, "R", NAPI),
+                 switch(T0 + 1000, NAPI, "S", 0),
+                 switch(T0 + 3000, 0, "R", NAPI),
+                 switch(T0 + 4000, NAPI, "S", 0),
+                 waking(T0 + 5000, NAPI),
+                 switch(T0 + 5100, 0, "R", NAPI)]
+        self.assertEqual(waketrace.latencies(lines, [NAPI]), [100])
+
+    def test_first_switch_in_not_counted(self):
+        # the trace starts with the thread asleep: its state is unknown
+        lines = [waking(T0, NAPI),
+                 switch(T0 + 500, PERF, "R", NAPI)]
+        self.assertEqual(waketrace.latencies(lines, [NAPI]), [])
+
+    def test_other_pids_ignored(self):
+        lines = [switch(T0, PERF, "R", NAPI),
+                 switch(T0 + 1000, NAPI, "S", OTHER),
+                 waking(T0 + 1500, OTHER, "napi/i6b264-422"),
+                 switch(T0 + 1600, OTHER, "S", 0),
+                 waking(T0 + 2000, NAPI),
+                 waking(T0 + 2100, OTHER, "napi/i6b264-422"),
+                 switch(T0 + 2200, 0, "R", OTHER),
+                 switch(T0 + 2300, OTHER, "S", NAPI)]
+        self.assertEqual(waketrace.latencies(lines, [NAPI]), [300])
+        # both threads: each its own wake-ups
+        self.assertEqual(waketrace.latencies(lines, [NAPI, OTHER]),
+                         [100, 300])
+
+    def test_other_lines_ignored(self):
+        lines = ["", "# ========", "LOST 3 events!",
+                 switch(T0, PERF, "R", NAPI),
+                 "  50123.645836000: sched:sched_wakeup: comm=napi/i6b264-"
+                 "421 pid=28750 prio=49 target_cpu=001",
+                 switch(T0 + 1000, NAPI, "S", 0),
+                 waking(T0 + 2000, NAPI),
+                 switch(T0 + 2250, 0, "R", NAPI)]
+        self.assertEqual(waketrace.latencies(lines, [NAPI]), [250])
+
+
+class Summarize(unittest.TestCase):
+    def test_known_values(self):
+        s = waketrace.summarize([300, 10, 1000, 260, 100])
+        self.assertEqual(s["count"], 5)
+        self.assertEqual(s["mean_ns"], 334)
+        self.assertEqual(s["p50_ns"], 260)
+        self.assertEqual(s["max_ns"], 1000)
+        self.assertEqual(s["bucket_ns"], waketrace.BUCKET_NS)
+        self.assertEqual(waketrace.BUCKET_NS, 250)
+        self.assertEqual(s["hist"], [[0, 2], [250, 2], [1000, 1]])
+        self.assertLessEqual(s["p50_ns"], s["p90_ns"])
+        self.assertLessEqual(s["p90_ns"], s["p99_ns"])
+        self.assertLessEqual(s["p99_ns"], s["max_ns"])
+
+    def test_quantiles_of_many(self):
+        s = waketrace.summarize(list(range(1000, 0, -1)))
+        self.assertEqual(s["count"], 1000)
+        self.assertEqual(s["mean_ns"], 500.5)
+        # within one value of the exact order statistics
+        for k, f in (("p50_ns", 0.5), ("p90_ns", 0.9), ("p99_ns", 0.99)):
+            self.assertLessEqual(abs(s[k] - f * 1000), 1, k)
+        self.assertEqual(sum(c for _, c in s["hist"]), 1000)
+        self.assertEqual([b for b, _ in s["hist"]], [0, 250, 500, 750, 1000])
+        self.assertEqual([c for _, c in s["hist"]], [249, 250, 250, 250, 1])
+
+    def test_empty(self):
+        s = waketrace.summarize([])
+        self.assertEqual(s["count"], 0)
+        self.assertIsNone(s["mean_ns"])
+        self.assertEqual(s["hist"], [])
+
+
+if __name__ == "__main__":
+    unittest.main()
