@@ -97,6 +97,21 @@ class Latencies(unittest.TestCase):
                  switch(T0 + 8300, 0, "R", NAPI)]
         self.assertEqual(waketrace.latencies(lines, [NAPI]), [300])
 
+    def test_preempted_intervals(self):
+        # with a list, each switch-out with work (R) to the switch-in
+        # that follows is recorded; sleeps and other pids are not
+        lines = [switch(T0, PERF, "R", NAPI),
+                 switch(T0 + 1000, NAPI, "R", PERF),   # preempted
+                 switch(T0 + 51000, PERF, "S", NAPI),  # 50 us later
+                 switch(T0 + 52000, NAPI, "S", 0),     # sleeps
+                 waking(T0 + 60000, NAPI),
+                 switch(T0 + 62000, 0, "R", NAPI),
+                 switch(T0 + 63000, OTHER, "R", PERF),
+                 switch(T0 + 90000, PERF, "S", OTHER)]
+        pre = []
+        self.assertEqual(waketrace.latencies(lines, [NAPI], pre), [2000])
+        self.assertEqual(pre, [(T0 + 1000, T0 + 51000)])
+
     def test_sleep_without_waking_is_not_counted(self):
         # a switch-in after a sleep whose waking was not recorded (lost)
         lines = [switch(T0, PERF, "R", NAPI),
