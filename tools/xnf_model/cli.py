@@ -310,27 +310,24 @@ def parse_burst(s, point=None):
             " or 'gen', 'napi', 'flush'" if point is not None else ""))
 
 
-def napi_burst(point):
-    """The burst-size pmf of a sweep point: its ingress NAPI polls by size
-    (sizes >= 1; a poll that found nothing delivers nothing), or None."""
-    polls = ((point or {}).get("napi") or {}).get("polls")
-    if not polls or sum(polls[1:]) <= 0:
+def sizes_pmf(counts):
+    """Counts by size (0..64) as a burst-size pmf over sizes >= 1 (nothing
+    delivered brings no burst), or None without any."""
+    if not counts or sum(counts[1:]) <= 0:
         return None
-    g = np.asarray(polls, float)
+    g = np.asarray(counts, float)
     g[0] = 0.0
     return g / g.sum()
+
+
+def napi_burst(point):
+    """A sweep point's ingress NAPI polls by size as its bursts."""
+    return sizes_pmf(((point or {}).get("napi") or {}).get("polls"))
 
 
 def flush_burst(point):
-    """The burst-size pmf of a sweep point: the generator's flushes by the
-    frames they carried (sizes >= 1; an empty flush brings nothing), or
-    None."""
-    f = ((point or {}).get("gen") or {}).get("flushes")
-    if not f or sum(f[1:]) <= 0:
-        return None
-    g = np.asarray(f, float)
-    g[0] = 0.0
-    return g / g.sum()
+    """A sweep point's generator flushes by the frames they carried."""
+    return sizes_pmf(((point or {}).get("gen") or {}).get("flushes"))
 
 
 def parse_wake(s, point=None, rate=None, burst_mean=1.0, xdp=False):
