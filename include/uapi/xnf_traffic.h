@@ -50,7 +50,7 @@ struct xnf_probe_short {
  * 16-bit words as loaded natively (RFC 1071: byte order independent). */
 #define XNF_GEN_HDR_MAX	  80   /* Ethernet + IPv6 + TCP = 74 */
 #define XNF_GEN_SIZES_MAX 1024 /* entries of a size table */
-#define XNF_GEN_FLUSH_MAX 64	/* most runs per flush (the unpaced batch) */
+#define XNF_GEN_FLUSH_MAX 64   /* most runs per flush (the unpaced batch) */
 #define XNF_GEN_FRAME_MAX 1518
 #define XNF_GEN_FLOWS_MAX (1u << 24)
 
