@@ -86,7 +86,7 @@ class DP:
     not the napi thread)."""
 
     def __init__(self, name, kind, nfs=(), form="", route="", worker_nf="", napi="same",
-                 fifo=(), sink="dut", rt_unthrottled=False):
+                 fifo=(), sink="dut"):
         self.name, self.kind, self.nfs = name, kind, list(nfs)
         self.form, self.route, self.worker_nf = form, route, worker_nf
         self.napi = napi
@@ -101,14 +101,10 @@ class DP:
         # Threads run SCHED_FIFO (FIFO_PRIO): "napi", the ingress's napi
         # thread, preempts the generator on their CPU as a NIC's interrupt
         # would; "worker", the forwarding thread, preempts the machine's
-        # other work on its CPU. A thread at SCHED_FIFO that has work for
-        # longer than the kernel's RT runtime (0.95 s a second) is stopped
-        # for the rest of the second; rt_unthrottled lifts that limit for
-        # the dataplane's sessions (kernel.sched_rt_runtime_us -1, restored
-        # after): at overload the XDP path's napi thread runs for whole
-        # trials, as a NIC's does on a dedicated core.
+        # other work on its CPU; "gen", the generator (GEN_FIFO_PRIO,
+        # below the napi threads), is not time-sliced with the machine's
+        # other work; "sink", the sink's napi thread (SINK_FIFO_PRIO).
         self.fifo = tuple(fifo)
-        self.rt_unthrottled = rt_unthrottled
 
     @property
     def chain_len(self):
@@ -145,7 +141,7 @@ def all_dataplanes():
     # itself, fed by a generator on the other CPU, as a NIC's ring is fed
     # independently of the core that polls it (docs/model.md).
     dps.append(DP(MODEL_XDP_DP, "xnf", ["l3fwd"], "tailcall", "lpm",
-                  fifo=("napi", "gen", "sink"), sink="thread", rt_unthrottled=True))
+                  fifo=("napi", "gen", "sink"), sink="thread"))
     dps.append(DP("xskfwd", "xskfwd", ["xsk"], "afxdp", ""))
     # The AF_XDP worker against DPDK's testpmd on its net_af_xdp driver, in
     # both placements of the veth's NAPI (issue 17).
@@ -810,15 +806,9 @@ class Bench:
         tb = Testbed(self.build, verbose=self.a.verbose)
         self.tb = tb
         done = []
-        rt_runtime = None
         try:
-            if dp.rt_unthrottled:
-                rt_runtime = read_file(RT_RUNTIME).strip()
-                write_file(RT_RUNTIME, "-1")
             tb.setup()
             place = self.setup_dp(tb, dp, sess["rules"])
-            if rt_runtime is not None:
-                place["sched_rt_runtime_us"] = f"-1 for the session (was {rt_runtime})"
             self.placements.setdefault(dp.name, place)
             self.smoke(tb, dp)
             model_sat = None
@@ -828,11 +818,11 @@ class Bench:
                     self.zero_loss(tb, dp, size, rep)
                 elif exp == "model":
                     if model_sat is None:
-                        self.model_snapshot(tb)
+                        self.model_snapshot(tb, dp)
                         model_sat = self.model_saturation(tb, dp)
-                        self.model_snapshot(tb)
+                        self.model_snapshot(tb, dp)
                     self.model_point(tb, dp, rate, model_sat)
-                    self.model_snapshot(tb)
+                    self.model_snapshot(tb, dp)
                 else:
                     self.point(tb, dp, exp, size, rate, rep, sess["rules"])
                 done.append(t)
@@ -844,8 +834,6 @@ class Bench:
             self.skipped.append((dp.name, why))
             self.done_trials += sum(self.task_cost(t)[0] for t in tasks[len(done):])
         finally:
-            if rt_runtime is not None:
-                write_file(RT_RUNTIME, rt_runtime)
             w = self.stop_worker(tb)
             if w is not None:
                 self.raw("worker_exit", dp.name, f"session-{len(self.sessions)}", w)
@@ -1036,9 +1024,11 @@ class Bench:
         self.progress(f"model {dp.name} {frac} x saturation ({rate / 1e6:.3f} Mpps): "
                       f"loss {100 * row['loss']:.2f}%")
 
-    def model_snapshot(self, tb):
-        """One `xnf -j stats` of the model sweep (a failed read is left out:
-        the interval then spans two trials)."""
+    def model_snapshot(self, tb, dp):
+        """One `xnf -j stats` of the worker's model sweep (a failed read is
+        left out: the interval then spans two trials)."""
+        if dp.name != MODEL_DP:
+            return
         st = self.xnf_stats(tb)
         if st is not None:
             self.model_snapshots.append(st)
@@ -1411,18 +1401,6 @@ class Bench:
 
 
 # ---- helpers -----------------------------------------------------------------------
-
-RT_RUNTIME = "/proc/sys/kernel/sched_rt_runtime_us"
-
-
-def read_file(path):
-    with open(path) as f:
-        return f.read()
-
-
-def write_file(path, text):
-    with open(path, "w") as f:
-        f.write(text)
 
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
