@@ -1466,9 +1466,33 @@ class XdpPath(unittest.TestCase):
         self.assertEqual(x["busy_ns"], sum(pt["napi"]["ns"]))
         self.assertEqual([e["size"] for e in x["batch_hist"]],
                          [e["size"] for e in w["batch_hist"] if e["size"]])
+        self.assertEqual(sw["poll_overhead_ns"], 0.0)  # no napi_sched
         del pt["napi"]["ns"]
         with self.assertRaises(xm.ModelError):
             xm.xdp_sweep({"points": [pt]})
+
+    def test_poll_overhead(self):
+        # The napi thread's CPU time beyond its polls, per poll, where it
+        # did not sleep (a point with many wake-ups is left out), is added
+        # to every poll of every point.
+        w = simulate(4e5, 256, 64, self.T, packets=5000, spins=0)
+        pts = [napi_point(w, 4e5) for _ in range(2)]
+        polls = sum(pts[0]["napi"]["timed"][1:])
+        ns = sum(pts[0]["napi"]["ns"])
+        pts[0]["napi_sched"] = {"run_ns": ns + 500 * polls}
+        pts[0]["napi_wake"] = {"count": 0}
+        pts[1]["napi_sched"] = {"run_ns": ns + 9000 * polls}
+        pts[1]["napi_wake"] = {"count": polls}      # slept after every poll
+        sw = xm.xdp_sweep({"points": pts})
+        self.assertAlmostEqual(sw["poll_overhead_ns"], 500.0, delta=1e-6)
+        for x, pt in zip(sw["points"], pts):
+            self.assertAlmostEqual(x["worker"]["busy_ns"], ns + 500 * polls,
+                                   delta=1)
+            for e in x["worker"]["batch_hist"]:
+                i = e["size"]
+                self.assertAlmostEqual(
+                    e["ns"], pt["napi"]["ns"][i] + 500 * pt["napi"]["timed"][i],
+                    delta=1)
 
     def test_validate_against_simulation(self):
         # The model against an event simulation of what it describes:

@@ -24,6 +24,7 @@ import signal
 import subprocess
 
 BUCKET_NS = 250          # histogram resolution
+RECORD_MAX_S = 600       # the longest a recording may run
 EVENT = re.compile(r"^\s*(\d+)\.(\d{9}):\s+sched:(sched_waking|sched_switch):\s+(.*)$")
 PID = re.compile(r"(?:^|\s)pid=(\d+)")
 NEXT_PID = re.compile(r"next_pid=(\d+)")
@@ -55,7 +56,10 @@ class WakeTrace:
             if os.path.exists(f):
                 os.unlink(f)
             os.mkfifo(f)
-        cmd = ["taskset", "-c", str(self.cpu), self.perf, "record", "-q", "-a", "-m", "32M",
+        # timeout: perf records until told, and must not outlive a
+        # harness that was killed (it forwards stop()'s SIGINT)
+        cmd = ["timeout", str(RECORD_MAX_S), "taskset", "-c", str(self.cpu), self.perf,
+               "record", "-q", "-a", "-m", "32M",
                "-D", "-1", "--control", f"fifo:{ctl},{ack}",
                "-o", self.path, "-e", "sched:sched_waking", "--filter", waking,
                "-e", "sched:sched_switch", "--filter", switch]

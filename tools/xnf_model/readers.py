@@ -193,7 +193,7 @@ def xdp_sweep(sweep):
         if sc.get("run_ns") and polls and wakes is not None and \
                 wakes < 0.01 * polls:
             over.append(max(sc["run_ns"] - sum(ns), 0) / polls)
-    c = float(np.median(over)) if over else 0.0
+    extra = float(np.median(over)) if over else 0.0
     pts = []
     for pt in sweep.get("points") or []:
         n = pt.get("napi") or {}
@@ -205,9 +205,9 @@ def xdp_sweep(sweep):
                              "xnf_batch times its polls")
         veth = pt.get("veth") or {}
         refused = sum(int(v.get("tx_dropped", 0)) for v in veth.values())
-        busy = int(sum(ns) + c * sum(timed[1:]))
+        busy = int(sum(ns) + extra * sum(timed[1:]))
         w = {"batch_hist": [{"size": i, "batches": int(timed[i]),
-                             "ns": int(ns[i] + c * timed[i])}
+                             "ns": int(ns[i] + extra * timed[i])}
                             for i in range(1, len(timed)) if timed[i]],
              "rx_packets": int(sum(i * c for i, c in enumerate(polls))),
              "kernel": {"rx_ring_full": refused, "rx_dropped": 0},
@@ -217,7 +217,7 @@ def xdp_sweep(sweep):
         pts.append(dict(pt, worker=w, worker_sched=None))
     n0 = (sweep.get("points") or [{}])[0].get("napi") or {}
     return dict(sweep, points=pts, ring=n0.get("ring") or VETH_RING,
-                batch=n0.get("budget") or NAPI_BUDGET, poll_overhead_ns=c)
+                batch=n0.get("budget") or NAPI_BUDGET, poll_overhead_ns=extra)
 
 
 class Measured:
