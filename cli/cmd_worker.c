@@ -157,6 +157,13 @@ static void worker_print(__u32 q, const struct xnf_worker_stats *w)
 	print_uint(PRINT_JSON, "sleep_ns", NULL, w->sleep_ns);
 	print_uint(PRINT_JSON, "wake_reads", NULL, w->wake_reads);
 	print_uint(PRINT_JSON, "wake_packets", NULL, w->wake_packets);
+	open_json_object("idle_run");
+	print_uint(PRINT_JSON, "reads", NULL, w->idle_run.reads);
+	print_uint(PRINT_JSON, "ns", NULL, w->idle_run.ns);
+	print_uint(PRINT_JSON, "ns_sq", NULL, w->idle_run.ns_sq);
+	print_uint(PRINT_JSON, "sleeps", NULL, w->idle_run.sleeps);
+	print_uint(PRINT_JSON, "sleep_ns", NULL, w->idle_run.sleep_ns);
+	close_json_object();
 	for (i = 0; i < __XNF_WD_MAX; i++)
 		drops += w->drop[i];
 	print_uint(PRINT_FP, NULL, "      dropped %llu:", drops);

@@ -937,6 +937,92 @@ class Readers(unittest.TestCase):
                 xm.read_measured(self.args(measured=empty))
 
 
+class UntilLastPacket(unittest.TestCase):
+    """A worker's counters end at its last packet: its idle_run (the empty
+    reads since, and their sleeps) is taken out of every count it is in."""
+
+    RUN = {"reads": 70, "ns": 7000, "ns_sq": 700000, "sleeps": 6,
+           "sleep_ns": 300000000}
+
+    def worker(self, run=None):
+        w = {"queue": 0, "ring": 2048, "batch": 64, "rx_packets": 64000,
+             "polls": 1100, "empty_polls": 100, "busy_ns": 50000000,
+             "idle_ns": 300020000, "sleeps": 7, "sleep_ns": 300010000,
+             "wake_reads": 1, "wake_packets": 3,
+             "kernel": {"rx_ring_full": 500, "rx_dropped": 0},
+             "batch_hist": [{"size": 0, "batches": 100, "ns": 10000,
+                             "ns_sq": 1000000},
+                            {"size": 64, "batches": 1000, "ns": 50000000,
+                             "ns_sq": 2600000000000}]}
+        if run is not None:
+            w["idle_run"] = dict(run)
+            w["utilization"] = xm.worker_busy(w)
+        return w
+
+    def test_taken_out(self):
+        w = xm.until_last_packet(self.worker(self.RUN))
+        self.assertEqual((w["polls"], w["empty_polls"]), (1030, 30))
+        self.assertEqual((w["sleeps"], w["sleep_ns"]), (1, 10000))
+        self.assertEqual(w["idle_ns"], 300020000 - 7000 - 300000000)
+        h0 = w["batch_hist"][0]
+        self.assertEqual((h0["size"], h0["batches"], h0["ns"], h0["ns_sq"]),
+                         (0, 30, 3000, 300000))
+        self.assertEqual(w["batch_hist"][1], self.worker()["batch_hist"][1])
+        self.assertEqual(w["rx_packets"], 64000)
+        self.assertEqual(w["kernel"], self.worker()["kernel"])
+        self.assertAlmostEqual(w["utilization"], 50000000 / (50000000 +
+                                                              13000))
+        self.assertEqual(w["idle_run"]["reads"], 0)
+        # idempotent: the run is out once
+        self.assertEqual(xm.until_last_packet(w), w)
+        # the mean over all reads is over the reads until the last packet
+        c = xm.worker_counts(w, 64)
+        self.assertAlmostEqual(c @ np.arange(65) / c.sum(), 64000 / 1030)
+
+    def test_left_alone(self):
+        # no run; a run from before the record began (more reads than it
+        # has empty ones: a delta without packets); an xnf before idle_run
+        for run in ({"reads": 0, "ns": 0, "ns_sq": 0, "sleeps": 0,
+                     "sleep_ns": 0}, dict(self.RUN, reads=101), None):
+            w = self.worker(run)
+            self.assertEqual(xm.until_last_packet(w), w)
+        # every empty read is the run's: the histogram keeps no size 0
+        w = self.worker(dict(self.RUN, reads=100))
+        w2 = xm.until_last_packet(w)
+        self.assertEqual([e["size"] for e in w2["batch_hist"]], [64])
+        self.assertEqual(w2["empty_polls"], 0)
+
+    def test_sweep_and_snapshots(self):
+        with tempfile.TemporaryDirectory() as d:
+            sw = {"ring": 2048, "batch": 64, "points": [
+                {"offered_pps": 1e5, "duration_s": 1.0, "sent": 64500,
+                 "worker": self.worker(self.RUN)}]}
+            path = os.path.join(d, "sweep.json")
+            with open(path, "w") as f:
+                json.dump(sw, f)
+            ap = xm.build_parser()
+            m = xm.read_measured(ap.parse_args(
+                ["predict", "--measured", path, "--point", "0"]))
+            self.assertEqual(m.counts[0], 30)
+            self.assertEqual(m.counts.sum(), 1030)
+            self.assertEqual(m.busy, 50000000 / (50000000 + 13000))
+            # snapshots: the interval ends at its last packet, the run in
+            # the later snapshot; the earlier one's run is before it
+            w0 = self.worker(dict(self.RUN, reads=10, sleeps=0))
+            w1 = self.worker(self.RUN)
+            for k in ("rx_packets", "polls", "empty_polls", "busy_ns",
+                      "idle_ns", "sleeps", "sleep_ns"):
+                w1[k] *= 2
+            for e in w1["batch_hist"]:
+                for k in ("batches", "ns", "ns_sq"):
+                    e[k] *= 2
+            d01 = xm.readers.worker_delta(w0, w1, "a", "b")
+            self.assertEqual(d01["empty_polls"], 100 - 70)
+            self.assertEqual(d01["polls"], 1100 - 70)
+            self.assertEqual(d01["batch_hist"][0]["batches"], 30)
+            self.assertEqual(d01["sleeps"], 1)
+
+
 class ServiceFit(unittest.TestCase):
     def test_linear_fit_recovers_line(self):
         hist = [{"size": i, "batches": 10 + i, "ns": (10 + i) *

@@ -143,6 +143,42 @@ w_dropped_one()
 # FIB (the xsk NF asks it and hands the answer over with the frame): a
 # prefix only the kernel has a route for goes through the worker, and a
 # route only xnf has is not used.
+# idle_gt FIELD N: the worker's idle_run.FIELD is above N.
+idle_gt()
+{
+	[ "$(w ".idle_run.$1")" -gt "$2" ]
+}
+
+# The reads since the worker's last packet (idle_run): the batching model
+# ends a measurement there, so they must be exactly the run after the last
+# packet, and the next packet must end it.
+@test "worker idle_run holds the empty reads since its last packet and a packet ends it" {
+	local a b
+
+	worker_start nf l3fwd egress d1
+	tb_ping_ok "$TB_SRC" $TB_SINK4 3
+	tb_until "the worker to sleep after its last packet" idle_gt sleeps 1
+	a=$(w .)
+	# 64 empty reads, then one per sleep (the one in its sleep counted
+	# before the sleep is).
+	tb_expect "reads before the first sleep" \
+		"$(jq '.idle_run.reads - .idle_run.sleeps' <<<"$a")" -ge 64
+	tb_expect "and not more" "$(jq '.idle_run.reads - .idle_run.sleeps' <<<"$a")" -le 65
+	tb_expect "within the empty reads" "$(jq '.idle_run.reads <= .empty_polls and
+		.idle_run.reads <= (.batch_hist[] | select(.size == 0) | .batches) and
+		.idle_run.ns <= (.batch_hist[] | select(.size == 0) | .ns) and
+		.idle_run.sleeps <= .sleeps and .idle_run.sleep_ns <= .sleep_ns and
+		.idle_run.sleep_ns > 0' <<<"$a")" = true
+	tb_udp_send "$TB_SRC" $TB_SINK4 7200 1
+	tb_until "the worker to read the datagram" w_reached .rx_packets \
+		$(($(jq .rx_packets <<<"$a") + 1))
+	b=$(w .)
+	# Begun at the datagram: none of its reads or sleeps is from before.
+	tb_expect "reads since the datagram" "$(jq -n --argjson a "$a" --argjson b "$b" \
+		'$b.idle_run.reads <= $b.empty_polls - $a.empty_polls and
+		 $b.idle_run.sleeps <= $b.sleeps - $a.sleeps')" = true
+}
+
 @test "worker l3fwd on an attachment with fib forwards by the kernel's FIB" {
 	local k0 got
 

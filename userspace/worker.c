@@ -891,12 +891,17 @@ static int loop(struct wthread *t)
 			st->by_size[0].batches++;
 			st->by_size[0].ns += dt;
 			st->by_size[0].ns_sq += dt * dt;
+			st->idle_run.reads++;
+			st->idle_run.ns += dt;
+			st->idle_run.ns_sq += dt * dt;
 			if (!w->o->spin && !w->o->busy_poll &&
 			    ++idle > IDLE_SPINS) {
 				poll(&pfd, 1, POLL_MS);
 				dt = now_ns();
 				st->sleeps++;
 				st->sleep_ns += dt - t1;
+				st->idle_run.sleeps++;
+				st->idle_run.sleep_ns += dt - t1;
 				t1 = dt;
 				slept = true;
 			}
@@ -905,6 +910,8 @@ static int loop(struct wthread *t)
 			st->idle_ns += t1 - t0;
 		} else {
 			idle = 0;
+			if (st->idle_run.reads)
+				memset(&st->idle_run, 0, sizeof(st->idle_run));
 			if (slept) {
 				st->wake_reads++;
 				st->wake_packets += n;

@@ -73,6 +73,18 @@ struct xnf_wbatch {
 			* device's work on this CPU */
 };
 
+/* The worker's current run of empty reads: those since its last packet.
+ * A snapshot less this is the counters as they were at that packet, which
+ * is where a measurement of traffic that has stopped ends (the worker
+ * reads an empty ring 64 times, then sleeps until the next packet). */
+struct xnf_widle {
+	__u64 reads;	/* empty reads since the last packet */
+	__u64 ns;	/* their time without the sleeps (by_size[0].ns) */
+	__u64 ns_sq;	/* sum of squares, as by_size[0].ns_sq */
+	__u64 sleeps;	/* of them, the reads that slept */
+	__u64 sleep_ns; /* time in those sleeps */
+};
+
 struct xnf_worker_stats {
 	enum xnf_worker_state state;
 	__u32 pid;
@@ -103,6 +115,7 @@ struct xnf_worker_stats {
 	__u64 wake_packets; /* packets those reads returned */
 	__u64 drop[__XNF_WD_MAX];
 	__u64 nf_drop[__XNF_R_MAX];
+	struct xnf_widle idle_run; /* included in the counters above */
 	__u64 place[__XNF_FP_MAX]; /* frames in each place, sums to .frames */
 	/* the kernel's XDP_STATISTICS of the RX socket */
 	__u64 k_rx_dropped;

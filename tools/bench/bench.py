@@ -889,12 +889,12 @@ class Bench:
         probe = min(guess, hi)
         while len(steps) < a.zl_steps:
             try:
-                row, rec = self.trial_retry(tb, dp, size, max(1, int(probe)), d,
+                row, _ = self.trial_retry(tb, dp, size, max(1, int(probe)), d,
                                             f"zero-loss {size} #{rep}")
                 ok = row["sent"] > 0 and row["sent"] - row["received"] <= a.zl_tolerance * row["sent"]
             except GenError as ex:
                 # Not known to pass: the search goes on below this rate.
-                row, rec, ok = {"loss": float("nan"), "error": str(ex)}, {}, False
+                row, ok = {"loss": float("nan"), "error": str(ex)}, False
             short = bool(row.get("tx_pps")) and row["tx_pps"] < 0.9 * probe
             steps.append({"rate": int(probe), "ok": ok, "row": row, "gen_short": short})
             self.progress(f"zero-loss {dp.name} {size}B #{rep} step {len(steps)}: "
@@ -1475,7 +1475,8 @@ GAUGES = {"queue", "state", "pid", "tid", "cpu", "node", "mode", "nf", "batch", 
 def delta(a, b, key=None):
     """b - a for counters in two samples of the same JSON shape; gauges (and
     strings) as in b. batch_hist entries are matched by size."""
-    if key in GAUGES and not isinstance(b, (dict, list)) or key == "frames_in":
+    # idle_run: the worker's empty reads since its last packet, at the end
+    if key in GAUGES and not isinstance(b, (dict, list)) or key in ("frames_in", "idle_run"):
         return b
     if isinstance(b, dict):
         a = a if isinstance(a, dict) else {}

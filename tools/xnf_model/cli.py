@@ -28,8 +28,8 @@ from .output import (fmt_rate, print_dimension, print_json, print_predict,
 from .plots import plot_predict, validate_plots
 from .readers import (NAPI_BUDGET, Measured, default_spins, idle_per_empty,
                       load_json, pool_sweep, read_measured, read_snapshots,
-                      worker_busy, worker_counts, worker_hist, worker_loss,
-                      worker_rate, xdp_sweep)
+                      sweep_until_last_packet, worker_busy, worker_counts,
+                      worker_hist, worker_loss, worker_rate, xdp_sweep)
 
 WIRE_OVERHEAD = 20      # preamble + inter-frame gap, bytes
 GEN_BURST_US = 100.0    # tools/gen.c PACED_BURST_US
@@ -701,8 +701,7 @@ def cmd_dimension(args):
 def validate(sweep, args):
     """Model against each point of a harness sweep; rows of a table."""
     xdp = getattr(args, "path", "worker") == "xdp"
-    if xdp:
-        sweep = xdp_sweep(sweep)
+    sweep = xdp_sweep(sweep) if xdp else sweep_until_last_packet(sweep)
     pts = sweep.get("points") or []
     if not pts:
         raise ModelError("the sweep has no points")
@@ -910,7 +909,6 @@ def build_parser():
 
 
 def main(argv=None):
-    import signal
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)   # `| head` ends quietly
     ap = build_parser()
     argv = sys.argv[1:] if argv is None else argv

@@ -111,6 +111,39 @@ def worker_counts(w, beta):
     return c
 
 
+def until_last_packet(w):
+    """A worker's counters as they were at its last packet: the record less
+    its idle_run, the empty reads since then (with their sleeps). Those
+    wait for traffic that has stopped (the end of a trial: 64 empty reads,
+    then a sleep every 50 ms until the next packet), so a measurement of
+    the traffic ends before them. A record whose idle_run began before the
+    record did (a delta without packets), or without one (an xnf before
+    it), is returned as it is."""
+    r = w.get("idle_run")
+    reads = int((r or {}).get("reads", 0)) if isinstance(r, dict) else 0
+    hist = worker_hist(w)
+    h0 = next((e for e in hist if e["size"] == 0), None)
+    if not reads or h0 is None or reads > h0["batches"] or \
+            reads > int(w.get("empty_polls", reads)):
+        return w
+    ns, ns_sq = int(r.get("ns", 0)), int(r.get("ns_sq", 0))
+    sleeps, sleep_ns = int(r.get("sleeps", 0)), int(r.get("sleep_ns", 0))
+    out = dict(w, idle_run={k: 0 for k in r})
+    for k, v in (("polls", reads), ("empty_polls", reads), ("sleeps", sleeps),
+                 ("sleep_ns", sleep_ns), ("idle_ns", ns + sleep_ns)):
+        if k in out:
+            out[k] = max(int(out[k]) - v, 0)
+    e0 = dict(h0, batches=h0["batches"] - reads,
+              ns=max(int(h0.get("ns", 0)) - ns, 0))
+    if "ns_sq" in h0:
+        e0["ns_sq"] = max(int(h0["ns_sq"]) - ns_sq, 0)
+    out["batch_hist"] = [e0 if e is h0 else e for e in hist
+                         if e is not h0 or e0["batches"]]
+    if "utilization" in out:
+        out["utilization"] = worker_busy(out)
+    return out
+
+
 def worker_ring_drops(w):
     k = w.get("kernel") or {}
     return int(k.get("rx_dropped", 0)) + int(k.get("rx_ring_full", 0))
@@ -167,6 +200,14 @@ def default_spins(w):
         s = w["idle_spins"]
         return None if s is None or s < 0 else int(s)
     return None if w.get("busy_poll") else XNF_IDLE_SPINS
+
+
+def sweep_until_last_packet(sweep):
+    """A harness sweep whose points' worker counters end at their last
+    packet (until_last_packet)."""
+    return dict(sweep, points=[
+        dict(pt, worker=until_last_packet(pt["worker"])) if pt.get("worker")
+        else pt for pt in sweep.get("points") or []])
 
 
 def xdp_sweep(sweep):
@@ -263,7 +304,7 @@ def read_measured(args):
                       for i in range(1, NAPI_BUDGET + 1) if b["timed"][i]]
         return m
     if isinstance(o, dict) and "points" in o:
-        pts = o["points"]
+        pts = sweep_until_last_packet(o)["points"]
         if not pts:
             raise ModelError("%s has no points" % args.measured)
         m.L, m.beta = o.get("ring"), o.get("batch")
@@ -299,6 +340,7 @@ def read_measured(args):
         raise ModelError("--worker %d: the file has workers 0..%d"
                          % (args.worker, len(ws) - 1))
     dev, w = ws[args.worker]
+    w = until_last_packet(w)
     m.L, m.beta = w.get("ring"), w.get("batch")
     m.hist = worker_hist(w)
     m.t0_hint = idle_per_empty([w])
@@ -373,6 +415,9 @@ def worker_delta(w0, w1, path0, path1):
         if x.get("batches"):
             hist.append(x)
     d["batch_hist"] = hist
+    # The interval ends at the worker's last packet in it.
+    if "idle_run" in w1:
+        d = until_last_packet(dict(d, idle_run=w1["idle_run"]))
     return d
 
 
