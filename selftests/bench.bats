@@ -184,6 +184,15 @@ if "xnf-1nf-model" in meta["dataplanes"]:
             fail(f"XDP model point: flushes {f} do not carry the {p['sent']} frames sent")
         if not (p.get("napi_sched") or {}).get("run_ns"):
             fail(f"XDP model point without the napi thread's CPU time: {p.get('napi_sched')}")
+        # Where perf recorded the napi thread: its polls with packets are
+        # xnf_batch's (perf's window holds the trial's, a stray frame
+        # outside it aside).
+        wk = p.get("napi_wake") or {}
+        if "polls" in wk and not wk.get("lost_chunks"):
+            extra = wk["polls"] - wk["polls_empty"] - sum(polls[1:])
+            if not 0 <= extra <= 10:
+                fail(f"perf saw {wk['polls'] - wk['polls_empty']} polls with packets, "
+                     f"xnf_batch {sum(polls[1:])}")
     if not os.path.exists(os.path.join(out, "model", "xdp", "validate.md")):
         fail("model/xdp/validate.md missing")
 rep = open(os.path.join(out, "report.md")).read()

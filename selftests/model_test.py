@@ -58,7 +58,7 @@ def model_cli(argv, timeout=300, cwd=None):
 
 def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
              wake_ns=0.0, t0_ns=None, time_empty=True, warmup=0.1, burst=1,
-             segments=None, discipline="gated"):
+             segments=None, discipline="gated", tail_ns=None):
     """Event simulation of one poll-mode core: Poisson-process arrivals at
     `rate` pps into a FIFO of L packets (arrivals to a full queue are lost),
     a server that takes min(queue, beta) packets per poll and serves them in
@@ -76,7 +76,9 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
     packets one at a time while the queue has one and it has taken fewer
     than beta, each in b ns, the packets that arrive meanwhile joining the
     queue, then spends a ns of its own: t(i) = a + b i through t_ns[1] and
-    t_ns[beta] (b = t_ns[1], a = 0 when beta is 1). Returns a worker
+    t_ns[beta] (b = t_ns[1], a = 0 when beta is 1); with tail_ns (per
+    size) the poll's t_ns[i] ends with tail_ns[i] ns after its packets (a
+    and b then from t_ns - tail_ns). Returns a worker
     object as `xnf -j worker` prints, "_time_s", the time it counted
     over, "_bursts", the bursts by size (all of them), and "_wakes", the
     wake-ups drawn (ns)."""
@@ -145,9 +147,10 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
             continue
         idle = 0
         if discipline == "exhaustive":
-            eb = (t_ns[beta] - t_ns[1]) / (beta - 1) if beta > 1 \
-                else t_ns[1]
-            ea = t_ns[1] - eb
+            tl = np.zeros(beta + 1) if tail_ns is None else tail_ns
+            own = np.asarray(t_ns, float) - tl
+            eb = (own[beta] - own[1]) / (beta - 1) if beta > 1 else own[1]
+            ea = own[1] - eb
             q += b
             b, start = 0, t
             while q > 0 and b < beta:
@@ -159,7 +162,7 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
                 acc = min(new, L - q)
                 lost += new - acc
                 q += acc
-            s = ea + eb * b
+            s = ea + eb * b + tl[b]
             t = start + s
         else:
             s = t_ns[b]
@@ -618,14 +621,16 @@ class AgainstSimulation(unittest.TestCase):
     exact service times (--service-dist deterministic)."""
 
     def check(self, rate, spins, wake_ns, L=512, beta=32, burst=1,
-              packets=60000, discipline="gated"):
+              packets=60000, discipline="gated", tail=None):
         t = 2000.0 + 100.0 * np.arange(beta + 1)
         w = simulate(rate, L, beta, t, packets=packets, seed=7, spins=spins,
-                     wake_ns=wake_ns, burst=burst, discipline=discipline)
+                     wake_ns=wake_ns, burst=burst, discipline=discipline,
+                     tail_ns=tail)
         svc = xm.Service(beta, means={i: t[i] for i in range(beta + 1)})
         p = xm.Params(L, beta, rate, svc, arrival="geometric",
                       service_dist="deterministic", idle_spins=spins,
-                      wake_ns=wake_ns, burst=burst, discipline=discipline)
+                      wake_ns=wake_ns, burst=burst, discipline=discipline,
+                      poll_tail_ns=tail)
         r = run(p)
         pm = xm.normalise(xm.worker_counts(w, beta))
         mm = float(np.arange(beta + 1) @ pm)
@@ -814,6 +819,39 @@ class Exhaustive(unittest.TestCase):
             for f in (0.1, 0.7, 1.2):
                 AgainstSimulation.check(self, f * cap, spins, 2000.0,
                                         discipline="exhaustive")
+
+    def test_tail(self):
+        # A poll's time ends with work after its last packet that grows
+        # with its size (the XDP path: the receiver's NAPI in the poll's
+        # softirq): what arrives then waits for the next poll.
+        cap = 32 / 5200e-9
+        tail = np.r_[0.0, 900.0 + 60.0 * np.arange(1, 33)]
+        for spins in (None, 0):
+            for f in (0.1, 0.7, 1.2):
+                AgainstSimulation.check(self, f * cap, spins, 2000.0,
+                                        discipline="exhaustive", tail=tail)
+        # no tail is the exhaustive poll as before, to the bit; a tail
+        # takes fewer packets per poll at the same service times
+        svc = lin(2000, 100, 32)
+        for f in (0.3, 0.9, 1.5):
+            r = [run(xm.Params(256, 32, f * cap, svc, arrival="geometric",
+                               idle_spins=0, wake_ns=3000, ref_rate_pps=cap,
+                               discipline="exhaustive", poll_tail_ns=x))
+                 for x in (None, np.zeros(33), tail)]
+            with self.subTest(f=f):
+                self.assertTrue(np.array_equal(r[0]["distribution"],
+                                               r[1]["distribution"]))
+                self.assertEqual(r[0]["loss"], r[1]["loss"])
+                if f < 1:
+                    k = np.arange(33)
+                    m = [float(k @ xm.normalise(np.r_[0, x["distribution"]
+                                                      [1:]])) for x in r]
+                    self.assertLess(m[2], m[0])
+        for bad in (np.zeros(32), np.r_[0.0, -1.0, np.zeros(31)],
+                    np.r_[0.0, 1e9, np.zeros(31)], np.full(33, np.nan)):
+            with self.assertRaises(xm.ModelError):
+                xm.Params(256, 32, 1e5, svc, discipline="exhaustive",
+                          poll_tail_ns=bad)
 
     def test_batches_against_gated(self):
         # What holds at the same load: a polling server's mean batch over
@@ -1603,6 +1641,72 @@ class XdpPath(unittest.TestCase):
             self.assertTrue(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"], r)
         self.assertGreater(rows[-1]["loss_measured"], 0.1)   # overload
         self.assertEqual(rows[0]["loss_measured"], 0)
+
+    def test_poll_cycle(self):
+        # What perf records around the polls (waketrace.cycles()): the
+        # work after each poll (a receiver's NAPI in its softirq) is the
+        # poll's tail, the linger before a sleep the model's empty poll,
+        # the work before the first poll lengthens each wake-up. Simulated
+        # with them, the model given them as the point records them meets
+        # the targets at every point.
+        T = self.T + 0.0
+        tail = np.r_[0.0, 1500.0 + 400.0 * np.arange(1, 65)]
+        T[1:] += tail[1:]
+        linger = 2000.0
+        T[0] = linger
+        pts = []
+        for k, r in enumerate((1e5, 5e5, 1.1e6, 2.5e6)):
+            w = simulate(r, 256, 64, T, packets=60000, seed=50 + k, spins=0,
+                         wake_ns=5000.0, discipline="exhaustive", tail_ns=tail)
+            pt = napi_point(w, r)
+            n = pt["napi"]
+            after = [[i, n["timed"][i], int(tail[i] * n["timed"][i])]
+                     for i in range(1, 65) if n["timed"][i]]
+            for i, c, a in after:
+                n["ns"][i] -= a
+            empties = next((e["batches"] for e in w["batch_hist"]
+                            if e["size"] == 0), 0)
+            # a first poll's time from the switch-in: pre-poll 300 ns and
+            # the poll (of 3 packets here)
+            first = T[3] - tail[3] + 300.0
+            pt["napi_wake"] = dict(
+                waketrace.summarize([4700] * empties),
+                after_poll=after,
+                linger=waketrace.summarize([int(linger)] * empties),
+                first_poll={"count": empties, "mean_ns": first,
+                            "work": [[3, empties]]})
+            pts.append(pt)
+        sw = xm.xdp_sweep({"points": pts})
+        for x, pt in zip(sw["points"], pts):
+            h = {e["size"]: e for e in x["worker"]["batch_hist"]}
+            n = pt["napi"]
+            for i in (1, 3, 64):
+                if n["timed"][i] >= 5:
+                    self.assertAlmostEqual(x["poll_tail_ns"][i], tail[i],
+                                           delta=1)
+            if h.get(0):
+                self.assertAlmostEqual(h[0]["ns"] / h[0]["batches"], linger,
+                                       delta=1)
+                self.assertAlmostEqual(x["napi_wake"]["pre_poll_ns"], 300.0,
+                                       delta=1)
+        o = self.validate({"points": pts}, "--wake-ns", "measured")
+        for r in o["rows"]:
+            with self.subTest(point=r["point"]):
+                self.assertTrue(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"],
+                                r)
+
+    def test_tail_fit(self):
+        # sizes a point saw too rarely take the line of the whole sweep
+        pts = [{"napi_wake": {"after_poll": [[1, 10, 10 * 1400],
+                                             [64, 10, 10 * 8000]]}},
+               {"napi_wake": {"after_poll": [[2, 1, 99999]]}}]
+        a, b = xm.readers.tail_fit(pts)
+        self.assertAlmostEqual(a + b, 1400.0, delta=1e-6)
+        self.assertAlmostEqual(a + 64 * b, 8000.0, delta=1e-6)
+        t = xm.readers.poll_tail({2: 99999.0}, {2: 1}, 64, (a, b))
+        self.assertEqual(t[0], 0.0)
+        self.assertAlmostEqual(t[2], a + 2 * b, delta=1e-6)
+        self.assertIsNone(xm.readers.tail_fit(pts[1:]))
 
     def validate(self, sweep, *argv, rc=0):
         with tempfile.TemporaryDirectory() as d:

@@ -5,9 +5,10 @@ Tests of tools/bench/waketrace.py, run by `make test-model`:
 
     /usr/bin/python3 -m unittest discover -s selftests -p waketrace_test.py
 
-latencies() on synthetic lines as `perf script -F time,event,trace --ns`
-prints them for sched:sched_waking and sched:sched_switch, and summarize()
-on known values. No perf run.
+latencies() and cycles() on synthetic lines as `perf script -F
+[tid,]time,event,trace --ns` prints them for sched:sched_waking,
+sched:sched_switch and napi:napi_poll, and summarize() on known values. No
+perf run.
 """
 import os
 import sys
@@ -151,6 +152,81 @@ class Latencies(unittest.TestCase):
                  waking(T0 + 2000, NAPI),
                  switch(T0 + 2250, 0, "R", NAPI)]
         self.assertEqual(waketrace.latencies(lines, [NAPI]), [250])
+
+
+DUT, SINK_DEV = "i6b264", "k6b264"
+
+
+def poll(t, dev, work, tid=NAPI):
+    """The end of a NAPI poll, as -F tid,time,event,trace prints it."""
+    return ("%7d %s: napi:napi_poll: napi poll on napi struct "
+            "0xffff888100265000 for device %s work %d budget 64"
+            % (tid, stamp(t), dev, work))
+
+
+def tid(line, t=NAPI):
+    """A sched line with the tid field before it."""
+    return "%7d %s" % (t, line)
+
+
+class Cycles(unittest.TestCase):
+    """cycles(): what the napi thread does around its polls."""
+
+    def test_line_format(self):
+        self.assertEqual(
+            poll(T0, DUT, 3),
+            "  28750   50123.645835919: napi:napi_poll: napi poll on napi "
+            "struct 0xffff888100265000 for device i6b264 work 3 budget 64")
+        # the sched lines with a tid are read as without one
+        lines = [tid(switch(T0, PERF, "R", NAPI)),
+                 tid(switch(T0 + 1000, NAPI, "S", 0)),
+                 tid(waking(T0 + 2000, NAPI), OTHER),
+                 tid(switch(T0 + 2250, 0, "R", NAPI), 0)]
+        self.assertEqual(waketrace.latencies(lines, [NAPI]), [250])
+
+    def test_cycle(self):
+        lines = [switch(T0, PERF, "R", NAPI),
+                 poll(T0 + 1000, DUT, 2),
+                 poll(T0 + 3000, SINK_DEV, 2),      # the receiver's, after
+                 switch(T0 + 5000, NAPI, "S", 0),    # linger 2000
+                 waking(T0 + 9000, NAPI),
+                 switch(T0 + 9500, 0, "R", NAPI),
+                 poll(T0 + 12500, DUT, 3),           # first poll: 3000
+                 poll(T0 + 14000, SINK_DEV, 3),      # after: 1500
+                 poll(T0 + 16000, DUT, 1),           # polled awake
+                 poll(T0 + 17200, SINK_DEV, 1),
+                 switch(T0 + 19000, NAPI, "S", 0),   # linger 1800
+                 waking(T0 + 30000, NAPI),
+                 switch(T0 + 30100, 0, "R", NAPI),
+                 poll(T0 + 31000, DUT, 64),          # full: not emptied
+                 switch(T0 + 32000, NAPI, "R", PERF),   # preempted
+                 switch(T0 + 33000, PERF, "R", NAPI),
+                 poll(T0 + 34000, DUT, 0),           # woken for nothing
+                 switch(T0 + 35000, NAPI, "S", 0)]   # linger 1000
+        c = waketrace.cycles(lines, [NAPI], DUT)
+        self.assertEqual(c["first_poll"], {"count": 2, "mean_ns": 1950.0,
+                                           "work": [[3, 1], [64, 1]]})
+        self.assertEqual(c["after_poll"], [[0, 1, 0], [1, 1, 1200],
+                                           [2, 1, 2000], [3, 1, 1500],
+                                           [64, 1, 0]])
+        self.assertEqual(c["linger"]["count"], 3)
+        self.assertEqual(c["linger"]["max_ns"], 2000)
+        self.assertEqual(sum(x for _, x in c["linger"]["hist"]), 3)
+        self.assertEqual(c["linger"]["mean_ns"], (2000 + 1800 + 1000) / 3)
+        self.assertEqual((c["polls"], c["polls_empty"], c["polled_awake"]),
+                         (5, 1, 1))
+        # without the device, every poll is the server's
+        c = waketrace.cycles(lines, [NAPI])
+        self.assertEqual(c["polls"], 8)
+
+    def test_other_threads_polls_ignored(self):
+        lines = [switch(T0, PERF, "R", NAPI),
+                 poll(T0 + 1000, DUT, 2, tid=OTHER),
+                 poll(T0 + 2000, DUT, 5),
+                 switch(T0 + 3000, NAPI, "S", 0)]
+        c = waketrace.cycles(lines, [NAPI], DUT)
+        self.assertEqual((c["polls"], c["linger"]["count"]), (1, 1))
+        self.assertEqual(c["after_poll"], [[5, 1, 0]])
 
 
 class Summarize(unittest.TestCase):

@@ -137,11 +137,14 @@ def all_dataplanes():
     # the ingress's napi thread on the other, as the model assumes.
     dps.append(DP(MODEL_DP, "worker", ["xsk", "l3fwd"], "afxdp", "lpm", "l3fwd", napi="other",
                   fifo=("napi", "worker", "gen")))
-    # The XDP path's: an l3fwd chain whose napi thread has the DUT's CPU to
-    # itself, fed by a generator on the other CPU, as a NIC's ring is fed
-    # independently of the core that polls it (docs/model.md).
+    # The XDP path's: an l3fwd chain whose napi thread has the DUT's CPU,
+    # fed by a generator on the other CPU, as a NIC's ring is fed
+    # independently of the core that polls it; the sink's NAPI runs in the
+    # napi thread's softirq right after each poll, where perf times it as
+    # the poll's tail (a napi thread of its own on the DUT's CPU made each
+    # of the DUT's wake-ups wait out its non-preemptible polls; docs/model.md).
     dps.append(DP(MODEL_XDP_DP, "xnf", ["l3fwd"], "tailcall", "lpm",
-                  fifo=("napi", "gen", "sink"), sink="thread"))
+                  fifo=("napi", "gen"), sink="dut"))
     dps.append(DP("xskfwd", "xskfwd", ["xsk"], "afxdp", ""))
     # The AF_XDP worker against DPDK's testpmd on its net_af_xdp driver, in
     # both placements of the veth's NAPI (issue 17).
@@ -960,14 +963,16 @@ class Bench:
 
     def model_trial(self, tb, dp, rate, what):
         # The XDP path's napi thread: how long it waits to run once a
-        # packet woke it (the model's wake-up) and whether it was kept off
-        # its CPU with work, where perf is installed.
+        # packet woke it (the model's wake-up), whether it was kept off its
+        # CPU with work, and its work around its polls (the receiver's
+        # NAPI after each, its linger before a sleep), where perf is
+        # installed.
         wake = None
         if dp.name == MODEL_XDP_DP and self.perf:
             pids = [t["pid"] for t in self.placements.get(dp.name, {}).get("napi", [])]
             # perf on the DUT's CPU: the generator's is the generator's alone
             wake = WakeTrace(self.perf, pids, os.path.join(tb.tmp, "wake.data"),
-                             self.a.dut_cpu)
+                             self.a.dut_cpu, dev=tb.i)
             try:
                 wake.start()
             except OSError as ex:
@@ -982,7 +987,8 @@ class Bench:
         if wt is not None:
             rec["napi_wake"] = dict(wt, how="perf: sched_waking to sched_switch of the "
                                     "ingress's napi thread; preempted: from its switch-out "
-                                    "with work (R) to its switch-in")
+                                    "with work (R) to its switch-in; napi:napi_poll in it: "
+                                    "first_poll, after_poll, linger, polls (waketrace.py)")
         s1, v1, c1 = self.worker_sched(tb), self.veth_drops(tb), cpu_times()
         n1 = self.napi_sched(dp)
         if n0 and n1:

@@ -11,10 +11,16 @@ the switch's time is the CPU's clock when the thread runs. Run queue
 statistics (/proc/PID/schedstat) miss those, since a remote wake-up is
 queued on the target CPU only once that CPU takes the IPI.
 
+With them napi:napi_poll, the end of each poll and the packets it took,
+gives what the thread does around its polls (cycles()): from its switch-in
+to the end of its first poll, and from the end of a poll that left the ring
+empty to the switch-out of its sleep (the linger: a packet that comes
+meanwhile is polled without a wake-up).
+
 Only the named threads' events are recorded (tracepoint filters), so perf's
-own work is two events per wake-up; it runs on the CPU given, with a buffer
-(32 MB a CPU) that holds a trial's events when it gets the CPU only after
-the measured thread is done.
+own work is two events per wake-up and one per poll; it runs on the CPU
+given, with a buffer (32 MB a CPU) that holds a trial's events when it gets
+the CPU only after the measured thread is done.
 """
 import os
 import re
@@ -25,7 +31,11 @@ import subprocess
 
 BUCKET_NS = 250          # histogram resolution
 RECORD_MAX_S = 600       # the longest a recording may run
-EVENT = re.compile(r"^\s*(\d+)\.(\d{9}):\s+sched:(sched_waking|sched_switch):\s+(.*)$")
+# perf script -F tid,time,event,trace; the tid is optional (older records)
+EVENT = re.compile(r"^\s*(?:(\d+)\s+)?(\d+)\.(\d{9}):\s+"
+                   r"(?:sched:(sched_waking|sched_switch)|napi:(napi_poll)):\s+(.*)$")
+WORK = re.compile(r"\swork (-?\d+) budget (\d+)")
+DEVICE = re.compile(r"\sfor device (\S+)\s")
 PID = re.compile(r"(?:^|\s)pid=(\d+)")
 NEXT_PID = re.compile(r"next_pid=(\d+)")
 PREV_PID = re.compile(r"prev_pid=(\d+)")
@@ -36,9 +46,10 @@ class WakeTrace:
     """perf record of the wake-ups and preemptions of pids, from start() to
     stop()."""
 
-    def __init__(self, perf, pids, path, cpu):
+    def __init__(self, perf, pids, path, cpu, dev=None):
         self.perf, self.pids, self.path, self.cpu = perf, list(pids), path, cpu
-        self.proc = None
+        self.dev = dev
+        self.proc = self.stopped = None
 
     @staticmethod
     def find():
@@ -51,6 +62,7 @@ class WakeTrace:
         Raises OSError when perf does not acknowledge."""
         waking = " || ".join(f"pid == {p}" for p in self.pids)
         switch = " || ".join(f"next_pid == {p} || prev_pid == {p}" for p in self.pids)
+        polls = " || ".join(f"common_pid == {p}" for p in self.pids)
         ctl, ack = self.path + ".ctl", self.path + ".ack"
         for f in (ctl, ack):
             if os.path.exists(f):
@@ -62,7 +74,8 @@ class WakeTrace:
                "record", "-q", "-a", "-m", "32M",
                "-D", "-1", "--control", f"fifo:{ctl},{ack}",
                "-o", self.path, "-e", "sched:sched_waking", "--filter", waking,
-               "-e", "sched:sched_switch", "--filter", switch]
+               "-e", "sched:sched_switch", "--filter", switch,
+               "-e", "napi:napi_poll", "--filter", polls]
         self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True)
         try:
@@ -83,6 +96,23 @@ class WakeTrace:
         finally:
             for f in (ctl, ack):
                 os.unlink(f)
+        # Stopped until stop(): the kernel fills perf's buffers meanwhile.
+        # A running perf drains them on the measured thread's CPU in
+        # stretches of 0.7-4.5 ms that a SCHED_FIFO thread waits out (the
+        # kernel does not preempt it there): those were most wake-ups
+        # longer than 0.5 ms it recorded.
+        self.stopped = self.perf_pid()
+        if self.stopped:
+            os.kill(self.stopped, signal.SIGSTOP)
+
+    def perf_pid(self):
+        """perf's pid: the child of timeout (taskset exec()ed it)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
+                kids = [int(k) for k in f.read().split()]
+        except (OSError, ValueError):
+            return None
+        return kids[0] if kids else None
 
     def stop(self, timeout=30):
         """Ends the recording; returns the wake-ups as a summary (below), or
@@ -90,6 +120,12 @@ class WakeTrace:
         p, self.proc = self.proc, None
         if p is None:
             return {"error": "not started"}
+        if self.stopped:
+            try:
+                os.kill(self.stopped, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+            self.stopped = None
         try:
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
@@ -102,7 +138,7 @@ class WakeTrace:
             return {"error": f"perf record wrote nothing: {err.strip()[:300]}"}
         try:
             out = subprocess.run([self.perf, "script", "-i", self.path, "-F",
-                                  "time,event,trace", "--ns", "--show-lost-events"],
+                                  "tid,time,event,trace", "--ns", "--show-lost-events"],
                                  capture_output=True, text=True, timeout=timeout,
                                  check=True).stdout
         except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as ex:
@@ -120,6 +156,7 @@ class WakeTrace:
         # A buffer that overflowed lost events: the wake-ups around them
         # are unpaired and left out, the rest still stand.
         res["lost_chunks"] = sum(1 for line in lines if "LOST" in line)
+        res.update(cycles(lines, self.pids, self.dev))
         return res
 
 
@@ -145,20 +182,22 @@ def latencies(lines, pids, preempted=None):
         m = EVENT.match(line)
         if not m:
             continue
-        t = int(m.group(1)) * 1000000000 + int(m.group(2))
-        if m.group(3) == "sched_waking":
-            pm = PID.search(m.group(4))
+        t, ev, trace = stamp_ns(m), m.group(4) or m.group(5), m.group(6)
+        if ev == "napi_poll":
+            continue
+        if ev == "sched_waking":
+            pm = PID.search(trace)
             if pm and int(pm.group(1)) in want:
                 last[int(pm.group(1))] = t
             continue
-        pm = PREV_PID.search(m.group(4))
+        pm = PREV_PID.search(trace)
         if pm and int(pm.group(1)) in want:
-            st = PREV_STATE.search(m.group(4))
+            st = PREV_STATE.search(trace)
             if st and not st.group(1).startswith("R"):
                 asleep.add(int(pm.group(1)))
             elif st:
                 off[int(pm.group(1))] = t
-        pm = NEXT_PID.search(m.group(4))
+        pm = NEXT_PID.search(trace)
         if pm and int(pm.group(1)) in want:
             pid = int(pm.group(1))
             w = last.pop(pid, None)
@@ -169,6 +208,99 @@ def latencies(lines, pids, preempted=None):
                 preempted.append((off[pid], t))
             off.pop(pid, None)
     return out
+
+
+def stamp_ns(m):
+    return int(m.group(2)) * 1000000000 + int(m.group(3))
+
+
+def cycles(lines, pids, dev=None):
+    """What a napi thread does around its polls, from its switches and the
+    napi:napi_poll at the end of each poll in it (by tid; with one pid, a
+    line without a tid is its). The polls of dev are the server's; another
+    device's polls in the same thread (a receiver's NAPI run in the
+    thread's softirq, right after a poll of dev) are work that follows the
+    poll. Returns
+      first_poll: per switch-in that ended a sleep, the time from it to the
+        end of the first poll of dev after it: count, mean_ns, and the
+        packets those polls took (work: [[packets, polls], ...]); less the
+        poll's own time, that is the thread's work before the poll;
+      after_poll: per size of dev's polls, [[packets, polls, ns], ...]:
+        the time from each poll's end to the end of the last other poll
+        before dev's next poll or the thread's switch-out (0 without one);
+      linger: summarize() of the times from the end of the last poll (of
+        any device) to the switch-out of each sleep that followed a poll of
+        dev that left its ring empty (a packet that comes in between is
+        polled without a wake-up);
+      polls: dev's polls; polls_empty: of them, those that took no packet
+        (woken for a packet an earlier poll had taken); polled_awake: those
+        that followed a poll of dev that left its ring empty (took less than
+        its budget) without a switch in between."""
+    want = set(pids)
+    only = next(iter(want)) if len(want) == 1 else None
+    asleep, pending, end, emptied, last = set(), {}, {}, {}, {}
+    firsts, work, after, lingers = [], {}, {}, []
+    polls = empty = awake = 0
+
+    def close(pid):
+        """dev's last poll in pid is followed by nothing more of it."""
+        if pid in last:
+            k, t_end = last.pop(pid)
+            a = after.setdefault(k, [0, 0])
+            a[0] += 1
+            a[1] += end[pid] - t_end
+    for line in lines:
+        m = EVENT.match(line)
+        if not m:
+            continue
+        t, ev, trace = stamp_ns(m), m.group(4) or m.group(5), m.group(6)
+        if ev == "napi_poll":
+            pid = int(m.group(1)) if m.group(1) else only
+            wm, dm = WORK.search(trace), DEVICE.search(trace)
+            if pid not in want or not wm:
+                continue
+            if dev is not None and dm and dm.group(1) != dev:
+                end[pid] = t                 # work after dev's poll
+                continue
+            close(pid)
+            n, budget = int(wm.group(1)), int(wm.group(2))
+            polls += 1
+            empty += n == 0
+            awake += bool(emptied.get(pid))
+            if pid in pending:
+                firsts.append(t - pending.pop(pid))
+                work[n] = work.get(n, 0) + 1
+            end[pid], emptied[pid], last[pid] = t, n < budget, (n, t)
+            continue
+        if ev != "sched_switch":
+            continue
+        pm = PREV_PID.search(trace)
+        if pm and int(pm.group(1)) in want:
+            pid = int(pm.group(1))
+            st = PREV_STATE.search(trace)
+            slept = bool(st) and not st.group(1).startswith("R")
+            if slept and pid in end and emptied.get(pid):
+                lingers.append(t - end[pid])
+            if slept:
+                asleep.add(pid)
+            close(pid)
+            end.pop(pid, None)
+            emptied.pop(pid, None)
+            pending.pop(pid, None)
+        pm = NEXT_PID.search(trace)
+        if pm and int(pm.group(1)) in want:
+            pid = int(pm.group(1))
+            if pid in asleep:
+                pending[pid] = t
+            asleep.discard(pid)
+    for pid in list(last):
+        close(pid)
+    return {"first_poll": {"count": len(firsts),
+                           "mean_ns": sum(firsts) / len(firsts) if firsts else None,
+                           "work": [[k, c] for k, c in sorted(work.items())]},
+            "after_poll": [[k, c, ns] for k, (c, ns) in sorted(after.items())],
+            "linger": summarize(lingers), "polls": polls, "polls_empty": empty,
+            "polled_awake": awake}
 
 
 def summarize(lat):

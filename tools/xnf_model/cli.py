@@ -348,7 +348,9 @@ def parse_wake(s, point=None, rate=None, burst_mean=1.0, xdp=False):
                              "{\"hist\": ...}), which the harness records "
                              "with perf: %s" % (wk.get("error") or
                                                 "none recorded"))
-        half = wk.get("bucket_ns", 0) / 2.0
+        # From the waking to the switch-in, and the thread's work before
+        # its first poll (readers.napi_cycle), where recorded.
+        half = wk.get("bucket_ns", 0) / 2.0 + (wk.get("pre_poll_ns") or 0.0)
         vals = np.array([b + half for b, _ in wk["hist"]], float)
         probs = np.array([c for _, c in wk["hist"]], float)
         return vals, probs
@@ -380,9 +382,11 @@ def discipline(args):
 
 
 def make_params(args, L, beta, svc, spins, rate, ref=None, burst=None,
-                wake_ns=None, slot=None):
+                wake_ns=None, slot=None, tail=None):
+    if tail is not None:
+        tail = np.minimum(np.asarray(tail, float), svc.t)
     return Params(L, beta, rate, svc, arrival=args.arrival, cv=args.cv,
-                  discipline=discipline(args),
+                  discipline=discipline(args), poll_tail_ns=tail,
                   service_dist=args.service_dist, idle_spins=spins,
                   wake_ns=parse_wake(args.wake_ns) if wake_ns is None
                   else wake_ns, slot_ns=args.slot if slot is None else slot,
@@ -733,6 +737,8 @@ def validate(sweep, args):
                             if pt.get("duration_s") else None),
                "rate_pps": rate}
         counts = worker_counts(w, beta)
+        if xdp:
+            counts[0] = 0      # the linger's count prices it: not a poll
         if rate <= 0 or counts.sum() == 0:
             row["error"] = "no packets reached the worker"
             rows.append(row)
@@ -757,7 +763,7 @@ def validate(sweep, args):
         row["wake_ns"] = wake if np.ndim(wake) == 0 else \
             float(wake[0] @ wake[1] / wake[1].sum())
         p = make_params(args, L, beta, psvc, spins, rate, burst=kb,
-                        wake_ns=wake)
+                        wake_ns=wake, tail=pt.get("poll_tail_ns"))
         r = predict(p, args.tol, args.max_iter, args.solver)
         v = r["distribution"]
         if xdp:

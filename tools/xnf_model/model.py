@@ -294,7 +294,7 @@ class Params:
     def __init__(self, L, beta, rate_pps, service, arrival="poisson", cv=None,
                  service_dist="poisson", idle_spins=None, wake_ns=0.0,
                  slot_ns=None, ref_rate_pps=None, burst=1,
-                 discipline="gated"):
+                 discipline="gated", poll_tail_ns=None):
         if L < 1 or beta < 1:
             raise ModelError("L and beta must be at least 1 (L=%s beta=%s)"
                              % (L, beta))
@@ -317,6 +317,18 @@ class Params:
         # packets one at a time until the queue is empty or it has beta,
         # what arrives meanwhile too.
         self.discipline = discipline
+        # Of each t(i), the ns after the poll's last packet (exhaustive:
+        # what arrives then waits for the next poll; the XDP path's
+        # receiver NAPI run in its softirq after each poll). None: 0.
+        self.poll_tail = None
+        if poll_tail_ns is not None:
+            tail = np.asarray(poll_tail_ns, float).ravel()
+            if len(tail) != beta + 1 or not np.all(np.isfinite(tail)) or \
+                    np.any(tail < 0) or np.any(tail > service.t + 1e-9):
+                raise ModelError("a poll's tail is ns >= 0 for each size "
+                                 "0..beta (%d values), within its service "
+                                 "time" % (beta + 1))
+            self.poll_tail = tail
         self.idle_spins = idle_spins      # None: poll forever (the paper)
         # The wake-up after a sleep: ns, or a distribution given as
         # (ns values, probabilities); wake_ns is then its mean.
@@ -436,34 +448,48 @@ def exhaustive_polls(p, C, nwin):
     expected arrivals during it, the packets lost, and t(j) as the poll
     spends it (the line)."""
     L, beta, slot, t = p.L, p.beta, p.slot, p.service.t
-    b = max((t[beta] - t[1]) / (beta - 1), 1e-3) if beta > 1 else t[1]
-    a = max(t[1] - b, 0.0)
+    tail = p.poll_tail if p.poll_tail is not None else np.zeros(beta + 1)
+    own = t - tail                               # the poll up to its end
+    b = max((own[beta] - own[1]) / (beta - 1), 1e-3) if beta > 1 else own[1]
+    a = max(own[1] - b, 0.0)
+    # Its end after the last of j packets: a, and the tail of a poll of j.
+    ends = a + tail
+    uniq, which = np.unique(ends, return_inverse=True)
     S = np.array([service_pmf(x / slot, p.service_dist, nwin + 1)
-                  for x in (b, a)])
+                  for x in np.r_[b, uniq]])
     G = np.minimum(S @ C.T, 1.0)
     G[:, 0] = 1.0
     X = G.copy()
     X[:, :-1] -= G[:, 1:]
     X = spread(np.maximum(X, 0.0), p.burst_pmf)
-    xb, xa = X[0], X[1]
-    kn = np.arange(len(xb))
-    eb, ea = float(kn @ xb), float(kn @ xa)
+    xb, xe = X[0], X[1:]
+    kn = np.arange(X.shape[1])
+    eb, ee = float(kn @ xb), xe @ kn
     M = np.eye(L + 1)[1:]                        # from q = 1..L: queue now
     Bp = np.zeros((L, beta + 1))
-    done = np.zeros((L, L + 1))                  # ended: the queue then
+    T = np.zeros((L, L + 1))                     # the queue it leaves
     arr = np.zeros(L)
     lost = np.zeros(L)
+
+    def end(A, j):
+        """The poll ends with j taken, the queue A: its last ends[j] ns."""
+        nonlocal T, lost
+        R, dl = arrivals_onto(A, xe[which[j]], L)
+        T += R
+        lost += dl
+
     for j in range(beta):
         Bp[:, j] += M[:, 0]                      # empty: the poll ends
-        done[:, 0] += M[:, 0]
+        if Bp[:, j].any():
+            end(M[:, :1], j)
         go = M[:, 1:]                            # takes one: r -> r - 1
         arr += go.sum(axis=1) * eb
         M, dl = arrivals_onto(go, xb, L)
         lost += dl
     Bp[:, beta] += M.sum(axis=1)                 # beta taken
-    done += M
-    T, dl = arrivals_onto(done, xa, L)           # its last a ns
-    return Bp, T, arr + ea, lost + dl, a + b * np.arange(beta + 1)
+    end(M, beta)
+    arr += Bp @ ee[which]
+    return Bp, T, arr, lost, a + b * np.arange(beta + 1) + tail
 
 
 def build_chain(p):

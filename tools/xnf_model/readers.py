@@ -233,8 +233,11 @@ def xdp_sweep(sweep):
         wakes = (pt.get("napi_wake") or {}).get("count")
         if sc.get("run_ns") and polls and wakes is not None and \
                 wakes < 0.01 * polls:
-            over.append(max(sc["run_ns"] - sum(ns), 0) / polls)
+            after = sum(x[2] for x in (pt.get("napi_wake") or {}).get(
+                "after_poll") or [])
+            over.append(max(sc["run_ns"] - sum(ns) - after, 0) / polls)
     extra = float(np.median(over)) if over else 0.0
+    fit = tail_fit(sweep.get("points") or [])
     pts = []
     for pt in sweep.get("points") or []:
         n = pt.get("napi") or {}
@@ -247,18 +250,96 @@ def xdp_sweep(sweep):
         veth = pt.get("veth") or {}
         refused = sum(int(v.get("tx_dropped", 0)) for v in veth.values())
         busy = int(sum(ns) + extra * sum(timed[1:]))
-        w = {"batch_hist": [{"size": i, "batches": int(timed[i]),
-                             "ns": int(ns[i] + extra * timed[i])}
-                            for i in range(1, len(timed)) if timed[i]],
+        after = after_poll(pt.get("napi_wake"))
+        hist = [{"size": i, "batches": int(timed[i]),
+                 "ns": int(ns[i] + (extra + after.get(i, 0.0)) * timed[i])}
+                for i in range(1, len(timed)) if timed[i]]
+        busy += int(sum(after.get(i, 0.0) * timed[i] for i in range(1, len(timed))))
+        wake = pt.get("napi_wake")
+        if isinstance(wake, dict):
+            wake, linger = napi_cycle(wake, timed, ns, extra)
+            if linger:
+                hist.insert(0, linger)
+            pt = dict(pt, napi_wake=wake)
+        w = {"batch_hist": hist,
              "rx_packets": int(sum(i * c for i, c in enumerate(polls))),
              "kernel": {"rx_ring_full": refused, "rx_dropped": 0},
              "busy_ns": busy,
              "idle_ns": max(int(pt["duration_s"] * 1e9) - busy, 0),
              "idle_spins": 0}
+        if after:
+            counts = {int(k): c for k, c, _ in pt["napi_wake"]["after_poll"]}
+            pt = dict(pt, poll_tail_ns=poll_tail(after, counts, len(timed) - 1,
+                                                 fit).tolist())
         pts.append(dict(pt, worker=w, worker_sched=None))
     n0 = (sweep.get("points") or [{}])[0].get("napi") or {}
     return dict(sweep, points=pts, ring=n0.get("ring") or VETH_RING,
                 batch=n0.get("budget") or NAPI_BUDGET, poll_overhead_ns=extra)
+
+
+def poll_tail(after, counts, beta, fit=None, min_samples=5):
+    """The after-poll work per size 0..beta (ns): the measured mean where
+    at least min_samples polls of the size had it, else fit (a, b): a + b i
+    (the whole sweep's line, tail_fit()); 0 for size 0, and where neither
+    is known."""
+    tail = np.zeros(beta + 1)
+    for k in range(1, beta + 1):
+        if k in after and counts.get(k, 0) >= min_samples:
+            tail[k] = after[k]
+        elif fit is not None:
+            tail[k] = max(fit[0] + fit[1] * k, 0.0)
+    return tail
+
+
+def tail_fit(points, min_samples=5):
+    """The line a + b i through the after-poll work of every point of a
+    sweep by size (means weighted by their polls), None with fewer than two
+    sizes seen min_samples times."""
+    pooled = {}
+    for pt in points:
+        for k, c, ns in (pt.get("napi_wake") or {}).get("after_poll") or []:
+            if int(k) >= 1:
+                x = pooled.setdefault(int(k), [0, 0])
+                x[0] += c
+                x[1] += ns
+    ks = sorted(k for k, (c, _) in pooled.items() if c >= min_samples)
+    if len(ks) < 2:
+        return None
+    w = np.array([pooled[k][0] for k in ks], float)
+    v = np.array([pooled[k][1] / pooled[k][0] for k in ks])
+    b, a = np.polyfit(np.array(ks, float), v, 1, w=np.sqrt(w))
+    return float(a), float(b)
+
+
+def after_poll(wake):
+    """{packets: mean ns} the napi thread works after a poll of that many
+    packets before its next one (a receiver's NAPI in its softirq: the
+    harness's napi_wake.after_poll, from perf), {} where not recorded."""
+    rows = (wake or {}).get("after_poll") if isinstance(wake, dict) else None
+    return {int(k): ns / c for k, c, ns in rows or [] if c > 0}
+
+
+def napi_cycle(wake, timed, ns, extra):
+    """The napi thread's work around its polls (the harness's napi_wake,
+    where perf recorded napi:napi_poll with the switches) as the model's
+    inputs: the linger, from the end of a poll that left the ring empty to
+    the thread's sleep, during which a packet is polled without a wake-up,
+    is the model's empty poll (size 0 of the service times: its count and
+    time); the thread's work from its switch-in to the first packet of its
+    first poll (the time to the end of that poll less the poll's mean time
+    for its size, and the per-poll overhead) lengthens each wake-up
+    (pre_poll_ns). Returns (wake with pre_poll_ns, size-0 entry or None)."""
+    lg = wake.get("linger") or {}
+    linger = None
+    if lg.get("count") and lg.get("mean_ns") is not None:
+        linger = {"size": 0, "batches": int(lg["count"]),
+                  "ns": int(lg["mean_ns"] * lg["count"])}
+    fp = wake.get("first_poll") or {}
+    if fp.get("count") and fp.get("mean_ns") is not None:
+        own = sum(c * (ns[k] / timed[k] + extra) for k, c in fp.get("work") or []
+                  if 0 < k < len(timed) and timed[k])
+        wake = dict(wake, pre_poll_ns=max(fp["mean_ns"] - own / fp["count"], 0.0))
+    return wake, linger
 
 
 class Measured:
