@@ -58,7 +58,7 @@ def model_cli(argv, timeout=300, cwd=None):
 
 def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
              wake_ns=0.0, t0_ns=None, time_empty=True, warmup=0.1, burst=1,
-             segments=None, discipline="gated", tail_ns=None):
+             segments=None, discipline="gated", tail_ns=None, linger_ns=None):
     """Event simulation of one poll-mode core: Poisson-process arrivals at
     `rate` pps into a FIFO of L packets (arrivals to a full queue are lost),
     a server that takes min(queue, beta) packets per poll and serves them in
@@ -78,7 +78,9 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
     queue, then spends a ns of its own: t(i) = a + b i through t_ns[1] and
     t_ns[beta] (b = t_ns[1], a = 0 when beta is 1); with tail_ns (per
     size) the poll's t_ns[i] ends with tail_ns[i] ns after its packets (a
-    and b then from t_ns - tail_ns). Returns a worker
+    and b then from t_ns - tail_ns). With linger_ns the server, when it
+    finds the queue empty, reads nothing: it polls at the next arrival if
+    that comes within linger_ns, else sleeps as above. Returns a worker
     object as `xnf -j worker` prints, "_time_s", the time it counted
     over, "_bursts", the bursts by size (all of them), and "_wakes", the
     wake-ups drawn (ns)."""
@@ -127,6 +129,19 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
         b = min(q, beta)
         q -= b
         polls += 1
+        if b == 0 and linger_ns is not None:
+            start = t
+            if i < len(arr) and arr[i] - t > linger_ns:
+                w = wake_vals[0] if wake_p is None else \
+                    wake_vals[rng.choice(len(wake_vals), p=wake_p)]
+                wakes.append(float(w))
+                t = arr[i] + w
+            elif i < len(arr):
+                t = max(arr[i], t)
+            else:
+                t = end + 1
+            idle_ns += t - start
+            continue
         if b == 0:
             empty += 1
             idle += 1
@@ -852,6 +867,11 @@ class Exhaustive(unittest.TestCase):
             with self.assertRaises(xm.ModelError):
                 xm.Params(256, 32, 1e5, svc, discipline="exhaustive",
                           poll_tail_ns=bad)
+        # a linger is of a server that sleeps, and not negative
+        for spins, linger in ((None, 2000.0), (0, -1.0), (0, np.nan)):
+            with self.assertRaises(xm.ModelError):
+                xm.Params(256, 32, 1e5, svc, idle_spins=spins,
+                          linger_ns=linger)
 
     def test_batches_against_gated(self):
         # What holds at the same load: a polling server's mean batch over
@@ -1653,19 +1673,18 @@ class XdpPath(unittest.TestCase):
         tail = np.r_[0.0, 1500.0 + 400.0 * np.arange(1, 65)]
         T[1:] += tail[1:]
         linger = 2000.0
-        T[0] = linger
         pts = []
         for k, r in enumerate((1e5, 5e5, 1.1e6, 2.5e6)):
             w = simulate(r, 256, 64, T, packets=60000, seed=50 + k, spins=0,
-                         wake_ns=5000.0, discipline="exhaustive", tail_ns=tail)
+                         wake_ns=5000.0, discipline="exhaustive", tail_ns=tail,
+                         linger_ns=linger)
             pt = napi_point(w, r)
             n = pt["napi"]
             after = [[i, n["timed"][i], int(tail[i] * n["timed"][i])]
                      for i in range(1, 65) if n["timed"][i]]
             for i, c, a in after:
                 n["ns"][i] -= a
-            empties = next((e["batches"] for e in w["batch_hist"]
-                            if e["size"] == 0), 0)
+            empties = len(w["_wakes"])          # sleeps, each after a linger
             # a first poll's time from the switch-in: pre-poll 300 ns and
             # the poll (of 3 packets here)
             first = T[3] - tail[3] + 300.0
@@ -1678,15 +1697,13 @@ class XdpPath(unittest.TestCase):
             pts.append(pt)
         sw = xm.xdp_sweep({"points": pts})
         for x, pt in zip(sw["points"], pts):
-            h = {e["size"]: e for e in x["worker"]["batch_hist"]}
             n = pt["napi"]
             for i in (1, 3, 64):
                 if n["timed"][i] >= 5:
                     self.assertAlmostEqual(x["poll_tail_ns"][i], tail[i],
                                            delta=1)
-            if h.get(0):
-                self.assertAlmostEqual(h[0]["ns"] / h[0]["batches"], linger,
-                                       delta=1)
+            if x["napi_wake"]["count"]:
+                self.assertAlmostEqual(x["napi_linger_ns"], linger, delta=1)
                 self.assertAlmostEqual(x["napi_wake"]["pre_poll_ns"], 300.0,
                                        delta=1)
         o = self.validate({"points": pts}, "--wake-ns", "measured")

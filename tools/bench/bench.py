@@ -62,7 +62,6 @@ MODEL_TARGET_LOSS, MODEL_ACCURACY = 1e-3, 0.005   # issue 18's dimensioning chec
 MODEL_RATE_TOL = 0.02     # the check's offered rate: the model's within 2%
 FIFO_PRIO = 50   # threaded IRQs' priority (kernel/irq/manage.c)
 GEN_FIFO_PRIO = 40   # a generator at SCHED_FIFO: below the napi threads
-SINK_FIFO_PRIO = 45  # the sink's napi thread: below the DUT's
 VETH_RING, NAPI_BUDGET = 256, 64   # drivers/net/veth.c VETH_RING_SIZE; NAPI's default weight
 # Trial overhead beyond its duration (sink attach, process start, drain), s,
 # and per test bed; only for the estimate, corrected as the run goes.
@@ -86,24 +85,16 @@ class DP:
     not the napi thread)."""
 
     def __init__(self, name, kind, nfs=(), form="", route="", worker_nf="", napi="same",
-                 fifo=(), sink="dut"):
+                 fifo=()):
         self.name, self.kind, self.nfs = name, kind, list(nfs)
         self.form, self.route, self.worker_nf = form, route, worker_nf
         self.napi = napi
-        # Where the sink's veth runs its NAPI (the XDP sink): in the softirq
-        # of the CPU that transmitted into it, the DUT's ("dut": in the
-        # DUT's napi thread, right after its poll), or in a napi thread of
-        # its own on the DUT's CPU ("thread"; with "sink" in fifo at
-        # SCHED_FIFO below the DUT's napi thread: it runs when that thread
-        # leaves the CPU, never within it, and it is no SCHED_OTHER task
-        # that the kernel's fair server would run for 50 ms a second).
-        self.sink = sink
         # Threads run SCHED_FIFO (FIFO_PRIO): "napi", the ingress's napi
         # thread, preempts the generator on their CPU as a NIC's interrupt
         # would; "worker", the forwarding thread, preempts the machine's
         # other work on its CPU; "gen", the generator (GEN_FIFO_PRIO,
         # below the napi threads), is not time-sliced with the machine's
-        # other work; "sink", the sink's napi thread (SINK_FIFO_PRIO).
+        # other work.
         self.fifo = tuple(fifo)
 
     @property
@@ -144,7 +135,7 @@ def all_dataplanes():
     # the poll's tail (a napi thread of its own on the DUT's CPU made each
     # of the DUT's wake-ups wait out its non-preemptible polls; docs/model.md).
     dps.append(DP(MODEL_XDP_DP, "xnf", ["l3fwd"], "tailcall", "lpm",
-                  fifo=("napi", "gen"), sink="dut"))
+                  fifo=("napi", "gen")))
     dps.append(DP("xskfwd", "xskfwd", ["xsk"], "afxdp", ""))
     # The AF_XDP worker against DPDK's testpmd on its net_af_xdp driver, in
     # both placements of the veth's NAPI (issue 17).
@@ -477,10 +468,8 @@ class Bench:
             place["how"] = (f"{self.testpmd} {' '.join(args)}; napi pinned by the harness")
         place["threaded"] = tb.threaded(tb.i)
         place["sink"] = ("XDP sink on the sink's veth: runs in the softirq of the CPU that "
-                         "transmitted into it, i.e. the DUT CPU" if dp.sink == "dut" else
-                         f"XDP sink on the sink's veth, its napi thread on CPU {cpu} ("
-                         + (f"SCHED_FIFO {SINK_FIFO_PRIO}" if "sink" in dp.fifo else
-                            "SCHED_OTHER") + "), pinned by the harness after each sink attach")
+                         "transmitted into it, i.e. the DUT CPU (for an XDP DUT: in its "
+                         "napi thread, right after each poll)")
         if not place.get("napi"):
             raise CmdError(f"no napi thread found for {tb.i}: placement not applied")
         bad = [t for t in place["napi"] if t["cpus"] != [napi_cpu]]
@@ -502,14 +491,6 @@ class Bench:
             run(["chrt", "-f", "-p", FIFO_PRIO, tid])
         return [{"thread": what, "tid": tid, "policy": "SCHED_FIFO", "priority": FIFO_PRIO}
                 for what, tid in tids]
-
-    def pin_sink_napi(self, tb, dp):
-        """The sink's napi thread on the DUT's CPU (dp.sink "thread"),
-        SCHED_FIFO below the DUT's napi thread with "sink" in dp.fifo: after
-        every attach of the sink's XDP program, which re-creates it."""
-        for t in tb.pin_napi(tb.k, self.a.dut_cpu, ns=tb.sink):
-            if "sink" in dp.fifo:
-                run(["chrt", "-f", "-p", SINK_FIFO_PRIO, t["pid"]])
 
     def start_testpmd(self, tb, cpu):
         """DPDK's testpmd on the DUT's two veths, one net_af_xdp port each,
@@ -608,8 +589,6 @@ class Bench:
                 out, err = tb.stop(sink)
                 raise CmdError(f"xnf-sink did not attach: {err.strip()}")
             time.sleep(0.01)
-        if dp.sink == "thread":
-            self.pin_sink_napi(tb, dp)
         st0 = self.xnf_stats(tb) if dp.kind in ("xnf", "worker") else None
         cpu0 = self.afxdp_cpu_ns(tb, dp)
         # "gen" in dp.fifo: the generator is not time-sliced with the
@@ -1112,6 +1091,13 @@ class Bench:
         # The trial whose offered rate came closest to the model's.
         setpoint, row, rec = min(tries, key=lambda t: abs(t[1]["tx_pps"] - rate))
         rl = ring_loss(rec)
+        # The check trial's own full-batch capacity: the core the answer
+        # met, against the ones the snapshots priced it with.
+        w = (rec.get("worker_delta") or [{}])[0] or {}
+        full = next((e for e in w.get("batch_hist") or []
+                     if e.get("size") == WORKER_BATCH and e.get("batches")), None)
+        out["check_capacity_pps"] = (WORKER_BATCH * 1e9 * full["batches"] / full["ns"]
+                                     if full and full.get("ns") else None)
         out.update({"sent": row["sent"], "received": row["received"],
                     "tx_pps": row["tx_pps"], "end_to_end_loss": row["loss"],
                     "ring_loss": rl, "worker_sched": rec.get("worker_sched"),
@@ -1399,9 +1385,12 @@ class Bench:
                             f"end to end {100 * c['end_to_end_loss']:.2f}%: {c['verdict']}\n")
                     caps = [iv["capacity_pps"] for iv in c.get("intervals") or [] if iv["used"]]
                     if caps:
+                        cc = c.get("check_capacity_pps")
                         f.write(f"  (the time average over {len(caps)} of "
                                 f"{len(c['intervals'])} trials' own service times, full-batch "
-                                f"capacity {min(caps) / 1e3:.1f}-{max(caps) / 1e3:.1f} kpps)\n")
+                                f"capacity {min(caps) / 1e3:.1f}-{max(caps) / 1e3:.1f} kpps"
+                                + (f"; the check trial's own: {cc / 1e3:.1f} kpps" if cc else "")
+                                + ")\n")
                 elif sub == "" and c:
                     f.write(f"\nDimensioning check: {c.get('error')}\n")
 

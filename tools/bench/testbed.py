@@ -233,12 +233,11 @@ class Testbed:
     def threaded(self, dev):
         return run(["cat", f"/sys/class/net/{dev}/threaded"], ns=self.dut).strip()
 
-    def pin_napi(self, dev, cpu, ns=None):
-        """Threaded NAPI on dev (the DUT's, or ns's) with its napi threads on
-        cpu, as `xnf attach ... cores` does for xnf: for the dataplanes that
-        are not xnf. Must follow every XDP attach (which re-creates the
-        threads)."""
-        run(["sh", "-c", f"echo 1 > /sys/class/net/{dev}/threaded"], ns=ns or self.dut)
+    def pin_napi(self, dev, cpu):
+        """Threaded NAPI on the DUT's dev with its napi threads on cpu, as
+        `xnf attach ... cores` does for xnf: for the dataplanes that are not
+        xnf. Must follow every XDP attach (which re-creates the threads)."""
+        run(["sh", "-c", f"echo 1 > /sys/class/net/{dev}/threaded"], ns=self.dut)
         threads = []
         for _ in range(50):
             threads = self.napi_threads(dev)

@@ -382,11 +382,12 @@ def discipline(args):
 
 
 def make_params(args, L, beta, svc, spins, rate, ref=None, burst=None,
-                wake_ns=None, slot=None, tail=None):
+                wake_ns=None, slot=None, tail=None, linger=None):
     if tail is not None:
         tail = np.minimum(np.asarray(tail, float), svc.t)
     return Params(L, beta, rate, svc, arrival=args.arrival, cv=args.cv,
                   discipline=discipline(args), poll_tail_ns=tail,
+                  linger_ns=linger,
                   service_dist=args.service_dist, idle_spins=spins,
                   wake_ns=parse_wake(args.wake_ns) if wake_ns is None
                   else wake_ns, slot_ns=args.slot if slot is None else slot,
@@ -737,8 +738,6 @@ def validate(sweep, args):
                             if pt.get("duration_s") else None),
                "rate_pps": rate}
         counts = worker_counts(w, beta)
-        if xdp:
-            counts[0] = 0      # the linger's count prices it: not a poll
         if rate <= 0 or counts.sum() == 0:
             row["error"] = "no packets reached the worker"
             rows.append(row)
@@ -763,7 +762,8 @@ def validate(sweep, args):
         row["wake_ns"] = wake if np.ndim(wake) == 0 else \
             float(wake[0] @ wake[1] / wake[1].sum())
         p = make_params(args, L, beta, psvc, spins, rate, burst=kb,
-                        wake_ns=wake, tail=pt.get("poll_tail_ns"))
+                        wake_ns=wake, tail=pt.get("poll_tail_ns"),
+                        linger=pt.get("napi_linger_ns"))
         r = predict(p, args.tol, args.max_iter, args.solver)
         v = r["distribution"]
         if xdp:

@@ -294,7 +294,7 @@ class Params:
     def __init__(self, L, beta, rate_pps, service, arrival="poisson", cv=None,
                  service_dist="poisson", idle_spins=None, wake_ns=0.0,
                  slot_ns=None, ref_rate_pps=None, burst=1,
-                 discipline="gated", poll_tail_ns=None):
+                 discipline="gated", poll_tail_ns=None, linger_ns=None):
         if L < 1 or beta < 1:
             raise ModelError("L and beta must be at least 1 (L=%s beta=%s)"
                              % (L, beta))
@@ -330,6 +330,17 @@ class Params:
                                  "time" % (beta + 1))
             self.poll_tail = tail
         self.idle_spins = idle_spins      # None: poll forever (the paper)
+        # A sleeping server that, after a poll leaves the queue empty,
+        # waits up to linger_ns for a packet and polls as soon as one
+        # comes (NAPI's thread on its way to sleep), in place of its empty
+        # reads (idle_spins is then 0).
+        self.linger = None
+        if linger_ns is not None:
+            if idle_spins is None or not (np.isfinite(linger_ns) and
+                                          linger_ns >= 0):
+                raise ModelError("a linger is ns >= 0, of a server that "
+                                 "sleeps (idle spins given)")
+            self.linger = float(linger_ns)
         # The wake-up after a sleep: ns, or a distribution given as
         # (ns values, probabilities); wake_ns is then its mean.
         if np.isscalar(wake_ns) or (isinstance(wake_ns, np.ndarray) and
@@ -551,6 +562,17 @@ def build_chain(p):
 
     arr = Hs[:, 1]                               # E[N(B_j)]
     spins = p.idle_spins
+    t_idle, x_idle, a_idle, h_idle = p.service.t[0], X[0], arr[0], H(0, L)
+    if p.linger is not None:
+        # One wait of up to the linger, from a random phase of the arrivals
+        # (so a nearly regular stream is seen as one): the first arrival
+        # within it is polled at once, its burst the queue; else the sleep.
+        spins = 0
+        pw = float(first[:int(round(p.linger / slot))].sum())
+        x_idle = np.zeros(len(g))
+        x_idle[0] = 1.0 - pw
+        x_idle[1:] = pw * g[1:]
+        a_idle, h_idle = pw * p.burst_mean, 0.0
     Z = 1 if spins is None else spins + 1
     n = Z + L
     rows, cols, vals = [], [], []
@@ -618,8 +640,8 @@ def build_chain(p):
     else:
         for c in range(Z):
             s = c
-            cyc[s], n_arr[s], n_lost[s] = t_ns[0], arr[0], H(0, L)
-            x0 = X[0].copy()
+            cyc[s], n_arr[s], n_lost[s] = t_idle, a_idle, h_idle
+            x0 = x_idle.copy()
             p0 = x0[0]
             x0[0] = 0.0
             emit(s, 0, x0)
@@ -651,8 +673,8 @@ def build_chain(p):
                 y[k] += pr
             emit(s, 0, y, scale=p0)
             ey = float(np.sum(np.arange(len(y)) * y))
-            n_arr[s] = arr[0] + p0 * ey
-            n_lost[s] = H(0, L) + p0 * float(np.sum(
+            n_arr[s] = a_idle + p0 * ey
+            n_lost[s] = h_idle + p0 * float(np.sum(
                 np.maximum(np.arange(len(y)) - L, 0) * y))
             # Its length: arrivals / rate. The model counts arrivals from a
             # random phase, which a sleep that ends at an arrival is not;

@@ -215,16 +215,22 @@ def xdp_sweep(sweep):
     per point, the ingress device's NAPI polls by size with their times
     (napi.timed, napi.ns: from the first packet's XDP run to the end of the
     poll), the veth ring in front of them (napi.ring, 256) and the frames it
-    refused (the sender veth's tx_dropped); NAPI sleeps as soon as a poll
-    leaves the ring empty (idle_spins 0). Polls without packets are left out:
-    NAPI is not woken for an empty ring, so they are not the model's reads.
+    refused (the sender veth's tx_dropped); NAPI sleeps when a poll leaves
+    the ring empty and nothing came while it lingered. Polls without
+    packets are left out: NAPI is not woken for an empty ring, so they are
+    not the model's reads.
 
     Each poll's time is its measured interval plus the napi thread's own
     work per poll outside it (the thread's loop, the driver's work before
     the first packet): the thread's CPU time (napi_sched.run_ns) less its
-    polls' time, over its polls, at the points where it did not sleep
-    (wake-ups under 1% of the polls: no wake-up's cost in it); the median
-    of those points, 0 without one (in the result as poll_overhead_ns)."""
+    polls' time and tails, over its polls, at the points where it did not
+    sleep (wake-ups under 1% of the polls: no wake-up's cost in it); the
+    median of those points, 0 without one (in the result as
+    poll_overhead_ns). Where perf recorded napi:napi_poll (napi_wake), each
+    poll also has its tail (after_poll: a receiver's NAPI run after it in
+    its softirq; per point poll_tail_ns, by size), a linger before each
+    sleep (napi_linger_ns) and the wake-up gains the work before the first
+    poll (napi_cycle())."""
     over = []
     for pt in sweep.get("points") or []:
         n, sc = pt.get("napi") or {}, pt.get("napi_sched") or {}
@@ -258,9 +264,7 @@ def xdp_sweep(sweep):
         wake = pt.get("napi_wake")
         if isinstance(wake, dict):
             wake, linger = napi_cycle(wake, timed, ns, extra)
-            if linger:
-                hist.insert(0, linger)
-            pt = dict(pt, napi_wake=wake)
+            pt = dict(pt, napi_wake=wake, napi_linger_ns=linger)
         w = {"batch_hist": hist,
              "rx_packets": int(sum(i * c for i, c in enumerate(polls))),
              "kernel": {"rx_ring_full": refused, "rx_dropped": 0},
@@ -323,17 +327,14 @@ def napi_cycle(wake, timed, ns, extra):
     """The napi thread's work around its polls (the harness's napi_wake,
     where perf recorded napi:napi_poll with the switches) as the model's
     inputs: the linger, from the end of a poll that left the ring empty to
-    the thread's sleep, during which a packet is polled without a wake-up,
-    is the model's empty poll (size 0 of the service times: its count and
-    time); the thread's work from its switch-in to the first packet of its
-    first poll (the time to the end of that poll less the poll's mean time
-    for its size, and the per-poll overhead) lengthens each wake-up
-    (pre_poll_ns). Returns (wake with pre_poll_ns, size-0 entry or None)."""
+    the thread's sleep, during which a packet that comes is polled at once,
+    without a wake-up (its mean, ns; Params linger_ns); the thread's work
+    from its switch-in to the first packet of its first poll (the time to
+    the end of that poll less the poll's mean time for its size, and the
+    per-poll overhead) lengthens each wake-up (pre_poll_ns). Returns (wake
+    with pre_poll_ns, linger ns or None)."""
     lg = wake.get("linger") or {}
-    linger = None
-    if lg.get("count") and lg.get("mean_ns") is not None:
-        linger = {"size": 0, "batches": int(lg["count"]),
-                  "ns": int(lg["mean_ns"] * lg["count"])}
+    linger = lg.get("mean_ns") if lg.get("count") else None
     fp = wake.get("first_poll") or {}
     if fp.get("count") and fp.get("mean_ns") is not None:
         own = sum(c * (ns[k] / timed[k] + extra) for k, c in fp.get("work") or []
