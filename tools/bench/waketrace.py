@@ -17,10 +17,10 @@ to the end of its first poll, and from the end of a poll that left the ring
 empty to the switch-out of its sleep (the linger: a packet that comes
 meanwhile is polled without a wake-up).
 
-Only the named threads' events are recorded (tracepoint filters), so perf's
-own work is two events per wake-up and one per poll; it runs on the CPU
-given, with a buffer (32 MB a CPU) that holds a trial's events when it gets
-the CPU only after the measured thread is done.
+Only the named threads' events are recorded (tracepoint filters): two
+events per wake-up and one per poll. perf is stopped (SIGSTOP) from the
+moment it records until stop(), so that it takes no CPU during the trial;
+its buffers (32 MB a CPU) hold a trial's events meanwhile.
 """
 import os
 import re
@@ -160,6 +160,16 @@ class WakeTrace:
         return res
 
 
+def events(lines):
+    """(tid or None, ns, event name, its fields) of each event line."""
+    for line in lines:
+        m = EVENT.match(line)
+        if m:
+            yield (int(m.group(1)) if m.group(1) else None,
+                   int(m.group(2)) * 1000000000 + int(m.group(3)),
+                   m.group(4) or m.group(5), m.group(6))
+
+
 def latencies(lines, pids, preempted=None):
     """Per wake-up, ns from a thread's sched_waking to the switch that runs
     it. A thread sets itself asleep before it is switched out, and a waking
@@ -178,11 +188,7 @@ def latencies(lines, pids, preempted=None):
     asleep = set()     # its last switch-out was a sleep
     off = {}           # pid: when it was preempted
     out = []
-    for line in lines:
-        m = EVENT.match(line)
-        if not m:
-            continue
-        t, ev, trace = stamp_ns(m), m.group(4) or m.group(5), m.group(6)
+    for _, t, ev, trace in events(lines):
         if ev == "napi_poll":
             continue
         if ev == "sched_waking":
@@ -208,10 +214,6 @@ def latencies(lines, pids, preempted=None):
                 preempted.append((off[pid], t))
             off.pop(pid, None)
     return out
-
-
-def stamp_ns(m):
-    return int(m.group(2)) * 1000000000 + int(m.group(3))
 
 
 def cycles(lines, pids, dev=None):
@@ -249,13 +251,9 @@ def cycles(lines, pids, dev=None):
             a = after.setdefault(k, [0, 0])
             a[0] += 1
             a[1] += end[pid] - t_end
-    for line in lines:
-        m = EVENT.match(line)
-        if not m:
-            continue
-        t, ev, trace = stamp_ns(m), m.group(4) or m.group(5), m.group(6)
+    for tid, t, ev, trace in events(lines):
         if ev == "napi_poll":
-            pid = int(m.group(1)) if m.group(1) else only
+            pid = tid if tid is not None else only
             wm, dm = WORK.search(trace), DEVICE.search(trace)
             if pid not in want or not wm:
                 continue
