@@ -872,7 +872,7 @@ class Bench:
         while len(steps) < a.zl_steps:
             try:
                 row, _ = self.trial_retry(tb, dp, size, max(1, int(probe)), d,
-                                            f"zero-loss {size} #{rep}")
+                                          f"zero-loss {size} #{rep}")
                 ok = row["sent"] > 0 and row["sent"] - row["received"] <= a.zl_tolerance * row["sent"]
             except GenError as ex:
                 # Not known to pass: the search goes on below this rate.
