@@ -13,11 +13,12 @@ from .model import (ModelError, Params, Service, count_ccdf, interarrival,
 from .readers import (load_json, read_measured, until_last_packet,
                       worker_busy, worker_counts, worker_loss, worker_rate,
                       xdp_sweep)
-from .cli import (build_parser, dimension, main, mixture, parse_rate,
-                  validate)
+from .cli import (build_parser, dimension, main, miss_reasons, mixture,
+                  parse_rate, validate)
 
 __all__ = ["ModelError", "Params", "Service", "build_parser", "count_ccdf",
            "dimension", "interarrival", "jsd", "load_json", "main",
-           "mixture", "normalise", "parse_rate", "predict", "read_measured",
-           "rel_error", "until_last_packet", "validate", "worker_busy",
-           "worker_counts", "worker_loss", "worker_rate", "xdp_sweep"]
+           "miss_reasons", "mixture", "normalise", "parse_rate", "predict",
+           "read_measured", "rel_error", "until_last_packet", "validate",
+           "worker_busy", "worker_counts", "worker_loss", "worker_rate",
+           "xdp_sweep"]

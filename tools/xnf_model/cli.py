@@ -19,12 +19,12 @@ import sys
 
 import numpy as np
 
-from .model import (AUTO_ITER, MAX_ITER, TARGET_JSD, TARGET_LOSS,
+from .model import (AUTO_ITER, KNEE, MAX_ITER, TARGET_JSD, TARGET_LOSS,
                     TARGET_MEAN, TOL, ModelError, Params, Service, jsd,
                     normalise, predict, rel_error)
-from .output import (fmt_rate, print_dimension, print_json, print_predict,
-                     print_warning, solver_text, validate_markdown, write,
-                     write_csv)
+from .output import (fmt_pct, fmt_rate, print_dimension, print_json,
+                     print_predict, print_warning, solver_text,
+                     validate_markdown, write, write_csv)
 from .plots import plot_predict, validate_plots
 from .readers import (NAPI_BUDGET, Measured, default_spins, idle_per_empty,
                       load_json, pool_sweep, read_measured, read_snapshots,
@@ -703,6 +703,110 @@ def cmd_dimension(args):
 
 # ---------------------------------------------------------------- validate
 
+def compare_point(r, counts, w, xdp):
+    """A prediction r against a point's measured batch counts and worker
+    (or NAPI) counters: the comparison columns of validate and whether
+    each target is met."""
+    beta = len(counts) - 1
+    v = r["distribution"]
+    if xdp:
+        # NAPI is woken by a packet: the model's empty read (the poll that
+        # finds the ring empty and sleeps) is not a poll there, so both
+        # sides are compared on the non-empty ones.
+        v = v.copy()
+        v[0] = 0.0
+        v = normalise(v)
+        r["mean_batch"] = float(np.arange(beta + 1) @ v)
+    k = np.arange(beta + 1)
+    pm = normalise(counts)
+    mm = float(k @ pm)
+    c1 = counts.copy()
+    c1[0] = 0
+    v1 = v.copy()
+    v1[0] = 0
+    p1, q1 = normalise(c1), normalise(v1)
+    mm1, mq1 = float(k @ p1), float(k @ q1)
+    row = dict(
+        mean_measured=mm, mean_model=r["mean_batch"],
+        mean_err=abs(mm - r["mean_batch"]),
+        rel_error=rel_error(mm, r["mean_batch"]),
+        mean1_measured=mm1, mean1_model=mq1, mean1_err=abs(mm1 - mq1),
+        loss_measured=worker_loss(w), loss_model=r["loss"],
+        loss_err=abs(worker_loss(w) - r["loss"]),
+        jsd=jsd(pm, v), jsd_nonempty=jsd(p1, q1),
+        busy_measured=worker_busy(w), busy_model=r["busy_fraction"],
+        converged=r["solver"]["converged"], solver=r["solver"],
+        distribution_measured=pm, distribution_model=v)
+    # Both over all polls (the paper's v(k)) and over non-empty ones: where
+    # a worker mostly finds its ring empty, v(0) dominates and the first
+    # alone would pass on the empty polls.
+    row["ok_mean"] = max(row["mean_err"], row["mean1_err"]) <= TARGET_MEAN
+    row["ok_loss"] = row["loss_err"] <= TARGET_LOSS
+    row["ok_jsd"] = max(row["jsd"], row["jsd_nonempty"]) < TARGET_JSD
+    return row
+
+
+def miss_reasons(row, svc, rate, compare):
+    """Why a point misses a target, from what can be computed: the model
+    at the rate KNEE lower and higher (a capacity off by KNEE moves the
+    point as far; near the knee that decides), batch sizes cheaper per
+    packet than full ones with the rate between the two capacities (the
+    ring then has two regimes, the model's chain settles in one), the
+    spread of the measured sizes against the model's, and the worker
+    waiting for its CPU. Returns [{"kind", "text", ...}]."""
+    why = []
+    shifted = []
+    for f in (1 - KNEE, 1 + KNEE):
+        c = compare(rate * f)[1]
+        shifted.append(c)
+        if c["ok_mean"] and c["ok_loss"] and c["ok_jsd"]:
+            why.append({"kind": "knee", "factor": f, "text": (
+                "meets all three targets at %gx its rate: a capacity %g%% "
+                "off moves the point that far" % (f, 100 * KNEE))})
+            break
+    else:
+        why.append({"kind": "sensitivity", "text": (
+            "at %g and %gx its rate the model's mean batch (>=1) is %.2f "
+            "and %.2f, its loss %s and %s" % (
+                1 - KNEE, 1 + KNEE, shifted[0]["mean1_model"],
+                shifted[1]["mean1_model"], fmt_pct(shifted[0]["loss_model"]),
+                fmt_pct(shifted[1]["loss_model"])))})
+    # Only where full batches carried a fair share of the packets: the
+    # odd full read after a sleep prices no capacity.
+    pm = np.asarray(row["distribution_measured"])
+    k = np.arange(len(pm))
+    full = pm[-1] * (len(pm) - 1) / float(k @ pm) if k @ pm > 0 else 0.0
+    bi, brate = svc.best_batch()
+    cap = svc.capacity_pps()
+    if full >= 0.25 and bi < svc.beta and brate > cap * 1.02 and \
+            cap < rate < brate:
+        why.append({"kind": "two_regimes", "text": (
+            "batches of %d cost less per packet than full ones: the rate "
+            "lies between the full-batch capacity %s and theirs %s, where "
+            "the ring can run at either" % (bi, fmt_rate(cap),
+                                            fmt_rate(brate)))})
+    if not row["ok_jsd"]:
+        # the measured polls' central 80% (>= 1), and the model's share
+        p1 = pm.copy()
+        p1[0] = 0
+        q1 = np.array(row["distribution_model"], float)
+        q1[0] = 0
+        p1, q1 = normalise(p1), normalise(q1)
+        cdf = np.cumsum(p1)
+        a = int(np.searchsorted(cdf, 0.1 - 1e-12))
+        b = int(np.searchsorted(cdf, 0.9 - 1e-12))
+        ms, qs = p1[a:b + 1].sum(), q1[a:b + 1].sum()
+        if abs(ms - qs) > 0.15:
+            why.append({"kind": "spread", "text": (
+                "%.0f%% of the measured polls took %s packets, %.0f%% of "
+                "the model's" % (100 * ms, "%d to %d" % (a, b) if a < b
+                                 else "%d" % a, 100 * qs))})
+    if (row.get("wait_share") or 0) > 0.05:
+        why.append({"kind": "cpu", "text": (
+            "the worker waited %.1f%% of its runnable time for its CPU"
+            % (100 * row["wait_share"]))})
+    return why
+
 def validate(sweep, args):
     """Model against each point of a harness sweep; rows of a table."""
     xdp = getattr(args, "path", "worker") == "xdp"
@@ -761,46 +865,20 @@ def validate(sweep, args):
         wake = parse_wake(args.wake_ns, pt, rate, row["burst"], xdp)
         row["wake_ns"] = wake if np.ndim(wake) == 0 else \
             float(wake[0] @ wake[1] / wake[1].sum())
-        p = make_params(args, L, beta, psvc, spins, rate, burst=kb,
-                        wake_ns=wake, tail=pt.get("poll_tail_ns"),
-                        linger=pt.get("napi_linger_ns"))
-        r = predict(p, args.tol, args.max_iter, args.solver)
-        v = r["distribution"]
         if xdp:
-            # NAPI is woken by a packet: the model's empty read (the poll
-            # that finds the ring empty and sleeps) is not a poll there, so
-            # both sides are compared on the non-empty ones.
-            v = v.copy()
-            v[0] = 0.0
-            v = normalise(v)
-            r["mean_batch"] = float(np.arange(beta + 1) @ v)
-        pm = normalise(counts)
-        mm = float(np.arange(beta + 1) @ pm)
-        c1 = counts.copy()
-        c1[0] = 0
-        v1 = v.copy()
-        v1[0] = 0
-        k = np.arange(beta + 1)
-        mm1 = float(k @ normalise(c1))
-        mq1 = float(k @ normalise(v1))
-        row.update(
-            mean_measured=mm, mean_model=r["mean_batch"],
-            mean_err=abs(mm - r["mean_batch"]),
-            rel_error=rel_error(mm, r["mean_batch"]),
-            mean1_measured=mm1, mean1_model=mq1, mean1_err=abs(mm1 - mq1),
-            loss_measured=worker_loss(w), loss_model=r["loss"],
-            loss_err=abs(worker_loss(w) - r["loss"]),
-            jsd=jsd(pm, v), jsd_nonempty=jsd(normalise(c1), normalise(v1)),
-            busy_measured=worker_busy(w), busy_model=r["busy_fraction"],
-            converged=r["solver"]["converged"], solver=r["solver"],
-            slot_ns=p.slot, distribution_measured=pm, distribution_model=v,
-            batches=int(counts.sum()))
-        # Both over all polls (the paper's v(k)) and over non-empty ones:
-        # where a worker mostly finds its ring empty, v(0) dominates and
-        # the first alone would pass on the empty polls.
-        row["ok_mean"] = max(row["mean_err"], row["mean1_err"]) <= TARGET_MEAN
-        row["ok_loss"] = row["loss_err"] <= TARGET_LOSS
-        row["ok_jsd"] = max(row["jsd"], row["jsd_nonempty"]) < TARGET_JSD
+            row["poll_overhead_ns"] = pt.get("poll_overhead_ns")
+
+        def compare(at):
+            p = make_params(args, L, beta, psvc, spins, at, ref=rate,
+                            burst=kb, wake_ns=wake,
+                            tail=pt.get("poll_tail_ns"),
+                            linger=pt.get("napi_linger_ns"))
+            return p, compare_point(predict(p, args.tol, args.max_iter,
+                                            args.solver), counts, w, xdp)
+        p, cmp = compare(rate)
+        row.update(cmp, slot_ns=p.slot, batches=int(counts.sum()))
+        if not (row["ok_mean"] and row["ok_loss"] and row["ok_jsd"]):
+            row["why"] = miss_reasons(row, psvc, rate, compare)
         rows.append(row)
     return {"L": L, "beta": beta, "nf": sweep.get("nf"), "spins": spins,
             "service": svc, "rows": rows, "path": "xdp" if xdp else "worker",

@@ -84,6 +84,7 @@ AUTO_ITER = 2000        # iterations before --solver auto solves directly
 TARGET_MEAN = 1.0       # packets: the paper's accuracy (Fig. 5)
 TARGET_LOSS = 0.005     # 0.5 percentage points (Tab. III: ~0.2)
 TARGET_JSD = 0.05
+KNEE = 0.02             # the rate's shift that tells a miss at the knee
 
 
 class ModelError(Exception):

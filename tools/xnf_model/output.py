@@ -12,7 +12,7 @@ import sys
 
 import numpy as np
 
-from .model import TARGET_JSD, TARGET_LOSS, TARGET_MEAN, ModelError
+from .model import KNEE, TARGET_JSD, TARGET_LOSS, TARGET_MEAN, ModelError
 
 
 def fmt_rate(pps):
@@ -172,12 +172,12 @@ def write(path, text):
 
 
 CSV_COLS = ("point", "offered_pps", "rate_pps", "burst", "wake_ns",
-            "wait_share", "batches",
+            "poll_overhead_ns", "wait_share", "batches",
             "mean1_measured", "mean1_model", "mean_measured",
             "mean_model", "mean_err", "rel_error", "jsd", "jsd_nonempty",
             "loss_measured", "loss_model", "loss_err", "busy_measured",
             "busy_model", "converged", "ok_mean", "ok_loss", "ok_jsd",
-            "error")
+            "why", "error")
 
 
 def write_csv(path, res):
@@ -194,6 +194,8 @@ def write_csv(path, res):
 def fmt_csv(x):
     if x is None:
         return ""
+    if isinstance(x, list):             # a row's reasons: their kinds
+        return ";".join(w["kind"] for w in x)
     if isinstance(x, (bool, np.bool_)):
         return "1" if x else "0"
     if isinstance(x, float):
@@ -231,8 +233,10 @@ def validate_markdown(res, args):
                 "wake-ups (column wake: their mean)" if args.wake_ns ==
                 "measured" else "%s ns" % args.wake_ns) + (
                 "; each poll's time plus the napi thread's own work per "
-                "poll outside it, %.0f ns (its CPU time less its polls', "
-                "where it did not sleep)" % res["poll_overhead_ns"]
+                "poll outside it (its CPU time less its polls' and their "
+                "tails, over its polls): a point's own where the thread did "
+                "not sleep, elsewhere their median, %.0f ns"
+                % res["poll_overhead_ns"]
                 if res.get("poll_overhead_ns") else "") if xdp else
             "the worker sleeps after %d empty polls (wake-up %s)"
             % (res["spins"], "per point from its wake_reads and wake_packets"
@@ -298,6 +302,14 @@ def validate_markdown(res, args):
             sum(r["ok_jsd"] for r in ok), sum(r["converged"] for r in ok),
             n),
         ""]
+    missed = [r for r in ok if r.get("why")]
+    if missed:
+        lines += ["Why the points that miss do (the model at %g and %g of "
+                  "the rate; the service times; the spread of the sizes):"
+                  % (1 - KNEE, 1 + KNEE), ""]
+        lines += ["- point %d: %s" % (r["point"], "; ".join(
+            w["text"] for w in r["why"])) for r in missed]
+        lines.append("")
     return "\n".join(lines)
 
 

@@ -223,29 +223,23 @@ def xdp_sweep(sweep):
     Each poll's time is its measured interval plus the napi thread's own
     work per poll outside it (the thread's loop, the driver's work before
     the first packet): the thread's CPU time (napi_sched.run_ns) less its
-    polls' time and tails, over its polls, at the points where it did not
-    sleep (wake-ups under 1% of the polls: no wake-up's cost in it); the
-    median of those points, 0 without one (in the result as
-    poll_overhead_ns). Where perf recorded napi:napi_poll (napi_wake), each
-    poll also has its tail (after_poll: a receiver's NAPI run after it in
-    its softirq; per point poll_tail_ns, by size), a linger before each
-    sleep (napi_linger_ns) and the wake-up gains the work before the first
-    poll (napi_cycle())."""
-    over = []
-    for pt in sweep.get("points") or []:
-        n, sc = pt.get("napi") or {}, pt.get("napi_sched") or {}
-        timed, ns = n.get("timed") or [], n.get("ns") or []
-        polls = sum(timed[1:])
-        wakes = (pt.get("napi_wake") or {}).get("count")
-        if sc.get("run_ns") and polls and wakes is not None and \
-                wakes < 0.01 * polls:
-            after = sum(x[2] for x in (pt.get("napi_wake") or {}).get(
-                "after_poll") or [])
-            over.append(max(sc["run_ns"] - sum(ns) - after, 0) / polls)
-    extra = float(np.median(over)) if over else 0.0
+    polls' time and tails, over its polls, where it did not sleep
+    (wake-ups under 1% of the polls: no wake-up's cost in it). A point
+    where the thread did not sleep takes its own, as it takes its own poll
+    times (the core's speed moves between trials, and this work with it);
+    any other point the median of those, 0 without one (the median in the
+    result as poll_overhead_ns, each point's in its own). Where perf
+    recorded napi:napi_poll (napi_wake), each poll also has its tail
+    (after_poll: a receiver's NAPI run after it in its softirq; per point
+    poll_tail_ns, by size), a linger before each sleep (napi_linger_ns) and
+    the wake-up gains the work before the first poll (napi_cycle())."""
+    own = [poll_overhead(pt) for pt in sweep.get("points") or []]
+    over = [x for x in own if x is not None]
+    median = float(np.median(over)) if over else 0.0
     fit = tail_fit(sweep.get("points") or [])
     pts = []
-    for pt in sweep.get("points") or []:
+    for pt, mine in zip(sweep.get("points") or [], own):
+        extra = median if mine is None else mine
         n = pt.get("napi") or {}
         polls, timed, ns = n.get("polls"), n.get("timed"), n.get("ns")
         if not polls or not timed or not ns or not pt.get("duration_s"):
@@ -275,10 +269,27 @@ def xdp_sweep(sweep):
             counts = {int(k): c for k, c, _ in pt["napi_wake"]["after_poll"]}
             pt = dict(pt, poll_tail_ns=poll_tail(after, counts, len(timed) - 1,
                                                  fit).tolist())
-        pts.append(dict(pt, worker=w, worker_sched=None))
+        pts.append(dict(pt, worker=w, worker_sched=None,
+                        poll_overhead_ns=extra))
     n0 = (sweep.get("points") or [{}])[0].get("napi") or {}
     return dict(sweep, points=pts, ring=n0.get("ring") or VETH_RING,
-                batch=n0.get("budget") or NAPI_BUDGET, poll_overhead_ns=extra)
+                batch=n0.get("budget") or NAPI_BUDGET, poll_overhead_ns=median)
+
+
+def poll_overhead(pt):
+    """The napi thread's CPU time per poll outside its polls and their
+    tails (ns), at a point of an XDP sweep where it did not sleep
+    (wake-ups under 1% of its polls), else None."""
+    n, sc = pt.get("napi") or {}, pt.get("napi_sched") or {}
+    timed, ns = n.get("timed") or [], n.get("ns") or []
+    polls = sum(timed[1:])
+    wake = pt.get("napi_wake") if isinstance(pt.get("napi_wake"), dict) else {}
+    wakes = wake.get("count")
+    if not sc.get("run_ns") or not polls or wakes is None or \
+            wakes >= 0.01 * polls:
+        return None
+    after = sum(x[2] for x in wake.get("after_poll") or [])
+    return max(sc["run_ns"] - sum(ns) - after, 0) / polls
 
 
 def poll_tail(after, counts, beta, fit=None, min_samples=5):
