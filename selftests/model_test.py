@@ -282,9 +282,11 @@ def add_worker(acc, w):
     return acc
 
 
-def write_snapshots():
-    acc, napi = None, [0] * 65
-    for k, (rate, scale, n) in enumerate(SNAP_RUNS):
+def write_snapshots(runs=SNAP_RUNS, d=FIX):
+    """Successive `xnf -j stats` of one worker that ran each (rate, scale
+    of SNAP_T1, packets) in turn; returns the files' paths."""
+    acc, napi, paths = None, [0] * 65, []
+    for k, (rate, scale, n) in enumerate(runs):
         w = simulate(rate, SNAP_L, SNAP_BETA, scale * SNAP_T1, packets=n,
                      seed=30 + k, spins=64, t0_ns=400.0, time_empty=False)
         sim_extras(w)
@@ -296,8 +298,10 @@ def write_snapshots():
             "batch": {"recorded": True, "polls": list(napi),
                       "packets": napi[1], "total_polls": napi[1]},
             "workers": [acc]}]}
-        with open(os.path.join(FIX, SNAP_FILES[k]), "w") as f:
+        paths.append(os.path.join(d, "snap-%02d.json" % (k + 1)))
+        with open(paths[-1], "w") as f:
             json.dump(stats, f, indent=1)
+    return paths
 
 
 # ------------------------------------------------------------------ tests
@@ -1191,10 +1195,16 @@ class Mixture(unittest.TestCase):
         return lo
 
     def test_identical_intervals_are_one_service(self):
-        one = self.answer(self.svc())
-        two = self.answer([{"service": self.svc(), "weight": 0.25},
-                           {"service": self.svc(), "weight": 0.75}])
-        self.assertEqual(one, two)
+        # the same loss function: the two bisections' last brackets
+        # (each 0.1% wide, started apart) overlap
+        lo1, hi1, _, _ = xm.dimension(self.args(), self.L, self.BETA,
+                                      self.svc(), None, self.TARGET)
+        lo2, hi2, _, _ = xm.dimension(
+            self.args(), self.L, self.BETA,
+            [{"service": self.svc(), "weight": 0.25},
+             {"service": self.svc(), "weight": 0.75}], None, self.TARGET)
+        self.assertLessEqual(lo1, hi2)
+        self.assertLessEqual(lo2, hi1)
 
     def test_loss_is_the_weighted_mean(self):
         parts = [{"service": self.svc(), "weight": 0.3},
@@ -1297,6 +1307,9 @@ class Snapshots(unittest.TestCase):
         # the overloaded intervals price their capacity, the light one not
         self.assertEqual([v["used"] for v in ivs], [True, True, False])
         self.assertEqual(o["intervals_used"], 2)
+        # two intervals estimate no spread: taken as seen, and said so
+        self.assertEqual(o["spread"]["kind"], "seen")
+        self.assertIn("needs 3", o["spread"]["note"])
         self.assertIsNone(ivs[2]["weight"])
         self.assertIsNotNone(ivs[2]["skipped"])
         used = ivs[:2]
@@ -1327,6 +1340,70 @@ class Snapshots(unittest.TestCase):
         cp = self.dim("--measured", *[os.path.join(FIX, f) for f in
                                       SNAP_FILES], "--burst", "napi", "-j")
         self.assertEqual(json.loads(cp.stdout)["max_rate_pps"], rate)
+
+    def test_predictive(self):
+        # Four overloaded intervals of different speeds: the answer is
+        # priced over the capacity a fifth may have (Student t on the
+        # logs), below the answer over the four as seen.
+        runs = ((1e6, 1.0, 10000), (8.5e6, 1.0, 20000), (8.5e6, 0.9, 20000),
+                (8.5e6, 1.15, 20000), (8.5e6, 0.95, 20000),
+                (1e6, 1.0, 10000))
+        with tempfile.TemporaryDirectory() as d:
+            files = self.files(*write_snapshots(runs, d))
+            o = json.loads(self.dim(*files, "-j").stdout)
+            seen = json.loads(self.dim(*files, "-j", "--spread",
+                                       "seen").stdout)
+        sp, ivs = o["spread"], o["intervals"]
+        self.assertEqual(sp["kind"], "predictive")
+        self.assertEqual((sp["samples"], sp["dof"]), (4, 3))
+        caps = np.log([v["capacity_pps"] for v in ivs if v["used"]])
+        self.assertEqual(len(caps), 4)
+        self.assertAlmostEqual(sp["log_mean"], caps.mean(), delta=1e-9)
+        self.assertAlmostEqual(sp["log_sd"], caps.std(ddof=1), delta=1e-9)
+        self.assertAlmostEqual(sp["log_scale"], sp["log_sd"] * math.sqrt(1.25),
+                               delta=1e-9)
+        from scipy import stats as sstats
+        law = sstats.t(3, loc=sp["log_mean"], scale=sp["log_scale"])
+        nodes = sp["nodes"]
+        self.assertAlmostEqual(sum(n["weight"] for n in nodes), 1.0)
+        for n in nodes:
+            self.assertAlmostEqual(math.log(n["capacity_pps"]),
+                                   law.ppf(n["quantile"]), delta=1e-9)
+        self.assertEqual(nodes, sorted(nodes, key=lambda n: n["capacity_pps"]))
+        # each interval one sample; its own loss at the answer is shown
+        for v in ivs:
+            if v["used"]:
+                self.assertAlmostEqual(v["weight"], 0.25)
+                self.assertIsNotNone(v["loss_at_max_rate"])
+        # the loss is the mean over the nodes, within the target
+        self.assertAlmostEqual(o["at_max_rate"]["loss"], sum(
+            n["weight"] * n["loss_at_max_rate"] for n in nodes), delta=1e-12)
+        self.assertLessEqual(o["at_max_rate"]["loss"], 1e-3)
+        # below the answer over the intervals as seen, and below what the
+        # slowest node alone allows (it loses at least 1 - c/R)
+        self.assertEqual(seen["spread"]["kind"], "seen")
+        self.assertLess(o["max_rate_pps"], seen["max_rate_pps"])
+        low = nodes[0]
+        self.assertLessEqual(o["max_rate_pps"], low["capacity_pps"] /
+                             (1 - 1e-3 / low["weight"]) * (1 + 1e-6))
+
+    def test_capacity_nodes(self):
+        summ, nodes = xm.capacity_nodes([5e5] * 3)    # no spread seen
+        self.assertEqual(summ["log_scale"], 0.0)
+        for n in nodes:
+            self.assertAlmostEqual(n["capacity_pps"], 5e5)
+        self.assertAlmostEqual(summ["p01_pps"], 5e5)
+        summ, nodes = xm.capacity_nodes([4e5, 5e5, 6e5])
+        self.assertAlmostEqual(summ["median_pps"],
+                               math.exp(np.log([4e5, 5e5, 6e5]).mean()))
+        self.assertLess(summ["p01_pps"], 4e5)          # beyond those seen
+        for bad in ([4e5, 5e5], [4e5, 5e5, 0.0], [4e5, 5e5, float("nan")]):
+            with self.assertRaises(xm.ModelError):
+                xm.capacity_nodes(bad)
+        svc = lin(1000, 20, 32)
+        self.assertAlmostEqual(svc.scaled(2.0).capacity_pps(),
+                               svc.capacity_pps() / 2)
+        self.assertEqual(svc.scaled(2.0).fit, (2000.0, 40.0))
 
     def test_refused(self):
         with tempfile.TemporaryDirectory() as d:

@@ -24,6 +24,7 @@ import csv
 import fnmatch
 import ipaddress
 import json
+import math
 import os
 import platform
 import shutil
@@ -1022,8 +1023,8 @@ class Bench:
         """Issue 18's check of one dimensioning answer: `xnf model dimension`
         on the live instance's `xnf -j stats` snapshots, one before the
         sweep and one after each of its trials, gives the rate one core
-        sustains at 1e-3 loss: the time average over the trials of the
-        model's loss with each trial's own service times (the core's
+        sustains at 1e-3 loss: the model's loss averaged over the capacity
+        a new trial may have, predicted from the trials' own (the core's
         capacity changes from trial to trial on a shared VM; docs/model.md,
         Dimensioning), with the NAPI bursts of the whole sweep; one trial at
         that rate measures the loss."""
@@ -1046,6 +1047,10 @@ class Bench:
         for f in files:
             cmd += ["--measured", f]
         cmd += ["--dev", tb.i, "--loss", str(target), "--burst", "napi"]
+        if self.a.quick:
+            # the quick run's 2-3 loaded trials would make a law with 1-2
+            # degrees of freedom: it checks the pipeline, not the model
+            cmd += ["--spread", "seen"]
         # one bisection per interval that prices its capacity: minutes on
         # a busy 2-vCPU machine
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)
@@ -1066,6 +1071,10 @@ class Bench:
             "interval", "duration_s", "rate_pps", "full_batches", "capacity_pps",
             "full_time_rel_error", "used", "weight", "skipped", "loss_at_max_rate")}
             for iv in ans.get("intervals") or []]
+        # what the answer is averaged over: the capacity a new interval may
+        # have, predicted from theirs (its median and 1% quantile, the
+        # nodes), or the intervals as seen
+        out["spread"] = ans.get("spread")
         # The generator's achieved rate falls short of its setpoint when
         # its CPU is shared (here with the ingress's napi thread): the
         # setpoint is corrected by the shortfall, up to three trials, until
@@ -1098,6 +1107,8 @@ class Bench:
                      if e.get("size") == WORKER_BATCH and e.get("batches")), None)
         out["check_capacity_pps"] = (WORKER_BATCH * 1e9 * full["batches"] / full["ns"]
                                      if full and full.get("ns") else None)
+        out["check_capacity_quantile"] = capacity_quantile(out["spread"],
+                                                           out["check_capacity_pps"])
         out.update({"sent": row["sent"], "received": row["received"],
                     "tx_pps": row["tx_pps"], "end_to_end_loss": row["loss"],
                     "ring_loss": rl, "worker_sched": rec.get("worker_sched"),
@@ -1384,18 +1395,40 @@ class Bench:
                             f"measured loss at the ring {100 * (c['ring_loss'] or 0):.3f}%, "
                             f"end to end {100 * c['end_to_end_loss']:.2f}%: {c['verdict']}\n")
                     caps = [iv["capacity_pps"] for iv in c.get("intervals") or [] if iv["used"]]
+                    sp = c.get("spread") or {}
                     if caps:
                         cc = c.get("check_capacity_pps")
-                        f.write(f"  (the time average over {len(caps)} of "
-                                f"{len(c['intervals'])} trials' own service times, full-batch "
-                                f"capacity {min(caps) / 1e3:.1f}-{max(caps) / 1e3:.1f} kpps"
+                        f.write(f"  ({len(caps)} of {len(c['intervals'])} trials price their "
+                                f"own full-batch capacity, {min(caps) / 1e3:.1f}-"
+                                f"{max(caps) / 1e3:.1f} kpps; "
+                                + (f"averaged over the capacity a new trial may have, "
+                                   f"median {sp['median_pps'] / 1e3:.1f} kpps, 1% quantile "
+                                   f"{sp['p01_pps'] / 1e3:.1f} kpps"
+                                   if sp.get("kind") == "predictive" else
+                                   "averaged over those trials by time")
                                 + (f"; the check trial's own: {cc / 1e3:.1f} kpps" if cc else "")
+                                + (f", at the law's {100 * c['check_capacity_quantile']:.1f}% "
+                                   f"quantile" if c.get("check_capacity_quantile") is not None
+                                   else "")
                                 + ")\n")
                 elif sub == "" and c:
                     f.write(f"\nDimensioning check: {c.get('error')}\n")
 
 
 # ---- helpers -----------------------------------------------------------------------
+
+def capacity_quantile(spread, cap):
+    """Where a capacity falls in the predictive law of `xnf model
+    dimension` (Student t on the log capacity): the check trial's, a
+    draw the law should have covered. None without a predictive law."""
+    if not cap or not spread or spread.get("kind") != "predictive":
+        return None
+    from scipy import stats   # xnf_model, which ran before, needs it too
+    if spread["log_scale"] <= 0:
+        return float(math.log(cap) >= spread["log_mean"])
+    return float(stats.t(spread["dof"], loc=spread["log_mean"],
+                         scale=spread["log_scale"]).cdf(math.log(cap)))
+
 
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")

@@ -8,15 +8,17 @@ bench harness's sweeps, output.py the text, JSON, Markdown and CSV, plots.py
 the figures, cli.py the command line, which `python3 -m xnf_model` runs
 (__main__.py); this file gathers the names a caller or a test needs.
 """
-from .model import (ModelError, Params, Service, count_ccdf, interarrival,
-                    jsd, normalise, predict, rel_error)
+from .model import (ModelError, Params, Service, capacity_nodes,
+                    count_ccdf, interarrival, jsd, normalise, predict,
+                    rel_error)
 from .readers import (load_json, read_measured, until_last_packet,
                       worker_busy, worker_counts, worker_loss, worker_rate,
                       xdp_sweep)
 from .cli import (build_parser, dimension, main, miss_reasons, mixture,
                   parse_rate, validate)
 
-__all__ = ["ModelError", "Params", "Service", "build_parser", "count_ccdf",
+__all__ = ["ModelError", "Params", "Service", "build_parser",
+           "capacity_nodes", "count_ccdf",
            "dimension", "interarrival", "jsd", "load_json", "main",
            "miss_reasons", "mixture", "normalise", "parse_rate", "predict",
            "read_measured", "rel_error", "until_last_packet", "validate",

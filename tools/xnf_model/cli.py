@@ -19,9 +19,10 @@ import sys
 
 import numpy as np
 
-from .model import (AUTO_ITER, KNEE, MAX_ITER, TARGET_JSD, TARGET_LOSS,
-                    TARGET_MEAN, TOL, ModelError, Params, Service, jsd,
-                    normalise, predict, rel_error)
+from .model import (AUTO_ITER, KNEE, MAX_ITER, SPREAD_MIN, TARGET_JSD,
+                    TARGET_LOSS, TARGET_MEAN, TOL, ModelError, Params,
+                    Service, capacity_nodes, jsd, normalise, predict,
+                    rel_error)
 from .output import (fmt_pct, fmt_rate, print_dimension, print_json,
                      print_predict, print_warning, solver_text,
                      validate_markdown, write, write_csv)
@@ -161,6 +162,13 @@ def add_model_opts(sp, rate=True, snapshots=False):
                    choices=("poisson", "deterministic"),
                    help="service time law in slots (default poisson)")
     if snapshots:
+        g.add_argument("--spread", choices=("predictive", "seen"),
+                       default="predictive",
+                       help="with several snapshots: price the answer over "
+                       "the capacity a new interval may have, predicted "
+                       "from the intervals' (predictive, default; at least "
+                       "%d intervals), or over the intervals as they were "
+                       "(seen)" % SPREAD_MIN)
         g.add_argument("--full-share", type=float, default=0.5,
                        help="with several snapshots: the share of an "
                        "interval's packets that must have come in full "
@@ -503,11 +511,16 @@ def dimension(args, L, beta, svc, spins, target, rel=1e-3):
             p = make_params(args, L, beta, svc, spins, rate, ref=cap)
             return predict(p, args.tol, args.max_iter, args.solver)
     else:
-        for p in parts:
-            c = p["service"].capacity_pps()
-            p["slot_ns"] = args.slot if args.slot is not None else \
-                make_params(args, L, beta, p["service"], spins, c).slot
-        cap = max(p["service"].capacity_pps() for p in parts)
+        part_slots(args, L, beta, parts, spins)
+        # A part cannot serve more than its cheapest batches allow, so it
+        # loses at least 1 - c/R of what it gets, and the answer is at
+        # most c / (1 - target/w) for each part of weight w above the
+        # target: start there.
+        caps = [max(p["service"].capacity_pps(), p["service"].best_batch()[1])
+                / (1 - target / p["weight"]) for p in parts
+                if p["weight"] > target]
+        cap = min(caps) if caps else \
+            max(p["service"].capacity_pps() for p in parts)
 
         def at(rate):
             return mixture(args, L, beta, parts, spins, rate)
@@ -517,7 +530,9 @@ def dimension(args, L, beta, svc, spins, target, rel=1e-3):
         if rate not in cache:
             cache[rate] = at(rate)
         return cache[rate]["loss"]
-    lo, hi = cap * 0.5, cap
+    # a deep ring's answer lies within 10% of the capacity (the paper's
+    # finding), a shallow one's lower: then halve
+    lo, hi = cap * 0.9, cap
     while loss(lo) > target:
         hi, lo = lo, lo / 2
         if lo < cap * 1e-6:
@@ -535,6 +550,39 @@ def dimension(args, L, beta, svc, spins, target, rel=1e-3):
             hi = mid
         steps += 1
     return lo, hi, cache, steps
+
+
+def part_slots(args, L, beta, parts, spins):
+    """Each part of a mixture at the slot of its own saturation rate
+    (--slot overrides)."""
+    for p in parts:
+        c = p["service"].capacity_pps()
+        p["slot_ns"] = args.slot if args.slot is not None else \
+            make_params(args, L, beta, p["service"], spins, c).slot
+
+
+def spread_parts(args, used, pooled):
+    """What the answer is priced over: the capacity a new interval may have
+    (--spread predictive, the default: capacity_nodes() over the used
+    intervals' capacities, each interval one sample of the environment;
+    each node the pooled service times scaled to its capacity), or the
+    intervals as they were (seen: their time shares as weights). Fewer
+    than SPREAD_MIN intervals estimate no spread: they are taken as seen,
+    and the note says so. Returns (the spread for the output, the parts)."""
+    if args.spread == "seen":
+        return {"kind": "seen", "note": None}, used
+    if len(used) < SPREAD_MIN:
+        return {"kind": "seen", "note": "%d interval%s priced the capacity, "
+                "a predictive spread needs %d: priced over the intervals as "
+                "seen" % (len(used), "" if len(used) == 1 else "s",
+                          SPREAD_MIN)}, used
+    summary, nodes = capacity_nodes([u["row"]["capacity_pps"] for u in used])
+    for u in used:
+        u["row"]["weight"] = 1.0 / len(used)
+    parts = [{"service": pooled.scaled(pooled.capacity_pps() /
+                                       nd["capacity_pps"]),
+              "weight": nd["weight"]} for nd in nodes]
+    return dict(summary, kind="predictive", note=None, nodes=nodes), parts
 
 
 def snapshot_setup(args):
@@ -650,15 +698,24 @@ def cmd_dimension(args):
             "per-size means? --service-linear, --min-samples)"
             % (bi, fmt_rate(brate), beta, fmt_rate(svc.capacity_pps())),
             args.json)
-    rows = used = None
+    rows = used = spread = None
+    parts = svc
     if intervals is not None:
         rows, used = interval_parts(args, intervals, beta, svc, m.t0_hint)
-    lo, hi, cache, steps = dimension(args, L, beta, used or svc, spins,
-                                     args.loss)
+        spread, parts = spread_parts(args, used, svc)
+    lo, hi, cache, steps = dimension(args, L, beta, parts, spins, args.loss)
     r = cache[lo]
-    slot = args.slot if not used else min(u["slot_ns"] for u in used)
+    slot = args.slot if not used else min(p["slot_ns"] for p in parts)
     if used:
-        for u, ru in zip(used, r["parts"]):
+        own = r["parts"]
+        if parts is not used:
+            # each interval's own loss at the answer: which of them it
+            # would overload
+            part_slots(args, L, beta, used, spins)
+            own = mixture(args, L, beta, used, spins, lo)["parts"]
+            for nd, rn in zip(spread["nodes"], r["parts"]):
+                nd["loss_at_max_rate"] = rn["loss"]
+        for u, ru in zip(used, own):
             u["row"]["loss_at_max_rate"] = ru["loss"]
             u["row"]["slot_ns"] = u["slot_ns"]
     pb = make_params(args, L, beta, svc, spins, lo, slot=slot)
@@ -681,6 +738,7 @@ def cmd_dimension(args):
     if rows is not None:
         out["intervals"] = rows
         out["intervals_used"] = len(used)
+        out["spread"] = spread
     if args.load:
         load = parse_rate(args.load, args.frame_size)
         per = lo / args.imbalance

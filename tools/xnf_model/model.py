@@ -60,6 +60,7 @@ It needs numpy and scipy and nothing else of xnf.
 #   - the RX descriptors are released before the NF runs, as the model's
 #     FIFO frees them at pickup.
 
+import copy
 import math
 import sys
 
@@ -204,6 +205,14 @@ class Service:
     def capacity_pps(self):
         """Packets per second with every batch full: beta / t(beta)."""
         return self.beta / self.t[self.beta] * 1e9
+
+    def scaled(self, f):
+        """The same service with every mean time multiplied by f."""
+        s = copy.copy(self)
+        s.t = self.t * f
+        s.fit = None if self.fit is None else (self.fit[0] * f,
+                                               self.fit[1] * f)
+        return s
 
     def describe(self):
         d = {"means_ns": [round(float(x), 3) for x in self.t],
@@ -819,6 +828,46 @@ def predict(p, tol=TOL, max_iter=MAX_ITER, solver="auto"):
         p_queue_full=float(queue[-1]),
         solver=rep, info=info)
     return res
+
+
+# ------------------------------------------------ a capacity that varies
+
+# The probability bins of capacity_nodes(): finest in the lower tail,
+# where a core slower than the rate loses about 1 - capacity/rate and a
+# loss target of 1e-3 is decided; the upper ones lose nothing at such a
+# rate.
+SPREAD_EDGES = (0.0, 0.005, 0.03, 0.1, 0.3, 0.6, 1.0)
+SPREAD_MIN = 3          # samples a predictive spread needs
+
+
+def capacity_nodes(caps):
+    """The capacity of a new interval, predicted from the capacities of n
+    intervals seen (a sample of the environment): log capacity normal with
+    unknown mean and variance, so that a new draw's predictive law is
+    Student t with n - 1 degrees of freedom, located at the mean of the
+    logs, scaled by their standard deviation x sqrt(1 + 1/n). Returns
+    (summary, nodes): the law cut into the bins of SPREAD_EDGES, a node
+    per bin at the quantile of its middle, weighted by its probability (a
+    quadrature of the expected loss over the law)."""
+    c = np.asarray(caps, float)
+    n = len(c)
+    if n < SPREAD_MIN or not np.all(np.isfinite(c)) or np.any(c <= 0):
+        raise ModelError("a predictive spread of capacity needs at least %d "
+                         "positive capacities, got %s"
+                         % (SPREAD_MIN, list(caps)))
+    x = np.log(c)
+    mu, sd = float(x.mean()), float(x.std(ddof=1))
+    scale = sd * math.sqrt(1 + 1.0 / n)
+    law = sstats.t(n - 1, loc=mu, scale=scale) if scale > 0 else None
+
+    def q(p):
+        return math.exp(law.ppf(p)) if law else math.exp(mu)
+    nodes = [{"quantile": (lo + hi) / 2, "weight": hi - lo,
+              "capacity_pps": q((lo + hi) / 2)}
+             for lo, hi in zip(SPREAD_EDGES[:-1], SPREAD_EDGES[1:])]
+    return {"samples": n, "dof": n - 1, "log_mean": mu, "log_sd": sd,
+            "log_scale": scale, "median_pps": q(0.5),
+            "p01_pps": q(0.01)}, nodes
 
 
 # ------------------------------------------------------------ comparisons

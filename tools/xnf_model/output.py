@@ -330,10 +330,13 @@ def print_dimension(o, args, spins, loss_hi):
         i["arrival"], " cv=%g" % i["cv"] if i["cv"] else "", burst_text(i),
         "idle: polls forever" if spins is None else
         "idle: sleeps after %d empty polls" % spins))
+    sp = o.get("spread") or {}
     if ivs:
         print("intervals between the snapshots (%d of %d price their own "
-              "capacity; weighted by their time):" % (o["intervals_used"],
-                                                      len(ivs)))
+              "capacity; %s):" % (
+                  o["intervals_used"], len(ivs),
+                  "each one sample of it" if sp.get("kind") ==
+                  "predictive" else "weighted by their time"))
         print("  %3s  %9s  %10s  %12s  %12s  %6s  %s" % (
             "#", "time", "rate", "full batches", "capacity", "weight",
             "loss at the answer"))
@@ -348,13 +351,29 @@ def print_dimension(o, args, spins, loss_hi):
                 "%.3f" % v["weight"] if v["used"] else "-",
                 fmt_pct(v["loss_at_max_rate"]) if v["used"] else
                 "left out: " + v["skipped"]))
+    if sp.get("note"):
+        print("  %s" % sp["note"])
+    if sp.get("kind") == "predictive":
+        print("capacity of a new interval, predicted from theirs (log-normal, "
+              "Student t with %d degrees of freedom): median %s, 1%% "
+              "quantile %s; the loss at a rate is its mean over:"
+              % (sp["dof"], fmt_rate(sp["median_pps"]),
+                 fmt_rate(sp["p01_pps"])))
+        print("  %8s  %6s  %12s  %s" % ("quantile", "weight", "capacity",
+                                        "loss at the answer"))
+        for nd in sp["nodes"]:
+            print("  %8.4g  %6.3f  %12s  %s" % (
+                nd["quantile"], nd["weight"], fmt_rate(nd["capacity_pps"]),
+                fmt_pct(nd["loss_at_max_rate"])))
     print("one core sustains %s at loss <= %g (%.1f%% of %scapacity; "
           "bisection to %.1g relative, %d steps)" % (
               fmt_rate(lo), i["target_loss"], 100 * lo / o["capacity_pps"],
               "the pooled " if ivs else "", hi / lo - 1,
               o["bisection_steps"]))
     print("  there: %sloss %s, mean batch %.2f of %d, busy %.1f%%; at "
-          "%s: loss %s" % ("time-averaged over the intervals: " if ivs
+          "%s: loss %s" % ("averaged over the predicted capacity: "
+                           if sp.get("kind") == "predictive" else
+                           "time-averaged over the intervals: " if ivs
                            else "", fmt_pct(r["loss"]), r["mean_batch"],
                            i["beta"], 100 * r["busy_fraction"],
                            fmt_rate(hi), fmt_pct(loss_hi)))
