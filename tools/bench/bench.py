@@ -1051,9 +1051,15 @@ class Bench:
             # the quick run's 2-3 loaded trials would make a law with 1-2
             # degrees of freedom: it checks the pipeline, not the model
             cmd += ["--spread", "seen"]
-        # one bisection per interval that prices its capacity: minutes on
-        # a busy 2-vCPU machine
+        # One bisection over every interval that prices its capacity:
+        # minutes on a busy 2-vCPU machine. The dataplane is idle
+        # meanwhile, so its parts take every CPU: the check trial comes
+        # sooner after the snapshots, and the core's speed moves on a
+        # scale of minutes (docs/model.md, Dimensioning).
+        cmd += ["--jobs", str(os.cpu_count() or 1)]
+        t_model = time.monotonic()
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=3600, env=env)
+        out["model_seconds"] = round(time.monotonic() - t_model, 1)
         out["command"] = " ".join(cmd[1:])
         try:
             ans = json.loads(p.stdout)
@@ -1367,12 +1373,13 @@ class Bench:
         # the point's own service times, the wake-up its counters show;
         # and, in paper/, the paper's assumptions (single packets, one fit).
         # In xdp/, the XDP path's own sweep: its NAPI polls with their
-        # times, the generator's flushes as the bursts that reach its ring.
+        # times, the generator's frames as it paces them (docs/model.md,
+        # "Paced arrivals").
         for dp, sub, extra in ((MODEL_DP, "", ["--burst", "napi", "--service", "point",
                                                "--wake-ns", "measured"]),
                                (MODEL_DP, "paper", []),
                                (MODEL_XDP_DP, "xdp", ["--path", "xdp", "--service", "point",
-                                                      "--burst", "flush"] +
+                                                      "--arrival", "paced"] +
                                 (["--wake-ns", "measured"] if self.perf else []))):
             if not self.model_points.get(dp):
                 continue

@@ -15,12 +15,13 @@ from .readers import (load_json, read_measured, until_last_packet,
                       worker_busy, worker_counts, worker_loss, worker_rate,
                       xdp_sweep)
 from .cli import (build_parser, dimension, main, miss_reasons, mixture,
-                  parse_rate, validate)
+                  own_poll_line, parse_rate, validate)
 
 __all__ = ["ModelError", "Params", "Service", "build_parser",
            "capacity_nodes", "count_ccdf",
            "dimension", "interarrival", "jsd", "load_json", "main",
-           "miss_reasons", "mixture", "normalise", "parse_rate", "predict",
+           "miss_reasons", "mixture", "normalise", "own_poll_line",
+           "parse_rate", "predict",
            "read_measured", "rel_error", "until_last_packet", "validate",
            "worker_busy", "worker_counts", "worker_loss", "worker_rate",
            "xdp_sweep"]

@@ -16,13 +16,14 @@ import math
 import os
 import signal
 import sys
+from concurrent import futures
 
 import numpy as np
 
 from .model import (AUTO_ITER, KNEE, MAX_ITER, SPREAD_MIN, TARGET_JSD,
                     TARGET_LOSS, TARGET_MEAN, TOL, ModelError, Params,
-                    Service, capacity_nodes, jsd, normalise, predict,
-                    rel_error)
+                    Service, capacity_nodes, fit_line, jsd, normalise,
+                    predict, rel_error)
 from .output import (fmt_pct, fmt_rate, print_dimension, print_json,
                      print_predict, print_warning, solver_text,
                      validate_markdown, write, write_csv)
@@ -124,7 +125,7 @@ def add_model_opts(sp, rate=True, snapshots=False):
                    "bytes of preamble and gap are added)")
     g = sp.add_argument_group("arrivals")
     g.add_argument("--arrival", default="poisson",
-                   choices=("poisson", "geometric", "negbin"),
+                   choices=("poisson", "geometric", "negbin", "paced"),
                    help="interarrival law in slots (default poisson, as the "
                    "paper)")
     g.add_argument("--cv", type=float, help="coefficient of variation for "
@@ -169,6 +170,10 @@ def add_model_opts(sp, rate=True, snapshots=False):
                        "from the intervals' (predictive, default; at least "
                        "%d intervals), or over the intervals as they were "
                        "(seen)" % SPREAD_MIN)
+        g.add_argument("--jobs", type=int, default=1,
+                       help="with several snapshots: solve the intervals' "
+                       "chains in this many processes at once (default 1: "
+                       "on a router the other cores forward)")
         g.add_argument("--full-share", type=float, default=0.5,
                        help="with several snapshots: the share of an "
                        "interval's packets that must have come in full "
@@ -390,12 +395,12 @@ def discipline(args):
 
 
 def make_params(args, L, beta, svc, spins, rate, ref=None, burst=None,
-                wake_ns=None, slot=None, tail=None, linger=None):
+                wake_ns=None, slot=None, tail=None, linger=None, line=None):
     if tail is not None:
         tail = np.minimum(np.asarray(tail, float), svc.t)
     return Params(L, beta, rate, svc, arrival=args.arrival, cv=args.cv,
                   discipline=discipline(args), poll_tail_ns=tail,
-                  linger_ns=linger,
+                  linger_ns=linger, poll_line_ns=line,
                   service_dist=args.service_dist, idle_spins=spins,
                   wake_ns=parse_wake(args.wake_ns) if wake_ns is None
                   else wake_ns, slot_ns=args.slot if slot is None else slot,
@@ -476,11 +481,15 @@ def mixture(args, L, beta, parts, spins, rate):
     intervals as the time is, so the long-run loss and busy fraction are
     the w-weighted means of the intervals'; the mean batch is the mean
     over polls (interval k polls w_k / E[cycle_k] of the time)."""
-    rs = []
-    for p in parts:
-        pp = make_params(args, L, beta, p["service"], spins, rate,
-                         slot=p["slot_ns"])
-        rs.append(predict(pp, args.tol, args.max_iter, args.solver))
+    ps = [make_params(args, L, beta, p["service"], spins, rate,
+                      slot=p["slot_ns"]) for p in parts]
+    pool = getattr(args, "pool", None)
+    if pool is not None:                          # --jobs: one part a process
+        n = len(ps)
+        rs = list(pool.map(predict, ps, [args.tol] * n, [args.max_iter] * n,
+                           [args.solver] * n))
+    else:
+        rs = [predict(pp, args.tol, args.max_iter, args.solver) for pp in ps]
     w = np.array([p["weight"] for p in parts])
     polls = w / np.array([r["mean_cycle_ns"] for r in rs])
     bad = [r["solver"] for r in rs if not r["solver"]["converged"]]
@@ -703,21 +712,32 @@ def cmd_dimension(args):
     if intervals is not None:
         rows, used = interval_parts(args, intervals, beta, svc, m.t0_hint)
         spread, parts = spread_parts(args, used, svc)
-    lo, hi, cache, steps = dimension(args, L, beta, parts, spins, args.loss)
-    r = cache[lo]
+    if args.jobs < 1:
+        raise ModelError("--jobs is a number of processes, >= 1")
+    # The intervals' parts are independent chains: with --jobs, solved in
+    # that many processes at once.
+    args.pool = futures.ProcessPoolExecutor(args.jobs) \
+        if used and args.jobs > 1 else None
+    try:
+        lo, hi, cache, steps = dimension(args, L, beta, parts, spins,
+                                         args.loss)
+        r = cache[lo]
+        if used:
+            own = r["parts"]
+            if parts is not used:
+                # each interval's own loss at the answer: which of them it
+                # would overload
+                part_slots(args, L, beta, used, spins)
+                own = mixture(args, L, beta, used, spins, lo)["parts"]
+                for nd, rn in zip(spread["nodes"], r["parts"]):
+                    nd["loss_at_max_rate"] = rn["loss"]
+            for u, ru in zip(used, own):
+                u["row"]["loss_at_max_rate"] = ru["loss"]
+                u["row"]["slot_ns"] = u["slot_ns"]
+    finally:
+        if args.pool is not None:
+            args.pool.shutdown(cancel_futures=True)
     slot = args.slot if not used else min(p["slot_ns"] for p in parts)
-    if used:
-        own = r["parts"]
-        if parts is not used:
-            # each interval's own loss at the answer: which of them it
-            # would overload
-            part_slots(args, L, beta, used, spins)
-            own = mixture(args, L, beta, used, spins, lo)["parts"]
-            for nd, rn in zip(spread["nodes"], r["parts"]):
-                nd["loss_at_max_rate"] = rn["loss"]
-        for u, ru in zip(used, own):
-            u["row"]["loss_at_max_rate"] = ru["loss"]
-            u["row"]["slot_ns"] = u["slot_ns"]
     pb = make_params(args, L, beta, svc, spins, lo, slot=slot)
     out = {"input": {"L": L, "beta": beta, "target_loss": args.loss,
                      "arrival": args.arrival, "cv": args.cv,
@@ -865,6 +885,24 @@ def miss_reasons(row, svc, rate, compare):
             % (100 * row["wait_share"]))})
     return why
 
+def own_poll_line(svc, tail, counts, min_samples):
+    """The XDP path's poll, its own time a + b*i (t(i) less its tail),
+    fitted on a point's own polls: the sizes seen min_samples times,
+    weighted by their polls. None without two such sizes or where the line
+    is not a >= 0, b > 0 (the model then takes the line through t(1) and
+    t(beta)). A size seen a few times below saturation is a poll that
+    followed a disturbance (a preemption, a stalled generator) and took
+    its time, not the time of its size."""
+    if tail is None:
+        return None
+    own = svc.t - np.minimum(np.asarray(tail, float), svc.t)
+    ks = [k for k in range(1, len(counts)) if counts[k] >= min_samples]
+    line = fit_line(ks, own[ks], counts[ks]) if len(ks) >= 2 else None
+    if line is None or line[0] < 0 or line[1] <= 0:
+        return None
+    return line[0], line[1]
+
+
 def validate(sweep, args):
     """Model against each point of a harness sweep; rows of a table."""
     xdp = getattr(args, "path", "worker") == "xdp"
@@ -926,11 +964,22 @@ def validate(sweep, args):
         if xdp:
             row["poll_overhead_ns"] = pt.get("poll_overhead_ns")
 
+        line = own_poll_line(psvc, pt.get("poll_tail_ns"), counts,
+                             args.min_samples) if xdp else None
+        if xdp:
+            row["poll_a_ns"], row["poll_b_ns"] = line or (None, None)
+
+        # paced arrivals take the linger as measured: a linger longer than
+        # the wait for the next burst catches it
+        linger = pt.get("napi_linger_ns")
+        if args.arrival == "paced" and linger is not None:
+            linger = (pt.get("napi_wake") or {}).get("linger_law", linger)
+
         def compare(at):
             p = make_params(args, L, beta, psvc, spins, at, ref=rate,
                             burst=kb, wake_ns=wake,
                             tail=pt.get("poll_tail_ns"),
-                            linger=pt.get("napi_linger_ns"))
+                            linger=linger, line=line)
             return p, compare_point(predict(p, args.tol, args.max_iter,
                                             args.solver), counts, w, xdp)
         p, cmp = compare(rate)

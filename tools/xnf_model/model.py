@@ -92,6 +92,22 @@ class ModelError(Exception):
     """A user-facing failure: the message says what and what to do."""
 
 
+def fit_line(x, y, w):
+    """Least squares y = a + b*x weighted by w (counts: the same line as a
+    fit over every single sample): (a, b, R2), None where x does not vary."""
+    x, y, w = (np.asarray(v, float) for v in (x, y, w))
+    xm, ym = np.average(x, weights=w), np.average(y, weights=w)
+    sxx = np.sum(w * (x - xm) ** 2)
+    if sxx <= 0:
+        return None
+    b = np.sum(w * (x - xm) * (y - ym)) / sxx
+    a = ym - b * xm
+    ss_tot = np.sum(w * (y - ym) ** 2)
+    ss_res = np.sum(w * (y - a - b * x) ** 2)
+    return float(a), float(b), float(1 - ss_res / ss_tot) if ss_tot > 0 \
+        else 1.0
+
+
 class Service:
     """Mean service time t(i) in ns for i = 0..beta and where it came from."""
 
@@ -181,19 +197,9 @@ class Service:
             use = pts
         if len(use) < 2:
             return
-        x = np.array([p[0] for p in use], float)
-        y = np.array([p[1] for p in use], float)
-        w = np.array([p[2] for p in use], float)
-        xm, ym = np.average(x, weights=w), np.average(y, weights=w)
-        sxx = np.sum(w * (x - xm) ** 2)
-        if sxx <= 0:
-            return
-        b = np.sum(w * (x - xm) * (y - ym)) / sxx
-        a = ym - b * xm
-        ss_tot = np.sum(w * (y - ym) ** 2)
-        ss_res = np.sum(w * (y - a - b * x) ** 2)
-        self.fit = (float(a), float(b))
-        self.r2 = float(1 - ss_res / ss_tot) if ss_tot > 0 else 1.0
+        line = fit_line(*zip(*use))
+        if line is not None:
+            self.fit, self.r2 = line[:2], line[2]
 
     def best_batch(self):
         """Batch size with the lowest cost per packet, and its rate."""
@@ -244,6 +250,15 @@ def interarrival(kind, cv, mu, n):
         pmf = p * np.power(1 - p, k)
         sf = np.power(1 - p, k + 1)
         return pmf, sf, mu * (1 + mu)
+    elif kind == "paced":
+        lo = int(math.floor(mu))
+        fr = mu - lo
+        pmf = np.zeros(n)
+        if lo < n:
+            pmf[lo] = 1 - fr
+        if fr > 0 and lo + 1 < n:
+            pmf[lo + 1] = fr
+        return pmf, 1 - np.cumsum(pmf), fr * (1 - fr)
     elif kind == "negbin":
         var = (cv * mu) ** 2
         if var <= mu:
@@ -253,8 +268,8 @@ def interarrival(kind, cv, mu, n):
                 "--slot, a larger --cv, or poisson" % (cv, 1 / cv ** 2, mu))
         d = sstats.nbinom(mu * mu / (var - mu), mu / var)
     else:
-        raise ModelError("unknown arrival law '%s': poisson, geometric or "
-                         "negbin" % kind)
+        raise ModelError("unknown arrival law '%s': poisson, geometric, "
+                         "negbin or paced" % kind)
     return d.pmf(k), d.sf(k), var
 
 
@@ -300,11 +315,35 @@ def count_ccdf(first, a, n):
 
 # ------------------------------------------------------------------ model
 
+def ns_law(x, what):
+    """A time in ns, or its distribution given as a pair (ns values,
+    probabilities): (values, probabilities adding to 1)."""
+    if np.isscalar(x) or (isinstance(x, np.ndarray) and x.ndim == 0):
+        vals, probs = np.array([float(x)]), np.array([1.0])
+    else:
+        # a pair of sequences, not one array: numpy refuses values and
+        # probabilities of different lengths as one
+        try:
+            vals, probs = (np.asarray(v, float).ravel() for v in x)
+        except (TypeError, ValueError):
+            vals = probs = np.array([])
+        if len(vals) != len(probs) or not len(vals) or \
+                not np.all(np.isfinite(probs)) or \
+                np.any(probs < 0) or probs.sum() <= 0:
+            raise ModelError("a %s distribution needs as many probabilities "
+                             "as values, not all zero" % what)
+        probs = probs / probs.sum()
+    if np.any(vals < 0) or not np.all(np.isfinite(vals)):
+        raise ModelError("%s times are ns >= 0" % what)
+    return vals, probs
+
+
 class Params:
     def __init__(self, L, beta, rate_pps, service, arrival="poisson", cv=None,
                  service_dist="poisson", idle_spins=None, wake_ns=0.0,
                  slot_ns=None, ref_rate_pps=None, burst=1,
-                 discipline="gated", poll_tail_ns=None, linger_ns=None):
+                 discipline="gated", poll_tail_ns=None, linger_ns=None,
+                 poll_line_ns=None):
         if L < 1 or beta < 1:
             raise ModelError("L and beta must be at least 1 (L=%s beta=%s)"
                              % (L, beta))
@@ -339,40 +378,34 @@ class Params:
                                  "0..beta (%d values), within its service "
                                  "time" % (beta + 1))
             self.poll_tail = tail
+        # The exhaustive poll's own time a + b*i (a, b in ns), t(i) less
+        # its tail, as fitted on the polls seen; None: the line through
+        # t(1) and t(beta) less their tails.
+        self.poll_line = None
+        if poll_line_ns is not None:
+            a, b = (float(x) for x in poll_line_ns)
+            if not (np.isfinite(a) and np.isfinite(b) and a >= 0 and b > 0):
+                raise ModelError("a poll's line is a >= 0 and b > 0 ns "
+                                 "(t(i) less its tail = a + b*i)")
+            self.poll_line = (a, b)
         self.idle_spins = idle_spins      # None: poll forever (the paper)
         # A sleeping server that, after a poll leaves the queue empty,
         # waits up to linger_ns for a packet and polls as soon as one
         # comes (NAPI's thread on its way to sleep), in place of its empty
         # reads (idle_spins is then 0).
+        # A distribution (ns values, probabilities) or ns; linger is its
+        # mean (the paced model takes the distribution: a linger longer
+        # than the wait for the next burst catches it).
         self.linger = None
         if linger_ns is not None:
-            if idle_spins is None or not (np.isfinite(linger_ns) and
-                                          linger_ns >= 0):
-                raise ModelError("a linger is ns >= 0, of a server that "
-                                 "sleeps (idle spins given)")
-            self.linger = float(linger_ns)
-        # The wake-up after a sleep: ns, or a distribution given as
-        # (ns values, probabilities); wake_ns is then its mean.
-        if np.isscalar(wake_ns) or (isinstance(wake_ns, np.ndarray) and
-                                    wake_ns.ndim == 0):
-            self.wake_vals = np.array([float(wake_ns)])
-            self.wake_probs = np.array([1.0])
-        else:
-            # a pair of sequences, not one array: numpy refuses values and
-            # probabilities of different lengths as one
-            try:
-                vals, probs = (np.asarray(x, float).ravel() for x in wake_ns)
-            except (TypeError, ValueError):
-                vals = probs = np.array([])
-            if len(vals) != len(probs) or not len(vals) or \
-                    not np.all(np.isfinite(probs)) or \
-                    np.any(probs < 0) or probs.sum() <= 0:
-                raise ModelError("a wake-up distribution needs as many "
-                                 "probabilities as values, not all zero")
-            self.wake_vals, self.wake_probs = vals, probs / probs.sum()
-        if np.any(self.wake_vals < 0) or not np.all(np.isfinite(
-                self.wake_vals)):
-            raise ModelError("wake-up times are ns >= 0")
+            if idle_spins is None:
+                raise ModelError("a linger is of a server that sleeps (idle "
+                                 "spins given)")
+            self.linger_vals, self.linger_probs = ns_law(linger_ns, "linger")
+            self.linger = float(self.linger_vals @ self.linger_probs)
+        # The wake-up after a sleep: ns, or a distribution; wake_ns is
+        # then its mean.
+        self.wake_vals, self.wake_probs = ns_law(wake_ns, "wake-up")
         self.wake_ns = float(self.wake_vals @ self.wake_probs)
         # Packets per arrival: a count, or a distribution g(k) over k >= 1
         # (a compound renewal process: arrival epochs at rate / E[g], each
@@ -458,21 +491,161 @@ def arrivals_onto(A, x, L):
     return R, lost
 
 
+def poll_line(p):
+    """The exhaustive poll's own time a + b*i (ns) and its tail per size:
+    p.poll_line, else the line through t(1) and t(beta) less their tails
+    (b = t(1) and a = 0 at beta 1)."""
+    beta, t = p.beta, p.service.t
+    tail = p.poll_tail if p.poll_tail is not None else np.zeros(beta + 1)
+    if p.poll_line is not None:
+        return p.poll_line[0], p.poll_line[1], tail
+    own = t - tail                               # the poll up to its end
+    b = max((own[beta] - own[1]) / (beta - 1), 1e-3) if beta > 1 else own[1]
+    return max(own[1] - b, 0.0), b, tail
+
+
+PHASES = 256             # phases a paced poll is averaged over
+
+
+def paced_polls(p, nwin):
+    """exhaustive_polls() for paced arrivals (--arrival paced): a burst of
+    kb packets every D = kb * 1e9 / rate ns exactly (kb the constant
+    burst), so that by time t after a poll's start N(t) = kb * floor(t / D
+    + U) packets came, U the phase of the stream at the start. The model,
+    as the paper, takes that phase at random (uniform) at each poll, but
+    keeps it through the poll: its steps of b ns, its end (a and its tail,
+    in slots as the service law says) and, with a sleeping server (idle
+    spins 0), what follows an empty ring: the next burst within the linger
+    (perf times it from the poll's end, so from the last packet here) is
+    polled at once, else the server wakes w after it with the bursts of w
+    queued behind it. Either poll knows its phase: the rows after L, of
+    known queue and phase ("caught": kb, the next burst D later; then one
+    per wake-up value). The phase is drawn again only where a poll follows
+    another. Counted step by step from independent phases, as
+    exhaustive_polls() does, a nearly regular stream gains a spread it does
+    not have: each arrival that joins a poll lengthens it by b, during
+    which the next is drawn afresh. U is taken at PHASES midpoints. Returns, per row (the
+    starting queues 1..L, then the known ones): P(B = j), the queue it
+    leaves (to queue sizes, and to the known rows), the known rows'
+    queues, the expected arrivals and losses, t(j) as the poll spends it,
+    and the ns of each cycle spent waiting for a packet."""
+    L, beta, slot = p.L, p.beta, p.slot
+    if p.burst is None:
+        raise ModelError("paced arrivals come in bursts of one size: give "
+                         "--burst N, not a distribution")
+    kb = p.burst
+    D = kb * 1e9 / p.rate
+    a, b, tail = poll_line(p)
+    ends = a + tail
+    uniq, which = np.unique(ends, return_inverse=True)
+    S = np.array([service_pmf(x / slot, p.service_dist, nwin + 1)
+                  for x in uniq])
+    e_ns = np.arange(nwin + 1) * slot
+    # Rows: queues 1..L at a phase drawn at random (PHASES midpoints),
+    # then the polls whose phase is known: the caught state's (a burst at
+    # its start, the next D later) and, with a sleeping server, one per
+    # wake-up w (the bursts of w queued behind the one that woke it, the
+    # next due D - w mod D later): queue and phase.
+    sleeps = p.idle_spins == 0
+    wq = kb * (1 + np.floor(p.wake_vals / D)) if sleeps else np.zeros(0)
+    known_q = np.minimum(np.r_[kb, wq], L)
+    known_u = np.r_[0.0, np.mod(p.wake_vals / D, 1.0)] if sleeps else \
+        np.r_[0.0]
+    Uv = np.r_[(np.arange(PHASES) + 0.5) / PHASES, known_u]
+    R = L + len(known_q)
+    pid = np.tile(np.arange(PHASES), (R, 1))
+    pid[L:] = PHASES + np.arange(len(known_q))[:, None]
+    U = Uv[pid]
+    w = 1.0 / PHASES
+    ring = np.repeat(np.r_[np.arange(1, L + 1), known_q].astype(float)
+                     [:, None], PHASES, 1)
+    taken = np.zeros_like(ring)
+    lq = np.zeros_like(ring)
+    live = np.ones(ring.shape, bool)
+    for j in range(beta):
+        live &= ring > 0
+        if not live.any():
+            break
+        # the live ones take a packet, then the arrivals of b ns
+        came = kb * (np.floor((j + 1) * b / D + U) - np.floor(j * b / D + U))
+        ring = ring - live + live * came
+        over = np.maximum(ring - L, 0.0)
+        lq += over
+        ring -= over
+        taken += live
+    B = taken.astype(int)
+    # its end: e slots of the poll's end law (by B), counted on from B*b,
+    # as bursts: pe[B][phase, k] = P(k bursts during the end); of k = 0,
+    # where the next burst comes: within the linger (pl, and the mean wait
+    # il) or after it (ps, wait is_)
+    kmax = int(math.ceil(e_ns[-1] / D)) + 2
+    nu = len(Uv)
+    pe = np.zeros((beta + 1, nu, kmax))
+    pl, ps, il, is_ = (np.zeros((beta + 1, nu)) for _ in range(4))
+    ph = np.arange(nu)[:, None]
+    if p.linger is not None:
+        lv = np.argsort(p.linger_vals)
+        lx, lsf = p.linger_vals[lv], np.cumsum(p.linger_probs[lv][::-1])[::-1]
+
+        def caught_by(t):
+            i = np.searchsorted(lx, t, side="left")
+            return np.where(i < len(lx), lsf[np.minimum(i, len(lx) - 1)], 0.0)
+    else:
+        def caught_by(t):
+            return (t <= 0).astype(float)
+    for k in np.unique(B):
+        x = (k * b + e_ns)[None, :] / D + Uv[:, None]
+        c = (np.floor(x) - np.floor(k * b / D + Uv)[:, None]).astype(int)
+        se = np.broadcast_to(S[which[k]], c.shape)
+        np.add.at(pe[k], (np.broadcast_to(ph, c.shape), c), se)
+        rho = D * (np.floor(x) + 1 - x)          # ns to the next burst
+        none = (c == 0) * se
+        # perf times the linger from the poll's end, the end (its tail,
+        # the thread's own work) in it: P(linger >= end + rho)
+        near = caught_by(e_ns[None, :] + rho) * none
+        pl[k], ps[k] = near.sum(1), (none - near).sum(1)
+        il[k], is_[k] = (near * rho).sum(1), ((none - near) * rho).sum(1)
+    P = pe[B, pid] * w                           # R x PHASES x kmax
+    tot = ring[..., None] + kb * np.arange(kmax)
+    fin = np.minimum(tot, L).astype(int) + (L + 1) * np.arange(R)[:, None,
+                                                                  None]
+    T = np.bincount(fin.ravel(), P.ravel(), R * (L + 1)).reshape(R, L + 1)
+    Bp = np.bincount((B + (beta + 1) * np.arange(R)[:, None]).ravel(),
+                     minlength=R * (beta + 1)).reshape(R, beta + 1) * w
+    lost = w * lq.sum(axis=1) + (np.maximum(tot - L, 0) * P).sum(axis=(1, 2))
+    base = kb * np.floor(B * b / D + U)          # came during the packets
+    arr = w * base.sum(axis=1) + (kb * np.arange(kmax) * P).sum(axis=(1, 2))
+    idle = np.zeros(R)
+    known = np.zeros((R, len(known_q)))         # to the known-phase rows
+    if sleeps:
+        # The ring left empty, at a phase known: the next burst within the
+        # linger is polled at once (caught); else the thread sleeps until
+        # it and wakes w later, the bursts of w queued behind it.
+        empty = (ring == 0) * w
+        caught = (empty * pl[B, pid]).sum(1)
+        sw = (empty * ps[B, pid]).sum(1)
+        T[:, 0] -= caught + sw
+        known[:, 0] = caught
+        known[:, 1:] = sw[:, None] * p.wake_probs
+        lost += sw * float(p.wake_probs @ np.maximum(wq - L, 0))
+        arr += caught * kb + sw * float(p.wake_probs @ wq)
+        idle = (empty * (il[B, pid] + is_[B, pid])).sum(1) + sw * p.wake_ns
+    return (Bp, np.maximum(T, 0.0), known, known_q, arr, lost,
+            a + b * np.arange(beta + 1) + tail, idle)
+
+
 def exhaustive_polls(p, C, nwin):
     """An exhaustive poll limited to beta, as veth's NAPI poll: it takes a
     packet while the queue has one and it has taken fewer than beta, each
     taking b ns, what arrives meanwhile joining the queue, and ends with a
-    ns of its own (the redirect flush, completing NAPI). t(i) = a + b i
-    through the service times of 1 and beta packets (the poll's time is
-    then t(B) of the packets B it took). For a poll that finds q = 1..L
+    ns of its own (the redirect flush, completing NAPI) and its tail:
+    poll_line() (the poll's time is then a + b*B + tail(B) of the packets
+    B it took). For a poll that finds q = 1..L
     packets: P(B = j) (L x beta+1), the queue it leaves (L x L+1), the
     expected arrivals during it, the packets lost, and t(j) as the poll
     spends it (the line)."""
-    L, beta, slot, t = p.L, p.beta, p.slot, p.service.t
-    tail = p.poll_tail if p.poll_tail is not None else np.zeros(beta + 1)
-    own = t - tail                               # the poll up to its end
-    b = max((own[beta] - own[1]) / (beta - 1), 1e-3) if beta > 1 else own[1]
-    a = max(own[1] - b, 0.0)
+    L, beta, slot = p.L, p.beta, p.slot
+    a, b, tail = poll_line(p)
     # Its end after the last of j packets: a, and the tail of a poll of j.
     ends = a + tail
     uniq, which = np.unique(ends, return_inverse=True)
@@ -521,9 +694,13 @@ def build_chain(p):
     L, beta, slot, g = p.L, p.beta, p.slot, p.burst_pmf
     mu = p.burst_mean * 1e9 / (p.rate * slot)    # mean interarrival, slots
     m = p.service.t / slot                       # mean service, slots
-    nwin = int(m.max() + 12 * math.sqrt(m.max()) + 12) + 2
+    top = m.max()
+    if p.discipline == "exhaustive":             # its steps and ends too
+        a_, b_, tail_ = poll_line(p)
+        top = max(top, b_ / slot, (a_ + tail_.max()) / slot)
+    nwin = int(top + 12 * math.sqrt(top) + 12) + 2
     if p.service_dist == "deterministic":
-        nwin = int(math.ceil(m.max())) + 2
+        nwin = int(math.ceil(top)) + 2
     # The wake-up's pmf over slots 0..W. A wake-up during which more than
     # WAKE_LONG rings' worth of packets arrive fills the queue whatever the
     # arrivals' spread: it is taken with its mean count (rate x w), which
@@ -585,11 +762,13 @@ def build_chain(p):
         a_idle, h_idle = pw * p.burst_mean, 0.0
     Z = 1 if spins is None else spins + 1
     n = Z + L
+    extra_q = np.zeros(0)    # queues of the states after Z + L (paced)
     rows, cols, vals = [], [], []
     batch = np.zeros(n)
     cyc = np.zeros(n)
     n_arr = np.zeros(n)
     n_lost = np.zeros(n)
+    idle = np.zeros(n)       # of a cycle, the ns waited for a packet
     t_ns = p.service.t
 
     def emit(s, r, x, scale=1.0, shift=0):
@@ -608,14 +787,34 @@ def build_chain(p):
                     else x[kk] * scale)
 
     if p.discipline == "exhaustive":
-        Bp, T, e_arr, e_lost, t_poll = exhaustive_polls(p, C, nwin)
+        known = None
+        if p.arrival == "paced":
+            Bp, T, known, known_q, e_arr, e_lost, t_poll, idle_p = \
+                paced_polls(p, nwin)
+            if p.idle_spins == 0:                # the known-phase states
+                n += len(known_q)
+                for v in (cyc, n_arr, n_lost, idle):
+                    v.resize(n, refcheck=False)
+                extra_q = known_q
+            else:
+                Bp, T, e_arr, e_lost, idle_p = (x[:L] for x in (
+                    Bp, T, e_arr, e_lost, idle_p))
+                known = None
+            idle[Z:] = idle_p
+        else:
+            Bp, T, e_arr, e_lost, t_poll = exhaustive_polls(p, C, nwin)
         batch = np.zeros((n, beta + 1))
         batch[0:Z, 0] = 1.0
         batch[Z:] = Bp
-        cyc[Z:] = Bp @ t_poll
+        cyc[Z:] = Bp @ t_poll + idle[Z:]
         n_arr[Z:], n_lost[Z:] = e_arr, e_lost
-        for q in range(1, L + 1):
+        for q in range(1, len(T) + 1):
             emit(Z + q - 1, 0, T[q - 1])
+            if known is not None:
+                kk = np.nonzero(known[q - 1] > TINY)[0]
+                rows.append(np.full(len(kk), Z + q - 1))
+                cols.append(Z + L + kk)
+                vals.append(known[q - 1, kk])
     else:
         # queue 1..beta-1: the whole queue is the batch
         for q in range(1, min(beta, L + 1)):
@@ -698,7 +897,7 @@ def build_chain(p):
             "service_cv": [float(math.sqrt(x) / x) if p.service_dist ==
                            "poisson" else 0.0 for x in (m[1], m[beta])],
             "arrival_counts_max": K, "window_slots": nwin, "states": n,
-            "Z": Z}
+            "Z": Z, "idle_ns": idle, "extra_queues": extra_q}
     return P, batch, cyc, n_arr, n_lost, info
 
 
@@ -816,13 +1015,14 @@ def predict(p, tol=TOL, max_iter=MAX_ITER, solver="auto"):
     loss = min(max(loss, 0.0), 1.0)
     mean_batch = float(np.arange(beta + 1) @ v)
     Z = info["Z"]
-    queue = np.concatenate(([q[:Z].sum()], q[Z:]))
+    queue = np.concatenate(([q[:Z].sum()], q[Z:Z + p.L]))
+    np.add.at(queue, info["extra_queues"].astype(int), q[Z + p.L:])
     res = Result(
         distribution=v, mean_batch=mean_batch, loss=loss,
         throughput_pps=mean_batch / e_cyc * 1e9,
         offered_pps=p.rate,
         arrival_rate_check_pps=e_arr / e_cyc * 1e9,
-        busy_fraction=float(q[Z:] @ cyc[Z:]) / e_cyc,
+        busy_fraction=float(q[Z:] @ (cyc[Z:] - info["idle_ns"][Z:])) / e_cyc,
         mean_cycle_ns=e_cyc,
         mean_queue_at_poll=float(np.arange(p.L + 1) @ queue),
         p_queue_full=float(queue[-1]),

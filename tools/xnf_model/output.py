@@ -172,7 +172,8 @@ def write(path, text):
 
 
 CSV_COLS = ("point", "offered_pps", "rate_pps", "burst", "wake_ns",
-            "poll_overhead_ns", "wait_share", "batches",
+            "poll_overhead_ns", "poll_a_ns", "poll_b_ns", "wait_share",
+            "batches",
             "mean1_measured", "mean1_model", "mean_measured",
             "mean_model", "mean_err", "rel_error", "jsd", "jsd_nonempty",
             "loss_measured", "loss_model", "loss_err", "busy_measured",

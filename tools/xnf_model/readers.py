@@ -339,13 +339,19 @@ def napi_cycle(wake, timed, ns, extra):
     where perf recorded napi:napi_poll with the switches) as the model's
     inputs: the linger, from the end of a poll that left the ring empty to
     the thread's sleep, during which a packet that comes is polled at once,
-    without a wake-up (its mean, ns; Params linger_ns); the thread's work
+    without a wake-up (its mean, ns; Params linger_ns; and its
+    distribution, linger_law: (ns, counts) from the histogram); the
+    thread's work
     from its switch-in to the first packet of its first poll (the time to
     the end of that poll less the poll's mean time for its size, and the
     per-poll overhead) lengthens each wake-up (pre_poll_ns). Returns (wake
-    with pre_poll_ns, linger ns or None)."""
+    with pre_poll_ns and linger_law, linger ns or None)."""
     lg = wake.get("linger") or {}
     linger = lg.get("mean_ns") if lg.get("count") else None
+    if linger is not None and lg.get("hist"):
+        half = lg.get("bucket_ns", 0) / 2.0
+        wake = dict(wake, linger_law=([x + half for x, _ in lg["hist"]],
+                                      [c for _, c in lg["hist"]]))
     fp = wake.get("first_poll") or {}
     if fp.get("count") and fp.get("mean_ns") is not None:
         own = sum(c * (ns[k] / timed[k] + extra) for k, c in fp.get("work") or []
