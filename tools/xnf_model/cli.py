@@ -885,14 +885,15 @@ def miss_reasons(row, svc, rate, compare):
             % (100 * row["wait_share"]))})
     return why
 
+
 def own_poll_line(svc, tail, counts, min_samples):
     """The XDP path's poll, its own time a + b*i (t(i) less its tail),
     fitted on a point's own polls: the sizes seen min_samples times,
     weighted by their polls. None without two such sizes or where the line
     is not a >= 0, b > 0 (the model then takes the line through t(1) and
-    t(beta)). A size seen a few times below saturation is a poll that
-    followed a disturbance (a preemption, a stalled generator) and took
-    its time, not the time of its size."""
+    t(beta)). Below saturation a size seen a few times is mostly a poll
+    that something held up, its time not its size's (docs/model.md, "The
+    poll is exhaustive")."""
     if tail is None:
         return None
     own = svc.t - np.minimum(np.asarray(tail, float), svc.t)

@@ -218,7 +218,10 @@ def validate_markdown(res, args):
         "times fitted on all %d points: %d sizes measured (>= %d batches), "
         "others t(i) = %.1f + %.2f*i ns%s." % (
             res["L"], res["beta"], ", NF " + res["nf"] if res["nf"] else "",
-            args.arrival, " cv=%g" % args.cv if args.cv else "",
+            "paced (the generator's frames at exact intervals, the stream's "
+            "phase drawn at a poll and kept through it and the wait after "
+            "it)" if args.arrival == "paced" else args.arrival,
+            " cv=%g" % args.cv if args.cv else "",
             "" if args.burst == "1" else
             " in bursts (column burst)" if args.burst == "gen" else
             " in bursts distributed as the point's NAPI polls (column burst: "
@@ -238,7 +241,11 @@ def validate_markdown(res, args):
                 "tails, over its polls): a point's own where the thread did "
                 "not sleep, elsewhere their median, %.0f ns"
                 % res["poll_overhead_ns"]
-                if res.get("poll_overhead_ns") else "") if xdp else
+                if res.get("poll_overhead_ns") else "") + (
+                "; a poll's own time a + b*i (t(i) less its tail) fitted on "
+                "the point's own polls (poll_a_ns, poll_b_ns in the CSV) "
+                "where it saw two sizes %d times" % args.min_samples)
+            if xdp else
             "the worker sleeps after %d empty polls (wake-up %s)"
             % (res["spins"], "per point from its wake_reads and wake_packets"
                if args.wake_ns == "measured" else "%s ns" % args.wake_ns),
