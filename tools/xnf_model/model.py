@@ -524,11 +524,11 @@ def paced_polls(p, nwin):
     another. Counted step by step from independent phases, as
     exhaustive_polls() does, a nearly regular stream gains a spread it does
     not have: each arrival that joins a poll lengthens it by b, during
-    which the next is drawn afresh. U is taken at PHASES midpoints. Returns, per row (the
-    starting queues 1..L, then the known ones): P(B = j), the queue it
-    leaves (to queue sizes, and to the known rows), the known rows'
-    queues, the expected arrivals and losses, t(j) as the poll spends it,
-    and the ns of each cycle spent waiting for a packet."""
+    which the next is drawn afresh. U is taken at PHASES midpoints.
+    Returns, per row (the starting queues 1..L, then the known ones):
+    P(B = j), the queue it leaves (to queue sizes, and to the known rows),
+    the known rows' queues, the expected arrivals and losses, t(j) as the
+    poll spends it, and the ns of each cycle spent waiting for a packet."""
     L, beta, slot = p.L, p.beta, p.slot
     if p.burst is None:
         raise ModelError("paced arrivals come in bursts of one size: give "
