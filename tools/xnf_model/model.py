@@ -793,8 +793,9 @@ def build_chain(p):
                 paced_polls(p, nwin)
             if p.idle_spins == 0:                # the known-phase states
                 n += len(known_q)
-                for v in (cyc, n_arr, n_lost, idle):
-                    v.resize(n, refcheck=False)
+                cyc, n_arr, n_lost, idle = (np.r_[v, np.zeros(len(known_q))]
+                                            for v in (cyc, n_arr, n_lost,
+                                                      idle))
                 extra_q = known_q
             else:
                 Bp, T, e_arr, e_lost, idle_p = (x[:L] for x in (
