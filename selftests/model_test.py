@@ -997,21 +997,20 @@ class Exhaustive(unittest.TestCase):
             xm.Params(512, 64, 1e5, lin(800, 15, 64), discipline="fifo")
 
 
-def paced_polls_sim(rate, L, beta, a, b, tail, kb, linger, wake, polls=40000,
-                    seed=5):
-    """Event simulation of the paced model's own assumptions (--arrival
-    paced): bursts of kb every D = kb/rate at a phase drawn at each poll's
-    start and kept through the poll, its end (a + tail[B], exact) and the
-    wait that follows; an exhaustive poll taking a packet every b ns up to
-    beta; a ring of L; on an empty ring the next burst is polled at once
-    if it comes within linger ns of the poll's last packet, else the
-    server wakes wake ns after it; a poll that follows such a wait keeps
-    the stream's phase, one that follows a poll draws it again.
+def paced_polls_sim(rate, L, beta, a, b, tail, kb, linger, wake, slot,
+                    polls=40000, seed=5):
+    """Event simulation of what --arrival paced describes: bursts of kb
+    every D = kb/rate exactly, from a random phase at the start; an
+    exhaustive poll taking a packet every b ns up to beta, then its end,
+    Poisson in slots of `slot` ns around a + tail[B]; a ring of L; on an
+    empty ring the next burst is polled at once if it comes within linger
+    ns of the poll's last packet, else the server wakes wake ns after it.
     Returns (polls by size, loss, busy fraction)."""
     rng = np.random.default_rng(seed)
     D = kb * 1e9 / rate
     hist = np.zeros(beta + 1)
     q, came, lost, busy, total = kb, 0, 0, 0.0, 0.0
+    nb = rng.random() * D                         # the next burst, from now
 
     def add(ring):
         nonlocal came, lost
@@ -1019,10 +1018,7 @@ def paced_polls_sim(rate, L, beta, a, b, tail, kb, linger, wake, polls=40000,
         lost += max(ring + kb - L, 0)
         return min(ring + kb, L)
 
-    nb = None
     for n in range(polls):
-        if nb is None:          # the next burst from now, at a random phase
-            nb = (1 - rng.random()) * D
         ring, taken, tau = q, 0, 0.0
         while ring > 0 and taken < beta:
             ring -= 1
@@ -1031,29 +1027,25 @@ def paced_polls_sim(rate, L, beta, a, b, tail, kb, linger, wake, polls=40000,
             while nb <= tau:
                 ring, nb = add(ring), nb + D
         done = tau
-        tau += a + tail[taken]
+        tau += rng.poisson((a + tail[taken]) / slot) * slot
         while nb <= tau:
             ring, nb = add(ring), nb + D
         hist[taken] += 1
         busy += tau
         if ring == 0:
-            # the linger counts from the packets' end; the next poll then
-            # starts at a phase known
             wait = nb - tau if nb - done <= linger else nb - tau + wake
             while nb <= tau + wait:
                 ring, nb = add(ring), nb + D
             tau += wait
-            nb -= tau
-        else:
-            nb = None
         total += tau
+        nb -= tau
         q = ring
     return hist / hist.sum(), lost / came, busy / total
 
 
 class Paced(unittest.TestCase):
     """--arrival paced: bursts at exact intervals (xnf-gen's paced
-    frames), their phase drawn at each poll and kept through it."""
+    frames), the chain over (queue, phase) at the polls' starts."""
     BETA = 32
     TAIL = np.r_[0.0, 900.0 + 60.0 * np.arange(1, 33)]
     A, B = 1500.0, 180.0
@@ -1071,14 +1063,16 @@ class Paced(unittest.TestCase):
 
     def test_against_own_simulation(self):
         # The chain (its polls, the end, the linger, the sleep, the
-        # losses) against an event simulation of the same assumptions.
+        # losses; the phase in PHASES bins) against an event simulation
+        # of the same assumptions.
         k = np.arange(self.BETA + 1)
         for burst in (1, 3):
             for f in (0.1, 0.4, 0.7, 0.9, 1.3):
+                p = self.model(f * self.CAP, "paced", burst, dist="poisson")
                 pm, loss, busy = paced_polls_sim(
                     f * self.CAP, 256, self.BETA, self.A, self.B, self.TAIL,
-                    burst, self.LINGER, 4000.0, seed=3 + burst)
-                r = run(self.model(f * self.CAP, "paced", burst))
+                    burst, self.LINGER, 4000.0, p.slot, seed=3 + burst)
+                r = run(p)
                 v = xm.normalise(np.r_[0.0, r["distribution"][1:]])
                 with self.subTest(burst=burst, f=f):
                     self.assertLess(xm.jsd(pm, v), 0.01)
@@ -1087,15 +1081,15 @@ class Paced(unittest.TestCase):
                     self.assertLess(abs(busy - r["busy_fraction"]), 0.02)
 
     def test_against_paced_stream(self):
-        # The server fed at exact intervals, the phase never drawn again:
-        # the loss is the model's from idle to overload, and at light load
-        # and overload the sizes too. In between, exact times lock the
-        # polls into a cycle of one or two sizes, which the phase drawn at
-        # each poll spreads by a burst or so (the worst case for it: a
-        # real server's times vary, docs/model.md): the mean within 1.5
-        # packets, the sizes closer than the step-by-step count of a
-        # renewal stream has them.
+        # The server fed at exact intervals with exact times (simulate(),
+        # written apart): the model with exact service meets the paper's
+        # accuracy from idle to overload, far closer than the step-by-step
+        # count of a renewal stream (independent phases) below saturation.
+        # Exact times make the chain a map over finitely many states; where
+        # it has more than one cycle the solver says it did not converge
+        # (burst 3 at 0.7 here), which it must say rather than answer.
         k = np.arange(self.BETA + 1)
+        unconverged = []
         for burst in (1, 3):
             for f in (0.1, 0.4, 0.7, 0.9, 1.3):
                 w = simulate(f * self.CAP, 256, self.BETA, self.T,
@@ -1105,25 +1099,28 @@ class Paced(unittest.TestCase):
                              linger_from_packets=True)
                 pm = xm.normalise(xm.worker_counts(w, self.BETA))
                 pm = xm.normalise(np.r_[0.0, pm[1:]])
-                v = [xm.normalise(np.r_[0.0, run(self.model(
-                    f * self.CAP, arr, burst))["distribution"][1:]])
-                    for arr in ("paced", "poisson")]
-                r = run(self.model(f * self.CAP, "paced", burst))
+                r = {arr: run(self.model(f * self.CAP, arr, burst))
+                     for arr in ("paced", "poisson")}
+                v = {arr: xm.normalise(np.r_[0.0, x["distribution"][1:]])
+                     for arr, x in r.items()}
+                if not r["paced"]["solver"]["converged"]:
+                    unconverged.append((burst, f))
+                    continue
                 with self.subTest(burst=burst, f=f):
-                    self.assertLess(abs(float(k @ pm) - float(k @ v[0])),
-                                    0.5 if f in (0.1, 1.3) else 1.5)
-                    self.assertLess(abs(xm.worker_loss(w) - r["loss"]),
-                                    0.005)
-                    if f in (0.1, 1.3):
-                        self.assertLess(xm.jsd(pm, v[0]), 0.05)
-                    else:
-                        self.assertLess(xm.jsd(pm, v[0]), xm.jsd(pm, v[1]))
+                    self.assertLess(xm.jsd(pm, v["paced"]), 0.01)
+                    self.assertLess(abs(float(k @ pm) -
+                                        float(k @ v["paced"])), 0.1)
+                    self.assertLess(abs(xm.worker_loss(w) -
+                                        r["paced"]["loss"]), 0.002)
+                    if 0.3 < f < 1:
+                        self.assertLess(xm.jsd(pm, v["paced"]) + 0.05,
+                                        xm.jsd(pm, v["poisson"]))
+        self.assertLessEqual(len(unconverged), 1, unconverged)
 
     def test_conservation(self):
-        # The phase drawn afresh at each poll keeps what arrives within 2%
-        # of rate x time (1.1% at a tenth of saturation), not exactly: a
-        # poll that follows another starts at a phase that is not uniform.
-        # Past saturation the loss is 1 - capacity / rate.
+        # What comes is rate x time within 0.2% (the phase rounded to its
+        # bins), what leaves is what came less what was lost (exactly);
+        # past saturation the loss is 1 - capacity / rate.
         for dist in ("poisson", "deterministic"):
             for f in (0.1, 0.5, 0.9, 1.5):
                 p = self.model(f * self.CAP, "paced", dist=dist)
@@ -1133,10 +1130,23 @@ class Paced(unittest.TestCase):
                     self.assertAlmostEqual(r["distribution"].sum(), 1.0,
                                            delta=1e-9)
                     self.assertAlmostEqual(r["arrival_rate_check_pps"] /
-                                           p.rate, 1.0, delta=0.02)
+                                           p.rate, 1.0, delta=2e-3)
+                    self.assertAlmostEqual(
+                        r["throughput_pps"] / (r["arrival_rate_check_pps"] *
+                                               (1 - r["loss"])), 1.0,
+                        delta=1e-9)
                     if f > 1:
                         self.assertAlmostEqual(r["loss"], 1 - 1 / f,
                                                delta=2e-3)
+
+    def test_other_servers_refused(self):
+        # the phase-tracked chain is of a server that sleeps on an empty
+        # ring (NAPI); a polling one is refused, not answered wrongly
+        svc = xm.Service(self.BETA, means=dict(enumerate(self.T)))
+        for spins in (None, 4):
+            with self.assertRaises(xm.ModelError):
+                run(xm.Params(256, self.BETA, 1e6, svc, arrival="paced",
+                              idle_spins=spins, discipline="exhaustive"))
 
     def test_burst_distribution_refused(self):
         with self.assertRaises(xm.ModelError):

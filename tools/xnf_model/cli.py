@@ -127,7 +127,8 @@ def add_model_opts(sp, rate=True, snapshots=False):
     g.add_argument("--arrival", default="poisson",
                    choices=("poisson", "geometric", "negbin", "paced"),
                    help="interarrival law in slots (default poisson, as the "
-                   "paper)")
+                   "paper); paced: exact intervals, their phase in the "
+                   "chain's state (exhaustive poll of a sleeping server)")
     g.add_argument("--cv", type=float, help="coefficient of variation for "
                    "negbin (the paper: 0.5, 2)")
     g.add_argument("--burst", default="1", help="packets per arrival: N "

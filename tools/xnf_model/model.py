@@ -31,6 +31,8 @@ It needs numpy and scipy and nothing else of xnf.
 #     Bernoulli process, the discrete Poisson process) or `negbin` with a
 #     given CV. Arrivals in a service interval are counted from a random
 #     phase (the stationary renewal process), so E[arrivals] = rate x time.
+#     `paced` (exact intervals) with the exhaustive poll of a sleeping
+#     server is a chain over (queue, phase) instead: paced_chain().
 #   - service times B_i are Poisson in slots with mean t(i) (or exactly t(i),
 #     `--service-dist deterministic`). t(i) is the measured mean where size i
 #     was seen (at least --min-samples times), else a global linear fit
@@ -504,35 +506,39 @@ def poll_line(p):
     return max(own[1] - b, 0.0), b, tail
 
 
-PHASES = 256             # phases a paced poll is averaged over
+PHASES = 32              # bins of a paced stream's phase
 
 
-def paced_polls(p, nwin):
-    """exhaustive_polls() for paced arrivals (--arrival paced): a burst of
-    kb packets every D = kb * 1e9 / rate ns exactly (kb the constant
-    burst), so that by time t after a poll's start N(t) = kb * floor(t / D
-    + U) packets came, U the phase of the stream at the start. The model,
-    as the paper, takes that phase at random (uniform) at each poll, but
-    keeps it through the poll: its steps of b ns, its end (a and its tail,
-    in slots as the service law says) and, with a sleeping server (idle
-    spins 0), what follows an empty ring: the next burst within the linger
-    (perf times it from the poll's end, so from the last packet here) is
-    polled at once, else the server wakes w after it with the bursts of w
-    queued behind it. Either poll knows its phase: the rows after L, of
-    known queue and phase ("caught": kb, the next burst D later; then one
-    per wake-up value). The phase is drawn again only where a poll follows
-    another. Counted step by step from independent phases, as
-    exhaustive_polls() does, a nearly regular stream gains a spread it does
-    not have: each arrival that joins a poll lengthens it by b, during
-    which the next is drawn afresh. U is taken at PHASES midpoints.
-    Returns, per row (the starting queues 1..L, then the known ones):
-    P(B = j), the queue it leaves (to queue sizes, and to the known rows),
-    the known rows' queues, the expected arrivals and losses, t(j) as the
-    poll spends it, and the ns of each cycle spent waiting for a packet."""
+def paced_chain(p, nwin):
+    """The chain of an exhaustive poll fed at exact intervals (--arrival
+    paced): a burst of kb packets every D = kb * 1e9 / rate ns, kb the constant
+    burst, so that by t ns after a poll's start N(t) = kb * floor(t / D + u)
+    packets came, u in [0, 1) the stream's phase then. The state is the queue a
+    poll finds and that phase (PHASES values i / PHASES, a phase taken to the
+    nearest): it goes on from poll to poll, as a paced generator's does. From
+    (q, u) the poll is exact: while the ring holds a packet and it has taken
+    fewer than beta, it takes one and N((j + 1) b) - N(j b) come (a ring of L
+    loses what exceeds it), B packets in all, r left. Its end, e ns (a and the
+    tail of B, in slots as the service law says), brings k = N(Bb + e) - N(Bb)
+    more, and the next poll finds r + kb*k at the phase frac((Bb + e) / D + u).
+    If that is nothing, the server sleeps unless the next burst, rho ns away,
+    comes within the linger, which perf times from the poll's end, the end in
+    it: P(linger >= e + rho); caught, it polls that burst at phase 0; else it
+    wakes w after it (the wake-up's law) and finds the bursts of w, at phase
+    frac(w / D). The waits are the cycle's idle time. State 0 is the start, an
+    empty ring. Counted step by step from independent phases, as
+    exhaustive_polls() does, a nearly regular stream gains a spread it does not
+    have: each arrival that joins a poll lengthens it by b, during which the
+    next is drawn afresh. Returns what build_chain() does, with per state the
+    queue it finds (info "state_queue") and its idle ns (info "idle_ns")."""
     L, beta, slot = p.L, p.beta, p.slot
     if p.burst is None:
         raise ModelError("paced arrivals come in bursts of one size: give "
                          "--burst N, not a distribution")
+    if p.idle_spins != 0:
+        raise ModelError("paced arrivals with the exhaustive poll are for a "
+                         "server that sleeps on an empty ring (NAPI: idle "
+                         "spins 0)")
     kb = p.burst
     D = kb * 1e9 / p.rate
     a, b, tail = poll_line(p)
@@ -541,97 +547,113 @@ def paced_polls(p, nwin):
     S = np.array([service_pmf(x / slot, p.service_dist, nwin + 1)
                   for x in uniq])
     e_ns = np.arange(nwin + 1) * slot
-    # Rows: queues 1..L at a phase drawn at random (PHASES midpoints),
-    # then the polls whose phase is known: the caught state's (a burst at
-    # its start, the next D later) and, with a sleeping server, one per
-    # wake-up w (the bursts of w queued behind the one that woke it, the
-    # next due D - w mod D later): queue and phase.
-    sleeps = p.idle_spins == 0
-    wq = kb * (1 + np.floor(p.wake_vals / D)) if sleeps else np.zeros(0)
-    known_q = np.minimum(np.r_[kb, wq], L)
-    known_u = np.r_[0.0, np.mod(p.wake_vals / D, 1.0)] if sleeps else \
-        np.r_[0.0]
-    Uv = np.r_[(np.arange(PHASES) + 0.5) / PHASES, known_u]
-    R = L + len(known_q)
-    pid = np.tile(np.arange(PHASES), (R, 1))
-    pid[L:] = PHASES + np.arange(len(known_q))[:, None]
-    U = Uv[pid]
-    w = 1.0 / PHASES
-    ring = np.repeat(np.r_[np.arange(1, L + 1), known_q].astype(float)
-                     [:, None], PHASES, 1)
-    taken = np.zeros_like(ring)
-    lq = np.zeros_like(ring)
-    live = np.ones(ring.shape, bool)
-    for j in range(beta):
-        live &= ring > 0
-        if not live.any():
-            break
-        # the live ones take a packet, then the arrivals of b ns
-        came = kb * (np.floor((j + 1) * b / D + U) - np.floor(j * b / D + U))
-        ring = ring - live + live * came
-        over = np.maximum(ring - L, 0.0)
-        lq += over
-        ring -= over
-        taken += live
-    B = taken.astype(int)
-    # its end: e slots of the poll's end law (by B), counted on from B*b,
-    # as bursts: pe[B][phase, k] = P(k bursts during the end); of k = 0,
-    # where the next burst comes: within the linger (pl, and the mean wait
-    # il) or after it (ps, wait is_)
-    kmax = int(math.ceil(e_ns[-1] / D)) + 2
-    nu = len(Uv)
-    pe = np.zeros((beta + 1, nu, kmax))
-    pl, ps, il, is_ = (np.zeros((beta + 1, nu)) for _ in range(4))
-    ph = np.arange(nu)[:, None]
+    NB = PHASES
+    n = 1 + L * NB
+
+    def land(q, u):
+        """Where a poll that finds q packets at phase u in [0, 1) is
+        counted: the nearest phase i/NB; rounded up to 1, the burst then
+        due is taken as come. (state, packets the ring then holds beyond
+        L, bursts counted early)."""
+        i = np.rint(np.asarray(u) * NB).astype(int)
+        wrap = i == NB
+        q = np.asarray(q) + kb * wrap
+        return 1 + (np.clip(q, 1, L).astype(int) - 1) * NB + i % NB, \
+            np.maximum(q - L, 0), wrap
+
+    qs = np.repeat(np.arange(1, L + 1), NB)
+    u = np.tile(np.arange(NB) / NB, L)
     if p.linger is not None:
         lv = np.argsort(p.linger_vals)
         lx, lsf = p.linger_vals[lv], np.cumsum(p.linger_probs[lv][::-1])[::-1]
 
         def caught_by(t):
-            i = np.searchsorted(lx, t, side="left")
-            return np.where(i < len(lx), lsf[np.minimum(i, len(lx) - 1)], 0.0)
+            k = np.searchsorted(lx, t, side="left")
+            return np.where(k < len(lx), lsf[np.minimum(k, len(lx) - 1)], 0.0)
     else:
         def caught_by(t):
             return (t <= 0).astype(float)
+    # the poll, from every state at once
+    ring = qs.astype(float)
+    taken = np.zeros(L * NB)
+    lost = np.zeros(n)
+    live = np.ones(L * NB, bool)
+    for j in range(beta):
+        live &= ring > 0
+        if not live.any():
+            break
+        came = kb * (np.floor((j + 1) * b / D + u) - np.floor(j * b / D + u))
+        ring = ring - live + live * came
+        over = np.maximum(ring - L, 0.0)
+        lost[1:] += over
+        ring -= over
+        taken += live
+    B = taken.astype(int)
+    x0 = B * b / D + u
+    arr = np.zeros(n)
+    arr[1:] = kb * np.floor(x0)                  # came during the packets
+    idle = np.zeros(n)
+    caught = land(kb, 0.0)[0]
+    rows, cols, vals = [np.array([0])], [np.array([caught])], [np.ones(1)]
+    # where the wake-ups lead: the bursts of w behind the one that woke
+    # it, at the phase of w
+    wq = kb * (1 + np.floor(p.wake_vals / D))
+    wdst, wover, wwrap = land(wq, np.mod(p.wake_vals / D, 1.0))
+    wlost = float(p.wake_probs @ wover)
+    warr = float(p.wake_probs @ (wq + kb * wwrap))
     for k in np.unique(B):
-        x = (k * b + e_ns)[None, :] / D + Uv[:, None]
-        c = (np.floor(x) - np.floor(k * b / D + Uv)[:, None]).astype(int)
-        se = np.broadcast_to(S[which[k]], c.shape)
-        np.add.at(pe[k], (np.broadcast_to(ph, c.shape), c), se)
-        rho = D * (np.floor(x) + 1 - x)          # ns to the next burst
-        none = (c == 0) * se
-        # perf times the linger from the poll's end, the end (its tail,
-        # the thread's own work) in it: P(linger >= end + rho)
-        near = caught_by(e_ns[None, :] + rho) * none
-        pl[k], ps[k] = near.sum(1), (none - near).sum(1)
-        il[k], is_[k] = (near * rho).sum(1), ((none - near) * rho).sum(1)
-    P = pe[B, pid] * w                           # R x PHASES x kmax
-    tot = ring[..., None] + kb * np.arange(kmax)
-    fin = np.minimum(tot, L).astype(int) + (L + 1) * np.arange(R)[:, None,
-                                                                  None]
-    T = np.bincount(fin.ravel(), P.ravel(), R * (L + 1)).reshape(R, L + 1)
-    Bp = np.bincount((B + (beta + 1) * np.arange(R)[:, None]).ravel(),
-                     minlength=R * (beta + 1)).reshape(R, beta + 1) * w
-    lost = w * lq.sum(axis=1) + (np.maximum(tot - L, 0) * P).sum(axis=(1, 2))
-    base = kb * np.floor(B * b / D + U)          # came during the packets
-    arr = w * base.sum(axis=1) + (kb * np.arange(kmax) * P).sum(axis=(1, 2))
-    idle = np.zeros(R)
-    known = np.zeros((R, len(known_q)))         # to the known-phase rows
-    if sleeps:
-        # The ring left empty, at a phase known: the next burst within the
-        # linger is polled at once (caught); else the thread sleeps until
-        # it and wakes w later, the bursts of w queued behind it.
-        empty = (ring == 0) * w
-        caught = (empty * pl[B, pid]).sum(1)
-        sw = (empty * ps[B, pid]).sum(1)
-        T[:, 0] -= caught + sw
-        known[:, 0] = caught
-        known[:, 1:] = sw[:, None] * p.wake_probs
-        lost += sw * float(p.wake_probs @ np.maximum(wq - L, 0))
-        arr += caught * kb + sw * float(p.wake_probs @ wq)
-        idle = (empty * (il[B, pid] + is_[B, pid])).sum(1) + sw * p.wake_ns
-    return (Bp, np.maximum(T, 0.0), known, known_q, arr, lost,
-            a + b * np.arange(beta + 1) + tail, idle)
+        sel = np.nonzero(B == k)[0]
+        pe = S[which[k]]
+        es = np.nonzero(pe > TINY)[0]
+        pe = pe[es]
+        x = x0[sel, None] + e_ns[es][None, :] / D
+        c = np.floor(x) - np.floor(x0[sel, None])
+        tot = ring[sel, None] + kb * c
+        st = 1 + sel
+        w_ = np.broadcast_to(pe, x.shape)
+        dst, over, wrap = land(tot, np.mod(x, 1.0))
+        go = (tot > 0) | wrap
+        rows.append(np.broadcast_to(st[:, None], x.shape)[go])
+        cols.append(dst[go])
+        vals.append(w_[go])
+        c = c + wrap * go
+        tot = ring[sel, None] + kb * c
+        lost[st] += (np.maximum(tot - L, 0) * w_).sum(1)
+        arr[st] += (kb * c * w_).sum(1)
+        # an empty ring: the next burst within the linger, else a sleep
+        rho = D * (1 - np.mod(x, 1.0))
+        none = ~go * w_
+        near = caught_by(e_ns[es][None, :] + rho) * none
+        pc, ps = near.sum(1), (none - near).sum(1)
+        rows.append(st)
+        cols.append(np.full(len(st), caught))
+        vals.append(pc)
+        rows.append(np.repeat(st, len(wdst)))
+        cols.append(np.tile(wdst, len(st)))
+        vals.append((ps[:, None] * p.wake_probs[None, :]).ravel())
+        idle[st] = (near * rho).sum(1) + ((none - near) * rho).sum(1) + \
+            ps * p.wake_ns
+        arr[st] += pc * kb + ps * warr
+        lost[st] += ps * wlost
+    rows, cols, vals = (np.concatenate(v) for v in (rows, cols, vals))
+    keep = vals > TINY
+    P = sparse.csr_matrix((vals[keep], (rows[keep], cols[keep])),
+                          shape=(n, n))
+    batch = np.zeros((n, beta + 1))
+    batch[0, 0] = 1.0
+    batch[np.arange(1, n), B] = 1.0
+    cyc = np.zeros(n)
+    cyc[1:] = a + b * B + tail[B] + idle[1:]
+    cyc[0] = D                                   # the start: one burst
+    arr[0] = kb
+    info = {"mu_slots": D / slot, "arrival_cv": 0.0, "burst": kb,
+            "burst_mean": float(kb), "service_cv": [
+                float(math.sqrt(x) / x) if p.service_dist == "poisson"
+                else 0.0 for x in (ends[1] / slot, ends[beta] / slot)],
+            "arrival_counts_max": None, "window_slots": nwin, "states": n,
+            "Z": 1, "idle_ns": idle, "state_queue": np.r_[0, qs],
+            "phases": NB}
+    return P, batch, cyc, arr, lost, info
 
 
 def exhaustive_polls(p, C, nwin):
@@ -701,6 +723,8 @@ def build_chain(p):
     nwin = int(top + 12 * math.sqrt(top) + 12) + 2
     if p.service_dist == "deterministic":
         nwin = int(math.ceil(top)) + 2
+    if p.arrival == "paced" and p.discipline == "exhaustive":
+        return paced_chain(p, nwin)
     # The wake-up's pmf over slots 0..W. A wake-up during which more than
     # WAKE_LONG rings' worth of packets arrive fills the queue whatever the
     # arrivals' spread: it is taken with its mean count (rate x w), which
@@ -762,13 +786,11 @@ def build_chain(p):
         a_idle, h_idle = pw * p.burst_mean, 0.0
     Z = 1 if spins is None else spins + 1
     n = Z + L
-    extra_q = np.zeros(0)    # queues of the states after Z + L (paced)
     rows, cols, vals = [], [], []
     batch = np.zeros(n)
     cyc = np.zeros(n)
     n_arr = np.zeros(n)
     n_lost = np.zeros(n)
-    idle = np.zeros(n)       # of a cycle, the ns waited for a packet
     t_ns = p.service.t
 
     def emit(s, r, x, scale=1.0, shift=0):
@@ -787,35 +809,14 @@ def build_chain(p):
                     else x[kk] * scale)
 
     if p.discipline == "exhaustive":
-        known = None
-        if p.arrival == "paced":
-            Bp, T, known, known_q, e_arr, e_lost, t_poll, idle_p = \
-                paced_polls(p, nwin)
-            if p.idle_spins == 0:                # the known-phase states
-                n += len(known_q)
-                cyc, n_arr, n_lost, idle = (np.r_[v, np.zeros(len(known_q))]
-                                            for v in (cyc, n_arr, n_lost,
-                                                      idle))
-                extra_q = known_q
-            else:
-                Bp, T, e_arr, e_lost, idle_p = (x[:L] for x in (
-                    Bp, T, e_arr, e_lost, idle_p))
-                known = None
-            idle[Z:] = idle_p
-        else:
-            Bp, T, e_arr, e_lost, t_poll = exhaustive_polls(p, C, nwin)
+        Bp, T, e_arr, e_lost, t_poll = exhaustive_polls(p, C, nwin)
         batch = np.zeros((n, beta + 1))
         batch[0:Z, 0] = 1.0
         batch[Z:] = Bp
-        cyc[Z:] = Bp @ t_poll + idle[Z:]
+        cyc[Z:] = Bp @ t_poll
         n_arr[Z:], n_lost[Z:] = e_arr, e_lost
-        for q in range(1, len(T) + 1):
+        for q in range(1, L + 1):
             emit(Z + q - 1, 0, T[q - 1])
-            if known is not None:
-                kk = np.nonzero(known[q - 1] > TINY)[0]
-                rows.append(np.full(len(kk), Z + q - 1))
-                cols.append(Z + L + kk)
-                vals.append(known[q - 1, kk])
     else:
         # queue 1..beta-1: the whole queue is the batch
         for q in range(1, min(beta, L + 1)):
@@ -898,7 +899,7 @@ def build_chain(p):
             "service_cv": [float(math.sqrt(x) / x) if p.service_dist ==
                            "poisson" else 0.0 for x in (m[1], m[beta])],
             "arrival_counts_max": K, "window_slots": nwin, "states": n,
-            "Z": Z, "idle_ns": idle, "extra_queues": extra_q}
+            "Z": Z}
     return P, batch, cyc, n_arr, n_lost, info
 
 
@@ -1016,14 +1017,17 @@ def predict(p, tol=TOL, max_iter=MAX_ITER, solver="auto"):
     loss = min(max(loss, 0.0), 1.0)
     mean_batch = float(np.arange(beta + 1) @ v)
     Z = info["Z"]
-    queue = np.concatenate(([q[:Z].sum()], q[Z:Z + p.L]))
-    np.add.at(queue, info["extra_queues"].astype(int), q[Z + p.L:])
+    busy = cyc - info["idle_ns"] if "idle_ns" in info else cyc
+    if "state_queue" in info:                    # paced: (queue, phase)
+        queue = np.bincount(info["state_queue"], q, p.L + 1)
+    else:
+        queue = np.concatenate(([q[:Z].sum()], q[Z:]))
     res = Result(
         distribution=v, mean_batch=mean_batch, loss=loss,
         throughput_pps=mean_batch / e_cyc * 1e9,
         offered_pps=p.rate,
         arrival_rate_check_pps=e_arr / e_cyc * 1e9,
-        busy_fraction=float(q[Z:] @ (cyc[Z:] - info["idle_ns"][Z:])) / e_cyc,
+        busy_fraction=float(q[Z:] @ busy[Z:]) / e_cyc,
         mean_cycle_ns=e_cyc,
         mean_queue_at_poll=float(np.arange(p.L + 1) @ queue),
         p_queue_full=float(queue[-1]),

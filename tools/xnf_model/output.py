@@ -218,9 +218,9 @@ def validate_markdown(res, args):
         "times fitted on all %d points: %d sizes measured (>= %d batches), "
         "others t(i) = %.1f + %.2f*i ns%s." % (
             res["L"], res["beta"], ", NF " + res["nf"] if res["nf"] else "",
-            "paced (the generator's frames at exact intervals, the stream's "
-            "phase drawn at a poll and kept through it and the wait after "
-            "it)" if args.arrival == "paced" else args.arrival,
+            "paced (the generator's frames at exact intervals; the chain's "
+            "state the queue and the stream's phase at a poll's start)"
+            if args.arrival == "paced" else args.arrival,
             " cv=%g" % args.cv if args.cv else "",
             "" if args.burst == "1" else
             " in bursts (column burst)" if args.burst == "gen" else
