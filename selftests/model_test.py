@@ -23,6 +23,7 @@ intervals, by write_snapshots(); xdp-sweep.json, the XDP path's NAPI polls
 (exhaustive) with the generator's flushes and the napi thread's wake-ups,
 by write_xdp_sweep().
 """
+import csv
 import json
 import math
 import os
@@ -1998,21 +1999,79 @@ class XdpPath(unittest.TestCase):
         pts = [napi_point(simulate(r, 256, 64, self.T, packets=60000,
                                    seed=30 + k, spins=0), r)
                for k, r in enumerate(rates)]
-        with tempfile.TemporaryDirectory() as d:
-            path = os.path.join(d, "sweep.json")
-            with open(path, "w") as f:
-                json.dump({"nf": "l3fwd", "points": pts}, f)
-            cp = model_cli(["validate", path, "--path", "xdp", "--out", d,
-                            "--arrival", "geometric", "-j"])
-            self.assertEqual(cp.returncode, 0, cp.stderr)
-            rows = json.loads(cp.stdout)["rows"]
-            with open(os.path.join(d, "validate.md")) as f:
-                self.assertIn("XDP path", f.read())
+        out, md, _ = self.validate({"nf": "l3fwd", "points": pts}, files=True)
+        rows = out["rows"]
+        self.assertIn("XDP path", md)
         self.assertEqual(len(rows), len(rates))
         for r in rows:
             self.assertTrue(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"], r)
         self.assertGreater(rows[-1]["loss_measured"], 0.1)   # overload
         self.assertEqual(rows[0]["loss_measured"], 0)
+
+    def test_stretches(self):
+        # perf's stretches of a trial (waketrace.stretches()): the napi
+        # thread's speed per stretch at the commonest size of the polls
+        # that followed a full one, against the trial's mean cycle of it.
+        def stretch(polls, cycles):
+            return {"polls": polls, "cycles": cycles}
+        fast = stretch([[0, 5], [12, 900], [64, 100]], [[64, 80, 80 * 40000]])
+        slow = stretch([[64, 1000]], [[64, 990, 990 * 50000], [30, 9, 9 * 20000]])
+        few = stretch([[64, 150]], [[64, 149, 149 * 90000]])  # too few polls
+        st = {"stretches": {"width_ns": 10 ** 8, "span_ns": 3 * 10 ** 8,
+                            "list": [fast, slow, few]}}
+        s = xm.readers.stretch_summary(st)
+        self.assertEqual(s["count"], 2)
+        self.assertEqual(s["size"], 64)
+        ref = (80 * 40000 + 990 * 50000) / (80 + 990)
+        self.assertAlmostEqual(s["speed_max"], ref / 40000, delta=1e-9)
+        self.assertAlmostEqual(s["speed_min"], ref / 50000, delta=1e-9)
+        self.assertAlmostEqual(s["batch_min"], (12 * 900 + 64 * 100) / 1000, delta=1e-9)
+        self.assertEqual(s["batch_max"], 64)
+        # a stretch with fewer than STRETCH_CYCLES such cycles has no speed
+        fast["cycles"] = [[64, 20, 20 * 40000]]
+        s = xm.readers.stretch_summary(st)
+        self.assertIsNone(s["speed_min"])
+        self.assertIsNone(xm.readers.stretch_summary({"count": 3}))
+        self.assertIsNone(xm.readers.stretch_summary(None))
+
+    def test_validate_steadiness(self):
+        # validate --path xdp with perf's stretches: a trial whose speed
+        # moved more than STEADY_SPEED between them is not steady and a
+        # miss there says so; one within it is; one without polls after a
+        # full one is not known. The summary counts them.
+        rates = (4e5, 3e6, 3e6)
+        pts = [napi_point(simulate(r, 256, 64, self.T, packets=20000,
+                                   seed=70 + k, spins=0), r)
+               for k, r in enumerate(rates)]
+
+        def stretches(cyc):
+            return {"width_ns": 10 ** 8, "span_ns": 2 * 10 ** 8, "list": [
+                {"polls": [[64, 1000]], "cycles": [[64, 999, 999 * c]]}
+                for c in cyc]}
+        pts[0]["napi_wake"] = {"stretches": {"width_ns": 10 ** 8, "span_ns": 0,
+                                             "list": [{"polls": [[3, 500]],
+                                                       "cycles": []}]}}
+        pts[1]["napi_wake"] = {"stretches": stretches([30000, 30300])}
+        pts[2]["napi_wake"] = {"stretches": stretches([30000, 36000])}
+        # the third's polls took longer than its server did: the model
+        # loses more than it measured, and the miss says why
+        pts[2]["napi"]["ns"] = [int(x * 1.3) for x in pts[2]["napi"]["ns"]]
+        out, _, csv_rows = self.validate({"nf": "l3fwd", "points": pts}, files=True)
+        rows = out["rows"]
+        self.assertEqual([r["steady"] for r in rows], [None, True, False])
+        self.assertEqual(rows[0]["stretches"]["count"], 1)
+        self.assertIsNone(rows[0]["stretches"]["speed_min"])
+        self.assertAlmostEqual(rows[2]["stretches"]["speed_max"] /
+                               rows[2]["stretches"]["speed_min"], 1.2, delta=1e-9)
+        self.assertFalse(rows[2]["ok_loss"])
+        self.assertIn("unsteady", [w["kind"] for w in rows[2]["why"]])
+        self.assertEqual((out["summary"]["steady"], out["summary"]["met_steady"]),
+                         (1, int(rows[1]["ok_mean"] and rows[1]["ok_loss"]
+                                 and rows[1]["ok_jsd"])))
+        self.assertEqual([c["steady"] for c in csv_rows], ["", "1", "0"])
+        self.assertEqual(csv_rows[2]["stretch_count"], "2")
+        self.assertAlmostEqual(float(csv_rows[2]["stretch_speed_max"]),
+                               rows[2]["stretches"]["speed_max"], delta=1e-5)
 
     def test_poll_cycle(self):
         # What perf records around the polls (waketrace.cycles()): the
@@ -2077,15 +2136,22 @@ class XdpPath(unittest.TestCase):
         self.assertAlmostEqual(t[2], a + 2 * b, delta=1e-6)
         self.assertIsNone(xm.readers.tail_fit(pts[1:]))
 
-    def validate(self, sweep, *argv, rc=0):
+    def validate(self, sweep, *argv, rc=0, files=False):
+        """validate --path xdp -j of sweep: its JSON; with files, also its
+        validate.md and the rows of its validate.csv."""
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "sweep.json")
             with open(path, "w") as f:
                 json.dump(sweep, f)
             cp = model_cli(["validate", path, "--path", "xdp", "--out", d,
                             "--arrival", "geometric", "-j"] + list(argv))
-        self.assertEqual(cp.returncode, rc, cp.stderr)
-        return json.loads(cp.stdout)
+            self.assertEqual(cp.returncode, rc, cp.stderr)
+            if not files:
+                return json.loads(cp.stdout)
+            with open(os.path.join(d, "validate.md")) as f:
+                md = f.read()
+            with open(os.path.join(d, "validate.csv")) as f:
+                return json.loads(cp.stdout), md, list(csv.DictReader(f))
 
     def test_validate_flushes_and_wake_ups(self):
         # xdp-sweep.json: simulate() of exhaustive polls fed by the

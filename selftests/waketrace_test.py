@@ -229,6 +229,45 @@ class Cycles(unittest.TestCase):
         self.assertEqual(c["after_poll"], [[5, 1, 0]])
 
 
+class Stretches(unittest.TestCase):
+    """stretches(): a trial's polls by stretch, with their cycles."""
+
+    def test_known_values(self):
+        ms = 1000000
+        lines = [switch(T0, PERF, "R", NAPI),
+                 poll(T0 + 1000, DUT, 64),           # the first: no cycle
+                 poll(T0 + 20000, SINK_DEV, 64),     # the receiver's, in it
+                 poll(T0 + 41000, DUT, 64),          # cycle 40000
+                 poll(T0 + 52000, DUT, 9),           # cycle 11000
+                 poll(T0 + 60000, DUT, 5),           # after a poll that emptied the ring
+                 switch(T0 + 61000, NAPI, "S", 0),   # asleep: no cycle across
+                 switch(T0 + 90000, 0, "R", NAPI),
+                 poll(T0 + 95000, DUT, 3),
+                 poll(T0 + 95500, DUT, 2, tid=OTHER),   # another thread's
+                 switch(T0 + 96000, NAPI, "S", 0),
+                 switch(T0 + 3 * ms, 0, "R", NAPI),
+                 poll(T0 + 3 * ms + 1000, DUT, 64),  # stretch 3 from the first poll
+                 poll(T0 + 3 * ms + 51000, DUT, 64),  # 50000
+                 poll(T0 + 3 * ms + 91000, DUT, 64)]  # 40000
+        s = waketrace.stretches(lines, [NAPI], DUT, width_ns=ms)
+        self.assertEqual(s["width_ns"], ms)
+        self.assertEqual(s["span_ns"], 3 * ms + 90000)
+        self.assertEqual(len(s["list"]), 4)
+        self.assertEqual(s["list"][0], {"polls": [[3, 1], [5, 1], [9, 1], [64, 2]],
+                                        "cycles": [[9, 1, 11000], [64, 1, 40000]]})
+        self.assertEqual(s["list"][1], {"polls": [], "cycles": []})
+        self.assertEqual(s["list"][2], {"polls": [], "cycles": []})
+        self.assertEqual(s["list"][3], {"polls": [[64, 3]],
+                                        "cycles": [[64, 2, 90000]]})
+        # without the device the receiver's poll is the server's too
+        s = waketrace.stretches(lines, [NAPI], width_ns=ms)
+        self.assertEqual(s["list"][0]["polls"], [[3, 1], [5, 1], [9, 1], [64, 3]])
+
+    def test_no_polls(self):
+        s = waketrace.stretches([switch(T0, PERF, "R", NAPI)], [NAPI], DUT)
+        self.assertEqual(s, {"width_ns": waketrace.STRETCH_NS, "span_ns": 0, "list": []})
+
+
 class Summarize(unittest.TestCase):
     def test_known_values(self):
         s = waketrace.summarize([300, 10, 1000, 260, 100])

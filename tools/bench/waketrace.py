@@ -30,6 +30,7 @@ import signal
 import subprocess
 
 BUCKET_NS = 250          # histogram resolution
+STRETCH_NS = 100000000   # the stretches a trial's polls are cut into (100 ms)
 RECORD_MAX_S = 600       # the longest a recording may run
 # perf script -F tid,time,event,trace; the tid is optional (older records)
 EVENT = re.compile(r"^\s*(?:(\d+)\s+)?(\d+)\.(\d{9}):\s+"
@@ -157,6 +158,7 @@ class WakeTrace:
         # are unpaired and left out, the rest still stand.
         res["lost_chunks"] = sum(1 for line in lines if "LOST" in line)
         res.update(cycles(lines, self.pids, self.dev))
+        res["stretches"] = stretches(lines, self.pids, self.dev)
         return res
 
 
@@ -299,6 +301,59 @@ def cycles(lines, pids, dev=None):
             "after_poll": [[k, c, ns] for k, (c, ns) in sorted(after.items())],
             "linger": summarize(lingers), "polls": polls, "polls_empty": empty,
             "polled_awake": awake}
+
+
+def stretches(lines, pids, dev=None, width_ns=STRETCH_NS):
+    """dev's polls cut into stretches of width_ns from the first, to see
+    whether a trial was steady: the model's server has one speed and its
+    queue one stationary law, and a trial may have neither (the core's
+    speed moves on a shared VM; near its capacity the ring can run in two
+    regimes, docs/model.md). Per stretch, in order from the first poll (an
+    empty one where nothing was polled): polls, [[packets, polls], ...];
+    cycles, [[packets, count, ns], ...]: the time from the end of a poll of
+    dev that took its budget to the end of the next one, of that many
+    packets, in the same thread without a switch between: the thread's
+    whole cycle around a poll (the work before it, the poll, the
+    receiver's after it) with no wait in it, since NAPI polls again at once
+    after a poll that took its budget (after one that emptied the ring it
+    waits for a packet). Returns {"width_ns", "span_ns": first poll to
+    last, "list": [...]}."""
+    want = set(pids)
+    only = next(iter(want)) if len(want) == 1 else None
+    prev, out, t0, t1 = {}, [], None, None
+    for tid, t, ev, trace in events(lines):
+        if ev == "sched_switch":
+            pm = PREV_PID.search(trace)
+            if pm:
+                prev.pop(int(pm.group(1)), None)
+            continue
+        if ev != "napi_poll":
+            continue
+        pid = tid if tid is not None else only
+        wm, dm = WORK.search(trace), DEVICE.search(trace)
+        if pid not in want or not wm or (dev is not None and dm and dm.group(1) != dev):
+            continue
+        n, budget = int(wm.group(1)), int(wm.group(2))
+        if t0 is None:
+            t0 = t
+        t1 = t
+        k = (t - t0) // width_ns
+        while len(out) <= k:
+            out.append(({}, {}))
+        polls, cyc = out[k]
+        polls[n] = polls.get(n, 0) + 1
+        if pid in prev:
+            c = cyc.setdefault(n, [0, 0])
+            c[0] += 1
+            c[1] += t - prev[pid]
+        if n >= budget:
+            prev[pid] = t
+        else:
+            prev.pop(pid, None)
+    return {"width_ns": width_ns, "span_ns": 0 if t0 is None else t1 - t0,
+            "list": [{"polls": [[n, c] for n, c in sorted(p.items())],
+                      "cycles": [[n, c, ns] for n, (c, ns) in sorted(y.items())]}
+                     for p, y in out]}
 
 
 def summarize(lat):

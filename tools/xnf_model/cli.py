@@ -20,18 +20,19 @@ from concurrent import futures
 
 import numpy as np
 
-from .model import (AUTO_ITER, KNEE, MAX_ITER, SPREAD_MIN, TARGET_JSD,
-                    TARGET_LOSS, TARGET_MEAN, TOL, ModelError, Params,
-                    Service, capacity_nodes, fit_line, jsd, normalise,
-                    predict, rel_error)
+from .model import (AUTO_ITER, KNEE, MAX_ITER, SPREAD_MIN, STEADY_SPEED,
+                    TARGET_JSD, TARGET_LOSS, TARGET_MEAN, TOL, ModelError,
+                    Params, Service, capacity_nodes, fit_line, jsd,
+                    normalise, predict, rel_error)
 from .output import (fmt_pct, fmt_rate, print_dimension, print_json,
                      print_predict, print_warning, solver_text,
                      validate_markdown, write, write_csv)
 from .plots import plot_predict, validate_plots
 from .readers import (NAPI_BUDGET, Measured, default_spins, idle_per_empty,
                       load_json, pool_sweep, read_measured, read_snapshots,
-                      sweep_until_last_packet, worker_busy, worker_counts,
-                      worker_hist, worker_loss, worker_rate, xdp_sweep)
+                      stretch_summary, sweep_until_last_packet, worker_busy,
+                      worker_counts, worker_hist, worker_loss, worker_rate,
+                      xdp_sweep)
 
 WIRE_OVERHEAD = 20      # preamble + inter-frame gap, bytes
 GEN_BURST_US = 100.0    # tools/gen.c PACED_BURST_US
@@ -880,6 +881,18 @@ def miss_reasons(row, svc, rate, compare):
                 "%.0f%% of the measured polls took %s packets, %.0f%% of "
                 "the model's" % (100 * ms, "%d to %d" % (a, b) if a < b
                                  else "%d" % a, 100 * qs))})
+    st = row.get("stretches")
+    if st and row.get("steady") is False:
+        why.append({"kind": "unsteady", "text": (
+            "the trial was not steady: over its %d stretches of 100 ms the "
+            "napi thread's speed at polls of %d ranged over %.2f-%.2f of "
+            "its mean, and its polls took %.1f to %.1f packets on average"
+            % (st["count"], st["size"], st["speed_min"], st["speed_max"],
+               st["batch_min"], st["batch_max"]))})
+    elif st and st["batch_max"] - st["batch_min"] > 2 * TARGET_MEAN:
+        why.append({"kind": "regimes", "text": (
+            "at a steady speed its stretches of 100 ms polled %.1f to %.1f "
+            "packets on average" % (st["batch_min"], st["batch_max"]))})
     if (row.get("wait_share") or 0) > 0.05:
         why.append({"kind": "cpu", "text": (
             "the worker waited %.1f%% of its runnable time for its CPU"
@@ -965,6 +978,9 @@ def validate(sweep, args):
             float(wake[0] @ wake[1] / wake[1].sum())
         if xdp:
             row["poll_overhead_ns"] = pt.get("poll_overhead_ns")
+            row["stretches"] = st = stretch_summary(pt.get("napi_wake"))
+            row["steady"] = None if not st or st["speed_min"] is None else \
+                st["speed_max"] <= (1 + STEADY_SPEED) * st["speed_min"]
 
         line = own_poll_line(psvc, pt.get("poll_tail_ns"), counts,
                              args.min_samples) if xdp else None
@@ -1020,6 +1036,11 @@ def cmd_validate(args):
         "met_loss": sum(r["ok_loss"] for r in rows),
         "met_jsd": sum(r["ok_jsd"] for r in rows),
         "converged": sum(r["converged"] for r in rows),
+        # --path xdp with perf's stretches: the trials known steady
+        "steady": sum(r["steady"] for r in rows if r.get("steady") is not None)
+        if any(r.get("steady") is not None for r in rows) else None,
+        "met_steady": sum(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"]
+                          for r in rows if r.get("steady")),
         "files": [os.path.join(out, f) for f in
                   ("validate.md", "validate.csv", "validate.png",
                    "validate-dist.png")]}

@@ -88,6 +88,7 @@ TARGET_MEAN = 1.0       # packets: the paper's accuracy (Fig. 5)
 TARGET_LOSS = 0.005     # 0.5 percentage points (Tab. III: ~0.2)
 TARGET_JSD = 0.05
 KNEE = 0.02             # the rate's shift that tells a miss at the knee
+STEADY_SPEED = 2 * KNEE  # a trial is steady where its stretches' speeds are this close
 
 
 class ModelError(Exception):

@@ -12,7 +12,8 @@ import sys
 
 import numpy as np
 
-from .model import KNEE, TARGET_JSD, TARGET_LOSS, TARGET_MEAN, ModelError
+from .model import (KNEE, STEADY_SPEED, TARGET_JSD, TARGET_LOSS, TARGET_MEAN,
+                    ModelError)
 
 
 def fmt_rate(pps):
@@ -178,7 +179,16 @@ CSV_COLS = ("point", "offered_pps", "rate_pps", "burst", "wake_ns",
             "mean_model", "mean_err", "rel_error", "jsd", "jsd_nonempty",
             "loss_measured", "loss_model", "loss_err", "busy_measured",
             "busy_model", "converged", "ok_mean", "ok_loss", "ok_jsd",
+            "steady", "stretch_count", "stretch_speed_min",
+            "stretch_speed_max", "stretch_batch_min", "stretch_batch_max",
             "why", "error")
+
+
+def csv_value(r, c):
+    """A row's column; stretch_X is X of its stretches (--path xdp)."""
+    if c.startswith("stretch_"):
+        return (r.get("stretches") or {}).get(c[len("stretch_"):])
+    return r.get(c)
 
 
 def write_csv(path, res):
@@ -187,7 +197,7 @@ def write_csv(path, res):
             w = csv.writer(f)
             w.writerow(CSV_COLS)
             for r in res["rows"]:
-                w.writerow([fmt_csv(r.get(c)) for c in CSV_COLS])
+                w.writerow([fmt_csv(csv_value(r, c)) for c in CSV_COLS])
     except OSError as e:
         raise ModelError("cannot write %s: %s" % (path, e.strerror))
 
@@ -310,6 +320,17 @@ def validate_markdown(res, args):
             sum(r["ok_jsd"] for r in ok), sum(r["converged"] for r in ok),
             n),
         ""]
+    steady = [r for r in ok if r.get("steady")]
+    known = sum(r.get("steady") is not None for r in ok)
+    if known:
+        lines[-1:-1] = [
+            "Steady trials (the napi thread's speed at the polls after a full "
+            "one within %g%% over the trial's stretches of 100 ms, from "
+            "perf): %d of the %d where it was measured; all three targets "
+            "met at %d of them." % (
+                100 * STEADY_SPEED, len(steady), known,
+                sum(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"]
+                    for r in steady)), ""]
     missed = [r for r in ok if r.get("why")]
     if missed:
         lines += ["Why the points that miss do (the model at %g and %g of "

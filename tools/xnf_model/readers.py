@@ -26,6 +26,8 @@ from .output import fmt_rate
 XNF_IDLE_SPINS = 64     # userspace/worker.c IDLE_SPINS
 NAPI_BUDGET = 64        # packets per NAPI poll (bucket 64 is "64 or more")
 VETH_RING = 256         # drivers/net/veth.c VETH_RING_SIZE
+STRETCH_POLLS = 200     # polls a stretch of a trial needs to be compared
+STRETCH_CYCLES = 50     # cycles of the trial's commonest size it needs for a speed
 
 
 def load_json(path):
@@ -290,6 +292,46 @@ def poll_overhead(pt):
         return None
     after = sum(x[2] for x in wake.get("after_poll") or [])
     return max(sc["run_ns"] - sum(ns) - after, 0) / polls
+
+
+def stretch_summary(wake):
+    """Whether an XDP trial was steady, from perf's stretches of its polls
+    (napi_wake.stretches, waketrace.stretches()), or None without them. Of
+    the stretches with STRETCH_POLLS polls with packets: how many
+    ("count"), their mean packets a poll ("batch_min", "batch_max"), and the
+    napi thread's speed at the commonest size of the trial's polls that
+    followed a full one without a wait ("size"): the trial's mean cycle of
+    that size over the stretch's (1 the trial's; above 1 faster), over the
+    stretches with STRETCH_CYCLES of them ("speed_min", "speed_max"; None
+    with fewer than two: below saturation few polls take the budget)."""
+    st = (wake or {}).get("stretches") if isinstance(wake, dict) else None
+    if not st or not st.get("list"):
+        return None
+    parts = []
+    for s in st["list"]:
+        polls = {int(n): c for n, c in s.get("polls") or [] if int(n) >= 1}
+        cyc = {int(n): (c, ns) for n, c, ns in s.get("cycles") or []}
+        if sum(polls.values()) >= STRETCH_POLLS:
+            parts.append((polls, cyc))
+    if not parts:
+        return None
+    mean = [sum(n * c for n, c in p.items()) / sum(p.values()) for p, _ in parts]
+    tot = {}
+    for _, cyc in parts:
+        for n, (c, ns) in cyc.items():
+            x = tot.setdefault(n, [0, 0])
+            x[0] += c
+            x[1] += ns
+    out = {"count": len(parts), "batch_min": min(mean), "batch_max": max(mean),
+           "size": None, "speed_min": None, "speed_max": None}
+    if tot:
+        size = max(tot, key=lambda n: tot[n][0])
+        ref = tot[size][1] / tot[size][0]
+        speed = [ref * cyc[size][0] / cyc[size][1] for _, cyc in parts
+                 if cyc.get(size, (0, 0))[0] >= STRETCH_CYCLES and cyc[size][1] > 0]
+        if len(speed) >= 2:
+            out.update(size=size, speed_min=min(speed), speed_max=max(speed))
+    return out
 
 
 def poll_tail(after, counts, beta, fit=None, min_samples=5):
