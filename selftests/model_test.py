@@ -2031,6 +2031,14 @@ class XdpPath(unittest.TestCase):
         fast["cycles"] = [[64, 20, 20 * 40000]]
         s = xm.readers.stretch_summary(st)
         self.assertIsNone(s["speed_min"])
+        # nor a trial whose full polls carried under FULL_SHARE of its
+        # packets (below saturation, the full polls after a stall)
+        fast["cycles"] = [[64, 80, 80 * 40000]]
+        slow["polls"] = [[9, 4000], [64, 100]]
+        s = xm.readers.stretch_summary(st)
+        self.assertLess(64 * 200, 0.25 * (64 * 200 + 12 * 900 + 9 * 4000))
+        self.assertIsNone(s["speed_min"])
+        self.assertEqual(s["count"], 2)
         self.assertIsNone(xm.readers.stretch_summary({"count": 3}))
         self.assertIsNone(xm.readers.stretch_summary(None))
 

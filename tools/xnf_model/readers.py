@@ -28,6 +28,7 @@ NAPI_BUDGET = 64        # packets per NAPI poll (bucket 64 is "64 or more")
 VETH_RING = 256         # drivers/net/veth.c VETH_RING_SIZE
 STRETCH_POLLS = 200     # polls a stretch of a trial needs to be compared
 STRETCH_CYCLES = 50     # cycles of the trial's commonest size it needs for a speed
+FULL_SHARE = 0.25       # the share of a trial's packets full polls carry for a speed
 
 
 def load_json(path):
@@ -303,7 +304,8 @@ def stretch_summary(wake):
     followed a full one without a wait ("size"): the trial's mean cycle of
     that size over the stretch's (1 the trial's; above 1 faster), over the
     stretches with STRETCH_CYCLES of them ("speed_min", "speed_max"; None
-    with fewer than two: below saturation few polls take the budget)."""
+    with fewer than two, or where full polls carried under FULL_SHARE of
+    the packets: the few full ones below saturation follow a stall)."""
     st = (wake or {}).get("stretches") if isinstance(wake, dict) else None
     if not st or not st.get("list"):
         return None
@@ -324,7 +326,9 @@ def stretch_summary(wake):
             x[1] += ns
     out = {"count": len(parts), "batch_min": min(mean), "batch_max": max(mean),
            "size": None, "speed_min": None, "speed_max": None}
-    if tot:
+    pk = sum(n * c for p, _ in parts for n, c in p.items())
+    full = sum(n * c for p, _ in parts for n, c in p.items() if n >= NAPI_BUDGET)
+    if tot and full >= FULL_SHARE * pk:
         size = max(tot, key=lambda n: tot[n][0])
         ref = tot[size][1] / tot[size][0]
         speed = [ref * cyc[size][0] / cyc[size][1] for _, cyc in parts
