@@ -891,8 +891,9 @@ def miss_reasons(row, svc, rate, compare):
                st["batch_min"], st["batch_max"]))})
     elif st and st["batch_max"] - st["batch_min"] > 2 * TARGET_MEAN:
         why.append({"kind": "regimes", "text": (
-            "at a steady speed its stretches of 100 ms polled %.1f to %.1f "
-            "packets on average" % (st["batch_min"], st["batch_max"]))})
+            "%sits stretches of 100 ms polled %.1f to %.1f packets on "
+            "average" % ("at a steady speed " if row.get("steady") else "",
+                         st["batch_min"], st["batch_max"]))})
     if (row.get("wait_share") or 0) > 0.05:
         why.append({"kind": "cpu", "text": (
             "the worker waited %.1f%% of its runnable time for its CPU"
