@@ -267,13 +267,15 @@ check: all
 	$(UNIT)
 	XNF=$(XNF) bats --timing selftests/*.bats
 
-# The batching model (tools/xnf_model/, `xnf model`) and the bench's wake-up
-# tracer (tools/bench/waketrace.py): their unit tests, run
+# The batching model (tools/xnf_model/, `xnf model`), the bench's wake-up
+# tracer (tools/bench/waketrace.py) and its steadiness loop
+# (tools/bench/steadiness.py): their unit tests, run
 # by the Debian interpreter that has python3-numpy/-scipy (install-deps).
 .PHONY: test-model
 test-model:
 	/usr/bin/python3 -m unittest discover -s selftests -p model_test.py
 	/usr/bin/python3 -m unittest discover -s selftests -p waketrace_test.py
+	/usr/bin/python3 -m unittest discover -s selftests -p steadiness_test.py
 check: test-model
 # The route-sync benchmark's table generator (tools/bench/rtgen.py).
 .PHONY: test-rtgen

@@ -141,6 +141,22 @@ static __always_inline int write_frame(struct xdp_md *ctx, __u32 len, __u64 seq,
 	return 0;
 }
 
+/* As fast as possible, a gap of gap_ns since the last frame: a pause of the
+ * sender (between calls, or a call held up in the kernel) when it is
+ * 2^XNF_GEN_PAUSE_SHIFT ns or more, counted by its log2. */
+static __always_inline void count_pause(__u64 gap_ns)
+{
+	__u64 g = gap_ns >> XNF_GEN_PAUSE_SHIFT;
+	__u32 b = 0;
+
+	if (!g)
+		return;
+	while (b < XNF_GEN_PAUSE_BUCKETS - 1 && g >> (b + 1))
+		b++;
+	state.pause_hist[b]++;
+	state.pause_ns[b] += gap_ns;
+}
+
 SEC("xdp.frags")
 int xnf_gen(struct xdp_md *ctx)
 {
@@ -227,6 +243,8 @@ int xnf_gen(struct xdp_md *ctx)
 	if (err)
 		goto fail;
 
+	if (!state.pace_ps && seq)
+		count_pause(now - state.last_ns);
 	state.seq = seq + 1;
 	state.last_ns = now;
 	state.bytes += len + 4;

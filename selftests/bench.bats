@@ -61,7 +61,7 @@ teardown()
 	! grep -q "xnf-bench-$pid-" /proc/mounts
 
 	run /usr/bin/python3 - "$OUT" <<'EOF'
-import csv, json, os, sys
+import csv, json, os, subprocess, sys
 out = sys.argv[1]
 def fail(msg):
     sys.exit(f"FAIL: {msg}")
@@ -195,6 +195,27 @@ if "xnf-1nf-model" in meta["dataplanes"]:
                      f"xnf_batch {sum(polls[1:])}")
     if not os.path.exists(os.path.join(out, "model", "xdp", "validate.md")):
         fail("model/xdp/validate.md missing")
+# The machine's own steadiness, after the model sweeps: a count per 100
+# ms stretch on the generator's CPU and the DUT's, in both sweeps, read
+# back by validate -j.
+for sub, dp in (("", "worker-l3fwd-napi-other"), ("xdp", "xnf-1nf-model")):
+    if dp not in meta["dataplanes"]:
+        continue
+    m = json.load(open(os.path.join(out, "model", sub, "sweep.json"))).get("machine") or {}
+    roles = {c: v["role"] for c, v in (m.get("cpus") or {}).items()}
+    if sorted(roles.values()) != ["dut_cpu", "gen_cpu"] or any(
+            len(v["counts"]) < 10 or min(v["counts"]) < 0 or sum(v["counts"]) <= 0
+            for v in m["cpus"].values()):
+        fail(f"model/{sub}/sweep.json machine: {str(m)[:300]}")
+    args = [os.environ["XNF"], "-j", "model", "validate",
+            os.path.join(out, "model", sub, "sweep.json"),
+            "--out", os.path.join(out, "model", sub, "validate-machine")]
+    v = subprocess.run(args + (["--path", "xdp"] if sub else []), capture_output=True,
+                       text=True, timeout=600)
+    got = [c["cpu"] for c in (json.loads(v.stdout)["summary"].get("machine") or [])] \
+        if v.returncode == 0 else None
+    if got != sorted(int(c) for c in roles):
+        fail(f"validate -j of model/{sub}: machine {got}: {v.stderr[:300]}")
 rep = open(os.path.join(out, "report.md")).read()
 for f in ("fig2_throughput_size.png", "fig5_latency_rate.png", "Targets"):
     if f not in rep:

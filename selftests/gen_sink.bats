@@ -298,6 +298,41 @@ xdp_id()
 	done
 }
 
+@test "as fast as they go: a sender held up 200 ms is one pause that long, in its bucket" {
+	local gpid g
+	sink_bg "$GS_TMP/sink.json" -j
+	ip netns exec "$GS_A" "$GEN" "$GS_DA" duration 2 -j >"$GS_TMP/gen.json" 2>/dev/null 3>&- &
+	gpid=$!
+	GS_PIDS+=("$gpid")
+	tb_until "xnf-gen to attach and send" gen_sending
+	# SIGSTOP ends the test-run call under way (-EINTR); the sender goes on
+	# after SIGCONT: no frame for at least 200 ms
+	kill -STOP "$gpid"
+	sleep 0.2
+	kill -CONT "$gpid"
+	wait "$gpid"
+	g=$(cat "$GS_TMP/gen.json")
+	sink_finish "$g"
+	gs_account "held up" "$g"
+	echo "pauses: $(jq -c .pauses <<<"$g")" >&2
+	tb_expect "16 buckets of [count, ns]" "$(jq '.pauses | map(length) | select(all(. == 2)) | length' <<<"$g")" -eq 16
+	# bucket b: pauses of 2^(16+b) ns up to 2^(17+b), the last unbounded
+	tb_expect "every bucket's sum within its bounds" "$(jq '[.pauses | to_entries[] |
+		.key as $b | .value as [$n, $ns] |
+		($n == 0 and $ns == 0) or
+		(($ns >= $n * pow(2; 16 + $b)) and ($b == 15 or $ns < $n * pow(2; 17 + $b)))] |
+		all' <<<"$g")" = true
+	# 200 ms is 2^27.6 ns: bucket 11 or later (later on a busy machine)
+	tb_expect "a pause of 200 ms or more" \
+		"$(jq '[.pauses[11:][] | .[1]] | add >= 200000000' <<<"$g")" = true
+	tb_expect "pauses within the run" "$(jq '. as $g | ([$g.pauses[][1]] | add) / 1e9 <= $g.duration_s' <<<"$g")" = true
+	# paced, frames due in a pause leave late instead: not counted
+	sink_bg "$GS_TMP/sink2.json" -j
+	g=$(gen count 1000 rate 100000 -j)
+	sink_finish "$g"
+	tb_expect "paced: no pauses" "$(jq .pauses <<<"$g")" = null
+}
+
 # gen_timed ARGS...: gen, with the wall time it took in T_MS.
 gen_timed()
 {

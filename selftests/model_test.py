@@ -60,7 +60,7 @@ def model_cli(argv, timeout=300, cwd=None):
 def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
              wake_ns=0.0, t0_ns=None, time_empty=True, warmup=0.1, burst=1,
              segments=None, discipline="gated", tail_ns=None, linger_ns=None,
-             paced=False, linger_from_packets=False):
+             paced=False, linger_from_packets=False, pause=None):
     """Event simulation of one poll-mode core: Poisson-process arrivals at
     `rate` pps into a FIFO of L packets (arrivals to a full queue are lost),
     a server that takes min(queue, beta) packets per poll and serves them in
@@ -88,7 +88,10 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
     object as `xnf -j worker` prints (with paced, bursts come at exact
     intervals from a random phase), "_time_s", the time it counted
     over, "_bursts", the bursts by size (all of them), and "_wakes", the
-    wake-ups drawn (ns)."""
+    wake-ups drawn (ns). With pause, (every_ns, length_ns), the source
+    stops for length_ns after each every_ns it sent (the generator's
+    pauses at full rate), and "_pauses" counts those that began in the
+    time counted over."""
     rng = np.random.default_rng(seed)
     if np.ndim(burst) == 0:
         g = np.zeros(int(burst) + 1)
@@ -100,6 +103,8 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
         arr = (np.arange(int(packets // gm)) + rng.random()) * 1e9 * gm / rate
     else:
         arr = np.cumsum(rng.exponential(1e9 * gm / rate, int(packets // gm)))
+    if pause:
+        arr = arr + pause[1] * np.floor(arr / pause[0])
     sizes = rng.choice(len(g), size=len(arr), p=g)
     csum = np.concatenate(([0], np.cumsum(sizes)))
     packets = len(arr)
@@ -197,6 +202,9 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
         h[0] += 1
         h[1] += s
         h[2] += s * s
+    # pause k (from 1) begins at k every_ns + (k - 1) length_ns
+    starts = np.arange(1, int(t // pause[0]) + 2) * (pause[0] + pause[1]) - \
+        pause[1] if pause else np.zeros(0)
     return {
         "queue": 0, "state": "stopped", "mode": "copy", "nf": "l3fwd",
         "batch": beta, "ring": L, "busy_poll": False,
@@ -211,6 +219,7 @@ def simulate(rate, L, beta, t_ns, packets=40000, seed=1, spins=None,
         "_time_s": (t - t_start) * 1e-9,
         "_bursts": np.bincount(sizes, minlength=len(g)).tolist(),
         "_wakes": wakes,
+        "_pauses": int(np.sum((starts >= t_start) & (starts < t))),
     }
 
 
@@ -2042,6 +2051,85 @@ class XdpPath(unittest.TestCase):
         self.assertIsNone(xm.readers.stretch_summary({"count": 3}))
         self.assertIsNone(xm.readers.stretch_summary(None))
 
+    def test_with_pauses(self):
+        # model.with_pauses() on known values: a pause serves what the ring
+        # holds (at most X P), which the loss gets back; the busy share
+        # counts the pause's work, the server idle the rest of it.
+        r = xm.model.Result(throughput_pps=2e6, mean_queue_at_poll=256.0,
+                            loss=0.4, busy_fraction=1.0, mean_batch=64.0)
+        pauses = [(10, 10 * 300000), (100, 100 * 20000)]
+        out = xm.model.with_pauses(r, pauses, 0.8, 2.4e6)
+        served = 10 * 256 + 100 * 2e6 * 20e-6
+        self.assertAlmostEqual(out["loss"], 0.4 - served / 2.4e6, delta=1e-12)
+        self.assertAlmostEqual(out["busy_fraction"], (0.8 - 0.005 + 10 * 128e-6 +
+                                                      100 * 20e-6) / 0.8, delta=1e-12)
+        self.assertEqual((out["mean_batch"], r["loss"]), (64.0, 0.4))
+        # no loss to give back; no pauses, or pauses longer than the
+        # trial, change nothing
+        self.assertEqual(xm.model.with_pauses(dict(r, loss=0.001), pauses, 0.8,
+                                              2.4e6)["loss"], 0.0)
+        self.assertIs(xm.model.with_pauses(r, [], 0.8, 2.4e6), r)
+        self.assertIs(xm.model.with_pauses(r, [(1, 9 * 10 ** 8)], 0.8, 2.4e6), r)
+
+    def test_validate_pauses(self):
+        # A sender that stops 400 us after every 5 ms at 3 Mpps, into a
+        # server of 2.1 Mpps: each pause empties the ring of 256 and idles
+        # the server, and the trial loses more than at its mean rate. Given
+        # the pauses (gen.pauses, as xnf-gen counts them), validate
+        # predicts the loss within the target; without them, not.
+        T = XDP_T
+        w = simulate(3e6, 256, 64, T, packets=300000, seed=91, spins=0,
+                     wake_ns=2000.0, discipline="exhaustive",
+                     pause=(5e6, 4e5))
+        n = w["_pauses"]
+        self.assertGreater(n, 10)
+        pt = napi_point(w, 3e6)
+        # 400 us: bucket 2, [2^18, 2^19) ns
+        pt["gen"] = {"pauses": [[0, 0], [0, 0], [n, n * 400000]] + [[0, 0]] * 13}
+        out = self.validate({"nf": "l3fwd", "points": [pt]}, "--wake-ns", "2000")
+        row = out["rows"][0]
+        self.assertAlmostEqual(row["paused_s"], n * 4e-4, delta=1e-12)
+        self.assertGreater(row["loss_measured"], 0.2)
+        self.assertLessEqual(row["loss_err"], xm.model.TARGET_LOSS, row)
+        self.assertTrue(row["ok_loss"])
+        self.assertLess(row["busy_measured"], 0.97)
+        self.assertLess(abs(row["busy_model"] - row["busy_measured"]), 0.01)
+        del pt["gen"]
+        row = self.validate({"nf": "l3fwd", "points": [pt]},
+                            "--wake-ns", "2000")["rows"][0]
+        self.assertIsNone(row["paused_s"])
+        self.assertGreater(row["loss_err"], 2 * xm.model.TARGET_LOSS)
+
+    def test_machine(self):
+        # The machine's own steadiness (the harness's steadiness.py): per
+        # CPU, its stretches' speeds over their mean, and the windows of a
+        # trial's length whose fastest stretch was within STEADY_SPEED of
+        # the slowest.
+        m = {"stretch_s": 0.1, "cpus": {
+            "1": {"role": "dut_cpu",
+                  "counts": [100, 100, 103, 100, 110, 100, 100, 100]},
+            "0": {"role": "gen_cpu", "counts": [50, 0, 50]}}}
+        # a stretch the loop did not run in (off its CPU) is speed 0
+        s = xm.readers.machine_summary(m, 0.2)
+        self.assertEqual([c["cpu"] for c in s], [0, 1])
+        self.assertEqual((s[0]["stretches"], s[0]["windows"], s[0]["steady_windows"],
+                          s[0]["speed_min"]), (3, 2, 0, 0))
+        # a CPU with fewer stretches than a trial spans is left out
+        self.assertEqual([c["cpu"] for c in xm.readers.machine_summary(m, 0.4)], [1])
+        c = xm.readers.machine_summary(m, 0.3)[1]
+        self.assertEqual((c["role"], c["stretches"], c["windows"]), ("dut_cpu", 8, 6))
+        self.assertAlmostEqual(c["window_s"], 0.3)
+        # 100-100-103, 100-103-100 and 100-100-100 held; 103-100-110,
+        # 100-110-100 and 110-100-100 did not
+        self.assertEqual(c["steady_windows"], 3)
+        self.assertAlmostEqual(c["speed_min"], 100 / (813 / 8), delta=1e-12)
+        self.assertAlmostEqual(c["speed_max"], 110 / (813 / 8), delta=1e-12)
+        self.assertIsNone(xm.readers.machine_summary(m, 0.9))
+        self.assertIsNone(xm.readers.machine_summary(None, 0.8))
+        self.assertIsNone(xm.readers.machine_summary({"cpus": {}}, 0.8))
+        self.assertIsNone(xm.readers.machine_summary(
+            {"cpus": {"0": {"counts": [0] * 9}}}, 0.8))
+
     def test_validate_steadiness(self):
         # validate --path xdp with perf's stretches: a trial whose speed
         # moved more than STEADY_SPEED between them is not steady and a
@@ -2064,7 +2152,18 @@ class XdpPath(unittest.TestCase):
         # the third's polls took longer than its server did: the model
         # loses more than it measured, and the miss says why
         pts[2]["napi"]["ns"] = [int(x * 1.3) for x in pts[2]["napi"]["ns"]]
-        out, _, csv_rows = self.validate({"nf": "l3fwd", "points": pts}, files=True)
+        # the sweep's machine, read with the trials' (median) length: these
+        # trials are shorter than a stretch, so a window is one stretch
+        machine = {"stretch_s": 0.1, "cpus": {
+            "1": {"role": "dut_cpu", "counts": [1000, 1010, 1200, 1000]}}}
+        out, _, csv_rows = self.validate({"nf": "l3fwd", "points": pts,
+                                          "machine": machine}, files=True)
+        trial_s = float(np.median([pt["duration_s"] for pt in pts]))
+        self.assertLess(trial_s, 0.05)
+        self.assertEqual(out["summary"]["machine"],
+                         xm.readers.machine_summary(machine, trial_s))
+        self.assertEqual([(c["windows"], c["steady_windows"])
+                          for c in out["summary"]["machine"]], [(4, 4)])
         rows = out["rows"]
         self.assertEqual([r["steady"] for r in rows], [None, True, False])
         self.assertEqual(rows[0]["stretches"]["count"], 1)

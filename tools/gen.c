@@ -104,6 +104,8 @@ struct result {
 	/* flushes by the frames they carried: the arrivals at the receiving
 	 * ring, a burst each (tools/xnf_model, --burst flush) */
 	__u64 flushes[XNF_GEN_FLUSH_MAX + 1];
+	/* as fast as possible: the pauses by length (xnf_traffic.h) */
+	__u64 pauses[XNF_GEN_PAUSE_BUCKETS], pause_ns[XNF_GEN_PAUSE_BUCKETS];
 	double duration;
 	bool held;
 };
@@ -470,6 +472,10 @@ static int run_fast(struct runner *r, const struct opts *o, struct result *res)
 	}
 	res->burst_max = BATCH;
 	res->batch = BATCH;
+	for (int i = 0; i < XNF_GEN_PAUSE_BUCKETS; i++) {
+		res->pauses[i] = r->st->pause_hist[i];
+		res->pause_ns[i] = r->st->pause_ns[i];
+	}
 	return 0;
 }
 
@@ -656,6 +662,18 @@ static void print_result(const struct opts *o, const struct result *res,
 			jw_uint(NULL, res->flushes[i]);
 		jw_end_array();
 		jw_uint("slips", res->slips);
+		if (o->rate) {
+			jw_null("pauses");
+		} else {
+			jw_array("pauses");
+			for (int i = 0; i < XNF_GEN_PAUSE_BUCKETS; i++) {
+				jw_array(NULL);
+				jw_uint(NULL, res->pauses[i]);
+				jw_uint(NULL, res->pause_ns[i]);
+				jw_end_array();
+			}
+			jw_end_array();
+		}
 		jw_uint("calls", res->calls);
 		jw_uint("errors", res->errors);
 		jw_uint("bad_cookie", res->bad_cookie);
@@ -674,9 +692,18 @@ static void print_result(const struct opts *o, const struct result *res,
 		       "a flush every %u runs, schedule moved %llu times\n",
 		       o->rate, (unsigned long long)res->burst_max, burst_mean,
 		       res->batch, (unsigned long long)res->slips);
-	else
-		printf("  as fast as possible: %llu calls, flushed to the device every %d frames\n",
-		       (unsigned long long)res->calls, BATCH);
+	else {
+		__u64 n = 0, ns = 0;
+
+		for (int i = 0; i < XNF_GEN_PAUSE_BUCKETS; i++) {
+			n += res->pauses[i];
+			ns += res->pause_ns[i];
+		}
+		printf("  as fast as possible: %llu calls, flushed to the device every %d frames, "
+		       "paused %.1f ms in %llu gaps of %.1f us or more\n",
+		       (unsigned long long)res->calls, BATCH, ns / 1e6,
+		       (unsigned long long)n, (1u << XNF_GEN_PAUSE_SHIFT) / 1e3);
+	}
 	if (res->errors)
 		printf("  %llu frames could not be written (dropped)\n",
 		       (unsigned long long)res->errors);

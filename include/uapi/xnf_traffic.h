@@ -54,6 +54,16 @@ struct xnf_probe_short {
 #define XNF_GEN_FRAME_MAX 1518
 #define XNF_GEN_FLOWS_MAX (1u << 24)
 
+/* As fast as possible, the sender's pauses: gaps of 2^XNF_GEN_PAUSE_SHIFT
+ * ns (65.5 us) or more between two frames, by log2: bucket b holds the
+ * gaps of [2^(SHIFT + b), 2^(SHIFT + b + 1)) ns, the last also all longer
+ * ones. The receiving ring gets nothing meanwhile (paced, the frames due
+ * leave late instead, in a catch-up burst). 65.5 us: longer than a flush
+ * of 64 frames keeps the sender (~20 us with a GRO receiver, less into
+ * XDP), about as long as a 256-frame veth ring lasts a DUT at 2-4 Mpps. */
+#define XNF_GEN_PAUSE_SHIFT   16
+#define XNF_GEN_PAUSE_BUCKETS 16
+
 struct xnf_gen_cfg {
 	__u8 hdr[XNF_GEN_HDR_MAX]; /* headers of flow 0; lengths, checksums zero */
 	__u32 cookie; /* 4 bytes of XDP metadata that mark generator frames;
@@ -110,6 +120,9 @@ struct xnf_gen_state {
 	__u64 flush_hist[XNF_GEN_FLUSH_MAX + 1];
 	__u32 flush_frames; /* paced: frames in the flush under way */
 	__u32 pad2;
+	/* unpaced: the pauses by length (count, and their sum in ns) */
+	__u64 pause_hist[XNF_GEN_PAUSE_BUCKETS];
+	__u64 pause_ns[XNF_GEN_PAUSE_BUCKETS];
 };
 
 /* Sink (sink.bpf.c): per-CPU counters, a per-CPU latency histogram and a

@@ -38,6 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import testbed as tbm  # noqa: E402
 from testbed import CmdError, Testbed, run  # noqa: E402
 from waketrace import WakeTrace  # noqa: E402
+import steadiness  # noqa: E402
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -274,6 +275,7 @@ class Bench:
                                      "latency_chain", "rules")}
         self.model_points = {}    # by dataplane: the worker's, the XDP path's
         self.model_check = None
+        self.model_machine = None  # steadiness.measure() after the model sweeps
         self.model_check_stats = None
         # `xnf -j stats` before the model sweep's first trial and after each
         # of its trials: the dimensioning check's input, one interval per
@@ -768,8 +770,10 @@ class Bench:
         d = self.duration_for(exp, rate)
         trials = self.a.zl_steps if exp == "zeroloss" else 1
         if exp == "model" and t == ("model", "64", self.a.model_fracs[0], 0):
-            # the saturation point first, the worker's dimension check last (1-3 trials)
+            # the saturation point first, the worker's dimension check last
+            # (1-3 trials), the machine's steadiness after the sweeps
             trials += 2
+            return trials, trials * (d + TRIAL_OVH) + self.a.model_steady_s
         return trials, trials * (d + TRIAL_OVH)
 
     def duration_for(self, exp, rate):
@@ -984,6 +988,25 @@ class Bench:
             rec["veth"] = {d: {k: v1[d][k] - v0[d][k] for k in v0[d]} for d in v0}
         return row, rec
 
+    def model_steadiness(self):
+        """The machine's own steadiness on both CPUs (steadiness.py), after
+        the model sweeps, their test beds gone: no trial shares the CPUs
+        with it, and it holds up none."""
+        try:
+            m = steadiness.measure({"gen_cpu": self.a.gen_cpu, "dut_cpu": self.a.dut_cpu},
+                                   self.a.model_steady_s)
+        except (OSError, ValueError, subprocess.TimeoutExpired) as ex:
+            self.say(f"  the machine's steadiness not measured: {ex}")
+            return
+        self.model_machine = m
+        for cpu, c in m["cpus"].items():
+            n = c["counts"]
+            mean = sum(n) / len(n) if n else 0
+            if mean:
+                self.say(f"model: a fixed loop on CPU {cpu} ({c['role']}) ran at "
+                         f"{min(n) / mean:.2f}-{max(n) / mean:.2f} of its mean speed "
+                         f"in stretches of {m['stretch_s'] * 1e3:.0f} ms")
+
     def model_saturation(self, tb, dp):
         row, rec = self.model_trial(tb, dp, None, "model max")
         self.model_point_record(dp, rec, row, None)
@@ -1163,10 +1186,10 @@ class Bench:
             # How long the napi thread waited to run once woken, and its
             # time on the CPU (XDP path).
             "napi_wake": rec.get("napi_wake"), "napi_sched": rec.get("napi_sched"),
-            # The generator's paced bursts and its flushes by size: the
-            # arrivals at the ingress ring.
+            # The generator's paced bursts, its flushes by size and, at full
+            # rate, its pauses: the arrivals at the ingress ring.
             "gen": {k: (rec.get("gen") or {}).get(k)
-                    for k in ("burst", "burst_mean", "flush", "flushes", "slips")},
+                    for k in ("burst", "burst_mean", "flush", "flushes", "slips", "pauses")},
             # Whether the worker had its core: time runnable but not running
             # (other tasks on the CPU, the NAPI thread among them).
             "worker_sched": rec.get("worker_sched"), "cpu_ms": rec.get("cpu_ms")})
@@ -1186,6 +1209,8 @@ class Bench:
                 with open(os.path.join(self.out, "model", sub, "sweep.json"), "w") as f:
                     json.dump({"dataplane": dp, "ring": ring, "batch": batch, "nf": "l3fwd",
                                "size": 64,
+                               # steadiness.py: a fixed loop's runs per stretch on each CPU
+                               "machine": self.model_machine,
                                "points": sorted(self.model_points.get(dp, []),
                                                 key=lambda p: p["offered_pps"])},
                               f, indent=1)
@@ -1299,6 +1324,8 @@ class Bench:
         try:
             for s in sessions:
                 self.run_session(s)
+            if self.model_points:
+                self.model_steadiness()
         except (KeyboardInterrupt, Interrupted) as ex:
             self.say(f"interrupted ({ex or 'SIGINT'}): cleaning up, writing what was measured")
             rc = 130
@@ -1666,6 +1693,7 @@ def parse_args(argv):
     # whole trial at overload: 1 s trials lost 50 ms of server or source
     # (measured with perf), 0.8 s ones nothing.
     a.model_duration = 0.5 if q else 0.8
+    a.model_steady_s = 1.0 if q else 4.0
     a.model_fracs = (["0.3", "0.8", "1.2", "2"] if q else
                      ["0.1", "0.25", "0.5", "0.7", "0.85", "0.95", "1.05", "1.2", "1.5", "2"])
     # Which dataplanes each experiment covers (shell patterns).

@@ -23,16 +23,16 @@ import numpy as np
 from .model import (AUTO_ITER, KNEE, MAX_ITER, SPREAD_MIN, STEADY_SPEED,
                     TARGET_JSD, TARGET_LOSS, TARGET_MEAN, TOL, ModelError,
                     Params, Service, capacity_nodes, fit_line, jsd,
-                    normalise, predict, rel_error)
+                    normalise, predict, rel_error, with_pauses)
 from .output import (fmt_pct, fmt_rate, print_dimension, print_json,
                      print_predict, print_warning, solver_text,
                      validate_markdown, write, write_csv)
 from .plots import plot_predict, validate_plots
-from .readers import (NAPI_BUDGET, Measured, default_spins, idle_per_empty,
-                      load_json, pool_sweep, read_measured, read_snapshots,
-                      stretch_summary, sweep_until_last_packet, worker_busy,
-                      worker_counts, worker_hist, worker_loss, worker_rate,
-                      xdp_sweep)
+from .readers import (NAPI_BUDGET, Measured, default_spins, gen_pauses,
+                      idle_per_empty, load_json, machine_summary, pool_sweep,
+                      read_measured, read_snapshots, stretch_summary,
+                      sweep_until_last_packet, worker_busy, worker_counts,
+                      worker_hist, worker_loss, worker_rate, xdp_sweep)
 
 WIRE_OVERHEAD = 20      # preamble + inter-frame gap, bytes
 GEN_BURST_US = 100.0    # tools/gen.c PACED_BURST_US
@@ -922,10 +922,13 @@ def own_poll_line(svc, tail, counts, min_samples):
 def validate(sweep, args):
     """Model against each point of a harness sweep; rows of a table."""
     xdp = getattr(args, "path", "worker") == "xdp"
+    raw = sweep
     sweep = xdp_sweep(sweep) if xdp else sweep_until_last_packet(sweep)
     pts = sweep.get("points") or []
     if not pts:
         raise ModelError("the sweep has no points")
+    machine = machine_summary(raw.get("machine"), float(np.median(
+        [pt["duration_s"] for pt in pts if pt.get("duration_s")] or [0])))
     w0 = next((pt["worker"] for pt in pts if pt.get("worker")), {})
     L = args.ring or sweep.get("ring") or w0.get("ring")
     beta = args.beta or sweep.get("batch") or w0.get("batch")
@@ -994,13 +997,22 @@ def validate(sweep, args):
         if args.arrival == "paced" and linger is not None:
             linger = (pt.get("napi_wake") or {}).get("linger_law", linger)
 
+        # At full rate the generator pauses (gen.pauses): the model takes
+        # the rate while it sent, and the pauses (model.with_pauses()).
+        pauses, T = gen_pauses(pt), pt.get("duration_s") or 0.0
+        paused = sum(ns for _, ns in pauses) / 1e9
+        on = T / (T - paused) if pauses and 0 < paused < T else 1.0
+        row["paused_s"] = paused if pauses else None
+
         def compare(at):
-            p = make_params(args, L, beta, psvc, spins, at, ref=rate,
+            p = make_params(args, L, beta, psvc, spins, at * on, ref=rate,
                             burst=kb, wake_ns=wake,
                             tail=pt.get("poll_tail_ns"),
                             linger=linger, line=line)
-            return p, compare_point(predict(p, args.tol, args.max_iter,
-                                            args.solver), counts, w, xdp)
+            r = predict(p, args.tol, args.max_iter, args.solver)
+            if on != 1.0:
+                r = with_pauses(r, pauses, T, at * T)
+            return p, compare_point(r, counts, w, xdp)
         p, cmp = compare(rate)
         row.update(cmp, slot_ns=p.slot, batches=int(counts.sum()))
         if not (row["ok_mean"] and row["ok_loss"] and row["ok_jsd"]):
@@ -1009,7 +1021,7 @@ def validate(sweep, args):
     return {"L": L, "beta": beta, "nf": sweep.get("nf"), "spins": spins,
             "service": svc, "rows": rows, "path": "xdp" if xdp else "worker",
             "poll_overhead_ns": sweep.get("poll_overhead_ns"),
-            "discipline": discipline(args)}
+            "machine": machine, "discipline": discipline(args)}
 
 
 def cmd_validate(args):
@@ -1042,6 +1054,7 @@ def cmd_validate(args):
         if any(r.get("steady") is not None for r in rows) else None,
         "met_steady": sum(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"]
                           for r in rows if r.get("steady")),
+        "machine": res["machine"],
         "files": [os.path.join(out, f) for f in
                   ("validate.md", "validate.csv", "validate.png",
                    "validate-dist.png")]}

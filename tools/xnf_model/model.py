@@ -1036,6 +1036,39 @@ def predict(p, tol=TOL, max_iter=MAX_ITER, solver="auto"):
     return res
 
 
+# --------------------------------------------------- the sender's pauses
+
+def with_pauses(r, pauses, trial_s, arrived):
+    """A prediction r made at the rate the sender had while it sent (the
+    trial's arrivals over its time less its pauses), for the whole trial
+    with the pauses: pauses holds pairs (count, ns) of pauses by length (a
+    bucket each, the generator's; docs/model.md, "The generator's pauses").
+
+    Nothing arrives in a pause. The server goes on with what the ring holds
+    when it starts, Q (the model's mean queue at a poll), for up to Q / X at
+    its throughput X, then idles. Where the ring overflows outside the
+    pauses, each packet served in a pause leaves room for one that would
+    have been lost: loss = max(0, loss - S / arrived), where S is the sum
+    over pauses of min(Q, X P). Busy: its share of the sending time, plus
+    min(P, Q / X) per pause, over the trial. Pauses too short to empty the
+    ring give back the loss at the trial's mean rate; long ones idle the
+    server, as the trial's sender did."""
+    total = sum(ns for _, ns in pauses) / 1e9
+    if not pauses or total <= 0 or total >= trial_s or arrived <= 0:
+        return r
+    x, q = r["throughput_pps"], r["mean_queue_at_poll"]
+    served = work = 0.0
+    for n, ns in pauses:
+        if n:
+            held = ns / n / 1e9
+            served += n * min(q, x * held)
+            work += n * min(held, q / x if x > 0 else 0.0)
+    out = Result(r)
+    out["loss"] = max(r["loss"] - served / arrived, 0.0)
+    out["busy_fraction"] = (r["busy_fraction"] * (trial_s - total) + work) / trial_s
+    return out
+
+
 # ------------------------------------------------ a capacity that varies
 
 # The probability bins of capacity_nodes(): finest in the lower tail,

@@ -331,6 +331,18 @@ def validate_markdown(res, args):
                 100 * STEADY_SPEED, len(steady), known,
                 sum(r["ok_mean"] and r["ok_loss"] and r["ok_jsd"]
                     for r in steady)), ""]
+    if res.get("machine"):
+        lines[-1:-1] = [
+            "The machine (a fixed loop on each CPU, all at once, after the "
+            "sweeps; the harness's steadiness.py): "
+            + "; ".join(
+                "CPU %d (%s) ran at %.2f-%.2f of its mean speed in stretches "
+                "of %g ms, within %g%% over %g s (a trial's length) in %d of "
+                "%d windows" % (
+                    m["cpu"], m["role"], m["speed_min"], m["speed_max"],
+                    1e3 * m["stretch_s"], 100 * STEADY_SPEED, m["window_s"],
+                    m["steady_windows"], m["windows"])
+                for m in res["machine"]) + ".", ""]
     missed = [r for r in ok if r.get("why")]
     if missed:
         lines += ["Why the points that miss do (the model at %g and %g of "

@@ -20,7 +20,7 @@ import json
 
 import numpy as np
 
-from .model import ModelError
+from .model import STEADY_SPEED, ModelError
 from .output import fmt_rate
 
 XNF_IDLE_SPINS = 64     # userspace/worker.c IDLE_SPINS
@@ -336,6 +336,43 @@ def stretch_summary(wake):
         if len(speed) >= 2:
             out.update(size=size, speed_min=min(speed), speed_max=max(speed))
     return out
+
+
+def gen_pauses(pt):
+    """The generator's pauses in a point of a sweep (gen.pauses: pairs
+    [count, ns] by length, as fast as possible only), those with a count;
+    [] where it has none."""
+    return [(int(n), int(ns)) for n, ns in
+            ((pt.get("gen") or {}).get("pauses") or []) if n]
+
+
+def machine_summary(machine, trial_s):
+    """The machine's own steadiness from the sweep's "machine" (the
+    harness's steadiness.py: a fixed loop's runs per stretch on each CPU,
+    all at once), or None without it. Per CPU: its stretches' speeds over
+    their mean ("speed_min", "speed_max"), and of the windows of trial_s
+    (consecutive stretches, as many as a trial spans) those whose fastest
+    stretch is within STEADY_SPEED of its slowest ("steady_windows" of
+    "windows"): the test a trial's own stretches pass to be steady."""
+    if not isinstance(machine, dict) or not machine.get("cpus"):
+        return None
+    stretch = machine.get("stretch_s") or 0.1
+    k = max(1, int(round((trial_s or stretch) / stretch)))
+    out = []
+    for cpu, c in sorted(machine["cpus"].items(), key=lambda x: int(x[0])):
+        # a stretch the loop did not run in at all counts 0: speed 0
+        n = list(c.get("counts") or [])
+        if len(n) < k or not sum(n):
+            continue
+        mean = sum(n) / len(n)
+        wins = [n[i:i + k] for i in range(len(n) - k + 1)]
+        out.append({"cpu": int(cpu), "role": c.get("role"),
+                    "stretches": len(n), "stretch_s": stretch,
+                    "speed_min": min(n) / mean, "speed_max": max(n) / mean,
+                    "window_s": k * stretch, "windows": len(wins),
+                    "steady_windows": sum(max(w) <= (1 + STEADY_SPEED) * min(w)
+                                          for w in wins)})
+    return out or None
 
 
 def poll_tail(after, counts, beta, fit=None, min_samples=5):
