@@ -1863,6 +1863,67 @@ class CLI(unittest.TestCase):
                                                   r["jsd_nonempty"]) < 0.05)
 
 
+class WorkerOverhead(unittest.TestCase):
+    # The worker's loop around its timed reads (the fill ring's refill of
+    # the frames read) is service too. A simulated worker whose batches are
+    # timed EXTRA ns per packet short of what they take, with its CPU time
+    # as the harness's schedstat gives it (worker_sched.run_ns): validate
+    # adds the difference back, i EXTRA to a batch of i
+    # (packet_overhead_ns), and meets the loss at overload; without the
+    # CPU time it prices the core faster and predicts too little loss.
+    EXTRA = 10.0
+
+    def point(self, rate, seed):
+        t = FIX_A + FIX_B * np.arange(FIX_BETA + 1)
+        w = simulate(rate, FIX_L, FIX_BETA, t, packets=120000, seed=seed,
+                     spins=64, t0_ns=400.0)
+        secs = sim_extras(w)["_time_s"]
+        run = sum(e["ns"] for e in w["batch_hist"])
+        for e in w["batch_hist"]:
+            e["ns"] -= int(self.EXTRA * e["size"] * e["batches"])
+            e.pop("ns_sq", None)
+        arrived = w["rx_packets"] + w["kernel"]["rx_ring_full"]
+        return {"offered_pps": rate, "offered_max": False, "sent": arrived,
+                "received": w["rx_packets"], "duration_s": secs, "worker": w,
+                "worker_sched": {"run_ns": run, "wait_ns": 0}}
+
+    def test_worker_overhead(self):
+        pts = [self.point(r, 80 + k) for k, r in enumerate((1e5, 4.5e6))]
+        # it waited for packets at 100 kpps: the overloaded point's own
+        self.assertIsNone(xm.readers.worker_overhead(pts[0]))
+        self.assertAlmostEqual(xm.readers.worker_overhead(pts[1]), self.EXTRA,
+                               delta=0.01)
+        sw = xm.readers.worker_sweep({"points": pts})
+        self.assertAlmostEqual(sw["packet_overhead_ns"], self.EXTRA, delta=0.01)
+        self.assertEqual([round(p["packet_overhead_ns"], 1) for p in sw["points"]],
+                         [self.EXTRA] * 2)
+        full = next(e for e in sw["points"][1]["worker"]["batch_hist"]
+                    if e["size"] == 64)
+        orig = next(e for e in pts[1]["worker"]["batch_hist"] if e["size"] == 64)
+        self.assertAlmostEqual(full["ns"] - orig["ns"],
+                               64 * self.EXTRA * orig["batches"], delta=1.0)
+        row = self.overloaded(pts)
+        self.assertGreater(row["loss_measured"], 0.2)
+        self.assertTrue(row["ok_loss"], row["loss_err"])
+        for pt in pts:
+            del pt["worker_sched"]
+        row = self.overloaded(pts)
+        self.assertEqual(row["packet_overhead_ns"], 0.0)
+        self.assertGreater(row["loss_measured"] - row["loss_model"],
+                           2 * xm.model.TARGET_LOSS)
+
+    def overloaded(self, pts):
+        """validate -j of a sweep of pts: the row of its second point."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "sweep.json")
+            with open(path, "w") as f:
+                json.dump({"ring": FIX_L, "batch": FIX_BETA, "nf": "l3fwd",
+                           "points": pts}, f)
+            cp = model_cli(["validate", path, "--out", d, "-j"])
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            return json.loads(cp.stdout)["rows"][1]
+
+
 def napi_point(w, rate):
     """A simulated server as the harness records the XDP path of a sweep
     point: the ingress's NAPI polls by size with their times, the frames

@@ -31,8 +31,8 @@ from .plots import plot_predict, validate_plots
 from .readers import (NAPI_BUDGET, Measured, default_spins, gen_pauses,
                       idle_per_empty, load_json, machine_summary, pool_sweep,
                       read_measured, read_snapshots, stretch_summary,
-                      sweep_until_last_packet, worker_busy, worker_counts,
-                      worker_hist, worker_loss, worker_rate, xdp_sweep)
+                      worker_busy, worker_counts, worker_hist, worker_loss,
+                      worker_rate, worker_sweep, xdp_sweep)
 
 WIRE_OVERHEAD = 20      # preamble + inter-frame gap, bytes
 GEN_BURST_US = 100.0    # tools/gen.c PACED_BURST_US
@@ -923,7 +923,7 @@ def validate(sweep, args):
     """Model against each point of a harness sweep; rows of a table."""
     xdp = getattr(args, "path", "worker") == "xdp"
     raw = sweep
-    sweep = xdp_sweep(sweep) if xdp else sweep_until_last_packet(sweep)
+    sweep = xdp_sweep(sweep) if xdp else worker_sweep(sweep)
     pts = sweep.get("points") or []
     if not pts:
         raise ModelError("the sweep has no points")
@@ -977,6 +977,8 @@ def validate(sweep, args):
         row["wait_share"] = (sc["wait_ns"] / (sc["run_ns"] + sc["wait_ns"])
                              if sc.get("run_ns", 0) + sc.get("wait_ns", 0) > 0
                              else None)
+        if not xdp:
+            row["packet_overhead_ns"] = pt.get("packet_overhead_ns")
         wake = parse_wake(args.wake_ns, pt, rate, row["burst"], xdp)
         row["wake_ns"] = wake if np.ndim(wake) == 0 else \
             float(wake[0] @ wake[1] / wake[1].sum())
@@ -1021,6 +1023,7 @@ def validate(sweep, args):
     return {"L": L, "beta": beta, "nf": sweep.get("nf"), "spins": spins,
             "service": svc, "rows": rows, "path": "xdp" if xdp else "worker",
             "poll_overhead_ns": sweep.get("poll_overhead_ns"),
+            "packet_overhead_ns": sweep.get("packet_overhead_ns"),
             "machine": machine, "discipline": discipline(args)}
 
 

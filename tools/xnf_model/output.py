@@ -173,8 +173,8 @@ def write(path, text):
 
 
 CSV_COLS = ("point", "offered_pps", "rate_pps", "burst", "wake_ns",
-            "poll_overhead_ns", "poll_a_ns", "poll_b_ns", "wait_share",
-            "batches",
+            "poll_overhead_ns", "packet_overhead_ns", "poll_a_ns",
+            "poll_b_ns", "paused_s", "wait_share", "batches",
             "mean1_measured", "mean1_model", "mean_measured",
             "mean_model", "mean_err", "rel_error", "jsd", "jsd_nonempty",
             "loss_measured", "loss_model", "loss_err", "busy_measured",
@@ -256,9 +256,15 @@ def validate_markdown(res, args):
                 "the point's own polls (poll_a_ns, poll_b_ns in the CSV) "
                 "where it saw two sizes %d times" % args.min_samples)
             if xdp else
-            "the worker sleeps after %d empty polls (wake-up %s)"
+            "the worker sleeps after %d empty polls (wake-up %s)%s"
             % (res["spins"], "per point from its wake_reads and wake_packets"
-               if args.wake_ns == "measured" else "%s ns" % args.wake_ns),
+               if args.wake_ns == "measured" else "%s ns" % args.wake_ns,
+               "; each batch its time plus the worker's own work per "
+               "packet outside its timed reads, the fill ring's refill (its "
+               "CPU time less its reads', over its packets): a point's own "
+               "where it never waited for packets, elsewhere their median, "
+               "%.1f ns" % res["packet_overhead_ns"]
+               if res.get("packet_overhead_ns") else ""),
             len(rows),
             sum(1 for s in svc.source if s == "measured"), args.min_samples,
             fit[0], fit[1], " (R2 %.3f)" % svc.r2 if svc.r2 is not None

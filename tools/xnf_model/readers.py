@@ -213,6 +213,57 @@ def sweep_until_last_packet(sweep):
         else pt for pt in sweep.get("points") or []])
 
 
+def worker_overhead(pt):
+    """The worker thread's CPU time per packet outside its timed reads (ns):
+    its run time over the trial (worker_sched.run_ns, the harness's
+    schedstat delta) less every read's time, over its packets; at a point
+    where under 1% of its reads were empty (it never waited for packets:
+    what is left is its loop around the reads, the fill ring's refill of
+    the frames read, frame by frame), else None."""
+    w, sc = pt.get("worker"), pt.get("worker_sched") or {}
+    if not w or not sc.get("run_ns") or not w.get("rx_packets"):
+        return None
+    hist = worker_hist(w)
+    reads = sum(int(e["batches"]) for e in hist)
+    empty = sum(int(e["batches"]) for e in hist if e["size"] == 0)
+    if not reads or empty >= 0.01 * reads:
+        return None
+    return max(int(sc["run_ns"]) - sum(int(e.get("ns", 0)) for e in hist),
+               0) / int(w["rx_packets"])
+
+
+def worker_sweep(sweep):
+    """A harness sweep of the worker as the model takes it: each point's
+    counters until its last packet (until_last_packet), and each batch of
+    i packets its time plus i times the worker's own work per packet
+    outside its timed reads: a point's own where it never waited for
+    packets (worker_overhead()), any other point the median of those, 0
+    without one (in the result as packet_overhead_ns, each point's in its
+    own)."""
+    pts = sweep.get("points") or []
+    own = [worker_overhead(pt) for pt in pts]
+    over = [x for x in own if x is not None]
+    median = float(np.median(over)) if over else 0.0
+    out = []
+    for pt, mine in zip(pts, own):
+        if not pt.get("worker"):
+            out.append(pt)
+            continue
+        extra = median if mine is None else mine
+        w = until_last_packet(pt["worker"])
+        hist = []
+        for e in worker_hist(w):
+            if e["size"] >= 1 and extra:
+                n, ns, add = int(e["batches"]), int(e.get("ns", 0)), extra * e["size"]
+                e = dict(e, ns=int(ns + add * n))
+                if "ns_sq" in e:
+                    e["ns_sq"] = int(int(e["ns_sq"]) + 2 * add * ns + add * add * n)
+            hist.append(e)
+        out.append(dict(pt, worker=dict(w, batch_hist=hist),
+                        packet_overhead_ns=extra))
+    return dict(sweep, points=out, packet_overhead_ns=median)
+
+
 def xdp_sweep(sweep):
     """The XDP path of a harness sweep as a sweep of one poll-mode server:
     per point, the ingress device's NAPI polls by size with their times
@@ -486,7 +537,7 @@ def read_measured(args):
                       for i in range(1, NAPI_BUDGET + 1) if b["timed"][i]]
         return m
     if isinstance(o, dict) and "points" in o:
-        pts = sweep_until_last_packet(o)["points"]
+        pts = worker_sweep(o)["points"]
         if not pts:
             raise ModelError("%s has no points" % args.measured)
         m.L, m.beta = o.get("ring"), o.get("batch")
