@@ -186,9 +186,15 @@ if "xnf-1nf-model" in meta["dataplanes"]:
             fail(f"XDP model point without the napi thread's CPU time: {p.get('napi_sched')}")
         # Where perf recorded the napi thread: its polls with packets are
         # xnf_batch's (perf's window holds the trial's, a stray frame
-        # outside it aside).
+        # outside it aside), unless its buffer filled (lost_polls, the
+        # polls it missed, its record ending early).
         wk = p.get("napi_wake") or {}
-        if "polls" in wk and not wk.get("lost_chunks"):
+        if "polls" in wk and wk.get("lost_polls") is None:
+            fail(f"XDP model point without lost_polls: {str(wk)[:300]}")
+        if wk.get("lost_polls") and sum(polls[1:]) - wk["lost_polls"] != \
+                wk["polls"] - wk["polls_empty"]:
+            fail(f"lost_polls {wk['lost_polls']} is not what perf missed")
+        if "polls" in wk and not wk.get("lost_chunks") and not wk.get("lost_polls"):
             extra = wk["polls"] - wk["polls_empty"] - sum(polls[1:])
             if not 0 <= extra <= 10:
                 fail(f"perf saw {wk['polls'] - wk['polls_empty']} polls with packets, "

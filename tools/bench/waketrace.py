@@ -20,7 +20,9 @@ meanwhile is polled without a wake-up).
 Only the named threads' events are recorded (tracepoint filters): two
 events per wake-up and one per poll. perf is stopped (SIGSTOP) from the
 moment it records until stop(), so that it takes no CPU during the trial;
-its buffers (32 MB a CPU) hold a trial's events meanwhile.
+its buffers (32 MB a CPU) hold a trial's events meanwhile, at light load
+only its first part's (the harness counts the polls it missed:
+napi_wake.lost_polls).
 """
 import os
 import re
