@@ -37,9 +37,23 @@ setup_file()
 	for t in nsenter unshare mountpoint; do
 		command -v "$t" >/dev/null 2>&1 || TB_SKIP=${TB_SKIP:-needs $t}
 	done
+	# Without an init that mounts it (no systemd here), the host's bpffs
+	# is mounted for these tests and unmounted after them.
+	NS_MOUNTED=
+	if [ -z "$TB_SKIP" ] && [ -d /sys/fs/bpf ] &&
+		[ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" != bpf_fs ] &&
+		mount -t bpf bpf /sys/fs/bpf; then
+		NS_MOUNTED=1
+	fi
 	[ "$(stat -f -c %T /sys/fs/bpf 2>/dev/null)" = bpf_fs ] ||
 		TB_SKIP=${TB_SKIP:-needs a bpffs mounted on /sys/fs/bpf}
-	export TB_SKIP
+	export TB_SKIP NS_MOUNTED
+}
+
+teardown_file()
+{
+	[ -z "${NS_MOUNTED:-}" ] || umount /sys/fs/bpf ||
+		echo "teardown: cannot unmount /sys/fs/bpf" >&2
 }
 
 setup()
