@@ -18,21 +18,34 @@
 #include "conf.h"
 #include "print.h"
 
+/* A batch being read: its configuration lines, as the change log names
+ * them once they ran, and the numbers of its other lines, which run
+ * after the commit. */
+struct cli_batch {
+	char **lines;
+	__u32 nlines;
+	int *later;
+	__u32 nlater;
+};
+
 struct cli {
 	const char *root;	/* XNF_PIN_ROOT or XNF_DEFAULT_PIN_ROOT */
 	struct xnf_dp *dp;	/* opened on first use, kept until exit */
 	unsigned int wait;	/* -w: seconds a writer waits for the lock */
-	bool batch;		/* running xnf -b: firewall changes wait
-				    * for cli_fw_flush() */
+	bool batch;		/* running xnf -b: one lock for the batch */
 	const char *batch_file; /* the batch line being run, which */
 	int batch_line;		/* errors name: "FILE:LINE: ..." */
 	int failed_line;	/* where cli_lines() stopped */
 	int errors;		/* errors printed (cli_err) */
-	/* Set while the lines of `xnf apply` or the check of a batch run:
-	 * the configuration commands edit this instead of the instance,
-	 * the others are refused (apply) or skipped (conf_skip_reads). */
-	struct xnf_conf *conf;
-	bool conf_skip_reads;
+	/* The candidate the configuration commands of this run edit (a
+	 * batch's, or apply's file's: commit.c); NULL: each configuration
+	 * command is a candidate of its own, committed at once. While a
+	 * batch builds its candidate, the other commands wait for the
+	 * commit (defer); while apply reads its file, they are refused. */
+	struct xnf_conf *cand;
+	bool defer;
+	bool existing; /* the one-line command needs an instance */
+	struct cli_batch *batch_run; /* the batch being read (commit.c) */
 	/* The change log (cli_run): the command opened the instance for
 	 * writing; it logged its start (a daemon); the last error. */
 	bool wrote;
@@ -72,16 +85,37 @@ struct cli_cmd {
 	int (*fn)(int argc, char **argv);
 	unsigned int flags;
 };
-/* A configuration command, or an object that has some: runs against
- * cli.conf when that is set. Every other command only reads or acts
- * outside the configuration (stats reset, worker, model). */
-#define CLI_CONF 0x1
+/* A configuration command: it parses its words, then edits the
+ * candidate cli_candidate() gives it (run by cli_edit()). */
+#define CLI_EDIT     0x1
+/* An object that has configuration commands: its own table says which. */
+#define CLI_CONF_OBJ 0x2
+/* A configuration command that needs an instance (detach, chain set,
+ * destroy): without one it is refused before its edit. */
+#define CLI_EXISTING 0x4
 bool is_prefix(const char *pfx, const char *str);
 /* Runs the command of @cmds whose name @argv[0] is a unique prefix of; with
- * no argv[0], runs @cmds[0]. With cli.conf set, a command without CLI_CONF
- * is refused or skipped (cli_conf_other). */
+ * no argv[0], runs @cmds[0]. */
 int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 		 char **argv);
+/* A configuration command (commit.c): its edit of the run's candidate
+ * (cli.cand), or, without one, of a candidate of its own over what runs,
+ * committed at once (a single `xnf` command). */
+int cli_edit(const struct cli_cmd *cmd, int argc, char **argv);
+/* The candidate a configuration command edits, once its words are read:
+ * the run's, or a one-line candidate over what runs (locking the
+ * instance); NULL after an error. */
+struct xnf_conf *cli_candidate(void);
+/* A command that is no configuration command met while cli.cand is set:
+ * 0 when it waits for the batch's commit (defer), else -1 with an error
+ * naming @what. */
+int cli_defer(const char *what);
+/* Commits @c to the instance (opened for writing, created if there is
+ * none, @flags of xnf_open()), as @what (the change log's words when it
+ * is killed): 0, or -1 after an error that says what failed and what to
+ * do. @chg (may be NULL) gets what it changed. */
+int cli_commit(const struct xnf_conf *c, unsigned int flags, const char *what,
+	       struct xnf_conf_changes *chg);
 
 #define NEXT_ARG()      \
 	({              \
@@ -159,14 +193,6 @@ void cli_workers_show(const char *dev, bool brief);
 struct xnf_plan_req;
 int cli_parse_placement(int *argc, char ***argv, struct xnf_plan_req *req,
 			bool *have_queues, bool *have_cores);
-/* Compiles the firewall changes a batch collected: 0 or -1 (restored). */
-int cli_fw_flush(void);
-/* Forgets them (the batch failed). */
-void cli_fw_discard(void);
-/* The @i-th key of `xnf config` (exception actions, flow_cache) and its
- * value in @cfg, as `config set` takes it; -1 past the last. */
-int cli_cfg_key(size_t i, const struct xnf_config *cfg, const char **key,
-		const char **val);
 /* "prio 10 drop proto tcp dport 23": @r in the words of 'xnf fw add'. */
 const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len);
 /* "198.51.100.0/24 via 192.0.2.1 dev d1 lladdr MAC", "203.0.113.0/24
@@ -175,11 +201,6 @@ const char *cli_route_text(const struct xnf_route_entry *e, char *buf,
 			   size_t len);
 /* "via 192.0.2.1 dev d1 lladdr MAC": one next hop of a route. */
 const char *cli_nexthop_text(const struct xnf_route *rt, char *buf, size_t len);
-/* A command that is no configuration command met while cli.conf is set:
- * 0 when reads are skipped (checking a batch), else -1 with an error
- * naming @what. */
-int cli_conf_other(const char *what);
-
 /* A whole file ("-": stdin) in memory, NUL-terminated, so that its lines
  * can be run more than once: 0, or -1 after an error. */
 struct cli_text {
@@ -195,6 +216,16 @@ int cli_text_read(const char *file, struct cli_text *t);
 int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv));
 /* The objects of `xnf` (main.c), for cli_lines callers. */
 int cli_run(int argc, char **argv);
+/* The command being run, as one line (the change log's words). */
+const char *cli_cmd_text(void);
+/* xnf -b FILE (commit.c). */
+int cli_batch(const char *file);
+/* The element of a configuration change as a line of the configuration
+ * language, as `xnf save` prints it (cmd_save.c): @new, or @old of a
+ * removal; in @buf, NULL when it is a cross-connect without its peer. */
+const char *cli_conf_line(const struct xnf_conf_diff *d,
+			  const struct xnf_conf_change *ch, bool new, char *buf,
+			  size_t len);
 
 int do_save(int argc, char **argv);
 int do_monitor(int argc, char **argv);

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* xnf chain set | show: parse, call xnf_chain_set(), or show the status. */
+/* xnf chain set | show: parse, then the candidate's chain; or show the
+ * status. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +11,7 @@ static int do_chain_set(int argc, char **argv)
 {
 	struct xnf_chain_change chg = {};
 	struct xnf_chain_spec spec;
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
 	const char *dev;
 	char err[1024];
 
@@ -37,17 +39,15 @@ static int do_chain_set(int argc, char **argv)
 				       "'xnf chain help'",
 				       argv[0]);
 	}
-	err[0] = '\0';
-	if (cli.conf)
-		return xnf_conf_chain_set(cli.conf, dev, &chg, err, sizeof(err)) ?
-			       cli_err("%s", err) :
-			       0;
-	dp = cli_dp(false);
-	if (!dp)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	if (xnf_chain_set(dp, dev, &chg, err, sizeof(err)))
-		return cli_err("%s", err);
-	return 0;
+	err[0] = '\0';
+	if (xnf_conf_chain_set(c, dev, &chg, err, sizeof(err)) == -ENOENT)
+		return cli_err("%s; attach it with 'xnf attach %s chain "
+			       "NF[,NF...]'",
+			       err, dev);
+	return err[0] ? cli_err("%s", err) : 0;
 }
 
 static int do_chain_help(int argc, char **argv)
@@ -63,7 +63,7 @@ int do_chain(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
 		{ "show", do_status },
-		{ "set", do_chain_set, CLI_CONF },
+		{ "set", do_chain_set, CLI_EDIT | CLI_EXISTING },
 		{ "help", do_chain_help },
 		{ NULL, NULL },
 	};

@@ -6,7 +6,7 @@
 
 int do_destroy(int argc, char **argv)
 {
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
 	char err[1024];
 
 	if (argc > 0) {
@@ -18,17 +18,11 @@ int do_destroy(int argc, char **argv)
 		       "must be detached first.\n");
 		return 0;
 	}
-	err[0] = '\0';
-	if (cli.conf)
-		return xnf_conf_destroy(cli.conf, err, sizeof(err)) ?
-			       cli_err("%s", err) :
-			       0;
-	dp = cli_dp(false);
-	if (!dp)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	if (xnf_destroy(dp, err, sizeof(err)))
-		return cli_err("%s", err);
-	xnf_dp_close(dp);
-	cli.dp = NULL;
+	if (xnf_conf_destroy(c, err, sizeof(err)))
+		return cli_err("%s with 'xnf detach DEV' (or 'xnf detach all')",
+			       err);
 	return 0;
 }

@@ -4,8 +4,8 @@
  *
  * fdb       static MAC -> port entries (xnf_fdb). l2fwd never looks up a
  *           multicast or broadcast destination (it floods those, or does
- *           what the l2_miss policy says), so such MACs are refused here
- *           instead of being stored where they can never match.
+ *           what the l2_miss policy says), so the library refuses such
+ *           MACs instead of storing them where they can never match.
  * xconnect  port pairs (xnf_xconnect), as in DPDK's l2fwd: everything that
  *           arrives on one port of a pair leaves on the other with fixed
  *           MACs. Each direction is its own entry, keyed by the ingress
@@ -31,50 +31,28 @@
 
 /* ---- fdb ---- */
 
-static int fdb_parse_mac(const char *s, __u8 mac[6])
-{
-	char buf[18];
-
-	if (parse_mac(s, mac))
-		return -1;
-	if (mac[0] & 1)
-		return cli_err("%s is a %s MAC: l2fwd floods such frames and never "
-			       "looks them up in the FDB; give a unicast MAC",
-			       s,
-			       memcmp(mac, "\xff\xff\xff\xff\xff\xff", 6) ?
-				       "multicast" :
-				       "broadcast");
-	if (!memcmp(mac, "\0\0\0\0\0\0", 6))
-		return cli_err("%s is not a station address; give a unicast MAC",
-			       fmt_mac(mac, buf, sizeof(buf)));
-	return 0;
-}
-
 static int fdb_set(int argc, char **argv, bool replace)
 {
 	const char *verb = replace ? "replace" : "add";
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
 	__u32 ifindex;
 	char err[512];
 	__u8 mac[6];
+	int ret;
 
 	if (argc != 3 || !is_prefix(argv[1], "dev"))
 		return cli_err("usage: xnf fdb %s MAC dev DEV; %s", verb,
 			       FDB_HELP);
-	if (fdb_parse_mac(argv[0], mac) || cli_ifindex(argv[2], &ifindex))
+	if (parse_mac(argv[0], mac) || cli_ifindex(argv[2], &ifindex))
 		return -1;
-	err[0] = '\0';
-	if (cli.conf)
-		return xnf_conf_fdb_add(cli.conf, mac, ifindex, replace, err,
-					sizeof(err)) ?
-			       cli_err("%s: %s", argv[0], err) :
-			       0;
-	dp = cli_dp(true);
-	if (!dp)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	if (xnf_fdb_add(dp, mac, ifindex, replace, err, sizeof(err)))
-		return cli_err("%s", err);
-	return 0;
+	ret = xnf_conf_fdb_add(c, mac, ifindex, replace, err, sizeof(err));
+	if (ret == -EEXIST)
+		return cli_err("%s; use 'xnf fdb replace %s dev DEV' to move it",
+			       err, argv[0]);
+	return ret ? cli_err("%s", err) : 0;
 }
 
 static int do_fdb_add(int argc, char **argv)
@@ -89,27 +67,22 @@ static int do_fdb_replace(int argc, char **argv)
 
 static int do_fdb_del(int argc, char **argv)
 {
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
+	char err[512];
 	__u8 mac[6];
-	int err;
+	int ret;
 
 	if (argc != 1)
 		return cli_err("usage: xnf fdb del MAC; %s", FDB_HELP);
 	if (parse_mac(argv[0], mac))
 		return -1;
-	if (cli.conf)
-		err = xnf_conf_fdb_del(cli.conf, mac, NULL, 0);
-	else if ((dp = cli_dp(true)))
-		err = xnf_fdb_del(dp, mac);
-	else
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	if (err == -ENOENT)
-		return cli_err("%s is not in the FDB; 'xnf fdb show' lists it",
-			       argv[0]);
-	if (err)
-		return cli_err("cannot delete %s from %s: %s", argv[0],
-			       XNF_MAP_STR(XNF_MAP_FDB), strerror(-err));
-	return 0;
+	ret = xnf_conf_fdb_del(c, mac, err, sizeof(err));
+	if (ret == -ENOENT)
+		return cli_err("%s; 'xnf fdb show' lists it", err);
+	return ret ? cli_err("%s", err) : 0;
 }
 
 static int fdb_ent_cmp(const void *a, const void *b)
@@ -176,9 +149,9 @@ int do_fdb(int argc, char **argv)
 	static const struct cli_cmd cmds[] = {
 		{ "show", do_fdb_show },
 		{ "list", do_fdb_show },
-		{ "add", do_fdb_add, CLI_CONF },
-		{ "replace", do_fdb_replace, CLI_CONF },
-		{ "del", do_fdb_del, CLI_CONF },
+		{ "add", do_fdb_add, CLI_EDIT },
+		{ "replace", do_fdb_replace, CLI_EDIT },
+		{ "del", do_fdb_del, CLI_EDIT },
 		{ "help", do_fdb_help },
 		{ NULL, NULL },
 	};
@@ -210,9 +183,10 @@ static int do_xconnect_add(int argc, char **argv)
 	struct xnf_xconnect fwd = {}, rev = {};
 	const char *dev1, *dev2;
 	__u8 mac1[6], mac2[6];
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
 	__u32 if1, if2;
 	char err[512];
+	int ret;
 
 	if (argc != 2 && !(argc == 5 && is_prefix(argv[2], "lladdr")))
 		return cli_err("usage: xnf xconnect DEV1 DEV2 [lladdr MAC1 MAC2]; %s",
@@ -221,10 +195,6 @@ static int do_xconnect_add(int argc, char **argv)
 	dev2 = argv[1];
 	if (cli_ifindex(dev1, &if1) || cli_ifindex(dev2, &if2))
 		return -1;
-	if (if1 == if2)
-		return cli_err("%s and %s are the same device: a cross-connect joins "
-			       "two different ports",
-			       dev1, dev2);
 	if (argc == 5) {
 		if (parse_mac(argv[3], mac1) || parse_mac(argv[4], mac2))
 			return -1;
@@ -237,20 +207,17 @@ static int do_xconnect_add(int argc, char **argv)
 	memcpy(fwd.dmac, mac2, 6);
 	rev.ifindex = if1;
 	memcpy(rev.dmac, mac1, 6);
-	if (cli_ifmac(dev2, fwd.smac) || cli_ifmac(dev1, rev.smac))
+	if (if1 != if2 && (cli_ifmac(dev2, fwd.smac) || cli_ifmac(dev1, rev.smac)))
 		return -1;
-	err[0] = '\0';
-	if (cli.conf)
-		return xnf_conf_xconnect_add(cli.conf, if1, &fwd, if2, &rev,
-					     err, sizeof(err)) ?
-			       cli_err("%s", err) :
-			       0;
-	dp = cli_dp(true);
-	if (!dp)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	if (xnf_xconnect_add(dp, if1, &fwd, if2, &rev, err, sizeof(err)))
-		return cli_err("%s", err);
-	return 0;
+	ret = xnf_conf_xconnect_add(c, if1, &fwd, if2, &rev, err, sizeof(err));
+	if (ret == -EBUSY)
+		return cli_err("%s; remove that pair first with 'xnf xconnect "
+			       "del DEV'",
+			       err);
+	return ret ? cli_err("%s", err) : 0;
 }
 
 /* @name as an ifindex: a device of this namespace, or "ifN" as show prints
@@ -271,26 +238,22 @@ static int xc_dev(const char *name, __u32 *ifindex)
 
 static int do_xconnect_del(int argc, char **argv)
 {
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
 	__u32 ifindex;
 	char err[512];
+	int ret;
 
 	if (argc != 1)
 		return cli_err("usage: xnf xconnect del DEV; %s", XC_HELP);
 	if (xc_dev(argv[0], &ifindex))
 		return -1;
-	err[0] = '\0';
-	if (cli.conf)
-		return xnf_conf_xconnect_remove(cli.conf, ifindex, err,
-						sizeof(err)) ?
-			       cli_err("%s: %s", argv[0], err) :
-			       0;
-	dp = cli_dp(true);
-	if (!dp)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	if (xnf_xconnect_remove(dp, ifindex, err, sizeof(err)))
-		return cli_err("%s", err);
-	return 0;
+	ret = xnf_conf_xconnect_remove(c, ifindex, err, sizeof(err));
+	if (ret == -ENOENT)
+		return cli_err("%s; 'xnf xconnect show' lists the pairs", err);
+	return ret ? cli_err("%s", err) : 0;
 }
 
 static int do_xconnect_show(int argc, char **argv)
@@ -358,8 +321,8 @@ int do_xconnect(int argc, char **argv)
 	static const struct cli_cmd cmds[] = {
 		{ "show", do_xconnect_show },
 		{ "list", do_xconnect_show },
-		{ "add", do_xconnect_add, CLI_CONF },
-		{ "del", do_xconnect_del, CLI_CONF },
+		{ "add", do_xconnect_add, CLI_EDIT },
+		{ "del", do_xconnect_del, CLI_EDIT },
 		{ "help", do_xconnect_help },
 		{ NULL, NULL },
 	};
@@ -371,6 +334,6 @@ int do_xconnect(int argc, char **argv)
 		if (is_prefix(argv[0], c->name))
 			return cli_dispatch(cmds, "xconnect", argc, argv);
 	if (argc > 0)
-		return do_xconnect_add(argc, argv);
+		return cli_edit(&cmds[2], argc, argv);
 	return cli_dispatch(cmds, "xconnect", argc, argv);
 }

@@ -2,14 +2,13 @@
 /*
  * xnf fw: the firewall's rules and its default policy.
  *
- * Parse, call libxnf, print. A change reads the rule set that runs
- * (xnf_fw_read), edits it in memory and applies it as a whole
- * (xnf_fw_apply): the rules, the default and the compiled tables are
- * written into the inactive generation and switched to with one write, so
- * a packet is classified by the complete old set or the complete new one,
- * and a failure or a kill leaves the old one running. In a batch (xnf -b)
- * one set stays open across the batch and is applied once at the end
- * (cli_fw_flush).
+ * Parse, edit the candidate, print. A candidate's rule set is the one that
+ * runs, read once (xnf_fw_read), with its edits; the commit applies it as
+ * a whole (xnf_fw_apply): the rules, the default and the compiled tables
+ * are written into the inactive generation and switched to with one
+ * write, so a packet is classified by the complete old set or the
+ * complete new one, and a failure or a kill leaves the old one running.
+ * A batch (xnf -b) switches once, whatever its number of rules.
  *
  * Hit counters are per slot (a rule keeps its slot while it lives): a
  * slot's counter is zeroed before a new rule is published in it.
@@ -64,89 +63,6 @@ static const char *fw_action_name(__u32 act)
 	return act == XNF_FW_DROP ? "drop" : "allow";
 }
 
-/* In a batch (xnf -b), the set read by the first firewall command, with
- * the changes of the batch so far; applied by cli_fw_flush. */
-static struct {
-	struct xnf_fw_set *set;
-	bool pending; /* changes not applied yet */
-} fw_batch;
-
-/* The rule set to show: the batch's, or the one that runs. */
-static struct xnf_fw_set *fw_set_get(struct xnf_dp *dp)
-{
-	struct xnf_fw_set *set;
-	int err;
-
-	if (fw_batch.set)
-		return fw_batch.set;
-	err = xnf_fw_read(dp, &set);
-	if (err) {
-		cli_err("cannot read the firewall rules (%s, %s): %s",
-			XNF_MAP_STR(XNF_MAP_FW_RULES),
-			XNF_MAP_STR(XNF_MAP_FW_HDR), strerror(-err));
-		return NULL;
-	}
-	if (cli.batch)
-		fw_batch.set = set;
-	return set;
-}
-
-/* The rule set to edit: the configuration's in memory (xnf apply, the
- * check of a batch), the batch's, or the one that runs (*@dp opened). */
-static struct xnf_fw_set *fw_edit(struct xnf_dp **dp)
-{
-	*dp = NULL;
-	if (cli.conf)
-		return cli.conf->fw;
-	*dp = cli_dp(true);
-	return *dp ? fw_set_get(*dp) : NULL;
-}
-
-static void fw_set_put(struct xnf_fw_set *set)
-{
-	if (set != fw_batch.set && (!cli.conf || set != cli.conf->fw))
-		xnf_fw_set_free(set);
-}
-
-static int fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
-{
-	int err = xnf_fw_apply(dp, set);
-
-	if (!err)
-		return 0;
-	if (err == -ENOSPC)
-		return cli_err("firewall full: the rule set needs more "
-			       "classification classes than the tables hold; "
-			       "remove rules or merge ranges");
-	if (err == -ENOMEM)
-		return cli_err("out of memory compiling the firewall; nothing "
-			       "was changed");
-	if (err == -EINVAL)
-		return cli_err("the firewall rules do not compile (see the "
-			       "message above); nothing was changed, delete the "
-			       "rule it names");
-	return cli_err("cannot write the compiled firewall: %s; the previous "
-		       "rules stay active, nothing was changed",
-		       strerror(-err));
-}
-
-/* Applies a changed set now, or at the end of the batch, or with the
- * configuration; frees it. */
-static int fw_set_commit(struct xnf_dp *dp, struct xnf_fw_set *set)
-{
-	int err;
-
-	if (cli.conf && set == cli.conf->fw)
-		return 0;
-	if (set == fw_batch.set) {
-		fw_batch.pending = true;
-		return 0;
-	}
-	err = fw_apply(dp, set);
-	fw_set_put(set);
-	return err;
-}
-
 static int fw_set_prefix(const char *s, const char *what, struct xnf_fw_rule *r,
 			 __u8 *addr, __u8 *len, const char **other)
 {
@@ -176,7 +92,6 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 			 bool *prio_given)
 {
 	const char *pfx = NULL;
-	char msg[256];
 	unsigned int seen = 0;
 	int kw;
 
@@ -237,103 +152,90 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 	}
 	if (!(seen & (1u << KW_ALLOW | 1u << KW_DROP)))
 		return cli_err("missing action: say allow or drop; %s", FW_HELP);
-	if (xnf_fw_rule_check(r, msg, sizeof(msg)))
-		return cli_err("invalid rule: %s", msg);
 	r->in_use = 1;
 	return 0;
 }
 
 static int do_fw_add(int argc, char **argv)
 {
-	struct xnf_fw_set *set;
 	struct xnf_fw_rule r;
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
 	bool prio_given;
-	__u32 last = 0;
-	int err;
+	char err[512];
 
 	if (fw_parse_rule(argc, argv, &r, &prio_given))
 		return -1;
-	set = fw_edit(&dp);
-	if (!set)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	err = xnf_fw_set_add(set, &r, !prio_given, NULL);
-	if (err == -EEXIST)
-		err = cli_err("a rule with prio %u exists; choose another "
-			      "prio, or delete it first with 'xnf fw del "
-			      "prio %u'",
-			      r.prio, r.prio);
-	else if (err == -ENOSPC)
-		err = cli_err("firewall full (%u rules); delete rules with 'xnf fw "
-			      "del prio N' first",
-			      XNF_FW_MAX_RULES);
-	else if (err == -ERANGE) {
-		xnf_fw_set_last_prio(set, &last);
-		err = cli_err("no prio above %u is left for the rule; give "
-			      "it one with 'prio N'",
-			      last);
-	} else if (err)
-		err = cli_err("invalid rule: %s", strerror(-err));
-	if (err) {
-		fw_set_put(set);
-		return err;
+	switch (xnf_conf_fw_add(c, &r, !prio_given, err, sizeof(err))) {
+	case 0:
+		return 0;
+	case -EEXIST:
+		return cli_err("%s; choose another prio, or delete it first "
+			       "with 'xnf fw del prio %u'",
+			       err, r.prio);
+	case -ENOSPC:
+		return cli_err("%s; delete rules with 'xnf fw del prio N' first",
+			       err);
+	case -ERANGE:
+		return cli_err("%s; give it one with 'prio N'", err);
+	default:
+		return cli_err("%s", err);
 	}
-	return fw_set_commit(dp, set);
 }
 
 static int do_fw_del(int argc, char **argv)
 {
-	struct xnf_fw_set *set;
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
+	char err[256];
 	__u32 prio;
 
 	if (argc != 2 || !is_prefix(argv[0], "prio"))
 		return cli_err("usage: xnf fw del prio N; %s", FW_HELP);
 	if (parse_u32(argv[1], "prio", &prio))
 		return -1;
-	set = fw_edit(&dp);
-	if (!set)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	if (xnf_fw_set_del(set, prio, NULL)) {
-		fw_set_put(set);
-		return cli_err("no rule with prio %u; 'xnf fw show' lists the "
-			       "rules",
-			       prio);
-	}
-	return fw_set_commit(dp, set);
+	if (xnf_conf_fw_del(c, prio, err, sizeof(err)))
+		return cli_err("%s; 'xnf fw show' lists the rules", err);
+	return 0;
 }
 
 static int do_fw_default(int argc, char **argv)
 {
-	struct xnf_fw_set *set;
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
+	char err[256];
 	__u32 act;
 
 	if (argc != 1)
 		return cli_err("usage: xnf fw default { allow | drop }");
 	if (fw_parse_action(argv[0], &act))
 		return -1;
-	set = fw_edit(&dp);
-	if (!set)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	/* The rules stay; the new set carries the new default. */
-	xnf_fw_set_policy(set, act);
-	return fw_set_commit(dp, set);
+	/* The rules stay; the set carries the new default. */
+	if (xnf_conf_fw_default(c, act, err, sizeof(err)))
+		return cli_err("%s", err);
+	return 0;
 }
 
 static int do_fw_flush(int argc, char **argv)
 {
-	struct xnf_fw_set *set;
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
+	char err[256];
 
 	if (argc > 0)
 		return cli_err("'xnf fw flush' takes no arguments, not '%s'",
 			       argv[0]);
-	set = fw_edit(&dp);
-	if (!set)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	xnf_fw_set_flush(set);
-	return fw_set_commit(dp, set);
+	if (xnf_conf_fw_flush(c, err, sizeof(err)))
+		return cli_err("%s", err);
+	return 0;
 }
 
 static int fw_prio_cmp(const void *a, const void *b)
@@ -431,9 +333,11 @@ static int do_fw_show(int argc, char **argv)
 	dp = cli_dp_read();
 	if (!dp)
 		return -1;
-	set = fw_set_get(dp);
-	if (!set)
-		return -1;
+	err = xnf_fw_read(dp, &set);
+	if (err)
+		return cli_err("cannot read the firewall rules (%s, %s): %s",
+			       XNF_MAP_STR(XNF_MAP_FW_RULES),
+			       XNF_MAP_STR(XNF_MAP_FW_HDR), strerror(-err));
 	order = calloc(XNF_FW_MAX_RULES, sizeof(*order));
 	hits = calloc(XNF_FW_MAX_RULES, sizeof(*hits));
 	if (!order || !hits) {
@@ -464,7 +368,7 @@ static int do_fw_show(int argc, char **argv)
 out:
 	free(hits);
 	free(order);
-	fw_set_put(set);
+	xnf_fw_set_free(set);
 	return err;
 }
 
@@ -491,32 +395,15 @@ static int do_fw_help(int argc, char **argv)
 	return 0;
 }
 
-void cli_fw_discard(void)
-{
-	xnf_fw_set_free(fw_batch.set);
-	memset(&fw_batch, 0, sizeof(fw_batch));
-}
-
-int cli_fw_flush(void)
-{
-	int err = 0;
-
-	if (fw_batch.pending)
-		err = fw_apply(cli.dp, fw_batch.set);
-	xnf_fw_set_free(fw_batch.set);
-	memset(&fw_batch, 0, sizeof(fw_batch));
-	return err;
-}
-
 int do_fw(int argc, char **argv)
 {
 	static const struct cli_cmd cmds[] = {
 		{ "show", do_fw_show },
 		{ "list", do_fw_show },
-		{ "add", do_fw_add, CLI_CONF },
-		{ "del", do_fw_del, CLI_CONF },
-		{ "default", do_fw_default, CLI_CONF },
-		{ "flush", do_fw_flush, CLI_CONF },
+		{ "add", do_fw_add, CLI_EDIT },
+		{ "del", do_fw_del, CLI_EDIT },
+		{ "default", do_fw_default, CLI_EDIT },
+		{ "flush", do_fw_flush, CLI_EDIT },
 		{ "help", do_fw_help },
 		{ NULL, NULL },
 	};

@@ -162,7 +162,7 @@ static int route_parse(int argc, char **argv, struct route_req *r, char *ifname)
 	bool via = false, lladdr = false;
 	__u32 type = XNF_RT_UNICAST, ifindex = 0;
 	int kw, ntypes = 0;
-	char gw[INET6_ADDRSTRLEN], mac[18];
+	char gw[INET6_ADDRSTRLEN];
 
 	memset(r, 0, sizeof(*r));
 	if (argc < 1)
@@ -250,19 +250,14 @@ static int route_parse(int argc, char **argv, struct route_req *r, char *ifname)
 	if (lladdr && !r->dev)
 		return cli_err("'lladdr MAC' needs the device the MAC lives on: "
 			       "add 'dev DEV'");
+	/* Resolving a gateway of the other family would find nothing:
+	 * said as the library says it. */
 	if (via && (int)r->rt.gw_family != r->family)
 		return cli_err("next hop %s is %s but %s is %s: the gateway must "
 			       "be of the prefix's family",
 			       fmt_addr(r->rt.gw_family, r->rt.gw, gw, sizeof(gw)),
 			       family_name(r->rt.gw_family), r->prefix,
 			       family_name(r->family));
-	if (lladdr && (r->rt.dmac[0] & 1))
-		return cli_err("lladdr %s is a multicast or broadcast MAC; a next "
-			       "hop has a unicast one",
-			       fmt_mac(r->rt.dmac, mac, sizeof(mac)));
-	if (lladdr && !memcmp(r->rt.dmac, "\0\0\0\0\0\0", 6))
-		return cli_err("lladdr 00:00:00:00:00:00 is not a station address; "
-			       "give the next hop's MAC");
 	if (r->dev && cli_ifindex(r->dev, &ifindex))
 		return -1;
 	r->rt.type = XNF_RT_UNICAST;
@@ -333,34 +328,25 @@ static int route_parse_any(int argc, char **argv, struct route_req *r,
 
 static int route_write(struct route_req *r, bool replace)
 {
-	struct xnf_dp *dp;
+	struct xnf_conf *c;
 	char err[512];
-
 	int ret;
 
-	err[0] = '\0';
-	if (cli.conf) {
-		ret = r->npaths ?
-			      xnf_conf_route_add_multipath(cli.conf, r->family,
-							   r->addr, r->plen,
-							   r->paths, r->npaths,
-							   replace, err,
-							   sizeof(err)) :
-			      xnf_conf_route_add(cli.conf, r->family, r->addr,
-						 r->plen, &r->rt, replace, err,
-						 sizeof(err));
-		return ret ? cli_err("route %s: %s", r->prefix, err) : 0;
-	}
-	dp = cli_dp(true);
-	if (!dp)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	if (r->npaths ? xnf_route_add_multipath(dp, r->family, r->addr, r->plen,
-						r->paths, r->npaths, replace,
-						err, sizeof(err)) :
-			xnf_route_add(dp, r->family, r->addr, r->plen, &r->rt,
-				      replace, err, sizeof(err)))
-		return cli_err("%s", err);
-	return 0;
+	ret = r->npaths ?
+		      xnf_conf_route_add_multipath(c, r->family, r->addr,
+						   r->plen, r->paths, r->npaths,
+						   replace, err, sizeof(err)) :
+		      xnf_conf_route_add(c, r->family, r->addr, r->plen, &r->rt,
+					 replace, err, sizeof(err));
+	if (ret == -EEXIST)
+		return cli_err("%s; use 'xnf route replace %s ...' to change it",
+			       err, r->prefix);
+	if (ret == -EBUSY)
+		return cli_err("%s ('xnf route sync flush')", err);
+	return ret ? cli_err("%s", err) : 0;
 }
 
 static int do_route_add(int argc, char **argv)
@@ -382,8 +368,9 @@ static int do_route_replace(int argc, char **argv)
 static int do_route_del(int argc, char **argv)
 {
 	struct route_req r = {};
-	struct xnf_dp *dp;
-	char msg[512];
+	struct xnf_conf *c;
+	char err[512];
+	int ret;
 
 	if (argc < 1)
 		return cli_err("missing PREFIX: xnf route del PREFIX");
@@ -392,19 +379,15 @@ static int do_route_del(int argc, char **argv)
 	if (argc > 1)
 		return cli_err("'xnf route del' takes only the PREFIX, not '%s'",
 			       argv[1]);
-	if (cli.conf) {
-		if (xnf_conf_route_del(cli.conf, r.family, r.addr, r.plen, msg,
-				       sizeof(msg)))
-			return cli_err("no route %s in the configuration",
-				       r.prefix);
-		return 0;
-	}
-	dp = cli_dp(true);
-	if (!dp)
+	c = cli_candidate();
+	if (!c)
 		return -1;
-	if (xnf_route_remove(dp, r.family, r.addr, r.plen, msg, sizeof(msg)))
-		return cli_err("%s", msg);
-	return 0;
+	ret = xnf_conf_route_del(c, r.family, r.addr, r.plen, err, sizeof(err));
+	if (ret == -ENOENT)
+		return cli_err("%s; 'xnf route show' lists the routes", err);
+	if (ret == -EBUSY)
+		return cli_err("%s ('xnf route sync flush')", err);
+	return ret ? cli_err("%s", err) : 0;
 }
 
 const char *cli_nexthop_text(const struct xnf_route *rt, char *buf, size_t len)
@@ -639,9 +622,9 @@ int do_route(int argc, char **argv)
 		{ "show", do_route_show },
 		{ "list", do_route_show },
 		{ "get", do_route_get },
-		{ "add", do_route_add, CLI_CONF },
-		{ "replace", do_route_replace, CLI_CONF },
-		{ "del", do_route_del, CLI_CONF },
+		{ "add", do_route_add, CLI_EDIT },
+		{ "replace", do_route_replace, CLI_EDIT },
+		{ "del", do_route_del, CLI_EDIT },
 		{ "sync", do_route_sync },
 		{ "help", do_route_help },
 		{ NULL, NULL },

@@ -2,13 +2,13 @@
 /*
  * xnf save: the running configuration in the language of `xnf -b`.
  * xnf apply [check] FILE: makes the running configuration the one FILE
- * describes (include/conf.h).
+ * describes (include/conf.h), or prints what that would change.
  *
  * The file is a whole configuration, as an nftables ruleset file is for
- * `nft -f`: its lines are run against an empty configuration in memory,
- * each one checked as the command would check it (devices, neighbours,
- * duplicates), and only when every line is right is the result applied
- * (xnf_conf_apply), changing just the difference.
+ * `nft -f`: its lines edit an empty candidate, each one checked as the
+ * command would check it (devices, neighbours, duplicates), and only when
+ * every line is right is the candidate committed, changing just the
+ * difference, all or nothing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,66 +21,10 @@
 
 #include "cli.h"
 
-static void save_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* ---- elements as lines ---- */
 
-static void save_line(const char *fmt, ...)
-{
-	char *line = NULL;
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if (print_json())
-		print_string(PRINT_JSON, NULL, NULL, line);
-	else
-		printf("%s\n", line);
-	free(line);
-}
-
-static void save_config(const struct xnf_config *cfg)
-{
-	const char *key, *val;
-	size_t i;
-
-	for (i = 0; !cli_cfg_key(i, cfg, &key, &val); i++)
-		save_line("config set %s %s", key, val);
-}
-
-static int rule_cmp(const void *a, const void *b)
-{
-	const struct xnf_fw_rule *x = *(const struct xnf_fw_rule *const *)a;
-	const struct xnf_fw_rule *y = *(const struct xnf_fw_rule *const *)b;
-
-	return x->prio < y->prio ? -1 : x->prio > y->prio;
-}
-
-static int save_fw(const struct xnf_fw_set *set)
-{
-	const struct xnf_fw_rule *rules = xnf_fw_set_rules(set), **v;
-	char text[256];
-	__u32 i, n = 0;
-
-	save_line("fw default %s",
-		  xnf_fw_set_default(set) == XNF_FW_DROP ? "drop" : "allow");
-	v = calloc(xnf_fw_set_count(set) + 1, sizeof(*v));
-	if (!v)
-		return cli_err("out of memory");
-	for (i = 0; i < XNF_FW_MAX_RULES; i++)
-		if (rules[i].in_use)
-			v[n++] = &rules[i];
-	qsort(v, n, sizeof(*v), rule_cmp);
-	for (i = 0; i < n; i++)
-		save_line("fw add %s",
-			  cli_fw_rule_text(v[i], text, sizeof(text)));
-	free(v);
-	return 0;
-}
-
-static void save_attach(const struct xnf_conf_attach *a)
+static const char *line_attach(const struct xnf_conf_attach *a, char *buf,
+			       size_t len)
 {
 	char chain[128], place[64 + 1024] = "", cores[1024];
 	size_t n = 0;
@@ -95,58 +39,162 @@ static void save_attach(const struct xnf_conf_attach *a)
 				 xnf_cpuset_format(&a->place.cores, cores,
 						   sizeof(cores)) :
 				 "auto");
-	save_line("attach %s chain %s mode %s %s %s%s", a->dev, chain,
-		  a->xdp_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native",
-		  a->chain.fused ? "fused" : "tailcall",
-		  a->chain.l3_fib ? "fib" : "lpm", place);
+	snprintf(buf, len, "attach %s chain %s mode %s %s %s%s", a->dev, chain,
+		 a->xdp_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native",
+		 a->chain.fused ? "fused" : "tailcall",
+		 a->chain.l3_fib ? "fib" : "lpm", place);
+	return buf;
 }
 
 /* A route through a gateway with the MAC it runs with; a multipath route
  * with its next hops in the configuration's order (sorted). */
-static int save_route(const struct xnf_conf_route *r)
+static const char *line_route(const struct xnf_conf_route *r, char *buf,
+			      size_t len)
 {
 	char text[256], hop[128];
-	char *line = NULL;
-	size_t len = 0;
-	FILE *f;
+	size_t n;
 	__u32 i;
 
 	if (!r->npaths) {
-		save_line("route add %s",
-			  cli_route_text(&r->e, text, sizeof(text)));
-		return 0;
+		snprintf(buf, len, "route add %s",
+			 cli_route_text(&r->e, text, sizeof(text)));
+		return buf;
 	}
-	f = open_memstream(&line, &len);
-	if (!f)
-		return cli_err("out of memory");
 	fmt_prefix(r->e.family, r->e.addr, r->e.plen, text, sizeof(text));
-	fprintf(f, "route add %s", text);
-	for (i = 0; i < r->npaths; i++)
-		fprintf(f, " nexthop %s",
-			cli_nexthop_text(&r->paths[i], hop, sizeof(hop)));
-	if (fclose(f)) {
-		free(line);
-		return cli_err("out of memory");
+	n = snprintf(buf, len, "route add %s", text);
+	for (i = 0; i < r->npaths && n < len; i++)
+		n += snprintf(buf + n, len - n, " nexthop %s",
+			      cli_nexthop_text(&r->paths[i], hop, sizeof(hop)));
+	return buf;
+}
+
+static const char *line_fdb(const struct xnf_fdb_ent *e, char *buf, size_t len)
+{
+	char mac[18], dev[IF_NAMESIZE];
+
+	snprintf(buf, len, "fdb add %s dev %s",
+		 fmt_mac(e->key.mac, mac, sizeof(mac)),
+		 fmt_ifname(e->e.ifindex, dev));
+	return buf;
+}
+
+/* The pair @e (the end of the lower ifindex) is in, with its @peer. */
+static const char *line_xconnect(const struct xnf_xconnect_ent *e,
+				 const struct xnf_xconnect_ent *peer, char *buf,
+				 size_t len)
+{
+	char in[IF_NAMESIZE], out[IF_NAMESIZE], m1[18], m2[18];
+
+	/* MAC1 is where frames leaving on DEV1 go: the way back. */
+	snprintf(buf, len, "xconnect add %s %s lladdr %s %s",
+		 fmt_ifname(e->in, in), fmt_ifname(peer->in, out),
+		 fmt_mac(peer->xc.dmac, m1, sizeof(m1)),
+		 fmt_mac(e->xc.dmac, m2, sizeof(m2)));
+	return buf;
+}
+
+static const char *line_config(const struct xnf_config *cfg, __u32 key,
+			       char *buf, size_t len)
+{
+	const char *k, *v;
+
+	xnf_cfg_key(key, cfg, &k, &v);
+	snprintf(buf, len, "config set %s %s", k, v);
+	return buf;
+}
+
+static const char *line_fw_default(const struct xnf_fw_set *set, char *buf,
+				   size_t len)
+{
+	snprintf(buf, len, "fw default %s",
+		 xnf_fw_set_default(set) == XNF_FW_DROP ? "drop" : "allow");
+	return buf;
+}
+
+static const char *line_fw_rule(const struct xnf_fw_rule *r, char *buf, size_t len)
+{
+	char text[256];
+
+	snprintf(buf, len, "fw add %s", cli_fw_rule_text(r, text, sizeof(text)));
+	return buf;
+}
+
+const char *cli_conf_line(const struct xnf_conf_diff *d,
+			  const struct xnf_conf_change *ch, bool new, char *buf,
+			  size_t len)
+{
+	const struct xnf_conf *c = new ? d->to : d->from;
+	const void *e = new ? ch->new : ch->old;
+	const struct xnf_xconnect_ent *x = e, *peer;
+
+	switch (ch->obj) {
+	case XNF_OBJ_CONFIG:
+		return line_config(&c->cfg, ch->key, buf, len);
+	case XNF_OBJ_FW_DEFAULT:
+		return line_fw_default(c->fw, buf, len);
+	case XNF_OBJ_FW_RULE:
+		return line_fw_rule(e, buf, len);
+	case XNF_OBJ_ATTACH:
+		return line_attach(e, buf, len);
+	case XNF_OBJ_ROUTE:
+		return line_route(e, buf, len);
+	case XNF_OBJ_FDB:
+		return line_fdb(e, buf, len);
+	case XNF_OBJ_XCONNECT:
+		peer = xnf_conf_xc_find(c, x->xc.ifindex);
+		return peer ? line_xconnect(x, peer, buf, len) : NULL;
 	}
-	save_line("%s", line);
-	free(line);
+	return NULL;
+}
+
+/* ---- save ---- */
+
+static void save_line(const char *line)
+{
+	if (print_json())
+		print_string(PRINT_JSON, NULL, NULL, line);
+	else
+		printf("%s\n", line);
+}
+
+static int rule_cmp(const void *a, const void *b)
+{
+	const struct xnf_fw_rule *x = *(const struct xnf_fw_rule *const *)a;
+	const struct xnf_fw_rule *y = *(const struct xnf_fw_rule *const *)b;
+
+	return x->prio < y->prio ? -1 : x->prio > y->prio;
+}
+
+static int save_fw(const struct xnf_fw_set *set, char *buf, size_t len)
+{
+	const struct xnf_fw_rule *rules = xnf_fw_set_rules(set), **v;
+	__u32 i, n = 0;
+
+	save_line(line_fw_default(set, buf, len));
+	v = calloc(xnf_fw_set_count(set) + 1, sizeof(*v));
+	if (!v)
+		return cli_err("out of memory");
+	for (i = 0; i < XNF_FW_MAX_RULES; i++)
+		if (rules[i].in_use)
+			v[n++] = &rules[i];
+	qsort(v, n, sizeof(*v), rule_cmp);
+	for (i = 0; i < n; i++)
+		save_line(line_fw_rule(v[i], buf, len));
+	free(v);
 	return 0;
 }
 
 /* Each pair once, from the end with the lower ifindex. */
-static void save_xconnects(const struct xnf_conf *c)
+static void save_xconnects(const struct xnf_conf *c, char *buf, size_t len)
 {
-	char in[IF_NAMESIZE], out[IF_NAMESIZE], m1[18], m2[18];
+	char in[IF_NAMESIZE], out[IF_NAMESIZE];
 	const struct xnf_xconnect_ent *e, *peer;
-	__u32 i, j;
+	__u32 i;
 
 	for (i = 0; i < c->nxc; i++) {
 		e = &c->xc[i];
-		for (peer = NULL, j = 0; j < c->nxc; j++)
-			if (c->xc[j].in == e->xc.ifindex &&
-			    c->xc[j].xc.ifindex == e->in)
-				peer = &c->xc[j];
-		if (!peer) {
+		peer = xnf_conf_xc_find(c, e->xc.ifindex);
+		if (!peer || peer->xc.ifindex != e->in) {
 			print_warn("the cross-connect from %s to %s has no "
 				   "way back, so it is not saved; remove it "
 				   "with 'xnf xconnect del %s'",
@@ -154,21 +202,20 @@ static void save_xconnects(const struct xnf_conf *c)
 				   fmt_ifname(e->xc.ifindex, out), in);
 			continue;
 		}
-		if (e->in > peer->in)
-			continue;
-		/* MAC1 is where frames leaving on DEV1 go: the way back. */
-		save_line("xconnect add %s %s lladdr %s %s",
-			  fmt_ifname(e->in, in), fmt_ifname(peer->in, out),
-			  fmt_mac(peer->xc.dmac, m1, sizeof(m1)),
-			  fmt_mac(e->xc.dmac, m2, sizeof(m2)));
+		if (e->in < peer->in)
+			save_line(line_xconnect(e, peer, buf, len));
 	}
 }
+
+/* Longer than any line save prints: a route of XNF_NHG_PATHS next hops. */
+#define LINE_MAX_LEN 4096
 
 int do_save(int argc, char **argv)
 {
 	struct xnf_conf *c = NULL;
 	struct xnf_dp *dp;
-	char err[1024], mac[18], dev[IF_NAMESIZE];
+	char err[1024], *buf;
+	const char *key, *val;
 	int ret;
 	__u32 i;
 
@@ -185,31 +232,40 @@ int do_save(int argc, char **argv)
 	dp = cli_dp_read();
 	if (!dp)
 		return -1;
+	buf = malloc(LINE_MAX_LEN);
+	if (!buf)
+		return cli_err("out of memory");
 	ret = xnf_conf_read(dp, &c, err, sizeof(err));
-	if (ret)
+	if (ret) {
+		free(buf);
 		return cli_err("%s", err);
+	}
 	open_json_doc("xnf/save/1");
 	print_uint(PRINT_JSON, "table_schema", NULL, XNF_SCHEMA);
 	open_json_array("lines");
-	save_line("# xnf save (table schema %u): apply with 'xnf apply FILE'",
-		  XNF_SCHEMA);
-	save_config(&c->cfg);
-	ret = save_fw(c->fw);
+	snprintf(buf, LINE_MAX_LEN,
+		 "# xnf save (table schema %u): apply with 'xnf apply FILE'",
+		 XNF_SCHEMA);
+	save_line(buf);
+	for (i = 0; !xnf_cfg_key(i, &c->cfg, &key, &val); i++)
+		save_line(line_config(&c->cfg, i, buf, LINE_MAX_LEN));
+	ret = save_fw(c->fw, buf, LINE_MAX_LEN);
 	for (i = 0; !ret && i < c->natt; i++)
-		save_attach(&c->att[i]);
+		save_line(line_attach(&c->att[i], buf, LINE_MAX_LEN));
 	for (i = 0; !ret && i < c->nroutes; i++)
-		ret = save_route(&c->routes[i]);
+		save_line(line_route(&c->routes[i], buf, LINE_MAX_LEN));
 	for (i = 0; !ret && i < c->nfdb; i++)
-		save_line("fdb add %s dev %s",
-			  fmt_mac(c->fdb[i].key.mac, mac, sizeof(mac)),
-			  fmt_ifname(c->fdb[i].e.ifindex, dev));
+		save_line(line_fdb(&c->fdb[i], buf, LINE_MAX_LEN));
 	if (!ret)
-		save_xconnects(c);
+		save_xconnects(c, buf, LINE_MAX_LEN);
 	close_json_array();
 	close_json_object();
 	xnf_conf_free(c);
+	free(buf);
 	return ret;
 }
+
+/* ---- apply ---- */
 
 static void print_changes(const struct xnf_conf_changes *chg)
 {
@@ -249,14 +305,100 @@ static void print_changes(const struct xnf_conf_changes *chg)
 	print_nl();
 }
 
+static const char *const obj_names[] = {
+	[XNF_OBJ_CONFIG] = "config",	 [XNF_OBJ_FW_DEFAULT] = "fw_default",
+	[XNF_OBJ_FW_RULE] = "fw_rule",	 [XNF_OBJ_ATTACH] = "attach",
+	[XNF_OBJ_ROUTE] = "route",	 [XNF_OBJ_FDB] = "fdb",
+	[XNF_OBJ_XCONNECT] = "xconnect",
+};
+
+static const char *const op_names[] = {
+	[XNF_OP_ADD] = "add",
+	[XNF_OP_REMOVE] = "remove",
+	[XNF_OP_CHANGE] = "change",
+};
+
+/*
+ * apply check: each change a line of the configuration language, as
+ * `xnf save` prints the element: "+ LINE" added, "- LINE" removed,
+ * "~ LINE  # was: LINE" changed, in the order the commit makes them.
+ */
+static int print_diff(const struct xnf_conf_diff *d)
+{
+	static const char marks[] = {
+		[XNF_OP_ADD] = '+', [XNF_OP_REMOVE] = '-', [XNF_OP_CHANGE] = '~'
+	};
+	const struct xnf_conf_change *ch;
+	char *line, *was;
+	__u32 i;
+
+	line = malloc(LINE_MAX_LEN);
+	was = malloc(LINE_MAX_LEN);
+	if (!line || !was) {
+		free(line);
+		free(was);
+		return cli_err("out of memory");
+	}
+	open_json_doc("xnf/diff/1");
+	print_uint(PRINT_JSON, "table_schema", NULL, XNF_SCHEMA);
+	print_uint(PRINT_JSON, "count", NULL, d->n);
+	open_json_array("changes");
+	for (i = 0; i < d->n; i++) {
+		ch = &d->v[i];
+		open_json_object(NULL);
+		print_string(PRINT_JSON, "op", NULL, op_names[ch->op]);
+		print_string(PRINT_JSON, "object", NULL, obj_names[ch->obj]);
+		if (!cli_conf_line(d, ch, ch->op != XNF_OP_REMOVE, line,
+				   LINE_MAX_LEN))
+			snprintf(line, LINE_MAX_LEN,
+				 "# a cross-connect without its way back");
+		print_text("%c ", marks[ch->op]);
+		print_string(PRINT_ANY, "line", "%s", line);
+		if (ch->op == XNF_OP_CHANGE &&
+		    cli_conf_line(d, ch, false, was, LINE_MAX_LEN))
+			print_string(PRINT_ANY, "was", "  # was: %s", was);
+		else
+			print_null(PRINT_JSON, "was", NULL);
+		close_json_object();
+		print_nl();
+	}
+	close_json_array();
+	close_json_object();
+	free(line);
+	free(was);
+	return 0;
+}
+
+/* apply check: against what runs, read without a lock (no instance: a
+ * fresh one's). */
+static int apply_check(const struct xnf_conf *want)
+{
+	struct xnf_conf_diff *d = NULL;
+	struct xnf_dp *dp = NULL;
+	char err[1024];
+	int ret;
+
+	ret = xnf_open(cli.root, XNF_OPEN_READ, 0, &dp, err, sizeof(err));
+	if (ret == -ENOENT)
+		dp = NULL;
+	else if (ret)
+		return cli_err("%s", err);
+	ret = xnf_conf_diff(dp, want, &d, err, sizeof(err));
+	xnf_dp_close(dp);
+	if (ret)
+		return cli_err("%s", err);
+	ret = print_diff(d);
+	xnf_conf_diff_free(d);
+	return ret;
+}
+
 int do_apply(int argc, char **argv)
 {
 	struct xnf_conf_changes chg = {};
-	struct xnf_conf *want = NULL;
-	bool check = false;
+	struct xnf_conf *outer = cli.cand, *want = NULL;
+	bool check = false, defer = cli.defer;
 	struct cli_text t = {};
-	struct xnf_dp *dp;
-	char err[1024] = "";
+	char what[XNF_CHANGE_TEXT];
 	int ret;
 
 	if (argc > 0 && is_prefix(argv[0], "help")) {
@@ -266,8 +408,11 @@ int do_apply(int argc, char **argv)
 		       "'xnf save': every line is checked first, and nothing "
 		       "changes if one is\n"
 		       "wrong; then only the difference is applied, without "
-		       "reloading what stays.\n"
-		       "check: only the checks.\n");
+		       "reloading what stays,\n"
+		       "all or nothing (even when killed).\n"
+		       "check: only print what would change: each change a "
+		       "line, '+' added,\n"
+		       "'-' removed, '~' changed.\n");
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[0], "check")) {
@@ -277,37 +422,31 @@ int do_apply(int argc, char **argv)
 	if (argc != 1)
 		return cli_err("apply takes one file (xnf apply [check] FILE, '-' "
 			       "for stdin); try 'xnf apply help'");
-	if (cli.conf)
-		return cli_conf_other("apply");
 	if (cli_text_read(argv[0], &t))
 		return -1;
 	if (xnf_conf_new(&want)) {
 		free(t.data);
 		return cli_err("out of memory");
 	}
-	cli.conf = want;
+	/* The file's lines edit its candidate; other commands are refused. */
+	cli.cand = want;
+	cli.defer = false;
 	ret = cli_lines(&t, cli_run);
-	cli.conf = NULL;
+	cli.cand = outer;
+	cli.defer = defer;
 	free(t.data);
-	if (ret || check)
+	if (ret)
 		goto out;
+	if (check) {
+		ret = apply_check(want);
+		goto out;
+	}
 	/* An instance of another table schema (xnf was upgraded) is taken
 	 * over: its attachments keep running (XNF_OPEN_UPGRADE). */
-	cli.wrote = true;
-	dp = cli.dp;
-	if (!dp && xnf_open(cli.root, XNF_OPEN_CREATE | XNF_OPEN_UPGRADE,
-			    cli.wait, &cli.dp, err, sizeof(err))) {
-		cli.dp = NULL;
-		ret = cli_err("%s", err);
-		goto out;
-	}
-	dp = cli.dp;
-	ret = xnf_conf_apply(dp, want, &chg, err, sizeof(err));
-	if (ret) {
-		cli_err("%s", err);
-		goto out;
-	}
-	print_changes(&chg);
+	snprintf(what, sizeof(what), "apply %s", argv[0]);
+	ret = cli_commit(want, XNF_OPEN_UPGRADE, what, &chg);
+	if (!ret)
+		print_changes(&chg);
 out:
 	xnf_conf_free(want);
 	return ret;

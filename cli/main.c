@@ -112,25 +112,17 @@ int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 	argc--;
 	argv++;
 run:
-	if (cli.conf && !(found->flags & CLI_CONF)) {
+	if (found->flags & CLI_EDIT)
+		return cli_edit(found, argc, argv);
+	if (cli.cand && !(found->flags & CLI_CONF_OBJ)) {
 		char name[64];
 
 		snprintf(name, sizeof(name), "%s%s%s",
 			 strcmp(what, "xnf") ? what : "",
 			 strcmp(what, "xnf") ? " " : "", found->name);
-		return cli_conf_other(name);
+		return cli_defer(name);
 	}
 	return found->fn(argc, argv);
-}
-
-int cli_conf_other(const char *what)
-{
-	if (cli.conf_skip_reads)
-		return 0;
-	return cli_err("'%s' is not a configuration command: a configuration "
-		       "file holds attach, chain set, route, fw, fdb, xconnect "
-		       "and config set lines; run it with 'xnf -b FILE'",
-		       what);
 }
 
 static struct xnf_dp *dp_open(unsigned int flags)
@@ -147,7 +139,7 @@ static struct xnf_dp *dp_open(unsigned int flags)
 
 static struct xnf_dp *dp_writer(bool create)
 {
-	if (cli.dp && !cli.dp->reader)
+	if (cli.dp && !xnf_dp_is_reader(cli.dp))
 		return cli.dp;
 	xnf_dp_close(cli.dp);
 	return dp_open(create ? XNF_OPEN_CREATE : 0);
@@ -197,7 +189,8 @@ static void usage(FILE *f)
 		"  xnf xconnect DEV DEV [lladdr MAC MAC] | xnf xconnect { del DEV | show }\n"
 		"  xnf config { show | set KEY { pass | drop | flood } }\n"
 		"  xnf save                     the running configuration, as lines for apply\n"
-		"  xnf apply [check] FILE|-     make the running configuration FILE's\n"
+		"  xnf apply [check] FILE|-     make the running configuration FILE's (check:\n"
+		"                               print what would change)\n"
 		"  xnf destroy\n"
 		"  xnf plan DEV [queues N] [cores LIST]\n"
 		"  xnf worker DEV nf NAME[,NAME...] [queues LIST] [batch N] [ring N]\n"
@@ -207,8 +200,9 @@ static void usage(FILE *f)
 		"  xnf monitor [last N] [once]  the changes made, as they happen\n"
 		"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
 		"NF := { firewall | l3fwd | l2fwd | xsk }\n"
-		"-b FILE runs FILE's lines in order, all or nothing: every line is checked\n"
-		"before any runs, and a line that fails undoes the ones before it.\n"
+		"-b FILE: the running configuration plus FILE's configuration lines, checked\n"
+		"one by one and committed once, all or nothing (even when killed); FILE's\n"
+		"other lines (show, stats, ...) run after the commit, in order.\n"
 		"The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
 		"$XNF_SYSFS_ROOT (default /). A command that changes something waits at\n"
 		"most -w SECONDS (default %d) for another one to finish.\n",
@@ -318,17 +312,17 @@ out:
 
 static const struct cli_cmd objects[] = {
 	{ "help", do_help },
-	{ "attach", do_attach, CLI_CONF },
-	{ "detach", do_detach, CLI_CONF },
-	{ "chain", do_chain, CLI_CONF },
+	{ "attach", do_attach, CLI_EDIT },
+	{ "detach", do_detach, CLI_EDIT },
+	{ "chain", do_chain, CLI_CONF_OBJ },
 	{ "status", do_status },
 	{ "stats", do_stats },
-	{ "route", do_route, CLI_CONF },
-	{ "fw", do_fw, CLI_CONF },
-	{ "fdb", do_fdb, CLI_CONF },
-	{ "xconnect", do_xconnect, CLI_CONF },
-	{ "config", do_config, CLI_CONF },
-	{ "destroy", do_destroy, CLI_CONF },
+	{ "route", do_route, CLI_CONF_OBJ },
+	{ "fw", do_fw, CLI_CONF_OBJ },
+	{ "fdb", do_fdb, CLI_CONF_OBJ },
+	{ "xconnect", do_xconnect, CLI_CONF_OBJ },
+	{ "config", do_config, CLI_CONF_OBJ },
+	{ "destroy", do_destroy, CLI_EDIT | CLI_EXISTING },
 	{ "save", do_save },
 	{ "apply", do_apply },
 	{ "plan", do_plan },
@@ -375,7 +369,7 @@ static void change_log(const char *cmd, int ret)
 
 	if (cli.started && !ret && !*msg)
 		msg = "stopped";
-	if (cli.dp && !cli.dp->reader)
+	if (cli.dp && !xnf_dp_is_reader(cli.dp))
 		xnf_dp_lock(cli.dp, LOCK_EX);
 	if (xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cmd, ret, msg))
 		print_warn("the change is not in the instance's change log "
@@ -384,9 +378,14 @@ static void change_log(const char *cmd, int ret)
 
 static char *cur_cmd;
 
+const char *cli_cmd_text(void)
+{
+	return cur_cmd ?: "";
+}
+
 void cli_change_started(void)
 {
-	if (cli.conf || !cur_cmd)
+	if (cli.cand || !cur_cmd)
 		return;
 	cli.started = true;
 	xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cur_cmd, false, "started");
@@ -396,9 +395,9 @@ void cli_change_started(void)
  * One command of `xnf`, of a batch line or of the lines of apply's file.
  * A command that opened the instance for writing (cli_dp) changed it, or
  * tried: it goes to the change log with how it ended. The lines that
- * build a configuration in memory (cli.conf: apply's file, a batch's
- * check) change nothing and are not logged; the apply or the batch line
- * that runs them is.
+ * edit the candidate of a batch or of apply's file change nothing by
+ * themselves: the batch logs its lines once they ran (commit.c), the
+ * apply is logged as one command.
  */
 int cli_run(int argc, char **argv)
 {
@@ -412,7 +411,7 @@ int cli_run(int argc, char **argv)
 	cli.wrote = cli.started = false;
 	cli.last_err[0] = cli.note[0] = '\0';
 	ret = cli_dispatch(objects, "xnf", argc, argv);
-	if (cli.wrote && !cli.conf)
+	if (cli.wrote)
 		change_log(cmd, ret);
 	cli.wrote = wrote;
 	cli.started = started;
@@ -549,7 +548,7 @@ int cli_dp_if_any(struct xnf_dp **dp)
 	int ret;
 
 	*dp = NULL;
-	if (cli.dp && !cli.dp->reader) {
+	if (cli.dp && !xnf_dp_is_reader(cli.dp)) {
 		*dp = cli.dp;
 		return 0;
 	}
@@ -561,81 +560,6 @@ int cli_dp_if_any(struct xnf_dp **dp)
 	}
 	*dp = cli.dp;
 	return 0;
-}
-
-/* The running configuration, or a fresh instance's when there is none. */
-static int conf_running(struct xnf_conf **out)
-{
-	struct xnf_dp *dp;
-	char err[1024];
-	int ret;
-
-	*out = NULL;
-	if (cli_dp_if_any(&dp))
-		return -1;
-	if (!dp)
-		return xnf_conf_new(out) ? cli_err("out of memory") : 0;
-	ret = xnf_conf_read(dp, out, err, sizeof(err));
-	return ret ? cli_err("%s", err) : 0;
-}
-
-/*
- * xnf -b FILE: the lines in order, as if typed one after the other, and
- * all or nothing. Every line first runs against the running configuration
- * in memory (cli.conf), which finds what is wrong with any of them before
- * anything changes (lines that only read are skipped there). Then they
- * run for real; should one fail after all, what the lines before it
- * changed is undone by applying the configuration that ran before, and an
- * instance the batch created is removed again. The lock is taken before
- * the input is read, so the batch sees the state it was checked against.
- */
-static int do_batch(const char *file)
-{
-	char err[1024], cmd[XNF_CHANGE_TEXT], note[XNF_CHANGE_TEXT];
-	struct xnf_conf *before = NULL;
-	struct cli_text t = {};
-	bool existed, undone;
-	int ret;
-
-	cli.batch = true;
-	ret = conf_running(&before);
-	existed = cli.dp;
-	if (!ret)
-		ret = cli_text_read(file, &t);
-	if (!ret)
-		ret = conf_running(&cli.conf);
-	if (!ret) {
-		cli.conf_skip_reads = true;
-		ret = cli_lines(&t, cli_run);
-		cli.conf_skip_reads = false;
-	}
-	xnf_conf_free(cli.conf);
-	cli.conf = NULL;
-	if (ret)
-		goto out;
-	ret = cli_lines(&t, cli_run) ?: cli_fw_flush();
-	if (!ret || !cli.dp || cli.dp->reader)
-		goto out;
-	cli_fw_discard();
-	undone = !xnf_conf_apply(cli.dp, before, NULL, err, sizeof(err));
-	if (!undone)
-		cli_err("undoing the lines before failed: %s; 'xnf save' shows "
-			"what runs",
-			err);
-	snprintf(cmd, sizeof(cmd), "-b %s", file);
-	snprintf(note, sizeof(note),
-		 undone ? "line %d failed; the lines before it were undone" :
-			  "line %d failed; undoing the lines before it failed: %.160s",
-		 cli.failed_line, err);
-	xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cmd, !undone, note);
-	if (undone && !existed && !xnf_destroy(cli.dp, err, sizeof(err))) {
-		xnf_dp_close(cli.dp);
-		cli.dp = NULL;
-	}
-out:
-	xnf_conf_free(before);
-	free(t.data);
-	return ret;
 }
 
 int main(int argc, char **argv)
@@ -723,7 +647,7 @@ int main(int argc, char **argv)
 				      cli_version();
 	else if (batch)
 		ret = argc ? cli_err("-b takes no other command") :
-			     do_batch(batch);
+			     cli_batch(batch);
 	else if (argc < 1)
 		ret = cli_err("no object given; try 'xnf help'");
 	else

@@ -176,6 +176,8 @@ struct xnf_dp {
  * holding tables of another schema is refused with -EPROTO. */
 int xnf_dp_open(const char *root, bool create, struct xnf_dp **out);
 void xnf_dp_close(struct xnf_dp *dp);
+/* Opened with XNF_OPEN_READ: no lock held, nothing may be written. */
+bool xnf_dp_is_reader(const struct xnf_dp *dp);
 /* Removes <root>/dev/<dev> and everything pinned in it. */
 int xnf_dev_remove(struct xnf_dp *dp, const char *dev);
 /* Removes every pin of the instance (tables and all devices): the caller
@@ -310,8 +312,14 @@ int xnf_nhg_set(struct xnf_dp *dp, __u32 id, const __u32 *ids, __u32 n);
 /* The resilient bucket assignment itself, on @g in memory. */
 void xnf_nhg_rebalance(struct xnf_nhgroup *g, const __u32 *ids, __u32 n);
 
+/* The entry of @mac (-ENOENT: none). */
+int xnf_fdb_get(struct xnf_dp *dp, const __u8 mac[6], struct xnf_fdb_entry *e);
 int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex);
 int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6]);
+/* The direction of the cross-connect arriving on @in_ifindex (-ENOENT:
+ * none). */
+int xnf_xconnect_get(struct xnf_dp *dp, __u32 in_ifindex,
+		     struct xnf_xconnect *xc);
 int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
 		     const struct xnf_xconnect *xc);
 int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex);
@@ -367,6 +375,11 @@ int xnf_route_list(struct xnf_dp *dp, struct xnf_route_entry **out, __u32 *n);
  * matches. */
 int xnf_route_lookup(struct xnf_dp *dp, int family, const void *addr,
 		     struct xnf_route_entry *e);
+
+/* The route of exactly @addr/@plen, as packets find it, into @e (a
+ * multipath route: type and group only): -ENOENT when there is none. */
+int xnf_route_get(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
+		  struct xnf_route_entry *e);
 
 /* The route sync that owns the route tables (xnf_rtsync). While one is
  * registered (table != 0), routes are not added by hand (xnf_route_add

@@ -43,6 +43,7 @@
 #include <bpf/libbpf.h>
 
 #include "xnf.h"
+#include "conf.h"
 #include "priv.h"
 #include "placement.h"
 #include "worker.h"
@@ -357,8 +358,12 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 		goto out_close;
 	(*out)->lock_fd = lock_fd;
 	(*out)->reader = reader;
-	if (!reader)
+	if (!reader) {
 		repair(*out);
+		/* A commit killed midway: undone, after the transactions it
+		 * was in the middle of were completed or undone above. */
+		xnf_conf_repair(*out);
+	}
 	return 0;
 
 out_close:
@@ -446,8 +451,8 @@ int xnf_destroy(struct xnf_dp *dp, char *err, size_t errlen)
 				dp->root, strerror(-n));
 	if (n > 0)
 		return xnf_errf(err, errlen, -EBUSY,
-				"%s is still attached; 'xnf detach %s' first",
-				names[0], names[0]);
+				"%s is still attached: detach it first",
+				names[0]);
 	tracer_unpin(dp);
 	ret = xnf_dp_destroy(dp->root);
 	if (ret)
@@ -799,7 +804,7 @@ static int attach_check(struct xnf_dp *dp, const struct xnf_attach_opts *o,
 		return -EINVAL;
 	if (!o->chain.len)
 		return xnf_errf(err, errlen, -EINVAL,
-				"no chain given; write 'xnf attach %s chain firewall,l3fwd,l2fwd'",
+				"no chain given for %s: an attachment runs a chain of one NF or more",
 				o->dev);
 	if (o->chain.fused && o->chain.len > XNF_FUSED_MAX)
 		return xnf_errf(err, errlen, -E2BIG,
@@ -808,13 +813,13 @@ static int attach_check(struct xnf_dp *dp, const struct xnf_attach_opts *o,
 	if (bpf_xdp_query_id(o->ifindex, 0, &prog_id) == 0 && prog_id &&
 	    !adoptable(o, prog_id))
 		return xnf_errf(err, errlen, -EBUSY,
-				"%s already runs XDP program id %u; xnf never replaces a program it did not attach: if it is xnf's, use 'xnf chain set %s ...'; if not, remove it first (ip link set dev %s xdp off)",
-				o->dev, prog_id, o->dev, o->dev);
+				"%s already runs XDP program id %u; xnf never replaces a program it did not attach: if it is xnf's, change its chain; if not, remove it first (ip link set dev %s xdp off)",
+				o->dev, prog_id, o->dev);
 	dev_path(path, dp, o->dev, "link");
 	if (pin_exists(path))
 		return xnf_errf(err, errlen, -EEXIST,
-				"%s has a stale xnf attachment pinned at %s; run 'xnf detach %s' first",
-				o->dev, path, o->dev);
+				"%s has a stale xnf attachment pinned at %s: detach it first",
+				o->dev, path);
 	/* What a killed attach or detach left, if repair() could not remove
 	 * it (it said why). */
 	dev_path(path, dp, o->dev, NULL);
@@ -1135,8 +1140,7 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 		return 0;
 	if (!pin_exists(path))
 		return xnf_errf(err, errlen, -ENOENT,
-				"xnf is not attached to %s; 'xnf status' lists the interfaces it is attached to",
-				dev);
+				"xnf is not attached to %s", dev);
 	ret = workers_running(dp, dev, err, errlen);
 	if (ret)
 		return ret;
@@ -1236,8 +1240,8 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 		return ret;
 	if (dev_info_get(dp, dev, 0, &info))
 		return xnf_errf(err, errlen, -ENOENT,
-				"xnf is not attached to %s; attach it with 'xnf attach %s chain NF[,NF...]'",
-				dev, dev);
+				"xnf is not attached to %s: attach it first",
+				dev);
 	spec.len = chg->len;
 	memcpy(spec.nf, chg->nf, sizeof(spec.nf));
 	spec.fused = chg->fused == XNF_KEEP ? info.fused : chg->fused == XNF_ON;

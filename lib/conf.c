@@ -1,30 +1,41 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * conf.c - the whole configuration as one value: read from a running
- * instance, edited in memory, and made the running one by applying only
- * the difference (include/conf.h).
+ * conf.c - candidates: the whole configuration as one value, read from a
+ * running instance or built from nothing, and the running configuration
+ * plus edits; every edit checked here, once, for every caller
+ * (include/conf.h). The difference and the commit are commit.c's.
  *
  * Every part of a configuration is an array kept sorted by its key, so an
  * edit finds its element by binary search, a file written by `xnf save`
- * (which prints in that order) is read in O(n log n), and an apply walks
+ * (which prints in that order) is read in O(n log n), and a commit walks
  * the running and the wanted arrays side by side.
+ *
+ * A candidate over what runs holds only the elements its edits touched:
+ * the first edit of an element reads it from the instance (one lookup)
+ * into both c->base (as it runs) and the candidate (as it will be), so
+ * base and candidate hold the same keys, and comparing them is the whole
+ * difference. An element an edit added that does not run is only in the
+ * candidate; one an edit removed that runs is only in base.
  */
 #include <errno.h>
+#include <net/if.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
 #include <linux/if_link.h>
 
 #include "conf.h"
+#include "conf_priv.h"
 #include "placement.h"
 #include "priv.h"
 
-typedef int (*cmp_fn)(const void *, const void *);
+/* ---- sorted arrays ---- */
 
-/* Index of the element of @base[@n] equal to @key by @cmp, or where it
- * would go; *@found says which. */
-static __u32 sorted_find(const void *base, __u32 n, size_t size,
-			 const void *key, cmp_fn cmp, bool *found)
+__u32 conf_find(const void *base, __u32 n, size_t size, const void *key,
+		conf_cmp_fn cmp, bool *found)
 {
 	__u32 lo = 0, hi = n, mid;
 	int r;
@@ -69,7 +80,23 @@ static void sorted_remove(void *base, __u32 *n, size_t size, __u32 at)
 	(*n)--;
 }
 
-static int att_cmp(const void *a, const void *b)
+/* Puts @elem into the sorted array, in place of an equal one. */
+static int sorted_put(void **base, __u32 *n, size_t size, const void *elem,
+		      conf_cmp_fn cmp)
+{
+	bool found;
+	__u32 at = conf_find(*base, *n, size, elem, cmp, &found);
+
+	if (found) {
+		memcpy((char *)*base + (size_t)at * size, elem, size);
+		return 0;
+	}
+	return sorted_insert(base, n, size, at, elem);
+}
+
+/* ---- keys ---- */
+
+int conf_att_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct xnf_conf_attach *)a)->dev,
 		      ((const struct xnf_conf_attach *)b)->dev);
@@ -86,7 +113,7 @@ int xnf_route_entry_cmp(const void *a, const void *b)
 	return memcmp(x->addr, y->addr, 16);
 }
 
-static int route_cmp(const void *a, const void *b)
+int conf_route_cmp(const void *a, const void *b)
 {
 	return xnf_route_entry_cmp(&((const struct xnf_conf_route *)a)->e,
 				   &((const struct xnf_conf_route *)b)->e);
@@ -109,15 +136,180 @@ int xnf_conf_path_cmp(const void *a, const void *b)
 	return r;
 }
 
-/* Same type and next hop, or the same set of next hops. */
-static bool route_same(const struct xnf_conf_route *a,
-		       const struct xnf_conf_route *b)
+int conf_fdb_cmp(const void *a, const void *b)
 {
-	if (memcmp(&a->e.rt, &b->e.rt, sizeof(a->e.rt)) || a->npaths != b->npaths)
-		return false;
-	return !a->npaths ||
-	       !memcmp(a->paths, b->paths, a->npaths * sizeof(*a->paths));
+	return memcmp(((const struct xnf_fdb_ent *)a)->key.mac,
+		      ((const struct xnf_fdb_ent *)b)->key.mac, 6);
 }
+
+int conf_xc_cmp(const void *a, const void *b)
+{
+	__u32 x = ((const struct xnf_xconnect_ent *)a)->in;
+	__u32 y = ((const struct xnf_xconnect_ent *)b)->in;
+
+	return x < y ? -1 : x > y;
+}
+
+struct xnf_conf_attach *conf_att_find(const struct xnf_conf *c, const char *dev)
+{
+	struct xnf_conf_attach key = {};
+	bool found;
+	__u32 at;
+
+	snprintf(key.dev, sizeof(key.dev), "%s", dev);
+	at = conf_find(c->att, c->natt, sizeof(key), &key, conf_att_cmp, &found);
+	return found ? &c->att[at] : NULL;
+}
+
+struct xnf_conf_route *conf_route_find(const struct xnf_conf *c, int family,
+				       const void *addr, __u32 plen)
+{
+	struct xnf_conf_route key = { .e = { .family = family, .plen = plen } };
+	bool found;
+	__u32 at;
+
+	memcpy(key.e.addr, addr, family == XNF_AF_INET ? 4 : 16);
+	at = conf_find(c->routes, c->nroutes, sizeof(key), &key, conf_route_cmp,
+		       &found);
+	return found ? &c->routes[at] : NULL;
+}
+
+struct xnf_fdb_ent *conf_fdb_find(const struct xnf_conf *c, const __u8 mac[6])
+{
+	struct xnf_fdb_ent key = {};
+	bool found;
+	__u32 at;
+
+	memcpy(key.key.mac, mac, 6);
+	at = conf_find(c->fdb, c->nfdb, sizeof(key), &key, conf_fdb_cmp, &found);
+	return found ? &c->fdb[at] : NULL;
+}
+
+struct xnf_xconnect_ent *conf_xc_find(const struct xnf_conf *c, __u32 in)
+{
+	struct xnf_xconnect_ent key = { .in = in };
+	bool found;
+	__u32 at;
+
+	at = conf_find(c->xc, c->nxc, sizeof(key), &key, conf_xc_cmp, &found);
+	return found ? &c->xc[at] : NULL;
+}
+
+const struct xnf_xconnect_ent *xnf_conf_xc_find(const struct xnf_conf *c, __u32 in)
+{
+	return conf_xc_find(c, in);
+}
+
+/* ---- elements in and out (no checks: what the edits and the commit's
+ * rollback build candidates with) ---- */
+
+int conf_put_att(struct xnf_conf *c, const struct xnf_conf_attach *a)
+{
+	return sorted_put((void **)&c->att, &c->natt, sizeof(*a), a,
+			  conf_att_cmp);
+}
+
+void conf_drop_att(struct xnf_conf *c, const char *dev)
+{
+	struct xnf_conf_attach *a = conf_att_find(c, dev);
+
+	if (a)
+		sorted_remove(c->att, &c->natt, sizeof(*a), a - c->att);
+}
+
+/* A copy of @r, its next hops too. */
+static int route_copy(struct xnf_conf_route *dst, const struct xnf_conf_route *r)
+{
+	*dst = *r;
+	dst->paths = NULL;
+	if (!r->npaths)
+		return 0;
+	dst->paths = malloc(r->npaths * sizeof(*r->paths));
+	if (!dst->paths)
+		return -ENOMEM;
+	memcpy(dst->paths, r->paths, r->npaths * sizeof(*r->paths));
+	return 0;
+}
+
+int conf_put_route(struct xnf_conf *c, const struct xnf_conf_route *r)
+{
+	struct xnf_conf_route copy;
+	bool found;
+	__u32 at;
+	int ret;
+
+	ret = route_copy(&copy, r);
+	if (ret)
+		return ret;
+	at = conf_find(c->routes, c->nroutes, sizeof(copy), &copy,
+		       conf_route_cmp, &found);
+	if (found) {
+		free(c->routes[at].paths);
+		c->routes[at] = copy;
+		return 0;
+	}
+	ret = sorted_insert((void **)&c->routes, &c->nroutes, sizeof(copy), at,
+			    &copy);
+	if (ret)
+		free(copy.paths);
+	return ret;
+}
+
+void conf_drop_route(struct xnf_conf *c, const struct xnf_route_entry *e)
+{
+	struct xnf_conf_route *r = conf_route_find(c, e->family, e->addr,
+						   e->plen);
+
+	if (!r)
+		return;
+	free(r->paths);
+	sorted_remove(c->routes, &c->nroutes, sizeof(*r), r - c->routes);
+}
+
+int conf_put_fdb(struct xnf_conf *c, const struct xnf_fdb_ent *e)
+{
+	return sorted_put((void **)&c->fdb, &c->nfdb, sizeof(*e), e,
+			  conf_fdb_cmp);
+}
+
+void conf_drop_fdb(struct xnf_conf *c, const __u8 mac[6])
+{
+	struct xnf_fdb_ent *e = conf_fdb_find(c, mac);
+
+	if (e)
+		sorted_remove(c->fdb, &c->nfdb, sizeof(*e), e - c->fdb);
+}
+
+int conf_put_xc(struct xnf_conf *c, const struct xnf_xconnect_ent *e)
+{
+	return sorted_put((void **)&c->xc, &c->nxc, sizeof(*e), e, conf_xc_cmp);
+}
+
+void conf_drop_xc(struct xnf_conf *c, __u32 in)
+{
+	struct xnf_xconnect_ent *e = conf_xc_find(c, in);
+
+	if (e)
+		sorted_remove(c->xc, &c->nxc, sizeof(*e), e - c->xc);
+}
+
+int conf_put_all(struct xnf_conf *c, const struct xnf_conf *src)
+{
+	__u32 i;
+	int ret = 0;
+
+	for (i = 0; !ret && i < src->natt; i++)
+		ret = conf_put_att(c, &src->att[i]);
+	for (i = 0; !ret && i < src->nroutes; i++)
+		ret = conf_put_route(c, &src->routes[i]);
+	for (i = 0; !ret && i < src->nfdb; i++)
+		ret = conf_put_fdb(c, &src->fdb[i]);
+	for (i = 0; !ret && i < src->nxc; i++)
+		ret = conf_put_xc(c, &src->xc[i]);
+	return ret;
+}
+
+/* ---- configurations ---- */
 
 static void routes_free(struct xnf_conf_route *routes, __u32 n)
 {
@@ -128,39 +320,18 @@ static void routes_free(struct xnf_conf_route *routes, __u32 n)
 	free(routes);
 }
 
-static int fdb_cmp(const void *a, const void *b)
+/* Empties @c's parts (cfg and fw stay). */
+static void parts_free(struct xnf_conf *c)
 {
-	return memcmp(((const struct xnf_fdb_ent *)a)->key.mac,
-		      ((const struct xnf_fdb_ent *)b)->key.mac, 6);
-}
-
-static int xc_cmp(const void *a, const void *b)
-{
-	__u32 x = ((const struct xnf_xconnect_ent *)a)->in;
-	__u32 y = ((const struct xnf_xconnect_ent *)b)->in;
-
-	return x < y ? -1 : x > y;
-}
-
-static const char *family_str(int family)
-{
-	return family == XNF_AF_INET ? "IPv4" : "IPv6";
-}
-
-int xnf_conf_new(struct xnf_conf **out)
-{
-	struct xnf_conf *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return -ENOMEM;
-	c->fw = xnf_fw_set_new();
-	if (!c->fw) {
-		free(c);
-		return -ENOMEM;
-	}
-	xnf_cfg_default(&c->cfg);
-	*out = c;
-	return 0;
+	free(c->att);
+	routes_free(c->routes, c->nroutes);
+	free(c->fdb);
+	free(c->xc);
+	c->att = NULL;
+	c->routes = NULL;
+	c->fdb = NULL;
+	c->xc = NULL;
+	c->natt = c->nroutes = c->nfdb = c->nxc = 0;
 }
 
 void xnf_conf_free(struct xnf_conf *c)
@@ -168,12 +339,77 @@ void xnf_conf_free(struct xnf_conf *c)
 	if (!c)
 		return;
 	xnf_fw_set_free(c->fw);
-	free(c->att);
-	routes_free(c->routes, c->nroutes);
-	free(c->fdb);
-	free(c->xc);
+	parts_free(c);
+	xnf_conf_free(c->base);
 	free(c);
 }
+
+int conf_alloc(bool whole, struct xnf_conf **out)
+{
+	struct xnf_conf *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	xnf_cfg_default(&c->cfg);
+	c->whole = whole;
+	c->cfg_known = whole;
+	if (whole && !(c->fw = xnf_fw_set_new())) {
+		free(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+int conf_copy(const struct xnf_conf *src, bool whole, struct xnf_conf **out)
+{
+	struct xnf_conf *c;
+	int ret;
+
+	ret = conf_alloc(whole, &c);
+	if (ret)
+		return ret;
+	c->cfg = src->cfg;
+	c->cfg_known = whole || src->cfg_known;
+	if (src->fw) {
+		xnf_fw_set_free(c->fw);
+		c->fw = xnf_fw_set_dup(src->fw);
+		ret = c->fw ? 0 : -ENOMEM;
+	}
+	if (!ret)
+		ret = conf_put_all(c, src);
+	if (ret) {
+		xnf_conf_free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+int xnf_conf_new(struct xnf_conf **out)
+{
+	return conf_alloc(true, out);
+}
+
+int xnf_conf_running(struct xnf_dp *dp, struct xnf_conf **out)
+{
+	struct xnf_conf *c;
+	int ret;
+
+	ret = conf_alloc(false, &c);
+	if (ret)
+		return ret;
+	ret = conf_alloc(false, &c->base);
+	if (ret) {
+		free(c);
+		return ret;
+	}
+	c->dp = dp;
+	*out = c;
+	return 0;
+}
+
+/* ---- reading what runs ---- */
 
 /* The placement request recorded with @dev's attachment, if any. */
 static void read_placement(const struct xnf_dev_status *st,
@@ -194,60 +430,78 @@ static void read_placement(const struct xnf_dev_status *st,
 	free(pst);
 }
 
+/* The attachment of @dev in this network namespace: -ENOENT when there is
+ * none (also: pins of a killed attach or detach, another namespace's). */
+int conf_read_att(struct xnf_dp *dp, const char *dev, __u32 netns,
+		  struct xnf_conf_attach *a)
+{
+	struct xnf_dev_status st;
+	int ret;
+
+	memset(a, 0, sizeof(*a));
+	ret = xnf_dev_status(dp, dev, &st);
+	if (ret)
+		return ret;
+	if (st.info.netns != netns)
+		return -ENOENT;
+	snprintf(a->dev, sizeof(a->dev), "%s", dev);
+	a->xdp_flags = st.info.xdp_flags;
+	a->chain.len = st.info.chain_len;
+	memcpy(a->chain.nf, st.info.nf, sizeof(a->chain.nf));
+	a->chain.fused = st.info.fused;
+	a->chain.l3_fib = st.info.l3_fib;
+	read_placement(&st, a);
+	return 0;
+}
+
+/* The names of the attached devices into a new array: their count. */
+static int dev_names(struct xnf_dp *dp, char (**names)[16], char *err,
+		     size_t errlen)
+{
+	int n;
+
+	*names = NULL;
+	n = xnf_dev_list(dp, NULL, 0);
+	if (n > 0) {
+		*names = calloc(n, sizeof(**names));
+		if (!*names)
+			return xnf_errf(err, errlen, -ENOMEM, "out of memory");
+		n = xnf_dev_list(dp, *names, n);
+	}
+	if (n < 0) {
+		free(*names);
+		*names = NULL;
+		return xnf_errf(err, errlen, n, "cannot list %s/dev: %s",
+				dp->root, strerror(-n));
+	}
+	return n;
+}
+
 static int read_attachments(struct xnf_dp *dp, struct xnf_conf *c, char *err,
 			    size_t errlen)
 {
-	struct xnf_dev_status st;
 	__u32 netns = xnf_netns_inode();
-	char(*names)[16] = NULL;
+	char(*names)[16];
 	int n, i, ret = 0;
 
-	n = xnf_dev_list(dp, NULL, 0);
-	if (n > 0) {
-		names = calloc(n, sizeof(*names));
-		if (!names)
-			return xnf_errf(err, errlen, -ENOMEM, "out of memory");
-		n = xnf_dev_list(dp, names, n);
-	}
-	if (n < 0) {
-		ret = xnf_errf(err, errlen, n, "cannot list %s/dev: %s",
-			       dp->root, strerror(-n));
-		goto out;
-	}
+	n = dev_names(dp, &names, err, errlen);
+	if (n < 0)
+		return n;
 	for (i = 0; i < n && !ret; i++) {
-		struct xnf_conf_attach a = {};
-		bool found;
-		__u32 at;
+		struct xnf_conf_attach a;
 
-		ret = xnf_dev_status(dp, names[i], &st);
-		/* Pins of a killed attach or detach: not attached. */
+		ret = conf_read_att(dp, names[i], netns, &a);
 		if (ret == -ENOENT) {
 			ret = 0;
 			continue;
 		}
-		if (ret) {
+		if (ret)
 			xnf_errf(err, errlen, ret,
 				 "cannot read what runs on %s: %s", names[i],
 				 strerror(-ret));
-			break;
-		}
-		/* Another namespace's: not this configuration's business. */
-		if (st.info.netns != netns)
-			continue;
-		snprintf(a.dev, sizeof(a.dev), "%s", names[i]);
-		a.xdp_flags = st.info.xdp_flags;
-		a.chain.len = st.info.chain_len;
-		memcpy(a.chain.nf, st.info.nf, sizeof(a.chain.nf));
-		a.chain.fused = st.info.fused;
-		a.chain.l3_fib = st.info.l3_fib;
-		read_placement(&st, &a);
-		at = sorted_find(c->att, c->natt, sizeof(a), &a, att_cmp, &found);
-		ret = sorted_insert((void **)&c->att, &c->natt, sizeof(a), at,
-				    &a);
-		if (ret)
-			xnf_errf(err, errlen, ret, "out of memory");
+		else if (conf_put_att(c, &a))
+			ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
 	}
-out:
 	free(names);
 	return ret;
 }
@@ -266,7 +520,7 @@ static int read_paths(struct xnf_dp *dp, struct xnf_conf_route *r, char *err,
 		ret = -EUCLEAN;
 	if (ret)
 		return xnf_errf(err, errlen, ret,
-				"cannot read nexthop group %u of a multipath route from %s: %s; 'xnf route show' shows what runs",
+				"cannot read nexthop group %u of a multipath route from %s: %s",
 				r->e.nh, XNF_MAP_STR(XNF_MAP_NHG),
 				strerror(-ret));
 	r->paths = calloc(g.n, sizeof(*r->paths));
@@ -287,7 +541,25 @@ static int read_paths(struct xnf_dp *dp, struct xnf_conf_route *r, char *err,
 	return 0;
 }
 
-/* The routes, by value. */
+/* @e as a configuration holds it: by value, the next hop valid (whether
+ * its neighbour is known now is the neighbour table's, not the
+ * configuration's, which holds the MAC to start with). */
+static int route_by_value(struct xnf_dp *dp, const struct xnf_route_entry *e,
+			  struct xnf_conf_route *r, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->e = *e;
+	r->e.rt.state = XNF_NH_VALID;
+	if (e->rt.type == XNF_RT_MULTIPATH)
+		ret = read_paths(dp, r, err, errlen);
+	r->e.nh = 0;
+	return ret;
+}
+
+/* The routes written by hand, by value. Routes mirrored by xnf route sync
+ * are the kernel's, not this configuration's. */
 static int read_routes(struct xnf_dp *dp, struct xnf_conf *c, char *err,
 		       size_t errlen)
 {
@@ -306,25 +578,15 @@ static int read_routes(struct xnf_dp *dp, struct xnf_conf *c, char *err,
 		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
 		goto out;
 	}
-	/* Routes mirrored by xnf route sync are the kernel's, not this
-	 * configuration's. */
 	for (i = 0; i < n && !ret; i++) {
-		struct xnf_conf_route *r = &c->routes[c->nroutes];
-
 		if (ents[i].rt.origin != XNF_ORIGIN_STATIC)
 			continue;
-		r->e = ents[i];
-		/* Whether the next hop's neighbour is known now is the
-		 * neighbour table's (xnf neigh follow), not the
-		 * configuration's, which holds the MAC to start with. */
-		r->e.rt.state = XNF_NH_VALID;
+		ret = route_by_value(dp, &ents[i], &c->routes[c->nroutes], err,
+				     errlen);
 		c->nroutes++;
-		if (ents[i].rt.type == XNF_RT_MULTIPATH)
-			ret = read_paths(dp, r, err, errlen);
-		r->e.nh = 0;
 	}
 	if (!ret && c->nroutes)
-		qsort(c->routes, c->nroutes, sizeof(*c->routes), route_cmp);
+		qsort(c->routes, c->nroutes, sizeof(*c->routes), conf_route_cmp);
 out:
 	free(ents);
 	return ret;
@@ -336,9 +598,11 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 	struct xnf_conf *c;
 	int ret;
 
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	ret = conf_alloc(true, &c);
+	if (ret)
+		return xnf_errf(err, errlen, ret, "out of memory");
+	xnf_fw_set_free(c->fw);
+	c->fw = NULL;
 	ret = xnf_cfg_read(dp, &c->cfg);
 	if (ret) {
 		xnf_errf(err, errlen, ret, "cannot read %s: %s",
@@ -369,9 +633,9 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 		goto fail;
 	}
 	if (c->nfdb)
-		qsort(c->fdb, c->nfdb, sizeof(*c->fdb), fdb_cmp);
+		qsort(c->fdb, c->nfdb, sizeof(*c->fdb), conf_fdb_cmp);
 	if (c->nxc)
-		qsort(c->xc, c->nxc, sizeof(*c->xc), xc_cmp);
+		qsort(c->xc, c->nxc, sizeof(*c->xc), conf_xc_cmp);
 	*out = c;
 	return 0;
 fail:
@@ -379,51 +643,292 @@ fail:
 	return ret;
 }
 
+/* ---- what runs, one element at a time (a candidate over what runs) ----
+ *
+ * Each conf_touch_* makes the element known to @c: read from the
+ * instance the first time (into c->base as it runs and into @c as it is
+ * to be, when it runs), nothing afterwards, nothing for a whole
+ * configuration. An element neither holds after it is unknown or absent;
+ * either way the edit treats it as absent.
+ */
+
+static int read_failed(char *err, size_t errlen, int ret, const char *what)
+{
+	return xnf_errf(err, errlen, ret, "cannot read %s from the instance: %s",
+			what, strerror(-ret));
+}
+
+int conf_touch_cfg(struct xnf_conf *c, char *err, size_t errlen)
+{
+	int ret;
+
+	if (c->cfg_known)
+		return 0;
+	if (c->dp) {
+		ret = xnf_cfg_read(c->dp, &c->base->cfg);
+		if (ret)
+			return read_failed(err, errlen, ret,
+					   XNF_MAP_STR(XNF_MAP_CFG));
+	}
+	c->base->cfg_known = c->cfg_known = true;
+	c->cfg = c->base->cfg;
+	return 0;
+}
+
+int conf_touch_fw(struct xnf_conf *c, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (c->fw)
+		return 0;
+	if (c->dp)
+		ret = xnf_fw_read(c->dp, &c->base->fw);
+	else if (!(c->base->fw = xnf_fw_set_new()))
+		ret = -ENOMEM;
+	if (ret)
+		return read_failed(err, errlen, ret, "the firewall rules");
+	c->fw = xnf_fw_set_dup(c->base->fw);
+	if (!c->fw)
+		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Both copies of a touched element, or neither: a failed second put
+ * leaves the element unknown again. */
+#define TOUCH_PUT(c, put, drop, key, elem)      \
+	({                                      \
+		int _r = put((c)->base, elem);  \
+		if (!_r && (_r = put(c, elem))) \
+			drop((c)->base, key);   \
+		_r;                             \
+	})
+
+int conf_touch_att(struct xnf_conf *c, const char *dev, char *err, size_t errlen)
+{
+	struct xnf_conf_attach a;
+	int ret;
+
+	if (c->whole || !c->dp || conf_att_find(c->base, dev) ||
+	    conf_att_find(c, dev))
+		return 0;
+	ret = conf_read_att(c->dp, dev, xnf_netns_inode(), &a);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return xnf_errf(err, errlen, ret,
+				"cannot read what runs on %s: %s", dev,
+				strerror(-ret));
+	ret = TOUCH_PUT(c, conf_put_att, conf_drop_att, dev, &a);
+	return ret ? xnf_errf(err, errlen, ret, "out of memory") : 0;
+}
+
+/* Every attachment of this namespace. */
+int conf_touch_all_att(struct xnf_conf *c, char *err, size_t errlen)
+{
+	char(*names)[16];
+	int n, i, ret = 0;
+
+	if (c->whole || !c->dp)
+		return 0;
+	n = dev_names(c->dp, &names, err, errlen);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n && !ret; i++)
+		ret = conf_touch_att(c, names[i], err, errlen);
+	free(names);
+	return ret;
+}
+
+int conf_touch_route(struct xnf_conf *c, int family, const void *addr,
+		     __u32 plen, char *err, size_t errlen)
+{
+	struct xnf_route_entry e;
+	struct xnf_conf_route r;
+	int ret;
+
+	if (c->whole || !c->dp || conf_route_find(c->base, family, addr, plen) ||
+	    conf_route_find(c, family, addr, plen))
+		return 0;
+	ret = xnf_route_get(c->dp, family, addr, plen, &e);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return read_failed(err, errlen, ret, "the route");
+	/* A mirrored route is known with its origin: the edits refuse to
+	 * change it. */
+	ret = route_by_value(c->dp, &e, &r, err, errlen);
+	if (!ret && TOUCH_PUT(c, conf_put_route, conf_drop_route, &r.e, &r))
+		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	free(r.paths);
+	return ret;
+}
+
+int conf_touch_fdb(struct xnf_conf *c, const __u8 mac[6], char *err, size_t errlen)
+{
+	struct xnf_fdb_ent e = {};
+	int ret;
+
+	if (c->whole || !c->dp || conf_fdb_find(c->base, mac) ||
+	    conf_fdb_find(c, mac))
+		return 0;
+	memcpy(e.key.mac, mac, 6);
+	ret = xnf_fdb_get(c->dp, mac, &e.e);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return read_failed(err, errlen, ret, XNF_MAP_STR(XNF_MAP_FDB));
+	ret = TOUCH_PUT(c, conf_put_fdb, conf_drop_fdb, mac, &e);
+	return ret ? xnf_errf(err, errlen, ret, "out of memory") : 0;
+}
+
+/* The cross-connect entry of @in, and of its peer: a pair is one element. */
+int conf_touch_xc(struct xnf_conf *c, __u32 in, char *err, size_t errlen)
+{
+	struct xnf_xconnect_ent e = { .in = in };
+	int ret;
+
+	if (c->whole || !c->dp || conf_xc_find(c->base, in) ||
+	    conf_xc_find(c, in))
+		return 0;
+	ret = xnf_xconnect_get(c->dp, in, &e.xc);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return read_failed(err, errlen, ret,
+				   XNF_MAP_STR(XNF_MAP_XCONNECT));
+	ret = TOUCH_PUT(c, conf_put_xc, conf_drop_xc, in, &e);
+	if (ret)
+		return xnf_errf(err, errlen, ret, "out of memory");
+	return conf_touch_xc(c, e.xc.ifindex, err, errlen);
+}
+
 /* ---- edits ---- */
 
-static struct xnf_conf_attach *att_find(const struct xnf_conf *c, const char *dev)
+static const char *family_str(int family)
 {
-	struct xnf_conf_attach key = {};
-	bool found;
-	__u32 at;
+	return family == XNF_AF_INET ? "IPv4" : "IPv6";
+}
 
-	snprintf(key.dev, sizeof(key.dev), "%s", dev);
-	at = sorted_find(c->att, c->natt, sizeof(key), &key, att_cmp, &found);
-	return found ? &c->att[at] : NULL;
+static const char *dev_name(__u32 ifindex, char *buf)
+{
+	if (!if_indextoname(ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "if%u", ifindex % 100000000);
+	return buf;
+}
+
+static const char *mac_str(const __u8 *m, char *buf)
+{
+	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2],
+		 m[3], m[4], m[5]);
+	return buf;
+}
+
+static const char *prefix_str(int family, const void *addr, __u32 plen,
+			      char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(family == XNF_AF_INET ? AF_INET : AF_INET6, addr, a, sizeof(a));
+	snprintf(buf, len, "%s/%u", a, plen);
+	return buf;
+}
+
+/* A MAC a frame can be sent to: not multicast, broadcast or zero. */
+static int unicast_check(const __u8 mac[6], const char *what, char *err,
+			 size_t errlen)
+{
+	char m[18];
+
+	if (mac[0] & 1)
+		return xnf_errf(err, errlen, -EINVAL,
+				"%s %s is a %s MAC: give a unicast one", what,
+				mac_str(mac, m),
+				memcmp(mac, "\xff\xff\xff\xff\xff\xff", 6) ?
+					"multicast" :
+					"broadcast");
+	if (!memcmp(mac, "\0\0\0\0\0\0", 6))
+		return xnf_errf(err, errlen, -EINVAL,
+				"%s 00:00:00:00:00:00 is not a station address: give a unicast MAC",
+				what);
+	return 0;
+}
+
+/* The chain of an attachment or a chain set: each NF once, as many as a
+ * chain (a fused one) holds. Which NFs there are is xnf_chain_parse()'s
+ * (and the loader's, when the chain is committed). */
+static int chain_check(const __u32 *nf, __u32 len, bool fused, char *err,
+		       size_t errlen)
+{
+	__u32 i, j;
+
+	if (len > XNF_CHAIN_MAX)
+		return xnf_errf(err, errlen, -EINVAL,
+				"a chain holds at most %d NFs", XNF_CHAIN_MAX);
+	if (fused && len > XNF_FUSED_MAX)
+		return xnf_errf(err, errlen, -EINVAL,
+				"a fused chain holds at most %d NFs",
+				XNF_FUSED_MAX);
+	for (i = 0; i < len; i++)
+		for (j = 0; j < i; j++)
+			if (nf[j] == nf[i])
+				return xnf_errf(err, errlen, -EINVAL,
+						"%s appears twice in the chain; each NF runs at most once",
+						xnf_nf_name(nf[i]) ?: "an NF");
+	return 0;
+}
+
+static int oom(char *err, size_t errlen)
+{
+	return xnf_errf(err, errlen, -ENOMEM, "out of memory");
 }
 
 int xnf_conf_attach(struct xnf_conf *c, const struct xnf_conf_attach *a,
 		    char *err, size_t errlen)
 {
-	bool found;
-	__u32 at;
+	int ret;
 
-	at = sorted_find(c->att, c->natt, sizeof(*a), a, att_cmp, &found);
-	if (found)
-		return xnf_errf(err, errlen, -EEXIST,
-				"%s is attached already; change its chain with "
-				"'chain set %s NF[,NF...]', or detach it first",
-				a->dev, a->dev);
-	if (sorted_insert((void **)&c->att, &c->natt, sizeof(*a), at, a))
-		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
-	return 0;
+	ret = xnf_dev_name_check(a->dev, err, errlen) ?:
+		      chain_check(a->chain.nf, a->chain.len, a->chain.fused,
+				  err, errlen);
+	if (ret)
+		return ret;
+	ret = conf_touch_att(c, a->dev, err, errlen);
+	if (ret)
+		return ret;
+	if (conf_att_find(c, a->dev))
+		return xnf_errf(err, errlen, -EEXIST, "%s is attached already",
+				a->dev);
+	return conf_put_att(c, a) ? oom(err, errlen) : 0;
 }
 
 static int not_attached(const char *dev, char *err, size_t errlen)
 {
-	return xnf_errf(err, errlen, -ENOENT,
-			"xnf is not attached to %s; attach it first with "
-			"'attach %s chain NF[,NF...]'",
-			dev, dev);
+	return xnf_errf(err, errlen, -ENOENT, "xnf is not attached to %s", dev);
 }
 
 int xnf_conf_detach(struct xnf_conf *c, const char *dev, char *err, size_t errlen)
 {
-	struct xnf_conf_attach *a = att_find(c, dev);
+	int ret;
 
-	if (!a)
+	ret = xnf_dev_name_check(dev, err, errlen) ?:
+		      conf_touch_att(c, dev, err, errlen);
+	if (ret)
+		return ret;
+	if (!conf_att_find(c, dev))
 		return not_attached(dev, err, errlen);
-	sorted_remove(c->att, &c->natt, sizeof(*a), a - c->att);
+	conf_drop_att(c, dev);
+	return 0;
+}
+
+int xnf_conf_detach_all(struct xnf_conf *c, char *err, size_t errlen)
+{
+	int ret = conf_touch_all_att(c, err, errlen);
+
+	if (ret)
+		return ret;
+	free(c->att);
+	c->att = NULL;
+	c->natt = 0;
 	return 0;
 }
 
@@ -431,16 +936,21 @@ int xnf_conf_chain_set(struct xnf_conf *c, const char *dev,
 		       const struct xnf_chain_change *chg, char *err,
 		       size_t errlen)
 {
-	struct xnf_conf_attach *a = att_find(c, dev);
+	struct xnf_conf_attach *a;
 	bool fused;
+	int ret;
 
+	ret = xnf_dev_name_check(dev, err, errlen) ?:
+		      conf_touch_att(c, dev, err, errlen);
+	if (ret)
+		return ret;
+	a = conf_att_find(c, dev);
 	if (!a)
 		return not_attached(dev, err, errlen);
 	fused = chg->fused == XNF_KEEP ? a->chain.fused : chg->fused == XNF_ON;
-	if (fused && chg->len > XNF_FUSED_MAX)
-		return xnf_errf(err, errlen, -EINVAL,
-				"a fused chain holds at most %d NFs",
-				XNF_FUSED_MAX);
+	ret = chain_check(chg->nf, chg->len, fused, err, errlen);
+	if (ret)
+		return ret;
 	a->chain.len = chg->len;
 	memcpy(a->chain.nf, chg->nf, sizeof(a->chain.nf));
 	a->chain.fused = fused;
@@ -449,29 +959,81 @@ int xnf_conf_chain_set(struct xnf_conf *c, const char *dev,
 	return 0;
 }
 
-/* Puts @r in @c, which then owns r->paths (freed when this fails). */
+/* The prefix: a family, a length it has, no host bits. */
+static int prefix_check(int family, const __u8 *addr, __u32 plen, char *err,
+			size_t errlen)
+{
+	__u32 max = family == XNF_AF_INET ? 32 : 128, i;
+	char p[INET6_ADDRSTRLEN + 8];
+
+	if (family != XNF_AF_INET && family != XNF_AF_INET6)
+		return xnf_errf(err, errlen, -EAFNOSUPPORT,
+				"route: unknown family %d", family);
+	if (plen > max)
+		return xnf_errf(err, errlen, -EINVAL,
+				"prefix length %u: an %s prefix has 0 to %u bits",
+				plen, family_str(family), max);
+	for (i = plen; i < max; i++)
+		if (addr[i / 8] & (0x80 >> (i % 8)))
+			return xnf_errf(err, errlen, -EINVAL,
+					"prefix %s has host bits set",
+					prefix_str(family, addr, plen, p,
+						   sizeof(p)));
+	return 0;
+}
+
+/* A next hop of a route of @family, or a route of another type. */
+static int nexthop_check(int family, const struct xnf_route *rt, char *err,
+			 size_t errlen)
+{
+	if (rt->type > XNF_RT_KERNEL)
+		return xnf_errf(err, errlen, -EINVAL, "unknown route type %u",
+				rt->type);
+	if (rt->type != XNF_RT_UNICAST)
+		return 0;
+	if (!rt->ifindex)
+		return xnf_errf(err, errlen, -EINVAL,
+				"a next hop needs its device");
+	if (rt->gw_family && (int)rt->gw_family != family)
+		return xnf_errf(err, errlen, -EINVAL,
+				"next hop of the %s route is %s: the gateway must be of the prefix's family",
+				family_str(family), family_str(rt->gw_family));
+	return unicast_check(rt->dmac, "the next hop's lladdr", err, errlen);
+}
+
+/* A route edit may change @r (NULL: none): not one the route sync owns. */
+static int route_own(const struct xnf_conf_route *r, const char *prefix,
+		     char *err, size_t errlen)
+{
+	if (!r || r->e.rt.origin == XNF_ORIGIN_STATIC)
+		return 0;
+	return xnf_errf(err, errlen, -EBUSY,
+			"route %s is mirrored from the kernel's routes by a route sync: change the kernel's route, or take the routes back from the sync first",
+			prefix);
+}
+
+/* Puts @r (owned by the call from here on) into @c: -EEXIST unless
+ * @replace when its prefix has a route. */
 static int route_put(struct xnf_conf *c, struct xnf_conf_route *r, bool replace,
 		     char *err, size_t errlen)
 {
-	bool found;
-	__u32 at;
-	int ret = 0;
+	const struct xnf_route_entry *e = &r->e;
+	struct xnf_conf_route *now;
+	char p[INET6_ADDRSTRLEN + 8];
+	int ret;
 
-	at = sorted_find(c->routes, c->nroutes, sizeof(*r), r, route_cmp, &found);
-	if (found && !replace) {
-		ret = xnf_errf(err, errlen, -EEXIST,
-			       "a route to this %s prefix exists; use 'route "
-			       "replace' to change it",
-			       family_str(r->e.family));
-	} else if (found) {
-		free(c->routes[at].paths);
-		c->routes[at] = *r;
-	} else if (sorted_insert((void **)&c->routes, &c->nroutes, sizeof(*r),
-				 at, r)) {
-		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
-	}
+	prefix_str(e->family, e->addr, e->plen, p, sizeof(p));
+	ret = conf_touch_route(c, e->family, e->addr, e->plen, err, errlen);
 	if (ret)
-		free(r->paths);
+		goto out;
+	now = conf_route_find(c, e->family, e->addr, e->plen);
+	ret = route_own(now, p, err, errlen);
+	if (!ret && now && !replace)
+		ret = xnf_errf(err, errlen, -EEXIST, "route %s exists", p);
+	if (!ret && conf_put_route(c, r))
+		ret = oom(err, errlen);
+out:
+	free(r->paths);
 	return ret;
 }
 
@@ -480,12 +1042,24 @@ int xnf_conf_route_add(struct xnf_conf *c, int family, const void *addr,
 		       char *err, size_t errlen)
 {
 	struct xnf_conf_route r = { .e = { .family = family, .plen = plen } };
+	int ret;
 
 	if (rt->type == XNF_RT_MULTIPATH)
 		return xnf_errf(err, errlen, -EINVAL,
 				"a multipath route is given by its next hops");
+	ret = prefix_check(family, addr, plen, err, errlen) ?:
+		      nexthop_check(family, rt, err, errlen);
+	if (ret)
+		return ret;
 	memcpy(r.e.addr, addr, family == XNF_AF_INET ? 4 : 16);
 	r.e.rt = *rt;
+	r.e.rt.origin = XNF_ORIGIN_STATIC;
+	r.e.rt.state = XNF_NH_VALID;
+	if (rt->type != XNF_RT_UNICAST) {
+		/* Only the type: no next hop. */
+		memset(&r.e.rt, 0, sizeof(r.e.rt));
+		r.e.rt.type = rt->type;
+	}
 	return route_put(c, &r, replace, err, errlen);
 }
 
@@ -495,6 +1069,7 @@ int xnf_conf_route_add_multipath(struct xnf_conf *c, int family, const void *add
 {
 	struct xnf_conf_route r = { .e = { .family = family, .plen = plen } };
 	__u32 i;
+	int ret;
 
 	if (!n || n > XNF_NHG_PATHS)
 		return xnf_errf(err, errlen, -EINVAL,
@@ -508,12 +1083,21 @@ int xnf_conf_route_add_multipath(struct xnf_conf *c, int family, const void *add
 	if (n == 1)
 		return xnf_conf_route_add(c, family, addr, plen, paths, replace,
 					  err, errlen);
+	ret = prefix_check(family, addr, plen, err, errlen);
+	for (i = 0; i < n && !ret; i++)
+		ret = nexthop_check(family, &paths[i], err, errlen);
+	if (ret)
+		return ret;
 	memcpy(r.e.addr, addr, family == XNF_AF_INET ? 4 : 16);
 	r.e.rt.type = XNF_RT_MULTIPATH;
 	r.paths = malloc(n * sizeof(*paths));
 	if (!r.paths)
-		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
-	memcpy(r.paths, paths, n * sizeof(*paths));
+		return oom(err, errlen);
+	for (i = 0; i < n; i++) {
+		r.paths[i] = paths[i];
+		r.paths[i].origin = XNF_ORIGIN_STATIC;
+		r.paths[i].state = XNF_NH_VALID;
+	}
 	r.npaths = n;
 	qsort(r.paths, n, sizeof(*paths), xnf_conf_path_cmp);
 	for (i = 1; i < n; i++)
@@ -528,81 +1112,62 @@ int xnf_conf_route_add_multipath(struct xnf_conf *c, int family, const void *add
 int xnf_conf_route_del(struct xnf_conf *c, int family, const void *addr,
 		       __u32 plen, char *err, size_t errlen)
 {
-	struct xnf_conf_route r = { .e = { .family = family, .plen = plen } };
-	bool found;
-	__u32 at;
+	struct xnf_conf_route *now;
+	char p[INET6_ADDRSTRLEN + 8];
+	int ret;
 
-	memcpy(r.e.addr, addr, family == XNF_AF_INET ? 4 : 16);
-	at = sorted_find(c->routes, c->nroutes, sizeof(r), &r, route_cmp, &found);
-	if (!found)
-		return xnf_errf(err, errlen, -ENOENT,
-				"no such %s route; 'route show' lists the routes",
-				family_str(family));
-	free(c->routes[at].paths);
-	sorted_remove(c->routes, &c->nroutes, sizeof(r), at);
-	return 0;
+	ret = prefix_check(family, addr, plen, err, errlen) ?:
+		      conf_touch_route(c, family, addr, plen, err, errlen);
+	if (ret)
+		return ret;
+	prefix_str(family, addr, plen, p, sizeof(p));
+	now = conf_route_find(c, family, addr, plen);
+	if (!now)
+		return xnf_errf(err, errlen, -ENOENT, "no route %s", p);
+	ret = route_own(now, p, err, errlen);
+	if (!ret)
+		conf_drop_route(c, &now->e);
+	return ret;
 }
 
 int xnf_conf_fdb_add(struct xnf_conf *c, const __u8 mac[6], __u32 ifindex,
 		     bool replace, char *err, size_t errlen)
 {
-	struct xnf_fdb_ent e = { .e.ifindex = ifindex };
-	bool found;
-	__u32 at;
+	struct xnf_fdb_ent e = { .e.ifindex = ifindex }, *now;
+	char m[18], name[IF_NAMESIZE];
+	int ret;
 
-	memcpy(e.key.mac, mac, 6);
-	at = sorted_find(c->fdb, c->nfdb, sizeof(e), &e, fdb_cmp, &found);
-	if (found && !replace)
+	ret = unicast_check(mac, "FDB entry", err, errlen);
+	if (!ret && !ifindex)
+		ret = xnf_errf(err, errlen, -EINVAL,
+			       "an FDB entry needs its device");
+	if (!ret)
+		ret = conf_touch_fdb(c, mac, err, errlen);
+	if (ret)
+		return ret;
+	now = conf_fdb_find(c, mac);
+	if (now && !replace)
 		return xnf_errf(err, errlen, -EEXIST,
-				"the MAC is in the FDB; use 'fdb replace' to "
-				"move it");
-	if (found) {
-		c->fdb[at] = e;
-		return 0;
-	}
-	if (sorted_insert((void **)&c->fdb, &c->nfdb, sizeof(e), at, &e))
-		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
-	return 0;
+				"%s is in the FDB already (on %s)",
+				mac_str(mac, m), dev_name(now->e.ifindex, name));
+	memcpy(e.key.mac, mac, 6);
+	return conf_put_fdb(c, &e) ? oom(err, errlen) : 0;
 }
 
 int xnf_conf_fdb_del(struct xnf_conf *c, const __u8 mac[6], char *err,
 		     size_t errlen)
 {
-	struct xnf_fdb_ent e = {};
-	bool found;
-	__u32 at;
+	char m[18];
+	int ret;
 
-	memcpy(e.key.mac, mac, 6);
-	at = sorted_find(c->fdb, c->nfdb, sizeof(e), &e, fdb_cmp, &found);
-	if (!found)
-		return xnf_errf(err, errlen, -ENOENT,
-				"the MAC is not in the FDB; 'fdb show' lists it");
-	sorted_remove(c->fdb, &c->nfdb, sizeof(e), at);
+	ret = conf_touch_fdb(c, mac, err, errlen);
+	if (ret)
+		return ret;
+	if (!conf_fdb_find(c, mac))
+		return xnf_errf(err, errlen, -ENOENT, "%s is not in the FDB",
+				mac_str(mac, m));
+	conf_drop_fdb(c, mac);
 	return 0;
-}
-
-static struct xnf_xconnect_ent *xc_find(const struct xnf_conf *c, __u32 in)
-{
-	struct xnf_xconnect_ent key = { .in = in };
-	bool found;
-	__u32 at;
-
-	at = sorted_find(c->xc, c->nxc, sizeof(key), &key, xc_cmp, &found);
-	return found ? &c->xc[at] : NULL;
-}
-
-static int xc_put(struct xnf_conf *c, __u32 in, const struct xnf_xconnect *xc)
-{
-	struct xnf_xconnect_ent e = { .in = in, .xc = *xc };
-	bool found;
-	__u32 at;
-
-	at = sorted_find(c->xc, c->nxc, sizeof(e), &e, xc_cmp, &found);
-	if (found) {
-		c->xc[at] = e;
-		return 0;
-	}
-	return sorted_insert((void **)&c->xc, &c->nxc, sizeof(e), at, &e);
 }
 
 int xnf_conf_xconnect_add(struct xnf_conf *c, __u32 if1,
@@ -610,563 +1175,222 @@ int xnf_conf_xconnect_add(struct xnf_conf *c, __u32 if1,
 			  const struct xnf_xconnect *rev, char *err,
 			  size_t errlen)
 {
-	const struct xnf_xconnect_ent *e1 = xc_find(c, if1),
-				      *e2 = xc_find(c, if2);
+	struct xnf_xconnect_ent e1 = { .in = if1, .xc = *fwd },
+				e2 = { .in = if2, .xc = *rev };
+	const struct xnf_xconnect_ent *now;
+	char n1[IF_NAMESIZE], n2[IF_NAMESIZE];
+	__u32 i, ends[2] = { if1, if2 };
+	int ret;
 
-	/* Re-adding a pair changes its MACs; a third device is refused,
-	 * as xnf_xconnect_add() refuses it. */
-	if ((e1 && e1->xc.ifindex != if2) || (e2 && e2->xc.ifindex != if1))
-		return xnf_errf(err, errlen, -EBUSY,
-				"a device of the pair is cross-connected to "
-				"another one; remove that pair first with "
-				"'xconnect del DEV'");
-	if (xc_put(c, if1, fwd) || xc_put(c, if2, rev))
-		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	if (!if1 || !if2 || if1 == if2)
+		return xnf_errf(err, errlen, -EINVAL,
+				"a cross-connect joins two different devices");
+	if (fwd->ifindex != if2 || rev->ifindex != if1)
+		return xnf_errf(err, errlen, -EINVAL,
+				"a cross-connect's two directions lead to each other's device");
+	for (i = 0; i < 2; i++) {
+		ret = conf_touch_xc(c, ends[i], err, errlen);
+		if (ret)
+			return ret;
+		now = conf_xc_find(c, ends[i]);
+		/* Re-adding a pair changes its MACs; a third device is
+		 * refused. */
+		if (now && now->xc.ifindex != ends[!i])
+			return xnf_errf(err, errlen, -EBUSY,
+					"%s is cross-connected to %s already",
+					dev_name(ends[i], n1),
+					dev_name(now->xc.ifindex, n2));
+	}
+	if (conf_put_xc(c, &e1) || conf_put_xc(c, &e2))
+		return oom(err, errlen);
 	return 0;
 }
 
 int xnf_conf_xconnect_remove(struct xnf_conf *c, __u32 ifindex, char *err,
 			     size_t errlen)
 {
-	struct xnf_xconnect_ent *e = xc_find(c, ifindex);
+	struct xnf_xconnect_ent *e;
+	char name[IF_NAMESIZE];
 	__u32 peer;
+	int ret;
 
+	ret = conf_touch_xc(c, ifindex, err, errlen);
+	if (ret)
+		return ret;
+	e = conf_xc_find(c, ifindex);
 	if (!e)
-		return xnf_errf(err, errlen, -ENOENT,
-				"the device is in no cross-connect; 'xconnect "
-				"show' lists them");
+		return xnf_errf(err, errlen, -ENOENT, "%s is not cross-connected",
+				dev_name(ifindex, name));
 	peer = e->xc.ifindex;
-	sorted_remove(c->xc, &c->nxc, sizeof(*e), e - c->xc);
-	e = xc_find(c, peer);
+	conf_drop_xc(c, ifindex);
+	e = conf_xc_find(c, peer);
 	if (e && e->xc.ifindex == ifindex)
-		sorted_remove(c->xc, &c->nxc, sizeof(*e), e - c->xc);
+		conf_drop_xc(c, peer);
 	return 0;
+}
+
+int xnf_conf_fw_add(struct xnf_conf *c, const struct xnf_fw_rule *r,
+		    bool auto_prio, char *err, size_t errlen)
+{
+	char msg[256];
+	__u32 last = 0;
+	int ret;
+
+	ret = xnf_fw_rule_check(r, msg, sizeof(msg));
+	if (ret)
+		return xnf_errf(err, errlen, ret, "invalid rule: %s", msg);
+	ret = conf_touch_fw(c, err, errlen);
+	if (ret)
+		return ret;
+	ret = xnf_fw_set_add(c->fw, r, auto_prio, NULL);
+	if (ret == -EEXIST)
+		return xnf_errf(err, errlen, ret, "a rule with prio %u exists",
+				r->prio);
+	if (ret == -ENOSPC)
+		return xnf_errf(err, errlen, ret, "firewall full (%u rules)",
+				XNF_FW_MAX_RULES);
+	if (ret == -ERANGE) {
+		xnf_fw_set_last_prio(c->fw, &last);
+		return xnf_errf(err, errlen, ret,
+				"no prio above %u is left for the rule", last);
+	}
+	if (ret)
+		return xnf_errf(err, errlen, ret, "invalid rule: %s",
+				strerror(-ret));
+	return 0;
+}
+
+int xnf_conf_fw_del(struct xnf_conf *c, __u32 prio, char *err, size_t errlen)
+{
+	int ret = conf_touch_fw(c, err, errlen);
+
+	if (ret)
+		return ret;
+	if (xnf_fw_set_del(c->fw, prio, NULL))
+		return xnf_errf(err, errlen, -ENOENT, "no rule with prio %u",
+				prio);
+	return 0;
+}
+
+int xnf_conf_fw_default(struct xnf_conf *c, __u32 action, char *err, size_t errlen)
+{
+	int ret;
+
+	if (action != XNF_FW_ALLOW && action != XNF_FW_DROP)
+		return xnf_errf(err, errlen, -EINVAL,
+				"invalid policy %u: allow or drop", action);
+	ret = conf_touch_fw(c, err, errlen);
+	return ret ?: xnf_fw_set_policy(c->fw, action);
+}
+
+int xnf_conf_fw_flush(struct xnf_conf *c, char *err, size_t errlen)
+{
+	int ret = conf_touch_fw(c, err, errlen);
+
+	if (!ret)
+		xnf_fw_set_flush(c->fw);
+	return ret;
+}
+
+/* The keys of xnf_config that are configuration, and their values. */
+static const struct {
+	const char *key;
+	size_t off;
+	const char *const vals[4]; /* by value */
+	const char *allowed;	   /* for a message */
+} cfg_keys[] = {
+	/* clang-format off */
+	{ "no_route", offsetof(struct xnf_config, no_route),
+	  { "pass", "drop" }, "pass or drop" },
+	{ "ttl_expired", offsetof(struct xnf_config, ttl_expired),
+	  { "pass", "drop" }, "pass or drop" },
+	{ "local", offsetof(struct xnf_config, local),
+	  { "pass", "drop" }, "pass or drop" },
+	{ "l2_miss", offsetof(struct xnf_config, l2_miss),
+	  { "pass", "drop", "flood" }, "flood, pass or drop" },
+	{ "xsk_fallback", offsetof(struct xnf_config, xsk_fallback),
+	  { "pass", "drop" }, "pass or drop" },
+	{ "martian", offsetof(struct xnf_config, martian),
+	  { "pass", "drop" }, "pass or drop" },
+	/* Not an action: on or off (bpf/fcache.bpf.h). */
+	{ "flow_cache", offsetof(struct xnf_config, flow_cache),
+	  { "off", "on" }, "on or off" },
+	/* clang-format on */
+};
+#define N_CFG (sizeof(cfg_keys) / sizeof(cfg_keys[0]))
+_Static_assert(XNF_ACT_PASS == 0 && XNF_ACT_DROP == 1 && XNF_ACT_FLOOD == 2,
+	       "cfg_keys' values are by index");
+
+static __u32 *cfg_field(struct xnf_config *cfg, size_t i)
+{
+	return (__u32 *)((char *)cfg + cfg_keys[i].off);
+}
+
+int xnf_cfg_key(size_t i, const struct xnf_config *cfg, const char **key,
+		const char **val)
+{
+	__u32 v;
+
+	if (i >= N_CFG)
+		return -1;
+	v = *cfg_field((struct xnf_config *)cfg, i);
+	*key = cfg_keys[i].key;
+	*val = v < 4 && cfg_keys[i].vals[v] ? cfg_keys[i].vals[v] : "?";
+	return 0;
+}
+
+int conf_cfg_keys(void)
+{
+	return N_CFG;
+}
+
+int xnf_conf_config_set(struct xnf_conf *c, const char *key, const char *val,
+			char *err, size_t errlen)
+{
+	size_t i;
+	__u32 v;
+	int ret;
+
+	for (i = 0; i < N_CFG && strcmp(key, cfg_keys[i].key); i++)
+		;
+	if (i == N_CFG)
+		return xnf_errf(err, errlen, -EINVAL, "unknown key '%s'", key);
+	for (v = 0; v < 4; v++)
+		if (cfg_keys[i].vals[v] && !strcmp(val, cfg_keys[i].vals[v]))
+			break;
+	if (v == 4)
+		return xnf_errf(err, errlen, -EINVAL,
+				"invalid value '%s' for %s: expected %s", val,
+				key, cfg_keys[i].allowed);
+	ret = conf_touch_cfg(c, err, errlen);
+	if (!ret)
+		*cfg_field(&c->cfg, i) = v;
+	return ret;
 }
 
 int xnf_conf_destroy(struct xnf_conf *c, char *err, size_t errlen)
 {
-	struct xnf_conf *fresh;
+	struct xnf_fw_set *fw;
+	int ret;
 
+	ret = conf_touch_all_att(c, err, errlen);
+	if (ret)
+		return ret;
 	if (c->natt)
 		return xnf_errf(err, errlen, -EBUSY,
-				"xnf is still attached to %s%s; detach first",
+				"xnf is still attached to %s%s: detach first",
 				c->att[0].dev, c->natt > 1 ? " and others" : "");
-	if (xnf_conf_new(&fresh))
-		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	fw = xnf_fw_set_new();
+	if (!fw)
+		return oom(err, errlen);
+	/* A fresh instance's configuration, whole from here on. */
+	parts_free(c);
+	xnf_conf_free(c->base);
+	c->base = NULL;
 	xnf_fw_set_free(c->fw);
-	routes_free(c->routes, c->nroutes);
-	free(c->fdb);
-	free(c->xc);
-	*c = *fresh;
-	free(fresh);
+	c->fw = fw;
+	xnf_cfg_default(&c->cfg);
+	c->whole = c->cfg_known = true;
+	c->destroy = true;
 	return 0;
-}
-
-/* ---- apply ---- */
-
-static bool cfg_equal(const struct xnf_config *a, const struct xnf_config *b)
-{
-	return a->no_route == b->no_route && a->ttl_expired == b->ttl_expired &&
-	       a->local == b->local && a->l2_miss == b->l2_miss &&
-	       a->xsk_fallback == b->xsk_fallback && a->martian == b->martian &&
-	       a->flow_cache == b->flow_cache;
-}
-
-static int rule_prio_cmp(const void *a, const void *b)
-{
-	const struct xnf_fw_rule *x = *(const struct xnf_fw_rule *const *)a;
-	const struct xnf_fw_rule *y = *(const struct xnf_fw_rule *const *)b;
-
-	return x->prio < y->prio ? -1 : x->prio > y->prio;
-}
-
-/* The rules of @set in prio order, into a new array of *@n pointers. */
-static const struct xnf_fw_rule **fw_by_prio(const struct xnf_fw_set *set,
-					     __u32 *n)
-{
-	const struct xnf_fw_rule *rules = xnf_fw_set_rules(set), **v;
-	__u32 i;
-
-	*n = 0;
-	v = calloc(xnf_fw_set_count(set) + 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	for (i = 0; i < XNF_FW_MAX_RULES; i++)
-		if (rules[i].in_use)
-			v[(*n)++] = &rules[i];
-	qsort(v, *n, sizeof(*v), rule_prio_cmp);
-	return v;
-}
-
-/*
- * @from edited into @to's rules in *@out, keeping the slot (so the hit
- * counter) of every rule both have; NULL in *@out when they are equal.
- */
-static int fw_diff(const struct xnf_fw_set *from, const struct xnf_fw_set *to,
-		   struct xnf_fw_set **out)
-{
-	const struct xnf_fw_rule **f = NULL, **t = NULL, *rules;
-	struct xnf_fw_set *set = NULL;
-	__u32 nf, nt, i = 0, j = 0, slot;
-	bool same;
-	int ret = -ENOMEM;
-
-	*out = NULL;
-	f = fw_by_prio(from, &nf);
-	t = fw_by_prio(to, &nt);
-	set = xnf_fw_set_dup(from);
-	if (!f || !t || !set)
-		goto out;
-	same = nf == nt && xnf_fw_set_default(from) == xnf_fw_set_default(to);
-	for (i = 0; same && i < nf; i++)
-		same = !memcmp(f[i], t[i], sizeof(*f[i]));
-	ret = 0;
-	if (same)
-		goto out;
-	/* Every rule of @from that @to does not have, out; then in what
-	 * @to has and @from had not. */
-	rules = xnf_fw_set_rules(from);
-	for (i = 0, j = 0; i < nf; i++) {
-		while (j < nt && t[j]->prio < f[i]->prio)
-			j++;
-		if (j < nt && !memcmp(f[i], t[j], sizeof(*f[i])))
-			continue;
-		slot = f[i] - rules;
-		ret = xnf_fw_set_replace(set, slot, NULL);
-		if (ret)
-			goto out;
-	}
-	for (i = 0, j = 0; j < nt; j++) {
-		while (i < nf && f[i]->prio < t[j]->prio)
-			i++;
-		if (i < nf && !memcmp(f[i], t[j], sizeof(*f[i])))
-			continue;
-		ret = xnf_fw_set_add(set, t[j], false, NULL);
-		if (ret)
-			goto out;
-	}
-	ret = xnf_fw_set_policy(set, xnf_fw_set_default(to));
-	if (!ret) {
-		*out = set;
-		set = NULL;
-	}
-out:
-	xnf_fw_set_free(set);
-	free(f);
-	free(t);
-	return ret;
-}
-
-static bool place_equal(const struct xnf_conf_attach *a,
-			const struct xnf_conf_attach *b)
-{
-	if (a->placed != b->placed)
-		return false;
-	if (!a->placed)
-		return true;
-	return a->place.queues == b->place.queues &&
-	       a->place.have_cores == b->place.have_cores &&
-	       (!a->place.have_cores ||
-		xnf_cpuset_equal(&a->place.cores, &b->place.cores));
-}
-
-static bool chain_equal(const struct xnf_chain_spec *a,
-			const struct xnf_chain_spec *b)
-{
-	return a->len == b->len &&
-	       !memcmp(a->nf, b->nf, a->len * sizeof(a->nf[0])) &&
-	       a->fused == b->fused && a->l3_fib == b->l3_fib;
-}
-
-/* What an attachment of @a needs besides itself: its ifindex in this
- * namespace and, with a placement, the plan (NULL without). */
-static int attach_prepare(const struct xnf_conf_attach *a, __u32 *ifindex,
-			  struct xnf_plan **plan, char *err, size_t errlen)
-{
-	char perr[XNF_PLACE_ERR_LEN] = "";
-	int ret, i;
-
-	*plan = NULL;
-	ret = xnf_dev_ifindex(a->dev, ifindex, err, errlen);
-	if (ret || !a->placed)
-		return ret;
-	ret = xnf_plan_compute("", a->dev, &a->place, plan, perr, sizeof(perr));
-	if (ret)
-		return xnf_errf(err, errlen, ret, "cannot place %s: %s", a->dev,
-				perr);
-	for (i = 0; i < (*plan)->nwarnings; i++)
-		pr_warn("Warning: %s\n", (*plan)->warnings[i]);
-	return 0;
-}
-
-static int do_attach(struct xnf_dp *dp, const struct xnf_conf_attach *a,
-		     char *err, size_t errlen)
-{
-	char old[XNF_ROOT_MAX + 8];
-	struct xnf_attach_opts o = {
-		.dev = a->dev,
-		.xdp_flags = a->xdp_flags,
-		.chain = a->chain,
-		.strict_queues = a->placed && a->place.queues,
-		.cores = a->placed && a->place.have_cores ? &a->place.cores : NULL,
-	};
-	struct xnf_plan *plan;
-	int ret;
-
-	ret = attach_prepare(a, &o.ifindex, &plan, err, errlen);
-	if (ret)
-		return ret;
-	o.plan = plan;
-	if (xnf_upgrade_pending(dp, old, sizeof(old)))
-		o.adopt_root = old;
-	ret = xnf_attach(dp, &o, err, errlen);
-	free(plan);
-	return ret;
-}
-
-static int do_chain_set(struct xnf_dp *dp, const struct xnf_conf_attach *a,
-			char *err, size_t errlen)
-{
-	struct xnf_chain_change chg = {
-		.len = a->chain.len,
-		.fused = a->chain.fused ? XNF_ON : XNF_OFF,
-		.l3_fib = a->chain.l3_fib ? XNF_ON : XNF_OFF,
-	};
-
-	memcpy(chg.nf, a->chain.nf, sizeof(chg.nf));
-	return xnf_chain_set(dp, a->dev, &chg, err, errlen);
-}
-
-/* Everything that can fail before a change, for @to's new parts: devices
- * exist, placements plan, the firewall compiles. */
-static int conf_check(const struct xnf_conf *from, const struct xnf_conf *to,
-		      const struct xnf_fw_set *fw, char *err, size_t errlen)
-{
-	struct xnf_fw_compiled *compiled;
-	struct xnf_plan *plan;
-	__u32 i, ifindex;
-	int ret;
-
-	for (i = 0; i < to->natt; i++) {
-		const struct xnf_conf_attach *a = &to->att[i];
-		const struct xnf_conf_attach *now = att_find(from, a->dev);
-
-		if (now && place_equal(now, a) && now->xdp_flags == a->xdp_flags)
-			continue;
-		ret = attach_prepare(a, &ifindex, &plan, err, errlen);
-		free(plan);
-		if (ret)
-			return ret;
-	}
-	if (fw) {
-		ret = xnf_fw_compile(xnf_fw_set_rules(fw), XNF_FW_MAX_RULES,
-				     xnf_fw_set_default(fw), &compiled);
-		if (ret == -ENOSPC)
-			return xnf_errf(err, errlen, ret,
-					"firewall full: the rule set needs more "
-					"classification classes than the tables "
-					"hold; remove rules or merge ranges");
-		if (ret)
-			return xnf_errf(err, errlen, ret,
-					"the firewall rules do not compile: %s",
-					strerror(-ret));
-		xnf_fw_compiled_free(compiled);
-	}
-	return 0;
-}
-
-static int sync_attachments(struct xnf_dp *dp, const struct xnf_conf *from,
-			    const struct xnf_conf *to,
-			    struct xnf_conf_changes *chg, char *err,
-			    size_t errlen)
-{
-	const struct xnf_conf_attach *a, *now;
-	__u32 i;
-	int ret;
-
-	for (i = 0; i < to->natt; i++) {
-		a = &to->att[i];
-		now = att_find(from, a->dev);
-		if (!now) {
-			ret = do_attach(dp, a, err, errlen);
-			if (ret)
-				return ret;
-			chg->attached++;
-		} else if (now->xdp_flags != a->xdp_flags ||
-			   !place_equal(now, a)) {
-			/* Neither can change under a running program. */
-			ret = xnf_detach(dp, a->dev, err, errlen);
-			if (!ret)
-				ret = do_attach(dp, a, err, errlen);
-			if (ret)
-				return ret;
-			chg->reattached++;
-		} else if (!chain_equal(&now->chain, &a->chain)) {
-			ret = do_chain_set(dp, a, err, errlen);
-			if (ret)
-				return ret;
-			chg->chains++;
-		}
-	}
-	return 0;
-}
-
-static int sync_detach(struct xnf_dp *dp, const struct xnf_conf *from,
-		       const struct xnf_conf *to, struct xnf_conf_changes *chg,
-		       char *err, size_t errlen)
-{
-	__u32 i;
-	int ret;
-
-	for (i = 0; i < from->natt; i++) {
-		if (att_find(to, from->att[i].dev))
-			continue;
-		ret = xnf_detach(dp, from->att[i].dev, err, errlen);
-		if (ret)
-			return ret;
-		chg->detached++;
-	}
-	return 0;
-}
-
-/* Routes @to has that @from has not, or has otherwise; then (@del) the
- * ones @from has and @to has not. */
-static int sync_routes(struct xnf_dp *dp, const struct xnf_conf *from,
-		       const struct xnf_conf *to, bool del,
-		       struct xnf_conf_changes *chg, char *err, size_t errlen)
-{
-	const struct xnf_conf *walk = del ? from : to, *other = del ? to : from;
-	const struct xnf_conf_route *r;
-	const struct xnf_route_entry *e;
-	bool found;
-	__u32 i, at;
-	int ret;
-
-	for (i = 0; i < walk->nroutes; i++) {
-		r = &walk->routes[i];
-		e = &r->e;
-		at = sorted_find(other->routes, other->nroutes, sizeof(*r), r,
-				 route_cmp, &found);
-		if (del && !found) {
-			ret = xnf_route_remove(dp, e->family, e->addr, e->plen,
-					       err, errlen);
-			if (ret && ret != -ENOENT)
-				return ret;
-		} else if (!del &&
-			   (!found || !route_same(&other->routes[at], r))) {
-			/* A multipath route that replaces one keeps the
-			 * flows of its staying next hops (resilient). */
-			ret = r->npaths ?
-				      xnf_route_add_multipath(dp, e->family,
-							      e->addr, e->plen,
-							      r->paths,
-							      r->npaths, found,
-							      err, errlen) :
-				      xnf_route_add(dp, e->family, e->addr,
-						    e->plen, &e->rt, found, err,
-						    errlen);
-			if (ret)
-				return ret;
-		} else {
-			continue;
-		}
-		chg->routes++;
-	}
-	return 0;
-}
-
-static int sync_fdb(struct xnf_dp *dp, const struct xnf_conf *from,
-		    const struct xnf_conf *to, bool del,
-		    struct xnf_conf_changes *chg, char *err, size_t errlen)
-{
-	const struct xnf_conf *walk = del ? from : to, *other = del ? to : from;
-	const struct xnf_fdb_ent *e;
-	bool found;
-	__u32 i, at;
-	int ret;
-
-	for (i = 0; i < walk->nfdb; i++) {
-		e = &walk->fdb[i];
-		at = sorted_find(other->fdb, other->nfdb, sizeof(*e), e,
-				 fdb_cmp, &found);
-		if (del && !found) {
-			ret = xnf_fdb_del(dp, e->key.mac);
-			if (ret && ret != -ENOENT)
-				return xnf_errf(err, errlen, ret,
-						"cannot delete an FDB entry: %s",
-						strerror(-ret));
-		} else if (!del && (!found ||
-				    other->fdb[at].e.ifindex != e->e.ifindex)) {
-			ret = xnf_fdb_add(dp, e->key.mac, e->e.ifindex, found,
-					  err, errlen);
-			if (ret)
-				return ret;
-		} else {
-			continue;
-		}
-		chg->fdb++;
-	}
-	return 0;
-}
-
-/* The pair of @c that @in is in, as it is in @other: both directions. */
-static bool xc_pair_same(const struct xnf_conf *c, __u32 in,
-			 const struct xnf_conf *other)
-{
-	const struct xnf_xconnect_ent *a = xc_find(c, in), *b, *oa, *ob;
-
-	if (!a)
-		return false;
-	b = xc_find(c, a->xc.ifindex);
-	oa = xc_find(other, in);
-	ob = xc_find(other, a->xc.ifindex);
-	if (!b || !oa || !ob)
-		return false;
-	return !memcmp(&a->xc, &oa->xc, sizeof(a->xc)) &&
-	       !memcmp(&b->xc, &ob->xc, sizeof(b->xc));
-}
-
-/* A pair that changes is removed and added again: xnf_xconnect_add()
- * refuses an end that is cross-connected to another device. */
-static int sync_xconnects(struct xnf_dp *dp, const struct xnf_conf *from,
-			  const struct xnf_conf *to,
-			  struct xnf_conf_changes *chg, char *err, size_t errlen)
-{
-	const struct xnf_xconnect_ent *e, *peer;
-	__u32 i;
-	int ret;
-
-	for (i = 0; i < from->nxc; i++) {
-		e = &from->xc[i];
-		if (xc_pair_same(from, e->in, to))
-			continue;
-		ret = xnf_xconnect_remove(dp, e->in, err, errlen);
-		if (ret && ret != -ENOENT)
-			return ret;
-		chg->xconnects += !ret;
-	}
-	for (i = 0; i < to->nxc; i++) {
-		e = &to->xc[i];
-		peer = xc_find(to, e->xc.ifindex);
-		if (e->in > e->xc.ifindex || !peer ||
-		    xc_pair_same(to, e->in, from))
-			continue;
-		ret = xnf_xconnect_add(dp, e->in, &e->xc, peer->in, &peer->xc,
-				       err, errlen);
-		if (ret)
-			return ret;
-		chg->xconnects++;
-	}
-	return 0;
-}
-
-static int conf_sync(struct xnf_dp *dp, const struct xnf_conf *from,
-		     const struct xnf_conf *to, struct xnf_conf_changes *chg,
-		     char *err, size_t errlen)
-{
-	struct xnf_fw_set *fw = NULL;
-	struct xnf_config cfg;
-	int ret;
-
-	memset(chg, 0, sizeof(*chg));
-	ret = fw_diff(from->fw, to->fw, &fw);
-	if (ret)
-		return xnf_errf(err, errlen, ret,
-				"cannot build the firewall rule set: %s",
-				strerror(-ret));
-	ret = conf_check(from, to, fw, err, errlen);
-	if (ret)
-		goto out;
-	if (!cfg_equal(&from->cfg, &to->cfg)) {
-		cfg = to->cfg;
-		cfg.schema = XNF_SCHEMA;
-		ret = xnf_cfg_write(dp, &cfg);
-		if (ret) {
-			xnf_errf(err, errlen, ret, "cannot write %s: %s",
-				 XNF_MAP_STR(XNF_MAP_CFG), strerror(-ret));
-			goto out;
-		}
-		chg->config++;
-	}
-	if (fw) {
-		ret = xnf_fw_apply(dp, fw);
-		if (ret) {
-			xnf_errf(err, errlen, ret,
-				 "cannot switch the firewall rules: %s",
-				 strerror(-ret));
-			goto out;
-		}
-		chg->firewall++;
-	}
-	ret = sync_attachments(dp, from, to, chg, err, errlen);
-	if (!ret)
-		ret = sync_routes(dp, from, to, false, chg, err, errlen);
-	if (!ret)
-		ret = sync_fdb(dp, from, to, false, chg, err, errlen);
-	if (!ret)
-		ret = sync_xconnects(dp, from, to, chg, err, errlen);
-	if (!ret)
-		ret = sync_routes(dp, from, to, true, chg, err, errlen);
-	if (!ret)
-		ret = sync_fdb(dp, from, to, true, chg, err, errlen);
-	if (!ret)
-		ret = sync_detach(dp, from, to, chg, err, errlen);
-out:
-	xnf_fw_set_free(fw);
-	return ret;
-}
-
-static bool changed(const struct xnf_conf_changes *c)
-{
-	return c->attached || c->detached || c->reattached || c->chains ||
-	       c->config || c->firewall || c->routes || c->fdb || c->xconnects;
-}
-
-int xnf_conf_apply(struct xnf_dp *dp, const struct xnf_conf *want,
-		   struct xnf_conf_changes *chg, char *err, size_t errlen)
-{
-	struct xnf_conf_changes done, undo;
-	struct xnf_conf *before = NULL, *now = NULL;
-	char uerr[512], old[XNF_ROOT_MAX + 8];
-	bool upgrade = xnf_upgrade_pending(dp, old, sizeof(old));
-	size_t len;
-	int ret, uret;
-
-	ret = xnf_conf_read(dp, &before, err, errlen);
-	if (ret)
-		return ret;
-	ret = conf_sync(dp, before, want, &done, err, errlen);
-	if (chg)
-		*chg = done;
-	if (!ret && upgrade)
-		ret = xnf_upgrade_finish(dp, err, errlen);
-	if (!ret || !changed(&done))
-		goto out;
-	/* Undoing would detach what was taken over from the old instance:
-	 * the next apply continues instead. */
-	if (upgrade) {
-		len = err ? strlen(err) : 0;
-		if (err)
-			snprintf(err + len, errlen - len,
-				 "; the upgrade from %s stopped there: what was taken over runs, the rest runs from %s; apply again to finish it",
-				 old, old);
-		goto out;
-	}
-	/* Back to what ran before, with the same transactions. */
-	uret = xnf_conf_read(dp, &now, uerr, sizeof(uerr));
-	if (!uret)
-		uret = conf_sync(dp, now, before, &undo, uerr, sizeof(uerr));
-	len = err ? strlen(err) : 0;
-	if (uret && err)
-		snprintf(err + len, errlen - len,
-			 "; undoing the changes made before failed too (%s): "
-			 "'xnf save' shows what runs",
-			 uerr);
-	else if (err)
-		snprintf(err + len, errlen - len,
-			 "; the changes made before it were undone");
-out:
-	xnf_conf_free(before);
-	xnf_conf_free(now);
-	return ret;
 }

@@ -195,7 +195,7 @@ int xnf_dp_open_err(const char *root, bool create, struct xnf_dp **out,
 		dp->fd[i] = bpf_obj_get(path);
 		if (dp->fd[i] < 0) {
 			err = xnf_errf(errbuf, errlen, -errno,
-				       "cannot open %s: %s; the instance at %s is incomplete: remove it with 'xnf destroy'",
+				       "cannot open %s: %s; the instance at %s is incomplete: destroy it",
 				       path, strerror(errno), root);
 			goto out_destroy;
 		}
@@ -239,6 +239,11 @@ out_destroy:
 out_free:
 	xnf_dp_close(dp);
 	return err;
+}
+
+bool xnf_dp_is_reader(const struct xnf_dp *dp)
+{
+	return dp->reader;
 }
 
 void xnf_dp_close(struct xnf_dp *dp)
@@ -408,6 +413,14 @@ int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex)
 	return xnf_tables_changed(dp);
 }
 
+int xnf_fdb_get(struct xnf_dp *dp, const __u8 mac[6], struct xnf_fdb_entry *e)
+{
+	struct xnf_fdb_key key = {};
+
+	memcpy(key.mac, mac, 6);
+	return bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, e) ? -errno : 0;
+}
+
 int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
 {
 	struct xnf_fdb_key key = {};
@@ -481,6 +494,13 @@ int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
 	if (err)
 		xconnect_warn(err);
 	return err;
+}
+
+int xnf_xconnect_get(struct xnf_dp *dp, __u32 in_ifindex, struct xnf_xconnect *xc)
+{
+	return bpf_map_lookup_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex, xc) ?
+		       -errno :
+		       0;
 }
 
 /* A stale count after a delete only costs l2fwd a lookup that misses. */

@@ -394,16 +394,16 @@ int xnf_egress_check(const char *dev, __u32 ifindex, char *buf, size_t len)
 		snprintf(buf, len,
 			 "%s cannot take redirected frames: its veth peer has "
 			 "neither an XDP program nor GRO, so the kernel drops "
-			 "every frame xnf redirects to %s (redirect_err in "
-			 "'xnf stats'); turn GRO on at the peer, in its "
+			 "every frame xnf redirects to %s (counted as "
+			 "redirect_err); turn GRO on at the peer, in its "
 			 "namespace: ethtool -K PEER gro on",
 			 dev, dev);
 	else
 		snprintf(buf, len,
 			 "%s cannot take redirected frames now (its driver "
 			 "does not announce XDP transmit), so the kernel drops "
-			 "every frame xnf redirects to %s (redirect_err in "
-			 "'xnf stats'); check 'ip -d link show %s' and the "
+			 "every frame xnf redirects to %s (counted as "
+			 "redirect_err); check 'ip -d link show %s' and the "
 			 "driver's XDP support",
 			 dev, dev, dev);
 	return 1;

@@ -125,7 +125,7 @@ int xnf_root_check(const char *root, char *err, size_t errlen)
 	*strrchr(parent, '/') = '\0';
 	if (is_bpffs(root) && !is_bpffs(parent))
 		return xnf_errf(err, errlen, -EINVAL,
-				"pin root %s is where a bpffs is mounted, among other programs' pins, which 'xnf destroy' would remove: use a directory below it, such as %s/xnf",
+				"pin root %s is where a bpffs is mounted, among other programs' pins, which destroying the instance would remove: use a directory below it, such as %s/xnf",
 				root, root);
 	if (!*parent || !is_bpffs(parent))
 		return xnf_errf(err, errlen, -ENOTSUP,

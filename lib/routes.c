@@ -508,6 +508,35 @@ int xnf_route_lookup(struct xnf_dp *dp, int family, const void *addr,
 	return 0;
 }
 
+int xnf_route_get(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
+		  struct xnf_route_entry *e)
+{
+	struct xnf_rt6_key key;
+	struct xnf_rt_val v;
+	struct xnf_nexthop nh;
+	int err;
+
+	err = route_key(family, addr, plen, &key);
+	if (err)
+		return err;
+	if (!rt_get(xnf_route_table_fd(dp, family), &key, &v))
+		return -ENOENT;
+	memset(e, 0, sizeof(*e));
+	e->family = family;
+	e->plen = plen;
+	memcpy(e->addr, key.addr, family == XNF_AF_INET ? 4 : 16);
+	e->nh = v.nh;
+	if (v.type == XNF_RT_UNICAST) {
+		err = xnf_nh_lookup(dp, v.nh, &nh);
+		if (err)
+			return err == -ENOENT ? -EUCLEAN : err;
+		xnf_nexthop_route(&nh, &e->rt);
+	}
+	e->rt.type = v.type;
+	e->rt.origin = v.origin;
+	return 0;
+}
+
 int xnf_rtsync_get(struct xnf_dp *dp, struct xnf_rtsync_info *info)
 {
 	__u32 zero = 0;

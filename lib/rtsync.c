@@ -1344,9 +1344,7 @@ static int start_checks(struct rs *s, char *err, size_t errlen)
 	if (hand)
 		return xnf_errf(err, errlen, -EEXIST,
 				"%u route%s added by hand %s in the tables; one "
-				"source of truth: delete them with 'xnf route "
-				"del PREFIX' ('xnf route show' lists them) "
-				"before syncing",
+				"source of truth: delete them before syncing",
 				hand, hand == 1 ? "" : "s",
 				hand == 1 ? "is" : "are");
 	return 0;

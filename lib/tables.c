@@ -117,7 +117,7 @@ static int routes_by_hand(struct xnf_dp *dp, __u32 origin, const char *prefix,
 		return 0;
 	if (!xnf_rtsync_get(dp, &si) && si.table)
 		return xnf_errf(err, errlen, -EBUSY,
-				"route %s: the routes of this instance are synced from kernel table %u by 'xnf route sync' (%s%u); change the kernel's routes (ip route, or the routing daemon), or remove the synced routes with 'xnf route sync flush' first",
+				"route %s: the routes of this instance are synced from kernel table %u by a route sync (%s%u); change the kernel's routes (ip route, or the routing daemon), or take the routes back from the sync first",
 				prefix, si.table,
 				si.pid ? "pid " : "exited, was pid ", si.pid);
 	n = xnf_dev_list(dp, names, XNF_MAX_PORTS);
@@ -187,12 +187,10 @@ static int route_add(struct xnf_dp *dp, int family, const void *addr,
 	if (port_failed)
 		return ret;
 	if (ret == -EEXIST)
-		return xnf_errf(err, errlen, ret,
-				"route %s exists; use 'xnf route replace %s ...' to change it",
-				prefix, prefix);
+		return xnf_errf(err, errlen, ret, "route %s exists", prefix);
 	if (table_full(ret))
 		return xnf_errf(err, errlen, ret,
-				"%s route table full (%ld routes), or its next hops' (%s, %d) or groups' (%s, %d); delete routes with 'xnf route del PREFIX' first",
+				"%s route table full (%ld routes), or its next hops' (%s, %d) or groups' (%s, %d); delete routes first",
 				family == XNF_AF_INET ? "IPv4" : "IPv6",
 				map_count(dp->fd[t],
 					  family == XNF_AF_INET ?
@@ -232,9 +230,7 @@ int xnf_route_remove(struct xnf_dp *dp, int family, const void *addr,
 		return ret;
 	ret = xnf_route_del(dp, family, addr, plen);
 	if (ret == -ENOENT)
-		return xnf_errf(err, errlen, ret,
-				"no route %s; 'xnf route show' lists the routes",
-				prefix);
+		return xnf_errf(err, errlen, ret, "no route %s", prefix);
 	if (ret)
 		return xnf_errf(err, errlen, ret, "cannot delete route %s: %s",
 				prefix, strerror(-ret));
@@ -255,8 +251,8 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 	memcpy(key.mac, mac, 6);
 	if (!replace && !bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, &old))
 		return xnf_errf(err, errlen, -EEXIST,
-				"%s is in the FDB already (on %s); use 'xnf fdb replace %s dev DEV' to move it",
-				m, ifname(old.ifindex, name), m);
+				"%s is in the FDB already (on %s)", m,
+				ifname(old.ifindex, name));
 	ret = port_get(dp, ifindex, &added, err, errlen);
 	if (ret)
 		return ret;
@@ -267,7 +263,7 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 		xnf_port_del(dp, ifindex);
 	if (table_full(ret))
 		return xnf_errf(err, errlen, ret,
-				"FDB full (%ld entries); delete entries with 'xnf fdb del MAC' first",
+				"FDB full (%ld entries); delete entries first",
 				map_count(dp->fd[XNF_T_FDB],
 					  sizeof(struct xnf_fdb_key),
 					  sizeof(struct xnf_fdb_entry)));
@@ -307,8 +303,8 @@ int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
 	if (other) {
 		ifname(busy, n1);
 		return xnf_errf(err, errlen, -EBUSY,
-				"%s is cross-connected to %s already; remove that pair first with 'xnf xconnect del %s'",
-				n1, ifname(other, n3), n1);
+				"%s is cross-connected to %s already; remove that pair first",
+				n1, ifname(other, n3));
 	}
 	had_fwd = !bpf_map_lookup_elem(dp->fd[XNF_T_XCONNECT], &if1, &old_fwd);
 	ret = port_get(dp, if1, &added1, err, errlen);
@@ -507,8 +503,7 @@ int xnf_xconnect_remove(struct xnf_dp *dp, __u32 ifindex, char *err, size_t errl
 		done++;
 	}
 	ret = done ? 0 :
-		     xnf_errf(err, errlen, -ENOENT,
-			      "%s is not cross-connected; 'xnf xconnect show' lists the pairs",
+		     xnf_errf(err, errlen, -ENOENT, "%s is not cross-connected",
 			      ifname(ifindex, name));
 out:
 	free(ents);

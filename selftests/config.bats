@@ -179,6 +179,38 @@ ids()
 	run -1 tb_xnf apply check "$TB_TMP/bad.conf"
 }
 
+@test "apply check prints each change a line of the configuration, in order, and changes nothing" {
+	local before gone want
+	tb_xnf attach d0 chain l3fwd
+	tb_routes
+	tb_xnf fw add prio 10 drop proto udp dport 5001
+	before=$(tb_xnf save)
+	gone=$(grep '^route add 192.0.2.0/24 ' <<<"$before")
+	{ grep -v -e '^route add 192.0.2.0/24 ' -e '^fw add prio 10 ' <<<"$before" |
+		sed -e 's/^attach d0 chain l3fwd /attach d0 chain firewall,l3fwd /' \
+		    -e 's/^config set no_route pass$/config set no_route drop/'
+	  echo "route add 203.0.113.0/24 blackhole"
+	  echo "attach d1 chain l2fwd"; } >"$TB_TMP/new.conf"
+	run -0 tb_xnf -j apply check "$TB_TMP/new.conf"
+	want=$(jq -nc --arg gone "$gone" '[
+		["change", "config", "config set no_route drop", "config set no_route pass"],
+		["remove", "fw_rule", "fw add prio 10 drop proto udp dport 5001", null],
+		["change", "attach", "attach d0 chain firewall,l3fwd mode native tailcall lpm",
+		 "attach d0 chain l3fwd mode native tailcall lpm"],
+		["add", "attach", "attach d1 chain l2fwd mode native tailcall lpm", null],
+		["add", "route", "route add 203.0.113.0/24 blackhole", null],
+		["remove", "route", $gone, null]]')
+	tb_expect "the changes, in the order the apply makes them" \
+		"$(jq -c '[.changes[] | [.op, .object, .line, .was]]' <<<"$output")" = "$want"
+	tb_expect "counted" "$(jq .count <<<"$output")" -eq 6
+	run -0 tb_xnf apply check "$TB_TMP/new.conf"
+	tb_expect "as text: a mark and the line" "$(cut -c1-2 <<<"$output" | tr -d '\n')" = "~ - ~ + + - "
+	tb_expect "nothing changed" "$(tb_xnf save)" = "$before"
+	tb_xnf apply "$TB_TMP/new.conf"
+	run -0 tb_xnf -j apply check "$TB_TMP/new.conf"
+	tb_expect "applied: nothing left to change" "$(jq .count <<<"$output")" -eq 0
+}
+
 @test "an apply that fails after its checks undoes what it changed" {
 	local before
 	tb_xnf attach d0 chain firewall,l3fwd

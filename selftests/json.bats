@@ -182,7 +182,7 @@ collect()
 	keep save 0 xnf/save/1 one none tb_xnf -j save
 	tb_xnf save >"$conf" || return 1
 	keep apply 0 xnf/apply/1 one none tb_xnf -j apply "$conf"
-	keep apply-check 0 - none none tb_xnf -j apply check "$conf"
+	keep apply-check 0 xnf/diff/1 one none tb_xnf -j apply check "$conf"
 	keep batch 0 any lines none tb_xnf -j -b - \
 		<<<$'route show\nfw show\nstatus d1\nconfig show'
 	keep plan 0 xnf/plan/1 one none tb_xnf -j plan d0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
-# killed.bats - xnf attach and detach killed midway, and the instance lock
-# held by a stopped process.
+# killed.bats - xnf attach, detach, apply and -b killed midway, and the
+# instance lock held by a stopped process.
 #
 # A kill lands after a random delay (in microseconds) spread over the
 # command's own run time, measured first: SIGKILL, so nothing of xnf runs
@@ -15,8 +15,11 @@
 #   - after `detach`, nothing is left: no XDP on d0, no pins of d0, no
 #     napi_poll tracer, no egress port, no histogram entry, and no program
 #     that uses the instance's tables (bpftool).
+# A killed apply or batch (a commit of many changes) is undone by the next
+# command that changes something: the whole old configuration runs, or
+# the whole new one, never a part (the commit's journal, lib/commit.c).
 # Deterministic kills at every step of the transactions are in the unit
-# test killed_attach_detach (selftests/unit/killed.c).
+# tests killed_attach_detach and killed_commit (selftests/unit/killed.c).
 
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=240}"
@@ -267,4 +270,91 @@ measure()
 	tb_xnf -w 5 route add 203.0.113.128/25 via $TB_SINK4
 	tb_xnf fw add prio 20 drop proto udp dport 5002
 	tb_expect "written" "$(tb_xnf -j route show | jq 'any(.routes[]; .dst == "203.0.113.128/25")')" = true
+}
+
+# A whole configuration a commit away from what runs: d0's chain changed,
+# d1 detached, 3,000 routes and 200 rules added (new.conf); and the
+# lines that add the routes alone, as a batch (routes.batch).
+commit_files()
+{
+	tb_attach_both l3fwd,l2fwd
+	tb_routes
+	tb_xnf save >"$TB_TMP/old.conf" || return 1
+	{ grep -v '^attach d1 ' "$TB_TMP/old.conf" |
+		sed 's/^attach d0 chain l3fwd,l2fwd /attach d0 chain firewall,l3fwd,l2fwd /'
+	  awk -v mac="$TB_MAC_K0" 'BEGIN { for (i = 0; i < 3000; i++)
+		printf "route add 10.%d.%d.0/24 dev d1 lladdr %s\n", int(i / 256), i % 256, mac }'
+	  awk 'BEGIN { for (i = 0; i < 200; i++)
+		printf "fw add prio %d drop proto udp dport %d\n", 100 + i, 10000 + i }'
+	} >"$TB_TMP/new.conf"
+	grep '^route add 10\.' "$TB_TMP/new.conf" >"$TB_TMP/routes.batch"
+}
+
+# killed_commits WHAT US N ARGS...: xnf ARGS killed N times, after a
+# random time below US microseconds. After each, the next command that
+# changes something (a config set of the value that runs) must leave the
+# whole configuration of before (old) or of after (the saved $2_after);
+# then the old one is applied again. Counts them in N_OLD and N_NEW.
+killed_commits()
+{
+	local what=$1 t=$2 n=$3 i us got
+	shift 3
+	N_OLD=0 N_NEW=0
+	for ((i = 0; i < n; i++)); do
+		us=$(random_us "$t")
+		killed "$us" "$@"
+		tb_xnf config set martian drop || return 1
+		got=$(tb_xnf save) || return 1
+		if [ "$got" = "$(cat "$TB_TMP/old.conf")" ]; then
+			N_OLD=$((N_OLD + 1))
+		elif [ "$got" = "$(cat "$TB_TMP/after.conf")" ]; then
+			N_NEW=$((N_NEW + 1))
+		else
+			echo "FAIL: $what killed after $us us of $t: a part of it runs:" >&2
+			diff "$TB_TMP/old.conf" <(echo "$got") | head -5 >&2
+			return 1
+		fi
+		tb_xnf apply "$TB_TMP/old.conf" >/dev/null || return 1
+	done
+}
+
+# killed_in_log ARGS: the change log's records of `xnf ARGS`: each ended
+# ("ok"), or was killed and undone (failed, "killed ... restored").
+killed_in_log()
+{
+	local cmd="$*"
+	tb_xnf -j monitor once | jq -s -e --arg c "$cmd" '
+		[.[] | select(.event == "change" and .command == $c)] |
+		all(.result == "ok" or (.result == "failed" and
+			(.message | test("^killed .* was restored$"))))'
+}
+
+@test "xnf apply killed at random points: the next command leaves the whole old or the whole new configuration, and the log says which" {
+	local t killed_n
+	commit_files
+	t=$(run_us apply "$TB_TMP/new.conf")
+	tb_xnf save >"$TB_TMP/after.conf"
+	tb_expect "the new configuration's routes" \
+		"$(grep -c '^route add 10\.' "$TB_TMP/after.conf")" -eq 3000
+	tb_xnf apply "$TB_TMP/old.conf" >/dev/null
+	killed_commits apply "$t" 10 apply "$TB_TMP/new.conf"
+	echo "# apply ($t us) killed 10 times: $N_OLD the old configuration, $N_NEW the new" >&3
+	killed_in_log apply "$TB_TMP/new.conf"
+	killed_n=$(tb_xnf -j monitor once | jq -s --arg c "apply $TB_TMP/new.conf" \
+		'[.[] | select(.command == $c and .result == "failed")] | length')
+	echo "# $killed_n killed after their first change, undone by the next command" >&3
+}
+
+@test "xnf -b killed at random points: the next command leaves all of its lines or none" {
+	local t
+	commit_files
+	tb_xnf apply "$TB_TMP/old.conf" >/dev/null
+	t=$(run_us -b "$TB_TMP/routes.batch")
+	tb_xnf save >"$TB_TMP/after.conf"
+	tb_expect "the batch's routes" \
+		"$(grep -c '^route add 10\.' "$TB_TMP/after.conf")" -eq 3000
+	tb_xnf apply "$TB_TMP/old.conf" >/dev/null
+	killed_commits batch "$t" 10 -b "$TB_TMP/routes.batch"
+	echo "# -b ($t us) killed 10 times: $N_OLD none of its lines, $N_NEW all" >&3
+	killed_in_log -b "$TB_TMP/routes.batch"
 }

@@ -52,6 +52,18 @@ static int running_slot(struct xnf_dp *dp, __u32 prio)
 	return slot;
 }
 
+/* A commit of @want, with what it changed. */
+static int conf_commit(struct xnf_dp *dp, const struct xnf_conf *want,
+		       struct xnf_conf_changes *chg, char *err, size_t errlen)
+{
+	struct xnf_commit_result res;
+	int ret;
+
+	ret = xnf_conf_commit(dp, want, NULL, &res, err, errlen);
+	*chg = res.done;
+	return ret;
+}
+
 /* Adds to @bad a route to a device that does not exist, which sorts after
  * the tests' other routes, and applies @bad: the apply fails after it
  * changed what comes before, and undoes that. */
@@ -64,7 +76,7 @@ static int apply_failing(struct fx *f, struct xnf_conf *bad,
 	inet_pton(AF_INET, "203.0.113.0", a);
 	xnf_conf_route_add(bad, XNF_AF_INET, a, 24, &rt, false, err, errlen);
 	err[0] = '\0';
-	return xnf_conf_apply(f->dp, bad, chg, err, errlen);
+	return conf_commit(f->dp, bad, chg, err, errlen);
 }
 
 TEST(conf_edits)
@@ -205,8 +217,7 @@ TEST(conf_apply)
 	want->cfg.no_route = XNF_ACT_DROP;
 
 	SUBTEST("applies_and_reads_back") {
-		ASSERT_OK(xnf_conf_apply(f.dp, want, &chg, err, sizeof(err)),
-			  err);
+		ASSERT_OK(conf_commit(f.dp, want, &chg, err, sizeof(err)), err);
 		ASSERT_EQ(chg.routes, 2U, "routes");
 		ASSERT_EQ(chg.fdb, 1U, "fdb");
 		ASSERT_EQ(chg.xconnects, 1U, "one pair");
@@ -226,8 +237,7 @@ TEST(conf_apply)
 		got = NULL;
 	}
 	SUBTEST("second_apply_changes_nothing") {
-		ASSERT_OK(xnf_conf_apply(f.dp, want, &chg, err, sizeof(err)),
-			  err);
+		ASSERT_OK(conf_commit(f.dp, want, &chg, err, sizeof(err)), err);
 		ASSERT_EQ(chg.routes + chg.fdb + chg.xconnects + chg.firewall +
 				  chg.config,
 			  0U, "changes");
@@ -237,8 +247,7 @@ TEST(conf_apply)
 		xnf_fw_set_del(want->fw, 10, NULL);
 		r = rule(30, 161);
 		xnf_fw_set_add(want->fw, &r, false, NULL);
-		ASSERT_OK(xnf_conf_apply(f.dp, want, &chg, err, sizeof(err)),
-			  err);
+		ASSERT_OK(conf_commit(f.dp, want, &chg, err, sizeof(err)), err);
 		ASSERT_EQ(chg.firewall, 1U, "one switch");
 		ASSERT_GE(slot20, 0, "rule 20 ran");
 		ASSERT_EQ(running_slot(f.dp, 20), slot20, "rule 20's slot");
@@ -409,8 +418,7 @@ TEST(conf_multipath_apply)
 		       err))
 		goto out;
 	SUBTEST("applies_and_reads_back") {
-		ASSERT_OK(xnf_conf_apply(f.dp, want, &chg, err, sizeof(err)),
-			  err);
+		ASSERT_OK(conf_commit(f.dp, want, &chg, err, sizeof(err)), err);
 		ASSERT_EQ(chg.routes, 1U, "one route");
 		gid = running_group(f.dp, &g0);
 		ASSERT_NEQ(gid, 0U, "a group runs");
@@ -427,8 +435,7 @@ TEST(conf_multipath_apply)
 							       p[2], p[0], p[1] },
 						       3, true, err, sizeof(err)),
 			  err);
-		ASSERT_OK(xnf_conf_apply(f.dp, want, &chg, err, sizeof(err)),
-			  err);
+		ASSERT_OK(conf_commit(f.dp, want, &chg, err, sizeof(err)), err);
 		ASSERT_EQ(chg.routes, 0U, "no route written");
 		ASSERT_EQ(running_group(f.dp, &g1), gid, "the same group");
 		ASSERT_EQ(memcmp(g1.bucket, g0.bucket, sizeof(g0.bucket)), 0,
@@ -441,8 +448,7 @@ TEST(conf_multipath_apply)
 							       p[0], p[2] },
 						       2, true, err, sizeof(err)),
 			  err);
-		ASSERT_OK(xnf_conf_apply(f.dp, want, &chg, err, sizeof(err)),
-			  err);
+		ASSERT_OK(conf_commit(f.dp, want, &chg, err, sizeof(err)), err);
 		ASSERT_EQ(chg.routes, 1U, "one route replaced");
 		ASSERT_EQ(running_group(f.dp, &g1), gid, "changed in place");
 		ASSERT_EQ(g1.n, 2U, "two members");
@@ -483,5 +489,171 @@ TEST(conf_multipath_apply)
 	}
 out:
 	xnf_conf_free(want);
+	fx_close(&f);
+}
+
+/* What the command line refuses, the library refuses: a candidate built
+ * by a daemon or a test gets the same answer, with the same words,
+ * whether it is a whole configuration or what runs plus edits. */
+TEST(conf_checks)
+{
+	struct xnf_route rt = route_to(2, 1);
+	struct xnf_xconnect xc = { .ifindex = 2 }, back = { .ifindex = 2 };
+	struct xnf_fw_rule bad = rule(10, 53);
+	struct xnf_conf *c = NULL, *run = NULL;
+	__u8 a[16] = {}, mac[6] = { 2, 0, 0, 0, 0, 1 };
+	static const __u8 notone[3][6] = { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+					   { 0x01, 0x00, 0x5e, 0, 0, 1 },
+					   {} };
+	char err[256], err2[256];
+	struct fx f;
+	int i;
+
+	if (!fx_open(&f))
+		return;
+	if (!ASSERT_OK(xnf_conf_new(&c), "new"))
+		goto out;
+	SUBTEST("station_addresses") {
+		for (i = 0; i < 3; i++) {
+			ASSERT_EQ(xnf_conf_fdb_add(c, notone[i], 2, false, err,
+						   sizeof(err)),
+				  -EINVAL, "FDB entry");
+			ASSERT_TRUE(strstr(err, "unicast") != NULL, err);
+			memcpy(rt.dmac, notone[i], 6);
+			ASSERT_EQ(xnf_conf_route_add(c, XNF_AF_INET, a, 8, &rt,
+						     false, err, sizeof(err)),
+				  -EINVAL, "next hop");
+		}
+		ASSERT_EQ(c->nfdb + c->nroutes, 0U, "nothing added");
+	}
+	SUBTEST("prefixes_and_next_hops") {
+		rt = route_to(2, 1);
+		inet_pton(AF_INET, "192.0.2.1", a);
+		ASSERT_EQ(xnf_conf_route_add(c, XNF_AF_INET, a, 24, &rt, false,
+					     err, sizeof(err)),
+			  -EINVAL, "host bits");
+		inet_pton(AF_INET, "192.0.2.0", a);
+		ASSERT_EQ(xnf_conf_route_add(c, XNF_AF_INET, a, 33, &rt, false,
+					     err, sizeof(err)),
+			  -EINVAL, "a length IPv4 has not");
+		rt.gw_family = XNF_AF_INET6;
+		ASSERT_EQ(xnf_conf_route_add(c, XNF_AF_INET, a, 24, &rt, false,
+					     err, sizeof(err)),
+			  -EINVAL, "a gateway of the other family");
+		rt.gw_family = 0;
+		rt.ifindex = 0;
+		ASSERT_EQ(xnf_conf_route_add(c, XNF_AF_INET, a, 24, &rt, false,
+					     err, sizeof(err)),
+			  -EINVAL, "a next hop without its device");
+	}
+	SUBTEST("the_rest") {
+		ASSERT_EQ(xnf_conf_xconnect_add(c, 2, &xc, 2, &back, err,
+						sizeof(err)),
+			  -EINVAL, "a cross-connect to itself");
+		bad.dport_lo = 60;
+		bad.dport_hi = 50;
+		ASSERT_EQ(xnf_conf_fw_add(c, &bad, false, err, sizeof(err)),
+			  -EINVAL, "a backwards port range");
+		ASSERT_EQ(xnf_conf_config_set(c, "no_route", "flood", err,
+					      sizeof(err)),
+			  -EINVAL, "flood is l2_miss's");
+		ASSERT_EQ(xnf_conf_config_set(c, "bogus", "drop", err,
+					      sizeof(err)),
+			  -EINVAL, "no such key");
+		ASSERT_OK(xnf_conf_config_set(c, "l2_miss", "drop", err,
+					      sizeof(err)),
+			  err);
+		ASSERT_EQ(c->cfg.l2_miss, (__u32)XNF_ACT_DROP, "l2_miss");
+	}
+	SUBTEST("the_same_words_over_what_runs") {
+		/* The entry runs; both kinds of candidate refuse it again,
+		 * the same way. */
+		ASSERT_OK(xnf_conf_fdb_add(c, mac, f.ifindex[1], false, err,
+					   sizeof(err)),
+			  err);
+		ASSERT_OK(conf_commit(f.dp, c, &(struct xnf_conf_changes){},
+				      err, sizeof(err)),
+			  err);
+		ASSERT_EQ(xnf_conf_fdb_add(c, mac, f.ifindex[2], false, err,
+					   sizeof(err)),
+			  -EEXIST, "whole");
+		if (ASSERT_OK(xnf_conf_running(f.dp, &run), "running"))
+			ASSERT_EQ(xnf_conf_fdb_add(run, mac, f.ifindex[2],
+						   false, err2, sizeof(err2)),
+				  -EEXIST, "over what runs");
+		ASSERT_TRUE(!strcmp(err, err2), err2);
+	}
+out:
+	xnf_conf_free(run);
+	xnf_conf_free(c);
+	fx_close(&f);
+}
+
+/* A candidate over what runs reads only what its edits touch, and its
+ * difference is only what they changed. */
+TEST(conf_running)
+{
+	struct xnf_route rt;
+	struct xnf_conf *c = NULL, *run = NULL;
+	struct xnf_conf_diff *d = NULL;
+	struct xnf_conf_changes chg;
+	__u8 a[16] = {}, mac[6] = { 2, 0, 0, 0, 0, 7 };
+	struct xnf_fw_rule r = rule(10, 53);
+	char err[256];
+	struct fx f;
+	int i;
+
+	if (!fx_open(&f))
+		return;
+	rt = route_to(f.ifindex[1], 1);
+	if (!ASSERT_OK(xnf_conf_new(&c), "new"))
+		goto out;
+	for (i = 0; i < 10; i++) {
+		inet_pton(AF_INET, "10.0.0.0", a);
+		a[1] = i;
+		xnf_conf_route_add(c, XNF_AF_INET, a, 16, &rt, false, err,
+				   sizeof(err));
+	}
+	xnf_conf_fw_add(c, &r, false, err, sizeof(err));
+	if (!ASSERT_OK(conf_commit(f.dp, c, &chg, err, sizeof(err)), err) ||
+	    !ASSERT_OK(xnf_conf_running(f.dp, &run), "running"))
+		goto out;
+	SUBTEST("touched_only") {
+		a[1] = 3;
+		ASSERT_EQ(xnf_conf_route_add(run, XNF_AF_INET, a, 16, &rt,
+					     false, err, sizeof(err)),
+			  -EEXIST, "a route that runs");
+		ASSERT_OK(xnf_conf_route_del(run, XNF_AF_INET, a, 16, err,
+					     sizeof(err)),
+			  err);
+		a[1] = 20;
+		ASSERT_OK(xnf_conf_route_add(run, XNF_AF_INET, a, 16, &rt,
+					     false, err, sizeof(err)),
+			  err);
+		ASSERT_OK(xnf_conf_fdb_add(run, mac, f.ifindex[2], false, err,
+					   sizeof(err)),
+			  err);
+		ASSERT_EQ(run->nroutes, 1U, "the candidate holds one route");
+		ASSERT_TRUE(run->fw == NULL, "no rule read");
+	}
+	SUBTEST("its_difference") {
+		if (ASSERT_OK(xnf_conf_diff(f.dp, run, &d, err, sizeof(err)),
+			      err)) {
+			ASSERT_EQ(d->n, 3U,
+				  "a route added, one removed, an entry");
+			for (i = 0; i < (int)d->n; i++)
+				ASSERT_NEQ(d->v[i].obj, XNF_OBJ_FW_RULE,
+					   "the rules stay");
+		}
+		ASSERT_OK(conf_commit(f.dp, run, &chg, err, sizeof(err)), err);
+		ASSERT_EQ(chg.routes, 2U, "two routes");
+		ASSERT_EQ(chg.fdb, 1U, "one entry");
+		ASSERT_EQ(chg.firewall, 0U, "the firewall untouched");
+		ASSERT_EQ(running_slot(f.dp, 10), 0, "the rule runs");
+	}
+out:
+	xnf_conf_diff_free(d);
+	xnf_conf_free(run);
+	xnf_conf_free(c);
 	fx_close(&f);
 }

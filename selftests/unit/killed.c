@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * killed.c - attach and detach killed at each of their steps, and the lock.
+ * killed.c - attach, detach and a commit killed at each of their steps,
+ * and the lock.
  *
  * libxnf marks every point of a transaction where a killed process leaves
  * state behind with xnf_crash_point("transaction:step") (lib/priv.h), a
@@ -32,6 +33,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 
+#include "conf.h"
 #include "fixture.h"
 
 #define ROOT  "/sys/fs/bpf/xnf-ut-killed"
@@ -47,6 +49,14 @@ static const char *const detach_steps[] = {
 	"detach:unpinned", "detach:unlinked", "release:host", "release:port",
 	"remove:pin",	   "release:removed", NULL,
 };
+/* A commit's, and the undo of a killed one by the next writer. */
+static const char *const commit_steps[] = {
+	"commit:journaled",
+	"commit:changed",
+	"commit:done",
+	NULL,
+};
+static const char *const undo_steps[] = { "rollback:changed", NULL };
 /* The steps of a release, which repair() runs too. */
 static const char *const release_steps[] = {
 	"release:host", "release:port", "remove:pin", "release:removed", NULL,
@@ -119,6 +129,21 @@ static int detach_op(struct xnf_dp *dp, char *err, size_t errlen)
 static int do_attach(void)
 {
 	return writer(XNF_OPEN_CREATE, attach_op);
+}
+
+/* Every attachment of this namespace detached, by a commit. */
+static int detach_all_op(struct xnf_dp *dp, char *err, size_t errlen)
+{
+	struct xnf_conf *c;
+	int ret;
+
+	ret = xnf_conf_running(dp, &c);
+	if (ret)
+		return ret;
+	ret = xnf_conf_detach_all(c, err, errlen) ?:
+		      xnf_conf_commit(dp, c, NULL, NULL, err, errlen);
+	xnf_conf_free(c);
+	return ret;
 }
 
 static int do_detach(void)
@@ -600,4 +625,220 @@ TEST(killed_route_batch)
 		batch_killed_at("route-batch:commit", 0xa0, -1);
 	SUBTEST("during_the_replay")
 		batch_killed_at("route-batch:replay", 0xa1, 0xa1);
+}
+
+/* ---- a commit killed ----
+ *
+ * Two configurations with something of every kind changing between them:
+ * a chain (ut0), an attachment that goes (ut1) and one that comes (ut2),
+ * routes kept, removed, added and replaced, rules likewise, an FDB entry
+ * moved, a cross-connect, the exception actions. After a kill anywhere in
+ * the commit from the old to the new, the next writer leaves the old one
+ * exactly (the library's own difference of the two is empty), and the
+ * change log says what was attempted and how it ended.
+ */
+#define ROUTES 60
+
+static struct xnf_conf *old_conf, *new_conf;
+
+static bool conf_edit(int ret, const char *what, const char *err)
+{
+	if (ret)
+		fprintf(stderr, "%s: %s\n", what, err);
+	return ASSERT_OK(ret, what);
+}
+
+/* @gen 0: the old configuration, 1: the new. */
+static struct xnf_conf *conf_make(int gen)
+{
+	__u32 ut[3] = { if_nametoindex("ut0"), if_nametoindex("ut1"),
+			if_nametoindex("ut2") };
+	struct xnf_conf_attach a = { .xdp_flags = XDP_FLAGS_DRV_MODE };
+	struct xnf_route rt = { .type = XNF_RT_UNICAST, .ifindex = ut[1] };
+	struct xnf_xconnect fwd = { .ifindex = ut[2] },
+			    rev = { .ifindex = ut[1] };
+	__u8 addr[4] = { 10, 0, 0, 0 }, mac[6] = { 2, 0, 0, 0, 0x7e, 1 };
+	struct xnf_fw_rule r = { .action = XNF_FW_DROP,
+				 .flags = XNF_FW_F_PROTO | XNF_FW_F_DPORT,
+				 .proto = 17 };
+	struct xnf_conf *c;
+	char err[512] = "";
+	bool ok;
+	int i;
+
+	if (!ASSERT_OK(xnf_conf_new(&c), "new conf"))
+		return NULL;
+	memcpy(rt.dmac, mac, 6);
+	ok = conf_edit(xnf_chain_parse(gen ? "firewall,l3fwd,l2fwd" : "l3fwd,l2fwd",
+				       &a.chain),
+		       "chain", "");
+	strcpy(a.dev, "ut0");
+	ok = ok &&
+	     conf_edit(xnf_conf_attach(c, &a, err, sizeof(err)), "ut0", err);
+	strcpy(a.dev, gen ? "ut2" : "ut1");
+	ok = ok &&
+	     conf_edit(xnf_conf_attach(c, &a, err, sizeof(err)), a.dev, err);
+	ok = ok &&
+	     conf_edit(xnf_conf_config_set(c, "no_route", gen ? "drop" : "pass",
+					   err, sizeof(err)),
+		       "config", err);
+	ok = ok && conf_edit(xnf_conf_fdb_add(c, mac, ut[gen ? 2 : 1], false,
+					      err, sizeof(err)),
+			     "fdb", err);
+	/* Routes 10.i.0.0/16: old 0..39, new 20..59, 30..39 replaced. */
+	for (i = gen ? 20 : 0; ok && i < (gen ? ROUTES : 40); i++) {
+		addr[1] = i;
+		rt.dmac[5] = gen && i < 40 && i >= 30 ? 2 : 1;
+		ok = conf_edit(xnf_conf_route_add(c, XNF_AF_INET, addr, 16, &rt,
+						  false, err, sizeof(err)),
+			       "route", err);
+	}
+	/* Rules prio 10.. dport 1000+: old 0..19, new 10..29. */
+	for (i = gen ? 10 : 0; ok && i < (gen ? 30 : 20); i++) {
+		r.prio = 10 + i;
+		r.dport_lo = r.dport_hi = 1000 + i;
+		ok = conf_edit(xnf_conf_fw_add(c, &r, false, err, sizeof(err)),
+			       "rule", err);
+	}
+	if (ok && gen)
+		ok = conf_edit(xnf_conf_xconnect_add(c, ut[1], &fwd, ut[2],
+						     &rev, err, sizeof(err)),
+			       "xconnect", err);
+	if (!ok) {
+		xnf_conf_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int commit_op(struct xnf_dp *dp, char *err, size_t errlen)
+{
+	struct xnf_commit_opts o = { .cmd = "apply test.conf" };
+
+	return xnf_conf_commit(dp, new_conf, &o, NULL, err, errlen);
+}
+
+static int do_commit(void)
+{
+	return writer(XNF_OPEN_CREATE, commit_op);
+}
+
+static int old_op(struct xnf_dp *dp, char *err, size_t errlen)
+{
+	return xnf_conf_commit(dp, old_conf, NULL, NULL, err, errlen);
+}
+
+/* What runs is @want, exactly: 1, 0, or -1 when it cannot be told. */
+static int runs(const struct xnf_conf *want)
+{
+	struct xnf_conf_diff *d;
+	char err[512];
+	struct xnf_dp *dp;
+	int ret = -1;
+
+	if (!ASSERT_OK(xnf_open(ROOT, XNF_OPEN_READ, 0, &dp, err, sizeof(err)),
+		       "reader"))
+		return -1;
+	if (ASSERT_OK(xnf_conf_diff(dp, want, &d, err, sizeof(err)), err)) {
+		ret = !d->n;
+		xnf_conf_diff_free(d);
+	}
+	xnf_dp_close(dp);
+	return ret;
+}
+
+/* The last change the log holds. */
+static bool last_change(struct xnf_change *c)
+{
+	char err[512];
+	struct xnf_dp *dp;
+	__u64 seq = 0;
+	bool ok;
+
+	if (!ASSERT_OK(xnf_open(ROOT, XNF_OPEN_READ, 0, &dp, err, sizeof(err)),
+		       "reader"))
+		return false;
+	ok = ASSERT_OK(xnf_change_seq(dp, &seq), "change seq") &&
+	     ASSERT_OK(xnf_change_read(dp, seq, c), "the last change");
+	xnf_dp_close(dp);
+	return ok;
+}
+
+/* After a commit to the new configuration was killed (and, with
+ * @repair_step, the repair of the next writer too): the next writer
+ * leaves the old one, and logs the kill. */
+static void check_undone(const char *step, const char *repair_step)
+{
+	struct xnf_change c;
+
+	/* Killed after its first change: neither configuration runs. */
+	if (!strcmp(step, "commit:changed"))
+		ASSERT_EQ(runs(old_conf), 0, "a part of the commit runs");
+	if (repair_step && !killed_at(repair_step, do_open))
+		return;
+	ASSERT_OK(do_open(), "the next writer");
+	ASSERT_EQ(runs(old_conf), 1, step);
+	ASSERT_EQ(runs(new_conf), 0, "not the new one");
+	ASSERT_TRUE(access(ROOT "/commit", F_OK), "no journal left");
+	if (last_change(&c)) {
+		ASSERT_TRUE(!strcmp(c.cmd, "apply test.conf"), "what was asked");
+		ASSERT_EQ(c.failed, 1U, "logged as failed");
+		ASSERT_TRUE(strstr(c.msg, "killed") != NULL, c.msg);
+	}
+	/* And the commit goes through when it is not killed. */
+	ASSERT_OK(do_commit(), "the commit again");
+	ASSERT_EQ(runs(new_conf), 1, "then the new one runs");
+	ASSERT_OK(writer(0, old_op), "back to the old one");
+}
+
+TEST(killed_commit)
+{
+	const char *const *step;
+	int i;
+
+	if (!fx_env())
+		return;
+	xnf_dp_destroy(ROOT);
+	old_conf = conf_make(0);
+	new_conf = conf_make(1);
+	if (!old_conf || !new_conf)
+		goto out;
+	if (!ASSERT_OK(writer(XNF_OPEN_CREATE, old_op), "the old configuration"))
+		goto out;
+	SUBTEST("record") {
+		/* Every step a commit marks is tested below. */
+		recording = true;
+		nseen = 0;
+		ASSERT_OK(do_commit(), "commit");
+		recording = false;
+		ASSERT_EQ(runs(new_conf), 1, "the new configuration runs");
+		for (i = 0; i < nseen; i++)
+			ASSERT_TRUE(in_list(commit_steps, seen[i]) ||
+					    in_list(attach_steps, seen[i]) ||
+					    in_list(detach_steps, seen[i]),
+				    seen[i]);
+		for (step = commit_steps; *step; step++) {
+			for (i = 0; i < nseen && strcmp(seen[i], *step); i++)
+				;
+			ASSERT_LT(i, nseen, *step);
+		}
+		ASSERT_OK(writer(0, old_op), "back to the old one");
+	}
+	for (step = commit_steps; *step; step++)
+		SUBTEST(*step) {
+			if (killed_at(*step, do_commit))
+				check_undone(*step, NULL);
+		}
+	/* The next writer's undo killed: the one after it finishes it. */
+	for (step = undo_steps; *step; step++)
+		SUBTEST(*step) {
+			if (killed_at("commit:changed", do_commit))
+				check_undone(*step, *step);
+		}
+	ASSERT_OK(writer(0, detach_all_op), "detach everything");
+out:
+	xnf_conf_free(old_conf);
+	xnf_conf_free(new_conf);
+	old_conf = new_conf = NULL;
+	xnf_dp_destroy(ROOT);
 }
