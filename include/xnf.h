@@ -95,6 +95,10 @@ void xnf_log(enum xnf_log_level level, const char *fmt, ...)
 #define pr_warn(...)  xnf_log(XNF_LOG_WARN, __VA_ARGS__)
 #define pr_info(...)  xnf_log(XNF_LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) xnf_log(XNF_LOG_DEBUG, __VA_ARGS__)
+/* Writes the message of a failure into @err (when given) and returns
+ * @ret: every call's way to say what failed and what to do. */
+int xnf_errf(char *err, size_t len, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Routes libbpf's own messages through xnf_log, demoted to debug. */
 void xnf_libbpf_logging(void);
 
@@ -173,8 +177,11 @@ struct xnf_dp {
  * 0700, mounting nothing) and the tables if they do not exist yet, with
  * the default configuration; without, -ENOENT if there is none, or if its
  * creation never finished (the schema in xnf_cfg is written last). A root
- * holding tables of another schema is refused with -EPROTO. */
-int xnf_dp_open(const char *root, bool create, struct xnf_dp **out);
+ * holding tables of another schema is refused with -EPROTO. Every failure
+ * but -ENOENT says in @err what failed and what to do. xnf_open() also
+ * takes the lock and repairs. */
+int xnf_dp_open(const char *root, bool create, struct xnf_dp **out, char *err,
+		size_t errlen);
 void xnf_dp_close(struct xnf_dp *dp);
 /* Removes <root>/dev/<dev> and everything pinned in it. */
 int xnf_dev_remove(struct xnf_dp *dp, const char *dev);
@@ -413,8 +420,9 @@ enum xnf_tracer {
 };
 /* Loads the tracer on the instance's xnf_batch and xnf_xmit maps and
  * attaches its programs; the caller keeps (or pins) the links. On error
- * no link is left. */
-int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX]);
+ * no link is left, and @err says what failed. */
+int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX],
+		     char *err, size_t errlen);
 
 /* Waits until every XDP program that may have started before the call has
  * finished (an RCU grace period). */
@@ -430,8 +438,10 @@ struct xnf_chain_spec {
 	int numa_node;		 /* ... this node (BPF_F_NUMA_NODE) */
 };
 
-/* Parses "firewall,l3fwd,l2fwd" (each NF once). */
-int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec);
+/* Parses "firewall,l3fwd,l2fwd" (each NF once); -EINVAL or -E2BIG with
+ * what is wrong in @err. */
+int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec, char *err,
+		    size_t errlen);
 /* "firewall,l3fwd,l2fwd" */
 int xnf_chain_format(const struct xnf_chain_spec *spec, char *buf, size_t len);
 
@@ -441,9 +451,10 @@ struct xnf_chain;
  * live in <root>/dev/<dev>/ (created if needed): the entry program, one
  * program per NF with its slot as a constant, and a new prog array holding
  * them; or the fused program. Nothing is attached or pinned here besides
- * the per-interface maps. */
+ * the per-interface maps. On failure @err says which program failed. */
 int xnf_chain_load(struct xnf_dp *dp, const char *dev,
-		   const struct xnf_chain_spec *spec, struct xnf_chain **out);
+		   const struct xnf_chain_spec *spec, struct xnf_chain **out,
+		   char *err, size_t errlen);
 int xnf_chain_prog_fd(const struct xnf_chain *c);  /* the XDP program */
 int xnf_chain_array_fd(const struct xnf_chain *c); /* -1 when fused */
 /* fd of the program in slot @slot, for tests that empty a slot */

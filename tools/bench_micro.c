@@ -307,15 +307,16 @@ static int bm_mp_route(struct bm *b, struct bm_inst *in)
 
 static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
 {
+	char msg[512];
 	__u32 i;
 	int err;
 
 	snprintf(in->root, sizeof(in->root), BM_ROOT "-%u", nrules);
 	xnf_dp_destroy(in->root);
-	err = xnf_dp_open(in->root, true, &in->dp);
+	err = xnf_dp_open(in->root, true, &in->dp, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "Error: cannot create the instance at %s: %s\n",
-			in->root, strerror(-err));
+			in->root, err == -ENOENT ? strerror(-err) : msg);
 		return err;
 	}
 	for (i = 0; i < BM_PORTS; i++) {
@@ -882,6 +883,7 @@ static int bm_var_load(struct bm *b, struct bm_var *v, struct bm_inst *in,
 		       const struct bm_frame *f, const struct bm_expect *e)
 {
 	struct xnf_chain_spec spec;
+	char msg[512];
 	int err;
 
 	memset(v, 0, sizeof(*v));
@@ -891,15 +893,15 @@ static int bm_var_load(struct bm *b, struct bm_var *v, struct bm_inst *in,
 	v->in = in;
 	v->f = f;
 	v->e = *e;
-	err = xnf_chain_parse(chain, &spec);
+	err = xnf_chain_parse(chain, &spec, msg, sizeof(msg));
+	if (!err) {
+		spec.fused = fused;
+		spec.l3_fib = fib;
+		err = xnf_chain_load(in->dp, BM_DEV, &spec, &v->c, msg,
+				     sizeof(msg));
+	}
 	if (err)
-		return err;
-	spec.fused = fused;
-	spec.l3_fib = fib;
-	err = xnf_chain_load(in->dp, BM_DEV, &spec, &v->c);
-	if (err)
-		fprintf(stderr, "Error: cannot load %s: %s\n", v->what,
-			strerror(-err));
+		fprintf(stderr, "Error: cannot load %s: %s\n", v->what, msg);
 	return err;
 }
 

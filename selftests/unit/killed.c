@@ -107,8 +107,8 @@ static int attach_op(struct xnf_dp *dp, char *err, size_t errlen)
 		.xdp_flags = XDP_FLAGS_DRV_MODE,
 	};
 
-	return xnf_chain_parse(CHAIN, &o.chain) ?:
-						  xnf_attach(dp, &o, err, errlen);
+	return xnf_chain_parse(CHAIN, &o.chain, err, errlen) ?:
+		       xnf_attach(dp, &o, err, errlen);
 }
 
 static int detach_op(struct xnf_dp *dp, char *err, size_t errlen)
