@@ -1615,6 +1615,7 @@ static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
 	__u32 nrows = sizeof(rows) / sizeof(rows[0]), i, r;
 	__u32 vecs = b->o.repeat / BM_VEC ?: 1;
 	struct bm_uvec *v;
+	char msg[256];
 	int err = 0;
 
 	v = calloc(1, sizeof(*v));
@@ -1638,11 +1639,12 @@ static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
 				l2_frame :
 				&fw[rows[i].inst].frame[rows[i].frame - 2];
 
-		err = xnf_unf_new(xnf_unf_find(rows[i].nf), &env, &nf[i]);
+		err = xnf_unf_new(xnf_unf_find(rows[i].nf), &env, &nf[i], msg,
+				  sizeof(msg));
 		if (err) {
 			fprintf(stderr,
 				"Error: cannot start userspace NF %s: %s\n",
-				rows[i].nf, strerror(-err));
+				rows[i].nf, msg);
 			break;
 		}
 		/* The path the row claims: checked once before timing. */
