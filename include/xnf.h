@@ -85,9 +85,10 @@ _Static_assert(offsetof(struct xnf_fw_hdr, sport_none) == 8 &&
 /* ---- logging (log.c) ---- */
 enum xnf_log_level { XNF_LOG_WARN, XNF_LOG_INFO, XNF_LOG_DEBUG };
 void xnf_set_log_level(enum xnf_log_level level);
-/* Where the messages go instead of stderr (NULL: stderr again): @msg is
- * one whole message, "Error: ..." for a failure the caller has no error
- * buffer for. */
+/* Where the messages go instead of stderr (NULL: stderr again, a warning
+ * after "Warning: "): @msg is one whole message. XNF_LOG_WARN is a
+ * warning (the call goes on); a call that fails returns its error, with
+ * the text in the caller's error buffer. */
 typedef void (*xnf_log_fn)(enum xnf_log_level level, const char *msg);
 void xnf_set_log_fn(xnf_log_fn fn);
 void xnf_log(enum xnf_log_level level, const char *fmt, ...)

@@ -1034,7 +1034,7 @@ out_undo:
 	/* A link taken over runs its old program again; closing an
 	 * unpinned link of our own detaches it. */
 	if (adopted && bpf_link_update(link_fd, old_prog, NULL))
-		pr_warn("Warning: %s runs the new chain, which is being removed: %s\n",
+		pr_warn("%s runs the new chain, which is being removed: %s\n",
 			o->dev, strerror(errno));
 	if (link_fd >= 0)
 		close(link_fd);
@@ -1197,13 +1197,13 @@ static void repair(struct xnf_dp *dp)
 		dev_path(path, dp, names[i], "link");
 		if (pin_exists(path)) {
 			if (dev_recover(dp, names[i], msg, sizeof(msg)))
-				pr_warn("Warning: %s\n", msg);
+				pr_warn("%s\n", msg);
 			continue;
 		}
 		pr_info("%s: removing what an interrupted attach or detach left\n",
 			names[i]);
 		if (dev_release(dp, names[i], msg, sizeof(msg)))
-			pr_warn("Warning: %s\n", msg);
+			pr_warn("%s\n", msg);
 		else
 			memmove(names[dp->n_released++], names[i], 16);
 	}
@@ -1215,7 +1215,7 @@ static void repair(struct xnf_dp *dp)
 	batch_tracer_put_if_unused(dp);
 	/* A route batch never committed (its writer was killed). */
 	if (xnf_route_copies_repair(dp))
-		pr_warn("Warning: cannot put the copies of the route tables back in step; the next writer tries again\n");
+		pr_warn("cannot put the copies of the route tables back in step; the next writer tries again\n");
 }
 
 /* In xnf itself no step kills anything (see priv.h). */

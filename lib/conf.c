@@ -795,7 +795,7 @@ static int attach_prepare(const struct xnf_conf_attach *a, __u32 *ifindex,
 		return xnf_errf(err, errlen, ret, "cannot place %s: %s", a->dev,
 				perr);
 	for (i = 0; i < (*plan)->nwarnings; i++)
-		pr_warn("Warning: %s\n", (*plan)->warnings[i]);
+		pr_warn("%s\n", (*plan)->warnings[i]);
 	return 0;
 }
 

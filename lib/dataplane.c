@@ -345,7 +345,7 @@ int xnf_tables_changed(struct xnf_dp *dp)
 			err = -errno;
 	}
 	if (err)
-		pr_warn("Warning: the change is in force, but the table "
+		pr_warn("the change is in force, but the table "
 			"generation did not move (%s: %s): the flow cache and "
 			"AF_XDP workers may use the old tables until the next "
 			"change\n",
@@ -444,7 +444,7 @@ static int xconnect_changed(struct xnf_dp *dp)
 
 static void xconnect_warn(int err)
 {
-	pr_warn("Warning: the change is in force, but the table generation "
+	pr_warn("the change is in force, but the table generation "
 		"did not move (%s: %s): AF_XDP workers use it after the next "
 		"change\n",
 		XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));

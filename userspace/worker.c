@@ -517,8 +517,8 @@ static int thread_setup(struct wthread *t)
 	}
 	err = bind_node(t->area, t->area_len, t->node);
 	if (err)
-		pr_warn("Warning: UMEM of queue %u not bound to node %d: %s\n",
-			t->queue, t->node, strerror(-err));
+		pr_warn("UMEM of queue %u not bound to node %d: %s\n", t->queue,
+			t->node, strerror(-err));
 	/* First touch from the pinned thread, under the node policy. */
 	memset(t->area, 0, t->area_len);
 	err = xsk_umem__create(&t->umem, t->area, t->area_len, &s0->fill,
@@ -780,7 +780,7 @@ static void tick(struct wthread *t)
 			failed = err;
 			/* A warning of its own: the worker goes on. */
 			if (!t->refresh_warned)
-				pr_warn("Warning: NF %s on queue %u keeps its old "
+				pr_warn("NF %s on queue %u keeps its old "
 					"tables: refresh failed: %s; retrying\n",
 					t->nfs[i]->ops->name, t->queue,
 					why[0] ? why : strerror(-err));
