@@ -69,8 +69,8 @@ int do_attach(int argc, char **argv)
 		if (is_prefix(argv[0], "chain")) {
 			NEXT_ARG();
 			REQ_ARGS(1, "attach");
-			if (xnf_chain_parse(argv[0], &parsed))
-				return -1;
+			if (xnf_chain_parse(argv[0], &parsed, err, sizeof(err)))
+				return cli_err("%s", err);
 			a.chain.len = parsed.len;
 			memcpy(a.chain.nf, parsed.nf, sizeof(a.chain.nf));
 			have_chain = true;

@@ -19,8 +19,10 @@ static int do_chain_set(int argc, char **argv)
 		return cli_err("chain set takes a device and a chain (xnf chain "
 			       "set DEV NF[,NF...]); try 'xnf chain help'");
 	dev = argv[0];
-	if (cli_dev_check(dev) || xnf_chain_parse(argv[1], &spec))
+	if (cli_dev_check(dev))
 		return -1;
+	if (xnf_chain_parse(argv[1], &spec, err, sizeof(err)))
+		return cli_err("%s", err);
 	chg.len = spec.len;
 	memcpy(chg.nf, spec.nf, sizeof(chg.nf));
 	argc -= 2;

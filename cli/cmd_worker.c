@@ -339,6 +339,7 @@ int do_worker(int argc, char **argv)
 	struct xnf_worker_stats w;
 	struct xnf_dp *dp;
 	bool have_nf = false;
+	char msg[512];
 	int err, k, fd;
 
 	if (argc > 0 && is_prefix(argv[0], "help")) {
@@ -445,7 +446,9 @@ int do_worker(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	err = xnf_worker_run(dp, &o, &stop);
+	err = xnf_worker_run(dp, &o, &stop, msg, sizeof(msg));
+	if (err)
+		cli_err("%s", msg);
 	/* What the workers did, from their entries. */
 	fd = xnf_workers_open(cli.root, o.dev, false);
 	if (fd >= 0) {

@@ -49,32 +49,18 @@ int cli_err(const char *fmt, ...)
 	return -1;
 }
 
-/* libxnf's messages: its errors ("Error: ..." at warning level, from
- * callees that have no error buffer, such as the AF_XDP workers' start)
- * are the command's error, printed as every other one (JSON under -j).
- * The workers' threads, which run while the main thread waits, keep
- * writing theirs to stderr. Its warnings ("Warning: ...", and under -j
- * every other message at warning level, such as "Waiting for the lock")
- * are the command's warnings (print_warn), from any thread. What -v adds
- * stays text. */
+/* libxnf's messages: at warning level, the command's warnings (print_warn:
+ * "Warning: ...", or an xnf/warning/1 document on stderr under -j), from
+ * any thread (the AF_XDP workers' too); what -v adds stays text. Its
+ * errors come back in the error buffers of its calls. */
 static void lib_log(enum xnf_log_level level, const char *msg)
 {
-	size_t n = strlen(msg), skip;
-	int nl = n && msg[n - 1] == '\n';
+	size_t n = strlen(msg);
 
-	if (level == XNF_LOG_WARN && !strncmp(msg, "Error: ", 7)) {
-		if (gettid() != getpid())
-			fputs(msg, stderr);
-		else
-			cli_err("%.*s", (int)(n - 7 - nl), msg + 7);
-		return;
-	}
-	skip = strncmp(msg, "Warning: ", 9) ? 0 : 9;
-	if (level == XNF_LOG_WARN && (skip || print_json())) {
-		print_warn("%.*s", (int)(n - skip - nl), msg + skip);
-		return;
-	}
-	fputs(msg, stderr);
+	if (level == XNF_LOG_WARN)
+		print_warn("%.*s", (int)(n - (n && msg[n - 1] == '\n')), msg);
+	else
+		fputs(msg, stderr);
 }
 
 bool is_prefix(const char *pfx, const char *str)

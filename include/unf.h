@@ -58,14 +58,16 @@ struct xnf_unf_ops {
 	const char *name; /* as in `xnf worker DEV nf NAME` */
 	const char *help; /* one line: what it does and its options */
 	size_t priv_size; /* bytes of private state, zeroed */
-	/* 0 or -errno with a message (pr_warn) naming what is wrong. */
-	int (*init)(struct xnf_unf *nf, const struct xnf_unf_env *env);
+	/* 0 or -errno with what is wrong in @err (xnf_errf; the caller
+	 * names the NF and the queue). */
+	int (*init)(struct xnf_unf *nf, const struct xnf_unf_env *env,
+		    char *err, size_t errlen);
 	void (*fini)(struct xnf_unf *nf);
 	/* Called between batches when the tables the control plane manages
 	 * have changed (xnf_config.tables_gen moved): reload what it caches.
 	 * NULL if the NF caches nothing. Must leave the NF usable with its
-	 * old state on failure. */
-	int (*refresh)(struct xnf_unf *nf);
+	 * old state on failure; says what failed as init does. */
+	int (*refresh)(struct xnf_unf *nf, char *err, size_t errlen);
 	void (*run)(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n);
 };
 
@@ -116,9 +118,9 @@ const struct xnf_unf_ops *xnf_unf_find(const char *name);
 
 /* Creates an instance (ops->init with zeroed priv) or frees it (ops->fini,
  * which only runs after a successful init: a failing init cleans up after
- * itself). env->args is copied. */
+ * itself). env->args is copied. On failure @err says what failed. */
 int xnf_unf_new(const struct xnf_unf_ops *ops, const struct xnf_unf_env *env,
-		struct xnf_unf **out);
+		struct xnf_unf **out, char *err, size_t errlen);
 void xnf_unf_free(struct xnf_unf *nf);
 
 /* Parses a frame into @meta as the XDP entry program does (parse.bpf.h):

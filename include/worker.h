@@ -59,16 +59,20 @@ struct xnf_worker_opts {
 /* Where the worker of @queue runs and where its UMEM lives: @core if
  * >= 0; else what `xnf attach ... cores` recorded under @pin_root; else
  * a fresh plan of @dev read below @sysfs_root (xnf_plan_compute). @node
- * is -1 when the device has none. */
+ * is -1 when the device has none. On failure @err says why. */
 int xnf_worker_place(const char *pin_root, const char *sysfs_root,
-		     const char *dev, __u32 queue, int core, int *cpu, int *node);
+		     const char *dev, __u32 queue, int core, int *cpu,
+		     int *node, char *err, size_t errlen);
 
 /* Runs the workers until *@stop becomes non-zero (a signal handler sets
- * it) or the duration ends. 0, or a negative errno after a message; on
- * return every socket, UMEM and thread is gone, and the workers' entries
- * of xnf_workers say XNF_W_STOPPED. */
+ * it) or the duration ends. 0, or a negative errno with what failed in
+ * @err: at the start (nothing ran then) or the first failure of a worker
+ * thread, which stops them all. A warning while they run (a refresh of
+ * the tables that failed and is retried) goes through xnf_log. On return
+ * every socket, UMEM and thread is gone, and the workers' entries of
+ * xnf_workers say XNF_W_STOPPED. */
 int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
-		   volatile sig_atomic_t *stop);
+		   volatile sig_atomic_t *stop, char *err, size_t errlen);
 
 /* The xnf_workers map of @dev: created and pinned if needed. */
 int xnf_workers_open(const char *pin_root, const char *dev, bool create);

@@ -85,9 +85,10 @@ _Static_assert(offsetof(struct xnf_fw_hdr, sport_none) == 8 &&
 /* ---- logging (log.c) ---- */
 enum xnf_log_level { XNF_LOG_WARN, XNF_LOG_INFO, XNF_LOG_DEBUG };
 void xnf_set_log_level(enum xnf_log_level level);
-/* Where the messages go instead of stderr (NULL: stderr again): @msg is
- * one whole message, "Error: ..." for a failure the caller has no error
- * buffer for. */
+/* Where the messages go instead of stderr (NULL: stderr again, a warning
+ * after "Warning: "): @msg is one whole message. XNF_LOG_WARN is a
+ * warning (the call goes on); a call that fails returns its error, with
+ * the text in the caller's error buffer. */
 typedef void (*xnf_log_fn)(enum xnf_log_level level, const char *msg);
 void xnf_set_log_fn(xnf_log_fn fn);
 void xnf_log(enum xnf_log_level level, const char *fmt, ...)
@@ -95,6 +96,10 @@ void xnf_log(enum xnf_log_level level, const char *fmt, ...)
 #define pr_warn(...)  xnf_log(XNF_LOG_WARN, __VA_ARGS__)
 #define pr_info(...)  xnf_log(XNF_LOG_INFO, __VA_ARGS__)
 #define pr_debug(...) xnf_log(XNF_LOG_DEBUG, __VA_ARGS__)
+/* Writes the message of a failure into @err (when given) and returns
+ * @ret: every call's way to say what failed and what to do. */
+int xnf_errf(char *err, size_t len, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 /* Routes libbpf's own messages through xnf_log, demoted to debug. */
 void xnf_libbpf_logging(void);
 
@@ -173,8 +178,11 @@ struct xnf_dp {
  * 0700, mounting nothing) and the tables if they do not exist yet, with
  * the default configuration; without, -ENOENT if there is none, or if its
  * creation never finished (the schema in xnf_cfg is written last). A root
- * holding tables of another schema is refused with -EPROTO. */
-int xnf_dp_open(const char *root, bool create, struct xnf_dp **out);
+ * holding tables of another schema is refused with -EPROTO. Every failure
+ * but -ENOENT says in @err what failed and what to do. xnf_open() also
+ * takes the lock and repairs. */
+int xnf_dp_open(const char *root, bool create, struct xnf_dp **out, char *err,
+		size_t errlen);
 void xnf_dp_close(struct xnf_dp *dp);
 /* Opened with XNF_OPEN_READ: no lock held, nothing may be written. */
 bool xnf_dp_is_reader(const struct xnf_dp *dp);
@@ -426,8 +434,9 @@ enum xnf_tracer {
 };
 /* Loads the tracer on the instance's xnf_batch and xnf_xmit maps and
  * attaches its programs; the caller keeps (or pins) the links. On error
- * no link is left. */
-int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX]);
+ * no link is left, and @err says what failed. */
+int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX],
+		     char *err, size_t errlen);
 
 /* Waits until every XDP program that may have started before the call has
  * finished (an RCU grace period). */
@@ -443,8 +452,10 @@ struct xnf_chain_spec {
 	int numa_node;		 /* ... this node (BPF_F_NUMA_NODE) */
 };
 
-/* Parses "firewall,l3fwd,l2fwd" (each NF once). */
-int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec);
+/* Parses "firewall,l3fwd,l2fwd" (each NF once); -EINVAL or -E2BIG with
+ * what is wrong in @err. */
+int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec, char *err,
+		    size_t errlen);
 /* "firewall,l3fwd,l2fwd" */
 int xnf_chain_format(const struct xnf_chain_spec *spec, char *buf, size_t len);
 
@@ -454,9 +465,10 @@ struct xnf_chain;
  * live in <root>/dev/<dev>/ (created if needed): the entry program, one
  * program per NF with its slot as a constant, and a new prog array holding
  * them; or the fused program. Nothing is attached or pinned here besides
- * the per-interface maps. */
+ * the per-interface maps. On failure @err says which program failed. */
 int xnf_chain_load(struct xnf_dp *dp, const char *dev,
-		   const struct xnf_chain_spec *spec, struct xnf_chain **out);
+		   const struct xnf_chain_spec *spec, struct xnf_chain **out,
+		   char *err, size_t errlen);
 int xnf_chain_prog_fd(const struct xnf_chain *c);  /* the XDP program */
 int xnf_chain_array_fd(const struct xnf_chain *c); /* -1 when fused */
 /* fd of the program in slot @slot, for tests that empty a slot */
@@ -499,7 +511,8 @@ struct xnf_fw_compiled {
  * XNF_FW_MAX_CLASSES distinct classes are needed, -EINVAL on a rule that
  * is not well formed (see xnf_fw_rule_check). */
 int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
-		   __u32 default_action, struct xnf_fw_compiled **out);
+		   __u32 default_action, struct xnf_fw_compiled **out,
+		   char *err, size_t errlen);
 void xnf_fw_compiled_free(struct xnf_fw_compiled *c);
 
 /* A packet's fields, as the firewall sees them. */
@@ -587,7 +600,8 @@ void xnf_fw_set_linear(struct xnf_fw_set *set, bool linear);
  * Writers must not run concurrently (the xnf command holds the instance
  * lock); readers (xnf_fw_read) may run at any time.
  */
-int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set);
+int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set, char *err,
+		 size_t errlen);
 
 /* Zeroes every hit counter (one batch update). */
 int xnf_fw_hits_reset(struct xnf_dp *dp);

@@ -346,11 +346,11 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 		if (ret)
 			goto out_close;
 	}
-	ret = xnf_dp_open_err(root, create, out, err, errlen);
+	ret = xnf_dp_open(root, create, out, err, errlen);
 	if (ret == -EPROTO && create && (flags & XNF_OPEN_UPGRADE)) {
 		ret = move_aside(root, wait_s, &lock_fd, err, errlen);
 		if (!ret)
-			ret = xnf_dp_open_err(root, create, out, err, errlen);
+			ret = xnf_dp_open(root, create, out, err, errlen);
 	}
 	if (ret == -ENOENT)
 		xnf_errf(err, errlen, ret, NO_INSTANCE, root);
@@ -666,11 +666,12 @@ static int pin_chain(const struct xnf_dp *dp, struct xnf_chain *c,
  * all interfaces: loaded by the first attach, removed by the last detach.
  * An attach killed between two pins left some: the missing ones are
  * pinned from a fresh load, whose other links go when they are dropped. */
-static int batch_tracer_get(struct xnf_dp *dp, bool *created)
+static int batch_tracer_get(struct xnf_dp *dp, bool *created, char *err,
+			    size_t errlen)
 {
 	struct bpf_link *links[__XNF_TRACER_MAX];
 	char path[__XNF_TRACER_MAX][PATH_MAX];
-	int err = 0, i, missing = 0;
+	int ret = 0, i, missing = 0;
 
 	*created = false;
 	for (i = 0; i < __XNF_TRACER_MAX; i++) {
@@ -680,17 +681,20 @@ static int batch_tracer_get(struct xnf_dp *dp, bool *created)
 	}
 	if (!missing)
 		return 0;
-	err = xnf_batch_tracer(dp, links);
-	if (err)
-		return err;
+	ret = xnf_batch_tracer(dp, links, err, errlen);
+	if (ret)
+		return ret;
 	for (i = 0; i < __XNF_TRACER_MAX; i++) {
-		if (!err && !pin_exists(path[i])) {
-			err = bpf_link__pin(links[i], path[i]);
-			*created |= !err;
+		if (!ret && !pin_exists(path[i])) {
+			ret = bpf_link__pin(links[i], path[i]);
+			if (ret)
+				xnf_errf(err, errlen, ret, "cannot pin %s: %s",
+					 path[i], strerror(-ret));
+			*created |= !ret;
 		}
 		bpf_link__destroy(links[i]);
 	}
-	return err;
+	return ret;
 }
 
 static void batch_tracer_put_if_unused(struct xnf_dp *dp)
@@ -862,7 +866,7 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	struct xnf_place_state *pst = NULL;
 	bool created_dir, port_added = false, tracer_created = false;
 	bool watched = false;
-	char path[PATH_MAX], perr[XNF_PLACE_ERR_LEN] = "";
+	char path[PATH_MAX], perr[XNF_PLACE_ERR_LEN] = "", why[512];
 	struct xnf_chain *c = NULL;
 	int link_fd = -1, old_prog = -1, ret;
 	bool adopted = false, placed;
@@ -912,10 +916,10 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	dev_path(path, dp, o->dev, NULL);
 	created_dir = !pin_exists(path);
 
-	ret = xnf_chain_load(dp, o->dev, &spec, &c);
+	ret = xnf_chain_load(dp, o->dev, &spec, &c, why, sizeof(why));
 	if (ret) {
 		xnf_errf(err, errlen, ret, "cannot load the chain for %s: %s",
-			 o->dev, strerror(-ret));
+			 o->dev, why);
 		goto out_undo;
 	}
 	xnf_crash_point("attach:loaded");
@@ -942,12 +946,14 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 	xnf_crash_point("attach:port");
 	ret = xnf_batch_watch(dp, o->ifindex);
 	watched = !ret;
-	if (!ret)
-		ret = batch_tracer_get(dp, &tracer_created);
+	if (ret)
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
+	else
+		ret = batch_tracer_get(dp, &tracer_created, why, sizeof(why));
 	if (ret) {
 		xnf_errf(err, errlen, ret,
 			 "cannot set up the batch-size histogram of %s: %s",
-			 o->dev, strerror(-ret));
+			 o->dev, why);
 		goto out_undo;
 	}
 	xnf_crash_point("attach:watched");
@@ -1033,7 +1039,7 @@ out_undo:
 	/* A link taken over runs its old program again; closing an
 	 * unpinned link of our own detaches it. */
 	if (adopted && bpf_link_update(link_fd, old_prog, NULL))
-		pr_warn("Warning: %s runs the new chain, which is being removed: %s\n",
+		pr_warn("%s runs the new chain, which is being removed: %s\n",
 			o->dev, strerror(errno));
 	if (link_fd >= 0)
 		close(link_fd);
@@ -1195,13 +1201,13 @@ static void repair(struct xnf_dp *dp)
 		dev_path(path, dp, names[i], "link");
 		if (pin_exists(path)) {
 			if (dev_recover(dp, names[i], msg, sizeof(msg)))
-				pr_warn("Warning: %s\n", msg);
+				pr_warn("%s\n", msg);
 			continue;
 		}
 		pr_info("%s: removing what an interrupted attach or detach left\n",
 			names[i]);
 		if (dev_release(dp, names[i], msg, sizeof(msg)))
-			pr_warn("Warning: %s\n", msg);
+			pr_warn("%s\n", msg);
 		else
 			memmove(names[dp->n_released++], names[i], 16);
 	}
@@ -1213,7 +1219,7 @@ static void repair(struct xnf_dp *dp)
 	batch_tracer_put_if_unused(dp);
 	/* A route batch never committed (its writer was killed). */
 	if (xnf_route_copies_repair(dp))
-		pr_warn("Warning: cannot put the copies of the route tables back in step; the next writer tries again\n");
+		pr_warn("cannot put the copies of the route tables back in step; the next writer tries again\n");
 }
 
 /* In xnf itself no step kills anything (see priv.h). */
@@ -1230,7 +1236,7 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 	struct xnf_chain_spec spec = {};
 	struct xnf_dev_info info;
 	struct xnf_chain *c = NULL;
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[512];
 	int link_fd = -1, ret;
 
 	if (xnf_dev_name_check(dev, err, errlen))
@@ -1260,11 +1266,11 @@ int xnf_chain_set(struct xnf_dp *dp, const char *dev,
 		return xnf_errf(err, errlen, -errno,
 				"cannot open the XDP link of %s at %s: %s", dev,
 				path, strerror(errno));
-	ret = xnf_chain_load(dp, dev, &spec, &c);
+	ret = xnf_chain_load(dp, dev, &spec, &c, why, sizeof(why));
 	if (ret) {
 		xnf_errf(err, errlen, ret,
 			 "cannot load the new chain for %s: %s; the old one still runs",
-			 dev, strerror(-ret));
+			 dev, why);
 		goto out;
 	}
 	/* Staged pins first: if this process dies after the switch, they

@@ -381,7 +381,7 @@ static int attach_prepare(const struct xnf_conf_attach *a, __u32 *ifindex,
 		return xnf_errf(err, errlen, ret, "cannot place %s: %s", a->dev,
 				perr);
 	for (i = 0; i < (*plan)->nwarnings; i++)
-		pr_warn("Warning: %s\n", (*plan)->warnings[i]);
+		pr_warn("%s\n", (*plan)->warnings[i]);
 	return 0;
 }
 
@@ -466,15 +466,8 @@ static int diff_check(const struct xnf_conf_diff *d, struct xnf_fw_set **fw,
 				"cannot build the firewall rule set: %s",
 				strerror(-ret));
 	ret = xnf_fw_compile(xnf_fw_set_rules(*fw), XNF_FW_MAX_RULES,
-			     xnf_fw_set_default(*fw), &compiled);
-	if (ret == -ENOSPC)
-		ret = xnf_errf(err, errlen, ret,
-			       "firewall full: the rule set needs more classification classes than the tables hold; remove rules or merge ranges");
-	else if (ret)
-		ret = xnf_errf(err, errlen, ret,
-			       "the firewall rules do not compile: %s",
-			       strerror(-ret));
-	else
+			     xnf_fw_set_default(*fw), &compiled, err, errlen);
+	if (!ret)
 		xnf_fw_compiled_free(compiled);
 	if (ret) {
 		xnf_fw_set_free(*fw);
@@ -685,11 +678,7 @@ static int diff_exec(struct xnf_dp *dp, const struct xnf_conf_diff *d,
 		case XNF_OBJ_FW_RULE:
 			if (fw_done)
 				continue;
-			ret = xnf_fw_apply(dp, fw);
-			if (ret)
-				xnf_errf(err, errlen, ret,
-					 "cannot switch the firewall rules: %s",
-					 strerror(-ret));
+			ret = xnf_fw_apply(dp, fw, err, errlen);
 			done->firewall += !ret;
 			fw_done = true;
 			break;

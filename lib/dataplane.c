@@ -116,19 +116,8 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 	return 0;
 }
 
-int xnf_dp_open(const char *root, bool create, struct xnf_dp **out)
-{
-	char err[512];
-	int ret;
-
-	ret = xnf_dp_open_err(root, create, out, err, sizeof(err));
-	if (ret && ret != -ENOENT)
-		pr_warn("Error: %s\n", err);
-	return ret;
-}
-
-int xnf_dp_open_err(const char *root, bool create, struct xnf_dp **out,
-		    char *errbuf, size_t errlen)
+int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
+		char *errbuf, size_t errlen)
 {
 	static const char *const dirs[] = { "", "/tables", "/dev" };
 	char path[PATH_MAX];
@@ -141,7 +130,7 @@ int xnf_dp_open_err(const char *root, bool create, struct xnf_dp **out,
 
 	dp = calloc(1, sizeof(*dp));
 	if (!dp)
-		return -ENOMEM;
+		return xnf_errf(errbuf, errlen, -ENOMEM, "out of memory");
 	for (i = 0; i < __XNF_T_MAX; i++)
 		dp->fd[i] = -1;
 	dp->lock_fd = -1;
@@ -361,7 +350,7 @@ int xnf_tables_changed(struct xnf_dp *dp)
 			err = -errno;
 	}
 	if (err)
-		pr_warn("Warning: the change is in force, but the table "
+		pr_warn("the change is in force, but the table "
 			"generation did not move (%s: %s): the flow cache and "
 			"AF_XDP workers may use the old tables until the next "
 			"change\n",
@@ -468,7 +457,7 @@ static int xconnect_changed(struct xnf_dp *dp)
 
 static void xconnect_warn(int err)
 {
-	pr_warn("Warning: the change is in force, but the table generation "
+	pr_warn("the change is in force, but the table generation "
 		"did not move (%s: %s): AF_XDP workers use it after the next "
 		"change\n",
 		XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
@@ -614,7 +603,8 @@ int xnf_xmit_read(struct xnf_dp *dp, __u32 netns, __u32 ifindex,
 	return err;
 }
 
-int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX])
+int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX],
+		     char *errbuf, size_t errlen)
 {
 	struct xnf_batch *skel;
 	struct bpf_program *progs[__XNF_TRACER_MAX];
@@ -623,7 +613,9 @@ int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX]
 	memset(links, 0, __XNF_TRACER_MAX * sizeof(*links));
 	skel = xnf_batch__open();
 	if (!skel)
-		return -errno;
+		return xnf_errf(errbuf, errlen, -errno,
+				"cannot open the tracers' BPF object: %s",
+				strerror(errno));
 	progs[XNF_TRACER_NAPI] = skel->progs.xnf_napi_poll;
 	progs[XNF_TRACER_XMIT] = skel->progs.xnf_devmap_xmit;
 	progs[XNF_TRACER_REDIRECT_ERR] = skel->progs.xnf_redirect_err;
@@ -631,10 +623,11 @@ int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX]
 	if (!err)
 		err = xnf_batch__load(skel);
 	if (err) {
-		pr_warn("Error: cannot load the napi_poll and xdp tracers: %s; "
-			"the kernel needs BTF (CONFIG_DEBUG_INFO_BTF) for "
-			"tp_btf programs\n",
-			strerror(-err));
+		xnf_errf(errbuf, errlen, err,
+			 "cannot load the napi_poll and xdp tracers: %s; "
+			 "the kernel needs BTF (CONFIG_DEBUG_INFO_BTF) for "
+			 "tp_btf programs",
+			 strerror(-err));
 		goto out;
 	}
 	/* The links keep the programs alive after the skeleton is gone. */
@@ -642,8 +635,9 @@ int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX]
 		links[i] = bpf_program__attach(progs[i]);
 		if (!links[i]) {
 			err = -errno;
-			pr_warn("Error: cannot attach %s to its tracepoint: %s\n",
-				bpf_program__name(progs[i]), strerror(-err));
+			xnf_errf(errbuf, errlen, err,
+				 "cannot attach %s to its tracepoint: %s",
+				 bpf_program__name(progs[i]), strerror(-err));
 		}
 	}
 	if (err)
@@ -792,7 +786,8 @@ static void xnf_obj_destroy(struct xnf_obj *o)
 }
 
 static int xnf_load_obj(struct xnf_dp *dp, struct xnf_obj *o, const char *dev,
-			int array_fd, int numa_node, const char *what)
+			int array_fd, int numa_node, const char *what,
+			char *errbuf, size_t errlen)
 {
 	int err;
 
@@ -807,13 +802,15 @@ static int xnf_load_obj(struct xnf_dp *dp, struct xnf_obj *o, const char *dev,
 	if (!err)
 		err = bpf_object__load(o->obj);
 	if (err)
-		pr_warn("Error: cannot load the %s program: %s (run with -vv for "
-			"the verifier log)\n",
-			what, strerror(-err));
+		xnf_errf(errbuf, errlen, err,
+			 "cannot load the %s program: %s (run with -vv for "
+			 "the verifier log)",
+			 what, strerror(-err));
 	return err;
 }
 
-int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec)
+int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec, char *errbuf,
+		    size_t errlen)
 {
 	const char *p = text, *comma;
 	char name[32];
@@ -824,32 +821,28 @@ int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec)
 	do {
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
-		if (!len || len >= sizeof(name)) {
-			pr_warn("Error: '%s' is not a chain: write NF[,NF...] with "
-				"NFs firewall, l3fwd, l2fwd, xsk\n",
-				text);
-			return -EINVAL;
-		}
+		if (!len || len >= sizeof(name))
+			return xnf_errf(errbuf, errlen, -EINVAL,
+					"'%s' is not a chain: write NF[,NF...] "
+					"with NFs firewall, l3fwd, l2fwd, xsk",
+					text);
 		memcpy(name, p, len);
 		name[len] = '\0';
 		nf = xnf_nf_from_name(name);
-		if (nf < 0) {
-			pr_warn("Error: unknown NF '%s'; NFs are firewall, l3fwd, "
-				"l2fwd, xsk\n",
-				name);
-			return -EINVAL;
-		}
-		if (chain_has(spec, nf)) {
-			pr_warn("Error: %s appears twice in the chain; each NF "
-				"runs at most once\n",
-				name);
-			return -EINVAL;
-		}
-		if (spec->len == XNF_CHAIN_MAX) {
-			pr_warn("Error: a chain holds at most %d NFs\n",
-				XNF_CHAIN_MAX);
-			return -E2BIG;
-		}
+		if (nf < 0)
+			return xnf_errf(errbuf, errlen, -EINVAL,
+					"unknown NF '%s'; NFs are firewall, "
+					"l3fwd, l2fwd, xsk",
+					name);
+		if (chain_has(spec, nf))
+			return xnf_errf(errbuf, errlen, -EINVAL,
+					"%s appears twice in the chain; each "
+					"NF runs at most once",
+					name);
+		if (spec->len == XNF_CHAIN_MAX)
+			return xnf_errf(errbuf, errlen, -E2BIG,
+					"a chain holds at most %d NFs",
+					XNF_CHAIN_MAX);
 		spec->nf[spec->len++] = nf;
 		p = comma + 1;
 	} while (comma);
@@ -869,42 +862,63 @@ int xnf_chain_format(const struct xnf_chain_spec *spec, char *buf, size_t len)
 }
 
 int xnf_chain_load(struct xnf_dp *dp, const char *dev,
-		   const struct xnf_chain_spec *spec, struct xnf_chain **out)
+		   const struct xnf_chain_spec *spec, struct xnf_chain **out,
+		   char *errbuf, size_t errlen)
 {
 	char path[PATH_MAX];
 	int node = spec->numa ? spec->numa_node : -1;
+	const char *what;
 	struct xnf_chain *c;
 	__u32 i;
 	int err;
 
-	if (!spec->len || spec->len > XNF_CHAIN_MAX ||
-	    (spec->fused && spec->len > XNF_FUSED_MAX))
-		return -EINVAL;
+	if (!spec->len || spec->len > XNF_CHAIN_MAX)
+		return xnf_errf(errbuf, errlen, -EINVAL,
+				"a chain holds 1 to %d NFs, not %u",
+				XNF_CHAIN_MAX, spec->len);
+	if (spec->fused && spec->len > XNF_FUSED_MAX)
+		return xnf_errf(errbuf, errlen, -EINVAL,
+				"a fused chain holds at most %d NFs",
+				XNF_FUSED_MAX);
 	for (i = 0; i < spec->len; i++)
 		if (spec->nf[i] <= XNF_NF_ENTRY || spec->nf[i] >= __XNF_NF_MAX)
-			return -EINVAL;
+			return xnf_errf(errbuf, errlen, -EINVAL,
+					"NF id %u at position %u of the chain "
+					"is not an NF",
+					spec->nf[i], i);
+	err = xnf_dev_name_check(dev, errbuf, errlen);
+	if (err)
+		return err;
 	c = calloc(1, sizeof(*c));
 	if (!c)
-		return -ENOMEM;
+		return xnf_errf(errbuf, errlen, -ENOMEM, "out of memory");
 	c->spec = *spec;
 	c->array_fd = -1;
 
 	err = xnf_dev_path(dp->root, dev, NULL, path, sizeof(path)) ?:
 		      mkdir_private(path);
-	if (err)
+	if (err) {
+		xnf_errf(errbuf, errlen, err, "cannot create %s/dev/%s: %s",
+			 dp->root, dev, strerror(-err));
 		goto out_free;
+	}
 
 	if (spec->fused) {
+		what = "fused chain";
 		err = xnf_open_fused(&c->entry, spec);
-		if (!err)
-			err = xnf_load_obj(dp, &c->entry, dev, -1, node,
-					   "fused chain");
+		if (err)
+			goto out_open;
+		err = xnf_load_obj(dp, &c->entry, dev, -1, node, what, errbuf,
+				   errlen);
 		if (err)
 			goto out_free;
 	} else {
+		what = "entry";
 		err = XNF_OPEN_SKEL(xnf_entry, &c->entry, 0, spec);
-		if (!err)
-			err = xnf_load_obj(dp, &c->entry, dev, -1, node, "entry");
+		if (err)
+			goto out_open;
+		err = xnf_load_obj(dp, &c->entry, dev, -1, node, what, errbuf,
+				   errlen);
 		if (err)
 			goto out_free;
 		c->array_fd = bpf_map__fd(
@@ -912,17 +926,21 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 		for (i = 0; i < spec->len; i++) {
 			int prog_fd;
 
+			what = xnf_nf_name(spec->nf[i]);
 			err = xnf_open_nf(&c->nf[i], spec->nf[i], i, spec);
-			if (!err)
-				err = xnf_load_obj(dp, &c->nf[i], dev,
-						   c->array_fd, node,
-						   xnf_nf_name(spec->nf[i]));
+			if (err)
+				goto out_open;
+			err = xnf_load_obj(dp, &c->nf[i], dev, c->array_fd,
+					   node, what, errbuf, errlen);
 			if (err)
 				goto out_free;
 			prog_fd = bpf_program__fd(c->nf[i].prog);
 			if (bpf_map_update_elem(c->array_fd, &i, &prog_fd,
 						BPF_ANY)) {
-				err = -errno;
+				err = xnf_errf(errbuf, errlen, -errno,
+					       "cannot put the %s program into "
+					       "slot %u of the chain: %s",
+					       what, i, strerror(errno));
 				goto out_free;
 			}
 		}
@@ -933,6 +951,9 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 	*out = c;
 	return 0;
 
+out_open:
+	xnf_errf(errbuf, errlen, err, "cannot open the %s program: %s", what,
+		 strerror(-err));
 out_free:
 	xnf_chain_free(c);
 	return err;

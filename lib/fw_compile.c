@@ -600,7 +600,8 @@ void xnf_fw_compiled_free(struct xnf_fw_compiled *c)
  * XNF_FW_MAX_CLASSES classes; -ENOMEM.
  */
 int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
-		   __u32 default_action, struct xnf_fw_compiled **out)
+		   __u32 default_action, struct xnf_fw_compiled **out,
+		   char *errbuf, size_t errlen)
 {
 	struct fw_prio *prio = NULL;
 	struct xnf_fw_compiled *c = NULL;
@@ -612,25 +613,24 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 
 	*out = NULL;
 	if (default_action != XNF_FW_ALLOW && default_action != XNF_FW_DROP) {
-		pr_warn("firewall: default policy %u is neither allow nor drop\n",
-			default_action);
-		return -EINVAL;
+		return xnf_errf(errbuf, errlen, -EINVAL,
+				"default policy %u is neither allow nor drop",
+				default_action);
 	}
 	for (i = 0; i < nslots; i++) {
 		if (!rules[i].in_use)
 			continue;
 		err = xnf_fw_rule_check(&rules[i], msg, sizeof(msg));
-		if (err) {
-			pr_warn("firewall: rule in slot %u (prio %u): %s\n", i,
-				rules[i].prio, msg);
-			return err;
-		}
+		if (err)
+			return xnf_errf(errbuf, errlen, err,
+					"rule in slot %u (prio %u): %s", i,
+					rules[i].prio, msg);
 		n++;
 	}
 	if (n > XNF_FW_MAX_RULES) {
-		pr_warn("firewall: %u rules in use, the tables hold %u; delete %u\n",
-			n, XNF_FW_MAX_RULES, n - XNF_FW_MAX_RULES);
-		return -ENOSPC;
+		return xnf_errf(errbuf, errlen, -ENOSPC,
+				"%u rules in use, the tables hold %u; delete %u",
+				n, XNF_FW_MAX_RULES, n - XNF_FW_MAX_RULES);
 	}
 
 	err = -ENOMEM;
@@ -663,9 +663,10 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 	qsort(prio, n, sizeof(*prio), fw_prio_cmp);
 	for (i = 0; i < n; i++) {
 		if (i && prio[i].prio == prio[i - 1].prio) {
-			pr_warn("firewall: rules in slots %u and %u both have prio %u; give each rule its own\n",
-				prio[i - 1].slot, prio[i].slot, prio[i].prio);
-			err = -EINVAL;
+			err = xnf_errf(errbuf, errlen, -EINVAL,
+				       "rules in slots %u and %u both have prio %u; give each rule its own",
+				       prio[i - 1].slot, prio[i].slot,
+				       prio[i].prio);
 			goto out;
 		}
 		slot[i] = prio[i].slot;
@@ -708,8 +709,11 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 	if (!err)
 		err = fw_build_ports(&b, true, bm);
 	if (err == -ENOSPC)
-		pr_warn("firewall: the %u rules need more than %u classes (distinct sets of rules per field value); use fewer distinct prefixes or port ranges\n",
-			n, XNF_FW_MAX_CLASSES);
+		xnf_errf(errbuf, errlen, err,
+			 "firewall full: the %u rules need more than %u classes (distinct sets of rules per field value); use fewer distinct prefixes or port ranges",
+			 n, XNF_FW_MAX_CLASSES);
+	else if (err)
+		xnf_errf(errbuf, errlen, err, "%s", strerror(-err));
 	if (err)
 		goto out;
 	*out = c;
@@ -862,18 +866,20 @@ int xnf_fw_linear(const struct xnf_fw_rule *rules, __u32 nslots,
 
 /* ---- storing a compiled set into the pinned maps ---- */
 
-void fw_map_warn(const struct xnf_dp *dp, enum xnf_table t, const char *what,
-		 int err)
+int fw_map_err(const struct xnf_dp *dp, enum xnf_table t, const char *what,
+	       int err, char *errbuf, size_t errlen)
 {
-	pr_warn("firewall: cannot %s %s/tables/%s: %s; check it with `bpftool map show pinned %s/tables/%s`, or recreate the instance if its layout is stale\n",
-		what, dp->root, xnf_table_names[t], strerror(-err), dp->root,
-		xnf_table_names[t]);
+	return xnf_errf(errbuf, errlen, err,
+			"firewall: cannot %s %s/tables/%s: %s; check it with `bpftool map show pinned %s/tables/%s`, or recreate the instance if its layout is stale",
+			what, dp->root, xnf_table_names[t], strerror(-err),
+			dp->root, xnf_table_names[t]);
 }
 
 /* Stores @count values of @vsize bytes at keys @base, @base + 1, ... of
  * the array @t in one batch update. */
 int fw_array_store(const struct xnf_dp *dp, enum xnf_table t, __u32 base,
-		   const void *values, size_t vsize, __u32 count, __u32 *keys)
+		   const void *values, size_t vsize, __u32 count, __u32 *keys,
+		   char *errbuf, size_t errlen)
 {
 	__u32 i;
 	int err;
@@ -883,7 +889,7 @@ int fw_array_store(const struct xnf_dp *dp, enum xnf_table t, __u32 base,
 	err = xnf_map_update_all(dp->fd[t], keys, values, sizeof(*keys), vsize,
 				 count, BPF_ANY);
 	if (err)
-		fw_map_warn(dp, t, "update", err);
+		fw_map_err(dp, t, "update", err, errbuf, errlen);
 	return err;
 }
 
@@ -891,7 +897,7 @@ int fw_array_store(const struct xnf_dp *dp, enum xnf_table t, __u32 base,
  * keys (both generations: at most XNF_FW_GENS * (XNF_FW_MAX_RULES + 1)),
  * then deletes those of @gen in one batch. */
 static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t, __u32 ksize,
-			__u32 gen)
+			__u32 gen, char *errbuf, size_t errlen)
 {
 	__u32 max = XNF_FW_GENS * (XNF_FW_MAX_RULES + 1), n, i, k = 0;
 	__u8 *keys, *vals;
@@ -906,7 +912,7 @@ static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t, __u32 ksize,
 	err = xnf_map_read_all(dp->fd[t], ksize, sizeof(__u32), max, keys, vals,
 			       &n);
 	if (err) {
-		fw_map_warn(dp, t, "read", err);
+		fw_map_err(dp, t, "read", err, errbuf, errlen);
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
@@ -918,7 +924,7 @@ static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t, __u32 ksize,
 	}
 	err = xnf_map_delete_all(dp->fd[t], keys, ksize, k);
 	if (err)
-		fw_map_warn(dp, t, "delete from", err);
+		fw_map_err(dp, t, "delete from", err, errbuf, errlen);
 out:
 	free(vals);
 	free(keys);
@@ -928,7 +934,8 @@ out:
 /* Inserts the entries of family @family of @e[0..n) into the trie @t, keyed
  * with generation @gen, in one batch. */
 static int fw_lpm_fill(const struct xnf_dp *dp, enum xnf_table t, __u8 family,
-		       const struct xnf_fw_prefix *e, __u32 n, __u32 gen)
+		       const struct xnf_fw_prefix *e, __u32 n, __u32 gen,
+		       char *errbuf, size_t errlen)
 {
 	__u32 ksize = family == XNF_AF_INET ? sizeof(struct xnf_fw_lpm4_key) :
 					      sizeof(struct xnf_fw_lpm6_key);
@@ -955,7 +962,7 @@ static int fw_lpm_fill(const struct xnf_dp *dp, enum xnf_table t, __u8 family,
 	err = xnf_map_update_all(dp->fd[t], keys, vals, ksize, sizeof(*vals), k,
 				 BPF_ANY);
 	if (err)
-		fw_map_warn(dp, t, "insert into", err);
+		fw_map_err(dp, t, "insert into", err, errbuf, errlen);
 out:
 	free(vals);
 	free(keys);
@@ -979,62 +986,70 @@ out:
  *
  * Return: 0 or a negative errno, with a message naming the map.
  */
-int fw_tables_write(struct xnf_dp *dp, __u32 gen,
-		    const struct xnf_fw_compiled *c, __u32 serial)
+int fw_tables_write(struct xnf_dp *dp, __u32 gen, const struct xnf_fw_compiled *c,
+		    __u32 serial, char *errbuf, size_t errlen)
 {
 	struct xnf_fw_hdr hdr = c->hdr;
 	__u32 *keys = NULL;
 	int err;
 
 	if (c->nclasses > XNF_FW_MAX_CLASSES || c->hdr.nrules > XNF_FW_MAX_RULES)
-		return -EINVAL;
+		return xnf_errf(errbuf, errlen, -EINVAL,
+				"firewall: %u classes or %u rules are more than the tables hold",
+				c->nclasses, c->hdr.nrules);
 	keys = calloc(FW_PORTS, sizeof(*keys));
 	if (!keys)
-		return -ENOMEM;
+		return xnf_errf(errbuf, errlen, -ENOMEM, "out of memory");
 	err = fw_lpm_clear(dp, XNF_T_FW_SRC4, sizeof(struct xnf_fw_lpm4_key),
-			   gen);
+			   gen, errbuf, errlen);
 	if (!err)
 		err = fw_lpm_clear(dp, XNF_T_FW_DST4,
-				   sizeof(struct xnf_fw_lpm4_key), gen);
+				   sizeof(struct xnf_fw_lpm4_key), gen, errbuf,
+				   errlen);
 	if (!err)
 		err = fw_lpm_clear(dp, XNF_T_FW_SRC6,
-				   sizeof(struct xnf_fw_lpm6_key), gen);
+				   sizeof(struct xnf_fw_lpm6_key), gen, errbuf,
+				   errlen);
 	if (!err)
 		err = fw_lpm_clear(dp, XNF_T_FW_DST6,
-				   sizeof(struct xnf_fw_lpm6_key), gen);
+				   sizeof(struct xnf_fw_lpm6_key), gen, errbuf,
+				   errlen);
 	if (!err)
 		err = fw_lpm_fill(dp, XNF_T_FW_SRC4, XNF_AF_INET, c->src,
-				  c->nsrc, gen);
+				  c->nsrc, gen, errbuf, errlen);
 	if (!err)
 		err = fw_lpm_fill(dp, XNF_T_FW_SRC6, XNF_AF_INET6, c->src,
-				  c->nsrc, gen);
+				  c->nsrc, gen, errbuf, errlen);
 	if (!err)
 		err = fw_lpm_fill(dp, XNF_T_FW_DST4, XNF_AF_INET, c->dst,
-				  c->ndst, gen);
+				  c->ndst, gen, errbuf, errlen);
 	if (!err)
 		err = fw_lpm_fill(dp, XNF_T_FW_DST6, XNF_AF_INET6, c->dst,
-				  c->ndst, gen);
+				  c->ndst, gen, errbuf, errlen);
 	if (!err)
-		err = fw_array_store(dp, XNF_T_FW_CLASS,
-				     gen * XNF_FW_MAX_CLASSES, c->classes,
-				     sizeof(*c->classes), c->nclasses, keys);
+		err = fw_array_store(dp, XNF_T_FW_CLASS, gen * XNF_FW_MAX_CLASSES,
+				     c->classes, sizeof(*c->classes),
+				     c->nclasses, keys, errbuf, errlen);
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_PROTO, gen * 256, c->proto,
-				     sizeof(c->proto[0]), 256, keys);
+				     sizeof(c->proto[0]), 256, keys, errbuf,
+				     errlen);
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_SPORT, gen * FW_PORTS,
-				     c->sport, sizeof(*c->sport), FW_PORTS, keys);
+				     c->sport, sizeof(*c->sport), FW_PORTS,
+				     keys, errbuf, errlen);
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_DPORT, gen * FW_PORTS,
-				     c->dport, sizeof(*c->dport), FW_PORTS, keys);
+				     c->dport, sizeof(*c->dport), FW_PORTS,
+				     keys, errbuf, errlen);
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_ORDER, gen * XNF_FW_MAX_RULES,
 				     c->order, sizeof(*c->order), c->hdr.nrules,
-				     keys);
+				     keys, errbuf, errlen);
 	hdr.serial = serial;
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_HDR, gen, &hdr, sizeof(hdr),
-				     1, keys);
+				     1, keys, errbuf, errlen);
 	free(keys);
 	return err;
 }

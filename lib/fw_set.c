@@ -140,28 +140,27 @@ struct xnf_fw_set *xnf_fw_set_dup(const struct xnf_fw_set *set)
 }
 
 /* The active generation and its header. */
-static int fw_active_read(struct xnf_dp *dp, struct fw_active *a)
+static int fw_active_read(struct xnf_dp *dp, struct fw_active *a, char *errbuf,
+			  size_t errlen)
 {
 	__u32 zero = 0, active;
-	int err;
 
 	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &active)) {
-		err = -errno;
-		fw_map_warn(dp, XNF_T_FW_ACTIVE, "read", err);
-		return err;
+		return fw_map_err(dp, XNF_T_FW_ACTIVE, "read", -errno, errbuf,
+				  errlen);
 	}
 	a->gen = active & 1;
 	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &a->gen, &a->hdr)) {
-		err = -errno;
-		fw_map_warn(dp, XNF_T_FW_HDR, "read", err);
-		return err;
+		return fw_map_err(dp, XNF_T_FW_HDR, "read", -errno, errbuf,
+				  errlen);
 	}
 	return 0;
 }
 
 /* The rule slots of generation @gen into @rules[XNF_FW_MAX_RULES]. */
 static int fw_gen_rules_read(struct xnf_dp *dp, __u32 gen,
-			     struct xnf_fw_rule *rules)
+			     struct xnf_fw_rule *rules, char *errbuf,
+			     size_t errlen)
 {
 	__u32 max = XNF_FW_GENS * XNF_FW_MAX_RULES, *keys, n, i;
 	struct xnf_fw_rule *vals;
@@ -176,7 +175,7 @@ static int fw_gen_rules_read(struct xnf_dp *dp, __u32 gen,
 	err = xnf_map_read_all(dp->fd[XNF_T_FW_RULES], sizeof(*keys),
 			       sizeof(*vals), max, keys, vals, &n);
 	if (err) {
-		fw_map_warn(dp, XNF_T_FW_RULES, "read", err);
+		fw_map_err(dp, XNF_T_FW_RULES, "read", err, errbuf, errlen);
 		goto out;
 	}
 	memset(rules, 0, XNF_FW_MAX_RULES * sizeof(*rules));
@@ -214,11 +213,11 @@ int xnf_fw_read(struct xnf_dp *dp, struct xnf_fw_set **out)
 	for (tries = 0; tries < FW_READ_TRIES && err == -EAGAIN; tries++) {
 		if (tries)
 			nanosleep(&pause, NULL);
-		err = fw_active_read(dp, &a);
+		err = fw_active_read(dp, &a, NULL, 0);
 		if (!err)
-			err = fw_gen_rules_read(dp, a.gen, set->rules);
+			err = fw_gen_rules_read(dp, a.gen, set->rules, NULL, 0);
 		if (!err)
-			err = fw_active_read(dp, &b);
+			err = fw_active_read(dp, &b, NULL, 0);
 		if (!err && (a.gen != b.gen || a.hdr.serial != b.hdr.serial))
 			err = -EAGAIN;
 	}
@@ -346,7 +345,8 @@ void xnf_fw_set_flush(struct xnf_fw_set *set)
 /* Zeroes the hit counters of the slots in use in @rules whose rule is not
  * the one @old holds there: one batch update. */
 static int fw_hits_zero_changed(struct xnf_dp *dp, const struct xnf_fw_rule *old,
-				const struct xnf_fw_rule *rules, __u32 *keys)
+				const struct xnf_fw_rule *rules, __u32 *keys,
+				char *errbuf, size_t errlen)
 {
 	__u32 i, n = 0, vsz;
 	void *zeros = NULL;
@@ -368,7 +368,8 @@ static int fw_hits_zero_changed(struct xnf_dp *dp, const struct xnf_fw_rule *old
 				 sizeof(*keys), vsz, n, BPF_ANY);
 out:
 	if (err)
-		fw_map_warn(dp, XNF_T_FW_HITS, "zero counters in", err);
+		fw_map_err(dp, XNF_T_FW_HITS, "zero counters in", err, errbuf,
+			   errlen);
 	free(zeros);
 	return err;
 }
@@ -399,7 +400,8 @@ out:
  * failure before step 5 leaves the active rule set untouched; one of the
  * generation after it leaves the new rules in force, and is returned.
  */
-int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
+int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set, char *errbuf,
+		 size_t errlen)
 {
 	struct xnf_fw_rule *rules = NULL, *old = NULL;
 	struct xnf_fw_compiled *c = NULL;
@@ -410,8 +412,10 @@ int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
 	rules = malloc(XNF_FW_MAX_RULES * sizeof(*rules));
 	old = malloc(XNF_FW_MAX_RULES * sizeof(*old));
 	keys = malloc(XNF_FW_MAX_RULES * sizeof(*keys));
-	if (!rules || !old || !keys)
+	if (!rules || !old || !keys) {
+		xnf_errf(errbuf, errlen, err, "out of memory");
 		goto out;
+	}
 	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
 		if (set->rules[i].in_use)
 			rules[i] = set->rules[i];
@@ -419,35 +423,41 @@ int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
 			memset(&rules[i], 0, sizeof(rules[i]));
 	}
 	/* 1. */
-	err = xnf_fw_compile(rules, XNF_FW_MAX_RULES, set->default_action, &c);
+	err = xnf_fw_compile(rules, XNF_FW_MAX_RULES, set->default_action, &c,
+			     errbuf, errlen);
 	if (err)
 		goto out;
 	if (set->tables_only)
 		c->hdr.linear = 0;
-	err = fw_active_read(dp, &a);
+	err = fw_active_read(dp, &a, errbuf, errlen);
 	if (!err)
-		err = fw_gen_rules_read(dp, a.gen, old);
+		err = fw_gen_rules_read(dp, a.gen, old, errbuf, errlen);
 	if (err)
 		goto out;
 	gen = a.gen ^ 1;
 	/* 2. */
 	err = xnf_sync_rcu();
+	if (err)
+		xnf_errf(errbuf, errlen, err,
+			 "firewall: cannot wait for packets on the old rules: %s",
+			 strerror(-err));
 	/* 3. */
 	if (!err)
-		err = fw_hits_zero_changed(dp, old, rules, keys);
+		err = fw_hits_zero_changed(dp, old, rules, keys, errbuf, errlen);
 	/* 4. */
 	if (!err)
 		err = fw_array_store(dp, XNF_T_FW_RULES, gen * XNF_FW_MAX_RULES,
 				     rules, sizeof(*rules), XNF_FW_MAX_RULES,
-				     keys);
+				     keys, errbuf, errlen);
 	if (!err)
-		err = fw_tables_write(dp, gen, c, a.hdr.serial + 1);
+		err = fw_tables_write(dp, gen, c, a.hdr.serial + 1, errbuf,
+				      errlen);
 	if (err)
 		goto out;
 	/* 5. */
 	if (bpf_map_update_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &gen, BPF_ANY)) {
-		err = -errno;
-		fw_map_warn(dp, XNF_T_FW_ACTIVE, "update", err);
+		err = fw_map_err(dp, XNF_T_FW_ACTIVE, "update", -errno, errbuf,
+				 errlen);
 		goto out;
 	}
 	/* The flow cache's decisions of the old rules stop matching, and
@@ -455,6 +465,10 @@ int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set)
 	 * the wait below, so that no packet after the switch is given a
 	 * cached decision of the old rules for a grace period longer. */
 	err = xnf_tables_changed(dp);
+	if (err)
+		xnf_errf(errbuf, errlen, err,
+			 "firewall: the new rules are in force, but the table generation did not move: %s",
+			 strerror(-err));
 	/* 6. The new rules are in force whatever happens here; step 2 of
 	 * the next apply waits again if this one could not. */
 	if (xnf_sync_rcu())
@@ -522,8 +536,6 @@ int xnf_fw_hits_read(struct xnf_dp *dp, struct xnf_fw_hit *hits)
 		}
 	}
 out:
-	if (err)
-		fw_map_warn(dp, XNF_T_FW_HITS, "read", err);
 	free(vals);
 	free(keys);
 	return err;

@@ -357,7 +357,7 @@ int xnf_conf_repair(struct xnf_dp *dp)
 		snprintf(msg, sizeof(msg),
 			 "a commit was cut short, and its journal cannot be read (%s): what runs may be a part of it",
 			 strerror(-ret));
-		pr_warn("Warning: %s\n", msg);
+		pr_warn("%s\n", msg);
 		xnf_change_log(dp, XNF_CHANGE_COMMAND, "(a killed commit)",
 			       true, msg);
 		unlink(path);
@@ -373,7 +373,7 @@ int xnf_conf_repair(struct xnf_dp *dp)
 			 "killed (pid %u) before its %u changes were made; what ran before it was restored",
 			 j.pid, j.steps);
 	if (ret)
-		pr_warn("Warning: %s: %s\n", j.cmd[0] ? j.cmd : "a commit", msg);
+		pr_warn("%s: %s\n", j.cmd[0] ? j.cmd : "a commit", msg);
 	xnf_change_log(dp, XNF_CHANGE_COMMAND, j.cmd[0] ? j.cmd : "(a commit)",
 		       true, msg);
 	/* Kept when the undo failed for a reason a retry may not have

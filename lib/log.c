@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /* One logging path for xnf and for libbpf's messages (demoted to debug:
- * xnf explains its own failures, libbpf's detail is there with -vv). */
+ * xnf explains its own failures, libbpf's detail is there with -vv). A
+ * message at warning level is a warning: a call that fails returns its
+ * error, with its text in the caller's buffer (xnf_errf). */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stdio.h>
@@ -31,9 +33,13 @@ static void xnf_vlog(enum xnf_log_level level, const char *prefix,
 	if (level > log_level)
 		return;
 	if (!log_fn) {
-		if (prefix)
+		flockfile(stderr);
+		if (level == XNF_LOG_WARN)
+			fputs("Warning: ", stderr);
+		else if (prefix)
 			fputs(prefix, stderr);
 		vfprintf(stderr, fmt, ap);
+		funlockfile(stderr);
 		return;
 	}
 	if (vasprintf(&msg, fmt, ap) < 0)

@@ -119,7 +119,7 @@ refused:
 			 p->nic.ch.max_combined ? "combined" : "rx", p->nqueues);
 		return ret;
 	}
-	pr_warn("Warning: %s kept its %d queues (setting %d failed: %s); the "
+	pr_warn("%s kept its %d queues (setting %d failed: %s); the "
 		"placement covers its first %d\n",
 		p->dev, p->queues_now, p->nqueues, strerror(-ret),
 		p->nqueues < p->queues_now ? p->nqueues : p->queues_now);
@@ -158,7 +158,7 @@ int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)
 		return -ENOMEM;
 	ret = xnf_nic_read(p->root, p->dev, nic, ebuf, sizeof(ebuf));
 	if (ret) {
-		pr_warn("Warning: %s\n", ebuf);
+		pr_warn("%s\n", ebuf);
 		free(nic);
 		return ret;
 	}
@@ -183,7 +183,7 @@ int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)
 			ret = irq_set(p->root, q->irq, &one);
 			if (ret) {
 				/* Managed IRQs (the kernel spreads them) refuse. */
-				pr_warn("Warning: cannot set the affinity of IRQ %d "
+				pr_warn("cannot set the affinity of IRQ %d "
 					"(%s, queue %d) to CPU %u: %s%s\n",
 					q->irq, nic->q[i].irq_name, i, q->cpu,
 					strerror(-ret),
@@ -204,7 +204,7 @@ int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)
 		if (nic->threaded == 0) {
 			ret = threaded_set(p->root, p->dev, 1);
 			if (ret) {
-				pr_warn("Warning: cannot turn on threaded NAPI on %s "
+				pr_warn("cannot turn on threaded NAPI on %s "
 					"(%s): its receive work runs on the CPU of "
 					"the sender\n",
 					p->dev, strerror(-ret));
@@ -215,7 +215,7 @@ int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)
 			nic->threaded = 1;
 			topo_read_napi(p->root, nic);
 		} else if (nic->threaded < 0) {
-			pr_warn("Warning: %s has no threaded NAPI (kernel older than "
+			pr_warn("%s has no threaded NAPI (kernel older than "
 				"5.12?): its receive work runs where the sender ran\n",
 				p->dev);
 			free(nic);
@@ -225,7 +225,7 @@ int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)
 			struct xnf_place_queue *q = &st->q[i];
 
 			if (!nic->q[i].napi_pid) {
-				pr_warn("Warning: no napi thread found for queue %d of "
+				pr_warn("no napi thread found for queue %d of "
 					"%s: not pinned\n",
 					i, p->dev);
 				continue;
@@ -236,7 +236,7 @@ int xnf_place_apply_cpus(const struct xnf_plan *p, struct xnf_place_state *st)
 			ret = topo_thread_set_affinity(p->root,
 						       nic->q[i].napi_pid, &one);
 			if (ret) {
-				pr_warn("Warning: cannot pin napi thread %d (queue %d "
+				pr_warn("cannot pin napi thread %d (queue %d "
 					"of %s) to CPU %u: %s\n",
 					nic->q[i].napi_pid, i, p->dev, q->cpu,
 					strerror(-ret));
@@ -279,8 +279,7 @@ int xnf_place_restore_napi(const char *root, const char *dev,
 		return -ENOMEM;
 	ret = xnf_nic_read(root, dev, nic, ebuf, sizeof(ebuf));
 	if (ret) {
-		pr_warn("Warning: cannot restore threaded NAPI of %s: %s\n",
-			dev, ebuf);
+		pr_warn("cannot restore threaded NAPI of %s: %s\n", dev, ebuf);
 		free(nic);
 		return ret;
 	}
@@ -297,7 +296,7 @@ int xnf_place_restore_napi(const char *root, const char *dev,
 			ret = topo_thread_set_affinity(root, nic->q[k].napi_pid,
 						       &prev);
 			if (ret) {
-				pr_warn("Warning: cannot restore the affinity of napi "
+				pr_warn("cannot restore the affinity of napi "
 					"thread %d of %s: %s\n",
 					nic->q[k].napi_pid, dev, strerror(-ret));
 				first_err = first_err ?: ret;
@@ -306,7 +305,7 @@ int xnf_place_restore_napi(const char *root, const char *dev,
 	} else if (nic->threaded > 0) {
 		ret = threaded_set(root, dev, 0);
 		if (ret) {
-			pr_warn("Warning: cannot turn threaded NAPI off again on %s "
+			pr_warn("cannot turn threaded NAPI off again on %s "
 				"(%s): 'echo 0 > /sys/class/net/%s/threaded' while "
 				"it has XDP attached\n",
 				dev, strerror(-ret), dev);
@@ -335,7 +334,7 @@ int xnf_place_restore_host(const char *root, const char *dev,
 			ret = topo_channels_set(root, dev, &ch);
 		}
 		if (ret) {
-			pr_warn("Warning: cannot restore the channels of %s (combined "
+			pr_warn("cannot restore the channels of %s (combined "
 				"%u rx %u tx %u other %u): %s\n",
 				dev, st->info.prev_combined, st->info.prev_rx,
 				st->info.prev_tx, st->info.prev_other,
@@ -358,7 +357,7 @@ int xnf_place_restore_host(const char *root, const char *dev,
 			continue;
 		ret = irq_set(root, q->irq, &prev);
 		if (ret) {
-			pr_warn("Warning: cannot restore the affinity of IRQ %d to "
+			pr_warn("cannot restore the affinity of IRQ %d to "
 				"%s: %s\n",
 				q->irq,
 				xnf_cpuset_format(&prev, list, sizeof(list)),

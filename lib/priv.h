@@ -8,20 +8,11 @@
 
 struct xnf_dp;
 
-/* Writes the message of a failure into @err (when given) and returns
- * @ret: the transactions' way to say what failed and what to do. */
-int xnf_errf(char *err, size_t len, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
 /* A point of a transaction where a killed process leaves state the next
  * writer must complete or undo, named "transaction:step". A no-op (a weak
  * definition in attach.c); the unit tests define their own, which kills
  * the process at the step they name (selftests/unit/killed.c). */
 void xnf_crash_point(const char *step);
-
-/* xnf_dp_open() with what failed and what to do in @err (xnf_open). */
-int xnf_dp_open_err(const char *root, bool create, struct xnf_dp **out,
-		    char *err, size_t errlen);
 
 struct xnf_nhgroup;
 /* xnf_nhg_get(), a new group's buckets starting from @seed's (NULL: none)

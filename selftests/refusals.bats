@@ -253,6 +253,16 @@ no_pins_for()
 	tb_ping_ok "$TB_SRC" $TB_SINK4 2
 }
 
+# A chain the library's parser refuses is the command's one error: under
+# -j one xnf/error/1 document and nothing on stderr.
+@test "under -j a chain that does not parse is one error document" {
+	refused_json attach f1 chain l3fwd,bogus
+	refused_json attach f1 chain l3fwd,l3fwd
+	refused_json attach f1 chain l3fwd,,l2fwd
+	refused_json chain set d0 l3fwd,bogus
+	no_pins_for f1
+}
+
 # Empty NF names and overlong chain texts are refused with an Error: line.
 @test "malformed chain lists" {
 	refuse attach f1 chain l3fwd,,l2fwd

@@ -288,6 +288,24 @@ idle_gt()
 	tb_expect "still running" "$(w -r .state)" = running
 }
 
+# An NF that refuses its options does so in the worker threads, while the
+# main thread waits: the refusal is still the command's one error, and
+# under -j one xnf/error/1 document (beside the worker's report) with
+# nothing on stderr.
+@test "a worker whose NF refuses to start fails with one error, under -j one document" {
+	run --separate-stderr tb_xnf -j worker d0 nf ratelimit args rate=0 duration 1
+	tb_expect "-j: exit" "$status" -eq 1
+	tb_expect "-j: one error document with a message" \
+		"$(jq -sc 'map(select(.schema == "xnf/error/1") | .error | length > 0)' <<<"$output")" = \
+		'[true]'
+	tb_expect "-j: nothing on stderr" "${#stderr}" -eq 0
+	run --separate-stderr tb_xnf worker d0 nf ratelimit args rate=0 duration 1
+	tb_expect "exit" "$status" -eq 1
+	tb_expect "stderr: one line" "${#stderr_lines[@]}" -eq 1
+	tb_expect "stderr: an error" "$(grep -c '^Error: ' <<<"$stderr")" -eq 1
+	tb_expect "no worker left" "$(worker_state)" != running
+}
+
 @test "stats reset zeroes a live worker's counters; bpftool shows them by name" {
 	local v
 

@@ -307,15 +307,16 @@ static int bm_mp_route(struct bm *b, struct bm_inst *in)
 
 static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
 {
+	char msg[512];
 	__u32 i;
 	int err;
 
 	snprintf(in->root, sizeof(in->root), BM_ROOT "-%u", nrules);
 	xnf_dp_destroy(in->root);
-	err = xnf_dp_open(in->root, true, &in->dp);
+	err = xnf_dp_open(in->root, true, &in->dp, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "Error: cannot create the instance at %s: %s\n",
-			in->root, strerror(-err));
+			in->root, err == -ENOENT ? strerror(-err) : msg);
 		return err;
 	}
 	for (i = 0; i < BM_PORTS; i++) {
@@ -467,7 +468,7 @@ static int bm_rules_install(struct bm_inst *in)
 		return -ENOMEM;
 	for (i = 0; i < rs->n && !err; i++)
 		err = xnf_fw_set_replace(set, i, &rs->r[i]);
-	err = err ?: xnf_fw_apply(in->dp, set);
+	err = err ?: xnf_fw_apply(in->dp, set, NULL, 0);
 	xnf_fw_set_free(set);
 	if (err)
 		fprintf(stderr, "Error: cannot commit %u firewall rules: %s\n",
@@ -882,6 +883,7 @@ static int bm_var_load(struct bm *b, struct bm_var *v, struct bm_inst *in,
 		       const struct bm_frame *f, const struct bm_expect *e)
 {
 	struct xnf_chain_spec spec;
+	char msg[512];
 	int err;
 
 	memset(v, 0, sizeof(*v));
@@ -891,15 +893,15 @@ static int bm_var_load(struct bm *b, struct bm_var *v, struct bm_inst *in,
 	v->in = in;
 	v->f = f;
 	v->e = *e;
-	err = xnf_chain_parse(chain, &spec);
+	err = xnf_chain_parse(chain, &spec, msg, sizeof(msg));
+	if (!err) {
+		spec.fused = fused;
+		spec.l3_fib = fib;
+		err = xnf_chain_load(in->dp, BM_DEV, &spec, &v->c, msg,
+				     sizeof(msg));
+	}
 	if (err)
-		return err;
-	spec.fused = fused;
-	spec.l3_fib = fib;
-	err = xnf_chain_load(in->dp, BM_DEV, &spec, &v->c);
-	if (err)
-		fprintf(stderr, "Error: cannot load %s: %s\n", v->what,
-			strerror(-err));
+		fprintf(stderr, "Error: cannot load %s: %s\n", v->what, msg);
 	return err;
 }
 
@@ -1613,6 +1615,7 @@ static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
 	__u32 nrows = sizeof(rows) / sizeof(rows[0]), i, r;
 	__u32 vecs = b->o.repeat / BM_VEC ?: 1;
 	struct bm_uvec *v;
+	char msg[256];
 	int err = 0;
 
 	v = calloc(1, sizeof(*v));
@@ -1636,11 +1639,12 @@ static int bm_userspace(struct bm *b, const struct bm_frame *chain_frame,
 				l2_frame :
 				&fw[rows[i].inst].frame[rows[i].frame - 2];
 
-		err = xnf_unf_new(xnf_unf_find(rows[i].nf), &env, &nf[i]);
+		err = xnf_unf_new(xnf_unf_find(rows[i].nf), &env, &nf[i], msg,
+				  sizeof(msg));
 		if (err) {
 			fprintf(stderr,
 				"Error: cannot start userspace NF %s: %s\n",
-				rows[i].nf, strerror(-err));
+				rows[i].nf, msg);
 			break;
 		}
 		/* The path the row claims: checked once before timing. */

@@ -100,7 +100,7 @@ out:
 /* Reads and compiles the rule set; *@out stays NULL when it is the one
  * @cur already holds. */
 static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
-		       struct fw_tables **out)
+		       struct fw_tables **out, char *errbuf, size_t errlen)
 {
 	struct xnf_fw_set *set = NULL;
 	struct fw_tables *t = NULL;
@@ -109,8 +109,9 @@ static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
 	*out = NULL;
 	err = xnf_fw_read(dp, &set);
 	if (err) {
-		pr_warn("Error: firewall: cannot read the rule set that runs: %s\n",
-			strerror(-err));
+		xnf_errf(errbuf, errlen, err,
+			 "cannot read the rule set that runs: %s",
+			 strerror(-err));
 		goto out;
 	}
 	if (cur && cur->default_action == xnf_fw_set_default(set) &&
@@ -125,14 +126,16 @@ static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
 	t->default_action = xnf_fw_set_default(set);
 	t->rules = xnf_fw_set_rules(set);
 	err = xnf_fw_compile(t->rules, XNF_FW_MAX_RULES, t->default_action,
-			     &t->c);
-	if (!err)
-		err = fw_lpm_pair(t->c->src, t->c->nsrc, &t->src4, &t->src6);
+			     &t->c, errbuf, errlen);
+	if (err)
+		goto out;
+	err = fw_lpm_pair(t->c->src, t->c->nsrc, &t->src4, &t->src6);
 	if (!err)
 		err = fw_lpm_pair(t->c->dst, t->c->ndst, &t->dst4, &t->dst6);
 	if (err) {
-		pr_warn("Error: firewall: cannot compile the rule set that runs: %s\n",
-			strerror(-err));
+		xnf_errf(errbuf, errlen, err,
+			 "cannot compile the rule set that runs: %s",
+			 strerror(-err));
 		goto out;
 	}
 	t->set = set;
@@ -145,20 +148,21 @@ out:
 	return err;
 }
 
-static int fw_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
+static int fw_init(struct xnf_unf *nf, const struct xnf_unf_env *env,
+		   char *errbuf, size_t errlen)
 {
 	struct fw *fw = nf->priv;
 
-	return fw_snapshot(env->dp, NULL, &fw->t);
+	return fw_snapshot(env->dp, NULL, &fw->t, errbuf, errlen);
 }
 
-static int fw_refresh(struct xnf_unf *nf)
+static int fw_refresh(struct xnf_unf *nf, char *errbuf, size_t errlen)
 {
 	struct fw *fw = nf->priv;
 	struct fw_tables *t;
 	int err;
 
-	err = fw_snapshot(nf->env.dp, fw->t, &t);
+	err = fw_snapshot(nf->env.dp, fw->t, &t, errbuf, errlen);
 	if (err || !t)
 		return err;
 	fw_tables_free(fw->t);

@@ -76,7 +76,8 @@ static void l2_tables_free(struct l2_tables *t)
 	free(t);
 }
 
-static int l2_snapshot(const struct xnf_unf *nf, struct l2_tables **out)
+static int l2_snapshot(const struct xnf_unf *nf, struct l2_tables **out,
+		       char *errbuf, size_t errlen)
 {
 	struct xnf_dp *dp = nf->env.dp;
 	struct xnf_fdb_entry *fv = NULL;
@@ -106,8 +107,8 @@ static int l2_snapshot(const struct xnf_unf *nf, struct l2_tables **out)
 				       (void **)&xv, &nx);
 	}
 	if (err) {
-		pr_warn("Error: l2fwd: cannot read %s: %s\n", what,
-			strerror(-err));
+		xnf_errf(errbuf, errlen, err, "cannot read %s: %s", what,
+			 strerror(-err));
 		goto out;
 	}
 	t->l2_miss = cfg.l2_miss;
@@ -150,20 +151,21 @@ out:
 	return err;
 }
 
-static int l2fwd_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
+static int l2fwd_init(struct xnf_unf *nf, const struct xnf_unf_env *env,
+		      char *errbuf, size_t errlen)
 {
 	struct l2fwd *l = nf->priv;
 
-	return l2_snapshot(nf, &l->t);
+	return l2_snapshot(nf, &l->t, errbuf, errlen);
 }
 
-static int l2fwd_refresh(struct xnf_unf *nf)
+static int l2fwd_refresh(struct xnf_unf *nf, char *errbuf, size_t errlen)
 {
 	struct l2fwd *l = nf->priv;
 	struct l2_tables *t;
 	int err;
 
-	err = l2_snapshot(nf, &t);
+	err = l2_snapshot(nf, &t, errbuf, errlen);
 	if (err)
 		return err;
 	l2_tables_free(l->t);

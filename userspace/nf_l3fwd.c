@@ -140,7 +140,7 @@ static __u32 index_of(const __u32 *ids, __u32 n, __u32 id)
 
 /* The next hops and groups, resolved to indexes. */
 static int l3_load_nh(const struct xnf_unf *nf, struct l3_tables *t,
-		      struct mtu_cache *mc)
+		      struct mtu_cache *mc, char *errbuf, size_t errlen)
 {
 	struct xnf_nhgroup *gs = NULL;
 	struct xnf_nexthop *nhs = NULL;
@@ -154,9 +154,9 @@ static int l3_load_nh(const struct xnf_unf *nf, struct l3_tables *t,
 				       (void **)&t->grp_id, (void **)&gs,
 				       &t->n_grp);
 	if (err) {
-		pr_warn("Error: l3fwd: cannot read %s and %s: %s\n",
-			xnf_table_names[XNF_T_NH], xnf_table_names[XNF_T_NHG],
-			strerror(-err));
+		xnf_errf(errbuf, errlen, err, "cannot read %s and %s: %s",
+			 xnf_table_names[XNF_T_NH], xnf_table_names[XNF_T_NHG],
+			 strerror(-err));
 		goto out;
 	}
 	t->nh = calloc(t->n_nh ?: 1, sizeof(*t->nh));
@@ -189,7 +189,7 @@ out:
 
 /* Routes of one family into @t->rt[*used..] and the LPM table @lpm. */
 static int l3_load(struct l3_tables *t, int family, struct xnf_lpm *lpm,
-		   __u32 *used, int fd)
+		   __u32 *used, int fd, char *errbuf, size_t errlen)
 {
 	enum xnf_table tab = family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6;
 	size_t ksz = family == XNF_AF_INET ? sizeof(struct xnf_rt4_key) :
@@ -203,11 +203,9 @@ static int l3_load(struct l3_tables *t, int family, struct xnf_lpm *lpm,
 
 	err = xnf_unf_map_dump(fd, ksz, sizeof(*rt), XNF_MAX_ROUTES,
 			       (void **)&keys, (void **)&rt, &n);
-	if (err) {
-		pr_warn("Error: l3fwd: cannot read %s: %s\n",
-			xnf_table_names[tab], strerror(-err));
-		return err;
-	}
+	if (err)
+		return xnf_errf(errbuf, errlen, err, "cannot read %s: %s",
+				xnf_table_names[tab], strerror(-err));
 	in = calloc(n ?: 1, sizeof(*in));
 	rts = realloc(t->rt, (*used + n + 1) * sizeof(*t->rt));
 	if (rts)
@@ -236,8 +234,8 @@ static int l3_load(struct l3_tables *t, int family, struct xnf_lpm *lpm,
 	}
 	err = xnf_lpm_build(lpm, family, in, n);
 	if (err)
-		pr_warn("Error: l3fwd: cannot index %u routes of %s: %s\n", n,
-			xnf_table_names[tab], strerror(-err));
+		xnf_errf(errbuf, errlen, err, "cannot index %u routes of %s: %s",
+			 n, xnf_table_names[tab], strerror(-err));
 out:
 	free(in);
 	free(keys);
@@ -246,7 +244,8 @@ out:
 }
 
 /* Whether the worker's device was attached with 'fib'. */
-static int l3_fib_mode(const struct xnf_unf *nf, bool *fib)
+static int l3_fib_mode(const struct xnf_unf *nf, bool *fib, char *errbuf,
+		       size_t errlen)
 {
 	struct xnf_dev_status st;
 	char dev[IF_NAMESIZE];
@@ -258,11 +257,10 @@ static int l3_fib_mode(const struct xnf_unf *nf, bool *fib)
 	err = xnf_dev_status(nf->env.dp, dev, &st);
 	if (err == -ENOENT)
 		return 0;
-	if (err) {
-		pr_warn("Error: l3fwd: cannot read what runs on %s: %s\n", dev,
-			strerror(-err));
-		return err;
-	}
+	if (err)
+		return xnf_errf(errbuf, errlen, err,
+				"cannot read what runs on %s: %s", dev,
+				strerror(-err));
 	*fib = st.info.l3_fib;
 	return 0;
 }
@@ -282,7 +280,8 @@ static const struct xnf_xsk_meta *l3_fib_answer(struct xnf_upkt *pk,
 	return m->len == pk->len ? m : NULL;
 }
 
-static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
+static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out,
+		       char *errbuf, size_t errlen)
 {
 	struct mtu_cache *mc = calloc(1, sizeof(*mc));
 	struct l3_tables *t = calloc(1, sizeof(*t));
@@ -295,26 +294,28 @@ static int l3_snapshot(const struct xnf_unf *nf, struct l3_tables **out)
 		goto err;
 	err = xnf_cfg_read(nf->env.dp, &cfg);
 	if (err) {
-		pr_warn("Error: l3fwd: cannot read %s: %s\n",
-			XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
+		xnf_errf(errbuf, errlen, err, "cannot read %s: %s",
+			 XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
 		goto err;
 	}
 	t->no_route = cfg.no_route;
 	t->ttl_expired = cfg.ttl_expired;
 	t->local = cfg.local;
 	t->martian = cfg.martian;
-	err = l3_fib_mode(nf, &t->fib);
+	err = l3_fib_mode(nf, &t->fib, errbuf, errlen);
 	if (err || t->fib)
 		goto out;
 	/* Next hops first: a route written after them names only those
 	 * (nexthop.c writes objects before the routes that use them). */
-	err = l3_load_nh(nf, t, mc);
+	err = l3_load_nh(nf, t, mc, errbuf, errlen);
 	if (!err)
 		err = l3_load(t, XNF_AF_INET, &t->v4, &used,
-			      xnf_route_table_fd(nf->env.dp, XNF_AF_INET));
+			      xnf_route_table_fd(nf->env.dp, XNF_AF_INET),
+			      errbuf, errlen);
 	if (!err)
 		err = l3_load(t, XNF_AF_INET6, &t->v6, &used,
-			      xnf_route_table_fd(nf->env.dp, XNF_AF_INET6));
+			      xnf_route_table_fd(nf->env.dp, XNF_AF_INET6),
+			      errbuf, errlen);
 out:
 	if (err)
 		goto err;
@@ -327,20 +328,21 @@ err:
 	return err;
 }
 
-static int l3fwd_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
+static int l3fwd_init(struct xnf_unf *nf, const struct xnf_unf_env *env,
+		      char *errbuf, size_t errlen)
 {
 	struct l3fwd *l = nf->priv;
 
-	return l3_snapshot(nf, &l->t);
+	return l3_snapshot(nf, &l->t, errbuf, errlen);
 }
 
-static int l3fwd_refresh(struct xnf_unf *nf)
+static int l3fwd_refresh(struct xnf_unf *nf, char *errbuf, size_t errlen)
 {
 	struct l3fwd *l = nf->priv;
 	struct l3_tables *t;
 	int err;
 
-	err = l3_snapshot(nf, &t);
+	err = l3_snapshot(nf, &t, errbuf, errlen);
 	if (err)
 		return err;
 	l3_tables_free(l->t);

@@ -71,7 +71,8 @@ struct rl {
 	size_t bytes;
 };
 
-static int rl_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
+static int rl_init(struct xnf_unf *nf, const struct xnf_unf_env *env,
+		   char *errbuf, size_t errlen)
 {
 	static const char *const keys[] = { "rate", "burst", "flows" };
 	static const __u64 max[] = { RL_MAX_RATE, RL_MAX_BURST, RL_MAX_FLOWS };
@@ -80,7 +81,7 @@ static int rl_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
 	__u64 nb = 1;
 	int err;
 
-	err = xnf_unf_args("ratelimit", env->args, keys, val, max, 3);
+	err = xnf_unf_args(env->args, keys, val, max, 3, errbuf, errlen);
 	if (err)
 		return err;
 	rl->rate = val[0];
@@ -93,12 +94,11 @@ static int rl_init(struct xnf_unf *nf, const struct xnf_unf_env *env)
 	rl->fill_ns = (rl->cap + rl->rate - 1) / rl->rate;
 	rl->bytes = nb * sizeof(*rl->b);
 	rl->b = aligned_alloc(64, (rl->bytes + 63) & ~(size_t)63);
-	if (!rl->b) {
-		pr_warn("Error: ratelimit: cannot allocate %zu bytes for %llu "
-			"flows; give fewer flows=\n",
-			rl->bytes, (unsigned long long)(nb * RL_WAYS));
-		return -ENOMEM;
-	}
+	if (!rl->b)
+		return xnf_errf(errbuf, errlen, -ENOMEM,
+				"cannot allocate %zu bytes for %llu flows; "
+				"give fewer flows=",
+				rl->bytes, (unsigned long long)(nb * RL_WAYS));
 	memset(rl->b, 0, rl->bytes);
 	return 0;
 }

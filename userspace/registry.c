@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xnf.h"
 #include "unf.h"
 
 extern const struct xnf_unf_ops xnf_unf_l3fwd_ops;
@@ -32,40 +33,45 @@ const struct xnf_unf_ops *xnf_unf_find(const char *name)
 #define UNF_ALIGN 64
 
 int xnf_unf_new(const struct xnf_unf_ops *ops, const struct xnf_unf_env *env,
-		struct xnf_unf **out)
+		struct xnf_unf **out, char *err, size_t errlen)
 {
 	struct xnf_unf *nf;
 	size_t size;
-	int err;
+	int ret;
 
 	*out = NULL;
+	if (err && errlen)
+		err[0] = '\0';
 	nf = calloc(1, sizeof(*nf));
 	if (!nf)
-		return -ENOMEM;
+		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
 	nf->ops = ops;
 	nf->env = *env;
 	nf->env.args = NULL;
-	err = -ENOMEM;
+	ret = -ENOMEM;
 	if (env->args && !(nf->env.args = strdup(env->args)))
-		goto err;
+		goto out_free;
 	if (ops->priv_size) {
 		size = (ops->priv_size + UNF_ALIGN - 1) &
 		       ~(size_t)(UNF_ALIGN - 1);
 		nf->priv = aligned_alloc(UNF_ALIGN, size);
 		if (!nf->priv)
-			goto err;
+			goto out_free;
 		memset(nf->priv, 0, size);
 	}
-	err = ops->init ? ops->init(nf, &nf->env) : 0;
-	if (err)
-		goto err;
+	ret = ops->init ? ops->init(nf, &nf->env, err, errlen) : 0;
+	if (ret)
+		goto out_free;
 	*out = nf;
 	return 0;
-err:
+out_free:
+	/* A failure the NF gave no text for: its errno's. */
+	if (err && errlen && !err[0])
+		xnf_errf(err, errlen, ret, "%s", strerror(-ret));
 	free(nf->priv);
 	free((char *)nf->env.args);
 	free(nf);
-	return err;
+	return ret;
 }
 
 void xnf_unf_free(struct xnf_unf *nf)

@@ -63,8 +63,8 @@ __u32 xnf_unf_if_mtu(__u32 ifindex)
 	return mtu;
 }
 
-int xnf_unf_args(const char *nf, const char *args, const char *const *keys,
-		 __u64 *vals, const __u64 *max, int n)
+int xnf_unf_args(const char *args, const char *const *keys, __u64 *vals,
+		 const __u64 *max, int n, char *errbuf, size_t errlen)
 {
 	char buf[256], *item, *save = NULL, *eq, *end;
 	unsigned long long v;
@@ -72,10 +72,9 @@ int xnf_unf_args(const char *nf, const char *args, const char *const *keys,
 
 	if (!args || !*args)
 		return 0;
-	if (snprintf(buf, sizeof(buf), "%s", args) >= (int)sizeof(buf)) {
-		pr_warn("Error: %s: options '%s' are too long\n", nf, args);
-		return -EINVAL;
-	}
+	if (snprintf(buf, sizeof(buf), "%s", args) >= (int)sizeof(buf))
+		return xnf_errf(errbuf, errlen, -EINVAL,
+				"options '%s' are too long", args);
 	for (item = strtok_r(buf, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
 		eq = strchr(item, '=');
@@ -90,19 +89,20 @@ int xnf_unf_args(const char *nf, const char *args, const char *const *keys,
 			for (i = 0; i < n && off < sizeof(known); i++)
 				off += snprintf(known + off, sizeof(known) - off,
 						"%s%s", i ? ", " : "", keys[i]);
-			pr_warn("Error: %s: unknown option '%s'; write KEY=NUMBER[,...] "
-				"with KEY one of %s\n",
-				nf, item, known);
-			return -EINVAL;
+			return xnf_errf(errbuf, errlen, -EINVAL,
+					"unknown option '%s'; write "
+					"KEY=NUMBER[,...] with KEY one of %s",
+					item, known);
 		}
 		errno = 0;
 		v = strtoull(eq + 1, &end, 10);
 		if (errno || end == eq + 1 || *end || eq[1] == '-' || v < 1 ||
 		    v > max[i]) {
-			pr_warn("Error: %s: %s must be a number from 1 to %llu, "
-				"not '%s'\n",
-				nf, keys[i], (unsigned long long)max[i], eq + 1);
-			return -EINVAL;
+			return xnf_errf(errbuf, errlen, -EINVAL,
+					"%s must be a number from 1 to %llu, "
+					"not '%s'",
+					keys[i], (unsigned long long)max[i],
+					eq + 1);
 		}
 		vals[i] = v;
 	}

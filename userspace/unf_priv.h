@@ -27,9 +27,9 @@ __u32 xnf_unf_if_mtu(__u32 ifindex);
 
 /* Reads "key=value,key=value" (@args may be NULL): for each key of
  * @keys[0..n), its unsigned value into @vals[] (left alone when absent).
- * -EINVAL with a message naming @nf on an unknown key or a bad number. */
-int xnf_unf_args(const char *nf, const char *args, const char *const *keys,
-		 __u64 *vals, __u64 const *max, int n);
+ * -EINVAL with what is wrong in @err on an unknown key or a bad number. */
+int xnf_unf_args(const char *args, const char *const *keys, __u64 *vals,
+		 __u64 const *max, int n, char *err, size_t errlen);
 
 /* ---- longest-prefix match (snapshot.c) ----
  *

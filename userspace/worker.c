@@ -242,23 +242,25 @@ int xnf_workers_reset(const char *pin_root, const char *dev)
 /* ---- placement ---- */
 
 int xnf_worker_place(const char *pin_root, const char *sysfs_root,
-		     const char *dev, __u32 queue, int core, int *cpu, int *node)
+		     const char *dev, __u32 queue, int core, int *cpu,
+		     int *node, char *err, size_t errlen)
 {
 	struct xnf_plan_req req = {};
 	struct xnf_plan *plan = NULL;
-	char err[XNF_PLACE_ERR_LEN];
+	char why[XNF_PLACE_ERR_LEN];
 	int ret;
 
 	ret = xnf_place_worker(pin_root, dev, queue, cpu, node);
 	if (!ret && core < 0)
 		return 0;
 	if (ret && ret != -ENOENT && ret != -ERANGE)
-		return ret;
-	ret = xnf_plan_compute(sysfs_root, dev, &req, &plan, err, sizeof(err));
-	if (ret) {
-		pr_warn("Error: cannot plan the placement of %s: %s\n", dev, err);
-		return ret;
-	}
+		return xnf_errf(err, errlen, ret,
+				"cannot read the placement recorded for %s: %s",
+				dev, strerror(-ret));
+	ret = xnf_plan_compute(sysfs_root, dev, &req, &plan, why, sizeof(why));
+	if (ret)
+		return xnf_errf(err, errlen, ret,
+				"cannot plan the placement of %s: %s", dev, why);
 	*node = plan->node;
 	if (core >= 0)
 		*cpu = core;
@@ -411,6 +413,7 @@ static int nfs_setup(struct wthread *t)
 	};
 	char names[XNF_WORKER_NF_NAME], *name, *save = NULL;
 	const struct xnf_unf_ops *ops;
+	char why[200];
 	int err;
 
 	/* Before the NFs copy the tables: a change made while they do is
@@ -434,10 +437,10 @@ static int nfs_setup(struct wthread *t)
 			terr(t, -E2BIG, "more than %d NFs", XNF_CHAIN_MAX);
 			return -E2BIG;
 		}
-		err = xnf_unf_new(ops, &env, &t->nfs[t->nnf]);
+		err = xnf_unf_new(ops, &env, &t->nfs[t->nnf], why, sizeof(why));
 		if (err) {
 			terr(t, err, "cannot start NF %s on queue %u: %s", name,
-			     t->queue, strerror(-err));
+			     t->queue, why);
 			return err;
 		}
 		t->nnf++;
@@ -514,8 +517,8 @@ static int thread_setup(struct wthread *t)
 	}
 	err = bind_node(t->area, t->area_len, t->node);
 	if (err)
-		pr_warn("Warning: UMEM of queue %u not bound to node %d: %s\n",
-			t->queue, t->node, strerror(-err));
+		pr_warn("UMEM of queue %u not bound to node %d: %s\n", t->queue,
+			t->node, strerror(-err));
 	/* First touch from the pinned thread, under the node policy. */
 	memset(t->area, 0, t->area_len);
 	err = xsk_umem__create(&t->umem, t->area, t->area_len, &s0->fill,
@@ -759,6 +762,7 @@ static void kernel_stats(struct wthread *t)
  * the lock is taken, it is tried again at the next tick. */
 static void tick(struct wthread *t)
 {
+	char why[200];
 	__u32 gen, i;
 	int err, failed = 0;
 
@@ -770,14 +774,16 @@ static void tick(struct wthread *t)
 	for (i = 0; i < t->nnf; i++) {
 		if (!t->nfs[i]->ops->refresh)
 			continue;
-		err = t->nfs[i]->ops->refresh(t->nfs[i]);
+		why[0] = '\0';
+		err = t->nfs[i]->ops->refresh(t->nfs[i], why, sizeof(why));
 		if (err) {
 			failed = err;
+			/* A warning of its own: the worker goes on. */
 			if (!t->refresh_warned)
-				pr_warn("Warning: NF %s on queue %u keeps its old "
+				pr_warn("NF %s on queue %u keeps its old "
 					"tables: refresh failed: %s; retrying\n",
 					t->nfs[i]->ops->name, t->queue,
-					strerror(-err));
+					why[0] ? why : strerror(-err));
 		}
 	}
 	/* A failed refresh (say, firewall rules an interrupted `xnf fw`
@@ -1017,71 +1023,62 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static int opts_check(struct worker *w)
+static int opts_check(struct worker *w, char *err, size_t errlen)
 {
 	const struct xnf_worker_opts *o = w->o;
 	char ebuf[256];
 	__u32 i, nrx;
-	int err, n;
+	int ret, n;
 
-	err = xnf_dev_ifindex(o->dev, &w->ifindex, ebuf, sizeof(ebuf));
-	if (err) {
-		pr_warn("Error: %s\n", ebuf);
-		return err;
-	}
+	ret = xnf_dev_ifindex(o->dev, &w->ifindex, err, errlen);
+	if (ret)
+		return ret;
 	w->ring = o->ring ?: XNF_WORKER_RING_DEFAULT;
 	w->batch = o->batch ?: XNF_WORKER_BATCH_DEFAULT;
-	if (w->ring < 64 || w->ring > 16384 || (w->ring & (w->ring - 1))) {
-		pr_warn("Error: ring %u: a power of two from 64 to 16384\n",
-			w->ring);
-		return -EINVAL;
-	}
-	if (w->batch > w->ring || w->batch > XNF_XSK_BATCH_MAX) {
-		pr_warn("Error: batch %u: at most the ring size (%u) and %u\n",
-			w->batch, w->ring, XNF_XSK_BATCH_MAX);
-		return -EINVAL;
-	}
+	if (w->ring < 64 || w->ring > 16384 || (w->ring & (w->ring - 1)))
+		return xnf_errf(err, errlen, -EINVAL,
+				"ring %u: a power of two from 64 to 16384",
+				w->ring);
+	if (w->batch > w->ring || w->batch > XNF_XSK_BATCH_MAX)
+		return xnf_errf(err, errlen, -EINVAL,
+				"batch %u: at most the ring size (%u) and %u",
+				w->batch, w->ring, XNF_XSK_BATCH_MAX);
 	/* Fill and RX ring full, and a TX and completion ring per socket. */
 	w->nframes = o->frames ?: 2 * w->ring + 2 * w->ring * (o->negress ?: 1);
-	if (w->nframes < 2 * w->batch) {
-		pr_warn("Error: frames %u: at least twice the batch\n",
-			w->nframes);
-		return -EINVAL;
-	}
+	if (w->nframes < 2 * w->batch)
+		return xnf_errf(err, errlen, -EINVAL,
+				"frames %u: at least twice the batch",
+				w->nframes);
 	w->egress_ifindex[0] = w->ifindex;
 	for (i = 0; i < o->negress; i++) {
-		err = xnf_dev_ifindex(o->egress[i], &w->egress_ifindex[i], ebuf,
+		ret = xnf_dev_ifindex(o->egress[i], &w->egress_ifindex[i], ebuf,
 				      sizeof(ebuf));
-		if (err) {
-			pr_warn("Error: egress: %s\n", ebuf);
-			return err;
-		}
+		if (ret)
+			return xnf_errf(err, errlen, ret, "egress: %s", ebuf);
 	}
 	/* Of this network namespace: under nsenter --net, /sys is another's. */
-	err = xnf_dev_queues(o->dev, &n, NULL);
-	if (err) {
-		pr_warn("Error: cannot count the RX queues of %s: %s\n", o->dev,
-			strerror(-err));
-		return err;
-	}
+	ret = xnf_dev_queues(o->dev, &n, NULL);
+	if (ret)
+		return xnf_errf(err, errlen, ret,
+				"cannot count the RX queues of %s: %s", o->dev,
+				strerror(-ret));
 	nrx = n;
 	w->nth = o->nqueues ?: (nrx < XNF_WORKER_MAX ? nrx : XNF_WORKER_MAX);
 	for (i = 0; i < w->nth; i++) {
 		__u32 q = o->nqueues ? o->queues[i] : i;
 
-		if (q >= nrx || q >= XNF_WORKER_MAX) {
-			pr_warn("Error: %s has no RX queue %u (it has %u; xnf "
-				"workers serve queues 0..%d)\n",
-				o->dev, q, nrx, XNF_WORKER_MAX - 1);
-			return -ERANGE;
-		}
+		if (q >= nrx || q >= XNF_WORKER_MAX)
+			return xnf_errf(err, errlen, -ERANGE,
+					"%s has no RX queue %u (it has %u; xnf "
+					"workers serve queues 0..%d)",
+					o->dev, q, nrx, XNF_WORKER_MAX - 1);
 		w->th[i].queue = q;
 	}
 	return 0;
 }
 
 int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
-		   volatile sig_atomic_t *stop)
+		   volatile sig_atomic_t *stop, char *errbuf, size_t errlen)
 {
 	struct worker *w;
 	char path[PATH_MAX];
@@ -1091,39 +1088,38 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return -ENOMEM;
+		return xnf_errf(errbuf, errlen, -ENOMEM, "out of memory");
 	w->o = o;
 	w->dp = dp;
 	w->stop = stop;
 	w->xsks_fd = -1;
-	err = opts_check(w);
+	err = opts_check(w, errbuf, errlen);
 	if (err)
 		goto out;
 	xnf_dev_path(o->pin_root, o->dev, XNF_MAP_STR(XNF_MAP_XSKS), path,
 		     sizeof(path));
 	w->xsks_fd = bpf_obj_get(path);
 	if (w->xsks_fd < 0) {
-		err = -errno;
-		pr_warn("Error: %s has no xnf chain (%s: %s); attach one that "
-			"ends in xsk first: xnf attach %s chain xsk\n",
-			o->dev, path, strerror(errno), o->dev);
+		err = xnf_errf(errbuf, errlen, -errno,
+			       "%s has no xnf chain (%s: %s); attach one that "
+			       "ends in xsk first: xnf attach %s chain xsk",
+			       o->dev, path, strerror(errno), o->dev);
 		goto out;
 	}
 	sfd = xnf_workers_open(o->pin_root, o->dev, true);
 	if (sfd < 0) {
-		err = sfd;
-		pr_warn("Error: cannot create %s for %s: %s\n",
-			XNF_MAP_STR(XNF_MAP_WORKERS), o->dev, strerror(-err));
+		err = xnf_errf(errbuf, errlen, sfd, "cannot create %s for %s: %s",
+			       XNF_MAP_STR(XNF_MAP_WORKERS), o->dev,
+			       strerror(-sfd));
 		goto out;
 	}
 	w->stats_len = sizeof(struct xnf_worker_stats) * XNF_WORKER_MAX;
 	w->stats = mmap(NULL, w->stats_len, PROT_READ | PROT_WRITE, MAP_SHARED,
 			sfd, 0);
 	if (w->stats == MAP_FAILED) {
-		err = -errno;
+		err = xnf_errf(errbuf, errlen, -errno, "cannot map %s: %s",
+			       XNF_MAP_STR(XNF_MAP_WORKERS), strerror(errno));
 		w->stats = NULL;
-		pr_warn("Error: cannot map %s: %s\n",
-			XNF_MAP_STR(XNF_MAP_WORKERS), strerror(errno));
 		goto out;
 	}
 	for (i = 0; i < w->nth; i++) {
@@ -1131,10 +1127,10 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 		struct xnf_worker_stats *st = &w->stats[t->queue];
 
 		if (xnf_worker_alive(st) && st->pid != (__u32)getpid()) {
-			err = -EBUSY;
-			pr_warn("Error: %s queue %u already has a worker (pid %u); "
-				"stop it first\n",
-				o->dev, t->queue, st->pid);
+			err = xnf_errf(errbuf, errlen, -EBUSY,
+				       "%s queue %u already has a worker (pid "
+				       "%u); stop it first",
+				       o->dev, t->queue, st->pid);
 			goto out;
 		}
 		t->w = w;
@@ -1142,7 +1138,7 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 		t->lock_fd = -1;
 		err = xnf_worker_place(o->pin_root, o->sysfs_root ?: "", o->dev,
 				       t->queue, o->have_cores ? o->cores[i] : -1,
-				       &t->cpu, &t->node);
+				       &t->cpu, &t->node, errbuf, errlen);
 		if (err)
 			goto out;
 		memset(st, 0, sizeof(*st));
@@ -1165,9 +1161,9 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 	for (i = 0; i < w->nth; i++) {
 		err = pthread_create(&w->th[i].th, NULL, thread_main, &w->th[i]);
 		if (err) {
-			pr_warn("Error: cannot start a worker thread: %s\n",
-				strerror(err));
-			err = -err;
+			err = xnf_errf(errbuf, errlen, -err,
+				       "cannot start a worker thread: %s",
+				       strerror(err));
 			w->failed = 1;
 			break;
 		}
@@ -1189,12 +1185,11 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 	for (i = 0; i < w->nth; i++)
 		if (w->th[i].started)
 			pthread_join(w->th[i].th, NULL);
-	for (i = 0; i < w->nth; i++) {
-		if (w->th[i].err && !err) {
-			err = w->th[i].err;
-			pr_warn("Error: %s\n", w->th[i].errmsg);
-		}
-	}
+	/* The first failure of a thread, at its start or while it ran. */
+	for (i = 0; i < w->nth && !err; i++)
+		if (w->th[i].err)
+			err = xnf_errf(errbuf, errlen, w->th[i].err, "%s",
+				       w->th[i].errmsg);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 out:

@@ -51,6 +51,7 @@ static void batch_counts(bool fused)
 	struct xnf_stats st;
 	__u64 polls = 0, pkts = 0, timed = 0, untimed = 0, short_ns = 0;
 	__u8 frame[128];
+	char err[256] = "load the napi_poll tracer";
 	bool attached = false;
 	__u32 sent, step;
 	long long dropped;
@@ -64,8 +65,7 @@ static void batch_counts(bool fused)
 			XNF_ACT_DROP))
 		goto out;
 	if (!ASSERT_OK(xnf_batch_watch(f.dp, f.ifindex[0]), "watch ut0") ||
-	    !ASSERT_OK(xnf_batch_tracer(f.dp, tracer),
-		       "load the napi_poll tracer"))
+	    !ASSERT_OK(xnf_batch_tracer(f.dp, tracer, err, sizeof(err)), err))
 		goto out;
 	if (!ASSERT_OK(bpf_xdp_attach(f.ifindex[0], xnf_chain_prog_fd(f.chain),
 				      XDP_FLAGS_DRV_MODE, NULL),

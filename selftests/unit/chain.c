@@ -795,15 +795,21 @@ TEST(chain_parse_refusals)
 	};
 	struct xnf_chain_spec spec;
 	struct xnf_chain *c = NULL;
-	char text[64];
+	char text[64], err[256];
 	struct fx f;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(bad); i++)
-		ASSERT_EQ(xnf_chain_parse(bad[i], &spec), -EINVAL, bad[i]);
+	/* Each refusal says what is wrong, in the caller's buffer. */
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		err[0] = '\0';
+		ASSERT_EQ(xnf_chain_parse(bad[i], &spec, err, sizeof(err)),
+			  -EINVAL, bad[i]);
+		ASSERT_NEQ(err[0], '\0', bad[i]);
+	}
 
-	if (!ASSERT_OK(xnf_chain_parse("firewall,l3fwd,l2fwd,xsk", &spec),
-		       "parse"))
+	if (!ASSERT_OK(xnf_chain_parse("firewall,l3fwd,l2fwd,xsk", &spec, err,
+				       sizeof(err)),
+		       err))
 		return;
 	ASSERT_EQ(spec.len, 4, "len");
 	ASSERT_EQ(spec.nf[0], XNF_NF_FIREWALL, "nf 0");
@@ -818,21 +824,29 @@ TEST(chain_parse_refusals)
 	/* XNF_FUSED_MAX NFs fuse; one more cannot (a chain that long
 	 * repeats an NF, so only a hand-made spec has it). */
 	spec.fused = true;
-	if (ASSERT_OK(xnf_chain_load(f.dp, "ut0", &spec, &c), "fuse 4"))
+	if (ASSERT_OK(xnf_chain_load(f.dp, "ut0", &spec, &c, err, sizeof(err)),
+		      "fuse 4"))
 		xnf_chain_free(c);
 	c = NULL;
 	spec.nf[spec.len++] = XNF_NF_FIREWALL;
 	ASSERT_EQ(spec.len, XNF_FUSED_MAX + 1, "len");
-	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c), -EINVAL, "fuse 5");
+	err[0] = '\0';
+	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c, err, sizeof(err)),
+		  -EINVAL, "fuse 5");
 	ASSERT_TRUE(c == NULL, "nothing loaded");
+	ASSERT_NEQ(err[0], '\0', "fuse 5: why");
 	/* Hand-made specs the parser would never produce. */
 	spec = (struct xnf_chain_spec){ .len = 0 };
-	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c), -EINVAL, "empty spec");
+	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c, NULL, 0), -EINVAL,
+		  "empty spec");
 	spec = (struct xnf_chain_spec){ .len = 1, .nf = { XNF_NF_ENTRY } };
-	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c), -EINVAL, "entry as NF");
+	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c, NULL, 0), -EINVAL,
+		  "entry as NF");
 	spec = (struct xnf_chain_spec){ .len = 1, .nf = { __XNF_NF_MAX } };
-	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c), -EINVAL,
-		  "NF id too big");
+	err[0] = '\0';
+	ASSERT_EQ(xnf_chain_load(f.dp, "ut0", &spec, &c, err, sizeof(err)),
+		  -EINVAL, "NF id too big");
+	ASSERT_NEQ(err[0], '\0', "NF id too big: why");
 	fx_close(&f);
 }
 
@@ -950,14 +964,16 @@ TEST(chain_fused_all_orders)
 						 text, fib ? " fib" : "");
 					xnf_chain_free(f.chain);
 					f.chain = NULL;
-					if (!ASSERT_OK(xnf_chain_parse(text, &spec),
+					if (!ASSERT_OK(xnf_chain_parse(text, &spec,
+								       NULL, 0),
 						       what))
 						continue;
 					spec.fused = true;
 					spec.l3_fib = fib;
 					if (!ASSERT_OK(xnf_chain_load(f.dp, "ut0",
 								      &spec,
-								      &f.chain),
+								      &f.chain,
+								      NULL, 0),
 						       what))
 						continue;
 					ASSERT_EQ(xnf_chain_array_fd(f.chain),

@@ -614,7 +614,7 @@ TEST(fcache_failed_bump_fails_the_write)
 	ASSERT_LT(xnf_route_set(f.dp, XNF_AF_INET, addr, 24, &rt, BPF_ANY), 0,
 		  "xnf_route_set");
 	ASSERT_LT(xnf_route_del(f.dp, XNF_AF_INET, addr, 24), 0, "xnf_route_del");
-	ASSERT_LT(xnf_fw_apply(f.dp, set), 0, "xnf_fw_apply");
+	ASSERT_LT(xnf_fw_apply(f.dp, set, NULL, 0), 0, "xnf_fw_apply");
 	f.dp->fd[XNF_T_CFG] = rw;
 	close(ro);
 out:

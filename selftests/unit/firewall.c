@@ -35,7 +35,7 @@ static int fw_apply_rules(struct xnf_dp *dp, const struct xnf_fw_rule *rules,
 			err = xnf_fw_set_replace(set, i, &rules[i]);
 	err = err ?: xnf_fw_set_policy(set, def);
 	xnf_fw_set_linear(set, !fw_tables_only);
-	err = err ?: xnf_fw_apply(dp, set);
+	err = err ?: xnf_fw_apply(dp, set, NULL, 0);
 	xnf_fw_set_free(set);
 	return err;
 }

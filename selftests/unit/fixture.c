@@ -58,15 +58,15 @@ void fx_nh_mac(__u32 port, __u8 mac[6])
 
 bool fx_open(struct fx *f)
 {
-	char name[IFNAMSIZ];
+	char name[IFNAMSIZ], msg[512] = "xnf_dp_open";
 	int i, err;
 
 	memset(f, 0, sizeof(*f));
 	if (!fx_env())
 		return false;
 	xnf_dp_destroy(FX_ROOT);
-	err = xnf_dp_open(FX_ROOT, true, &f->dp);
-	if (!ASSERT_OK(err, "xnf_dp_open"))
+	err = xnf_dp_open(FX_ROOT, true, &f->dp, msg, sizeof(msg));
+	if (!ASSERT_OK(err, msg))
 		return false;
 	/* XNF_UT_FLOW_CACHE=off: every test with the flow cache off (it is
 	 * on in fresh tables), to show that results do not depend on it. */
@@ -104,14 +104,18 @@ bool fx_open(struct fx *f)
 bool fx_chain(struct fx *f, const char *chain, bool fused, bool fib)
 {
 	struct xnf_chain_spec spec;
+	char err[256];
 
-	if (!ASSERT_OK(xnf_chain_parse(chain, &spec), chain))
+	snprintf(err, sizeof(err), "%s", chain);
+	if (!ASSERT_OK(xnf_chain_parse(chain, &spec, err, sizeof(err)), err))
 		return false;
 	spec.fused = fused;
 	spec.l3_fib = fib;
 	xnf_chain_free(f->chain);
 	f->chain = NULL;
-	return ASSERT_OK(xnf_chain_load(f->dp, "ut0", &spec, &f->chain), chain);
+	return ASSERT_OK(xnf_chain_load(f->dp, "ut0", &spec, &f->chain, err,
+					sizeof(err)),
+			 err);
 }
 
 void fx_close(struct fx *f)
@@ -398,7 +402,7 @@ bool fx_fw_load(struct fx *f, const struct xnf_fw_rule *rules, __u32 n,
 		ok = ASSERT_OK(xnf_fw_set_replace(set, i, &rules[i]), "put rule");
 	if (ok)
 		ok = ASSERT_OK(xnf_fw_set_policy(set, default_action), "policy") &&
-		     ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
+		     ASSERT_OK(xnf_fw_apply(f->dp, set, NULL, 0), "xnf_fw_apply");
 	xnf_fw_set_free(set);
 	return ok;
 }
@@ -411,7 +415,7 @@ bool fx_fw_default(struct fx *f, __u32 default_action)
 	if (!ASSERT_OK(xnf_fw_read(f->dp, &set), "xnf_fw_read"))
 		return false;
 	ok = ASSERT_OK(xnf_fw_set_policy(set, default_action), "policy") &&
-	     ASSERT_OK(xnf_fw_apply(f->dp, set), "xnf_fw_apply");
+	     ASSERT_OK(xnf_fw_apply(f->dp, set, NULL, 0), "xnf_fw_apply");
 	xnf_fw_set_free(set);
 	return ok;
 }

@@ -132,7 +132,8 @@ static struct xnf_fw_compiled *compile(const struct xnf_fw_rule *rules, __u32 n)
 {
 	struct xnf_fw_compiled *c = NULL;
 
-	if (!ASSERT_OK(xnf_fw_compile(rules, n, XNF_FW_ALLOW, &c), "compile"))
+	if (!ASSERT_OK(xnf_fw_compile(rules, n, XNF_FW_ALLOW, &c, NULL, 0),
+		       "compile"))
 		return NULL;
 	return c;
 }
@@ -343,7 +344,8 @@ TEST(fw_compile_default)
 
 	/* Empty: every slot free, or no slots at all. */
 	for (i = 0; i < 2; i++) {
-		if (!ASSERT_OK(xnf_fw_compile(r, i ? 3 : 0, XNF_FW_DROP, &c),
+		if (!ASSERT_OK(xnf_fw_compile(r, i ? 3 : 0, XNF_FW_DROP, &c,
+					      NULL, 0),
 			       "compile empty"))
 			return;
 		ASSERT_EQ(c->hdr.nrules, 0, "nrules");
@@ -356,7 +358,7 @@ TEST(fw_compile_default)
 		c = NULL;
 	}
 	r[1] = mk(&t);
-	if (!ASSERT_OK(xnf_fw_compile(r, 3, XNF_FW_ALLOW, &c), "compile"))
+	if (!ASSERT_OK(xnf_fw_compile(r, 3, XNF_FW_ALLOW, &c, NULL, 0), "compile"))
 		return;
 	ASSERT_EQ(c->hdr.nrules, 1, "nrules");
 	ASSERT_EQ(c->hdr.default_action, XNF_FW_ALLOW, "default");
@@ -367,7 +369,8 @@ TEST(fw_compile_default)
 	expect(r, 3, c, pkt("192.0.3.1", "192.0.2.2", TCP, 1, 22), -1, "default");
 	xnf_fw_compiled_free(c);
 	c = NULL;
-	ASSERT_EQ(xnf_fw_compile(r, 3, 2, &c), -EINVAL, "bad default policy");
+	ASSERT_EQ(xnf_fw_compile(r, 3, 2, &c, NULL, 0), -EINVAL,
+		  "bad default policy");
 	ASSERT_TRUE(c == NULL, "no output on error");
 }
 
@@ -525,13 +528,13 @@ TEST(fw_compile_rule_check)
 	SUBTEST("compile") {
 		rs[0] = mk(&(struct trule){ 10, 1, "192.0.2.0/24" });
 		rs[1] = mk(&(struct trule){ 20, 1, "192.0.2.1/24" });
-		ASSERT_EQ(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c), -EINVAL,
-			  "compile: host bits");
+		ASSERT_EQ(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c, NULL, 0),
+			  -EINVAL, "compile: host bits");
 		rs[1] = mk(&(struct trule){ 10, 1, "192.0.3.0/24" });
-		ASSERT_EQ(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c), -EINVAL,
-			  "compile: duplicate prio");
+		ASSERT_EQ(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c, NULL, 0),
+			  -EINVAL, "compile: duplicate prio");
 		rs[1].in_use = 0;
-		if (ASSERT_OK(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c),
+		if (ASSERT_OK(xnf_fw_compile(rs, 2, XNF_FW_ALLOW, &c, NULL, 0),
 			      "duplicate prio in a free slot"))
 			xnf_fw_compiled_free(c);
 	}
@@ -720,7 +723,8 @@ static void differential(__u32 n, __u32 seed, bool specific)
 	if (specific && !ASSERT_TRUE(specific_first(rules, n), "reorder"))
 		goto out;
 	t0 = now();
-	if (!ASSERT_OK(xnf_fw_compile(rules, n, XNF_FW_DROP, &c), "compile"))
+	if (!ASSERT_OK(xnf_fw_compile(rules, n, XNF_FW_DROP, &c, NULL, 0),
+		       "compile"))
 		goto out;
 	t1 = now();
 	printf("  %5u rules, %s: compiled in %.1f ms, %u classes, %u src and %u dst prefixes\n",
@@ -917,7 +921,8 @@ TEST(fw_compile_tables_exact)
 		return;
 	if (!ASSERT_OK(xnf_fw_generate(rules, n, 77), "generate"))
 		goto out;
-	if (!ASSERT_OK(xnf_fw_compile(rules, n, XNF_FW_DROP, &c), "compile"))
+	if (!ASSERT_OK(xnf_fw_compile(rules, n, XNF_FW_DROP, &c, NULL, 0),
+		       "compile"))
 		goto out;
 
 	/* Classes: summaries right, nothing past nrules, no duplicates. */
@@ -987,11 +992,12 @@ TEST(fw_compile_limits)
 		return;
 	if (!ASSERT_OK(xnf_fw_generate(rules, n, 9), "generate"))
 		goto out;
-	ASSERT_EQ(xnf_fw_compile(rules, n, XNF_FW_ALLOW, &c), -ENOSPC,
+	ASSERT_EQ(xnf_fw_compile(rules, n, XNF_FW_ALLOW, &c, NULL, 0), -ENOSPC,
 		  "one rule too many");
 	rules[n / 2].in_use = 0;
 	t0 = now();
-	if (ASSERT_OK(xnf_fw_compile(rules, n, XNF_FW_ALLOW, &c), "full table")) {
+	if (ASSERT_OK(xnf_fw_compile(rules, n, XNF_FW_ALLOW, &c, NULL, 0),
+		      "full table")) {
 		printf("  %u rules: compiled in %.1f ms, %u classes\n",
 		       c->hdr.nrules, (now() - t0) * 1e3, c->nclasses);
 		ASSERT_EQ(c->hdr.nrules, XNF_FW_MAX_RULES, "nrules");
@@ -1023,8 +1029,8 @@ TEST(fw_compile_limits)
 		r->dst[2] = i >> 8;
 		r->dst[3] = i;
 	}
-	ASSERT_EQ(xnf_fw_compile(rules, 9000, XNF_FW_ALLOW, &c), -ENOSPC,
-		  "too many classes");
+	ASSERT_EQ(xnf_fw_compile(rules, 9000, XNF_FW_ALLOW, &c, NULL, 0),
+		  -ENOSPC, "too many classes");
 	ASSERT_TRUE(c == NULL, "no output on error");
 out:
 	free(rules);
@@ -1262,7 +1268,7 @@ TEST(fw_compile_write_maps)
 				goto out;
 		xnf_fw_set_policy(set, XNF_FW_DROP);
 		t0 = now();
-		if (!ASSERT_OK(xnf_fw_apply(&dp, set), "apply"))
+		if (!ASSERT_OK(xnf_fw_apply(&dp, set, NULL, 0), "apply"))
 			goto out;
 		printf("  %5u rules: committed to the maps in %.1f ms\n",
 		       sizes[j], (now() - t0) * 1e3);
@@ -1272,7 +1278,7 @@ TEST(fw_compile_write_maps)
 			goto out;
 		ASSERT_EQ(gen, (j + 1) & 1, "generation flips");
 		if (!ASSERT_OK(xnf_fw_compile(rules, XNF_FW_MAX_RULES,
-					      XNF_FW_DROP, &c),
+					      XNF_FW_DROP, &c, NULL, 0),
 			       "compile"))
 			goto out;
 		for (i = 0, bad = 0; i < 4; i++) {

@@ -245,7 +245,7 @@ TEST(fw_apply_all_or_nothing)
 	set_a = fw_set_of(a, 2, XNF_FW_ALLOW);
 	big = xnf_fw_set_new();
 	if (!set_a || !ASSERT_TRUE(big != NULL, "new set") ||
-	    !ASSERT_OK(xnf_fw_apply(f.dp, set_a), "apply A") ||
+	    !ASSERT_OK(xnf_fw_apply(f.dp, set_a, NULL, 0), "apply A") ||
 	    !fx_chain(&f, "firewall,l3fwd,l2fwd", false, false) ||
 	    !fx_route4(&f, "198.51.100.0/24", 1, XNF_RT_UNICAST) ||
 	    !fw_active_gen(&f, &gen0))
@@ -273,7 +273,7 @@ TEST(fw_apply_all_or_nothing)
 		if (!ASSERT_OK(xnf_fw_set_add(big, &r, false, NULL), "add"))
 			goto out;
 	}
-	ASSERT_EQ(xnf_fw_apply(f.dp, big), -ENOSPC,
+	ASSERT_EQ(xnf_fw_apply(f.dp, big, NULL, 0), -ENOSPC,
 		  "a set that does not compile");
 	fw_running_is(&f, set_a, "after a failed compile: A runs");
 	if (fw_active_gen(&f, &gen))
@@ -289,7 +289,7 @@ TEST(fw_apply_all_or_nothing)
 		goto out;
 	fd = f.dp->fd[XNF_T_FW_DPORT];
 	f.dp->fd[XNF_T_FW_DPORT] = trap;
-	ASSERT_ERR(xnf_fw_apply(f.dp, big), "a write that fails");
+	ASSERT_ERR(xnf_fw_apply(f.dp, big, NULL, 0), "a write that fails");
 	f.dp->fd[XNF_T_FW_DPORT] = fd;
 	close(trap);
 	fw_running_is(&f, set_a, "after a failed write: A runs");
@@ -298,7 +298,7 @@ TEST(fw_apply_all_or_nothing)
 	ASSERT_EQ(fw_verdict(&f, 5001), XDP_DROP, "A still drops 5001");
 
 	/* And the next apply goes through. */
-	if (ASSERT_OK(xnf_fw_apply(f.dp, big), "apply"))
+	if (ASSERT_OK(xnf_fw_apply(f.dp, big, NULL, 0), "apply"))
 		fw_running_is(&f, big, "the new set runs");
 	ASSERT_EQ(fw_verdict(&f, 5001), XDP_REDIRECT, "the new set allows 5001");
 out:
@@ -329,7 +329,7 @@ TEST(fw_read_ignores_inactive)
 	before = calloc(max, sizeof(*before));
 	after = calloc(max, sizeof(*after));
 	if (!set_a || !ASSERT_TRUE(keys && before && after, "calloc") ||
-	    !ASSERT_OK(xnf_fw_apply(f.dp, set_a), "apply A") ||
+	    !ASSERT_OK(xnf_fw_apply(f.dp, set_a, NULL, 0), "apply A") ||
 	    !fw_active_gen(&f, &gen))
 		goto out;
 	/* Garbage in every slot of the inactive generation and its header. */
@@ -363,7 +363,7 @@ TEST(fw_read_ignores_inactive)
 
 	/* The next apply replaces the garbage. */
 	ASSERT_OK(xnf_fw_set_del(got, 10, NULL), "del prio 10");
-	if (ASSERT_OK(xnf_fw_apply(f.dp, got), "apply"))
+	if (ASSERT_OK(xnf_fw_apply(f.dp, got, NULL, 0), "apply"))
 		fw_running_is(&f, got, "the new set runs");
 out:
 	xnf_fw_set_free(got);
@@ -429,7 +429,8 @@ TEST(fw_linear_bound_crossing)
 		__u32 slot = linear ? last : last + 1;
 		__u64 hits;
 
-		if (!ASSERT_OK(xnf_fw_apply(f.dp, linear ? small : big), "apply") ||
+		if (!ASSERT_OK(xnf_fw_apply(f.dp, linear ? small : big, NULL, 0),
+			       "apply") ||
 		    !fw_linear_is(&f, linear, "form of the active generation"))
 			break;
 		hits = fw_hits_of(&f, 0);
@@ -472,7 +473,7 @@ TEST(fw_hits_zeroed_only_when_the_rule_changes)
 	set = fw_set_of(a, 3, XNF_FW_ALLOW);
 	v = calloc(ncpus > 0 ? ncpus : 1, sizeof(*v));
 	if (!set || !ASSERT_TRUE(v != NULL, "calloc") ||
-	    !ASSERT_OK(xnf_fw_apply(f.dp, set), "apply"))
+	    !ASSERT_OK(xnf_fw_apply(f.dp, set, NULL, 0), "apply"))
 		goto out;
 	/* 5 packets per CPU counted in every slot. */
 	for (i = 0; i < (__u32)ncpus; i++)
@@ -487,7 +488,7 @@ TEST(fw_hits_zeroed_only_when_the_rule_changes)
 	    !ASSERT_OK(xnf_fw_set_del(set, 30, &slot), "del prio 30") ||
 	    !ASSERT_EQ(slot, 2, "prio 30 was in slot 2") ||
 	    !ASSERT_OK(xnf_fw_set_replace(set, 3, &a[2]), "prio 30 into slot 3") ||
-	    !ASSERT_OK(xnf_fw_apply(f.dp, set), "apply"))
+	    !ASSERT_OK(xnf_fw_apply(f.dp, set, NULL, 0), "apply"))
 		goto out;
 	ASSERT_EQ(fw_hits_of(&f, 0), 5ULL * ncpus,
 		  "a rule that stays keeps its count");
@@ -501,7 +502,7 @@ TEST(fw_hits_zeroed_only_when_the_rule_changes)
 					      BPF_ANY),
 			  "set counters");
 	if (ASSERT_OK(xnf_fw_set_policy(set, XNF_FW_DROP), "policy") &&
-	    ASSERT_OK(xnf_fw_apply(f.dp, set), "apply the same rules"))
+	    ASSERT_OK(xnf_fw_apply(f.dp, set, NULL, 0), "apply the same rules"))
 		for (i = 0; i < 4; i++)
 			ASSERT_EQ(fw_hits_of(&f, i), 5ULL * ncpus,
 				  "same rules, same counts");

@@ -117,8 +117,8 @@ static int attach_op(struct xnf_dp *dp, char *err, size_t errlen)
 		.xdp_flags = XDP_FLAGS_DRV_MODE,
 	};
 
-	return xnf_chain_parse(CHAIN, &o.chain) ?:
-						  xnf_attach(dp, &o, err, errlen);
+	return xnf_chain_parse(CHAIN, &o.chain, err, errlen) ?:
+		       xnf_attach(dp, &o, err, errlen);
 }
 
 static int detach_op(struct xnf_dp *dp, char *err, size_t errlen)
@@ -670,8 +670,8 @@ static struct xnf_conf *conf_make(int gen)
 		return NULL;
 	memcpy(rt.dmac, mac, 6);
 	ok = conf_edit(xnf_chain_parse(gen ? "firewall,l3fwd,l2fwd" : "l3fwd,l2fwd",
-				       &a.chain),
-		       "chain", "");
+				       &a.chain, err, sizeof(err)),
+		       "chain", err);
 	strcpy(a.dev, "ut0");
 	ok = ok &&
 	     conf_edit(xnf_conf_attach(c, &a, err, sizeof(err)), "ut0", err);

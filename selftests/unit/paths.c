@@ -150,15 +150,16 @@ TEST(paths_calls_refuse_another_instance)
 	struct xnf_dev_status st;
 	struct xnf_dp *b = NULL;
 	int before, fd;
-	char err[512];
+	char err[512] = "";
 	struct fx f;
 
 	if (!fx_open(&f))
 		return;
 	xnf_dp_destroy(B_ROOT);
-	if (!ASSERT_OK(xnf_dp_open(B_ROOT, true, &b), "instance b") ||
-	    !ASSERT_OK(xnf_chain_parse("l3fwd,l2fwd", &spec), "chain") ||
-	    !ASSERT_OK(xnf_chain_load(b, "ut1", &spec, &c), "b's chain"))
+	if (!ASSERT_OK(xnf_dp_open(B_ROOT, true, &b, err, sizeof(err)), err) ||
+	    !ASSERT_OK(xnf_chain_parse("l3fwd,l2fwd", &spec, err, sizeof(err)),
+		       err) ||
+	    !ASSERT_OK(xnf_chain_load(b, "ut1", &spec, &c, err, sizeof(err)), err))
 		goto out;
 	xnf_chain_free(c);
 	c = NULL;
@@ -166,8 +167,9 @@ TEST(paths_calls_refuse_another_instance)
 	ASSERT_GT(before, 0, "b's pins");
 
 	SUBTEST("chain_load") {
-		ASSERT_EQ(xnf_chain_load(f.dp, B_WALK, &spec, &c), -EINVAL,
-			  "chain load");
+		ASSERT_EQ(xnf_chain_load(f.dp, B_WALK, &spec, &c, err,
+					 sizeof(err)),
+			  -EINVAL, "chain load");
 		xnf_chain_free(c);
 		c = NULL;
 	}

@@ -762,11 +762,12 @@ out:
 TEST(placement_worker_from_plan)
 {
 	int cpu = -1, node = -2, q;
+	char err[256] = "";
 
 	for (q = 0; q < 8; q++) {
 		if (!ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins",
 						machine("two-socket"), "ens1f0",
-						q, -1, &cpu, &node),
+						q, -1, &cpu, &node, NULL, 0),
 			       0, "place"))
 			return;
 		ASSERT_EQ(cpu, 24 + q, "worker on the sibling of the XDP core");
@@ -774,21 +775,23 @@ TEST(placement_worker_from_plan)
 	}
 	/* More queues than planned: spread over the planned cores. */
 	ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins", machine("two-socket"),
-				   "ens1f0", 9, -1, &cpu, &node),
+				   "ens1f0", 9, -1, &cpu, &node, NULL, 0),
 		  0, "place q9");
 	ASSERT_EQ(cpu, 25, "queue 9 shares queue 1's worker core");
 	/* An explicit core wins; the node is still the NIC's. */
 	ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins", machine("two-socket"),
-				   "ens1f0", 0, 3, &cpu, &node),
+				   "ens1f0", 0, 3, &cpu, &node, NULL, 0),
 		  0, "place core");
 	ASSERT_EQ(cpu, 3, "the core asked for");
 	ASSERT_EQ(node, 1, "UMEM still on the NIC's node");
 	/* A virtual device has no node: UMEM anywhere. */
 	ASSERT_EQ(xnf_worker_place("/nonexistent-xnf-pins", machine("veth-vm"),
-				   "veth0", 0, -1, &cpu, &node),
+				   "veth0", 0, -1, &cpu, &node, NULL, 0),
 		  0, "place veth");
 	ASSERT_EQ(node, -1, "no node");
-	ASSERT_ERR(xnf_worker_place("/nonexistent-xnf-pins", machine("two-socket"),
-				    "nosuch0", 0, -1, &cpu, &node),
+	ASSERT_ERR(xnf_worker_place("/nonexistent-xnf-pins",
+				    machine("two-socket"), "nosuch0", 0, -1,
+				    &cpu, &node, err, sizeof(err)),
 		   "missing device");
+	ASSERT_NEQ(err[0], '\0', "the refusal says why");
 }

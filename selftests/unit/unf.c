@@ -331,12 +331,16 @@ static bool set_cfg(struct fx *f, const struct ucfg *cfg)
 
 static bool refresh_all(struct xnf_unf **nfs, int nnf)
 {
+	char err[256];
 	int i;
 
-	for (i = 0; i < nnf; i++)
+	for (i = 0; i < nnf; i++) {
+		snprintf(err, sizeof(err), "%s", nfs[i]->ops->name);
 		if (nfs[i]->ops->refresh &&
-		    !ASSERT_OK(nfs[i]->ops->refresh(nfs[i]), nfs[i]->ops->name))
+		    !ASSERT_OK(nfs[i]->ops->refresh(nfs[i], err, sizeof(err)),
+			       err))
 			return false;
+	}
 	return true;
 }
 
@@ -350,7 +354,7 @@ static int unf_open(struct fx *f, const char *chain, const char *args,
 		.default_egress = f->ifindex[0],
 		.args = args,
 	};
-	char buf[64], *name, *save = NULL;
+	char buf[64], *name, *save = NULL, err[256];
 	int n = 0;
 
 	snprintf(buf, sizeof(buf), "%s", chain);
@@ -358,8 +362,10 @@ static int unf_open(struct fx *f, const char *chain, const char *args,
 	     name = strtok_r(NULL, ",", &save)) {
 		const struct xnf_unf_ops *ops = xnf_unf_find(name);
 
+		snprintf(err, sizeof(err), "%s", name);
 		if (!ASSERT_TRUE(ops, name) ||
-		    !ASSERT_OK(xnf_unf_new(ops, &env, &nfs[n]), name)) {
+		    !ASSERT_OK(xnf_unf_new(ops, &env, &nfs[n], err, sizeof(err)),
+			       err)) {
 			while (n)
 				xnf_unf_free(nfs[--n]);
 			return -1;
@@ -1338,7 +1344,7 @@ TEST(unf_refresh)
 	ASSERT_NEQ(g1, g0, "xnf_route_set moved tables_gen");
 	run_one(&f, l3, "198.51.100.1", 0, &u);
 	ASSERT_EQ(u.u.egress_ifindex, f.ifindex[1], "no refresh: the old copy");
-	ASSERT_OK(l3->ops->refresh(l3), "refresh");
+	ASSERT_OK(l3->ops->refresh(l3, NULL, 0), "refresh");
 	run_one(&f, l3, "198.51.100.1", 0, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT, "after refresh");
 	ASSERT_EQ(u.u.egress_ifindex, f.ifindex[2],
@@ -1348,7 +1354,7 @@ TEST(unf_refresh)
 	g0 = gen_of(&f);
 	ASSERT_OK(xnf_route_del(f.dp, XNF_AF_INET, addr, 24), "delete the route");
 	ASSERT_NEQ(gen_of(&f), g0, "xnf_route_del moved tables_gen");
-	ASSERT_OK(l3->ops->refresh(l3), "refresh");
+	ASSERT_OK(l3->ops->refresh(l3, NULL, 0), "refresh");
 	run_one(&f, l3, "198.51.100.1", 0, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_PASS, "deleted: no route");
 	ASSERT_EQ(u.u.meta.reason, XNF_R_NO_ROUTE, "deleted: no route");
@@ -1359,7 +1365,7 @@ TEST(unf_refresh)
 			XNF_ACT_FLOOD))
 		goto out;
 	ASSERT_NEQ(gen_of(&f), g0, "xnf_cfg_write moved tables_gen");
-	ASSERT_OK(l3->ops->refresh(l3), "refresh");
+	ASSERT_OK(l3->ops->refresh(l3, NULL, 0), "refresh");
 	run_one(&f, l3, "198.51.100.1", 0, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "no_route drop after refresh");
 	if (ASSERT_OK(xnf_cfg_read(f.dp, &cfg), "read cfg"))
@@ -1396,16 +1402,16 @@ TEST(unf_refresh)
 	if (!ASSERT_OK(xnf_fw_set_replace(set, slot, &r), "put rule") ||
 	    !ASSERT_OK(xnf_fw_set_policy(set, XNF_FW_ALLOW), "policy"))
 		goto out;
-	if (!ASSERT_OK(xnf_fw_apply(f.dp, set), "apply"))
+	if (!ASSERT_OK(xnf_fw_apply(f.dp, set, NULL, 0), "apply"))
 		goto out;
 	ASSERT_NEQ(gen_of(&f), g0, "xnf_fw_apply moved tables_gen");
-	ASSERT_OK(fw->ops->refresh(fw), "refresh");
+	ASSERT_OK(fw->ops->refresh(fw, NULL, 0), "refresh");
 	run_one(&f, fw, "198.51.100.1", PROBE, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "the new rule drops");
 	ASSERT_EQ(u.u.meta.reason, XNF_R_FW_DENY, "the new rule drops");
 	/* A refresh after a change of something else keeps the rules. */
 	ASSERT_TRUE(fx_route4(&f, "203.0.113.0/24", 1, XNF_RT_UNICAST), "route");
-	ASSERT_OK(fw->ops->refresh(fw), "refresh, rules unchanged");
+	ASSERT_OK(fw->ops->refresh(fw, NULL, 0), "refresh, rules unchanged");
 	run_one(&f, fw, "198.51.100.1", PROBE, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "still drops");
 
@@ -1430,7 +1436,8 @@ TEST(unf_refresh)
 		       "write rule"))
 		goto out;
 	xnf_tables_changed(f.dp);
-	ASSERT_OK(fw->ops->refresh(fw), "refresh ignores uncommitted rules");
+	ASSERT_OK(fw->ops->refresh(fw, NULL, 0),
+		  "refresh ignores uncommitted rules");
 	run_one(&f, fw, "198.51.100.1", PROBE + 1, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT,
 		  "uncommitted rule not in force");
@@ -1438,8 +1445,8 @@ TEST(unf_refresh)
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "committed rule still in force");
 	/* Committed, it is taken. */
 	ASSERT_OK(xnf_fw_set_replace(set, slot, &r), "put rule");
-	ASSERT_OK(xnf_fw_apply(f.dp, set), "apply");
-	ASSERT_OK(fw->ops->refresh(fw), "refresh");
+	ASSERT_OK(xnf_fw_apply(f.dp, set, NULL, 0), "apply");
+	ASSERT_OK(fw->ops->refresh(fw, NULL, 0), "refresh");
 	run_one(&f, fw, "198.51.100.1", PROBE + 1, &u);
 	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "committed: in force");
 out:
@@ -1574,7 +1581,8 @@ static struct xnf_unf *rl_new(const char *args)
 				   .args = args };
 	struct xnf_unf *nf = NULL;
 
-	ASSERT_OK(xnf_unf_new(xnf_unf_find("ratelimit"), &env, &nf), args);
+	ASSERT_OK(xnf_unf_new(xnf_unf_find("ratelimit"), &env, &nf, NULL, 0),
+		  args);
 	return nf;
 }
 
@@ -1747,7 +1755,8 @@ TEST(unf_macswap)
 	size_t i;
 	int len[ARRAY_SIZE(specs) + 1];
 
-	if (!ASSERT_OK(xnf_unf_new(xnf_unf_find("macswap"), &env, &nf), "new"))
+	if (!ASSERT_OK(xnf_unf_new(xnf_unf_find("macswap"), &env, &nf, NULL, 0),
+		       "new"))
 		return;
 	for (i = 0; i < ARRAY_SIZE(specs); i++) {
 		struct pkt_spec s = specs[i];
@@ -1802,6 +1811,7 @@ TEST(unf_registry)
 	struct xnf_unf_env env = { .ingress_ifindex = 1, .default_egress = 1 };
 	struct xnf_unf *nf;
 	size_t i, n = 0;
+	char err[256];
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		const struct xnf_unf_ops *ops = xnf_unf_find(names[i]);
@@ -1818,8 +1828,12 @@ TEST(unf_registry)
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		env.args = bad[i];
 		nf = NULL;
-		ASSERT_EQ(xnf_unf_new(xnf_unf_find("ratelimit"), &env, &nf),
+		err[0] = '\0';
+		ASSERT_EQ(xnf_unf_new(xnf_unf_find("ratelimit"), &env, &nf, err,
+				      sizeof(err)),
 			  -EINVAL, bad[i]);
 		ASSERT_TRUE(!nf, bad[i]);
+		/* What is wrong, for the worker to report. */
+		ASSERT_NEQ(err[0], '\0', bad[i]);
 	}
 }
