@@ -16,7 +16,7 @@ bats_require_minimum_version 1.5.0
 # `make deb` compiles everything once more: minutes on a busy machine.
 : "${BATS_TEST_TIMEOUT:=900}"
 
-load lib/testbed
+load ../testbed/testbed
 
 OUT=$(dirname "$XNF")
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """The benchmark's source -> DUT -> sink test bed (Python mirror of
-selftests/lib/testbed.bash, with the same addresses and MACs):
+testbed/testbed.bash, with the same addresses and MACs):
 
     [src ns] s<tag> --veth-- i<tag> [dut ns] e<tag> --veth-- k<tag> [sink ns]
 

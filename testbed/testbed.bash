@@ -41,7 +41,7 @@
 #
 # Callers: selftests/*.bats (setup/teardown) and scripts/demo.sh (trap).
 
-TB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 XNF=${XNF:-$TB_TOP/build/xnf}
 TB_BPF_DIR=${TB_BPF_DIR:-$(dirname "$XNF")/bpf}
 # Seconds any single command may take before it counts as hung.
