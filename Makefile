@@ -332,7 +332,7 @@ bench-rtsync: all
 	/usr/bin/python3 tools/bench/rtsync.py --build $(OUTPUT) --out $(RTSYNC_OUT) $(RTSYNC_ARGS)
 
 # SO_N xnf routers behind a BGP/ECMP edge with BFD (BIRD in namespaces,
-# selftests/lib/scaleout.bash): each drained, failed silently and with its
+# testbed/scaleout.bash): each drained, failed silently and with its
 # links down under IPv4 and IPv6 traffic, SCALEOUT_ROUNDS times; a markdown report of
 # the losses in SCALEOUT_OUT. Not part of `make check`. Needs root.
 SCALEOUT_OUT ?= $(OUTPUT)/scale-out.md

@@ -3,7 +3,7 @@
 #
 # demo.sh - xnf in under a minute (`make demo`, as root).
 #
-# Builds the test bed of the traffic tests (selftests/lib/testbed.bash):
+# Builds the test bed of the traffic tests (testbed/testbed.bash):
 #
 #   [src ns] s0 --veth-- d0 [dut ns: xnf] d1 --veth-- k0 [sink ns]
 #
@@ -19,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export XNF=${XNF:-$PWD/build/xnf}
 # shellcheck source-path=SCRIPTDIR/..
-source selftests/lib/testbed.bash
+source testbed/testbed.bash
 
 if [ -t 1 ]; then
 	B=$'\e[1m' D=$'\e[2m' R=$'\e[0m'

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
 # scale-out.sh - the longer scale-out scenario (`make scale-out`): SO_N xnf
-# routers behind a BGP/ECMP edge with BFD (selftests/lib/scaleout.bash).
+# routers behind a BGP/ECMP edge with BFD (testbed/scaleout.bash).
 # Every router in turn is drained and undrained, fails silently (only BFD
 # can tell) and comes back, and has its links go down and come back, each
 # under SO_RATE frames/s of SO_FLOWS flows, with IPv4 and with IPv6
@@ -29,8 +29,8 @@ done
 
 # The daemons' own bound (a guard against a hang): a few minutes per event.
 SO_DAEMON_TIMEOUT=${SO_DAEMON_TIMEOUT:-$((rounds * 2 * ${SO_N:-2} * 3 * 120 + 300))}
-# shellcheck source=selftests/lib/scaleout.bash
-. "$(dirname "$0")/../selftests/lib/scaleout.bash"
+# shellcheck source-path=SCRIPTDIR/.. source=testbed/scaleout.bash
+. "$(dirname "$0")/../testbed/scaleout.bash"
 
 missing=$(so_missing)
 [ -z "$missing" ] || { echo "Error: cannot build the scale-out test bed: $missing" >&2; exit 1; }
@@ -77,7 +77,7 @@ done
 	fi
 	echo "behind an edge with BGP, ECMP (L4 hash) and"
 	echo "BFD ${SO_BFD_MS} ms x $SO_BFD_MULT; $SO_FLOWS UDP flows, $SO_RATE frames/s in all,"
-	echo "$((SO_FLOWS * SO_BG_PER_FLOW)) frames per event (selftests/lib/scaleout.bash, so_phase)."
+	echo "$((SO_FLOWS * SO_BG_PER_FLOW)) frames per event (testbed/scaleout.bash, so_phase)."
 	echo
 	echo "- drain: the router announces with the graceful shutdown community"
 	echo "  (65535:0), the edge gives it local preference 0; its flows move."

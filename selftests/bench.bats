@@ -12,7 +12,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=600}"
 
-load lib/testbed
+load ../testbed/testbed
 
 BUILD=$(cd "$(dirname "$XNF")" && pwd)
 

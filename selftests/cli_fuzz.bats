@@ -13,14 +13,14 @@
 #    xnf/error/1) on stdout and
 #    nothing on stderr.
 # All of them run against an instance attached to d0 and d1 of the test
-# bed (selftests/lib/testbed.bash), which must be unchanged at the end.
+# bed (testbed/testbed.bash), which must be unchanged at the end.
 # The cases are generated from fixed lists: no randomness, the same few
 # hundred invocations every run. FUZZ_VERBOSE=1 prints every one.
 
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=600}"
 
-load lib/testbed
+load ../testbed/testbed
 
 setup_file()
 {

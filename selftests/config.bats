@@ -4,7 +4,7 @@
 # config.bats - the configuration as a file: `xnf save`, `xnf apply`, the
 # all-or-nothing `xnf -b`, `xnf detach all`, and the lines they read.
 #
-# One test bed for the file (selftests/lib/testbed.bash), plus a veth pair
+# One test bed for the file (testbed/testbed.bash), plus a veth pair
 # f0/f1 in the DUT with a foreign XDP program on f0 (an attach that fails
 # after every check passed). Each test starts from nothing attached and no
 # instance, and leaves it so.
@@ -12,7 +12,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=180}"
 
-load lib/testbed
+load ../testbed/testbed
 
 GEN=${GEN:-$(dirname "$XNF")/xnf-gen}
 SINK=${SINK:-$(dirname "$XNF")/xnf-sink}

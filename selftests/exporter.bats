@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
 # exporter.bats - the counters for Prometheus: `xnf stats -f prometheus`
-# and `xnf exporter`, on the test bed (selftests/lib/testbed.bash):
+# and `xnf exporter`, on the test bed (testbed/testbed.bash):
 # - both outputs pass Debian's own checker (promtool check metrics) and
 #   carry the values `xnf -j stats` shows, on a test bed gone idle after
 #   traffic (selftests/lib/prom_vs_json.py compares them);
@@ -20,7 +20,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=180}"
 
-load lib/testbed
+load ../testbed/testbed
 
 PORT=10076 # the default of xnf exporter
 URL=http://127.0.0.1:$PORT

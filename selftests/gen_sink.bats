@@ -24,7 +24,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=180}"
 
-load lib/testbed
+load ../testbed/testbed
 
 BUILD=$(dirname "$XNF")
 GEN=$BUILD/xnf-gen

@@ -16,7 +16,7 @@ bats_require_minimum_version 1.5.0
 # `make deb` compiles everything once more: minutes on a busy machine.
 : "${BATS_TEST_TIMEOUT:=900}"
 
-load lib/testbed
+load ../testbed/testbed
 
 OUT=$(dirname "$XNF")
 
@@ -271,7 +271,7 @@ complete_line()
 		"$(realpath "$root/usr/share/xnf/python")" ]
 
 	# An upgrade hands the dataplane over: the old xnf saves what runs, the
-	# new one applies it (README.md, "Install"); a save that fails stops
+	# new one applies it (docs/install.md, "Upgrades"); a save that fails stops
 	# the upgrade before the old xnf is replaced.
 	[ -d /etc/systemd ] && [ -d /var/lib/systemd ]
 	dpkg-deb -e "$deb" "$T/ctl"

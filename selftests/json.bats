@@ -7,7 +7,7 @@
 # Debian's python3-jsonschema). The schemas forbid members they do not
 # list, so a field added without documenting it fails here.
 #
-# setup_file builds one test bed (selftests/lib/testbed.bash) holding
+# setup_file builds one test bed (testbed/testbed.bash) holding
 # every kind of state: two attachments (one placed, one with an AF_XDP
 # worker behind xsk), routes of every type and both families, a multipath
 # route, firewall rules of every field and hits on them, an FDB entry, a
@@ -26,7 +26,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=600}"
 
-load lib/testbed
+load ../testbed/testbed
 
 DOCS=$TB_TOP/docs/json
 FIX=$TB_TOP/selftests/fixtures

@@ -24,7 +24,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=240}"
 
-load lib/testbed
+load ../testbed/testbed
 
 CHAIN=l3fwd,l2fwd
 TRIALS=${XNF_KILL_TRIALS:-50}

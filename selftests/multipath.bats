@@ -14,7 +14,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=120}"
 
-load lib/testbed
+load ../testbed/testbed
 
 GEN=${GEN:-$(dirname "$XNF")/xnf-gen}
 

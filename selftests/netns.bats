@@ -12,7 +12,7 @@
 # Under the first, xnf pins on the host's bpffs (through /proc/1/root) or
 # refuses; under the second it reads devices, queues and threaded NAPI of
 # NS, never of the /sys it sees. Same test bed as traffic.bats
-# (selftests/lib/testbed.bash), but the pins go to the host's bpffs, as
+# (testbed/testbed.bash), but the pins go to the host's bpffs, as
 # an operator's would: a root of this test's own below /sys/fs/bpf
 # (NS_ROOT), which teardown detaches, destroys and removes, even after a
 # failure.
@@ -28,7 +28,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=180}"
 
-load lib/testbed
+load ../testbed/testbed
 
 setup_file()
 {

@@ -6,7 +6,7 @@
 # The multi-node logic is checked on the fixture trees of
 # selftests/fixtures (XNF_SYSFS_ROOT), which need neither root nor a
 # network. What can be applied here is applied on veths created inside the
-# test bed's DUT namespace (selftests/lib/testbed.bash): threaded NAPI,
+# test bed's DUT namespace (testbed/testbed.bash): threaded NAPI,
 # napi thread affinities and veth channel counts. A veth has no IRQs, so
 # nothing is ever written to /proc/irq; no device of the root namespace is
 # touched. Assertions use `xnf -j`, ethtool, sysfs and /proc/PID/status.
@@ -14,7 +14,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=120}"
 
-load lib/testbed
+load ../testbed/testbed
 
 FIX=$TB_TOP/selftests/fixtures
 

@@ -3,7 +3,7 @@
 #
 # refusals.bats - what xnf must refuse, and that a refusal changes nothing.
 #
-# One test bed for the whole file (selftests/lib/testbed.bash): xnf attached
+# One test bed for the whole file (testbed/testbed.bash): xnf attached
 # to d0 and d1 with routes, a firewall rule and an FDB entry, plus a veth
 # pair f0/f1 in the DUT that xnf does not own, with a foreign XDP program
 # (build/bpf/xmit.bpf.o) on f0. Each test runs refused commands and checks
@@ -18,7 +18,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=120}"
 
-load lib/testbed
+load ../testbed/testbed
 
 MAC_FDB=02:78:6e:00:01:01
 

@@ -11,7 +11,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=300}"
 
-load lib/testbed
+load ../testbed/testbed
 
 GW2=198.51.100.2
 GW3=198.51.100.3

@@ -4,7 +4,7 @@
 # scaleout.bats - SO_N (default 2) xnf routers behind an edge router that
 # learns the service prefix from each of them by BGP (BIRD) and spreads
 # flows over them by ECMP, with BFD watching every session
-# (selftests/lib/scaleout.bash draws the test bed). Each router's xnf runs
+# (testbed/scaleout.bash draws the test bed). Each router's xnf runs
 # its l3fwd by its own LPM, which `xnf route sync` fills from the routes
 # BIRD puts in the router's kernel (SO_MODE=sync); one test runs l3fwd in
 # fib mode instead, asking the kernel's FIB per packet.
@@ -18,7 +18,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=300}"
 
-load lib/scaleout
+load ../testbed/scaleout
 
 FLOWS=$SO_FLOWS
 # Up to 1 kpps the generator sleeps between frames (tools/gen.c).

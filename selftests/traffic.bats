@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 #
 # traffic.bats - xnf forwarding real traffic: a source, the DUT running xnf
-# and a sink, each in its own network namespace (selftests/lib/testbed.bash).
+# and a sink, each in its own network namespace (testbed/testbed.bash).
 # Every test builds its own test bed and tears it down, even when it fails.
 #
 # What proves that xnf, not the DUT's kernel, forwarded: the chain's
@@ -14,7 +14,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=120}"
 
-load lib/testbed
+load ../testbed/testbed
 
 setup_file()
 {

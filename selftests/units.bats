@@ -11,13 +11,13 @@
 #   without one or for the commented example;
 # - the commands the units run, run as systemd would: with the unit's
 #   capability bounding set and no new privileges (setpriv), in the test
-#   bed's DUT (selftests/lib/testbed.bash): xnf.service's start, reload
+#   bed's DUT (testbed/testbed.bash): xnf.service's start, reload
 #   and stop, and a worker ended by the unit's KillSignal.
 
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=300}"
 
-load lib/testbed
+load ../testbed/testbed
 
 UNITS=$TB_TOP/dist/systemd
 

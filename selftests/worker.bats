@@ -4,7 +4,7 @@
 # worker.bats - the AF_XDP handoff: d0's XDP chain ends in xsk, an `xnf
 # worker` in the DUT runs userspace NFs on what it receives and transmits
 # on d1 through a socket sharing its UMEM. Replies come back through d1's
-# XDP l3fwd chain. Same test bed as traffic.bats (selftests/lib/testbed.bash).
+# XDP l3fwd chain. Same test bed as traffic.bats (testbed/testbed.bash).
 #
 # What proves the worker forwarded: its rx/tx counters (xnf -j stats) grow
 # by what was sent, the DUT kernel's forwarding counters do not move, and
@@ -15,7 +15,7 @@
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=180}"
 
-load lib/testbed
+load ../testbed/testbed
 
 GEN=${GEN:-$(dirname "$XNF")/xnf-gen}
 SINK=${SINK:-$(dirname "$XNF")/xnf-sink}

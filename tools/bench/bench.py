@@ -34,13 +34,12 @@ import subprocess
 import sys
 import time
 
+TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import testbed as tbm  # noqa: E402
+sys.path.insert(0, os.path.join(TOP, "testbed"))
 from testbed import CmdError, Testbed, run  # noqa: E402
 from waketrace import WakeTrace  # noqa: E402
 import steadiness  # noqa: E402
-
-TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 SIZES = ["64", "128", "256", "512", "1024", "1500", "dc"]
 RATES = ["100", "1k", "10k", "100k", "1M", "max"]
@@ -348,15 +347,16 @@ class Bench:
 
     # ---- dataplane setup -----------------------------------------------------
     def routes_xnf(self, tb):
-        lines = [f"route add 198.51.100.0/24 via {tbm.SINK4}",
-                 f"route add 192.0.2.0/24 via {tbm.SRC4}"]
-        lines += [f"route add {p} via {tbm.SINK4}" for p in EXTRA_ROUTES]
-        lines += [f"route add {tbm.D04}/32 local", f"route add {tbm.D14}/32 local"]
+        a = tb.addr
+        lines = [f"route add 198.51.100.0/24 via {a['sink4']}",
+                 f"route add 192.0.2.0/24 via {a['src4']}"]
+        lines += [f"route add {p} via {a['sink4']}" for p in EXTRA_ROUTES]
+        lines += [f"route add {a['d04']}/32 local", f"route add {a['d14']}/32 local"]
         tb.xnf_batch(lines)
 
     def routes_linux(self, tb):
         for p in EXTRA_ROUTES:
-            run(["ip", "route", "add", p, "via", tbm.SINK4], ns=tb.dut)
+            run(["ip", "route", "add", p, "via", tb.addr["sink4"]], ns=tb.dut)
 
     def rules(self, n):
         if n not in self.rules_cache:
@@ -409,9 +409,7 @@ class Bench:
             extra = (["fused"] if dp.form == "fused" else []) + (["fib"] if dp.route == "fib" else [])
             chain = ",".join(dp.nfs)
             tb.xnf_cmd("attach", tb.i, "chain", chain, *extra, "cores", cpu)
-            tb.xnf_devs.append(tb.i)
             tb.xnf_cmd("attach", tb.e, "chain", chain, *extra)
-            tb.xnf_devs.append(tb.e)
             if dp.route == "fib":
                 # fib mode reads the kernel's tables, and `xnf route add`
                 # refuses routes it would never read
@@ -421,7 +419,7 @@ class Bench:
             if dp.has_fw:
                 self.load_fw_xnf(tb, nrules)
             if "l2fwd" in dp.nfs:
-                tb.xnf_cmd("fdb", "add", tbm.MAC_K, "dev", tb.e)
+                tb.xnf_cmd("fdb", "add", tb.mac["k0"], "dev", tb.e)
             place["napi"] = tb.napi_threads(tb.i)
             if dp.fifo:
                 place["fifo"] = self.set_fifo(tb, dp, place["napi"])
@@ -434,7 +432,6 @@ class Bench:
             place["how"] = "GRO on (veth NAPI without XDP), threaded NAPI pinned by the harness"
         elif dp.kind == "worker":
             tb.xnf_cmd("attach", tb.i, "chain", "xsk", "cores", napi_cpu)
-            tb.xnf_devs.append(tb.i)
             if dp.worker_nf == "l3fwd":
                 self.routes_xnf(tb)
             # Without `cores` the worker takes the CPU `attach ... cores` recorded.
@@ -600,9 +597,9 @@ class Bench:
         # not in runs between other tasks' slices).
         fifo = ["chrt", "-f", GEN_FIFO_PRIO] if "gen" in dp.fifo else []
         cmd = fifo + ["taskset", "-c", self.a.gen_cpu, self.gen, tb.s, "duration", duration,
-               "size", size, "flows", self.a.flows, "ipv4", "udp", "src", tbm.SRC4,
-               "dst", tbm.SINK4, "smac", tbm.MAC_S, "dmac", tbm.MAC_I, "sport", UDP_SPORT,
-               "dport", UDP_DPORT, "cpu", self.a.gen_cpu, "-j"]
+               "size", size, "flows", self.a.flows, "ipv4", "udp", "src", tb.addr["src4"],
+               "dst", tb.addr["sink4"], "smac", tb.mac["s0"], "dmac", tb.mac["d0"],
+               "sport", UDP_SPORT, "dport", UDP_DPORT, "cpu", self.a.gen_cpu, "-j"]
         if rate is not None:
             cmd[cmd.index("-j"):cmd.index("-j")] = ["rate", int(rate)]
         try:
@@ -791,7 +788,8 @@ class Bench:
     # ---- experiments -------------------------------------------------------------
     def run_session(self, sess):
         dp, tasks = sess["dp"], sess["tasks"]
-        tb = Testbed(self.build, verbose=self.a.verbose)
+        tb = Testbed(self.build, "bench", name="xnfb", tmp_name="xnf-bench",
+                     verbose=self.a.verbose)
         self.tb = tb
         done = []
         try:

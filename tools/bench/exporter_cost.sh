@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # exporter_cost.sh [SCRAPES]: what one scrape of `xnf exporter` costs with
 # 10 attached interfaces and 100 firewall rules, on the test bed of the
-# traffic tests (selftests/lib/testbed.bash) with 8 more veths in the DUT.
+# traffic tests (testbed/testbed.bash) with 8 more veths in the DUT.
 # Prints the exporter's CPU time per scrape (from /proc/PID/stat over
 # SCRAPES scrapes), the time it measures itself reading and formatting
 # (xnf_exporter_scrape_duration_seconds: median and 90th percentile), the
@@ -13,8 +13,8 @@ set -euo pipefail
 N=${1:-200}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 XNF=${XNF:-$TOP/build/xnf}
-# shellcheck source=../../selftests/lib/testbed.bash
-source "$TOP/selftests/lib/testbed.bash"
+# shellcheck source-path=SCRIPTDIR/../.. source=testbed/testbed.bash
+source "$TOP/testbed/testbed.bash"
 trap tb_teardown EXIT
 PORT=10076
 

@@ -40,6 +40,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "testbed"))
 import rtgen  # noqa: E402
 import rtnl  # noqa: E402
 from testbed import CmdError, Testbed, run  # noqa: E402
@@ -207,31 +209,11 @@ class RtSyncBench:
 
     # ---- the test bed ---------------------------------------------------
     def setup(self):
-        tb = self.tb = Testbed(self.a.build)
-        tb.xnf = self.xnf
-        tb.setup_base("xnf-rtsync")
-        self.ports = [f"p{i}" for i in range(self.a.ports)]
-        ipn = lambda *a: run(["ip", "-n", tb.dut, *a])
-        for i, dev in enumerate(self.ports):
-            # The peers are in the "src" namespace; nothing is sent to them.
-            ipn("link", "add", dev, "type", "veth", "peer", "name", f"q{i}", "netns", tb.src)
-            ipn("addr", "add", f"198.18.{i}.1/24", "dev", dev)
-            ipn("addr", "add", f"2001:db8:{i:x}::1/64", "dev", dev, "nodad")
-            ipn("link", "set", dev, "up")
-            run(["ip", "-n", tb.src, "link", "set", f"q{i}", "up"])
-            # A veth can take XDP_REDIRECTed frames only when its peer
-            # runs NAPI (XDP or GRO on): else xnf's route sync leaves the
-            # routes through it to the kernel.
-            run(["ethtool", "-K", f"q{i}", "gro", "on"], ns=tb.src)
-            mac = f"02:78:6e:00:01:{i:02x}"
-            ipn("neigh", "replace", f"198.18.{i}.2", "lladdr", mac, "dev", dev, "nud", "permanent")
-            ipn("neigh", "replace", f"2001:db8:{i:x}::2", "lladdr", mac, "dev", dev,
-                "nud", "permanent")
-        run(["sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv6.conf.all.forwarding=1"],
-            ns=tb.dut)
-        # The default IPv6 route cache limit would make the kernel refuse
-        # most of 200,000 routes (net.ipv6.route.max_size is 4096 < 6.3).
-        run(["sysctl", "-q", "-w", "net.ipv6.route.max_size=2147483647"], ns=tb.dut, check=False)
+        # Its ports and their next hops: testbed/bench.bash, tb_rtsync_setup.
+        tb = self.tb = Testbed(self.a.build, "rtsync", [self.a.ports], name="xnfb",
+                               tmp_name="xnf-rtsync", xnf=self.xnf)
+        tb.setup()
+        self.ports = [p["dev"] for p in tb.ports]
         setns(tb.dut)
         self.oif = {dev: socket.if_nametoindex(dev) for dev in self.ports}
 

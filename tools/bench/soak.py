@@ -21,11 +21,11 @@ restarted every KILL. It reports:
     make soak                                  # 30 minutes
     make soak SOAK_DURATION=3m SOAK_SWAP=60s   # tools/bench/soak.py --help
 
-Needs root. Everything runs in three network namespaces of its own
-(soakbed.py), bounded in time, and is removed on exit, Ctrl-C included.
-Results: DIR/report.json and DIR/summary.txt (also printed). Exit status
-1 when a target is missed, 2 when the soak could not run, 130 when it was
-interrupted.
+Needs root. Everything runs in three network namespaces of its own (the
+soak's test bed, testbed/bench.bash), bounded in time, and is removed on
+exit, Ctrl-C included. Results: DIR/report.json and DIR/summary.txt
+(also printed). Exit status 1 when a target is missed, 2 when the soak
+could not run, 130 when it was interrupted.
 """
 
 import argparse
@@ -38,11 +38,14 @@ import subprocess
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from soakbed import PATHS, SoakBed, addr, mac  # noqa: E402
-from testbed import CmdError, run  # noqa: E402
-
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "testbed"))
+from testbed import CmdError, Testbed, run  # noqa: E402
+
+# The flow sets, one path of the soak's test bed each (testbed/bench.bash):
+# stable flows through the XDP chain, churn flows through it, stable flows
+# through the AF_XDP worker.
+PATHS = "scw"
 
 WARM = 5.0          # s of traffic before the start snapshot and the churn
 TAIL = 12.0         # s before the end: churn stops, configuration restored
@@ -92,24 +95,30 @@ def rule_churn(inject_loss=False):
     ]
 
 
-def route_base(dev):
-    return [f"route add 198.51.100.0/25 dev {dev['s']['e']} lladdr {mac('s', 'k')}",
-            f"route add 198.51.100.128/25 dev {dev['w']['e']} lladdr {mac('w', 'k')}",
-            f"route add 203.0.113.0/24 dev {dev['c']['e']} lladdr {mac('c', 'k')}",
-            f"route add {addr(PATHS['s']['out'])}/32 local",
-            f"route add {addr(PATHS['c']['out'])}/32 local",
-            f"route add {addr(PATHS['w']['out'])}/32 local",
-            f"fdb add {mac('s', 'k')} dev {dev['s']['e']}",
-            f"fdb add {mac('c', 'k')} dev {dev['c']['e']}",
-            f"fdb add {mac('w', 'k')} dev {dev['w']['e']}"]
+def addr(cidr):
+    return cidr.split("/")[0]
 
 
-def route_churn(dev):
+def route_base(tb):
+    dev, mac, paths = tb.dev, tb.mac, tb.paths
+    return [f"route add 198.51.100.0/25 dev {dev['s']['e']} lladdr {mac['s']['k']}",
+            f"route add 198.51.100.128/25 dev {dev['w']['e']} lladdr {mac['w']['k']}",
+            f"route add 203.0.113.0/24 dev {dev['c']['e']} lladdr {mac['c']['k']}",
+            f"route add {addr(paths['s']['out'])}/32 local",
+            f"route add {addr(paths['c']['out'])}/32 local",
+            f"route add {addr(paths['w']['out'])}/32 local",
+            f"fdb add {mac['s']['k']} dev {dev['s']['e']}",
+            f"fdb add {mac['c']['k']} dev {dev['c']['e']}",
+            f"fdb add {mac['w']['k']} dev {dev['w']['e']}"]
+
+
+def route_churn(tb):
     """One route change a second, a cycle that ends where it began: the
     churn flows' /24 between a next hop and blackhole; routes the stable
     flows use rewritten with the same next hop, a more specific one with
     the same next hop added and removed; routes no flow uses."""
-    s, c, w = (f"dev {dev[p]['e']} lladdr {mac(p, 'k')}" for p in "scw")
+    dev, mac = tb.dev, tb.mac
+    s, c, w = (f"dev {dev[p]['e']} lladdr {mac[p]['k']}" for p in "scw")
     return [
         "route replace 203.0.113.0/24 blackhole",
         f"route add 198.51.100.0/28 {s}",
@@ -119,7 +128,7 @@ def route_churn(dev):
         f"route replace 198.51.100.128/25 {w}",
         "route del 198.51.100.0/28",
         "route add 2001:db8:ff00::/40 blackhole",
-        f"fdb replace {mac('s', 'k')} dev {dev['s']['e']}",
+        f"fdb replace {mac['s']['k']} dev {dev['s']['e']}",
         "route del 203.0.113.128/25",
         "route del 2001:db8:ff00::/40",
     ]
@@ -337,15 +346,14 @@ class Soak:
 
     # ---- setup ----------------------------------------------------------------
     def setup(self):
-        tb = self.tb = SoakBed(os.path.abspath(self.a.build), verbose=self.a.verbose)
+        tb = self.tb = Testbed(os.path.abspath(self.a.build), "soak", name="xnfs",
+                               tmp_name="xnf-soak", verbose=self.a.verbose)
         tb.setup()
         d = tb.dev
         for p in "sc":
             self.xnf("attach", d[p]["i"], "chain", FORMS_XDP[0][0], what="setup")
-            tb.xnf_devs.append(d[p]["i"])
         self.xnf("attach", d["w"]["i"], "chain", FORMS_XSK[0][0], what="setup")
-        tb.xnf_devs.append(d["w"]["i"])
-        lines = route_base(d) + ["fw default allow"] + RULES_FIXED
+        lines = route_base(tb) + ["fw default allow"] + RULES_FIXED
         path = os.path.join(tb.tmp, "setup.batch")
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
@@ -444,10 +452,11 @@ class Soak:
             if time.monotonic() > t_end:
                 raise CmdError("the sinks did not attach within 10 s")
             time.sleep(0.02)
-        for p, a in PATHS.items():
+        for p in PATHS:
+            a, m = tb.paths[p], tb.mac[p]
             cmd = [os.path.join(tb.build, "xnf-gen"), d[p]["g"], "duration", round(dur, 3), "rate", self.a.rate,
                    "size", 64, "flows", self.a.flows, "ipv4", "udp", "src", a["src"],
-                   "dst", addr(a["dst"]), "smac", mac(p, "g"), "dmac", mac(p, "i"),
+                   "dst", addr(a["dst"]), "smac", m["g"], "dmac", m["i"],
                    "sport", UDP_SPORT, "dport", UDP_DPORT, "cpu", self.a.gen_cpu, "-j"]
             self.gens[p] = self.bg(cmd, tb.src, f"gen-{p}")
         self.seg_end = time.monotonic() + dur
@@ -523,7 +532,7 @@ class Soak:
             if pfx in have:
                 self.xnf("route", "del", pfx, what="restore")
         self.xnf("route", "replace", "203.0.113.0/24", "dev", d["c"]["e"], "lladdr",
-                 mac("c", "k"), what="restore")
+                 self.tb.mac["c"]["k"], what="restore")
         rules = json.loads(self.xnf("-j", "fw", "show", record=False))["rules"]
         for r in rules:
             if int(r.get("prio", 0)) not in UNCHANGED_PRIOS:
@@ -714,7 +723,7 @@ class Soak:
         self.snap["start"] = self.bpf_snapshot()
         self.say(f"start: {self.snap['start']['progs']} programs, {self.snap['start']['maps']} "
                  f"maps, {self.snap['start']['links']} links, {self.snap['start']['pins']} pins")
-        rules, routes = rule_churn(a.inject_loss), route_churn(self.tb.dev)
+        rules, routes = rule_churn(a.inject_loss), route_churn(self.tb)
         self.rss_from = time.monotonic() + RSS_SETTLE
         nrule = nroute = nswap = 0
         churn_end = D - TAIL

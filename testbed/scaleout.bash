@@ -44,7 +44,7 @@
 # and tb_teardown, which kills the background processes, deletes the
 # namespaces and removes the temporary directory).
 
-# shellcheck source=selftests/lib/testbed.bash
+# shellcheck source-path=SCRIPTDIR source=testbed.bash
 . "$(dirname "${BASH_SOURCE[0]}")/testbed.bash"
 
 GEN=${GEN:-$(dirname "$XNF")/xnf-gen}

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 # shellcheck shell=bash
 #
-# testbed.bash - the source / DUT / sink test bed of the traffic tests and
-# of `make demo`, in one place:
+# testbed.bash - the source / DUT / sink test bed of the traffic tests, of
+# `make demo` and of the benchmarks, in one place:
 #
 #   [src ns] s0 --veth-- d0 [dut ns] d1 --veth-- k0 [sink ns]
 #
@@ -13,9 +13,10 @@
 #   sink  k0 198.51.100.1/24  2001:db8:2::1/64   default via the DUT
 #
 # Isolation: every test bed has its own three network namespaces, named
-# xnf-<pid>-<random>-{src,dut,sink}; the veth pairs are created directly in
-# them, so the root namespace's devices and routes are never touched and
-# no frame leaves the three namespaces. Addresses come only from the
+# $TB_NAME-<owner>-<tag>-{src,dut,sink} (xnf-<pid>-<random>-... unless the
+# caller names them, below); the veth pairs are created directly in them,
+# so the root namespace's devices and routes are never touched and no
+# frame leaves the three namespaces. Addresses come only from the
 # documentation ranges. IPv6 addresses are nodad and every neighbour is
 # static (nud permanent), so nothing waits for ARP, ND or DAD.
 #
@@ -39,9 +40,12 @@
 # counters), never inferred from a wait that ran out
 # (docs/testing.md#exact-counts-on-a-busy-machine).
 #
-# Callers: selftests/*.bats (setup/teardown) and scripts/demo.sh (trap).
+# Callers: selftests/*.bats (setup/teardown), scripts/demo.sh and
+# tools/bench/exporter_cost.sh (trap), testbed/scaleout.bash (the
+# scale-out bed), testbed/bench.bash (the benchmarks' beds) and, through
+# testbed/tb and testbed/testbed.py, the Python harness in tools/bench/.
 
-TB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+TB_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 XNF=${XNF:-$TB_TOP/build/xnf}
 TB_BPF_DIR=${TB_BPF_DIR:-$(dirname "$XNF")/bpf}
 # Seconds any single command may take before it counts as hung.
@@ -61,6 +65,20 @@ TB_MAC_S0=02:78:6e:00:00:01
 TB_MAC_D0=02:78:6e:00:00:02
 TB_MAC_D1=02:78:6e:00:00:03
 TB_MAC_K0=02:78:6e:00:00:04
+
+# Device names. A harness that runs several test beds at once names them
+# apart (testbed/bench.bash): a napi kernel thread is named after its
+# device (napi/<dev>-<id>), whatever its namespace.
+TB_S0=${TB_S0:-s0} TB_D0=${TB_D0:-d0} TB_D1=${TB_D1:-d1} TB_K0=${TB_K0:-k0}
+
+# Names: namespaces $TB_NAME-<id>-{src,dut,sink} and the temporary
+# directory /tmp/$TB_TMP_NAME-<id>-XXXXXX, where <id> is
+# $TB_OWNER-<5 random hex digits> (TB_TAG), TB_OWNER the pid the test bed
+# belongs to (default: this shell's). No dots: libbpf turns them into '_'
+# in a pin path it builds (bpftool's pinmaps).
+TB_NAME=${TB_NAME:-xnf}
+TB_TMP_NAME=${TB_TMP_NAME:-xnf-test}
+TB_OWNER=${TB_OWNER:-$$}
 
 # Exported by tb_setup, so that the tests of a bats file whose setup_file
 # built the test bed see it (bats sources this file again for every test).
@@ -232,63 +250,77 @@ tb_ns_new()
 		net.ipv6.conf.all.router_solicitations=0 >/dev/null
 }
 
-# tb_setup: builds the test bed and exports TB_SRC, TB_DUT, TB_SINK (the
-# namespaces), TB_TMP (a private temporary directory) and XNF_PIN_ROOT.
-# Attaches nothing: see tb_attach_both / tb_routes.
-tb_setup()
+# tb_base: what every test bed has, without devices: its names, exported
+# (TB_SRC, TB_DUT, TB_SINK, the namespaces; TB_TAG), its temporary
+# directory (TB_TMP) with a private bpffs (XNF_PIN_ROOT points into it),
+# and the three namespaces.
+tb_base()
 {
 	local id i
 	for i in 1 2 3 4 5; do
-		id="$$-$RANDOM"
-		[ -e "/run/netns/xnf-$id-src" ] || [ -e "/run/netns/xnf-$id-dut" ] ||
-			[ -e "/run/netns/xnf-$id-sink" ] || break
+		TB_TAG=$(printf '%05x' $((RANDOM << 5 | RANDOM % 32)))
+		id="$TB_OWNER-$TB_TAG"
+		[ -e "/run/netns/$TB_NAME-$id-src" ] ||
+			[ -e "/run/netns/$TB_NAME-$id-dut" ] ||
+			[ -e "/run/netns/$TB_NAME-$id-sink" ] || break
 	done
-	TB_SRC="xnf-$id-src" TB_DUT="xnf-$id-dut" TB_SINK="xnf-$id-sink"
-	export TB_SRC TB_DUT TB_SINK
+	TB_SRC="$TB_NAME-$id-src" TB_DUT="$TB_NAME-$id-dut" TB_SINK="$TB_NAME-$id-sink"
+	export TB_SRC TB_DUT TB_SINK TB_TAG
 
-	TB_TMP=$(mktemp -d "/tmp/xnf-test.$id.XXXXXX") || return 1
+	TB_TMP=$(mktemp -d "/tmp/$TB_TMP_NAME-$id-XXXXXX") || return 1
 	export TB_TMP
 	TB_BPFFS="$TB_TMP/bpffs"
 	mkdir -m 0700 "$TB_BPFFS" || return 1
 	mount -t bpf -o mode=0700 bpf "$TB_BPFFS" || { TB_BPFFS=; return 1; }
 	export XNF_PIN_ROOT="$TB_BPFFS/xnf"
 
-	tb_ns_new "$TB_SRC" && tb_ns_new "$TB_DUT" && tb_ns_new "$TB_SINK" ||
-		return 1
+	tb_ns_new "$TB_SRC" && tb_ns_new "$TB_DUT" && tb_ns_new "$TB_SINK"
+}
 
+# tb_setup: builds the test bed (tb_base, then tb_veths). Attaches
+# nothing: see tb_attach_both / tb_routes.
+tb_setup()
+{
+	tb_base && tb_veths
+}
+
+# tb_veths: the two veth pairs drawn above, named TB_S0, TB_D0, TB_D1,
+# TB_K0, addressed, with routes and static neighbours; the DUT forwards.
+tb_veths()
+{
 	# The pairs are born in their namespaces: nothing in the root one.
-	ip -n "$TB_SRC" link add s0 address $TB_MAC_S0 type veth \
-		peer name d0 address $TB_MAC_D0 netns "$TB_DUT" || return 1
-	ip -n "$TB_SINK" link add k0 address $TB_MAC_K0 type veth \
-		peer name d1 address $TB_MAC_D1 netns "$TB_DUT" || return 1
+	ip -n "$TB_SRC" link add "$TB_S0" address $TB_MAC_S0 type veth \
+		peer name "$TB_D0" address $TB_MAC_D0 netns "$TB_DUT" || return 1
+	ip -n "$TB_SINK" link add "$TB_K0" address $TB_MAC_K0 type veth \
+		peer name "$TB_D1" address $TB_MAC_D1 netns "$TB_DUT" || return 1
 
-	ip -n "$TB_SRC" addr add $TB_SRC4/24 dev s0 &&
-	ip -n "$TB_SRC" addr add $TB_SRC6/64 dev s0 nodad &&
-	ip -n "$TB_DUT" addr add $TB_D04/24 dev d0 &&
-	ip -n "$TB_DUT" addr add $TB_D06/64 dev d0 nodad &&
-	ip -n "$TB_DUT" addr add $TB_D14/24 dev d1 &&
-	ip -n "$TB_DUT" addr add $TB_D16/64 dev d1 nodad &&
-	ip -n "$TB_SINK" addr add $TB_SINK4/24 dev k0 &&
-	ip -n "$TB_SINK" addr add $TB_SINK6/64 dev k0 nodad || return 1
+	ip -n "$TB_SRC" addr add $TB_SRC4/24 dev "$TB_S0" &&
+	ip -n "$TB_SRC" addr add $TB_SRC6/64 dev "$TB_S0" nodad &&
+	ip -n "$TB_DUT" addr add $TB_D04/24 dev "$TB_D0" &&
+	ip -n "$TB_DUT" addr add $TB_D06/64 dev "$TB_D0" nodad &&
+	ip -n "$TB_DUT" addr add $TB_D14/24 dev "$TB_D1" &&
+	ip -n "$TB_DUT" addr add $TB_D16/64 dev "$TB_D1" nodad &&
+	ip -n "$TB_SINK" addr add $TB_SINK4/24 dev "$TB_K0" &&
+	ip -n "$TB_SINK" addr add $TB_SINK6/64 dev "$TB_K0" nodad || return 1
 
-	ip -n "$TB_SRC" link set s0 up &&
-	ip -n "$TB_DUT" link set d0 up &&
-	ip -n "$TB_DUT" link set d1 up &&
-	ip -n "$TB_SINK" link set k0 up || return 1
+	ip -n "$TB_SRC" link set "$TB_S0" up &&
+	ip -n "$TB_DUT" link set "$TB_D0" up &&
+	ip -n "$TB_DUT" link set "$TB_D1" up &&
+	ip -n "$TB_SINK" link set "$TB_K0" up || return 1
 
 	ip -n "$TB_SRC" route add default via $TB_D04 &&
 	ip -n "$TB_SRC" -6 route add default via $TB_D06 &&
 	ip -n "$TB_SINK" route add default via $TB_D14 &&
 	ip -n "$TB_SINK" -6 route add default via $TB_D16 || return 1
 
-	ip -n "$TB_SRC" neigh replace $TB_D04 lladdr $TB_MAC_D0 dev s0 nud permanent &&
-	ip -n "$TB_SRC" neigh replace $TB_D06 lladdr $TB_MAC_D0 dev s0 nud permanent &&
-	ip -n "$TB_DUT" neigh replace $TB_SRC4 lladdr $TB_MAC_S0 dev d0 nud permanent &&
-	ip -n "$TB_DUT" neigh replace $TB_SRC6 lladdr $TB_MAC_S0 dev d0 nud permanent &&
-	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent &&
-	ip -n "$TB_DUT" neigh replace $TB_SINK6 lladdr $TB_MAC_K0 dev d1 nud permanent &&
-	ip -n "$TB_SINK" neigh replace $TB_D14 lladdr $TB_MAC_D1 dev k0 nud permanent &&
-	ip -n "$TB_SINK" neigh replace $TB_D16 lladdr $TB_MAC_D1 dev k0 nud permanent ||
+	ip -n "$TB_SRC" neigh replace $TB_D04 lladdr $TB_MAC_D0 dev "$TB_S0" nud permanent &&
+	ip -n "$TB_SRC" neigh replace $TB_D06 lladdr $TB_MAC_D0 dev "$TB_S0" nud permanent &&
+	ip -n "$TB_DUT" neigh replace $TB_SRC4 lladdr $TB_MAC_S0 dev "$TB_D0" nud permanent &&
+	ip -n "$TB_DUT" neigh replace $TB_SRC6 lladdr $TB_MAC_S0 dev "$TB_D0" nud permanent &&
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev "$TB_D1" nud permanent &&
+	ip -n "$TB_DUT" neigh replace $TB_SINK6 lladdr $TB_MAC_K0 dev "$TB_D1" nud permanent &&
+	ip -n "$TB_SINK" neigh replace $TB_D14 lladdr $TB_MAC_D1 dev "$TB_K0" nud permanent &&
+	ip -n "$TB_SINK" neigh replace $TB_D16 lladdr $TB_MAC_D1 dev "$TB_K0" nud permanent ||
 		return 1
 
 	tb_dut sysctl -q -w net.ipv4.ip_forward=1 \
@@ -300,9 +332,26 @@ tb_setup()
 	# to be filled in (CHECKSUM_PARTIAL, tx offload): the kernel path
 	# completes it on the way out, an XDP redirect cannot know it must.
 	# Real NICs deliver complete checksums, so the hosts compute theirs.
-	tb_src ethtool -K s0 gro on tx off >/dev/null &&
-	tb_sink ethtool -K k0 gro on tx off >/dev/null || return 1
+	tb_src ethtool -K "$TB_S0" gro on tx off >/dev/null &&
+	tb_sink ethtool -K "$TB_K0" gro on tx off >/dev/null || return 1
 	tb_log "test bed: $TB_SRC | $TB_DUT | $TB_SINK, pins $XNF_PIN_ROOT"
+}
+
+# tb_adopt: makes this process the one that tears down the test bed
+# another built, named by TB_SRC, TB_DUT, TB_SINK and TB_TMP (testbed/tb
+# down). Its background processes are the builder's to end.
+tb_adopt()
+{
+	local ns
+	TB_NS=()
+	for ns in "$TB_SRC" "$TB_DUT" "$TB_SINK"; do
+		[ -n "$ns" ] && [ -e "/run/netns/$ns" ] && TB_NS+=("$ns")
+	done
+	TB_BPFFS=
+	if [ -n "$TB_TMP" ] && mountpoint -q "$TB_TMP/bpffs"; then
+		TB_BPFFS="$TB_TMP/bpffs"
+		export XNF_PIN_ROOT="$TB_BPFFS/xnf"
+	fi
 }
 
 # tb_teardown: kills the background processes, detaches xnf, removes the
@@ -348,12 +397,40 @@ tb_teardown()
 	TB_TMP=
 }
 
+# tb_json_base BED: the names every test bed has, as one JSON object (for
+# testbed/tb up).
+tb_json_base()
+{
+	jq -n --arg bed "$1" --arg src "$TB_SRC" --arg dut "$TB_DUT" \
+		--arg sink "$TB_SINK" --arg tmp "$TB_TMP" --arg bpffs "$TB_BPFFS" \
+		--arg pin_root "$XNF_PIN_ROOT" --arg tag "$TB_TAG" \
+		'{bed: $bed, src: $src, dut: $dut, sink: $sink, tmp: $tmp,
+		  bpffs: $bpffs, pin_root: $pin_root, tag: $tag}'
+}
+
+# tb_json BED: the test bed of tb_setup as one JSON object: tb_json_base,
+# its devices, addresses and MACs by the names of the drawing above.
+tb_json()
+{
+	tb_json_base "$1" | jq \
+		--arg s0 "$TB_S0" --arg d0 "$TB_D0" --arg d1 "$TB_D1" --arg k0 "$TB_K0" \
+		--arg src4 $TB_SRC4 --arg src6 $TB_SRC6 --arg d04 $TB_D04 \
+		--arg d06 $TB_D06 --arg d14 $TB_D14 --arg d16 $TB_D16 \
+		--arg sink4 $TB_SINK4 --arg sink6 $TB_SINK6 \
+		--arg mac_s0 $TB_MAC_S0 --arg mac_d0 $TB_MAC_D0 \
+		--arg mac_d1 $TB_MAC_D1 --arg mac_k0 $TB_MAC_K0 \
+		'. + {dev: {s0: $s0, d0: $d0, d1: $d1, k0: $k0},
+		      addr: {src4: $src4, src6: $src6, d04: $d04, d06: $d06,
+			     d14: $d14, d16: $d16, sink4: $sink4, sink6: $sink6},
+		      mac: {s0: $mac_s0, d0: $mac_d0, d1: $mac_d1, k0: $mac_k0}}'
+}
+
 # ---- xnf in the DUT --------------------------------------------------------
 
-# tb_attach_both CHAIN [ARGS...]: xnf on d0 and d1 with CHAIN.
+# tb_attach_both CHAIN [ARGS...]: xnf on d0 and d1 (TB_D0, TB_D1) with CHAIN.
 tb_attach_both()
 {
-	tb_xnf attach d0 chain "$@" && tb_xnf attach d1 chain "$@"
+	tb_xnf attach "$TB_D0" chain "$@" && tb_xnf attach "$TB_D1" chain "$@"
 }
 
 # tb_routes: xnf routes to both sides, v4 and v6, via the static neighbours,
