@@ -122,7 +122,26 @@ $(OUTPUT)/vmlinux.h: /sys/kernel/btf/vmlinux | $(OUTPUT)
 	$(Q)$(BPFTOOL) btf dump file $< format c > $@.tmp
 	$(Q)cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf $(OUTPUT)/vmlinux.h
+# The NFs of the registry (XNF_NFS in include/uapi/xnf_nfs.h), by name, as
+# the C preprocessor reads the list. The includes that a shared file would
+# otherwise list NF by NF are generated from them: each NF's bpf/NAME.bpf.h
+# for the fused chain (bpf/fused.bpf.c), each NF's skeleton for the loader
+# (lib/dataplane.c). A line of the registry without its files is a
+# compile error there.
+NF_NAMES = $(shell echo 'XNF_NFS(NF_)' | $(CC) -E -P -x c \
+	-include include/uapi/xnf_nfs.h '-DNF_(id,name,flags)=name' -)
+
+$(OUTPUT)/nf_progs.h: include/uapi/xnf_nfs.h | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(if $(NF_NAMES),,$(error cannot read the NFs of include/uapi/xnf_nfs.h))
+	$(Q)printf '#include "%s.bpf.h"\n' $(NF_NAMES) >$@
+
+$(OUTPUT)/bpf/nf_skels.h: include/uapi/xnf_nfs.h | $(OUTPUT)/bpf
+	$(call msg,GEN,$@)
+	$(if $(NF_NAMES),,$(error cannot read the NFs of include/uapi/xnf_nfs.h))
+	$(Q)printf '#include "%s.skel.h"\n' $(NF_NAMES) >$@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf $(OUTPUT)/vmlinux.h $(OUTPUT)/nf_progs.h
 	$(call msg,CLANG-BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -c $< -o $@
 
@@ -133,7 +152,7 @@ $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 # Every C object may include any skeleton; -MMD records which it really
 # does. The room is the first directory of the source's path.
 room = $(firstword $(subst /, ,$(1)))
-$(OUTPUT)/%.o: %.c | $(SKELS)
+$(OUTPUT)/%.o: %.c | $(SKELS) $(OUTPUT)/bpf/nf_skels.h
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $(INC_$(call room,$<)) $(FLAGS_$(call room,$<)) -c $< -o $@

@@ -18,7 +18,11 @@
 #include <bpf/libbpf.h>
 
 #include "xnf_dp.h"
+#include "xnf_l3fwd.h"
+#include "xnf_l2fwd.h"
 #include "xnf_fw.h"
+#include "xnf_changes.h"
+#include "xnf_fc.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
 _Static_assert(sizeof(struct xnf_config) == 56, "xnf_config layout");
@@ -26,8 +30,8 @@ _Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
 _Static_assert(sizeof(struct xnf_pkt) == 48, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
-		       __XNF_NF_MAX * 64 + 4 * 8 * __XNF_R_MAX +
-			       8 * XNF_CHAIN_MAX + 2 * 8 * __XNF_NF_MAX,
+		       XNF_NF_SLOTS * 64 + 4 * 8 * XNF_REASON_SLOTS +
+			       8 * XNF_CHAIN_MAX + 2 * 8 * XNF_NF_SLOTS,
 	       "xnf_stats layout");
 _Static_assert(sizeof(struct xnf_dev_key) == 8, "xnf_dev_key layout");
 _Static_assert(sizeof(struct xnf_fc_key) == 48, "xnf_fc_key layout");
@@ -99,8 +103,15 @@ void xnf_log(enum xnf_log_level level, const char *fmt, ...)
 void xnf_libbpf_logging(void);
 
 /* ---- names (names.c) ---- */
-const char *xnf_nf_name(__u32 nf);	   /* "firewall", ... or NULL */
-int xnf_nf_from_name(const char *name);	   /* enum xnf_nf_id or -EINVAL */
+const char *xnf_nf_name(__u32 nf);	/* "firewall", ... or NULL */
+int xnf_nf_from_name(const char *name); /* enum xnf_nf_id or -EINVAL */
+/* The registry's XNF_NFF_* of NF @nf (0 for XNF_NF_ENTRY and past the
+ * last). */
+__u32 xnf_nf_flags(__u32 nf);
+/* The names of the NFs a chain can hold, in the registry's order, joined
+ * by @sep ("firewall | l3fwd | l2fwd | xsk"): 0, or -ENAMETOOLONG when
+ * they do not fit @len (cut). */
+int xnf_nf_list(char *buf, size_t len, const char *sep);
 const char *xnf_reason_name(__u32 reason); /* "no_route", ... */
 const char *xnf_verdict_name(__u32 verdict);
 
