@@ -640,12 +640,14 @@ static void tail_miss_table(const struct dev_sample *d)
 		print_nl();
 }
 
-/* The flow cache's hits and misses per NF that caches (bpf/fcache.bpf.h):
- * every such NF in JSON, summed and per CPU; in text, one line for the
- * NFs of the chain, and with percpu a line per CPU that counted any. */
-static const enum xnf_nf_id fc_nfs[] = { XNF_NF_FIREWALL, XNF_NF_L3FWD,
-					 XNF_NF_L2FWD };
-#define N_FC_NFS (sizeof(fc_nfs) / sizeof(fc_nfs[0]))
+/* The flow cache's hits and misses per NF that caches (XNF_NFF_FCACHE,
+ * bpf/fcache.bpf.h): every such NF in JSON, summed and per CPU; in text,
+ * one line for the NFs of the chain, and with percpu a line per CPU that
+ * counted any. */
+static bool fc_nf(__u32 nf)
+{
+	return xnf_nf_flags(nf) & XNF_NFF_FCACHE;
+}
 
 static void fc_pair(const char *name, __u64 hit, __u64 miss)
 {
@@ -660,21 +662,20 @@ static void fc_table(const struct stats_opts *o, const struct dev_sample *d)
 {
 	bool in_chain[__XNF_NF_MAX] = {}, any;
 	const char *sep;
-	size_t i;
-	__u32 n;
+	__u32 n, nf;
 	int cpu;
 
 	for (n = 0; n < d->info.chain_len && n < XNF_CHAIN_MAX; n++)
 		if (d->info.nf[n] < __XNF_NF_MAX)
 			in_chain[d->info.nf[n]] = true;
-	for (i = 0, any = false; i < N_FC_NFS; i++)
-		any |= in_chain[fc_nfs[i]];
+	for (nf = 0, any = false; nf < __XNF_NF_MAX; nf++)
+		any |= fc_nf(nf) && in_chain[nf];
 	open_json_object("flow_cache");
 	if (any)
 		print_text("  flow cache:");
-	for (i = 0, sep = ""; i < N_FC_NFS; i++) {
-		enum xnf_nf_id nf = fc_nfs[i];
-
+	for (nf = 0, sep = ""; nf < __XNF_NF_MAX; nf++) {
+		if (!fc_nf(nf))
+			continue;
 		if (!in_chain[nf]) {
 			open_json_object(xnf_nf_name(nf));
 			print_uint(PRINT_JSON, "hit", NULL, d->sum.fc_hit[nf]);
@@ -693,16 +694,16 @@ static void fc_table(const struct stats_opts *o, const struct dev_sample *d)
 		const struct xnf_stats *c = &d->cpu[cpu];
 		bool shown = false;
 
-		for (i = 0; i < N_FC_NFS; i++)
-			shown |= o->percpu && in_chain[fc_nfs[i]] &&
-				 (c->fc_hit[fc_nfs[i]] || c->fc_miss[fc_nfs[i]]);
+		for (nf = 0; nf < __XNF_NF_MAX; nf++)
+			shown |= o->percpu && fc_nf(nf) && in_chain[nf] &&
+				 (c->fc_hit[nf] || c->fc_miss[nf]);
 		open_json_object(NULL);
 		print_int(PRINT_JSON, "cpu", NULL, cpu);
 		if (shown)
 			print_text("    cpu %d:", cpu);
-		for (i = 0, sep = ""; i < N_FC_NFS; i++) {
-			enum xnf_nf_id nf = fc_nfs[i];
-
+		for (nf = 0, sep = ""; nf < __XNF_NF_MAX; nf++) {
+			if (!fc_nf(nf))
+				continue;
 			if (!shown || !in_chain[nf]) {
 				open_json_object(xnf_nf_name(nf));
 				print_uint(PRINT_JSON, "hit", NULL,

@@ -169,6 +169,9 @@ struct xnf_dp *cli_dp_read(void)
 
 static void usage(FILE *f)
 {
+	char nfs[256];
+
+	xnf_nf_list(nfs, sizeof(nfs), " | ");
 	fprintf(f,
 		"Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       xnf -b FILE\n"
@@ -206,13 +209,13 @@ static void usage(FILE *f)
 		"  xnf neigh follow             next hops follow the kernel's neighbours\n"
 		"  xnf monitor [last N] [once]  the changes made, as they happen\n"
 		"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
-		"NF := { firewall | l3fwd | l2fwd | xsk }\n"
+		"NF := { %s }\n"
 		"-b FILE runs FILE's lines in order, all or nothing: every line is checked\n"
 		"before any runs, and a line that fails undoes the ones before it.\n"
 		"The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
 		"$XNF_SYSFS_ROOT (default /). A command that changes something waits at\n"
 		"most -w SECONDS (default %d) for another one to finish.\n",
-		XNF_DEFAULT_PIN_ROOT, XNF_WAIT_DEFAULT);
+		nfs, XNF_DEFAULT_PIN_ROOT, XNF_WAIT_DEFAULT);
 }
 
 /* xnf help, xnf -h: asked for, so on stdout. */

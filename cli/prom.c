@@ -53,7 +53,8 @@ struct prom_metric {
 	/* An array: the label of its index, its length and its names. */
 	const char *key;
 	unsigned int n;
-	const char *(*key_name)(unsigned int i); /* NULL: the index */
+	/* NULL: the index; an index it names NULL has no line */
+	const char *(*key_name)(unsigned int i);
 	double scale; /* 0: the integer as it is; else value * scale */
 };
 
@@ -62,16 +63,12 @@ static const char *reason_name(unsigned int i)
 	return xnf_reason_name(i);
 }
 
-/* The NFs that cache (firewall, l3fwd, l2fwd: consecutive ids) label the
- * flow cache's counters, from fc_hit[XNF_NF_FIREWALL] on. */
-static const char *fc_nf_name(unsigned int i)
+/* The NFs that cache (XNF_NFF_FCACHE) label the flow cache's counters,
+ * fc_hit[nf] and fc_miss[nf]; the others have none. */
+static const char *fc_nf_name(unsigned int nf)
 {
-	return xnf_nf_name(XNF_NF_FIREWALL + i);
+	return xnf_nf_flags(nf) & XNF_NFF_FCACHE ? xnf_nf_name(nf) : NULL;
 }
-
-_Static_assert(XNF_NF_L3FWD == XNF_NF_FIREWALL + 1 &&
-		       XNF_NF_L2FWD == XNF_NF_FIREWALL + 2,
-	       "the caching NFs are consecutive");
 
 #define NF(f)	  offsetof(struct xnf_nf_counters, f)
 #define DEV(f)	  offsetof(struct xnf_stats, f)
@@ -140,11 +137,11 @@ static const struct prom_metric metrics[] = {
 	  DEV(tail_miss), "slot", XNF_CHAIN_MAX },
 	{ "xnf_flow_cache_hits_total", "counter",
 	  "Packets whose table lookup an NF found in the flow cache, by NF",
-	  SRC_DEV, DEV(fc_hit[XNF_NF_FIREWALL]), "nf", 3, fc_nf_name },
+	  SRC_DEV, DEV(fc_hit), "nf", __XNF_NF_MAX, fc_nf_name },
 	{ "xnf_flow_cache_misses_total", "counter",
 	  "Packets an NF looked up in its tables and stored in the flow "
 	  "cache, by NF",
-	  SRC_DEV, DEV(fc_miss[XNF_NF_FIREWALL]), "nf", 3, fc_nf_name },
+	  SRC_DEV, DEV(fc_miss), "nf", __XNF_NF_MAX, fc_nf_name },
 	{ "xnf_napi_batch_size_packets", "histogram",
 	  "Packets handled per NAPI poll of the interface (the largest bucket "
 	  "below +Inf is 63: a poll of 64 or more, NAPI's default budget, is "
@@ -285,6 +282,8 @@ static void values(FILE *f, const struct prom_metric *m, const void *base,
 	}
 	for (i = 0; i < m->n; i++) {
 		k = *l;
+		if (m->key_name && !m->key_name(i))
+			continue;
 		if (m->key_name)
 			label_add(&k, m->key, m->key_name(i));
 		else
