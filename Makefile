@@ -68,20 +68,23 @@ LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp 2>/dev/null) -lelf -lz -lm 
 #   cli/, tools/, selftests/unit/  front ends of the two libraries
 # Skeletons ($(OUTPUT)/bpf) are for the code that loads programs.
 INC_lib := -Iinclude/uapi -Iinclude -Ilib -I$(OUTPUT)/bpf
-INC_userspace := -Iinclude/uapi -Iinclude -Iuserspace -I$(OUTPUT)/bpf
+# The AF_XDP runtime is part of libxnf: it reads the instance's tables
+# through lib/dp_priv.h.
+INC_userspace := -Iinclude/uapi -Iinclude -Iuserspace -Ilib -I$(OUTPUT)/bpf
 INC_common := -Iinclude/uapi -Icommon
 INC_cli := -Iinclude/uapi -Iinclude -Icommon -Icli -I$(OUTPUT)/cli
 # Where `xnf model` finds the model's Python package (tools/xnf_model/).
 XNF_PYTHONDIR ?= $(abspath tools)
 FLAGS_cli := -DXNF_PYTHONDIR='"$(XNF_PYTHONDIR)"'
 INC_tools := -Iinclude/uapi -Iinclude -Icommon -Itools -I$(OUTPUT)/bpf
-# The unit tests are white-box tests of the AF_XDP runtime too (its frame
-# accounting and NF internals): they see userspace/'s private headers.
+# The unit tests are white-box tests of libxnf (the instance's tables,
+# lib/dp_priv.h) and of the AF_XDP runtime (its frame accounting and NF
+# internals): they see lib/'s and userspace/'s private headers.
 # test.h passes a union holding a long double by value; GCC's note that
 # its ABI changed in GCC 4.4 says nothing about this code.
 FLAGS_selftests := -Wno-psabi
 INC_selftests := -Iinclude/uapi -Iinclude -Icommon -Iselftests/unit \
-	-Iuserspace -I$(OUTPUT)/bpf
+	-Iuserspace -Ilib -I$(OUTPUT)/bpf
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 
 #include "cli.h"
-#include "stats.h"
+#include "prom.h"
 
 struct cli cli;
 
@@ -147,7 +147,7 @@ static struct xnf_dp *dp_open(unsigned int flags)
 
 static struct xnf_dp *dp_writer(bool create)
 {
-	if (cli.dp && !cli.dp->reader)
+	if (cli.dp && !xnf_dp_reader(cli.dp))
 		return cli.dp;
 	xnf_dp_close(cli.dp);
 	return dp_open(create ? XNF_OPEN_CREATE : 0);
@@ -378,7 +378,7 @@ static void change_log(const char *cmd, int ret)
 
 	if (cli.started && !ret && !*msg)
 		msg = "stopped";
-	if (cli.dp && !cli.dp->reader)
+	if (cli.dp && !xnf_dp_reader(cli.dp))
 		xnf_dp_lock(cli.dp, LOCK_EX);
 	if (xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cmd, ret, msg))
 		print_warn("the change is not in the instance's change log "
@@ -552,7 +552,7 @@ int cli_dp_if_any(struct xnf_dp **dp)
 	int ret;
 
 	*dp = NULL;
-	if (cli.dp && !cli.dp->reader) {
+	if (cli.dp && !xnf_dp_reader(cli.dp)) {
 		*dp = cli.dp;
 		return 0;
 	}
@@ -617,7 +617,7 @@ static int do_batch(const char *file)
 	if (ret)
 		goto out;
 	ret = cli_lines(&t, cli_run) ?: cli_fw_flush();
-	if (!ret || !cli.dp || cli.dp->reader)
+	if (!ret || !cli.dp || xnf_dp_reader(cli.dp))
 		goto out;
 	cli_fw_discard();
 	undone = !xnf_conf_apply(cli.dp, before, NULL, err, sizeof(err));

@@ -240,6 +240,16 @@ out_free:
 	return err;
 }
 
+const char *xnf_dp_root(const struct xnf_dp *dp)
+{
+	return dp->root;
+}
+
+bool xnf_dp_reader(const struct xnf_dp *dp)
+{
+	return dp->reader;
+}
+
 void xnf_dp_close(struct xnf_dp *dp)
 {
 	int i;
@@ -495,11 +505,6 @@ int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex)
 	return err;
 }
 
-int xnf_ncpus(void)
-{
-	return libbpf_num_possible_cpus();
-}
-
 __u32 xnf_netns_inode(void)
 {
 	struct stat st;
@@ -566,30 +571,6 @@ int xnf_batch_unwatch(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
 		err = -errno;
 	if (bpf_map_delete_elem(dp->fd[XNF_T_BATCH], &key) && errno != ENOENT)
 		err = -errno;
-	return err;
-}
-
-int xnf_xmit_read(struct xnf_dp *dp, __u32 netns, __u32 ifindex,
-		  struct xnf_xmit_counters *sum)
-{
-	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
-	int ncpus = xnf_ncpus(), cpu, err = 0;
-	struct xnf_xmit_counters *v;
-
-	memset(sum, 0, sizeof(*sum));
-	if (ncpus < 0)
-		return ncpus;
-	v = calloc(ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_XMIT], &key, v))
-		err = -errno;
-	for (cpu = 0; !err && cpu < ncpus; cpu++) {
-		sum->xmit_sent += v[cpu].xmit_sent;
-		sum->xmit_drops += v[cpu].xmit_drops;
-		sum->redirect_err += v[cpu].redirect_err;
-	}
-	free(v);
 	return err;
 }
 
@@ -962,52 +943,4 @@ void xnf_chain_free(struct xnf_chain *c)
 		xnf_obj_destroy(&c->nf[i]);
 	xnf_obj_destroy(&c->entry);
 	free(c);
-}
-
-int xnf_stats_read(int stats_fd, struct xnf_stats *sum, struct xnf_stats *percpu)
-{
-	int ncpus = xnf_ncpus(), cpu, err = 0;
-	struct xnf_stats *vals = percpu;
-	__u32 zero = 0;
-	size_t i;
-
-	if (ncpus < 0)
-		return ncpus;
-	if (!vals && !(vals = calloc(ncpus, sizeof(*vals))))
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(stats_fd, &zero, vals)) {
-		err = -errno;
-		goto out;
-	}
-	if (sum) {
-		memset(sum, 0, sizeof(*sum));
-		for (cpu = 0; cpu < ncpus; cpu++) {
-			const __u64 *src = (const __u64 *)&vals[cpu];
-			__u64 *dst = (__u64 *)sum;
-
-			for (i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
-				dst[i] += src[i];
-		}
-	}
-out:
-	if (vals != percpu)
-		free(vals);
-	return err;
-}
-
-int xnf_stats_reset(int stats_fd)
-{
-	int ncpus = xnf_ncpus(), err = 0;
-	struct xnf_stats *zero;
-	__u32 key = 0;
-
-	if (ncpus < 0)
-		return ncpus;
-	zero = calloc(ncpus, sizeof(*zero));
-	if (!zero)
-		return -ENOMEM;
-	if (bpf_map_update_elem(stats_fd, &key, zero, BPF_ANY))
-		err = -errno;
-	free(zero);
-	return err;
 }

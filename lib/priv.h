@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct xnf_dp;
+#include "dp_priv.h"
 
 /* Writes the message of a failure into @err (when given) and returns
  * @ret: the transactions' way to say what failed and what to do. */

@@ -63,6 +63,7 @@
 #include <bpf/libbpf.h>
 
 #include "xnf.h"
+#include "stats.h"
 #include "pkt.h"
 #include "sandbox.h"
 #include "unf.h"
@@ -479,17 +480,17 @@ static int bm_rules_install(struct bm_inst *in)
  * with slot -1, of all the instance's rules. */
 static int bm_hits(struct bm *b, struct bm_inst *in, int slot, __u64 *packets)
 {
-	struct xnf_fw_hit vals[b->ncpus];
 	__u32 i, from = slot < 0 ? 0 : slot,
 		 to = slot < 0 ? in->rules.n : from + 1;
-	int cpu;
+	struct xnf_fw_hit hit;
+	int err;
 
 	*packets = 0;
 	for (i = from; i < to; i++) {
-		if (bpf_map_lookup_elem(in->dp->fd[XNF_T_FW_HITS], &i, vals))
-			return -errno;
-		for (cpu = 0; cpu < b->ncpus; cpu++)
-			*packets += vals[cpu].packets;
+		err = xnf_fw_hit_read(in->dp, i, &hit);
+		if (err)
+			return err;
+		*packets += hit.packets;
 	}
 	return 0;
 }
