@@ -68,20 +68,23 @@ LDLIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp 2>/dev/null) -lelf -lz -lm 
 #   cli/, tools/, selftests/unit/  front ends of the two libraries
 # Skeletons ($(OUTPUT)/bpf) are for the code that loads programs.
 INC_lib := -Iinclude/uapi -Iinclude -Ilib -I$(OUTPUT)/bpf
-INC_userspace := -Iinclude/uapi -Iinclude -Iuserspace -I$(OUTPUT)/bpf
+# The AF_XDP runtime is part of libxnf: it reads the instance's tables
+# through lib/dp_priv.h.
+INC_userspace := -Iinclude/uapi -Iinclude -Iuserspace -Ilib -I$(OUTPUT)/bpf
 INC_common := -Iinclude/uapi -Icommon
 INC_cli := -Iinclude/uapi -Iinclude -Icommon -Icli -I$(OUTPUT)/cli
 # Where `xnf model` finds the model's Python package (tools/xnf_model/).
 XNF_PYTHONDIR ?= $(abspath tools)
 FLAGS_cli := -DXNF_PYTHONDIR='"$(XNF_PYTHONDIR)"'
 INC_tools := -Iinclude/uapi -Iinclude -Icommon -Itools -I$(OUTPUT)/bpf
-# The unit tests are white-box tests of the AF_XDP runtime too (its frame
-# accounting and NF internals): they see userspace/'s private headers.
+# The unit tests are white-box tests of libxnf (the instance's tables,
+# lib/dp_priv.h) and of the AF_XDP runtime (its frame accounting and NF
+# internals): they see lib/'s and userspace/'s private headers.
 # test.h passes a union holding a long double by value; GCC's note that
 # its ABI changed in GCC 4.4 says nothing about this code.
 FLAGS_selftests := -Wno-psabi
 INC_selftests := -Iinclude/uapi -Iinclude -Icommon -Iselftests/unit \
-	-Iuserspace -I$(OUTPUT)/bpf
+	-Iuserspace -Ilib -I$(OUTPUT)/bpf
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -122,7 +125,26 @@ $(OUTPUT)/vmlinux.h: /sys/kernel/btf/vmlinux | $(OUTPUT)
 	$(Q)$(BPFTOOL) btf dump file $< format c > $@.tmp
 	$(Q)cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf $(OUTPUT)/vmlinux.h
+# The NFs of the registry (XNF_NFS in include/uapi/xnf_nfs.h), by name, as
+# the C preprocessor reads the list. The includes that a shared file would
+# otherwise list NF by NF are generated from them: each NF's bpf/NAME.bpf.h
+# for the fused chain (bpf/fused.bpf.c), each NF's skeleton for the loader
+# (lib/dataplane.c). A line of the registry without its files is a
+# compile error there.
+NF_NAMES = $(shell echo 'XNF_NFS(NF_)' | $(CC) -E -P -x c \
+	-include include/uapi/xnf_nfs.h '-DNF_(id,name,flags)=name' -)
+
+$(OUTPUT)/nf_progs.h: include/uapi/xnf_nfs.h | $(OUTPUT)
+	$(call msg,GEN,$@)
+	$(if $(NF_NAMES),,$(error cannot read the NFs of include/uapi/xnf_nfs.h))
+	$(Q)printf '#include "%s.bpf.h"\n' $(NF_NAMES) >$@
+
+$(OUTPUT)/bpf/nf_skels.h: include/uapi/xnf_nfs.h | $(OUTPUT)/bpf
+	$(call msg,GEN,$@)
+	$(if $(NF_NAMES),,$(error cannot read the NFs of include/uapi/xnf_nfs.h))
+	$(Q)printf '#include "%s.skel.h"\n' $(NF_NAMES) >$@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c | $(OUTPUT)/bpf $(OUTPUT)/vmlinux.h $(OUTPUT)/nf_progs.h
 	$(call msg,CLANG-BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -c $< -o $@
 
@@ -133,7 +155,7 @@ $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 # Every C object may include any skeleton; -MMD records which it really
 # does. The room is the first directory of the source's path.
 room = $(firstword $(subst /, ,$(1)))
-$(OUTPUT)/%.o: %.c | $(SKELS)
+$(OUTPUT)/%.o: %.c | $(SKELS) $(OUTPUT)/bpf/nf_skels.h
 	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(XNF_CFLAGS) $(INC_$(call room,$<)) $(FLAGS_$(call room,$<)) -c $< -o $@

@@ -54,17 +54,26 @@ struct {
  *                   Because it is a constant the verifier patches the tail
  *                   call into a direct jump (1-4 ns instead of ~13 ns).
  *   xnf_chain_len  - slots in use; a tail call to slot >= len ends the chain.
- *   xnf_fail_closed - the chain contains the firewall: an empty slot before
- *                   the end drops instead of carrying out the verdict.
+ *   xnf_fail_closed - the chain holds an NF that makes it fail closed
+ *                   (XNF_NFF_FAIL_CLOSED: the firewall): an empty slot
+ *                   before the end drops instead of carrying out the
+ *                   verdict.
  *   xnf_fc_used    - an NF of the chain uses the flow cache.
+ *   xnf_l3_fib     - the attachment is in fib mode.
+ * The loader sets them alike in every program of a chain (the entry, each
+ * NF's, the fused one), whether the program reads them or not.
  */
 const volatile __u32 xnf_next_slot = 0;
 const volatile __u32 xnf_chain_len = 0;
 const volatile __u32 xnf_fail_closed = 0;
-/* An NF of the chain uses the flow cache (the firewall, l2fwd, l3fwd
- * outside fib mode): otherwise the entry program does not prepare its
- * entry (bpf/fcache.bpf.h). */
+/* An NF of the chain uses the flow cache (XNF_NFF_FCACHE: the firewall,
+ * l2fwd, l3fwd outside fib mode): otherwise the entry program does not
+ * prepare its entry (bpf/fcache.bpf.h). */
 const volatile __u32 xnf_fc_used = 0;
+/* 1: forward with bpf_fib_lookup instead of xnf_rt4/xnf_rt6: read by
+ * l3fwd, and by the xsk NF, which asks the FIB for the workers' l3fwd
+ * (bpf/fib.bpf.h). */
+const volatile __u32 xnf_l3_fib = 0;
 
 static __always_inline struct xnf_stats *xnf_stats_get(void)
 {

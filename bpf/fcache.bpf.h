@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * fcache.bpf.h - the flow cache in front of the NFs' table lookups (see
- * struct xnf_fc_entry in include/uapi/xnf_dp.h). The entry program and
+ * struct xnf_fc_entry in include/uapi/xnf_fc.h). The entry program and
  * the fused chain find the packet's entry once, after the parse
  * (xnf_fc_begin); each NF then reads and fills its own part of it
  * (xnf_fc_get, xnf_fc_fresh, xnf_fc_count).

@@ -11,10 +11,6 @@
 #include "tables.bpf.h"
 #include "xnf_fib.h"
 
-/* 1: forward with bpf_fib_lookup instead of xnf_rt4/xnf_rt6 (set at load
- * time for the attachment's l3fwd, and for its xsk NF: the workers'). */
-const volatile __u32 xnf_l3_fib = 0;
-
 /* A success towards a device that is not an xnf port is the kernel's to
  * forward. */
 static __always_inline long xnf_fib_port(long rc, struct bpf_fib_lookup *fib)

@@ -10,7 +10,11 @@
 #define XNF_TABLES_BPF_H
 
 #include "xnf_dp.h"
+#include "xnf_l3fwd.h"
+#include "xnf_l2fwd.h"
 #include "xnf_fw.h"
+#include "xnf_changes.h"
+#include "xnf_fc.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -99,7 +103,7 @@ struct {
 	__type(value, struct xnf_change);
 } XNF_MAP_CHANGES SEC(".maps");
 
-/* Next hops and multipath groups: see include/uapi/xnf_dp.h. */
+/* Next hops and multipath groups: see include/uapi/xnf_l3fwd.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XNF_NH_SLOTS);
@@ -153,7 +157,7 @@ struct {
 	__type(value, struct xnf_xconnect);
 } XNF_MAP_XCONNECT SEC(".maps");
 
-/* The flow cache: see include/uapi/xnf_dp.h. */
+/* The flow cache: see include/uapi/xnf_fc.h. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, XNF_FC_ENTRIES);

@@ -12,9 +12,12 @@
 
 static int do_attach_help(void)
 {
+	char nfs[256];
+
+	xnf_nf_list(nfs, sizeof(nfs), " | ");
 	printf("Usage: xnf attach DEV chain NF[,NF...] [mode { native | generic }]\n"
 	       "                  [fused | tailcall] [fib | lpm] [queues N] [cores { LIST | auto }]\n"
-	       "NF := { firewall | l3fwd | l2fwd | xsk }\n"
+	       "NF := { %s }\n"
 	       "  mode native   in the driver (default); generic: in the stack, any device\n"
 	       "  fused         the whole chain in one program; tailcall: one program per\n"
 	       "                NF, tail-called (default)\n"
@@ -23,7 +26,8 @@ static int do_attach_help(void)
 	       "  queues N      set N channels (an error if the device refuses)\n"
 	       "  cores LIST    queue i's IRQ (or napi thread) on the i-th CPU of LIST\n"
 	       "  cores auto    the placement of 'xnf plan DEV': the NIC's NUMA node, one\n"
-	       "                core per queue; detach restores what it changed\n");
+	       "                core per queue; detach restores what it changed\n",
+	       nfs);
 	return 0;
 }
 

@@ -29,7 +29,7 @@
 #include <sys/socket.h>
 
 #include "cli.h"
-#include "stats.h"
+#include "prom.h"
 
 /* Prometheus's "Default port allocations" list (its wiki) gave exporters
  * 9100-9999 and that range is full, so new exporters take ports above
@@ -130,7 +130,7 @@ static char *scrape(size_t *len, bool *up)
 {
 	struct xnf_dp *dp = NULL;
 	char err[512], *text = NULL;
-	struct sample s = {};
+	struct xnf_sample s = {};
 	double t0 = mono_ms();
 	bool was_up = *up;
 	FILE *f;
@@ -150,7 +150,7 @@ static char *scrape(size_t *len, bool *up)
 	if (*up)
 		stats_sample_read(dp, NULL, &s);
 	prom_write(f, *up ? &s : NULL);
-	stats_sample_free(&s);
+	xnf_sample_free(&s);
 	xnf_dp_close(dp);
 	fprintf(f,
 		"# HELP xnf_exporter_scrape_duration_seconds Time this scrape "

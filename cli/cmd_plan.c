@@ -18,11 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <bpf/bpf.h>
 
 #include "cli.h"
 #include "placement.h"
-#include "worker.h"
+#include "stats.h"
 
 #define PLAN_MAX_DRIFT 64
 
@@ -184,22 +183,23 @@ struct applied {
  * affinity, read from /proc, against the recorded worker CPU. */
 static void workers_drift(const char *dev, struct applied *a)
 {
-	struct xnf_worker_stats w;
+	struct xnf_worker_entry *ws;
 	struct xnf_cpuset now, want;
 	char path[64], line[1100], l1[1024];
 	struct xnf_drift *d;
+	int i, n;
 	FILE *f;
 	__u32 q;
-	int fd;
 
-	fd = xnf_workers_open(cli.root, dev, false);
-	if (fd < 0)
-		return;
-	for (q = 0; q < XNF_WORKER_MAX && q < a->st->info.nqueues; q++) {
-		if (bpf_map_lookup_elem(fd, &q, &w) || !xnf_worker_alive(&w))
+	n = xnf_workers_read(cli.root, dev, a->st->info.nqueues, &ws);
+	for (i = 0; i < n; i++) {
+		const struct xnf_worker_stats *w = &ws[i].w;
+
+		if (!ws[i].alive)
 			continue;
-		snprintf(path, sizeof(path), "/proc/%u/task/%u/status", w.pid,
-			 w.tid);
+		q = ws[i].queue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/status", w->pid,
+			 w->tid);
 		f = fopen(path, "r");
 		if (!f)
 			continue;
@@ -225,10 +225,11 @@ static void workers_drift(const char *dev, struct applied *a)
 			 "queue %u: AF_XDP worker (pid %u) "
 			 "runs on CPUs %s, planned CPU %d; restart it without "
 			 "`cores` to follow the plan",
-			 q, w.pid, xnf_cpuset_format(&now, l1, sizeof(l1)),
+			 q, w->pid, xnf_cpuset_format(&now, l1, sizeof(l1)),
 			 d->want);
 	}
-	close(fd);
+	if (n > 0)
+		free(ws);
 }
 
 /* The placement attach recorded for @dev, its drift, and where the chain
@@ -237,7 +238,8 @@ static int applied_read(const char *root, const char *dev, struct applied *a)
 {
 	struct xnf_stats *percpu = NULL, sum;
 	char path[PATH_MAX];
-	int fd, cpu, err;
+	struct xnf_dp *dp;
+	int cpu, err;
 
 	/* A fixture describes another machine: its devices are not ours. */
 	if (*root && strcmp(root, "/"))
@@ -245,7 +247,8 @@ static int applied_read(const char *root, const char *dev, struct applied *a)
 	cli_dev_path(path, dev, XNF_MAP_STR(XNF_MAP_PLACE));
 	if (access(path, F_OK))
 		return 0;
-	if (!cli_dp_read())
+	dp = cli_dp_read();
+	if (!dp)
 		return -1;
 	a->st = calloc(1, sizeof(*a->st));
 	if (!a->st)
@@ -264,19 +267,16 @@ static int applied_read(const char *root, const char *dev, struct applied *a)
 		a->ndrift = PLAN_MAX_DRIFT;
 	workers_drift(dev, a);
 	a->ncpus = xnf_ncpus();
-	cli_dev_path(path, dev, XNF_MAP_STR(XNF_MAP_STATS));
-	fd = bpf_obj_get(path);
-	if (fd < 0 || a->ncpus < 1)
+	if (a->ncpus < 1)
 		return 0;
 	percpu = calloc(a->ncpus, sizeof(*percpu));
 	a->in = calloc(a->ncpus, sizeof(*a->in));
-	if (percpu && a->in && !xnf_stats_read(fd, &sum, percpu)) {
+	if (percpu && a->in && !xnf_dev_stats_read(dp, dev, &sum, percpu)) {
 		for (cpu = 0; cpu < a->ncpus; cpu++)
 			a->in[cpu] = percpu[cpu].nf[XNF_NF_ENTRY].in;
 		a->have_work = true;
 	}
 	free(percpu);
-	close(fd);
 	return 0;
 }
 

@@ -47,11 +47,9 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
-#include <bpf/bpf.h>
 
 #include "cli.h"
-#include "stats.h"
-#include "worker.h"
+#include "prom.h"
 
 #define NAME_W	     10	 /* first column of the text tables */
 #define NUM_W	     12	 /* one counter column */
@@ -72,8 +70,8 @@ struct stats_opts {
 
 /* Rates of one refresh: @prev is the sample SECONDS earlier. */
 struct rates {
-	bool on;		       /* watch mode */
-	const struct dev_sample *prev; /* NULL: interface is new */
+	bool on;			   /* watch mode */
+	const struct xnf_dev_sample *prev; /* NULL: interface is new */
 	double secs;
 };
 
@@ -125,295 +123,24 @@ static double per_sec(__u64 cur, __u64 prev, double secs)
 	return (cur >= prev ? cur - prev : cur) / secs;
 }
 
-/* ---- reading ---- */
+/* ---- reading (include/stats.h) ---- */
 
-static int dev_map_fd(const char *dev, const char *map)
+int stats_sample_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s)
 {
-	char path[PATH_MAX];
+	char err[1024];
+	int ret;
 
-	cli_dev_path(path, dev, map);
-	return bpf_obj_get(path);
-}
-
-static int dev_info_read(const char *dev, struct xnf_dev_info *info)
-{
-	__u32 zero = 0;
-	int fd, err;
-
-	fd = dev_map_fd(dev, XNF_MAP_STR(XNF_MAP_DEV));
-	if (fd < 0)
-		return -errno;
-	err = bpf_map_lookup_elem(fd, &zero, info) ? -errno : 0;
-	close(fd);
-	return err;
-}
-
-static void batch_read(struct xnf_dp *dp, struct dev_sample *d)
-{
-	struct xnf_dev_key key = {
-		.netns = d->info.netns,
-		.ifindex = d->info.ifindex,
-	};
-	int cpu, b;
-
-	memset(&d->batch, 0, sizeof(d->batch));
-	d->poll_timed = d->poll_ns = 0;
-	d->have_batch = !bpf_map_lookup_elem(dp->fd[XNF_T_BATCH], &key,
-					     d->batch_cpu);
-	if (!d->have_batch) {
-		memset(d->batch_cpu, 0, ncpus * sizeof(*d->batch_cpu));
-		return;
-	}
-	for (cpu = 0; cpu < ncpus; cpu++)
-		for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
-			d->batch.polls[b] += d->batch_cpu[cpu].polls[b];
-			d->batch.timed[b] += d->batch_cpu[cpu].timed[b];
-			d->batch.ns[b] += d->batch_cpu[cpu].ns[b];
-		}
-	for (b = 0; b < XNF_BATCH_BUCKETS; b++) {
-		d->poll_timed += d->batch.timed[b];
-		d->poll_ns += d->batch.ns[b];
-	}
-}
-
-/* The workers of @d that ever ran (no xnf_workers map: none). An entry
- * is read field by field, as the worker writes it (xnf_worker.h). */
-static int workers_read(struct dev_sample *d)
-{
-	struct xnf_worker_stats w;
-	struct stats_worker *sw;
-	__u32 q;
-	int fd;
-
-	fd = xnf_workers_open(cli.root, d->name, false);
-	if (fd < 0)
-		return 0;
-	for (q = 0; q < XNF_WORKER_MAX; q++) {
-		if (bpf_map_lookup_elem(fd, &q, &w) || w.state == XNF_W_NONE)
-			continue;
-		sw = realloc(d->workers, (d->nworkers + 1) * sizeof(*sw));
-		if (!sw) {
-			close(fd);
-			return -ENOMEM;
-		}
-		d->workers = sw;
-		sw = &d->workers[d->nworkers++];
-		sw->queue = q;
-		sw->w = w;
-		sw->alive = xnf_worker_alive(&w);
-	}
-	close(fd);
-	return 0;
-}
-
-/* -ENOENT when xnf is not attached to @dev: no link pin (what an attach
- * or detach killed midway left has none, and the next writer removes it;
- * a detach running meanwhile removes it first). */
-static int dev_read(struct xnf_dp *dp, const char *dev, struct dev_sample *d)
-{
-	char path[PATH_MAX];
-	int fd, err;
-
-	snprintf(d->name, sizeof(d->name), "%s", dev);
-	cli_dev_path(path, dev, "link");
-	if (access(path, F_OK))
-		return -ENOENT;
-	d->cpu = calloc(ncpus, sizeof(*d->cpu));
-	d->batch_cpu = calloc(ncpus, sizeof(*d->batch_cpu));
-	if (!d->cpu || !d->batch_cpu)
-		return -ENOMEM;
-	err = dev_info_read(dev, &d->info);
-	if (err)
-		return err;
-	fd = dev_map_fd(dev, XNF_MAP_STR(XNF_MAP_STATS));
-	if (fd < 0)
-		return -errno;
-	err = xnf_stats_read(fd, &d->sum, d->cpu);
-	close(fd);
-	if (err)
-		return err;
-	batch_read(dp, d);
-	d->have_xmit = !xnf_xmit_read(dp, d->info.netns, d->info.ifindex,
-				      &d->xmit);
-	return workers_read(d);
-}
-
-static void dev_free(struct dev_sample *d)
-{
-	free(d->cpu);
-	free(d->batch_cpu);
-	free(d->workers);
-	d->cpu = NULL;
-	d->batch_cpu = NULL;
-	d->workers = NULL;
-}
-
-static int dev_filter(const struct dirent *de)
-{
-	return de->d_name[0] != '.';
-}
-
-/* Reads the interfaces of @o into @s; 0, or -1 after an error message for
- * every interface that could not be read (the others are in @s). */
-static int devs_read(struct xnf_dp *dp, const char *dev, struct sample *s)
-{
-	struct dirent **list = NULL;
-	char path[PATH_MAX];
-	int n, i, err, ret = 0;
-
-	if (dev) {
-		n = 1;
-	} else {
-		cli_dev_path(path, NULL, NULL);
-		n = scandir(path, &list, dev_filter, alphasort);
-		if (n < 0 && errno != ENOENT)
-			return cli_err("cannot read %s: %s", path,
-				       strerror(errno));
-		n = n < 0 ? 0 : n;
-	}
-	s->devs = calloc(n ?: 1, sizeof(*s->devs));
-	if (!s->devs)
-		ret = cli_err("out of memory");
-	for (i = 0; i < n && s->devs; i++) {
-		const char *name = dev ?: list[i]->d_name;
-		struct dev_sample *d = &s->devs[s->ndevs];
-
-		err = dev_read(dp, name, d);
-		if (!err)
-			s->ndevs++;
-		else
-			dev_free(d);
-		if (err == -ENOENT && dev)
-			ret = cli_err("xnf is not attached to %s; 'xnf status' lists "
-				      "the interfaces it is attached to",
-				      name);
-		else if (err && err != -ENOENT)
-			ret = cli_err("cannot read the counters of %s: %s",
-				      name, strerror(-err));
-	}
-	for (i = 0; list && i < n; i++)
-		free(list[i]);
-	free(list);
-	return ret;
-}
-
-/* All XNF_FW_MAX_RULES slots of the rule set that runs (xnf_fw_read: a
- * few batch lookups, no writes), by slot. */
-static int fw_rules_read(struct xnf_dp *dp, struct xnf_fw_rule *rules)
-{
-	struct xnf_fw_set *set;
-	int err;
-
-	err = xnf_fw_read(dp, &set);
-	if (err)
-		return err;
-	memcpy(rules, xnf_fw_set_rules(set), XNF_FW_MAX_RULES * sizeof(*rules));
-	xnf_fw_set_free(set);
-	return 0;
-}
-
-static int fw_row_cmp(const void *a, const void *b)
-{
-	const struct fw_row *x = a, *y = b;
-
-	if (x->rule.prio != y->rule.prio)
-		return x->rule.prio < y->rule.prio ? -1 : 1;
-	return x->slot < y->slot ? -1 : x->slot > y->slot;
-}
-
-static int fw_hit_read(struct xnf_dp *dp, struct fw_row *row,
-		       struct xnf_fw_hit *cpu_hits)
-{
-	int cpu;
-
-	memset(&row->hit, 0, sizeof(row->hit));
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_HITS], &row->slot, cpu_hits))
-		return -errno;
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		row->hit.packets += cpu_hits[cpu].packets;
-		row->hit.bytes += cpu_hits[cpu].bytes;
-	}
-	return 0;
-}
-
-static __u32 fw_default_read(struct xnf_dp *dp)
-{
-	struct xnf_fw_hdr hdr = {};
-	__u32 zero = 0, gen = 0;
-
-	bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &gen);
-	bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &gen, &hdr);
-	return hdr.default_action;
-}
-
-static int fw_read(struct xnf_dp *dp, struct sample *s)
-{
-	struct xnf_fw_rule *rules = calloc(XNF_FW_MAX_RULES, sizeof(*rules));
-	struct xnf_fw_hit *cpu_hits = calloc(ncpus, sizeof(*cpu_hits));
-	__u32 slot;
-	int err = -ENOMEM;
-
-	s->fw_default = fw_default_read(dp);
-	if (!rules || !cpu_hits)
-		goto out;
-	err = fw_rules_read(dp, rules);
-	if (err)
-		goto out;
-	for (slot = 0; slot < XNF_FW_MAX_RULES; slot++)
-		s->nfw += !!rules[slot].in_use;
-	s->fw = calloc(s->nfw ?: 1, sizeof(*s->fw));
-	if (!s->fw) {
-		err = -ENOMEM;
-		goto out;
-	}
-	s->nfw = 0;
-	for (slot = 0; slot < XNF_FW_MAX_RULES && !err; slot++) {
-		if (!rules[slot].in_use)
-			continue;
-		s->fw[s->nfw].slot = slot;
-		s->fw[s->nfw].rule = rules[slot];
-		err = fw_hit_read(dp, &s->fw[s->nfw++], cpu_hits);
-	}
-	qsort(s->fw, s->nfw, sizeof(*s->fw), fw_row_cmp);
-out:
-	free(rules);
-	free(cpu_hits);
-	if (err)
-		cli_err("cannot read the firewall rules and hit counters (%s, %s): %s",
-			XNF_MAP_STR(XNF_MAP_FW_RULES),
-			XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
-	return err ? -1 : 0;
-}
-
-void stats_sample_free(struct sample *s)
-{
-	int i;
-
-	for (i = 0; i < s->ndevs; i++)
-		dev_free(&s->devs[i]);
-	free(s->devs);
-	free(s->fw);
-	memset(s, 0, sizeof(*s));
-}
-
-int stats_sample_read(struct xnf_dp *dp, const char *dev, struct sample *s)
-{
-	int err;
-
-	memset(s, 0, sizeof(*s));
-	ncpus = xnf_ncpus();
-	if (ncpus < 1)
-		return cli_err("cannot count the possible CPUs: %s",
-			       strerror(ncpus < 0 ? -ncpus : EINVAL));
-	s->ncpus = ncpus;
-	s->mono = mono_now();
-	clock_gettime(CLOCK_REALTIME, &s->wall);
-	err = devs_read(dp, dev, s);
-	return fw_read(dp, s) ?: err;
+	ret = xnf_sample_read(dp, dev, s, err, sizeof(err));
+	ncpus = s->ncpus;
+	if (ret == -ENOENT && dev)
+		return cli_err("%s; 'xnf status' lists the interfaces it is "
+			       "attached to",
+			       err);
+	return ret ? cli_err("%s", err) : 0;
 }
 
 static int sample_read(struct xnf_dp *dp, const struct stats_opts *o,
-		       struct sample *s)
+		       struct xnf_sample *s)
 {
 	return stats_sample_read(dp, o->dev, s);
 }
@@ -484,8 +211,8 @@ static bool nf_idle(const struct xnf_nf_counters *c)
 
 /* Per CPU: every CPU in JSON (index = CPU); in text, with percpu, the
  * busy ones. */
-static void nf_percpu(const struct stats_opts *o, const struct dev_sample *d,
-		      __u32 nf)
+static void nf_percpu(const struct stats_opts *o,
+		      const struct xnf_dev_sample *d, __u32 nf)
 {
 	char label[32];
 	int cpu;
@@ -509,7 +236,7 @@ static void nf_percpu(const struct stats_opts *o, const struct dev_sample *d,
 	close_json_array();
 }
 
-static void nf_block(const struct stats_opts *o, const struct dev_sample *d,
+static void nf_block(const struct stats_opts *o, const struct xnf_dev_sample *d,
 		     const struct rates *r, __u32 nf, const char *label)
 {
 	const struct xnf_nf_counters *c = &d->sum.nf[nf];
@@ -528,7 +255,7 @@ static void nf_block(const struct stats_opts *o, const struct dev_sample *d,
 }
 
 /* "per-CPU in  cpu0 950  cpu1 50": where the chain ran, in one text line. */
-static void cpu_in_line(const struct dev_sample *d)
+static void cpu_in_line(const struct xnf_dev_sample *d)
 {
 	int cpu, n = 0;
 
@@ -548,7 +275,7 @@ static void cpu_in_line(const struct dev_sample *d)
 	print_nl();
 }
 
-static void nf_table(const struct stats_opts *o, const struct dev_sample *d,
+static void nf_table(const struct stats_opts *o, const struct xnf_dev_sample *d,
 		     const struct rates *r)
 {
 	__u32 i, len = d->info.chain_len;
@@ -617,7 +344,7 @@ static void reason_table(const char *key, const char *rate_key,
 }
 
 /* Every slot in JSON; in text, one line naming the slots that missed. */
-static void tail_miss_table(const struct dev_sample *d)
+static void tail_miss_table(const struct xnf_dev_sample *d)
 {
 	const char *sep = "  missed tail calls (empty chain slot):";
 	__u32 i;
@@ -640,12 +367,14 @@ static void tail_miss_table(const struct dev_sample *d)
 		print_nl();
 }
 
-/* The flow cache's hits and misses per NF that caches (bpf/fcache.bpf.h):
- * every such NF in JSON, summed and per CPU; in text, one line for the
- * NFs of the chain, and with percpu a line per CPU that counted any. */
-static const enum xnf_nf_id fc_nfs[] = { XNF_NF_FIREWALL, XNF_NF_L3FWD,
-					 XNF_NF_L2FWD };
-#define N_FC_NFS (sizeof(fc_nfs) / sizeof(fc_nfs[0]))
+/* The flow cache's hits and misses per NF that caches (XNF_NFF_FCACHE,
+ * bpf/fcache.bpf.h): every such NF in JSON, summed and per CPU; in text,
+ * one line for the NFs of the chain, and with percpu a line per CPU that
+ * counted any. */
+static bool fc_nf(__u32 nf)
+{
+	return xnf_nf_flags(nf) & XNF_NFF_FCACHE;
+}
 
 static void fc_pair(const char *name, __u64 hit, __u64 miss)
 {
@@ -656,25 +385,24 @@ static void fc_pair(const char *name, __u64 hit, __u64 miss)
 	close_json_object();
 }
 
-static void fc_table(const struct stats_opts *o, const struct dev_sample *d)
+static void fc_table(const struct stats_opts *o, const struct xnf_dev_sample *d)
 {
 	bool in_chain[__XNF_NF_MAX] = {}, any;
 	const char *sep;
-	size_t i;
-	__u32 n;
+	__u32 n, nf;
 	int cpu;
 
 	for (n = 0; n < d->info.chain_len && n < XNF_CHAIN_MAX; n++)
 		if (d->info.nf[n] < __XNF_NF_MAX)
 			in_chain[d->info.nf[n]] = true;
-	for (i = 0, any = false; i < N_FC_NFS; i++)
-		any |= in_chain[fc_nfs[i]];
+	for (nf = 0, any = false; nf < __XNF_NF_MAX; nf++)
+		any |= fc_nf(nf) && in_chain[nf];
 	open_json_object("flow_cache");
 	if (any)
 		print_text("  flow cache:");
-	for (i = 0, sep = ""; i < N_FC_NFS; i++) {
-		enum xnf_nf_id nf = fc_nfs[i];
-
+	for (nf = 0, sep = ""; nf < __XNF_NF_MAX; nf++) {
+		if (!fc_nf(nf))
+			continue;
 		if (!in_chain[nf]) {
 			open_json_object(xnf_nf_name(nf));
 			print_uint(PRINT_JSON, "hit", NULL, d->sum.fc_hit[nf]);
@@ -693,16 +421,16 @@ static void fc_table(const struct stats_opts *o, const struct dev_sample *d)
 		const struct xnf_stats *c = &d->cpu[cpu];
 		bool shown = false;
 
-		for (i = 0; i < N_FC_NFS; i++)
-			shown |= o->percpu && in_chain[fc_nfs[i]] &&
-				 (c->fc_hit[fc_nfs[i]] || c->fc_miss[fc_nfs[i]]);
+		for (nf = 0; nf < __XNF_NF_MAX; nf++)
+			shown |= o->percpu && fc_nf(nf) && in_chain[nf] &&
+				 (c->fc_hit[nf] || c->fc_miss[nf]);
 		open_json_object(NULL);
 		print_int(PRINT_JSON, "cpu", NULL, cpu);
 		if (shown)
 			print_text("    cpu %d:", cpu);
-		for (i = 0, sep = ""; i < N_FC_NFS; i++) {
-			enum xnf_nf_id nf = fc_nfs[i];
-
+		for (nf = 0, sep = ""; nf < __XNF_NF_MAX; nf++) {
+			if (!fc_nf(nf))
+				continue;
 			if (!shown || !in_chain[nf]) {
 				open_json_object(xnf_nf_name(nf));
 				print_uint(PRINT_JSON, "hit", NULL,
@@ -731,7 +459,7 @@ static void fc_table(const struct stats_opts *o, const struct dev_sample *d)
  * Bucket b counts polls that handled b packets (64: 64 or more, which the
  * default NAPI budget of 64 makes "exactly 64").
  */
-static void batch_table(const struct dev_sample *d)
+static void batch_table(const struct xnf_dev_sample *d)
 {
 	static const char bar[BAR_W + 1] =
 		"##################################################";
@@ -804,7 +532,7 @@ static void batch_table(const struct dev_sample *d)
 
 /* Frames redirected to the interface (from any xnf interface): what its
  * driver took and dropped, and the redirects to it that failed. */
-static void xmit_line(const struct dev_sample *d)
+static void xmit_line(const struct xnf_dev_sample *d)
 {
 	open_json_object("xmit");
 	print_bool(PRINT_JSON, "recorded", NULL, d->have_xmit);
@@ -822,8 +550,8 @@ static void xmit_line(const struct dev_sample *d)
 	close_json_object();
 }
 
-static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
-		      const struct rates *r)
+static void dev_print(const struct stats_opts *o,
+		      const struct xnf_dev_sample *d, const struct rates *r)
 {
 	struct xnf_chain_spec spec = {};
 	const __u64 *pd = r->prev ? r->prev->sum.drop : NULL;
@@ -852,7 +580,7 @@ static void dev_print(const struct stats_opts *o, const struct dev_sample *d,
 	fc_table(o, d);
 	xmit_line(d);
 	batch_table(d);
-	cli_workers_show(d->name, false);
+	cli_workers_print(d->workers, d->nworkers, false);
 	close_json_object();
 }
 
@@ -903,7 +631,7 @@ static const char *fw_match(const struct xnf_fw_rule *r, char *buf, size_t len)
 }
 
 /* One rule; in text (with @shown) a line of the table, with its match. */
-static void fw_row_print(const struct fw_row *f, bool shown)
+static void fw_row_print(const struct xnf_fw_row *f, bool shown)
 {
 	enum print_type t = shown ? PRINT_ANY : PRINT_JSON;
 	char match[256];
@@ -921,7 +649,7 @@ static void fw_row_print(const struct fw_row *f, bool shown)
 
 /* Firewall hits, instance-wide: every rule in JSON, the rules that matched
  * something in text. */
-static void fw_table(const struct sample *s)
+static void fw_table(const struct xnf_sample *s)
 {
 	int i, hit = 0;
 
@@ -941,8 +669,8 @@ static void fw_table(const struct sample *s)
 	close_json_array();
 }
 
-static const struct dev_sample *dev_find(const struct sample *s,
-					 const struct dev_sample *d)
+static const struct xnf_dev_sample *dev_find(const struct xnf_sample *s,
+					     const struct xnf_dev_sample *d)
 {
 	int i;
 
@@ -956,7 +684,7 @@ static const struct dev_sample *dev_find(const struct sample *s,
 /* The first line of a refresh: when it was read (local time; in JSON in
  * ISO 8601 with the zone, and as seconds since the epoch), and over how
  * long the rates were taken. */
-static void header_print(const struct sample *cur, double secs)
+static void header_print(const struct xnf_sample *cur, double secs)
 {
 	char date[32], zone[8], when[64];
 	long ms = cur->wall.tv_nsec / 1000000;
@@ -975,8 +703,8 @@ static void header_print(const struct sample *cur, double secs)
 }
 
 /* With @prev (watch), rates over the time between the two samples. */
-static void sample_print(const struct stats_opts *o, const struct sample *cur,
-			 const struct sample *prev)
+static void sample_print(const struct stats_opts *o, const struct xnf_sample *cur,
+			 const struct xnf_sample *prev)
 {
 	struct rates r = { .on = o->watch };
 	int i;
@@ -1007,20 +735,6 @@ static void sample_print(const struct stats_opts *o, const struct sample *cur,
 
 /* ---- reset ---- */
 
-static int dev_reset(struct xnf_dp *dp, const struct dev_sample *d)
-{
-	int fd, err;
-
-	fd = dev_map_fd(d->name, XNF_MAP_STR(XNF_MAP_STATS));
-	if (fd < 0)
-		return -errno;
-	err = xnf_stats_reset(fd);
-	close(fd);
-	if (err || !d->have_batch)
-		return err;
-	return xnf_batch_reset(dp, d->info.netns, d->info.ifindex);
-}
-
 /*
  * Zeroes the counters of the interfaces of @o and their batch histograms;
  * without DEV also the firewall hit counters. The dataplane may count on
@@ -1029,13 +743,12 @@ static int dev_reset(struct xnf_dp *dp, const struct dev_sample *d)
  */
 static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 {
-	struct sample s;
+	struct xnf_sample s;
 	int i, err, ret;
 
 	ret = sample_read(dp, o, &s);
 	for (i = 0; i < s.ndevs; i++) {
-		err = dev_reset(dp, &s.devs[i]) ?:
-			      xnf_workers_reset(cli.root, s.devs[i].name);
+		err = xnf_dev_counters_reset(dp, &s.devs[i]);
 		if (err)
 			ret = cli_err("cannot reset the counters of %s: %s",
 				      s.devs[i].name, strerror(-err));
@@ -1044,7 +757,7 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 	if (err)
 		ret = cli_err("cannot reset %s: %s",
 			      XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
-	stats_sample_free(&s);
+	xnf_sample_free(&s);
 	return ret;
 }
 
@@ -1179,7 +892,7 @@ static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
 {
 	bool tty = screen_wanted();
 	struct screen sc;
-	struct sample s[2];
+	struct xnf_sample s[2];
 	double deadline;
 	sigset_t sigs;
 	int cur = 0, err;
@@ -1219,12 +932,12 @@ static int stats_watch(struct xnf_dp *dp, const struct stats_opts *o)
 		sample_print(o, &s[!cur], &s[cur]);
 		if (tty)
 			screen_draw(&sc);
-		stats_sample_free(&s[cur]);
+		xnf_sample_free(&s[cur]);
 		cur = !cur;
 	}
 out:
-	stats_sample_free(&s[0]);
-	stats_sample_free(&s[1]);
+	xnf_sample_free(&s[0]);
+	xnf_sample_free(&s[1]);
 	return err;
 }
 
@@ -1338,7 +1051,7 @@ int do_stats(int argc, char **argv)
 {
 	struct stats_opts o = {};
 	struct xnf_dp *dp;
-	struct sample s;
+	struct xnf_sample s;
 	int err;
 
 	if (argc > 0 && !strcmp(argv[0], "help"))
@@ -1361,11 +1074,11 @@ int do_stats(int argc, char **argv)
 		if (prom_write(stdout, &s))
 			err = cli_err("cannot write the counters: %s",
 				      strerror(errno));
-		stats_sample_free(&s);
+		xnf_sample_free(&s);
 		return err;
 	}
 	if (!(err && o.dev && !s.ndevs))
 		sample_print(&o, &s, NULL);
-	stats_sample_free(&s);
+	xnf_sample_free(&s);
 	return err;
 }

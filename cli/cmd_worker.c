@@ -14,10 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
-#include <bpf/bpf.h>
 
 #include "cli.h"
-#include "stats.h"
+#include "prom.h"
 #include "placement.h"
 #include "unf.h"
 #include "worker.h"
@@ -232,32 +231,31 @@ static void worker_brief(__u32 q, const struct xnf_worker_stats *w)
 	print_nl();
 }
 
-/* The workers of @dev that ever ran: a "workers" array in JSON, lines
- * otherwise (who, where and in which mode only with @brief). Nothing at
- * all in text when the device never had one. */
-void cli_workers_show(const char *dev, bool brief)
+void cli_workers_print(const struct xnf_worker_entry *w, int n, bool brief)
 {
-	struct xnf_worker_stats w;
-	bool any = false;
-	__u32 q;
-	int fd;
+	int i;
 
 	open_json_array("workers");
-	fd = xnf_workers_open(cli.root, dev, false);
-	for (q = 0; fd >= 0 && q < XNF_WORKER_MAX; q++) {
-		if (bpf_map_lookup_elem(fd, &q, &w) || w.state == XNF_W_NONE)
-			continue;
-		if (!any && !brief)
+	for (i = 0; i < n; i++) {
+		if (!i && !brief)
 			print_text("  AF_XDP workers:\n");
-		any = true;
 		if (brief)
-			worker_brief(q, &w);
+			worker_brief(w[i].queue, &w[i].w);
 		else
-			worker_print(q, &w);
+			worker_print(w[i].queue, &w[i].w);
 	}
 	close_json_array();
-	if (fd >= 0)
-		close(fd);
+}
+
+/* The workers of @dev that ever ran (cli_workers_print). */
+void cli_workers_show(const char *dev, bool brief)
+{
+	struct xnf_worker_entry *w;
+	int n;
+
+	n = xnf_workers_read(cli.root, dev, XNF_WORKER_MAX, &w);
+	cli_workers_print(w, n > 0 ? n : 0, brief);
+	free(w);
 }
 
 static volatile sig_atomic_t stop;
@@ -303,24 +301,20 @@ static int cpus_to_array(const char *s, const char *what, __u32 *out, __u32 max,
 }
 
 /* The chain of @dev must end in xsk, or no packet reaches a worker. */
-static int check_chain(const char *dev)
+static int check_chain(struct xnf_dp *dp, const char *dev)
 {
 	struct xnf_dev_info info;
-	char path[PATH_MAX];
-	__u32 zero = 0, i;
-	int fd, err = 0;
+	int err;
+	__u32 i;
 
-	cli_dev_path(path, dev, XNF_MAP_STR(XNF_MAP_DEV));
-	fd = bpf_obj_get(path);
-	if (fd < 0)
+	err = xnf_dev_info_read(dp, dev, &info);
+	if (err == -ENOENT)
 		return cli_err("%s is not attached; attach a chain that ends in "
 			       "xsk first: xnf attach %s chain xsk",
 			       dev, dev);
-	if (bpf_map_lookup_elem(fd, &zero, &info))
-		err = cli_err("cannot read %s: %s", path, strerror(errno));
-	close(fd);
 	if (err)
-		return err;
+		return cli_err("cannot read the chain attached to %s (%s): %s",
+			       dev, XNF_MAP_STR(XNF_MAP_DEV), strerror(-err));
 	for (i = 0; i < info.chain_len && i < XNF_CHAIN_MAX; i++)
 		if (info.nf[i] == XNF_NF_XSK)
 			return 0;
@@ -336,11 +330,11 @@ int do_worker(int argc, char **argv)
 	struct xnf_worker_opts o = { .sysfs_root = "" };
 	__u32 cores[XNF_WORKER_MAX], ncores = 0, i;
 	struct sigaction sa = { .sa_handler = on_signal };
-	struct xnf_worker_stats w;
+	struct xnf_worker_entry *ws;
 	struct xnf_dp *dp;
 	bool have_nf = false;
 	char msg[512];
-	int err, k, fd;
+	int err, k, n;
 
 	if (argc > 0 && is_prefix(argv[0], "help")) {
 		worker_help();
@@ -436,7 +430,7 @@ int do_worker(int argc, char **argv)
 	dp = cli_dp(false);
 	if (!dp)
 		return -1;
-	if (check_chain(o.dev))
+	if (check_chain(dp, o.dev))
 		return -1;
 	/* A worker runs for hours: it must not hold the lock other xnf
 	 * commands wait for. It takes it shared only while it reloads its
@@ -450,27 +444,22 @@ int do_worker(int argc, char **argv)
 	if (err)
 		cli_err("%s", msg);
 	/* What the workers did, from their entries. */
-	fd = xnf_workers_open(cli.root, o.dev, false);
-	if (fd >= 0) {
-		__u32 nq = o.nqueues, q;
-		bool all = !nq;
-
+	n = xnf_workers_read(cli.root, o.dev, XNF_WORKER_MAX, &ws);
+	if (n >= 0) {
 		open_json_doc("xnf/worker/1");
 		print_string(PRINT_JSON, "dev", NULL, o.dev);
 		open_json_array("workers");
-		for (q = 0; q < XNF_WORKER_MAX; q++) {
-			bool mine = all;
+		for (k = 0; k < n; k++) {
+			bool mine = !o.nqueues;
 
-			for (i = 0; i < nq; i++)
-				mine |= o.queues[i] == q;
-			if (!mine || bpf_map_lookup_elem(fd, &q, &w) ||
-			    w.state == XNF_W_NONE || w.pid != (__u32)getpid())
-				continue;
-			worker_print(q, &w);
+			for (i = 0; i < o.nqueues; i++)
+				mine |= o.queues[i] == ws[k].queue;
+			if (mine && ws[k].w.pid == (__u32)getpid())
+				worker_print(ws[k].queue, &ws[k].w);
 		}
 		close_json_array();
 		close_json_object();
-		close(fd);
+		free(ws);
 	}
 	return err ? -1 : 0;
 }

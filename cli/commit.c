@@ -29,7 +29,7 @@ static struct xnf_dp *commit_dp(unsigned int flags)
 	char err[1024];
 
 	cli.wrote = true;
-	if (cli.dp && !xnf_dp_is_reader(cli.dp))
+	if (cli.dp && !xnf_dp_reader(cli.dp))
 		return cli.dp;
 	xnf_dp_close(cli.dp);
 	cli.dp = NULL;

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 
 #include "cli.h"
-#include "stats.h"
+#include "prom.h"
 
 struct cli cli;
 
@@ -125,7 +125,7 @@ static struct xnf_dp *dp_open(unsigned int flags)
 
 static struct xnf_dp *dp_writer(bool create)
 {
-	if (cli.dp && !xnf_dp_is_reader(cli.dp))
+	if (cli.dp && !xnf_dp_reader(cli.dp))
 		return cli.dp;
 	xnf_dp_close(cli.dp);
 	return dp_open(create ? XNF_OPEN_CREATE : 0);
@@ -147,6 +147,9 @@ struct xnf_dp *cli_dp_read(void)
 
 static void usage(FILE *f)
 {
+	char nfs[256];
+
+	xnf_nf_list(nfs, sizeof(nfs), " | ");
 	fprintf(f,
 		"Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       xnf -b FILE\n"
@@ -185,14 +188,14 @@ static void usage(FILE *f)
 		"  xnf neigh follow             next hops follow the kernel's neighbours\n"
 		"  xnf monitor [last N] [once]  the changes made, as they happen\n"
 		"  xnf model { predict | dimension | validate | help } ...   (tools/xnf_model/)\n"
-		"NF := { firewall | l3fwd | l2fwd | xsk }\n"
+		"NF := { %s }\n"
 		"-b FILE: the running configuration plus FILE's configuration lines, checked\n"
 		"one by one and committed once, all or nothing (even when killed); FILE's\n"
 		"other lines (show, stats, ...) run after the commit, in order.\n"
 		"The pin root is %s, or $XNF_PIN_ROOT. `plan` reads sysfs/procfs below\n"
 		"$XNF_SYSFS_ROOT (default /). A command that changes something waits at\n"
 		"most -w SECONDS (default %d) for another one to finish.\n",
-		XNF_DEFAULT_PIN_ROOT, XNF_WAIT_DEFAULT);
+		nfs, XNF_DEFAULT_PIN_ROOT, XNF_WAIT_DEFAULT);
 }
 
 /* xnf help, xnf -h: asked for, so on stdout. */
@@ -355,7 +358,7 @@ static void change_log(const char *cmd, int ret)
 
 	if (cli.started && !ret && !*msg)
 		msg = "stopped";
-	if (cli.dp && !xnf_dp_is_reader(cli.dp))
+	if (cli.dp && !xnf_dp_reader(cli.dp))
 		xnf_dp_lock(cli.dp, LOCK_EX);
 	if (xnf_change_log(cli.dp, XNF_CHANGE_COMMAND, cmd, ret, msg))
 		print_warn("the change is not in the instance's change log "
@@ -534,7 +537,7 @@ int cli_dp_if_any(struct xnf_dp **dp)
 	int ret;
 
 	*dp = NULL;
-	if (cli.dp && !xnf_dp_is_reader(cli.dp)) {
+	if (cli.dp && !xnf_dp_reader(cli.dp)) {
 		*dp = cli.dp;
 		return 0;
 	}

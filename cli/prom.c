@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * prom.c - a reading of the counters (stats.h) in the Prometheus text
+ * prom.c - a reading of the counters (include/stats.h) in the Prometheus text
  * exposition format, for `xnf stats -f prometheus` (node_exporter's
  * textfile collector) and `xnf exporter` (an HTTP scrape), the same text
  * from the same code.
@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "stats.h"
+#include "prom.h"
 
 /* Where a metric's values are. */
 enum prom_src {
@@ -36,7 +36,7 @@ enum prom_src {
 	SRC_CPU,	/* struct xnf_nf_counters of the chain, per CPU */
 	SRC_XMIT,	/* struct xnf_xmit_counters of an egress interface */
 	SRC_NAPI_BATCH, /* histogram: packets per NAPI poll */
-	SRC_NAPI_TIME,	/* struct dev_sample: the polls' time, all sizes */
+	SRC_NAPI_TIME,	/* struct xnf_dev_sample: the polls' time, all sizes */
 	SRC_WORKER,	/* struct xnf_worker_stats of each AF_XDP worker */
 	SRC_WORKER_UP,	/* whether a worker runs */
 	SRC_WBATCH,	/* histogram: descriptors per AF_XDP ring read */
@@ -53,7 +53,8 @@ struct prom_metric {
 	/* An array: the label of its index, its length and its names. */
 	const char *key;
 	unsigned int n;
-	const char *(*key_name)(unsigned int i); /* NULL: the index */
+	/* NULL: the index; an index it names NULL has no line */
+	const char *(*key_name)(unsigned int i);
 	double scale; /* 0: the integer as it is; else value * scale */
 };
 
@@ -62,16 +63,12 @@ static const char *reason_name(unsigned int i)
 	return xnf_reason_name(i);
 }
 
-/* The NFs that cache (firewall, l3fwd, l2fwd: consecutive ids) label the
- * flow cache's counters, from fc_hit[XNF_NF_FIREWALL] on. */
-static const char *fc_nf_name(unsigned int i)
+/* The NFs that cache (XNF_NFF_FCACHE) label the flow cache's counters,
+ * fc_hit[nf] and fc_miss[nf]; the others have none. */
+static const char *fc_nf_name(unsigned int nf)
 {
-	return xnf_nf_name(XNF_NF_FIREWALL + i);
+	return xnf_nf_flags(nf) & XNF_NFF_FCACHE ? xnf_nf_name(nf) : NULL;
 }
-
-_Static_assert(XNF_NF_L3FWD == XNF_NF_FIREWALL + 1 &&
-		       XNF_NF_L2FWD == XNF_NF_FIREWALL + 2,
-	       "the caching NFs are consecutive");
 
 #define NF(f)	  offsetof(struct xnf_nf_counters, f)
 #define DEV(f)	  offsetof(struct xnf_stats, f)
@@ -140,11 +137,11 @@ static const struct prom_metric metrics[] = {
 	  DEV(tail_miss), "slot", XNF_CHAIN_MAX },
 	{ "xnf_flow_cache_hits_total", "counter",
 	  "Packets whose table lookup an NF found in the flow cache, by NF",
-	  SRC_DEV, DEV(fc_hit[XNF_NF_FIREWALL]), "nf", 3, fc_nf_name },
+	  SRC_DEV, DEV(fc_hit), "nf", __XNF_NF_MAX, fc_nf_name },
 	{ "xnf_flow_cache_misses_total", "counter",
 	  "Packets an NF looked up in its tables and stored in the flow "
 	  "cache, by NF",
-	  SRC_DEV, DEV(fc_miss[XNF_NF_FIREWALL]), "nf", 3, fc_nf_name },
+	  SRC_DEV, DEV(fc_miss), "nf", __XNF_NF_MAX, fc_nf_name },
 	{ "xnf_napi_batch_size_packets", "histogram",
 	  "Packets handled per NAPI poll of the interface (the largest bucket "
 	  "below +Inf is 63: a poll of 64 or more, NAPI's default budget, is "
@@ -153,11 +150,11 @@ static const struct prom_metric metrics[] = {
 	{ "xnf_napi_timed_polls_total", "counter",
 	  "NAPI polls of the interface that ran xnf's entry program and were "
 	  "timed from their first packet to the poll's end",
-	  SRC_NAPI_TIME, offsetof(struct dev_sample, poll_timed) },
+	  SRC_NAPI_TIME, offsetof(struct xnf_dev_sample, poll_timed) },
 	{ "xnf_napi_poll_seconds_total", "counter",
 	  "Time the timed NAPI polls spent, from their first packet's XDP run "
 	  "to the end of the poll",
-	  SRC_NAPI_TIME, offsetof(struct dev_sample, poll_ns),
+	  SRC_NAPI_TIME, offsetof(struct xnf_dev_sample, poll_ns),
 	  .scale = NS_TO_SEC },
 	{ "xnf_worker_up", "gauge",
 	  "An AF_XDP worker of the queue: 1 while its process runs",
@@ -285,6 +282,8 @@ static void values(FILE *f, const struct prom_metric *m, const void *base,
 	}
 	for (i = 0; i < m->n; i++) {
 		k = *l;
+		if (m->key_name && !m->key_name(i))
+			continue;
 		if (m->key_name)
 			label_add(&k, m->key, m->key_name(i));
 		else
@@ -332,7 +331,7 @@ static const unsigned int napi_bounds[] = { 0, 1, 2, 4, 8, 16, 32, 63 };
 static const unsigned int wbatch_bounds[] = { 0,  1,  2,   4,	8,  16,
 					      32, 64, 128, 256, 512 };
 
-static void dev_labels(struct labels *l, const struct dev_sample *d)
+static void dev_labels(struct labels *l, const struct xnf_dev_sample *d)
 {
 	l->len = 0;
 	l->buf[0] = '\0';
@@ -340,7 +339,7 @@ static void dev_labels(struct labels *l, const struct dev_sample *d)
 }
 
 static void info_line(FILE *f, const struct prom_metric *m,
-		      const struct dev_sample *d)
+		      const struct xnf_dev_sample *d)
 {
 	struct xnf_chain_spec spec = {};
 	char chain[128];
@@ -359,7 +358,7 @@ static void info_line(FILE *f, const struct prom_metric *m,
 }
 
 static void nf_lines(FILE *f, const struct prom_metric *m,
-		     const struct dev_sample *d)
+		     const struct xnf_dev_sample *d)
 {
 	__u32 i, len = d->info.chain_len, nf;
 	struct labels l;
@@ -378,9 +377,9 @@ static void nf_lines(FILE *f, const struct prom_metric *m,
 }
 
 static void worker_lines(FILE *f, const struct prom_metric *m,
-			 const struct dev_sample *d)
+			 const struct xnf_dev_sample *d)
 {
-	const struct stats_worker *sw;
+	const struct xnf_worker_entry *sw;
 	struct labels l;
 	int i;
 
@@ -400,7 +399,8 @@ static void worker_lines(FILE *f, const struct prom_metric *m,
 	}
 }
 
-static void fw_lines(FILE *f, const struct prom_metric *m, const struct sample *s)
+static void fw_lines(FILE *f, const struct prom_metric *m,
+		     const struct xnf_sample *s)
 {
 	char text[256];
 	struct labels l;
@@ -417,7 +417,7 @@ static void fw_lines(FILE *f, const struct prom_metric *m, const struct sample *
 }
 
 static void dev_lines(FILE *f, const struct prom_metric *m,
-		      const struct sample *s, const struct dev_sample *d)
+		      const struct xnf_sample *s, const struct xnf_dev_sample *d)
 {
 	struct labels l;
 	int cpu;
@@ -465,7 +465,7 @@ static void dev_lines(FILE *f, const struct prom_metric *m,
 	}
 }
 
-int prom_write(FILE *f, const struct sample *s)
+int prom_write(FILE *f, const struct xnf_sample *s)
 {
 	const struct prom_metric *m;
 	struct labels none = {};

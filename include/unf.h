@@ -111,8 +111,9 @@ static inline void xnf_upkt_exception(struct xnf_upkt *p, __u32 action,
 	p->meta.flags |= XNF_PKT_F_DONE;
 }
 
-/* Every NF the runtime knows, NULL-terminated (registry.c). Adding an NF
- * means adding its ops here. */
+/* Every NF the runtime knows, NULL-terminated: the list XNF_UNFS of
+ * registry.c, where a new NF is one name (docs/library.md, "Adding an
+ * NF"). */
 extern const struct xnf_unf_ops *const xnf_unf_registry[];
 const struct xnf_unf_ops *xnf_unf_find(const char *name);
 

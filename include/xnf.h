@@ -18,7 +18,11 @@
 #include <bpf/libbpf.h>
 
 #include "xnf_dp.h"
+#include "xnf_l3fwd.h"
+#include "xnf_l2fwd.h"
 #include "xnf_fw.h"
+#include "xnf_changes.h"
+#include "xnf_fc.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
 _Static_assert(sizeof(struct xnf_config) == 56, "xnf_config layout");
@@ -26,8 +30,8 @@ _Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
 _Static_assert(sizeof(struct xnf_pkt) == 48, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
-		       __XNF_NF_MAX * 64 + 4 * 8 * __XNF_R_MAX +
-			       8 * XNF_CHAIN_MAX + 2 * 8 * __XNF_NF_MAX,
+		       XNF_NF_SLOTS * 64 + 4 * 8 * XNF_REASON_SLOTS +
+			       8 * XNF_CHAIN_MAX + 2 * 8 * XNF_NF_SLOTS,
 	       "xnf_stats layout");
 _Static_assert(sizeof(struct xnf_dev_key) == 8, "xnf_dev_key layout");
 _Static_assert(sizeof(struct xnf_fc_key) == 48, "xnf_fc_key layout");
@@ -104,8 +108,15 @@ int xnf_errf(char *err, size_t len, int ret, const char *fmt, ...)
 void xnf_libbpf_logging(void);
 
 /* ---- names (names.c) ---- */
-const char *xnf_nf_name(__u32 nf);	   /* "firewall", ... or NULL */
-int xnf_nf_from_name(const char *name);	   /* enum xnf_nf_id or -EINVAL */
+const char *xnf_nf_name(__u32 nf);	/* "firewall", ... or NULL */
+int xnf_nf_from_name(const char *name); /* enum xnf_nf_id or -EINVAL */
+/* The registry's XNF_NFF_* of NF @nf (0 for XNF_NF_ENTRY and past the
+ * last). */
+__u32 xnf_nf_flags(__u32 nf);
+/* The names of the NFs a chain can hold, in the registry's order, joined
+ * by @sep ("firewall | l3fwd | l2fwd | xsk"): 0, or -ENAMETOOLONG when
+ * they do not fit @len (cut). */
+int xnf_nf_list(char *buf, size_t len, const char *sep);
 const char *xnf_reason_name(__u32 reason); /* "no_route", ... */
 const char *xnf_verdict_name(__u32 verdict);
 
@@ -146,33 +157,16 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
 /* ---- the instance (dataplane.c) ---- */
 #define XNF_DEFAULT_PIN_ROOT "/sys/fs/bpf/xnf"
 
-/* The shared tables, pinned at <root>/tables/<name>; the names come from
- * include/uapi (XNF_MAP_*), so each is written once. */
-/* clang-format off */
-#define XNF_TABLES(X)							\
-	X(CFG) X(SCRATCH) X(TX) X(BATCH) X(XMIT) X(POLL) X(RT4) X(RT6) X(RT4_B) X(RT6_B)	\
-	X(RTSYNC) X(NH) X(NH_LIVE) X(NH_IDX) X(NHG) X(NHG_IDX) X(FDB) X(XCONNECT)				\
-	X(FW_ACTIVE) X(FW_HDR) X(FW_RULES) X(FW_ORDER) X(FW_CLASS)	\
-	X(FW_SRC4) X(FW_DST4) X(FW_SRC6) X(FW_DST6) X(FW_PROTO)		\
-	X(FW_SPORT) X(FW_DPORT) X(FW_HITS) X(CHANGES) X(FCACHE)
-/* clang-format on */
+/* An opened instance (opaque: lib/dp_priv.h). Its tables are libxnf's
+ * to read and write; a caller never holds one of their descriptors. */
+struct xnf_dp;
 
-#define XNF_TABLE_ENUM_(t) XNF_T_##t,
-enum xnf_table { XNF_TABLES(XNF_TABLE_ENUM_) __XNF_T_MAX };
-#undef XNF_TABLE_ENUM_
-extern const char *const xnf_table_names[__XNF_T_MAX];
-
-struct xnf_dp {
-	char root[XNF_ROOT_MAX]; /* pin root, e.g. /sys/fs/bpf/xnf */
-	int fd[__XNF_T_MAX];	 /* the shared tables */
-	int lock_fd;		 /* the root, flock()ed by xnf_open */
-	bool created; /* this open made the tables, unwritten since */
-	bool reader;  /* opened with XNF_OPEN_READ: no lock held */
-	struct xnf_rt_batch *rt_batch; /* a route batch is open (routes.c) */
-	char (*released)[16];	       /* devices whose killed attach or detach
-				  * this open's repair completed */
-	int n_released;
-};
+/* The pin root as this process reaches it (xnf_root_resolve(): under
+ * `ip netns exec`, the host's bpffs through /proc/1/root): the one to
+ * pass to calls that take a pin root. */
+const char *xnf_dp_root(const struct xnf_dp *dp);
+/* Opened with XNF_OPEN_READ: it holds no lock and writes nothing. */
+bool xnf_dp_reader(const struct xnf_dp *dp);
 
 /* Opens the instance pinned at @root. With @create, makes the root (mode
  * 0700, mounting nothing) and the tables if they do not exist yet, with
@@ -184,8 +178,6 @@ struct xnf_dp {
 int xnf_dp_open(const char *root, bool create, struct xnf_dp **out, char *err,
 		size_t errlen);
 void xnf_dp_close(struct xnf_dp *dp);
-/* Opened with XNF_OPEN_READ: no lock held, nothing may be written. */
-bool xnf_dp_is_reader(const struct xnf_dp *dp);
 /* Removes <root>/dev/<dev> and everything pinned in it. */
 int xnf_dev_remove(struct xnf_dp *dp, const char *dev);
 /* Removes every pin of the instance (tables and all devices): the caller
@@ -289,8 +281,6 @@ void xnf_route_batch_abort(struct xnf_dp *dp);
 /* Puts the spare copy back in step with the live one after a batch that
  * was never committed (xnf_open does it): its routes' counts released. */
 int xnf_route_copies_repair(struct xnf_dp *dp);
-/* The fd of the copy of the route table of @family that packets read. */
-int xnf_route_table_fd(struct xnf_dp *dp, int family);
 
 /* Nexthop objects and groups (nexthop.c). Counted by the routes and
  * groups that use them; the last release deletes. Ids start at 1. */
@@ -410,7 +400,7 @@ int xnf_batch_unwatch(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
  * if it is watched. */
 int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
 /* The xmit counters of a watched device, summed over CPUs; -ENOENT when
- * it is not watched. */
+ * it is not watched (stats.c). */
 int xnf_xmit_read(struct xnf_dp *dp, __u32 netns, __u32 ifindex,
 		  struct xnf_xmit_counters *sum);
 __u32 xnf_netns_inode(void);
@@ -477,8 +467,9 @@ int xnf_chain_stats_fd(const struct xnf_chain *c);
 int xnf_chain_dev_fd(const struct xnf_chain *c); /* xnf_dev of the interface */
 void xnf_chain_free(struct xnf_chain *c);
 
-/* Sums the per-CPU copies of xnf_stats (fd from xnf_chain_stats_fd or the
- * pin), or returns them per CPU in @percpu[ncpus] when it is not NULL. */
+/* Sums the per-CPU copies of xnf_stats of a chain (xnf_chain_stats_fd),
+ * or returns them per CPU in @percpu[ncpus] when it is not NULL; zeroes
+ * them (stats.c; an attached device's counters: include/stats.h). */
 int xnf_stats_read(int stats_fd, struct xnf_stats *sum, struct xnf_stats *percpu);
 int xnf_stats_reset(int stats_fd);
 int xnf_ncpus(void);

@@ -6,7 +6,7 @@
 #ifndef XNF_FW_PRIV_H
 #define XNF_FW_PRIV_H
 
-#include "xnf.h"
+#include "dp_priv.h"
 
 /* "firewall: cannot <what> <root>/tables/<name>: <err>; check it with
  * ..." into @errbuf (may be NULL); returns @err. */

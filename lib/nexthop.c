@@ -7,7 +7,7 @@
  * share one nexthop object (deduplicated by value through xnf_nh_idx), so
  * changing it (a neighbour's new MAC) is one write that every route
  * through it sees at once: the new value goes into the id's spare slot of
- * xnf_nh, then xnf_nh_live[id] flips to it (include/uapi/xnf_dp.h).
+ * xnf_nh, then xnf_nh_live[id] flips to it (include/uapi/xnf_l3fwd.h).
  * Objects count the routes and groups that use them (refs)
  * and are deleted by the write that drops the last use. The counts are
  * exact because every writer holds the instance lock (xnf_open); a writer

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct xnf_dp;
+#include "dp_priv.h"
 
 /* A point of a transaction where a killed process leaves state the next
  * writer must complete or undo, named "transaction:step". A no-op (a weak

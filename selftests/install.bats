@@ -82,10 +82,12 @@ upgrade_in_ns()
 }
 
 # complete LINE: what bash completion of the installed file offers at the
-# end of LINE, one per line.
+# end of LINE, one per line, with the installed xnf first on PATH (the
+# completion asks it for its NFs).
 complete_line()
 {
-	bash -c 'source "$1"; COMP_LINE=$2; COMP_POINT=${#2}; _xnf
+	PATH="$T/root/usr/local/sbin:$PATH" bash -c 'source "$1"
+		COMP_LINE=$2; COMP_POINT=${#2}; _xnf
 		printf "%s\n" "${COMPREPLY[@]}"' _ \
 		"$T/root/usr/local/share/bash-completion/completions/xnf" "$1"
 }

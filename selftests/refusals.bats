@@ -223,7 +223,7 @@ no_pins_for()
 	# many for a test; the nexthop table (XNF_MAX_NH, ids from 1) fills
 	# with as many routes, each through its own MAC, in one batch.
 	local root="${XNF_PIN_ROOT%/*}/xnf-full" batch="$TB_TMP/full.batch" before after max
-	max=$(sed -n 's/^#define XNF_MAX_NH[[:space:]]*\([0-9]*\).*/\1/p' "$TB_TOP/include/uapi/xnf_dp.h")
+	max=$(sed -n 's/^#define XNF_MAX_NH[[:space:]]*\([0-9]*\).*/\1/p' "$TB_TOP/include/uapi/xnf_l3fwd.h")
 	awk -v n=$((max - 1)) 'BEGIN { for (i = 0; i < n; i++)
 		printf "route add 2001:db8:%x::/48 dev d1 lladdr 02:78:6e:01:%02x:%02x\n", i, int(i / 256), i % 256 }' >"$batch"
 	XNF_PIN_ROOT=$root tb_xnf -b "$batch"

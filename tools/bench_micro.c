@@ -63,6 +63,7 @@
 #include <bpf/libbpf.h>
 
 #include "xnf.h"
+#include "stats.h"
 #include "pkt.h"
 #include "sandbox.h"
 #include "unf.h"
@@ -480,17 +481,17 @@ static int bm_rules_install(struct bm_inst *in)
  * with slot -1, of all the instance's rules. */
 static int bm_hits(struct bm *b, struct bm_inst *in, int slot, __u64 *packets)
 {
-	struct xnf_fw_hit vals[b->ncpus];
 	__u32 i, from = slot < 0 ? 0 : slot,
 		 to = slot < 0 ? in->rules.n : from + 1;
-	int cpu;
+	struct xnf_fw_hit hit;
+	int err;
 
 	*packets = 0;
 	for (i = from; i < to; i++) {
-		if (bpf_map_lookup_elem(in->dp->fd[XNF_T_FW_HITS], &i, vals))
-			return -errno;
-		for (cpu = 0; cpu < b->ncpus; cpu++)
-			*packets += vals[cpu].packets;
+		err = xnf_fw_hit_read(in->dp, i, &hit);
+		if (err)
+			return err;
+		*packets += hit.packets;
 	}
 	return 0;
 }
@@ -1031,17 +1032,18 @@ static int bm_fc_apply(struct bm *b, struct bm_var *v)
 static int bm_fc_check(const struct bm_var *v, __u32 repeat,
 		       const struct bm_count *c0, const struct bm_count *c1)
 {
-	__u64 hit = 0, miss = 0;
+	__u64 hit = 0, miss = 0, caching = 0;
 	bool ok;
 	int nf;
 
 	for (nf = 0; nf < __XNF_NF_MAX; nf++) {
 		hit += c1->st.fc_hit[nf] - c0->st.fc_hit[nf];
 		miss += c1->st.fc_miss[nf] - c0->st.fc_miss[nf];
+		caching += !!(xnf_nf_flags(nf) & XNF_NFF_FCACHE);
 	}
 	ok = !bm_fc_on(v->fc)	 ? !hit && !miss :
 	     v->fc == BM_FC_MISS ? hit <= repeat / 1000 :
-				   miss <= XNF_NF_L2FWD;
+				   miss <= caching;
 	if (!ok)
 		fprintf(stderr,
 			"Error: %s: the flow cache hit %llu and missed %llu "

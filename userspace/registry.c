@@ -7,15 +7,19 @@
 #include "xnf.h"
 #include "unf.h"
 
-extern const struct xnf_unf_ops xnf_unf_l3fwd_ops;
-extern const struct xnf_unf_ops xnf_unf_l2fwd_ops;
-extern const struct xnf_unf_ops xnf_unf_macswap_ops;
-extern const struct xnf_unf_ops xnf_unf_firewall_ops;
-extern const struct xnf_unf_ops xnf_unf_ratelimit_ops;
+/* The userspace NFs, in the order `xnf worker help` lists them: NAME is
+ * xnf_unf_NAME_ops of userspace/nf_NAME.c. */
+/* clang-format off */
+#define XNF_UNFS(X) X(firewall) X(l3fwd) X(l2fwd) X(macswap) X(ratelimit)
+/* clang-format on */
 
+#define XNF_UNF_DECL_(name) \
+	extern const struct xnf_unf_ops xnf_unf_##name##_ops;
+XNF_UNFS(XNF_UNF_DECL_)
+
+#define XNF_UNF_ENTRY_(name) &xnf_unf_##name##_ops,
 const struct xnf_unf_ops *const xnf_unf_registry[] = {
-	&xnf_unf_firewall_ops, &xnf_unf_l3fwd_ops,     &xnf_unf_l2fwd_ops,
-	&xnf_unf_macswap_ops,  &xnf_unf_ratelimit_ops, NULL,
+	XNF_UNFS(XNF_UNF_ENTRY_) NULL,
 };
 
 const struct xnf_unf_ops *xnf_unf_find(const char *name)

@@ -10,6 +10,9 @@
 #include <endian.h>
 
 #include "unf.h"
+/* The instance's tables, which the NFs copy (lib/: the runtime is part of
+ * libxnf). */
+#include "dp_priv.h"
 
 /* ---- snapshots of pinned maps (snapshot.c) ---- */
 

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
- * xnf_dp.h - the chain's dataplane: NF ids, verdicts and reasons, the
- * per-packet state the NFs of a chain share, counters, routes, FDB,
- * cross-connects and the exception actions.
+ * xnf_dp.h - the chain's core: the table schema, the NF ids (from the
+ * registry, xnf_nfs.h), verdicts and reasons, the exception actions and
+ * the configuration, the per-packet state the NFs of a chain share, the
+ * counters (per NF, per reason, tail calls, flow cache), what xnf_dev
+ * records of a chain, and the tracer's batch sizes and xmit counters;
+ * the names of the instance's core maps and of the per-interface ones.
+ * The NFs' own tables have headers of their own: xnf_l3fwd.h (routes,
+ * next hops), xnf_l2fwd.h (FDB, cross-connects), xnf_fw.h (firewall);
+ * so have the change log (xnf_changes.h) and the flow cache (xnf_fc.h).
  *
  * Part of what crosses the BPF / user-space boundary (include/uapi/, one
  * header per role). Only fixed-width types, and enums that are checked to
@@ -11,15 +17,16 @@
  * programs (after vmlinux.h or linux/bpf.h) and by user space (after
  * linux/types.h).
  *
- * A map's name is defined once, here, as the identifier the BPF program
- * declares (XNF_MAP_*); user space pins and finds it by XNF_MAP_STR(...).
+ * A map's name is defined once, in the header of its role, as the
+ * identifier the BPF program declares (XNF_MAP_*); user space pins and
+ * finds it by XNF_MAP_STR(...).
  */
 #ifndef XNF_UAPI_DP_H
 #define XNF_UAPI_DP_H
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 9
+#define XNF_SCHEMA 10
 
 /*
  * A field of a pinned map's value that holds one enumerator has the enum
@@ -41,28 +48,23 @@
 #define XNF_FUSED_MAX	  4  /* NFs a fused chain can inline (each NF once) */
 #define XNF_BATCH_BUCKETS 65 /* packets per NAPI poll: 0..63, 64 = 64 or more */
 #define XNF_MAX_PORTS	  256 /* devices in the egress devmap */
-#define XNF_MAX_ROUTES \
-	(1u << 21) /* per family and copy; LPM tries allocate
-				      * on demand: a full table fits */
-#define XNF_MAX_FDB	65536
-#define XNF_MAX_NH	8192 /* nexthop objects (xnf_nh) */
-#define XNF_MAX_NHG	1024 /* multipath groups (xnf_nhg) */
-#define XNF_NHG_PATHS	16   /* next hops of one group */
-#define XNF_NHG_BUCKETS 128  /* resilient hash buckets of a group */
-#define XNF_FC_ENTRIES	4096 /* flow cache entries per CPU (a power of 2) */
 
-/* Network functions. The row of XNF_NF_ENTRY in struct xnf_stats counts the
- * whole chain: what entered the interface and the action finally carried
- * out. */
-enum xnf_nf_id {
-	XNF_NF_ENTRY = 0,
-	XNF_NF_FIREWALL,
-	XNF_NF_L3FWD,
-	XNF_NF_L2FWD,
-	XNF_NF_XSK,
-	__XNF_NF_MAX
-};
+#include "xnf_nfs.h"
+
+/* Network functions: XNF_NF_ENTRY, then the NFs of the registry
+ * (xnf_nfs.h) in its order. The row of XNF_NF_ENTRY in struct xnf_stats
+ * counts the whole chain: what entered the interface and the action
+ * finally carried out. */
+#define XNF_NF_ENUM_(id, name, flags) XNF_NF_##id,
+enum xnf_nf_id { XNF_NF_ENTRY = 0, XNF_NFS(XNF_NF_ENUM_) __XNF_NF_MAX };
+#undef XNF_NF_ENUM_
 XNF_ENUM_U32(xnf_nf_id);
+
+/* Rows for NFs in struct xnf_stats: a fixed number, so that a new NF
+ * changes no table's layout (and no schema). */
+#define XNF_NF_SLOTS 16
+_Static_assert(__XNF_NF_MAX <= XNF_NF_SLOTS,
+	       "XNF_NF_SLOTS: a row for every NF of the registry");
 
 /* Accumulated verdict, carried out when the chain ends. */
 enum xnf_verdict {
@@ -74,37 +76,47 @@ enum xnf_verdict {
 	__XNF_V_MAX
 };
 
-/* Why a packet was dropped or passed to the kernel. Every drop counts in
- * exactly one drop[] slot of struct xnf_stats, every pass in one pass[]
- * slot; XNF_R_NONE is only used for packets that finish the chain with the
- * default pass verdict (e.g. allowed by a firewall-only chain). */
-enum xnf_reason {
-	XNF_R_NONE = 0,
-	XNF_R_MALFORMED, /* header truncated or inconsistent */
-	XNF_R_NOT_IP,	 /* ethertype is neither IPv4 nor IPv6 (ARP, ...) */
-	XNF_R_VLAN, /* l3fwd: tagged frame, left to the kernel's VLAN devices */
-	XNF_R_FW_DENY, /* firewall rule or default policy said drop */
-	XNF_R_NO_ROUTE,
-	XNF_R_BLACKHOLE, /* route of type blackhole */
-	XNF_R_TTL,	 /* TTL / hop limit would expire */
-	XNF_R_LOCAL,	 /* destination is one of the router's own addresses */
-	XNF_R_NO_NEIGH,	 /* fib mode: next hop has no neighbour entry yet */
-	XNF_R_FIB,	 /* the kernel's FIB decides: fib mode's forwarding
-			  * disabled or unsupported route, a kernel route */
-	XNF_R_FRAG_NEEDED, /* fib mode: packet larger than the egress MTU */
-	XNF_R_NOT_PORT,	   /* fib mode: egress device is not an xnf port */
-	XNF_R_L2_MISS,	   /* l2fwd: destination MAC not in the FDB */
-	XNF_R_HAIRPIN,	 /* l2fwd: FDB says the MAC lives on the ingress port */
-	XNF_R_REDIRECT,	 /* egress port not in the devmap */
-	XNF_R_TAIL_CALL, /* a chain slot had no program (fail closed) */
-	XNF_R_XSK,	 /* no AF_XDP socket bound to the receive queue */
-	XNF_R_INTERNAL,	 /* a lookup that cannot fail did */
-	XNF_R_POLICED, /* userspace ratelimit: the flow's token bucket is empty */
-	XNF_R_BAD_CSUM, /* l3fwd: IPv4 header checksum wrong (RFC 1812 5.2.2) */
-	XNF_R_MARTIAN,	/* l3fwd: an address Linux refuses to forward
-			 * (include/uapi/xnf_rx.h) */
-	__XNF_R_MAX
-};
+/* Why a packet was dropped or passed to the kernel, each with the name
+ * operators read (`xnf stats`, Prometheus, JSON; lib/names.c). Every drop
+ * counts in exactly one drop[] slot of struct xnf_stats, every pass in one
+ * pass[] slot; XNF_R_NONE is only used for packets that finish the chain
+ * with the default pass verdict (e.g. allowed by a firewall-only chain).
+ * Appended, never moved: a reason's number is its slot. */
+/* clang-format off */
+#define XNF_REASONS(X)							\
+	X(NONE, none)							\
+	X(MALFORMED, malformed)	/* header truncated or inconsistent */	\
+	X(NOT_IP, not_ip)	/* ethertype is neither IPv4 nor IPv6 (ARP, ...) */ \
+	X(VLAN, vlan)		/* l3fwd: tagged frame, left to the kernel's VLAN devices */ \
+	X(FW_DENY, fw_deny)	/* firewall rule or default policy said drop */ \
+	X(NO_ROUTE, no_route)						\
+	X(BLACKHOLE, blackhole)	/* route of type blackhole */		\
+	X(TTL, ttl_expired)	/* TTL / hop limit would expire */	\
+	X(LOCAL, local)		/* destination is one of the router's own addresses */ \
+	X(NO_NEIGH, no_neigh)	/* fib mode: next hop has no neighbour entry yet */ \
+	X(FIB, fib_other)	/* the kernel's FIB decides: fib mode's forwarding disabled or unsupported route, a kernel route */ \
+	X(FRAG_NEEDED, frag_needed) /* fib mode: packet larger than the egress MTU */ \
+	X(NOT_PORT, not_xnf_port) /* fib mode: egress device is not an xnf port */ \
+	X(L2_MISS, l2_miss)	/* l2fwd: destination MAC not in the FDB */ \
+	X(HAIRPIN, hairpin)	/* l2fwd: FDB says the MAC lives on the ingress port */ \
+	X(REDIRECT, redirect)	/* egress port not in the devmap */	\
+	X(TAIL_CALL, tail_call)	/* a chain slot had no program (fail closed) */ \
+	X(XSK, xsk_no_socket)	/* no AF_XDP socket bound to the receive queue */ \
+	X(INTERNAL, internal)	/* a lookup that cannot fail did */	\
+	X(POLICED, policed)	/* userspace ratelimit: the flow's token bucket is empty */ \
+	X(BAD_CSUM, bad_csum)	/* l3fwd: IPv4 header checksum wrong (RFC 1812 5.2.2) */ \
+	X(MARTIAN, martian)	/* l3fwd: an address Linux refuses to forward (include/uapi/xnf_rx.h) */
+/* clang-format on */
+
+#define XNF_REASON_ENUM_(id, name) XNF_R_##id,
+enum xnf_reason { XNF_REASONS(XNF_REASON_ENUM_) __XNF_R_MAX };
+#undef XNF_REASON_ENUM_
+
+/* Slots for reasons in struct xnf_stats and struct xnf_worker_stats: a
+ * fixed number, so that a new reason changes no table's layout. */
+#define XNF_REASON_SLOTS 64
+_Static_assert(__XNF_R_MAX <= XNF_REASON_SLOTS,
+	       "XNF_REASON_SLOTS: a slot for every reason");
 
 /* What to do with an exception (no route, TTL, own address, martian, FDB
  * miss, no socket). */
@@ -220,17 +232,17 @@ struct xnf_nf_counters {
 /* Per-interface, per-CPU: xnf_stats[0]. Plain increments: each CPU owns its
  * copy and XDP does not preempt itself, so no atomics are needed. */
 struct xnf_stats {
-	struct xnf_nf_counters nf[__XNF_NF_MAX];
-	__u64 drop[__XNF_R_MAX];
-	__u64 pass[__XNF_R_MAX];
-	__u64 drop_bytes[__XNF_R_MAX];
-	__u64 pass_bytes[__XNF_R_MAX];
+	struct xnf_nf_counters nf[XNF_NF_SLOTS]; /* by enum xnf_nf_id */
+	__u64 drop[XNF_REASON_SLOTS];		 /* by enum xnf_reason */
+	__u64 pass[XNF_REASON_SLOTS];
+	__u64 drop_bytes[XNF_REASON_SLOTS];
+	__u64 pass_bytes[XNF_REASON_SLOTS];
 	__u64 tail_miss[XNF_CHAIN_MAX]; /* tail calls that found an empty slot */
-	/* Flow cache, per NF that caches (firewall, l3fwd, l2fwd): packets
-	 * whose table lookup the cache answered, and those it could not
-	 * (then the NF looked up and stored the result). */
-	__u64 fc_hit[__XNF_NF_MAX];
-	__u64 fc_miss[__XNF_NF_MAX];
+	/* Flow cache, per NF that caches (XNF_NFF_FCACHE): packets whose
+	 * table lookup the cache answered, and those it could not (then the
+	 * NF looked up and stored the result). */
+	__u64 fc_hit[XNF_NF_SLOTS];
+	__u64 fc_miss[XNF_NF_SLOTS];
 };
 
 /* What xnf attached to an interface: xnf_dev[0] of the interface, written
@@ -291,236 +303,23 @@ struct xnf_xmit_counters {
 	__u64 redirect_err; /* redirects that failed before the queue */
 };
 
-/* l3fwd tables: LPM tries keyed by prefix; the value names a nexthop
- * object or a multipath group (see docs/design.md, "Next hops"). */
-struct xnf_rt4_key {
-	__u32 prefixlen;
-	__u8 addr[4];
-};
-
-struct xnf_rt6_key {
-	__u32 prefixlen;
-	__u8 addr[16];
-};
-
-enum xnf_route_type {
-	XNF_RT_UNICAST = 0, /* forward along nexthop .nh */
-	XNF_RT_LOCAL,	    /* one of the router's own addresses */
-	XNF_RT_BLACKHOLE,   /* drop silently */
-	XNF_RT_UNREACHABLE, /* treated like no route: the kernel sends ICMP */
-	XNF_RT_MULTIPATH,   /* forward along a nexthop of group .nh */
-	XNF_RT_KERNEL,	    /* pass: the kernel forwards it (a connected
-			     * subnet, whose hosts it resolves); reason fib */
-};
-XNF_ENUM_U32(xnf_route_type);
-
-/* Who wrote a route. One source of truth per instance: while a route sync
- * owns the tables (xnf_rtsync), routes are not added by hand. */
-enum xnf_route_origin {
-	XNF_ORIGIN_STATIC = 0, /* xnf route add, xnf apply */
-	XNF_ORIGIN_SYNC = 1,   /* xnf route sync, from a kernel table */
-};
-
-/* Value of xnf_rt4 / xnf_rt6. origin stays a number for bpftool: as an
- * enum it would grow the value of up to 2M routes per family and copy
- * from 12 to 16 bytes, and change the layout. */
-struct xnf_rt_val {
-	enum xnf_route_type type;
-	__u32 nh;     /* nexthop id (unicast) or group id (multipath), else 0 */
-	__u16 origin; /* enum xnf_route_origin */
-	__u16 plen;   /* the route's own prefix length: a lookup says which
-		       * prefix matched, and an exact one needs no scan */
-};
-
-/* xnf_rtsync[0]: the route sync that owns the route tables, if any. */
-struct xnf_rtsync_info {
-	__u32 table; /* kernel table mirrored; 0: no sync owns the routes */
-	__u32 pid;   /* of the running sync, 0 when it has exited */
-	__u64 since; /* CLOCK_REALTIME ns of its start */
-};
-
-enum xnf_nh_state {
-	XNF_NH_VALID = 0,  /* forward with these MACs */
-	XNF_NH_KERNEL = 1, /* no neighbour: pass (no_neigh), the kernel
-			    * resolves it */
-};
-XNF_ENUM_U32(xnf_nh_state);
-
-/* A next hop, in a slot of xnf_nh (an array, XNF_NH_SLOTS). Nexthop id
- * N (1 .. XNF_MAX_NH - 1) owns slots 2N and 2N + 1; xnf_nh_live[N] says
- * which one is live. A change writes the spare slot and then flips the
- * live word (one aligned 4-byte store), so a packet reads the old next hop
- * or the new one, never a mix, and every route through N follows at once;
- * the old slot is written again only after an RCU grace period (libxnf,
- * lib/nexthop.c). Arrays, because the verifier inlines their lookups. */
-struct xnf_nexthop {
-	__u32 ifindex;		   /* egress port */
-	__u8 dmac[6];		   /* next hop's MAC */
-	__u8 smac[6];		   /* egress port's MAC */
-	enum xnf_family gw_family; /* of gw; XNF_AF_NONE: directly connected */
-	__u8 gw[16];		   /* next hop address */
-	enum xnf_nh_state state;
-	__u32 refs; /* 0 in the slots; libxnf reports xnf_nh_live's */
-};
-
-#define XNF_NH_SLOTS (2 * XNF_MAX_NH)
-
-/* xnf_nh_live[id]. */
-struct xnf_nh_live {
-	__u32 slot; /* 1 + the live slot of xnf_nh; 0: never used */
-	__u32 refs; /* routes and groups using it, 0: a free id whose slot
-		     * stays for packets that still hold it (libxnf's
-		     * count; the dataplane reads slot only) */
-};
-
-/* xnf_nhg, keyed by a group id (__u32, not 0): a resilient group (as the
- * kernel's "nexthop group type resilient"): bucket[flow hash % BUCKETS]
- * is the nexthop id of the flow. A change of the members moves only the
- * buckets it must (lib/nexthop.c); the whole table is replaced in one
- * update, as for xnf_nh. */
-struct xnf_nhgroup {
-	__u32 n;		       /* members */
-	__u32 refs;		       /* routes using it (libxnf's count) */
-	__u32 nh[XNF_NHG_PATHS];       /* members' nexthop ids, nh[0..n) */
-	__u32 bucket[XNF_NHG_BUCKETS]; /* nexthop ids */
-};
-
-/* Key of xnf_nhg_idx (libxnf's: members -> group id, read by no program):
- * the members' ids ascending, the rest 0. */
-struct xnf_nhg_key {
-	__u32 n;
-	__u32 nh[XNF_NHG_PATHS];
-};
-
-/* l2fwd tables. */
-struct xnf_fdb_key {
-	__u8 mac[6];
-	__u16 pad;
-};
-
-struct xnf_fdb_entry {
-	__u32 ifindex;
-	__u32 flags;
-};
-
-/* Cross-connect: everything received on the key ifindex leaves on
- * .ifindex with its MACs rewritten (DPDK l2fwd). */
-struct xnf_xconnect {
-	__u32 ifindex;
-	__u8 dmac[6];
-	__u8 smac[6];
-};
-
-/* The change log: every change made to the instance (a command, a route
- * sync's batch, a next hop that followed its neighbour), with who made it
- * and how it ended. Change number seq (from 1) is in
- * xnf_changes[seq % XNF_CHANGES_MAX]; xnf_config.change_seq is the last
- * one. Written by libxnf under the instance lock (lib/changes.c), read by
- * `xnf monitor` without a lock; no program touches it. */
-#define XNF_CHANGES_MAX 256
-#define XNF_CHANGE_TEXT 240
-
-struct xnf_change {
-	__u64 seq;  /* 0: the slot was never written */
-	__u64 time; /* CLOCK_REALTIME, ns */
-	__u32 pid;  /* of the process that made it */
-	__u32 uid;  /* its user */
-	/* Its login uid, which su and sudo keep; 4294967295: unset. */
-	__u32 auid;
-	__u32 failed;		   /* 0: done; 1: refused or failed */
-	char cmd[XNF_CHANGE_TEXT]; /* the command, as typed */
-	char msg[XNF_CHANGE_TEXT]; /* why it failed, or what it did */
-	/* Equal to seq in a record read whole: a reader racing the writer
-	 * of the slot's next record (a map lookup is a plain copy) sees
-	 * them differ. */
-	__u64 seq_end;
-};
-
-/*
- * The flow cache (xnf_fcache, a per-CPU array of XNF_FC_ENTRIES): the
- * results of the NFs' table lookups for recently seen flows, so that the
- * next packet of a flow skips the LPM tries, the firewall's classifier
- * and the FDB hash. The entry program (or the fused chain) hashes the
- * packet's flow key to an entry; an entry holding another flow is taken
- * over (its results dropped). Each NF keeps its own part, tagged with the
- * xnf_config.tables_gen read before its lookup: every table change moves
- * tables_gen after it is visible to packets, so a part computed before
- * the change no longer matches, and one computed while it was being made
- * does not either. Only table results are kept, never what depends on the
- * packet beyond its key (TTL, length, martian checks) or on tables that
- * change without a generation (a next hop's MACs: the route's nexthop id
- * is cached, the MACs are read per packet). XDP does not preempt itself on
- * a CPU, so only that CPU's programs write its entries; user space never
- * writes them.
- */
-struct xnf_fc_key {
-	__u32 ifindex; /* ingress */
-	__u8 family;   /* enum xnf_family */
-	__u8 l4_proto;
-	__u8 ports; /* 1: sport/dport were read (XNF_PKT_F_PORTS) */
-	__u8 pad;
-	__be16 sport; /* 0 without ports */
-	__be16 dport;
-	__u32 pad2;
-	__u8 saddr[16]; /* IPv4 in the first 4 bytes, the rest 0 */
-	__u8 daddr[16];
-};
-
-enum xnf_fc_parts {
-	XNF_FC_FW = 1 << 0, /* fw_* hold the firewall's decision */
-	XNF_FC_L3 = 1 << 1, /* l3_* hold l3fwd's route lookup */
-	XNF_FC_L2 = 1 << 2, /* l2_* hold l2fwd's FDB lookup */
-};
-
-/* fw_slot of a decision no rule made (the default policy). */
-#define XNF_FC_NO_RULE 0xffffffffu
-
-struct xnf_fc_entry {
-	struct xnf_fc_key key;
-	__u32 parts; /* enum xnf_fc_parts: which parts are filled */
-	__u32 fw_gen;
-	__u32 fw_action; /* enum xnf_fw_action */
-	__u32 fw_slot;	 /* xnf_fw_hits slot of the rule, or XNF_FC_NO_RULE */
-	__u8 l2_mac[6];	 /* the destination MAC looked up; with l2_pad (0),
-			  * an xnf_fdb_key, compared as one word */
-	__u16 l2_pad;
-	__u32 l2_gen;
-	__u32 l2_ifindex; /* the FDB's port for l2_mac; 0: not in the FDB */
-	__u32 l3_gen;
-	__u32 l3_found;		 /* 0: no route */
-	struct xnf_rt_val l3_rt; /* what the LPM returned */
-	__u32 pad; /* per-CPU values are 8-byte multiples (xnf_pkt's pad) */
-};
-
-/* Map names. The shared tables of an instance, pinned at <root>/<name>. */
+/* Map names. The instance's core tables, pinned at <root>/tables/<name>
+ * (the NFs' own, the change log's and the flow cache's are named in their
+ * headers). */
 #define XNF_MAP_STR_(id) #id
 #define XNF_MAP_STR(id)	 XNF_MAP_STR_(id)
 
-#define XNF_MAP_CFG	 xnf_cfg
-#define XNF_MAP_SCRATCH	 xnf_scratch
-#define XNF_MAP_TX	 xnf_tx
-#define XNF_MAP_BATCH	 xnf_batch
-#define XNF_MAP_XMIT	 xnf_xmit
-#define XNF_MAP_POLL	 xnf_poll
-#define XNF_MAP_RT4	 xnf_rt4
-#define XNF_MAP_RT6	 xnf_rt6
-#define XNF_MAP_RT4_B	 xnf_rt4_b /* the other copy (xnf_config.rt_copy) */
-#define XNF_MAP_RT6_B	 xnf_rt6_b
-#define XNF_MAP_RTSYNC	 xnf_rtsync
-#define XNF_MAP_NH	 xnf_nh
-#define XNF_MAP_NH_LIVE	 xnf_nh_live
-#define XNF_MAP_NH_IDX	 xnf_nh_idx /* libxnf's: nexthop value -> id */
-#define XNF_MAP_NHG	 xnf_nhg
-#define XNF_MAP_NHG_IDX	 xnf_nhg_idx /* libxnf's: members -> group id */
-#define XNF_MAP_FDB	 xnf_fdb
-#define XNF_MAP_XCONNECT xnf_xconnect
-#define XNF_MAP_CHANGES	 xnf_changes
-#define XNF_MAP_FCACHE	 xnf_fcache /* per CPU; no program of user space */
+#define XNF_MAP_CFG	xnf_cfg
+#define XNF_MAP_SCRATCH xnf_scratch
+#define XNF_MAP_TX	xnf_tx
+#define XNF_MAP_BATCH	xnf_batch
+#define XNF_MAP_XMIT	xnf_xmit
+#define XNF_MAP_POLL	xnf_poll
 /* per interface, pinned at <root>/dev/<DEV>/<name> */
-#define XNF_MAP_STATS	 xnf_stats
-#define XNF_MAP_XSKS	 xnf_xsks
-#define XNF_MAP_DEV	 xnf_dev
+#define XNF_MAP_STATS	xnf_stats
+#define XNF_MAP_XSKS	xnf_xsks
+#define XNF_MAP_DEV	xnf_dev
 /* per loaded chain (not pinned by name: a chain swap builds a new one) */
-#define XNF_MAP_CHAIN	 xnf_chain
+#define XNF_MAP_CHAIN	xnf_chain
 
 #endif /* XNF_UAPI_DP_H */

@@ -4,7 +4,7 @@
  * definition the XDP l3fwd (bpf/l3fwd.bpf.h) and the AF_XDP workers'
  * l3fwd (userspace/nf_l3fwd.c) both run, so they send a flow the same way.
  * Integer arithmetic on fixed-width types only: compiles as BPF and as
- * user space C, after linux/types.h (or vmlinux.h) and xnf_dp.h.
+ * user space C, after linux/types.h (or vmlinux.h).
  *
  * The hash is symmetric: a packet and its reply (addresses and ports
  * swapped) hash alike, so a group that serves both directions of a flow
@@ -15,6 +15,8 @@
  */
 #ifndef XNF_UAPI_NH_H
 #define XNF_UAPI_NH_H
+
+#include "xnf_l3fwd.h"
 
 #define XNF_NH_INLINE static inline __attribute__((always_inline))
 

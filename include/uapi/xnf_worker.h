@@ -114,8 +114,8 @@ struct xnf_worker_stats {
 	__u64 wake_reads;   /* non-empty reads right after a sleep */
 	__u64 wake_packets; /* packets those reads returned */
 	__u64 drop[__XNF_WD_MAX];
-	__u64 nf_drop[__XNF_R_MAX];
-	struct xnf_widle idle_run; /* included in the counters above */
+	__u64 nf_drop[XNF_REASON_SLOTS]; /* by enum xnf_reason */
+	struct xnf_widle idle_run;	 /* included in the counters above */
 	__u64 place[__XNF_FP_MAX]; /* frames in each place, sums to .frames */
 	/* the kernel's XDP_STATISTICS of the RX socket */
 	__u64 k_rx_dropped;

@@ -12,6 +12,8 @@
 #define XNF_FIXTURE_H
 
 #include "xnf.h"
+/* White-box: the instance's tables (lib/dp_priv.h). */
+#include "dp_priv.h"
 #include "pkt.h"
 #include "test.h"
 

@@ -20,6 +20,7 @@
 
 #include "test.h"
 #include "xnf.h"
+#include "dp_priv.h" /* white-box: the compiled tables as stored */
 
 #define TCP   IPPROTO_TCP
 #define UDP   IPPROTO_UDP

@@ -51,7 +51,7 @@ CLONE_NEWNET = 0x40000000
 # is visible in under 100 ms.
 TARGET_CONVERGE_S = 60
 TARGET_DELAY_MS = 100
-XNF_RT_UNICAST = 0  # enum xnf_route_type, include/uapi/xnf_dp.h
+XNF_RT_UNICAST = 0  # enum xnf_route_type, include/uapi/xnf_l3fwd.h
 
 
 class Interrupted(Exception):
@@ -159,7 +159,7 @@ def churn(rate, duration, routes, conn):
 class Tables:
     """xnf's pinned route tables: two copies of each (xnf_rt4 / xnf_rt4_b,
     ...), of which packets read the one xnf_config.rt_copy names
-    (include/uapi/xnf_dp.h, lib/routes.c). Lookups go where a packet's
+    (include/uapi/xnf_l3fwd.h, lib/routes.c). Lookups go where a packet's
     would."""
 
     MAPS = ("xnf_cfg", "xnf_rt4", "xnf_rt6", "xnf_rt4_b", "xnf_rt6_b")
