@@ -21,6 +21,7 @@
 
 #include "xnf_dp.h"
 #include "tables.bpf.h"
+#include "batch_maps.bpf.h"
 
 /*
  * The time of a poll (xnf_batch_hist.timed/ns): the entry program stamps

@@ -11,6 +11,7 @@
 
 #include "common.bpf.h"
 #include "tables.bpf.h"
+#include "fcache_maps.bpf.h"
 #include "chain.bpf.h"
 #include "xnf_nh.h"
 #include "xnf_fc.h"

@@ -12,6 +12,7 @@
 
 #include "common.bpf.h"
 #include "tables.bpf.h"
+#include "firewall_maps.bpf.h"
 #include "chain.bpf.h"
 #include "fcache.bpf.h"
 

@@ -17,6 +17,7 @@
 
 #include "common.bpf.h"
 #include "tables.bpf.h"
+#include "l2fwd_maps.bpf.h"
 #include "chain.bpf.h"
 #include "fcache.bpf.h"
 

@@ -16,6 +16,7 @@
 
 #include "common.bpf.h"
 #include "tables.bpf.h"
+#include "l3fwd_maps.bpf.h"
 #include "chain.bpf.h"
 #include "rx.bpf.h"
 #include "xnf_nh.h"

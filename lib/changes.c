@@ -73,10 +73,12 @@ static int record(struct xnf_dp *dp, const struct xnf_change *c)
 		return err;
 	rec.seq = rec.seq_end = cfg.change_seq + 1;
 	slot = rec.seq % XNF_CHANGES_MAX;
-	if (bpf_map_update_elem(dp->fd[XNF_T_CHANGES], &slot, &rec, BPF_ANY))
+	if (bpf_map_update_elem(xnf_table_fd(dp, XNF_T_CHANGES), &slot, &rec,
+				BPF_ANY))
 		return -errno;
 	cfg.change_seq = rec.seq;
-	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &cfg, BPF_ANY) ?
+	return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_CFG), &zero, &cfg,
+				   BPF_ANY) ?
 		       -errno :
 		       0;
 }
@@ -131,7 +133,7 @@ int xnf_change_read(struct xnf_dp *dp, __u64 seq, struct xnf_change *c)
 {
 	__u32 slot = seq % XNF_CHANGES_MAX;
 
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_CHANGES], &slot, c))
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_CHANGES), &slot, c))
 		return -errno;
 	/* Text from a map: terminated whatever wrote it. */
 	c->cmd[XNF_CHANGE_TEXT - 1] = c->msg[XNF_CHANGE_TEXT - 1] = '\0';

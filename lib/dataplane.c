@@ -84,15 +84,16 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 {
 	struct bpf_map *map;
 	char path[PATH_MAX];
-	int err, t;
+	int err, t, fd;
 
 	bpf_object__for_each_map(map, obj)
 	{
 		const char *name = bpf_map__name(map);
 
 		t = xnf_table_index(name);
-		if (t >= 0 && dp->fd[t] >= 0) {
-			err = bpf_map__reuse_fd(map, dp->fd[t]);
+		if (t >= 0 && !dp->creating) {
+			fd = xnf_table_fd(dp, t);
+			err = fd < 0 ? -errno : bpf_map__reuse_fd(map, fd);
 		} else if (t >= 0) {
 			snprintf(path, sizeof(path), "%s/tables/%s", dp->root,
 				 name);
@@ -160,6 +161,7 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 	if (fresh) {
 		/* Creates and pins every table (libbpf unpins them again
 		 * if any fails). */
+		dp->creating = true;
 		skel = xnf_tables__open();
 		if (!skel) {
 			err = xnf_errf(errbuf, errlen, -errno,
@@ -177,22 +179,23 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 			goto out_destroy;
 		}
 	}
-	for (i = 0; i < __XNF_T_MAX; i++) {
-		snprintf(path, sizeof(path), "%s/tables/%s", root,
-			 xnf_table_names[i]);
-		dp->fd[i] = bpf_obj_get(path);
-		if (dp->fd[i] < 0) {
-			err = xnf_errf(errbuf, errlen, -errno,
-				       "cannot open %s: %s; the instance at %s is incomplete: destroy it",
-				       path, strerror(errno), root);
-			goto out_destroy;
-		}
+	/* The other tables are opened when they are first used
+	 * (xnf_table_fd): a command that writes a route does not pay for
+	 * the firewall's. xnf_cfg, written last when the instance is
+	 * made, says whether it is complete. */
+	dp->creating = false;
+	if (xnf_table_fd(dp, XNF_T_CFG) < 0) {
+		err = xnf_errf(errbuf, errlen, -errno,
+			       "cannot open %s/tables/%s: %s; the instance at %s is incomplete: destroy it",
+			       root, XNF_MAP_STR(XNF_MAP_CFG), strerror(errno),
+			       root);
+		goto out_destroy;
 	}
 
 	if (fresh) {
 		xnf_crash_point("create:tables");
 		/* Last: a schema in xnf_cfg says the instance is complete. */
-		err = bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero,
+		err = bpf_map_update_elem(xnf_table_fd(dp, XNF_T_CFG), &zero,
 					  &xnf_default_cfg, BPF_ANY);
 	} else {
 		err = xnf_cfg_read(dp, &cfg);
@@ -232,6 +235,25 @@ out_free:
 const char *xnf_dp_root(const struct xnf_dp *dp)
 {
 	return dp->root;
+}
+
+int xnf_table_fd(struct xnf_dp *dp, enum xnf_table t)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (dp->fd[t] >= 0)
+		return dp->fd[t];
+	snprintf(path, sizeof(path), "%s/tables/%s", dp->root,
+		 xnf_table_names[t]);
+	dp->fd[t] = bpf_obj_get(path);
+	if (dp->fd[t] < 0) {
+		err = errno;
+		pr_warn("cannot open %s: %s; the instance at %s is incomplete: destroy it\n",
+			path, strerror(err), dp->root);
+		errno = err;
+	}
+	return dp->fd[t];
 }
 
 bool xnf_dp_reader(const struct xnf_dp *dp)
@@ -302,7 +324,9 @@ int xnf_cfg_read(struct xnf_dp *dp, struct xnf_config *cfg)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(dp->fd[XNF_T_CFG], &zero, cfg) ? -errno : 0;
+	return bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_CFG), &zero, cfg) ?
+		       -errno :
+		       0;
 }
 
 /* The exception actions are tables too, to the AF_XDP workers, which keep
@@ -323,7 +347,8 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 	next.change_seq = now.change_seq;
 	next.xconnects = now.xconnects;
 	dp->created = false;
-	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &next, BPF_ANY) ?
+	return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_CFG), &zero, &next,
+				   BPF_ANY) ?
 		       -errno :
 		       0;
 }
@@ -350,7 +375,8 @@ int xnf_tables_changed(struct xnf_dp *dp)
 	err = xnf_cfg_read(dp, &cfg);
 	if (!err) {
 		cfg.tables_gen++;
-		if (bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &cfg, BPF_ANY))
+		if (bpf_map_update_elem(xnf_table_fd(dp, XNF_T_CFG), &zero,
+					&cfg, BPF_ANY))
 			err = -errno;
 	}
 	if (err)
@@ -378,21 +404,24 @@ int xnf_port_add(struct xnf_dp *dp, __u32 ifindex)
 	/* No program runs on egress: fd -1 (the kernel checks fd > 0). */
 	struct bpf_devmap_val val = { .ifindex = ifindex, .bpf_prog.fd = -1 };
 
-	return bpf_map_update_elem(dp->fd[XNF_T_TX], &ifindex, &val, BPF_ANY) ?
+	return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_TX), &ifindex, &val,
+				   BPF_ANY) ?
 		       -errno :
 		       0;
 }
 
 int xnf_port_del(struct xnf_dp *dp, __u32 ifindex)
 {
-	return bpf_map_delete_elem(dp->fd[XNF_T_TX], &ifindex) ? -errno : 0;
+	return bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_TX), &ifindex) ?
+		       -errno :
+		       0;
 }
 
 bool xnf_port_exists(struct xnf_dp *dp, __u32 ifindex)
 {
 	struct bpf_devmap_val val;
 
-	return !bpf_map_lookup_elem(dp->fd[XNF_T_TX], &ifindex, &val);
+	return !bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_TX), &ifindex, &val);
 }
 
 int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex)
@@ -401,7 +430,7 @@ int xnf_fdb_set(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex)
 	struct xnf_fdb_entry val = { .ifindex = ifindex };
 
 	memcpy(key.mac, mac, 6);
-	if (bpf_map_update_elem(dp->fd[XNF_T_FDB], &key, &val, BPF_ANY))
+	if (bpf_map_update_elem(xnf_table_fd(dp, XNF_T_FDB), &key, &val, BPF_ANY))
 		return -errno;
 	return xnf_tables_changed(dp);
 }
@@ -411,7 +440,9 @@ int xnf_fdb_get(struct xnf_dp *dp, const __u8 mac[6], struct xnf_fdb_entry *e)
 	struct xnf_fdb_key key = {};
 
 	memcpy(key.mac, mac, 6);
-	return bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, e) ? -errno : 0;
+	return bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FDB), &key, e) ?
+		       -errno :
+		       0;
 }
 
 int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
@@ -419,7 +450,7 @@ int xnf_fdb_del(struct xnf_dp *dp, const __u8 mac[6])
 	struct xnf_fdb_key key = {};
 
 	memcpy(key.mac, mac, 6);
-	if (bpf_map_delete_elem(dp->fd[XNF_T_FDB], &key))
+	if (bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_FDB), &key))
 		return -errno;
 	return xnf_tables_changed(dp);
 }
@@ -441,7 +472,8 @@ static int xconnect_changed(struct xnf_dp *dp)
 	void *prev = NULL;
 	int err;
 
-	while (!bpf_map_get_next_key(dp->fd[XNF_T_XCONNECT], prev, &next)) {
+	while (!bpf_map_get_next_key(xnf_table_fd(dp, XNF_T_XCONNECT), prev,
+				     &next)) {
 		key = next;
 		prev = &key;
 		n++;
@@ -454,7 +486,8 @@ static int xconnect_changed(struct xnf_dp *dp)
 		return err;
 	cfg.xconnects = n;
 	cfg.tables_gen++;
-	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &cfg, BPF_ANY) ?
+	return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_CFG), &zero, &cfg,
+				   BPF_ANY) ?
 		       -errno :
 		       0;
 }
@@ -472,7 +505,7 @@ static void xconnect_warn(int err)
 int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
 		     const struct xnf_xconnect *xc)
 {
-	int fd = dp->fd[XNF_T_XCONNECT], err;
+	int fd = xnf_table_fd(dp, XNF_T_XCONNECT), err;
 	struct xnf_xconnect old;
 	bool existed;
 
@@ -491,7 +524,8 @@ int xnf_xconnect_set(struct xnf_dp *dp, __u32 in_ifindex,
 
 int xnf_xconnect_get(struct xnf_dp *dp, __u32 in_ifindex, struct xnf_xconnect *xc)
 {
-	return bpf_map_lookup_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex, xc) ?
+	return bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_XCONNECT),
+				   &in_ifindex, xc) ?
 		       -errno :
 		       0;
 }
@@ -501,7 +535,7 @@ int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex)
 {
 	int err;
 
-	if (bpf_map_delete_elem(dp->fd[XNF_T_XCONNECT], &in_ifindex))
+	if (bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_XCONNECT), &in_ifindex))
 		return -errno;
 	err = xconnect_changed(dp);
 	if (err)
@@ -529,7 +563,7 @@ static int dev_entry_zero(struct xnf_dp *dp, enum xnf_table t,
 	zero = calloc(ncpus, size);
 	if (!zero)
 		return -ENOMEM;
-	if (bpf_map_update_elem(dp->fd[t], key, zero, flags) &&
+	if (bpf_map_update_elem(xnf_table_fd(dp, t), key, zero, flags) &&
 	    errno != (flags == BPF_EXIST ? ENOENT : EEXIST))
 		err = -errno;
 	free(zero);
@@ -571,9 +605,11 @@ int xnf_batch_unwatch(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
 	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
 	int err = 0;
 
-	if (bpf_map_delete_elem(dp->fd[XNF_T_XMIT], &key) && errno != ENOENT)
+	if (bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_XMIT), &key) &&
+	    errno != ENOENT)
 		err = -errno;
-	if (bpf_map_delete_elem(dp->fd[XNF_T_BATCH], &key) && errno != ENOENT)
+	if (bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_BATCH), &key) &&
+	    errno != ENOENT)
 		err = -errno;
 	return err;
 }
@@ -795,27 +831,26 @@ int xnf_chain_parse(const char *text, struct xnf_chain_spec *spec, char *errbuf,
 		    size_t errlen)
 {
 	const char *p = text, *comma;
-	char name[32];
+	char name[32], nfs[256];
 	size_t len;
 	int nf;
 
 	memset(spec, 0, sizeof(*spec));
+	xnf_nf_list(nfs, sizeof(nfs), ", ");
 	do {
 		comma = strchr(p, ',');
 		len = comma ? (size_t)(comma - p) : strlen(p);
 		if (!len || len >= sizeof(name))
 			return xnf_errf(errbuf, errlen, -EINVAL,
 					"'%s' is not a chain: write NF[,NF...] "
-					"with NFs firewall, l3fwd, l2fwd, xsk",
-					text);
+					"with NFs %s",
+					text, nfs);
 		memcpy(name, p, len);
 		name[len] = '\0';
 		nf = xnf_nf_from_name(name);
 		if (nf < 0)
 			return xnf_errf(errbuf, errlen, -EINVAL,
-					"unknown NF '%s'; NFs are firewall, "
-					"l3fwd, l2fwd, xsk",
-					name);
+					"unknown NF '%s'; NFs are %s", name, nfs);
 		if (chain_has(spec, nf))
 			return xnf_errf(errbuf, errlen, -EINVAL,
 					"%s appears twice in the chain; each "

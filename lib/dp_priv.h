@@ -34,15 +34,22 @@ extern const char *const xnf_table_names[__XNF_T_MAX];
  * include/xnf.h: xnf_dp_root() and xnf_dp_reader() say what they need). */
 struct xnf_dp {
 	char root[XNF_ROOT_MAX]; /* pin root, e.g. /sys/fs/bpf/xnf */
-	int fd[__XNF_T_MAX];	 /* the shared tables */
+	int fd[__XNF_T_MAX];	 /* the shared tables, -1 until first used:
+				  * read them with xnf_table_fd() */
 	int lock_fd;		 /* the root, flock()ed by xnf_open */
-	bool created; /* this open made the tables, unwritten since */
-	bool reader;  /* opened with XNF_OPEN_READ: no lock held */
+	bool created;  /* this open made the tables, unwritten since */
+	bool reader;   /* opened with XNF_OPEN_READ: no lock held */
+	bool creating; /* the tables are being made (xnf_dp_open) */
 	struct xnf_rt_batch *rt_batch; /* a route batch is open (routes.c) */
 	char (*released)[16];	       /* devices whose killed attach or detach
 				  * this open's repair completed */
 	int n_released;
 };
+
+/* The descriptor of the shared table @t, opened from its pin the first
+ * time it is asked for (an instance opens its tables as it uses them); -1
+ * with errno, and a warning, when the pin cannot be opened. */
+int xnf_table_fd(struct xnf_dp *dp, enum xnf_table t);
 
 /* The fd of the copy of the route table of @family that packets read
  * (routes.c). */

@@ -877,7 +877,7 @@ int fw_map_err(const struct xnf_dp *dp, enum xnf_table t, const char *what,
 
 /* Stores @count values of @vsize bytes at keys @base, @base + 1, ... of
  * the array @t in one batch update. */
-int fw_array_store(const struct xnf_dp *dp, enum xnf_table t, __u32 base,
+int fw_array_store(struct xnf_dp *dp, enum xnf_table t, __u32 base,
 		   const void *values, size_t vsize, __u32 count, __u32 *keys,
 		   char *errbuf, size_t errlen)
 {
@@ -886,8 +886,8 @@ int fw_array_store(const struct xnf_dp *dp, enum xnf_table t, __u32 base,
 
 	for (i = 0; i < count; i++)
 		keys[i] = base + i;
-	err = xnf_map_update_all(dp->fd[t], keys, values, sizeof(*keys), vsize,
-				 count, BPF_ANY);
+	err = xnf_map_update_all(xnf_table_fd(dp, t), keys, values,
+				 sizeof(*keys), vsize, count, BPF_ANY);
 	if (err)
 		fw_map_err(dp, t, "update", err, errbuf, errlen);
 	return err;
@@ -896,7 +896,7 @@ int fw_array_store(const struct xnf_dp *dp, enum xnf_table t, __u32 base,
 /* Deletes every entry of generation @gen from the LPM trie @t: reads all
  * keys (both generations: at most XNF_FW_GENS * (XNF_FW_MAX_RULES + 1)),
  * then deletes those of @gen in one batch. */
-static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t, __u32 ksize,
+static int fw_lpm_clear(struct xnf_dp *dp, enum xnf_table t, __u32 ksize,
 			__u32 gen, char *errbuf, size_t errlen)
 {
 	__u32 max = XNF_FW_GENS * (XNF_FW_MAX_RULES + 1), n, i, k = 0;
@@ -909,8 +909,8 @@ static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t, __u32 ksize,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = xnf_map_read_all(dp->fd[t], ksize, sizeof(__u32), max, keys, vals,
-			       &n);
+	err = xnf_map_read_all(xnf_table_fd(dp, t), ksize, sizeof(__u32), max,
+			       keys, vals, &n);
 	if (err) {
 		fw_map_err(dp, t, "read", err, errbuf, errlen);
 		goto out;
@@ -922,7 +922,7 @@ static int fw_lpm_clear(const struct xnf_dp *dp, enum xnf_table t, __u32 ksize,
 		if (key->gen == gen)
 			memmove(keys + (size_t)k++ * ksize, key, ksize);
 	}
-	err = xnf_map_delete_all(dp->fd[t], keys, ksize, k);
+	err = xnf_map_delete_all(xnf_table_fd(dp, t), keys, ksize, k);
 	if (err)
 		fw_map_err(dp, t, "delete from", err, errbuf, errlen);
 out:
@@ -933,7 +933,7 @@ out:
 
 /* Inserts the entries of family @family of @e[0..n) into the trie @t, keyed
  * with generation @gen, in one batch. */
-static int fw_lpm_fill(const struct xnf_dp *dp, enum xnf_table t, __u8 family,
+static int fw_lpm_fill(struct xnf_dp *dp, enum xnf_table t, __u8 family,
 		       const struct xnf_fw_prefix *e, __u32 n, __u32 gen,
 		       char *errbuf, size_t errlen)
 {
@@ -959,8 +959,8 @@ static int fw_lpm_fill(const struct xnf_dp *dp, enum xnf_table t, __u8 family,
 		memcpy(keys + (size_t)k * ksize, &key, ksize);
 		vals[k++] = e[i].class;
 	}
-	err = xnf_map_update_all(dp->fd[t], keys, vals, ksize, sizeof(*vals), k,
-				 BPF_ANY);
+	err = xnf_map_update_all(xnf_table_fd(dp, t), keys, vals, ksize,
+				 sizeof(*vals), k, BPF_ANY);
 	if (err)
 		fw_map_err(dp, t, "insert into", err, errbuf, errlen);
 out:

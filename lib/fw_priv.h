@@ -14,7 +14,7 @@ int fw_map_err(const struct xnf_dp *dp, enum xnf_table t, const char *what,
 	       int err, char *errbuf, size_t errlen);
 /* @count values at keys @base.. of the array @t, one batch; @keys is room
  * for @count keys. */
-int fw_array_store(const struct xnf_dp *dp, enum xnf_table t, __u32 base,
+int fw_array_store(struct xnf_dp *dp, enum xnf_table t, __u32 base,
 		   const void *values, size_t vsize, __u32 count, __u32 *keys,
 		   char *errbuf, size_t errlen);
 /* The compiled tables into generation @gen, header last. */

@@ -145,12 +145,13 @@ static int fw_active_read(struct xnf_dp *dp, struct fw_active *a, char *errbuf,
 {
 	__u32 zero = 0, active;
 
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &active)) {
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_ACTIVE), &zero,
+				&active)) {
 		return fw_map_err(dp, XNF_T_FW_ACTIVE, "read", -errno, errbuf,
 				  errlen);
 	}
 	a->gen = active & 1;
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &a->gen, &a->hdr)) {
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_HDR), &a->gen, &a->hdr)) {
 		return fw_map_err(dp, XNF_T_FW_HDR, "read", -errno, errbuf,
 				  errlen);
 	}
@@ -172,7 +173,7 @@ static int fw_gen_rules_read(struct xnf_dp *dp, __u32 gen,
 		err = -ENOMEM;
 		goto out;
 	}
-	err = xnf_map_read_all(dp->fd[XNF_T_FW_RULES], sizeof(*keys),
+	err = xnf_map_read_all(xnf_table_fd(dp, XNF_T_FW_RULES), sizeof(*keys),
 			       sizeof(*vals), max, keys, vals, &n);
 	if (err) {
 		fw_map_err(dp, XNF_T_FW_RULES, "read", err, errbuf, errlen);
@@ -356,7 +357,7 @@ static int fw_hits_zero_changed(struct xnf_dp *dp, const struct xnf_fw_rule *old
 		if (rules[i].in_use &&
 		    memcmp(&old[i], &rules[i], sizeof(rules[i])))
 			keys[n++] = i;
-	err = xnf_map_value_size(dp->fd[XNF_T_FW_HITS], &vsz);
+	err = xnf_map_value_size(xnf_table_fd(dp, XNF_T_FW_HITS), &vsz);
 	if (err)
 		goto out;
 	zeros = calloc(n ?: 1, vsz);
@@ -364,7 +365,7 @@ static int fw_hits_zero_changed(struct xnf_dp *dp, const struct xnf_fw_rule *old
 		err = -ENOMEM;
 		goto out;
 	}
-	err = xnf_map_update_all(dp->fd[XNF_T_FW_HITS], keys, zeros,
+	err = xnf_map_update_all(xnf_table_fd(dp, XNF_T_FW_HITS), keys, zeros,
 				 sizeof(*keys), vsz, n, BPF_ANY);
 out:
 	if (err)
@@ -455,7 +456,8 @@ int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set, char *errbuf,
 	if (err)
 		goto out;
 	/* 5. */
-	if (bpf_map_update_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &gen, BPF_ANY)) {
+	if (bpf_map_update_elem(xnf_table_fd(dp, XNF_T_FW_ACTIVE), &zero, &gen,
+				BPF_ANY)) {
 		err = fw_map_err(dp, XNF_T_FW_ACTIVE, "update", -errno, errbuf,
 				 errlen);
 		goto out;
@@ -487,7 +489,7 @@ int xnf_fw_hits_reset(struct xnf_dp *dp)
 	void *zero = NULL;
 	int err;
 
-	err = xnf_map_value_size(dp->fd[XNF_T_FW_HITS], &vsz);
+	err = xnf_map_value_size(xnf_table_fd(dp, XNF_T_FW_HITS), &vsz);
 	if (err)
 		return err;
 	keys = malloc(XNF_FW_MAX_RULES * sizeof(*keys));
@@ -498,7 +500,7 @@ int xnf_fw_hits_reset(struct xnf_dp *dp)
 	}
 	for (i = 0; i < XNF_FW_MAX_RULES; i++)
 		keys[i] = i;
-	err = xnf_map_update_all(dp->fd[XNF_T_FW_HITS], keys, zero,
+	err = xnf_map_update_all(xnf_table_fd(dp, XNF_T_FW_HITS), keys, zero,
 				 sizeof(*keys), vsz, XNF_FW_MAX_RULES, BPF_ANY);
 out:
 	free(keys);
@@ -512,7 +514,7 @@ int xnf_fw_hits_read(struct xnf_dp *dp, struct xnf_fw_hit *hits)
 	struct xnf_fw_hit *vals = NULL;
 	int err;
 
-	err = xnf_map_value_size(dp->fd[XNF_T_FW_HITS], &vsz);
+	err = xnf_map_value_size(xnf_table_fd(dp, XNF_T_FW_HITS), &vsz);
 	if (err)
 		goto out;
 	ncpus = vsz / sizeof(*vals);
@@ -522,8 +524,8 @@ int xnf_fw_hits_read(struct xnf_dp *dp, struct xnf_fw_hit *hits)
 		err = -ENOMEM;
 		goto out;
 	}
-	err = xnf_map_read_all(dp->fd[XNF_T_FW_HITS], sizeof(*keys), vsz,
-			       XNF_FW_MAX_RULES, keys, vals, &n);
+	err = xnf_map_read_all(xnf_table_fd(dp, XNF_T_FW_HITS), sizeof(*keys),
+			       vsz, XNF_FW_MAX_RULES, keys, vals, &n);
 	if (err)
 		goto out;
 	memset(hits, 0, XNF_FW_MAX_RULES * sizeof(*hits));

@@ -87,7 +87,7 @@ static int live_read(struct xnf_dp *dp, __u32 id, struct xnf_nh_live *l)
 {
 	if (!id || id >= XNF_MAX_NH)
 		return -ENOENT;
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH_LIVE], &id, l))
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NH_LIVE), &id, l))
 		return -errno;
 	return l->refs ? 0 : -ENOENT; /* refs 0: a free id */
 }
@@ -96,7 +96,8 @@ static int live_read(struct xnf_dp *dp, __u32 id, struct xnf_nh_live *l)
  * bytes when only refs change. */
 static int live_write(struct xnf_dp *dp, __u32 id, const struct xnf_nh_live *l)
 {
-	return bpf_map_update_elem(dp->fd[XNF_T_NH_LIVE], &id, l, BPF_ANY) ?
+	return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NH_LIVE), &id, l,
+				   BPF_ANY) ?
 		       -errno :
 		       0;
 }
@@ -111,7 +112,7 @@ int xnf_nh_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nexthop *nh)
 	if (err)
 		return err;
 	slot = l.slot - 1;
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_NH], &slot, nh))
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NH), &slot, nh))
 		return -errno;
 	nh->refs = l.refs;
 	return 0;
@@ -135,8 +136,8 @@ static __u32 id_alloc(struct xnf_dp *dp, struct xnf_nh_live *old)
 
 	memset(old, 0, sizeof(*old));
 	if (l && ids &&
-	    !xnf_map_read_all(dp->fd[XNF_T_NH_LIVE], sizeof(__u32), sizeof(*l),
-			      XNF_MAX_NH, ids, l, &n)) {
+	    !xnf_map_read_all(xnf_table_fd(dp, XNF_T_NH_LIVE), sizeof(__u32),
+			      sizeof(*l), XNF_MAX_NH, ids, l, &n)) {
 		for (i = 0; i < n && !id; i++)
 			if (ids[i] && !l[i].slot)
 				id = ids[i];
@@ -171,7 +172,7 @@ int xnf_nh_get(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 *id)
 	int err;
 
 	idx_key(nh, &key);
-	if (!bpf_map_lookup_elem(dp->fd[XNF_T_NH_IDX], &key, id) &&
+	if (!bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NH_IDX), &key, id) &&
 	    !xnf_nh_ref(dp, *id))
 		return 0;
 	/* A new one: slot, then the live word, then the index. A freed id
@@ -185,11 +186,12 @@ int xnf_nh_get(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 *id)
 		grace_period();
 	}
 	l.slot = slot + 1;
-	if (bpf_map_update_elem(dp->fd[XNF_T_NH], &slot, &key, BPF_ANY))
+	if (bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NH), &slot, &key, BPF_ANY))
 		err = -errno;
 	else
 		err = live_write(dp, *id, &l);
-	if (!err && bpf_map_update_elem(dp->fd[XNF_T_NH_IDX], &key, id, BPF_ANY)) {
+	if (!err && bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NH_IDX), &key,
+					id, BPF_ANY)) {
 		err = -errno;
 		live_write(dp, *id, &(struct xnf_nh_live){ .slot = l.slot });
 	}
@@ -206,8 +208,9 @@ static void idx_forget(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 id
 	__u32 cur;
 
 	idx_key(nh, &key);
-	if (!bpf_map_lookup_elem(dp->fd[XNF_T_NH_IDX], &key, &cur) && cur == id)
-		bpf_map_delete_elem(dp->fd[XNF_T_NH_IDX], &key);
+	if (!bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NH_IDX), &key, &cur) &&
+	    cur == id)
+		bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_NH_IDX), &key);
 }
 
 int xnf_nh_put(struct xnf_dp *dp, __u32 id)
@@ -248,14 +251,15 @@ int xnf_nh_update(struct xnf_dp *dp, __u32 id, const struct xnf_nexthop *nh)
 	spare = (l.slot - 1) ^ 1;
 	grace_period();
 	idx_key(nh, &key);
-	if (bpf_map_update_elem(dp->fd[XNF_T_NH], &spare, &key, BPF_ANY))
+	if (bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NH), &spare, &key, BPF_ANY))
 		return -errno;
 	l.slot = spare + 1;
 	err = live_write(dp, id, &l);
 	if (err)
 		return err;
 	idx_forget(dp, &old, id);
-	bpf_map_update_elem(dp->fd[XNF_T_NH_IDX], &key, &id, BPF_NOEXIST);
+	bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NH_IDX), &key, &id,
+			    BPF_NOEXIST);
 	xnf_tables_changed(dp);
 	return 0;
 }
@@ -268,8 +272,8 @@ int xnf_nh_list(struct xnf_dp *dp, __u32 **ids, struct xnf_nexthop **nhs,
 	int err;
 
 	*n = 0;
-	err = ids_read(dp->fd[XNF_T_NH_LIVE], sizeof(*l), XNF_MAX_NH, ids,
-		       (void **)&l, &cnt);
+	err = ids_read(xnf_table_fd(dp, XNF_T_NH_LIVE), sizeof(*l), XNF_MAX_NH,
+		       ids, (void **)&l, &cnt);
 	if (err)
 		return err;
 	*nhs = calloc(cnt + 1, sizeof(**nhs));
@@ -412,13 +416,15 @@ static void nhg_idx_forget(struct xnf_dp *dp, const struct xnf_nhgroup *g,
 	__u32 cur;
 
 	nhg_key(g->nh, g->n, &key);
-	if (!bpf_map_lookup_elem(dp->fd[XNF_T_NHG_IDX], &key, &cur) && cur == id)
-		bpf_map_delete_elem(dp->fd[XNF_T_NHG_IDX], &key);
+	if (!bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NHG_IDX), &key, &cur) &&
+	    cur == id)
+		bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_NHG_IDX), &key);
 }
 
 int xnf_nhg_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nhgroup *g)
 {
-	return bpf_map_lookup_elem(dp->fd[XNF_T_NHG], &id, g) ? -errno : 0;
+	return bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NHG), &id, g) ? -errno :
+									  0;
 }
 
 /* Takes one reference on each member of a new group, whose buckets start
@@ -439,16 +445,17 @@ int xnf_nhg_get_seeded(struct xnf_dp *dp, const __u32 *ids, __u32 n,
 	/* A group with the same members: found through the index, without
 	 * reading the table (a full table's routes share a few groups). */
 	nhg_key(ids, n, &key);
-	if (!bpf_map_lookup_elem(dp->fd[XNF_T_NHG_IDX], &key, id) &&
+	if (!bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NHG_IDX), &key, id) &&
 	    !xnf_nhg_lookup(dp, *id, &g) && nhg_same(&g, ids, n)) {
 		g.refs++;
-		err = bpf_map_update_elem(dp->fd[XNF_T_NHG], id, &g, BPF_EXIST) ?
+		err = bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NHG), id, &g,
+					  BPF_EXIST) ?
 			      -errno :
 			      0;
 		goto out;
 	}
-	err = ids_read(dp->fd[XNF_T_NHG], sizeof(*vals), XNF_MAX_NHG, &gids,
-		       (void **)&vals, &cnt);
+	err = ids_read(xnf_table_fd(dp, XNF_T_NHG), sizeof(*vals), XNF_MAX_NHG,
+		       &gids, (void **)&vals, &cnt);
 	if (err)
 		goto out;
 	*id = id_free(gids, cnt, XNF_MAX_NHG);
@@ -463,13 +470,15 @@ int xnf_nhg_get_seeded(struct xnf_dp *dp, const __u32 *ids, __u32 n,
 	g.refs = 1;
 	for (i = 0; i < n && !err; i++)
 		err = xnf_nh_ref(dp, ids[i]);
-	if (!err && bpf_map_update_elem(dp->fd[XNF_T_NHG], id, &g, BPF_NOEXIST))
+	if (!err && bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NHG), id, &g,
+					BPF_NOEXIST))
 		err = -errno;
 	if (err)
 		while (i--)
 			xnf_nh_put(dp, ids[i]);
 	else
-		bpf_map_update_elem(dp->fd[XNF_T_NHG_IDX], &key, id, BPF_ANY);
+		bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NHG_IDX), &key, id,
+				    BPF_ANY);
 out:
 	free(gids);
 	free(vals);
@@ -488,16 +497,17 @@ int xnf_nhg_put(struct xnf_dp *dp, __u32 id)
 	struct xnf_nhgroup g;
 	__u32 i;
 
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_NHG], &id, &g))
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NHG), &id, &g))
 		return -errno;
 	if (g.refs > 1) {
 		g.refs--;
-		return bpf_map_update_elem(dp->fd[XNF_T_NHG], &id, &g, BPF_EXIST) ?
+		return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NHG), &id, &g,
+					   BPF_EXIST) ?
 			       -errno :
 			       0;
 	}
 	nhg_idx_forget(dp, &g, id);
-	if (bpf_map_delete_elem(dp->fd[XNF_T_NHG], &id))
+	if (bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_NHG), &id))
 		return -errno;
 	for (i = 0; i < g.n; i++)
 		xnf_nh_put(dp, g.nh[i]);
@@ -514,7 +524,7 @@ int xnf_nhg_set(struct xnf_dp *dp, __u32 id, const __u32 *ids, __u32 n)
 	err = nhg_check(ids, n);
 	if (err)
 		return err;
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_NHG], &id, &g))
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NHG), &id, &g))
 		return -errno;
 	old = g;
 	/* New members are counted before the write names them. */
@@ -529,11 +539,12 @@ int xnf_nhg_set(struct xnf_dp *dp, __u32 id, const __u32 *ids, __u32 n)
 	}
 	xnf_nhg_rebalance(&g, ids, n);
 	/* The whole bucket table at once. */
-	if (bpf_map_update_elem(dp->fd[XNF_T_NHG], &id, &g, BPF_EXIST))
+	if (bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NHG), &id, &g, BPF_EXIST))
 		return -errno;
 	nhg_idx_forget(dp, &old, id);
 	nhg_key(ids, n, &key);
-	bpf_map_update_elem(dp->fd[XNF_T_NHG_IDX], &key, &id, BPF_NOEXIST);
+	bpf_map_update_elem(xnf_table_fd(dp, XNF_T_NHG_IDX), &key, &id,
+			    BPF_NOEXIST);
 	for (j = 0; j < old.n; j++)
 		if (!nhg_member(&g, old.nh[j]))
 			xnf_nh_put(dp, old.nh[j]);

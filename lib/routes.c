@@ -59,8 +59,8 @@ static int live_copy(struct xnf_dp *dp, __u32 *copy)
 static int rt_fd(struct xnf_dp *dp, int family, __u32 copy)
 {
 	if (family == XNF_AF_INET)
-		return dp->fd[copy ? XNF_T_RT4_B : XNF_T_RT4];
-	return dp->fd[copy ? XNF_T_RT6_B : XNF_T_RT6];
+		return xnf_table_fd(dp, copy ? XNF_T_RT4_B : XNF_T_RT4);
+	return xnf_table_fd(dp, copy ? XNF_T_RT6_B : XNF_T_RT6);
 }
 
 static int route_key(int family, const void *addr, __u32 plen,
@@ -132,7 +132,8 @@ static int cfg_set_rt(struct xnf_dp *dp, __u32 copy, __u32 pending)
 	cfg.rt_pending = pending;
 	/* One 4-byte word changes per call: a packet reads the old copy
 	 * number or the new one. */
-	return bpf_map_update_elem(dp->fd[XNF_T_CFG], &zero, &cfg, BPF_ANY) ?
+	return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_CFG), &zero, &cfg,
+				   BPF_ANY) ?
 		       -errno :
 		       0;
 }
@@ -541,15 +542,17 @@ int xnf_rtsync_get(struct xnf_dp *dp, struct xnf_rtsync_info *info)
 {
 	__u32 zero = 0;
 
-	return bpf_map_lookup_elem(dp->fd[XNF_T_RTSYNC], &zero, info) ? -errno :
-									0;
+	return bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_RTSYNC), &zero, info) ?
+		       -errno :
+		       0;
 }
 
 int xnf_rtsync_set(struct xnf_dp *dp, const struct xnf_rtsync_info *info)
 {
 	__u32 zero = 0;
 
-	return bpf_map_update_elem(dp->fd[XNF_T_RTSYNC], &zero, info, BPF_ANY) ?
+	return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_RTSYNC), &zero, info,
+				   BPF_ANY) ?
 		       -errno :
 		       0;
 }

@@ -106,7 +106,8 @@ int xnf_xmit_read(struct xnf_dp *dp, __u32 netns, __u32 ifindex,
 	int n, cpu;
 
 	memset(sum, 0, sizeof(*sum));
-	n = percpu_lookup(dp->fd[XNF_T_XMIT], &key, sizeof(*v), (void **)&v);
+	n = percpu_lookup(xnf_table_fd(dp, XNF_T_XMIT), &key, sizeof(*v),
+			  (void **)&v);
 	for (cpu = 0; cpu < n; cpu++) {
 		sum->xmit_sent += v[cpu].xmit_sent;
 		sum->xmit_drops += v[cpu].xmit_drops;
@@ -200,8 +201,8 @@ static void batch_read(struct xnf_dp *dp, int ncpus, struct xnf_dev_sample *d)
 
 	memset(&d->batch, 0, sizeof(d->batch));
 	d->poll_timed = d->poll_ns = 0;
-	d->have_batch = !bpf_map_lookup_elem(dp->fd[XNF_T_BATCH], &key,
-					     d->batch_cpu);
+	d->have_batch = !bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_BATCH),
+					     &key, d->batch_cpu);
 	if (!d->have_batch) {
 		memset(d->batch_cpu, 0, ncpus * sizeof(*d->batch_cpu));
 		return;
@@ -360,7 +361,8 @@ int xnf_fw_hit_read(struct xnf_dp *dp, __u32 slot, struct xnf_fw_hit *sum)
 	int n, cpu;
 
 	memset(sum, 0, sizeof(*sum));
-	n = percpu_lookup(dp->fd[XNF_T_FW_HITS], &slot, sizeof(*v), (void **)&v);
+	n = percpu_lookup(xnf_table_fd(dp, XNF_T_FW_HITS), &slot, sizeof(*v),
+			  (void **)&v);
 	for (cpu = 0; cpu < n; cpu++) {
 		sum->packets += v[cpu].packets;
 		sum->bytes += v[cpu].bytes;
@@ -383,8 +385,8 @@ static __u32 fw_default_read(struct xnf_dp *dp)
 	struct xnf_fw_hdr hdr = {};
 	__u32 zero = 0, gen = 0;
 
-	bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &gen);
-	bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &gen, &hdr);
+	bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_ACTIVE), &zero, &gen);
+	bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_HDR), &gen, &hdr);
 	return hdr.default_action;
 }
 

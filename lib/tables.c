@@ -192,7 +192,7 @@ static int route_add(struct xnf_dp *dp, int family, const void *addr,
 		return xnf_errf(err, errlen, ret,
 				"%s route table full (%ld routes), or its next hops' (%s, %d) or groups' (%s, %d); delete routes first",
 				family == XNF_AF_INET ? "IPv4" : "IPv6",
-				map_count(dp->fd[t],
+				map_count(xnf_table_fd(dp, t),
 					  family == XNF_AF_INET ?
 						  sizeof(struct xnf_rt4_key) :
 						  sizeof(struct xnf_rt6_key),
@@ -249,7 +249,8 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 	snprintf(m, sizeof(m), "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1],
 		 mac[2], mac[3], mac[4], mac[5]);
 	memcpy(key.mac, mac, 6);
-	if (!replace && !bpf_map_lookup_elem(dp->fd[XNF_T_FDB], &key, &old))
+	if (!replace &&
+	    !bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FDB), &key, &old))
 		return xnf_errf(err, errlen, -EEXIST,
 				"%s is in the FDB already (on %s)", m,
 				ifname(old.ifindex, name));
@@ -264,7 +265,7 @@ int xnf_fdb_add(struct xnf_dp *dp, const __u8 mac[6], __u32 ifindex,
 	if (table_full(ret))
 		return xnf_errf(err, errlen, ret,
 				"FDB full (%ld entries); delete entries first",
-				map_count(dp->fd[XNF_T_FDB],
+				map_count(xnf_table_fd(dp, XNF_T_FDB),
 					  sizeof(struct xnf_fdb_key),
 					  sizeof(struct xnf_fdb_entry)));
 	return xnf_errf(err, errlen, ret, "cannot write %s to %s: %s", m,
@@ -277,7 +278,7 @@ static __u32 xc_other(struct xnf_dp *dp, __u32 ifindex, __u32 peer)
 {
 	struct xnf_xconnect xc;
 
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_XCONNECT], &ifindex, &xc))
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_XCONNECT), &ifindex, &xc))
 		return 0;
 	return xc.ifindex != peer ? xc.ifindex : 0;
 }
@@ -306,7 +307,8 @@ int xnf_xconnect_add(struct xnf_dp *dp, __u32 if1,
 				"%s is cross-connected to %s already; remove that pair first",
 				n1, ifname(other, n3));
 	}
-	had_fwd = !bpf_map_lookup_elem(dp->fd[XNF_T_XCONNECT], &if1, &old_fwd);
+	had_fwd = !bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_XCONNECT), &if1,
+				       &old_fwd);
 	ret = port_get(dp, if1, &added1, err, errlen);
 	if (!ret)
 		ret = port_get(dp, if2, &added2, err, errlen);
@@ -466,13 +468,14 @@ _Static_assert(sizeof(struct xnf_xconnect_ent) ==
 
 int xnf_fdb_list(struct xnf_dp *dp, struct xnf_fdb_ent **out, __u32 *n)
 {
-	return table_pairs(dp->fd[XNF_T_FDB], sizeof(struct xnf_fdb_key),
+	return table_pairs(xnf_table_fd(dp, XNF_T_FDB),
+			   sizeof(struct xnf_fdb_key),
 			   sizeof(struct xnf_fdb_entry), (void **)out, n);
 }
 
 int xnf_xconnect_list(struct xnf_dp *dp, struct xnf_xconnect_ent **out, __u32 *n)
 {
-	return table_pairs(dp->fd[XNF_T_XCONNECT], sizeof(__u32),
+	return table_pairs(xnf_table_fd(dp, XNF_T_XCONNECT), sizeof(__u32),
 			   sizeof(struct xnf_xconnect), (void **)out, n);
 }
 

@@ -96,15 +96,15 @@ static int l2_snapshot(const struct xnf_unf *nf, struct l2_tables **out,
 	err = xnf_cfg_read(dp, &cfg);
 	if (!err) {
 		what = XNF_MAP_STR(XNF_MAP_FDB);
-		err = xnf_unf_map_dump(dp->fd[XNF_T_FDB], sizeof(*fk),
+		err = xnf_unf_map_dump(xnf_table_fd(dp, XNF_T_FDB), sizeof(*fk),
 				       sizeof(*fv), XNF_MAX_FDB, (void **)&fk,
 				       (void **)&fv, &nfdb);
 	}
 	if (!err) {
 		what = XNF_MAP_STR(XNF_MAP_XCONNECT);
-		err = xnf_unf_map_dump(dp->fd[XNF_T_XCONNECT], sizeof(*xk),
-				       sizeof(*xv), XNF_MAX_PORTS, (void **)&xk,
-				       (void **)&xv, &nx);
+		err = xnf_unf_map_dump(xnf_table_fd(dp, XNF_T_XCONNECT),
+				       sizeof(*xk), sizeof(*xv), XNF_MAX_PORTS,
+				       (void **)&xk, (void **)&xv, &nx);
 	}
 	if (err) {
 		xnf_errf(errbuf, errlen, err, "cannot read %s: %s", what,

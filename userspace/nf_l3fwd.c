@@ -149,8 +149,8 @@ static int l3_load_nh(const struct xnf_unf *nf, struct l3_tables *t,
 
 	err = xnf_nh_list(nf->env.dp, &t->nh_id, &nhs, &t->n_nh);
 	if (!err)
-		err = xnf_unf_map_dump(nf->env.dp->fd[XNF_T_NHG], sizeof(__u32),
-				       sizeof(*gs), XNF_MAX_NHG,
+		err = xnf_unf_map_dump(xnf_table_fd(nf->env.dp, XNF_T_NHG),
+				       sizeof(__u32), sizeof(*gs), XNF_MAX_NHG,
 				       (void **)&t->grp_id, (void **)&gs,
 				       &t->n_grp);
 	if (err) {

@@ -28,7 +28,8 @@ static bool batch_read(struct fx *f, __u32 ifindex, struct xnf_batch_hist *sum)
 	struct xnf_batch_hist vals[ncpus];
 
 	memset(sum, 0, sizeof(*sum));
-	if (!ASSERT_OK(bpf_map_lookup_elem(f->dp->fd[XNF_T_BATCH], &key, vals),
+	if (!ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(f->dp, XNF_T_BATCH),
+					   &key, vals),
 		       "read the histogram of ut0"))
 		return false;
 	for (cpu = 0; cpu < ncpus; cpu++)

@@ -220,8 +220,9 @@ static bool fw_hits_read(struct fx *f, struct xnf_fw_hit *sum)
 		return false;
 	for (i = 0; i < ARRAY_SIZE(chain_rules); i++) {
 		sum[i] = (struct xnf_fw_hit){};
-		if (!ASSERT_OK(bpf_map_lookup_elem(f->dp->fd[XNF_T_FW_HITS], &i,
-						   v) ?
+		if (!ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(f->dp,
+								XNF_T_FW_HITS),
+						   &i, v) ?
 				       -errno :
 				       0,
 			       "read fw hits"))

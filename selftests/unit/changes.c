@@ -70,10 +70,12 @@ TEST(changes_log)
 
 	/* Read halfway through its overwriting: the ends differ. */
 	slot = (4 + XNF_CHANGES_MAX) % XNF_CHANGES_MAX;
-	ASSERT_OK(bpf_map_lookup_elem(f.dp->fd[XNF_T_CHANGES], &slot, &c),
+	ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(f.dp, XNF_T_CHANGES), &slot,
+				      &c),
 		  "lookup");
 	c.seq = 4 + 2 * XNF_CHANGES_MAX;
-	ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_CHANGES], &slot, &c, BPF_ANY),
+	ASSERT_OK(bpf_map_update_elem(xnf_table_fd(f.dp, XNF_T_CHANGES), &slot,
+				      &c, BPF_ANY),
 		  "torn");
 	ASSERT_EQ(xnf_change_read(f.dp, 4 + XNF_CHANGES_MAX, &c), -ESTALE,
 		  "a torn record is not read as good");

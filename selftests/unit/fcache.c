@@ -603,11 +603,11 @@ TEST(fcache_failed_bump_fails_the_write)
 	if (!fx_open(&f))
 		return;
 	rt.ifindex = f.ifindex[1];
-	ro = ro_fd(f.dp->fd[XNF_T_CFG]);
+	ro = ro_fd(xnf_table_fd(f.dp, XNF_T_CFG));
 	if (!ASSERT_GE(ro, 0, "read-only xnf_cfg") ||
 	    !ASSERT_OK(xnf_fw_read(f.dp, &set), "xnf_fw_read"))
 		goto out;
-	rw = f.dp->fd[XNF_T_CFG];
+	rw = xnf_table_fd(f.dp, XNF_T_CFG);
 	f.dp->fd[XNF_T_CFG] = ro;
 	ASSERT_LT(xnf_fdb_set(f.dp, mac, f.ifindex[1]), 0, "xnf_fdb_set");
 	ASSERT_LT(xnf_fdb_del(f.dp, mac), 0, "xnf_fdb_del");

@@ -82,7 +82,7 @@ static __u64 fw_hits(struct fx *f, __u32 slot)
 	struct xnf_fw_hit h[ncpus];
 	__u64 n = 0;
 
-	if (bpf_map_lookup_elem(f->dp->fd[XNF_T_FW_HITS], &slot, h))
+	if (bpf_map_lookup_elem(xnf_table_fd(f->dp, XNF_T_FW_HITS), &slot, h))
 		return ~0ULL;
 	for (cpu = 0; cpu < ncpus; cpu++)
 		n += h[cpu].packets;
@@ -397,7 +397,8 @@ static void fw_differential(__u32 nrules, int npkts)
 		for (s = 0; h && s < nrules; s++) {
 			int cpu;
 
-			if (bpf_map_lookup_elem(f.dp->fd[XNF_T_FW_HITS], &s, h))
+			if (bpf_map_lookup_elem(xnf_table_fd(f.dp, XNF_T_FW_HITS),
+						&s, h))
 				break;
 			for (cpu = 0; cpu < ncpus; cpu++)
 				total += h[cpu].packets;

@@ -717,8 +717,10 @@ int fx_path_to(struct fx *f, const char *dst)
 /* True when both copies hold the same routes (keys and values). */
 bool fx_rt_copies_equal(struct fx *f, int family)
 {
-	int a = f->dp->fd[family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6];
-	int b = f->dp->fd[family == XNF_AF_INET ? XNF_T_RT4_B : XNF_T_RT6_B];
+	int a = xnf_table_fd(f->dp,
+			     family == XNF_AF_INET ? XNF_T_RT4 : XNF_T_RT6);
+	int b = xnf_table_fd(f->dp,
+			     family == XNF_AF_INET ? XNF_T_RT4_B : XNF_T_RT6_B);
 	struct xnf_rt6_key key, next;
 	struct xnf_rt_val va, vb;
 	int pass, n[2] = {};

@@ -1111,8 +1111,7 @@ static int lpm_count(int fd, size_t ksize, __u32 gen)
 }
 
 /* What a packet would read from the maps: the BPF program's lookups. */
-static int maps_classify(const struct xnf_dp *dp, const struct xnf_fw_pkt *p,
-			 __u32 gen)
+static int maps_classify(struct xnf_dp *dp, const struct xnf_fw_pkt *p, __u32 gen)
 {
 	__u32 id[5], key, zero = 0, active, s, w, f;
 	struct xnf_fw_class *k;
@@ -1122,9 +1121,10 @@ static int maps_classify(const struct xnf_dp *dp, const struct xnf_fw_pkt *p,
 	__u32 best_rank = 0;
 	__u64 m64;
 
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_ACTIVE], &zero, &active) ||
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_ACTIVE), &zero,
+				&active) ||
 	    (active & 1) != gen ||
-	    bpf_map_lookup_elem(dp->fd[XNF_T_FW_HDR], &gen, &hdr))
+	    bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_HDR), &gen, &hdr))
 		return -2;
 	if (!hdr.nrules)
 		return -1;
@@ -1134,8 +1134,8 @@ static int maps_classify(const struct xnf_dp *dp, const struct xnf_fw_pkt *p,
 	for (f = 0; f < 2; f++) {
 		const __u8 *a = f ? p->dst : p->src;
 
-		fd4 = dp->fd[f ? XNF_T_FW_DST4 : XNF_T_FW_SRC4];
-		fd6 = dp->fd[f ? XNF_T_FW_DST6 : XNF_T_FW_SRC6];
+		fd4 = xnf_table_fd(dp, f ? XNF_T_FW_DST4 : XNF_T_FW_SRC4);
+		fd6 = xnf_table_fd(dp, f ? XNF_T_FW_DST6 : XNF_T_FW_SRC6);
 		if (p->family == XNF_AF_INET) {
 			struct xnf_fw_lpm4_key k4 = { 64, gen };
 
@@ -1151,19 +1151,22 @@ static int maps_classify(const struct xnf_dp *dp, const struct xnf_fw_pkt *p,
 		}
 	}
 	key = gen * 256 + p->proto;
-	if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_PROTO], &key, &id[2]))
+	if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_PROTO), &key, &id[2]))
 		goto out;
 	id[3] = hdr.sport_none;
 	id[4] = hdr.dport_none;
 	key = gen * 65536 + p->sport;
-	if (p->ports && bpf_map_lookup_elem(dp->fd[XNF_T_FW_SPORT], &key, &id[3]))
+	if (p->ports &&
+	    bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_SPORT), &key, &id[3]))
 		goto out;
 	key = gen * 65536 + p->dport;
-	if (p->ports && bpf_map_lookup_elem(dp->fd[XNF_T_FW_DPORT], &key, &id[4]))
+	if (p->ports &&
+	    bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_DPORT), &key, &id[4]))
 		goto out;
 	for (f = 0; f < 5; f++) {
 		key = gen * XNF_FW_MAX_CLASSES + id[f];
-		if (bpf_map_lookup_elem(dp->fd[XNF_T_FW_CLASS], &key, &k[f]))
+		if (bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_CLASS), &key,
+					&k[f]))
 			goto out;
 	}
 	/* Each matching word offers its lowest bit; the best rank wins. */
@@ -1179,7 +1182,8 @@ static int maps_classify(const struct xnf_dp *dp, const struct xnf_fw_pkt *p,
 			continue;
 		key = gen * XNF_FW_MAX_RULES + w * 64 + __builtin_ctzll(m64);
 		if (w * 64 + __builtin_ctzll(m64) >= hdr.nrules ||
-		    bpf_map_lookup_elem(dp->fd[XNF_T_FW_ORDER], &key, &m)) {
+		    bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_ORDER), &key,
+					&m)) {
 			rule = -2;
 			break;
 		}

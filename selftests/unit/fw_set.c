@@ -209,8 +209,8 @@ static bool fw_active_gen(struct fx *f, __u32 *gen)
 {
 	__u32 zero = 0;
 
-	return ASSERT_OK(bpf_map_lookup_elem(f->dp->fd[XNF_T_FW_ACTIVE], &zero,
-					     gen) ?
+	return ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(f->dp, XNF_T_FW_ACTIVE),
+					     &zero, gen) ?
 				 -errno :
 				 0,
 			 "read active");
@@ -287,7 +287,7 @@ TEST(fw_apply_all_or_nothing)
 	trap = map_new(BPF_MAP_TYPE_ARRAY, 4, 4, 1);
 	if (!ASSERT_GE(trap, 0, "create a one-element array"))
 		goto out;
-	fd = f.dp->fd[XNF_T_FW_DPORT];
+	fd = xnf_table_fd(f.dp, XNF_T_FW_DPORT);
 	f.dp->fd[XNF_T_FW_DPORT] = trap;
 	ASSERT_ERR(xnf_fw_apply(f.dp, big, NULL, 0), "a write that fails");
 	f.dp->fd[XNF_T_FW_DPORT] = fd;
@@ -337,17 +337,19 @@ TEST(fw_read_ignores_inactive)
 	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
 		k = (gen ^ 1) * XNF_FW_MAX_RULES + i;
 		junk.prio = i;
-		if (!ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_RULES], &k,
-						   &junk, BPF_ANY) ?
+		if (!ASSERT_OK(bpf_map_update_elem(xnf_table_fd(f.dp,
+								XNF_T_FW_RULES),
+						   &k, &junk, BPF_ANY) ?
 				       -errno :
 				       0,
 			       "write garbage"))
 			goto out;
 	}
 	k = gen ^ 1;
-	ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_HDR], &k, &hdr, BPF_ANY),
+	ASSERT_OK(bpf_map_update_elem(xnf_table_fd(f.dp, XNF_T_FW_HDR), &k,
+				      &hdr, BPF_ANY),
 		  "garbage header");
-	if (!ASSERT_OK(xnf_map_read_all(f.dp->fd[XNF_T_FW_RULES], 4,
+	if (!ASSERT_OK(xnf_map_read_all(xnf_table_fd(f.dp, XNF_T_FW_RULES), 4,
 					sizeof(*before), max, keys, before, &n),
 		       "dump rules"))
 		goto out;
@@ -355,7 +357,7 @@ TEST(fw_read_ignores_inactive)
 	fw_running_is(&f, set_a, "the reader returns A");
 	if (ASSERT_OK(xnf_fw_read(f.dp, &got), "read"))
 		ASSERT_EQ(xnf_fw_set_count(got), 2, "two rules");
-	if (ASSERT_OK(xnf_map_read_all(f.dp->fd[XNF_T_FW_RULES], 4,
+	if (ASSERT_OK(xnf_map_read_all(xnf_table_fd(f.dp, XNF_T_FW_RULES), 4,
 				       sizeof(*after), max, keys, after, &n),
 		      "dump rules again"))
 		ASSERT_MEM(after, before, max * sizeof(*after),
@@ -393,7 +395,8 @@ static bool fw_linear_is(struct fx *f, __u32 want, const char *what)
 	__u32 gen;
 
 	if (!fw_active_gen(f, &gen) ||
-	    !ASSERT_OK(bpf_map_lookup_elem(f->dp->fd[XNF_T_FW_HDR], &gen, &hdr) ?
+	    !ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(f->dp, XNF_T_FW_HDR),
+					   &gen, &hdr) ?
 			       -errno :
 			       0,
 		       "read header"))
@@ -479,8 +482,8 @@ TEST(fw_hits_zeroed_only_when_the_rule_changes)
 	for (i = 0; i < (__u32)ncpus; i++)
 		v[i].packets = 5;
 	for (i = 0; i < 4; i++)
-		ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_HITS], &i, v,
-					      BPF_ANY),
+		ASSERT_OK(bpf_map_update_elem(xnf_table_fd(f.dp, XNF_T_FW_HITS),
+					      &i, v, BPF_ANY),
 			  "set counters");
 	/* Slot 0 keeps its rule, slot 1 gets another one, slot 2 is emptied
 	 * and slot 3 gets a rule. */
@@ -498,8 +501,8 @@ TEST(fw_hits_zeroed_only_when_the_rule_changes)
 	ASSERT_EQ(fw_hits_of(&f, 3), 0, "a new rule in a free slot starts at 0");
 	/* Applying the same set again changes no counter. */
 	for (i = 0; i < 4; i++)
-		ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_HITS], &i, v,
-					      BPF_ANY),
+		ASSERT_OK(bpf_map_update_elem(xnf_table_fd(f.dp, XNF_T_FW_HITS),
+					      &i, v, BPF_ANY),
 			  "set counters");
 	if (ASSERT_OK(xnf_fw_set_policy(set, XNF_FW_DROP), "policy") &&
 	    ASSERT_OK(xnf_fw_apply(f.dp, set, NULL, 0), "apply the same rules"))

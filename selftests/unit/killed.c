@@ -254,7 +254,9 @@ static int progs_using(struct xnf_dp *dp)
 		struct bpf_map_info mi = {};
 		__u32 len = sizeof(mi);
 
-		ids[t] = bpf_obj_get_info_by_fd(dp->fd[t], &mi, &len) ? 0 : mi.id;
+		ids[t] = bpf_obj_get_info_by_fd(xnf_table_fd(dp, t), &mi, &len) ?
+				 0 :
+				 mi.id;
 	}
 	while (!bpf_prog_get_next_id(id, &id)) {
 		struct bpf_prog_info pi = {};
@@ -299,7 +301,8 @@ static void check_clean(const char *what)
 		       what))
 		return;
 	ASSERT_FALSE(xnf_port_exists(dp, key.ifindex), what);
-	ASSERT_ERR(bpf_map_lookup_elem(dp->fd[XNF_T_BATCH], &key, hist), what);
+	ASSERT_ERR(bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_BATCH), &key, hist),
+		   what);
 	for (tries = 0; (n = progs_using(dp)) && tries < 100; tries++)
 		nanosleep(&ts, NULL);
 	ASSERT_EQ(n, 0, what);

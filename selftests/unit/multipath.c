@@ -378,7 +378,8 @@ TEST(nexthop_update)
 	}
 	ASSERT_ERR(xnf_nhg_lookup(f.dp, gid, &g), "no group left");
 	/* A freed id keeps its live slot, for packets that still hold it. */
-	if (ASSERT_OK(bpf_map_lookup_elem(f.dp->fd[XNF_T_NH_LIVE], &id, &live),
+	if (ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(f.dp, XNF_T_NH_LIVE),
+					  &id, &live),
 		      "the freed id's live word")) {
 		ASSERT_EQ(live.refs, 0, "free");
 		ASSERT_NEQ(live.slot, 0, "its slot still live");

@@ -197,8 +197,8 @@ TEST(nhg_index)
 
 	if (!fx_open(&f))
 		return;
-	gfd = f.dp->fd[XNF_T_NHG];
-	ifd = f.dp->fd[XNF_T_NHG_IDX];
+	gfd = xnf_table_fd(f.dp, XNF_T_NHG);
+	ifd = xnf_table_fd(f.dp, XNF_T_NHG_IDX);
 	fx_mp_path(&f, 0, &ab[0]);
 	fx_mp_path(&f, 1, &ab[1]);
 	ba[0] = ab[1];

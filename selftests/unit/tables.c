@@ -184,7 +184,8 @@ TEST(tables_xconnect_count)
 	ASSERT_OK(xnf_cfg_write(f.dp, &cfg), "write");
 	ASSERT_EQ(xconnects_of(&f), 2U, "xnf_cfg_write keeps the count");
 	/* Stale: zero while two entries exist. */
-	ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_CFG], &zero, &cfg, 0),
+	ASSERT_OK(bpf_map_update_elem(xnf_table_fd(f.dp, XNF_T_CFG), &zero,
+				      &cfg, 0),
 		  "write the map itself");
 	ASSERT_EQ(xconnects_of(&f), 0U, "stale");
 	ASSERT_OK(xnf_xconnect_set(f.dp, f.ifindex[0], &fwd), "rewrite one");
@@ -214,9 +215,10 @@ TEST(tables_percpu_values_are_whole_words)
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
 
-		if (f.dp->fd[t] < 0)
+		if (xnf_table_fd(f.dp, t) < 0)
 			continue;
-		if (!ASSERT_OK(bpf_obj_get_info_by_fd(f.dp->fd[t], &info, &len) ?
+		if (!ASSERT_OK(bpf_obj_get_info_by_fd(xnf_table_fd(f.dp, t),
+						      &info, &len) ?
 				       -errno :
 				       0,
 			       xnf_table_names[t]))

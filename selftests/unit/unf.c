@@ -62,7 +62,7 @@ static bool xdp_ref(struct fx *f, const __u8 *frame, __u32 len, struct xref *r,
 	static struct fx_out out;
 	int ncpus = xnf_ncpus(), cpu, found = -1;
 	struct xnf_pkt *v = calloc(ncpus, sizeof(*v));
-	int fd = f->dp->fd[XNF_T_SCRATCH];
+	int fd = xnf_table_fd(f->dp, XNF_T_SCRATCH);
 	__u32 zero = 0;
 	bool ok = false;
 
@@ -1422,15 +1422,15 @@ TEST(unf_refresh)
 	r.dport_lo = r.dport_hi = PROBE + 1;
 	slot = 6;
 	r.prio = 20;
-	if (!ASSERT_OK(bpf_map_lookup_elem(f.dp->fd[XNF_T_FW_ACTIVE], &zero,
-					   &inactive) ?
+	if (!ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(f.dp, XNF_T_FW_ACTIVE),
+					   &zero, &inactive) ?
 			       -errno :
 			       0,
 		       "read active"))
 		goto out;
 	inactive = ((inactive & 1) ^ 1) * XNF_FW_MAX_RULES + slot;
-	if (!ASSERT_OK(bpf_map_update_elem(f.dp->fd[XNF_T_FW_RULES], &inactive,
-					   &r, BPF_ANY) ?
+	if (!ASSERT_OK(bpf_map_update_elem(xnf_table_fd(f.dp, XNF_T_FW_RULES),
+					   &inactive, &r, BPF_ANY) ?
 			       -errno :
 			       0,
 		       "write rule"))
