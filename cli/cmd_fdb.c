@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <bpf/bpf.h>
 
 #include "cli.h"
 

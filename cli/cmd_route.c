@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
-#include <bpf/bpf.h>
 
 #include "cli.h"
 #include "neigh.h"
