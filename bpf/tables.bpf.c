@@ -42,5 +42,4 @@ struct {
 	__type(value, __u32);
 } XNF_MAP_NHG_IDX SEC(".maps");
 
-
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
