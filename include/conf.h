@@ -40,6 +40,9 @@ struct xnf_conf_attach {
 	struct xnf_chain_spec chain; /* len, nf, fused, l3_fib */
 	bool placed;		     /* attached with queues or cores */
 	struct xnf_plan_req place;   /* queues (0: as they are), cores */
+	/* An edit's, not what runs: `chain set` loads the chain again even
+	 * when it is the one that runs (new programs after an upgrade). */
+	bool reload;
 };
 
 /* A route by value: nexthop and group ids are an instance's, so a

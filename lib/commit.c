@@ -198,7 +198,7 @@ static int diff_adds(struct xnf_conf_diff *d, const struct xnf_conf *from,
 		if (!an)
 			ret = diff_push(d, XNF_OBJ_ATTACH, XNF_OP_ADD, NULL, a,
 					0);
-		else if (att_reattach(an, a) ||
+		else if (att_reattach(an, a) || a->reload ||
 			 !chain_equal(&an->chain, &a->chain))
 			ret = diff_push(d, XNF_OBJ_ATTACH, XNF_OP_CHANGE, an, a,
 					0);

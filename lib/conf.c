@@ -954,6 +954,7 @@ int xnf_conf_chain_set(struct xnf_conf *c, const char *dev,
 	a->chain.len = chg->len;
 	memcpy(a->chain.nf, chg->nf, sizeof(a->chain.nf));
 	a->chain.fused = fused;
+	a->reload = true;
 	if (chg->l3_fib != XNF_KEEP)
 		a->chain.l3_fib = chg->l3_fib == XNF_ON;
 	return 0;
