@@ -365,9 +365,11 @@ bool xnf_conf_fresh(const struct xnf_conf *c)
 /* ---- the checks before any change ---- */
 
 /* What an attachment of @a needs besides itself: its ifindex in this
- * namespace and, with a placement, the plan (NULL without). */
-static int attach_prepare(const struct xnf_conf_attach *a, __u32 *ifindex,
-			  struct xnf_plan **plan, char *err, size_t errlen)
+ * namespace and, with a placement, the plan (NULL without), whose
+ * warnings are said when it is made (@warn), not when it is checked. */
+static int attach_prepare(const struct xnf_conf_attach *a, bool warn,
+			  __u32 *ifindex, struct xnf_plan **plan, char *err,
+			  size_t errlen)
 {
 	char perr[XNF_PLACE_ERR_LEN] = "";
 	int ret, i;
@@ -380,7 +382,7 @@ static int attach_prepare(const struct xnf_conf_attach *a, __u32 *ifindex,
 	if (ret)
 		return xnf_errf(err, errlen, ret, "cannot place %s: %s", a->dev,
 				perr);
-	for (i = 0; i < (*plan)->nwarnings; i++)
+	for (i = 0; warn && i < (*plan)->nwarnings; i++)
 		pr_warn("%s\n", (*plan)->warnings[i]);
 	return 0;
 }
@@ -453,7 +455,7 @@ static int diff_check(const struct xnf_conf_diff *d, struct xnf_fw_set **fw,
 		now = d->v[i].old;
 		if (now && !att_reattach(now, a))
 			continue;
-		ret = attach_prepare(a, &ifindex, &plan, err, errlen);
+		ret = attach_prepare(a, false, &ifindex, &plan, err, errlen);
 		free(plan);
 		if (ret)
 			return ret;
@@ -510,7 +512,7 @@ static int do_attach(struct xnf_dp *dp, const struct xnf_conf_attach *a,
 	struct xnf_plan *plan;
 	int ret;
 
-	ret = attach_prepare(a, &o.ifindex, &plan, err, errlen);
+	ret = attach_prepare(a, true, &o.ifindex, &plan, err, errlen);
 	if (ret)
 		return ret;
 	o.plan = plan;
