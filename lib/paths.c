@@ -9,9 +9,12 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
@@ -81,6 +84,131 @@ int xnf_dev_path(const char *root, const char *dev, const char *name, char *buf,
 	return 0;
 }
 
+/* ---- the directories of a pin root ----
+ *
+ * On a bpffs mounted with its default mode (1777, as `mount -t bpf bpf
+ * DIR` leaves it), any user can make a name first: the root itself, so
+ * that root's xnf pins into a directory of theirs (where they can hold the
+ * lock, or rename tables/ and dev/ away and orphan root's XDP programs),
+ * or a symbolic link to one. So xnf walks the root from "/", one component
+ * at a time relative to the directory opened before, following no
+ * symbolic link (O_NOFOLLOW), and trusts a directory only if it is root's
+ * or the caller's: the root and what xnf makes in it must be writable by
+ * them alone; a directory above the root may also be writable by others
+ * if it is sticky (/tmp, a bpffs's 1777 mount), where nobody can rename or
+ * remove what another made. Past that walk no other user can change a
+ * name below the root, so pins are then made and opened by path, as
+ * libbpf does. */
+
+#define HOST_ROOT "/proc/1/root" /* xnf_root_resolve()'s prefix */
+
+/* 0 when @st, the directory named by the first @n bytes of @path, can be
+ * trusted, as the root or below it (@above false) or as one of the root's
+ * parents; else -EPERM with the reason in @err. */
+static int dir_trusted(const struct stat *st, const char *path, int n,
+		       bool above, char *err, size_t errlen)
+{
+	uid_t me = geteuid();
+	mode_t w = st->st_mode & (S_IWGRP | S_IWOTH);
+
+	if (st->st_uid != 0 && st->st_uid != me)
+		return xnf_errf(err, errlen, -EPERM,
+				"%.*s is owned by uid %u, not by root%s: that user could hold the xnf instance's lock, or swap its pins; remove it if it is not in use, or set XNF_PIN_ROOT to a directory that is root's all the way down",
+				n, path, (unsigned int)st->st_uid,
+				me ? " or this user" : "");
+	if (w && !(above && (st->st_mode & S_ISVTX)))
+		return xnf_errf(err, errlen, -EPERM,
+				"%.*s is writable by other users (mode %04o): they could hold the xnf instance's lock, or swap its pins; make it private (chmod go-w %.*s), or set XNF_PIN_ROOT to a directory that is root's all the way down",
+				n, path, (unsigned int)(st->st_mode & 07777), n,
+				path);
+	return 0;
+}
+
+/* The directory @name in @dfd, never through a symbolic link, as an O_PATH
+ * descriptor checked by dir_trusted() (@path's first @n bytes name it):
+ * the fd, or -errno. */
+static int dir_open_at(int dfd, const char *name, const char *path, int n,
+		       bool above, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		/* A link opened with O_PATH | O_NOFOLLOW fails O_DIRECTORY's
+		 * test: ENOTDIR. */
+		if (!fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISLNK(st.st_mode))
+			return xnf_errf(err, errlen, -ELOOP,
+					"%.*s is a symbolic link, which xnf does not follow on the way to its pins (another user could have put it there): set XNF_PIN_ROOT to the directory it names, or remove it",
+					n, path);
+		if (ret == -ENOENT)
+			return xnf_errf(err, errlen, ret, "%.*s does not exist",
+					n, path);
+		return xnf_errf(err, errlen, ret, "cannot open %.*s: %s", n,
+				path, strerror(-ret));
+	}
+	if (fstat(fd, &st)) {
+		ret = xnf_errf(err, errlen, -errno, "cannot stat %.*s: %s", n,
+			       path, strerror(errno));
+		goto out_close;
+	}
+	ret = dir_trusted(&st, path, n, above, err, errlen);
+	if (ret)
+		goto out_close;
+	return fd;
+
+out_close:
+	close(fd);
+	return ret;
+}
+
+int xnf_root_open(const char *root, bool create, char *err, size_t errlen)
+{
+	char name[NAME_MAX + 1];
+	const char *p, *next;
+	int dfd, fd;
+	bool host;
+
+	host = !strncmp(root, HOST_ROOT "/", sizeof(HOST_ROOT));
+	/* The magic link to PID 1's root is followed: xnf_root_resolve()
+	 * put it there, and it is /proc's, not a user's. */
+	dfd = open(host ? HOST_ROOT : "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return xnf_errf(err, errlen, -errno, "cannot open %s: %s",
+				host ? HOST_ROOT : "/", strerror(errno));
+	for (p = root + (host ? sizeof(HOST_ROOT) - 1 : 0);; p = next) {
+		next = *p == '/' ? strchrnul(p + 1, '/') : p;
+		if (next - p < 2 || next - p > NAME_MAX + 1) {
+			close(dfd);
+			return xnf_errf(err, errlen, -EINVAL,
+					"pin root '%s' is no path of directories below /",
+					root);
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)(next - p - 1), p + 1);
+		if (!*next)
+			break;
+		fd = dir_open_at(dfd, name, root, next - root, true, err, errlen);
+		close(dfd);
+		if (fd < 0)
+			return fd;
+		dfd = fd;
+	}
+	fd = xnf_dir_at(dfd, name, root, create, err, errlen);
+	close(dfd);
+	return fd;
+}
+
+int xnf_dir_at(int dfd, const char *name, const char *path, bool create,
+	       char *err, size_t errlen)
+{
+	if (create && mkdirat(dfd, name, 0700) && errno != EEXIST)
+		return xnf_errf(err, errlen, -errno, "cannot create %s: %s",
+				path, strerror(errno));
+	return dir_open_at(dfd, name, path, strlen(path), false, err, errlen);
+}
+
 static bool is_bpffs(const char *path)
 {
 	struct statfs st;
@@ -129,7 +257,7 @@ int xnf_root_check(const char *root, char *err, size_t errlen)
 				root, root);
 	if (!*parent || !is_bpffs(parent))
 		return xnf_errf(err, errlen, -ENOTSUP,
-				"pin root %s is not in a BPF filesystem (%s is not bpffs): set XNF_PIN_ROOT to a new directory under /sys/fs/bpf, or mount a bpffs on a new, empty directory (mkdir /run/xnf-bpf && mount -t bpf bpf /run/xnf-bpf) and use a directory below it",
+				"pin root %s is not in a BPF filesystem (%s is not bpffs): set XNF_PIN_ROOT to a new directory under /sys/fs/bpf, or mount a bpffs on a new, empty directory (mkdir /run/xnf-bpf && mount -t bpf -o mode=0700 bpf /run/xnf-bpf) and use a directory below it",
 				root, *parent ? parent : "/");
 	return 0;
 }
