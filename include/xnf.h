@@ -149,8 +149,10 @@ int xnf_root_check(const char *root, char *err, size_t errlen);
  * @root itself, or, when no bpffs is mounted on its parent in this mount
  * namespace and that is not PID 1's (`ip netns exec` made it, with a
  * fresh /sys), the host's bpffs through /proc/1/root<root>, where pins
- * outlive the process. -ENOTSUP with both fixes in @err when only a bpffs
- * that would vanish with the process is left. */
+ * outlive the process. Where PID 1 is out of reach, @root itself in the
+ * mount namespace of the process that started this one, unless `ip netns
+ * exec` made it. -ENOTSUP with the one command that works from here in
+ * @err when only a bpffs that would vanish with the process is left. */
 int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
 		     size_t errlen);
 

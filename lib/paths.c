@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -262,15 +263,69 @@ int xnf_root_check(const char *root, char *err, size_t errlen)
 	return 0;
 }
 
-/* Whether this process is in PID 1's mount namespace: 1, 0, or -errno
- * when that cannot be told (no /proc, or PID 1 beyond ptrace's reach). */
-static int mntns_is_pid1(void)
+/* Whether this process is in the mount namespace of process @pid: 1, 0,
+ * or -errno when that cannot be told (no /proc, or @pid beyond ptrace's
+ * reach, as a sandbox's PID 1 is). */
+static int mntns_is(pid_t pid)
 {
-	struct stat self, init;
+	struct stat self, other;
+	char path[32];
 
-	if (stat("/proc/self/ns/mnt", &self) || stat("/proc/1/ns/mnt", &init))
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (stat("/proc/self/ns/mnt", &self) || stat(path, &other))
 		return -errno;
-	return self.st_dev == init.st_dev && self.st_ino == init.st_ino;
+	return self.st_dev == other.st_dev && self.st_ino == other.st_ino;
+}
+
+/* Whether `ip netns exec` made this mount namespace: ip(8) mounts a sysfs
+ * of the network namespace on /sys there, with the namespace's name as
+ * its source (the host's says "sysfs"), a name in /run/netns. */
+static bool made_by_ip_netns(void)
+{
+	char line[1024], src[256], path[300], *dash;
+	bool made = false;
+	FILE *f;
+
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	/* "52 48 0:40 / /sys rw,relatime - sysfs NAME rw"; the last mount
+	 * on /sys is the one seen. */
+	while (fgets(line, sizeof(line), f)) {
+		dash = strstr(line, " - ");
+		if (dash && sscanf(line, "%*s %*s %*s %*s %299s", path) == 1 &&
+		    !strcmp(path, "/sys"))
+			made = sscanf(dash, " - sysfs %255s", src) == 1 &&
+			       !strchr(src, '/') && strcmp(src, "sysfs") &&
+			       snprintf(path, sizeof(path), "/run/netns/%s",
+					src) > 0 &&
+			       !access(path, F_OK);
+	}
+	fclose(f);
+	return made;
+}
+
+/* The name under /run/netns of this process's network namespace (what `ip
+ * netns identify` prints), or "NS" when it has none. */
+static void netns_name(char *name, size_t len)
+{
+	struct stat self, st;
+	char path[300];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(name, len, "NS");
+	if (stat("/proc/self/ns/net", &self) || !(d = opendir("/run/netns")))
+		return;
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "/run/netns/%s", de->d_name);
+		if (de->d_name[0] != '.' && !stat(path, &st) &&
+		    st.st_dev == self.st_dev && st.st_ino == self.st_ino) {
+			snprintf(name, len, "%s", de->d_name);
+			break;
+		}
+	}
+	closedir(d);
 }
 
 /*
@@ -283,14 +338,21 @@ static int mntns_is_pid1(void)
  * is taken from there, through the magic link /proc/1/root: pins, the lock
  * and every later open then name the host's bpffs (the same superblock as
  * the host's /sys/fs/bpf), and a worker started with that root reopens the
- * same files. When no bpffs is there either, or PID 1's namespace cannot
- * be compared, nothing would stay: refused, with both fixes.
+ * same files. When no bpffs is there either, nothing would stay: refused.
+ *
+ * Where PID 1 is beyond reach (a sandbox's, a container's), this mount
+ * namespace is taken for the host's, where xnf_open mounts a bpffs as on
+ * the host, when it is the one of the process that started xnf (a shell;
+ * `nsenter --net` keeps it) and `ip netns exec` did not make it. Else it
+ * is refused too. Each refusal names the one thing that works from where
+ * the operator is: never the way in they already took.
  */
 int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
 		     size_t errlen)
 {
-	char parent[XNF_ROOT_MAX], host[XNF_ROOT_MAX + 16];
+	char parent[XNF_ROOT_MAX], host[XNF_ROOT_MAX + 16], ns_name[256];
 	const char *slash = root ? strrchr(root, '/') : NULL;
+	bool dflt;
 	int ns, n;
 
 	/* Not a pin root (xnf_root_check says why), on a bpffs here, or in
@@ -302,7 +364,7 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
 	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - root), root);
 	if (is_bpffs(parent))
 		goto as_is;
-	ns = mntns_is_pid1();
+	ns = mntns_is(1);
 	if (ns == 1)
 		goto as_is;
 	snprintf(host, sizeof(host), "/proc/1/root%s", parent);
@@ -314,13 +376,29 @@ int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
 					root, root, XNF_ROOT_MAX - 1);
 		return 0;
 	}
-	if (ns < 0)
+	dflt = !strcmp(parent, "/sys/fs/bpf");
+	if (made_by_ip_netns() && (ns < 0 || dflt)) {
+		netns_name(ns_name, sizeof(ns_name));
+		return xnf_errf(
+			err, errlen, -ENOTSUP,
+			"no bpffs is mounted on %s here: 'ip netns exec' gave this command a mount namespace of its own, which ends with it, and %s: run it as 'nsenter --net=/run/netns/%s xnf ...', which keeps the mounts of the shell it is typed in, %s%s",
+			parent,
+			ns ? "the host's cannot be reached from it (PID 1 is out of reach)" :
+			     "the host has none either",
+			ns_name,
+			dflt ? "where xnf mounts it itself" :
+			       "after mounting one there: mount -t bpf -o mode=0700 bpf ",
+			dflt ? "" : parent);
+	}
+	if (ns < 0 && mntns_is(getppid()) == 1)
+		goto as_is;
+	if (!ns)
 		return xnf_errf(err, errlen, -ENOTSUP,
-				"no bpffs on %s in this mount namespace, and whether that is the host's cannot be told (/proc/1/ns/mnt: %s): pins on a bpffs mounted here could vanish with this process, and the attachment with them. Mount one where it stays (mount -t bpf bpf %s in the host's mount namespace), and use 'nsenter --net=/run/netns/NS xnf ...' (it keeps the host's mounts) instead of 'ip netns exec NS xnf ...'",
-				parent, strerror(-ns), parent);
+				"no bpffs is mounted on %s, neither in this mount namespace, which is not the host's, nor on the host's: mount one there (nsenter --mount=/proc/1/ns/mnt mount -t bpf -o mode=0700 bpf %s)",
+				parent, parent);
 	return xnf_errf(err, errlen, -ENOTSUP,
-			"no bpffs on %s in this mount namespace, which is not the host's ('ip netns exec' makes one, with a fresh /sys), nor on the host's %s: pins on a bpffs mounted here would vanish with this process, and the attachment with them. Mount the host's (mount -t bpf bpf %s in the host's mount namespace), or use 'nsenter --net=/run/netns/NS xnf ...' (it keeps the host's mounts) instead of 'ip netns exec NS xnf ...'",
-			parent, parent, parent);
+			"no bpffs is mounted on %s in this mount namespace, which the process that started xnf does not share ('unshare -m' makes one), and PID 1's cannot be compared (/proc/1/ns/mnt: %s): a bpffs mounted here could vanish with this command, and the XDP attachment with it. Mount one in the namespace of the shell xnf is started from: mount -t bpf -o mode=0700 bpf %s",
+			parent, strerror(-ns), parent);
 as_is:
 	n = snprintf(out, len, "%s", root ?: "");
 	if (n >= 0 && (size_t)n < len)
