@@ -149,8 +149,10 @@ int xnf_root_check(const char *root, char *err, size_t errlen);
  * @root itself, or, when no bpffs is mounted on its parent in this mount
  * namespace and that is not PID 1's (`ip netns exec` made it, with a
  * fresh /sys), the host's bpffs through /proc/1/root<root>, where pins
- * outlive the process. -ENOTSUP with both fixes in @err when only a bpffs
- * that would vanish with the process is left. */
+ * outlive the process. Where PID 1 is out of reach, @root itself in the
+ * mount namespace of the process that started this one, unless `ip netns
+ * exec` made it. -ENOTSUP with the one command that works from here in
+ * @err when only a bpffs that would vanish with the process is left. */
 int xnf_root_resolve(const char *root, char *out, size_t len, char *err,
 		     size_t errlen);
 
@@ -168,7 +170,8 @@ const char *xnf_dp_root(const struct xnf_dp *dp);
 /* Opened with XNF_OPEN_READ: it holds no lock and writes nothing. */
 bool xnf_dp_reader(const struct xnf_dp *dp);
 
-/* Opens the instance pinned at @root. With @create, makes the root (mode
+/* Opens the instance pinned at @root, refused as xnf_open() refuses it
+ * when another user could change it. With @create, makes the root (mode
  * 0700, mounting nothing) and the tables if they do not exist yet, with
  * the default configuration; without, -ENOENT if there is none, or if its
  * creation never finished (the schema in xnf_cfg is written last). A root
@@ -652,7 +655,10 @@ int xnf_fw_generate(struct xnf_fw_rule *rules, __u32 n, __u32 seed);
 #define XNF_WAIT_FOREVER (~0U)
 #define XNF_WAIT_DEFAULT 10 /* seconds; xnf -w changes it */
 
-/* Opens the instance at @root. A writer (no XNF_OPEN_READ) locks it with
+/* Opens the instance at @root, refusing (-EPERM, -ELOOP) a root, or a
+ * directory on the way to it or in it, that another user owns or may
+ * write to, or a symbolic link (lib/paths.c says which). A writer (no
+ * XNF_OPEN_READ) locks it with
  * an exclusive flock on the root, held until xnf_dp_close(), waiting at
  * most @wait_s seconds for another holder (saying on stderr that it
  * waits): -ETIMEDOUT then, naming the holder's pid in @err. Under the lock

@@ -245,19 +245,22 @@ static int lock_root(const char *root, bool create, unsigned int wait_s,
 {
 	double deadline = wait_s == XNF_WAIT_FOREVER ? 0 : now_s() + wait_s;
 	char path[PATH_MAX];
-	int ret;
+	int ret, dir;
 
 	for (;;) {
-		if (create && mkdir(root, 0700) && errno != EEXIST)
-			return xnf_errf(err, errlen, -errno,
-					"cannot create %s: %s", root,
-					strerror(errno));
-		*fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (*fd < 0 && errno == ENOENT)
+		/* Never another user's directory (xnf_root_open). */
+		dir = xnf_root_open(root, create, err, errlen);
+		if (dir == -ENOENT)
 			return xnf_errf(err, errlen, -ENOENT, NO_INSTANCE, root);
+		if (dir < 0)
+			return dir;
+		/* flock() takes no O_PATH descriptor. */
+		*fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ret = -errno;
+		close(dir);
 		if (*fd < 0)
-			return xnf_errf(err, errlen, -errno, "cannot open %s: %s",
-					root, strerror(errno));
+			return xnf_errf(err, errlen, ret, "cannot open %s: %s",
+					root, strerror(-ret));
 		ret = lock_wait(*fd, root, wait_s, deadline, err, errlen);
 		if (ret)
 			goto out_close;
@@ -331,10 +334,10 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 		create = false;
 	} else if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
 		   mount("bpf", parent, "bpf", 0, "mode=0700")) {
-		/* Like ip(8), mount bpffs where the root expects it (only in
-		 * PID 1's mount namespace, xnf_root_resolve saw to that). */
+		/* Like ip(8), mount bpffs where the root expects it (only
+		 * where it stays: xnf_root_resolve saw to that). */
 		return xnf_errf(err, errlen, -errno,
-				"cannot mount bpffs on %s: %s; mount it with 'mount -t bpf bpf %s'",
+				"cannot mount bpffs on %s: %s; mount it with 'mount -t bpf -o mode=0700 bpf %s'",
 				parent, strerror(errno), parent);
 	}
 	ret = xnf_root_check(root, err, errlen);
@@ -377,10 +380,17 @@ out_close:
 
 bool xnf_upgrade_pending(const struct xnf_dp *dp, char *buf, size_t len)
 {
-	struct stat st;
+	int fd;
 
-	return snprintf(buf, len, "%s-old", dp->root) < (int)len &&
-	       !stat(buf, &st) && S_ISDIR(st.st_mode);
+	if (snprintf(buf, len, "%s-old", dp->root) >= (int)len)
+		return false;
+	/* A directory trusted as the root is (another user's would be
+	 * adopted from, then removed). */
+	fd = xnf_root_open(buf, false, NULL, 0);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 int xnf_upgrade_finish(struct xnf_dp *dp, char *err, size_t errlen)

@@ -64,17 +64,6 @@ static int xnf_table_index(const char *name)
 	return -1;
 }
 
-static int mkdir_private(const char *path)
-{
-	if (mkdir(path, 0700) && errno != EEXIST) {
-		int err = -errno;
-
-		pr_info("cannot create %s: %s\n", path, strerror(-err));
-		return err;
-	}
-	return 0;
-}
-
 /* Binds every map of @obj to the instance: shared tables to the fds the
  * instance holds, per-interface maps to their pins under dev/<dev>/ (reused
  * if they exist, created and pinned otherwise). The chain's prog array and
@@ -119,14 +108,14 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 		char *errbuf, size_t errlen)
 {
-	static const char *const dirs[] = { "", "/tables", "/dev" };
+	static const char *const dirs[] = { "tables", "dev" };
 	char path[PATH_MAX];
 	struct xnf_tables *skel = NULL;
 	struct xnf_config cfg;
 	struct xnf_dp *dp;
 	bool fresh;
 	__u32 zero = 0;
-	int i, err;
+	int i, err, fd;
 
 	dp = calloc(1, sizeof(*dp));
 	if (!dp)
@@ -134,9 +123,15 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 	for (i = 0; i < __XNF_T_MAX; i++)
 		dp->fd[i] = -1;
 	dp->lock_fd = -1;
+	dp->dir_fd = -1;
 	err = xnf_root_check(root, errbuf, errlen);
 	if (err)
 		goto out_free;
+	dp->dir_fd = xnf_root_open(root, create, errbuf, errlen);
+	if (dp->dir_fd < 0) {
+		err = dp->dir_fd;
+		goto out_free;
+	}
 	snprintf(dp->root, sizeof(dp->root), "%s", root);
 	snprintf(path, sizeof(path), "%s/tables/%s", root,
 		 XNF_MAP_STR(XNF_MAP_CFG));
@@ -148,14 +143,14 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 		err = -ENOENT;
 		goto out_free;
 	}
-	for (i = 0; fresh && i < 3; i++) {
-		snprintf(path, sizeof(path), "%s%s", root, dirs[i]);
-		err = mkdir_private(path);
-		if (err) {
-			xnf_errf(errbuf, errlen, err, "cannot create %s: %s",
-				 path, strerror(-err));
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", root, dirs[i]);
+		fd = xnf_dir_at(dp->dir_fd, dirs[i], path, fresh, errbuf, errlen);
+		if (fd < 0) {
+			err = fd;
 			goto out_free;
 		}
+		close(fd);
 	}
 
 	if (fresh) {
@@ -273,6 +268,8 @@ void xnf_dp_close(struct xnf_dp *dp)
 			close(dp->fd[i]);
 	if (dp->lock_fd >= 0)
 		close(dp->lock_fd);
+	if (dp->dir_fd >= 0)
+		close(dp->dir_fd);
 	free(dp->released);
 	free(dp);
 }
@@ -283,12 +280,18 @@ static int rm_pins(const char *dir, int depth)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
-	int err = 0;
+	int err = 0, fd;
 	DIR *d;
 
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+	/* Not through a link put where a directory was. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		err = errno;
+		if (fd >= 0)
+			close(fd);
+		return err == ENOENT ? 0 : -err;
+	}
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -878,11 +881,30 @@ int xnf_chain_format(const struct xnf_chain_spec *spec, char *buf, size_t len)
 	return off < len ? 0 : -ENAMETOOLONG;
 }
 
+/* <root>/dev/<dev>, made if it is not there, below the root that
+ * xnf_dp_open() checked (xnf_dir_at). */
+static int dev_dir(struct xnf_dp *dp, const char *dev, char *errbuf, size_t errlen)
+{
+	char path[PATH_MAX];
+	int dfd, fd;
+
+	xnf_dev_path(dp->root, NULL, NULL, path, sizeof(path));
+	dfd = xnf_dir_at(dp->dir_fd, "dev", path, false, errbuf, errlen);
+	if (dfd < 0)
+		return dfd;
+	fd = xnf_dev_path(dp->root, dev, NULL, path, sizeof(path)) ?:
+		     xnf_dir_at(dfd, dev, path, true, errbuf, errlen);
+	close(dfd);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
 int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 		   const struct xnf_chain_spec *spec, struct xnf_chain **out,
 		   char *errbuf, size_t errlen)
 {
-	char path[PATH_MAX];
 	int node = spec->numa ? spec->numa_node : -1;
 	const char *what;
 	struct xnf_chain *c;
@@ -912,13 +934,9 @@ int xnf_chain_load(struct xnf_dp *dp, const char *dev,
 	c->spec = *spec;
 	c->array_fd = -1;
 
-	err = xnf_dev_path(dp->root, dev, NULL, path, sizeof(path)) ?:
-		      mkdir_private(path);
-	if (err) {
-		xnf_errf(errbuf, errlen, err, "cannot create %s/dev/%s: %s",
-			 dp->root, dev, strerror(-err));
+	err = dev_dir(dp, dev, errbuf, errlen);
+	if (err)
 		goto out_free;
-	}
 
 	if (spec->fused) {
 		what = "fused chain";

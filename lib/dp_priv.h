@@ -37,6 +37,7 @@ struct xnf_dp {
 	int fd[__XNF_T_MAX];	 /* the shared tables, -1 until first used:
 				  * read them with xnf_table_fd() */
 	int lock_fd;		 /* the root, flock()ed by xnf_open */
+	int dir_fd;		 /* the root, as xnf_root_open() found it */
 	bool created;  /* this open made the tables, unwritten since */
 	bool reader;   /* opened with XNF_OPEN_READ: no lock held */
 	bool creating; /* the tables are being made (xnf_dp_open) */

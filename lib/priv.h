@@ -14,6 +14,19 @@
  * the process at the step they name (selftests/unit/killed.c). */
 void xnf_crash_point(const char *step);
 
+/* The pin root @root (xnf_root_check() passed it), made with mode 0700
+ * first when @create, as an O_PATH descriptor: walked from "/" one
+ * directory at a time, through no symbolic link, each of them root's or
+ * the caller's and writable by nobody else (or, above the root, sticky;
+ * lib/paths.c says why). The fd, or -errno with the reason in @err
+ * (-ENOENT: it does not exist). */
+int xnf_root_open(const char *root, bool create, char *err, size_t errlen);
+/* The directory @name in @dfd (the root, or a directory below it), made
+ * with mode 0700 first when @create, opened and checked as the root is;
+ * @path names it in @err. */
+int xnf_dir_at(int dfd, const char *name, const char *path, bool create,
+	       char *err, size_t errlen);
+
 struct xnf_nhgroup;
 /* xnf_nhg_get(), a new group's buckets starting from @seed's (NULL: none)
  * so that only the flows the change of members must move move. */

@@ -12,6 +12,8 @@
 #   the counters again once it is back, without a restart;
 # - it answers a bad request with its status, and a client that sends
 #   nothing delays the next scrape by the bounded request timeout only;
+# - it serves connections at once: a scrape is answered while 100 slow
+#   clients are connected, and past its bound on connections;
 # - xnf-exporter.service passes systemd-analyze verify, and its command
 #   serves under the unit's capability bounding set (CAP_BPF only).
 # The exporter listens on 127.0.0.1 in the DUT's namespace: no port of the
@@ -203,8 +205,8 @@ worker_settled()
 	[ "$(http_code -H "X-Big: $big" "$URL/metrics")" = 431 ]
 	[ "$(http_code -I "$URL/metrics")" = 200 ]
 
-	# A client that connects and sends nothing holds the one connection
-	# for the request timeout at most; the next scrape is then served.
+	# A client that connects and sends nothing holds a connection for
+	# the request timeout at most; a scrape is served meanwhile.
 	tb_bg "$TB_DUT" bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; sleep $TB_TIMEOUT"
 	scrape | grep -qx 'xnf_up 1'
 	kill -0 "$EXPORTER_PID"
@@ -215,6 +217,62 @@ worker_settled()
 	run -1 tb_xnf exporter listen "127.0.0.1:$PORT" # taken
 	run -1 tb_xnf stats -f prometheus watch 1
 	run -1 tb_xnf stats -f json
+}
+
+# conns_at_least N: the exporter's port has N established connections.
+conns_at_least()
+{
+	[ "$(tb_dut ss -Htn state established "( sport = :$PORT )" | wc -l)" -ge "$1" ]
+}
+
+# exporter_sockets: the sockets the exporter holds (its listener and its
+# connections); the xnf that `timeout` started.
+exporter_sockets()
+{
+	local pid
+	pid=$(pgrep -P "$EXPORTER_PID" -x xnf) || return 1
+	find "/proc/$pid/fd" -lname 'socket:*' | wc -l
+}
+
+sockets_at_least() { [ "$(exporter_sockets)" -ge "$1" ]; }
+
+# slow_clients N: N clients that never finish a request and connect again
+# when cut off (selftests/lib/slow_clients.py), for TB_TIMEOUT at most;
+# sets SLOW_PID, stopped by the test (and by tb_teardown).
+slow_clients()
+{
+	tb_bg "$TB_DUT" python3 "$TB_TOP/selftests/lib/slow_clients.py" \
+		127.0.0.1 "$PORT" "$1" "$TB_TIMEOUT"
+	SLOW_PID=$TB_BG_PID
+}
+
+# Connections are served at once, each bounded in time: a scrape is
+# answered while 100 slow clients are connected; past the bound on
+# connections (256, MAX_CONNS in cli/cmd_exporter.c) the oldest that is
+# still reading its request gives way, so a scrape is answered still and
+# the exporter holds no more than the bound.
+@test "a scrape is answered while 100 slow clients are connected, and past the bound on connections" {
+	local a b n
+
+	exporter_start
+	slow_clients 100
+	a=$SLOW_PID
+	tb_until "100 slow clients connected" conns_at_least 100
+	scrape | grep -qx 'xnf_up 1'
+
+	slow_clients 200
+	b=$SLOW_PID
+	tb_until "the exporter at its bound" sockets_at_least 257
+	scrape | grep -qx 'xnf_up 1'
+	for _ in 1 2 3 4 5; do
+		n=$(exporter_sockets)
+		tb_expect "sockets held (the listener and 256 connections at most)" "$n" -le 257
+		sleep 0.1
+	done
+	tb_bg_stop "$a"
+	tb_bg_stop "$b"
+	kill -0 "$EXPORTER_PID"
+	scrape | grep -qx 'xnf_up 1'
 }
 
 # The unit's line KEY= of dist/systemd/xnf-exporter.service.

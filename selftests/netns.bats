@@ -209,6 +209,66 @@ threaded() { tb_run "$1" cat "/sys/class/net/$2/threaded"; }
 	run -0 mountpoint -q /sys/fs/bpf
 }
 
+# ns_sandbox SCRIPT ARGS...: bash SCRIPT below a PID 1 out of this
+# process's reach, as a sandbox's or a container's init is to a shell in
+# it: PID 1 is not dumpable and the script runs without CAP_SYS_PTRACE, so
+# /proc/1/ns/mnt cannot be read. Its mount namespace (a copy of this one)
+# ends with it, and every mount and pin in it.
+ns_sandbox()
+{
+	local script=$1
+	shift
+	timeout "$TB_TIMEOUT" unshare --pid --fork --kill-child --mount-proc \
+		python3 -c 'import ctypes, subprocess, sys
+ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0
+sys.exit(subprocess.call(sys.argv[1:]))' \
+		setpriv --bounding-set=-sys_ptrace -- bash -c "$script" _ "$@"
+}
+
+# The same without a bpffs, where PID 1's mount namespace cannot be
+# compared with this one: each way in says what works from it, never the
+# way already taken. `ip netns exec` names the `nsenter --net` of this
+# namespace; that one (the shell's mount namespace) mounts the bpffs and
+# attaches; a mount namespace the shell does not share (`unshare -m`) is
+# refused, since what it mounts would vanish with the command.
+@test "no bpffs, PID 1 out of reach: ip netns exec names nsenter --net, which attaches" {
+	local out=$BATS_TEST_TMPDIR
+	# shellcheck disable=SC2016 # expanded by the sandbox's bash
+	local script='
+		ns=$1 out=$2
+		xnf=(env XNF_PIN_ROOT="$3" "$4")
+		enter=(nsenter --net="/run/netns/$ns")
+		umount /sys/fs/bpf || exit 9
+		stat -L /proc/1/ns/mnt >/dev/null 2>&1 && exit 8
+		ip netns exec "$ns" "${xnf[@]}" -j attach d0 chain l3fwd >"$out/exec.json"
+		echo "exec $?"
+		"${enter[@]}" unshare -m --propagation private "${xnf[@]}" attach d0 chain l3fwd
+		echo "unshare $?"
+		"${enter[@]}" "${xnf[@]}" attach d0 chain l3fwd
+		echo "nsenter $?"
+		ip -n "$ns" -j link show d0 | jq -r "\"xdp \" + (.[0].xdp.prog.id // \"none\" | tostring)"
+		"${enter[@]}" "${xnf[@]}" -j status | jq -r "\"status \" + ([.devices[].dev] | join(\",\"))"
+		"${enter[@]}" "${xnf[@]}" detach d0 && "${enter[@]}" "${xnf[@]}" destroy
+		echo "detach $?"'
+
+	run --separate-stderr ns_sandbox "$script" "$TB_DUT" "$out" "$NS_ROOT" "$XNF"
+	echo "$output"
+	echo "$stderr"
+	tb_expect "the sandbox ran" "$status" -eq 0
+	tb_expect "ip netns exec: refused" "$(grep '^exec ' <<<"$output")" = "exec 1"
+	tb_expect "ip netns exec: one JSON error" \
+		"$(jq -c '[keys, .schema]' "$out/exec.json")" = '[["error","schema"],"xnf/error/1"]'
+	tb_expect "ip netns exec: the command that works, for this namespace" \
+		"$(jq --arg c "nsenter --net=/run/netns/$TB_DUT " '.error | contains($c)' "$out/exec.json")" = true
+	tb_expect "unshare -m: refused" "$(grep '^unshare ' <<<"$output")" = "unshare 1"
+	tb_expect "nsenter --net: attached" "$(grep '^nsenter ' <<<"$output")" = "nsenter 0"
+	tb_expect "XDP on d0 meanwhile" "$(grep '^xdp ' <<<"$output")" != "xdp none"
+	tb_expect "status by nsenter --net" "$(grep '^status ' <<<"$output")" = "status d0"
+	tb_expect "detach and destroy" "$(grep '^detach ' <<<"$output")" = "detach 0"
+	tb_expect "nothing left on d0" "$(tb_xdp_prog_id "$TB_DUT" d0)" = none
+	run -0 mountpoint -q /sys/fs/bpf
+}
+
 # nsenter keeps the host's /sys: it shows the host's devices, or (inside
 # `ip netns exec SRC`) the source namespace's nq0, which has 2 queues to
 # the DUT's 3. Every count and setting must be the DUT's.

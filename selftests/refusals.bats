@@ -45,8 +45,9 @@ setup()
 
 # A refusal that did not happen must not spill into the next tests: undo
 # an attachment to f1 (the one device a wrongly accepted attach can get,
-# also by its alias name f1:0), and remove instance b of the two-instance
-# test and its device e0.
+# also by its alias name f1:0), remove instance b of the two-instance
+# test and its device e0, and unmount the other users' bpffs (PUB), which
+# takes whatever was pinned in it along.
 teardown()
 {
 	local dev
@@ -62,6 +63,12 @@ teardown()
 		XNF_PIN_ROOT=$B_ROOT tb_xnf destroy
 	fi
 	ip -n "$TB_DUT" link del e0 2>/dev/null || true
+	# The public bpffs, and every pin in it.
+	if [ -n "$PUB" ]; then
+		! mountpoint -q "$PUB" || umount "$PUB"
+		rmdir "$PUB"
+		PUB=
+	fi
 }
 
 # refused ARGS...: `xnf ARGS` fails (not by timeout or a signal) with one
@@ -383,6 +390,49 @@ pin_root_refused()
 	tb_expect "no instance c" "$(test -e "$bpffs/c" && echo present || echo none)" = none
 	XNF_PIN_ROOT=relative/xnf refused route add 203.0.113.0/24 blackhole
 	pin_root_refused "$bpffs/$(printf 'r%.0s' {1..250})"
+}
+
+# nobody CMD...: CMD as user nobody, with no group of root's.
+nobody()
+{
+	setpriv --reuid=65534 --regid=65534 --clear-groups -- "$@"
+}
+
+# A bpffs mounted as `mount -t bpf bpf DIR` leaves it (mode 1777) on a
+# directory every user can reach: any of them can make a name on it
+# first. A pin root another user made (where they could hold the lock, or
+# rename dev/ and tables/ and orphan root's XDP programs), one below a
+# directory of theirs, a symbolic link of theirs, and a root's directory
+# anyone may write to: each is refused, before xnf writes anything into
+# it. A root xnf makes there is root's, mode 0700, and a directory in it
+# that is no longer root's is refused as the root is.
+PUB=
+@test "pin roots another user made, or could change, are refused" {
+	local root
+
+	PUB=$(mktemp -d /tmp/xnf-pub-XXXXXX)
+	chmod 0755 "$PUB"
+	mount -t bpf bpf "$PUB"
+	tb_expect "bpffs mode" "$(stat -c %a "$PUB")" = 1777
+	nobody mkdir -m 0777 "$PUB/xnf" "$PUB/theirs"
+	nobody mkdir -m 0755 "$PUB/site"
+	nobody ln -s "$PUB/theirs" "$PUB/link"
+	mkdir -m 0777 "$PUB/open"
+	for root in "$PUB/xnf" "$PUB/site/xnf" "$PUB/link" "$PUB/open"; do
+		XNF_PIN_ROOT=$root refused route add 203.0.113.0/24 blackhole
+		XNF_PIN_ROOT=$root refused_json route add 203.0.113.0/24 blackhole
+	done
+	XNF_PIN_ROOT=$PUB/xnf refused attach f1 chain l3fwd
+	tb_expect "XDP on f1" "$(tb_xdp_prog_id "$TB_DUT" f1)" = none
+	tb_expect "nothing written into their directories" \
+		"$(find "$PUB/xnf" "$PUB/site" "$PUB/theirs" "$PUB/open" -mindepth 1 | wc -l)" -eq 0
+
+	XNF_PIN_ROOT=$PUB/ours tb_xnf route add 203.0.113.0/24 blackhole
+	tb_expect "a root xnf makes" "$(stat -c '%U %a' "$PUB/ours")" = "root 700"
+	chown 65534 "$PUB/ours/dev"
+	XNF_PIN_ROOT=$PUB/ours refused route add 203.0.113.1/32 blackhole
+	chown 0 "$PUB/ours/dev"
+	XNF_PIN_ROOT=$PUB/ours tb_xnf destroy
 }
 
 # Under -j a refusal is one JSON document {"schema": "xnf/error/1",

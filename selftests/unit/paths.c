@@ -247,3 +247,77 @@ TEST(paths_open_leaves_no_root)
 	fx_sh("rm -rf %s", dir);
 	fx_close(&f);
 }
+
+/* xnf_open(@root, @flags): its return, the instance closed again. */
+static int open_flags(const char *root, unsigned int flags)
+{
+	struct xnf_dp *dp = NULL;
+	char err[512];
+	int ret;
+
+	ret = xnf_open(root, flags, 0, &dp, err, sizeof(err));
+	if (ret)
+		printf("  %s: %s\n", root, err);
+	else
+		xnf_dp_close(dp);
+	return ret;
+}
+
+/* On a bpffs of mode 1777 (what `mount -t bpf bpf DIR` gives), names
+ * made first by another user (uid 65534, by chown) or open to one: a root
+ * of theirs, a root below a directory of theirs, a symbolic link, a root
+ * anyone may write to, one below a directory anyone may write to that is
+ * not sticky. Each is refused and nothing is written into it; a root
+ * below a sticky directory is made, mode 0700; a directory in it that
+ * stops being root's is refused to a writer and a reader alike. */
+TEST(paths_root_trust)
+{
+	static const struct {
+		const char *root, *setup;
+		int ret, reader; /* a reader finds no root that is not there */
+	} bad[] = {
+		{ "theirs", "mkdir -m 0777 $P/theirs && chown 65534 $P/theirs",
+		  -EPERM, -EPERM },
+		{ "site/xnf", "mkdir $P/site && chown 65534 $P/site", -EPERM,
+		  -ENOENT },
+		{ "link", "mkdir -m 0700 $P/mine && ln -s $P/mine $P/link",
+		  -ELOOP, -ELOOP },
+		{ "open", "mkdir -m 0777 $P/open", -EPERM, -EPERM },
+		{ "group/xnf", "mkdir -m 0775 $P/group", -EPERM, -ENOENT },
+	};
+	char dir[] = "/tmp/xnf-ut-pub.XXXXXX", root[128];
+	size_t i;
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	if (!ASSERT_NEQ(mkdtemp(dir), NULL, "temporary directory") ||
+	    !ASSERT_OK(fx_sh("mount -t bpf bpf %s", dir), "a bpffs, mode 1777")) {
+		fx_close(&f);
+		return;
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(root, sizeof(root), "%s/%s", dir, bad[i].root);
+		if (!ASSERT_OK(fx_sh("P=%s; %s", dir, bad[i].setup), bad[i].setup))
+			continue;
+		ASSERT_EQ(open_flags(root, XNF_OPEN_CREATE), bad[i].ret, root);
+		ASSERT_EQ(open_flags(root, XNF_OPEN_READ), bad[i].reader,
+			  "reader");
+	}
+	ASSERT_EQ(fx_sh("test -z \"$(find %s -mindepth 2)\"", dir), 0,
+		  "nothing written into any of them");
+
+	fx_sh("mkdir -m 1777 %s/sticky", dir);
+	snprintf(root, sizeof(root), "%s/sticky/xnf", dir);
+	ASSERT_OK(open_flags(root, XNF_OPEN_CREATE), "below a sticky directory");
+	ASSERT_EQ(fx_sh("test \"$(stat -c '%%u %%a' %s)\" = '0 700'", root), 0,
+		  "made root's, mode 0700");
+	fx_sh("chown 65534 %s/tables", root);
+	ASSERT_EQ(open_flags(root, 0), -EPERM, "tables/ not root's: writer");
+	ASSERT_EQ(open_flags(root, XNF_OPEN_READ), -EPERM, "and reader");
+	fx_sh("chown 0 %s/tables", root);
+	ASSERT_OK(open_flags(root, XNF_OPEN_READ), "root's again");
+	xnf_dp_destroy(root);
+	fx_sh("umount %s && rmdir %s", dir, dir);
+	fx_close(&f);
+}
