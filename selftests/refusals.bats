@@ -442,6 +442,21 @@ pin_root_refused()
 	tb_expect "program on f0" "$(tb_xdp_prog_id "$TB_DUT" f0)" -eq "$FOREIGN_ID"
 }
 
+# An invisible character in a name (a zero width space, a right-to-left
+# override, a no-break space) is shown escaped, never as itself.
+@test "an error shows invisible characters in a name escaped" {
+	local pair ch esc
+	# U+200B, U+202E and U+00A0 in UTF-8, and as an error shows them.
+	for pair in $'\xe2\x80\x8b \\u200b' $'\xe2\x80\xae \\u202e' $'\xc2\xa0 \\u00a0'; do
+		ch=${pair%% *} esc=${pair#* }
+		refuse attach "d0$ch" chain l3fwd
+		tb_expect "the name's character, escaped" \
+			"$(grep -cF "d0$esc" <<<"$stderr")" -eq 1
+		tb_expect "the name's character, not as itself" \
+			"$(grep -cF "$ch" <<<"$stderr")" -eq 0
+	done
+}
+
 # nobody_xnf ARGS...: xnf ARGS in the DUT as user and group nobody, no
 # supplementary groups.
 nobody_xnf()
