@@ -323,30 +323,46 @@ static const struct cli_cmd objects[] = {
 	{ NULL, NULL },
 };
 
+const char *cli_word(const char *w, char *buf, size_t len)
+{
+	const char *c;
+	size_t n = 0;
+	bool q = !*w;
+
+	for (c = w; *c && !q; c++)
+		q = !((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || strchr("_@%+=:,./-", *c));
+	if (!len)
+		return buf;
+	if (q && n + 1 < len)
+		buf[n++] = '"';
+	for (c = w; *c && n + 1 < len; c++) {
+		if (q && strchr("\"\\$`", *c)) {
+			if (n + 2 >= len)
+				break;
+			buf[n++] = '\\';
+		}
+		buf[n++] = *c;
+	}
+	if (q && !*c && n + 1 < len)
+		buf[n++] = '"';
+	buf[n] = '\0';
+	return buf;
+}
+
 /* @argv as one line that the shell and `xnf -b` read back as the same
- * words: a word with a blank, a quote, a backslash or a '#', or an empty
- * one, in double quotes (a '"' in it as '\"'). */
+ * words (cli_word), cut to @len. */
 static void words_join(char *buf, size_t len, int argc, char **argv)
 {
 	size_t n = 0;
-	bool q;
-	char *c;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < argc && n + 1 < len; i++) {
-		q = !*argv[i] || strpbrk(argv[i], " \t\"\\#");
-		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "",
-			      q ? "\"" : "");
-		for (c = argv[i]; *c && n + 2 < len; c++) {
-			if (*c == '"' || *c == '\\')
-				buf[n++] = '\\';
-			buf[n++] = *c;
-		}
-		if (n < len)
-			buf[n] = '\0';
-		if (q && n + 1 < len)
-			n += snprintf(buf + n, len - n, "\"");
+	for (i = 0; i < argc && n + 2 < len; i++) {
+		if (i)
+			buf[n++] = ' ';
+		cli_word(argv[i], buf + n, len - n);
+		n += strlen(buf + n);
 	}
 }
 
@@ -408,39 +424,58 @@ int cli_run(int argc, char **argv)
 	return ret;
 }
 
-/* Splits a line into words; double quotes group, # starts a comment:
- * argc, or -1 for more than @max words, -2 for an unterminated quote. */
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+#define SPLIT_WORDS	  -1
+#define SPLIT_OPEN_QUOTE  -2
+#define SPLIT_AFTER_QUOTE -3
+
+/*
+ * Splits @line into words, in place: blanks separate them, and '#' where
+ * a word would start begins a comment. A word that starts with '"' ends
+ * at the next '"' that no '\' escapes; in it '\' before '"', '\', '$' or
+ * '`' stands for that character, as in the shell's double quotes (what
+ * cli_word writes), and a blank or the end of the line follows it. Any
+ * other word is taken as it is, up to the next blank (the files of
+ * earlier versions wrote device names so). Returns argc, or SPLIT_*.
+ */
 static int split_line(char *line, char **argv, int max)
 {
 	int argc = 0;
-	char *p = line;
+	char *p = line, *o;
 
-	while (*p) {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+	for (;;) {
+		while (is_blank(*p))
 			p++;
 		if (!*p || *p == '#')
-			break;
+			return argc;
 		if (argc == max)
-			return -1;
-		if (*p == '"') {
-			argv[argc++] = ++p;
-			while (*p && *p != '"')
-				p++;
-			if (!*p)
-				return -2;
-		} else {
+			return SPLIT_WORDS;
+		if (*p != '"') {
 			argv[argc++] = p;
-			while (*p && *p != ' ' && *p != '\t' && *p != '\n' &&
-			       *p != '\r')
+			while (*p && !is_blank(*p))
 				p++;
+			if (*p)
+				*p++ = '\0';
+			continue;
 		}
-		if (*p)
-			*p++ = '\0';
+		argv[argc++] = o = ++p;
+		for (; *p != '"'; p++) {
+			if (!*p)
+				return SPLIT_OPEN_QUOTE;
+			if (*p == '\\' && p[1] && strchr("\"\\$`", p[1]))
+				p++;
+			*o++ = *p;
+		}
+		if (p[1] && !is_blank(p[1]))
+			return SPLIT_AFTER_QUOTE;
+		*o = '\0';
+		p++;
 	}
-	return argc;
 }
-
-#define LINE_WORDS 64
 
 int cli_text_read(const char *file, struct cli_text *t)
 {
@@ -483,7 +518,7 @@ int cli_text_read(const char *file, struct cli_text *t)
 
 int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv))
 {
-	char *line = NULL, *argv[LINE_WORDS];
+	char *line = NULL, *argv[CLI_LINE_WORDS];
 	size_t off = 0, len;
 	int lineno = 0, argc, errors, ret = 0;
 	const char *outer_file = cli.batch_file, *end;
@@ -508,12 +543,17 @@ int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv))
 				      "text");
 			break;
 		}
-		argc = split_line(line, argv, LINE_WORDS);
-		if (argc == -1)
-			ret = cli_err("more than %d words", LINE_WORDS);
-		else if (argc == -2)
+		argc = split_line(line, argv, CLI_LINE_WORDS);
+		if (argc == SPLIT_WORDS)
+			ret = cli_err("more than %d words: no line of xnf has "
+				      "that many",
+				      CLI_LINE_WORDS);
+		else if (argc == SPLIT_OPEN_QUOTE)
 			ret = cli_err("a quote is not closed: end the word "
 				      "with '\"'");
+		else if (argc == SPLIT_AFTER_QUOTE)
+			ret = cli_err("a word goes on after its closing quote: "
+				      "put all of the word in the quotes");
 		if (argc <= 0)
 			continue;
 		errors = cli.errors;
