@@ -151,8 +151,11 @@ const char *cli_conf_line(const struct xnf_conf_diff *d,
 
 /* ---- save ---- */
 
+static size_t saved; /* bytes printed: what apply would read */
+
 static void save_line(const char *line)
 {
+	saved += strlen(line) + 1;
 	if (print_json())
 		print_string(PRINT_JSON, NULL, NULL, line);
 	else
@@ -298,6 +301,10 @@ int do_save(int argc, char **argv)
 		save_xconnects(c, buf, LINE_MAX_LEN);
 	close_json_array();
 	close_json_object();
+	if (!ret && saved > CLI_TEXT_BYTES)
+		ret = cli_err("the configuration is %zu bytes, more than apply "
+			      "reads (%u MiB): it would refuse what save printed",
+			      saved, CLI_TEXT_BYTES >> 20);
 	xnf_conf_free(c);
 	free(buf);
 	return ret;

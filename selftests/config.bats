@@ -271,6 +271,74 @@ ids()
 	tb_expect "rules after apply with a NUL" "$(tb_xnf -j fw show | jq '.rules | length')" -eq 1
 }
 
+# xnf in the DUT as tb_xnf runs it, within 20 s and 2 GiB: one that
+# reads what never ends ends as 124 (timeout) or out of memory, and takes
+# nobody else's.
+xnf20()
+{
+	prlimit --as=$((2 << 30)) -- timeout 20 ip netns exec "$TB_DUT" \
+		env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" "$@"
+}
+
+@test "the input of -b and apply: never a device, lines of at most 64 KiB, files of at most 512 MiB" {
+	local before line
+	tb_xnf attach d0 chain l3fwd
+	tb_routes
+	before=$(tb_xnf save)
+	# A device is refused before it is read, through a symlink too:
+	# reading this one would never end, nor /dev/zero, on standard input
+	# too.
+	ln -s /dev/ptmx "$TB_TMP/ptmx"
+	ln -s /dev/zero "$TB_TMP/zero"
+	run xnf20 apply "$TB_TMP/ptmx"
+	tb_expect "apply of a device: exit" "$status" -eq 1
+	run xnf20 -b "$TB_TMP/ptmx"
+	tb_expect "-b of a device: exit" "$status" -eq 1
+	run xnf20 apply "$TB_TMP/zero"
+	tb_expect "apply of /dev/zero: exit" "$status" -eq 1
+	run xnf20 -b - </dev/zero
+	tb_expect "-b - from /dev/zero: exit" "$status" -eq 1
+	run xnf20 apply "$TB_TMP"
+	tb_expect "apply of a directory: exit" "$status" -eq 1
+	# A line of 64 KiB is read; one byte more is refused, as is one that
+	# never ends, once it is too long (not when memory runs out).
+	line="#$(head -c 65535 /dev/zero | tr '\0' x)"
+	run -0 tb_xnf -b <(printf '%s\n' "$line")
+	run -1 tb_xnf -b <(printf '%s\n' "${line}x")
+	run xnf20 -b <(tr '\0' x </dev/zero)
+	tb_expect "an endless line: exit" "$status" -eq 1
+	# 512 MiB are read, through a pipe, and refused when there is more;
+	# as a file, refused by its size. (Whole, each of them would be an
+	# empty configuration: everything detached.)
+	run xnf20 apply <(yes "$(head -c 1023 /dev/zero | tr '\0' '#')" |
+		head -c $(((512 << 20) + 1024)))
+	tb_expect "apply of more than 512 MiB: exit" "$status" -eq 1
+	truncate -s 513M "$TB_TMP/big"
+	run -1 tb_xnf apply "$TB_TMP/big"
+	rm "$TB_TMP/big"
+	tb_expect "nothing changed" "$(tb_xnf save)" = "$before"
+}
+
+@test "an apply in a batch reads a regular file it names, never standard input nor a pipe" {
+	local before
+	tb_xnf attach d0 chain l3fwd
+	tb_routes
+	before=$(tb_xnf save)
+	# `-b -` read standard input to its end: read again, it would be an
+	# empty configuration, and detach everything.
+	run -1 tb_xnf -b - <<<"apply -"
+	tb_expect "after apply - in a batch" "$(tb_xnf save)" = "$before"
+	# A pipe could keep the batch's lock forever: this one has no writer.
+	mkfifo "$TB_TMP/fifo"
+	run xnf20 -b <(echo "apply $TB_TMP/fifo")
+	tb_expect "apply of a fifo in a batch: exit" "$status" -eq 1
+	tb_expect "after apply FIFO in a batch" "$(tb_xnf save)" = "$before"
+	# A regular file is applied, under the batch's lock.
+	sed 's/^fw default allow$/fw default drop/' <<<"$before" >"$TB_TMP/a.conf"
+	run -0 tb_xnf -b <(echo "apply $TB_TMP/a.conf")
+	tb_expect "the file's configuration" "$(tb_xnf save)" = "$(cat "$TB_TMP/a.conf")"
+}
+
 @test "detach all leaves no XDP program and keeps the tables" {
 	tb_xnf attach d0 chain l3fwd
 	tb_xnf attach d1 chain l3fwd

@@ -457,6 +457,20 @@ pin_root_refused()
 	done
 }
 
+# A word of 100,000 bytes, on the command line, in a batch (10,000) and
+# as a line of its own: each refusal quotes its first bytes, not all of
+# it.
+@test "an error quotes the first bytes of a huge word" {
+	local big
+	big=$(head -c 100000 /dev/zero | tr '\0' x)
+	refuse route add "$big" blackhole
+	tb_expect "the error of a huge word: bytes" "${#stderr}" -lt 300
+	refuse -b <(printf 'route add %s blackhole\n' "${big:0:10000}")
+	tb_expect "the error of a huge word in a batch: bytes" "${#stderr}" -lt 300
+	refuse -b <(printf '#%s\n' "$big")
+	tb_expect "the error of a huge line: bytes" "${#stderr}" -lt 300
+}
+
 # nobody_xnf ARGS...: xnf ARGS in the DUT as user and group nobody, no
 # supplementary groups.
 nobody_xnf()
