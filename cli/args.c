@@ -254,6 +254,13 @@ const char *fmt_ifname(__u32 ifindex, char *buf)
 	return buf;
 }
 
+const char *fmt_ifword(__u32 ifindex, char *buf)
+{
+	char name[IF_NAMESIZE];
+
+	return cli_word(fmt_ifname(ifindex, name), buf, CLI_DEV_WORD);
+}
+
 const char *fmt_action(__u32 act)
 {
 	return act == XNF_ACT_DROP  ? "drop" :

@@ -162,6 +162,8 @@ const char *fmt_addr(int family, const __u8 *addr, char *buf, size_t len);
 const char *fmt_mac(const __u8 *mac, char *buf, size_t len);
 const char *fmt_proto(__u8 proto, char *buf, size_t len);
 const char *fmt_ifname(__u32 ifindex, char *buf);
+/* fmt_ifname as a word of the language (cli_word), in buf[CLI_DEV_WORD]. */
+const char *fmt_ifword(__u32 ifindex, char *buf);
 const char *fmt_action(__u32 act);
 
 /* The objects. */
@@ -196,24 +198,51 @@ int cli_parse_placement(int *argc, char ***argv, struct xnf_plan_req *req,
 /* "prio 10 drop proto tcp dport 23": @r in the words of 'xnf fw add'. */
 const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len);
 /* "198.51.100.0/24 via 192.0.2.1 dev d1 lladdr MAC", "203.0.113.0/24
- * blackhole": @e in the words of 'xnf route add'. */
+ * blackhole": @e in the words of 'xnf route add' (the device a word,
+ * cli_word). */
 const char *cli_route_text(const struct xnf_route_entry *e, char *buf,
 			   size_t len);
 /* "via 192.0.2.1 dev d1 lladdr MAC": one next hop of a route. */
 const char *cli_nexthop_text(const struct xnf_route *rt, char *buf, size_t len);
+/*
+ * What `-b` and `apply` read (xnf(8) says it), far above what any real
+ * file needs and what `xnf save` prints: its longest line, a route of
+ * XNF_NHG_PATHS next hops of 7 words, is 115 words and about 2 KB with
+ * the longest addresses and quoted names; its longest word, a CPU list of
+ * 1024 CPUs, about 2 KB; a table of 2^21 routes of each family, with the
+ * longest addresses, about 500 MB. A longer word than a path can be is
+ * refused (by cli_run), so that no error quotes a megabyte back.
+ */
+#define CLI_TEXT_BYTES (512u << 20) /* a file */
+#define CLI_LINE_BYTES (64u << 10)  /* a line */
+#define CLI_LINE_WORDS 256	    /* words of a line */
+#define CLI_WORD_BYTES 4095	    /* a word: the longest path */
+
 /* A whole file ("-": stdin) in memory, NUL-terminated, so that its lines
- * can be run more than once: 0, or -1 after an error. */
+ * can be run more than once: 0, or -1 after an error. Read from a regular
+ * file, a pipe, a socket or, on stdin, a terminal (with the instance
+ * locked, an apply in a batch: a regular file only); never a device. A
+ * NUL byte, a longer line or file than above is an error naming the
+ * line. */
 struct cli_text {
 	const char *name;
 	char *data;
 	size_t len;
 };
 int cli_text_read(const char *file, struct cli_text *t);
-/* @fn(argc, argv) for each line of @t with words, each line whole (of any
- * length); stops at the first failure. A NUL byte, an unterminated quote
- * or more than 64 words is an error naming the line; CRLF ends are
- * accepted. Errors say "FILE:LINE: ...". */
+/* @fn(argc, argv) for each line of @t with words; stops at the first
+ * failure. An unterminated quote, text right after a closing quote or
+ * more than CLI_LINE_WORDS words is an error naming the line; CRLF ends
+ * are accepted. Errors say "FILE:LINE: ...". */
 int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv));
+/* @w as one word of the language of `-b` and apply, which the shell reads
+ * as the same word: as it is when it has only letters, digits and
+ * "_@%+=:,./-", else in double quotes with '"', '\', '$' and '`' after a
+ * '\' (cli_lines reads them back). In @buf of @len bytes, cut to fit
+ * (2 * strlen(@w) + 3 always fit). */
+const char *cli_word(const char *w, char *buf, size_t len);
+/* A device name as a word (cli_word): the size of its buffer. */
+#define CLI_DEV_WORD (2 * 15 + 3)
 /* The objects of `xnf` (main.c), for cli_lines callers. */
 int cli_run(int argc, char **argv);
 /* The command being run, as one line (the change log's words). */

@@ -56,7 +56,8 @@ int do_attach(int argc, char **argv)
 	__u32 ifindex;
 	int rc;
 
-	if (argc > 0 && is_prefix(argv[0], "help"))
+	/* Alone: "attach h chain l3fwd" attaches a device named h. */
+	if (argc == 1 && is_prefix(argv[0], "help"))
 		return do_attach_help();
 	if (argc < 1)
 		return cli_err("attach takes a device and a chain (xnf attach DEV "

@@ -281,8 +281,13 @@ static int route_parse_multipath(int argc, char **argv, struct route_req *r)
 			return cli_err("'%s' after a nexthop: every next hop of a "
 				       "multipath route starts with 'nexthop'; %s",
 				       argv[i], ROUTE_HELP);
+		/* Up to the next "nexthop" that is no value: a device may
+		 * be named so. */
 		for (j = i + 1; j < argc && strcmp(argv[j], "nexthop"); j++)
-			;
+			if (j + 1 < argc && (is_prefix(argv[j], "via") ||
+					     is_prefix(argv[j], "dev") ||
+					     is_prefix(argv[j], "lladdr")))
+				j++;
 		n = j - i - 1;
 		if (!n)
 			return cli_err("an empty 'nexthop': give 'nexthop via "
@@ -391,19 +396,19 @@ static int do_route_del(int argc, char **argv)
 
 const char *cli_nexthop_text(const struct xnf_route *rt, char *buf, size_t len)
 {
-	char gw[INET6_ADDRSTRLEN], dev[IF_NAMESIZE], mac[18];
+	char gw[INET6_ADDRSTRLEN], dev[CLI_DEV_WORD], mac[18];
 
 	snprintf(buf, len, "%s%s%sdev %s lladdr %s", rt->gw_family ? "via " : "",
 		 rt->gw_family ? fmt_addr(rt->gw_family, rt->gw, gw, sizeof(gw)) :
 				 "",
-		 rt->gw_family ? " " : "", fmt_ifname(rt->ifindex, dev),
+		 rt->gw_family ? " " : "", fmt_ifword(rt->ifindex, dev),
 		 fmt_mac(rt->dmac, mac, sizeof(mac)));
 	return buf;
 }
 
 const char *cli_route_text(const struct xnf_route_entry *e, char *buf, size_t len)
 {
-	char dst[INET6_ADDRSTRLEN + 5], hop[INET6_ADDRSTRLEN + 64];
+	char dst[INET6_ADDRSTRLEN + 5], hop[128];
 	const struct xnf_route *rt = &e->rt;
 
 	fmt_prefix(e->family, e->addr, e->plen, dst, sizeof(dst));

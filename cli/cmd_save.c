@@ -26,7 +26,8 @@
 static const char *line_attach(const struct xnf_conf_attach *a, char *buf,
 			       size_t len)
 {
-	char chain[128], place[64 + 1024] = "", cores[1024];
+	/* The longest CPU list: every other one of 1024, about 2 KB. */
+	char chain[128], place[64 + 4096] = "", cores[4096], dev[CLI_DEV_WORD];
 	size_t n = 0;
 
 	xnf_chain_format(&a->chain, chain, sizeof(chain));
@@ -39,7 +40,8 @@ static const char *line_attach(const struct xnf_conf_attach *a, char *buf,
 				 xnf_cpuset_format(&a->place.cores, cores,
 						   sizeof(cores)) :
 				 "auto");
-	snprintf(buf, len, "attach %s chain %s mode %s %s %s%s", a->dev, chain,
+	snprintf(buf, len, "attach %s chain %s mode %s %s %s%s",
+		 cli_word(a->dev, dev, sizeof(dev)), chain,
 		 a->xdp_flags & XDP_FLAGS_SKB_MODE ? "generic" : "native",
 		 a->chain.fused ? "fused" : "tailcall",
 		 a->chain.l3_fib ? "fib" : "lpm", place);
@@ -70,11 +72,11 @@ static const char *line_route(const struct xnf_conf_route *r, char *buf,
 
 static const char *line_fdb(const struct xnf_fdb_ent *e, char *buf, size_t len)
 {
-	char mac[18], dev[IF_NAMESIZE];
+	char mac[18], dev[CLI_DEV_WORD];
 
 	snprintf(buf, len, "fdb add %s dev %s",
 		 fmt_mac(e->key.mac, mac, sizeof(mac)),
-		 fmt_ifname(e->e.ifindex, dev));
+		 fmt_ifword(e->e.ifindex, dev));
 	return buf;
 }
 
@@ -83,11 +85,11 @@ static const char *line_xconnect(const struct xnf_xconnect_ent *e,
 				 const struct xnf_xconnect_ent *peer, char *buf,
 				 size_t len)
 {
-	char in[IF_NAMESIZE], out[IF_NAMESIZE], m1[18], m2[18];
+	char in[CLI_DEV_WORD], out[CLI_DEV_WORD], m1[18], m2[18];
 
 	/* MAC1 is where frames leaving on DEV1 go: the way back. */
 	snprintf(buf, len, "xconnect add %s %s lladdr %s %s",
-		 fmt_ifname(e->in, in), fmt_ifname(peer->in, out),
+		 fmt_ifword(e->in, in), fmt_ifword(peer->in, out),
 		 fmt_mac(peer->xc.dmac, m1, sizeof(m1)),
 		 fmt_mac(e->xc.dmac, m2, sizeof(m2)));
 	return buf;
@@ -149,8 +151,11 @@ const char *cli_conf_line(const struct xnf_conf_diff *d,
 
 /* ---- save ---- */
 
+static size_t saved; /* bytes printed: what apply would read */
+
 static void save_line(const char *line)
 {
+	saved += strlen(line) + 1;
 	if (print_json())
 		print_string(PRINT_JSON, NULL, NULL, line);
 	else
@@ -210,6 +215,37 @@ static void save_xconnects(const struct xnf_conf *c, char *buf, size_t len)
 /* Longer than any line save prints: a route of XNF_NHG_PATHS next hops. */
 #define LINE_MAX_LEN 4096
 
+/* A name the kernel allows and xnf refuses (a control character): apply
+ * would refuse the line, at the next boot; said now. */
+static int save_dev_check(__u32 ifindex)
+{
+	char name[IF_NAMESIZE], err[256];
+
+	if (!ifindex || !if_indextoname(ifindex, name) ||
+	    !xnf_dev_name_check(name, err, sizeof(err)))
+		return 0;
+	return cli_err("%s, so apply would refuse what save prints: rename the "
+		       "device of index %u (ip link set dev NAME name NEWNAME)",
+		       err, ifindex);
+}
+
+static int save_devs_check(const struct xnf_conf *c)
+{
+	int ret = 0;
+	__u32 i, j;
+
+	for (i = 0; !ret && i < c->nroutes; i++) {
+		ret = save_dev_check(c->routes[i].e.rt.ifindex);
+		for (j = 0; !ret && j < c->routes[i].npaths; j++)
+			ret = save_dev_check(c->routes[i].paths[j].ifindex);
+	}
+	for (i = 0; !ret && i < c->nfdb; i++)
+		ret = save_dev_check(c->fdb[i].e.ifindex);
+	for (i = 0; !ret && i < c->nxc; i++)
+		ret = save_dev_check(c->xc[i].in);
+	return ret;
+}
+
 int do_save(int argc, char **argv)
 {
 	struct xnf_conf *c = NULL;
@@ -240,6 +276,11 @@ int do_save(int argc, char **argv)
 		free(buf);
 		return cli_err("%s", err);
 	}
+	if (save_devs_check(c)) {
+		xnf_conf_free(c);
+		free(buf);
+		return -1;
+	}
 	open_json_doc("xnf/save/1");
 	print_uint(PRINT_JSON, "table_schema", NULL, XNF_SCHEMA);
 	open_json_array("lines");
@@ -260,6 +301,10 @@ int do_save(int argc, char **argv)
 		save_xconnects(c, buf, LINE_MAX_LEN);
 	close_json_array();
 	close_json_object();
+	if (!ret && saved > CLI_TEXT_BYTES)
+		ret = cli_err("the configuration is %zu bytes, more than apply "
+			      "reads (%u MiB): it would refuse what save printed",
+			      saved, CLI_TEXT_BYTES >> 20);
 	xnf_conf_free(c);
 	free(buf);
 	return ret;

@@ -219,10 +219,11 @@ static int run_later(int argc, char **argv)
 }
 
 /*
- * xnf -b FILE. The lock is taken before the input is read, so the batch
- * sees the state its candidate is made over, and kept to the end. Its
- * configuration lines are logged one by one once they run; a commit that
- * failed is logged as the batch's.
+ * xnf -b FILE. The input is read whole first, without the lock: a batch
+ * fed slowly through a pipe keeps no writer waiting. Then the lock is
+ * taken, the candidate is made over what runs then, and the lock is kept
+ * to the end. Its configuration lines are logged one by one once they
+ * run; a commit that failed is logged as the batch's.
  */
 int cli_batch(const char *file)
 {
@@ -235,7 +236,7 @@ int cli_batch(const char *file)
 
 	cli.batch = true;
 	snprintf(cmd, sizeof(cmd), "-b %s", file);
-	ret = cli_dp_if_any(&dp) ?: cli_text_read(file, &t);
+	ret = cli_text_read(file, &t) ?: cli_dp_if_any(&dp);
 	if (!ret && xnf_conf_running(dp, &cli.cand))
 		ret = cli_err("out of memory");
 	if (ret)

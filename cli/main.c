@@ -323,30 +323,46 @@ static const struct cli_cmd objects[] = {
 	{ NULL, NULL },
 };
 
+const char *cli_word(const char *w, char *buf, size_t len)
+{
+	const char *c;
+	size_t n = 0;
+	bool q = !*w;
+
+	for (c = w; *c && !q; c++)
+		q = !((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || strchr("_@%+=:,./-", *c));
+	if (!len)
+		return buf;
+	if (q && n + 1 < len)
+		buf[n++] = '"';
+	for (c = w; *c && n + 1 < len; c++) {
+		if (q && strchr("\"\\$`", *c)) {
+			if (n + 2 >= len)
+				break;
+			buf[n++] = '\\';
+		}
+		buf[n++] = *c;
+	}
+	if (q && !*c && n + 1 < len)
+		buf[n++] = '"';
+	buf[n] = '\0';
+	return buf;
+}
+
 /* @argv as one line that the shell and `xnf -b` read back as the same
- * words: a word with a blank, a quote, a backslash or a '#', or an empty
- * one, in double quotes (a '"' in it as '\"'). */
+ * words (cli_word), cut to @len. */
 static void words_join(char *buf, size_t len, int argc, char **argv)
 {
 	size_t n = 0;
-	bool q;
-	char *c;
 	int i;
 
 	buf[0] = '\0';
-	for (i = 0; i < argc && n + 1 < len; i++) {
-		q = !*argv[i] || strpbrk(argv[i], " \t\"\\#");
-		n += snprintf(buf + n, len - n, "%s%s", i ? " " : "",
-			      q ? "\"" : "");
-		for (c = argv[i]; *c && n + 2 < len; c++) {
-			if (*c == '"' || *c == '\\')
-				buf[n++] = '\\';
-			buf[n++] = *c;
-		}
-		if (n < len)
-			buf[n] = '\0';
-		if (q && n + 1 < len)
-			n += snprintf(buf + n, len - n, "\"");
+	for (i = 0; i < argc && n + 2 < len; i++) {
+		if (i)
+			buf[n++] = ' ';
+		cli_word(argv[i], buf + n, len - n);
+		n += strlen(buf + n);
 	}
 }
 
@@ -393,8 +409,14 @@ int cli_run(int argc, char **argv)
 	bool wrote = cli.wrote, started = cli.started;
 	/* Longer than a record holds: xnf_change_log cuts it with "...". */
 	char cmd[4 * XNF_CHANGE_TEXT], *outer = cur_cmd;
-	int ret;
+	int i, ret;
 
+	/* No error quotes a hostile megabyte back whole. */
+	for (i = 0; i < argc; i++)
+		if (strlen(argv[i]) > CLI_WORD_BYTES)
+			return cli_err("a word of %zu bytes ('%.32s...'): no word "
+				       "of xnf is longer than %d",
+				       strlen(argv[i]), argv[i], CLI_WORD_BYTES);
 	words_join(cmd, sizeof(cmd), argc, argv);
 	cur_cmd = cmd;
 	cli.wrote = cli.started = false;
@@ -408,82 +430,216 @@ int cli_run(int argc, char **argv)
 	return ret;
 }
 
-/* Splits a line into words; double quotes group, # starts a comment:
- * argc, or -1 for more than @max words, -2 for an unterminated quote. */
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+#define SPLIT_WORDS	  -1
+#define SPLIT_OPEN_QUOTE  -2
+#define SPLIT_AFTER_QUOTE -3
+
+/*
+ * Splits @line into words, in place: blanks separate them, and '#' where
+ * a word would start begins a comment. A word that starts with '"' ends
+ * at the next '"' that no '\' escapes; in it '\' before '"', '\', '$' or
+ * '`' stands for that character, as in the shell's double quotes (what
+ * cli_word writes), and a blank or the end of the line follows it. Any
+ * other word is taken as it is, up to the next blank (the files of
+ * earlier versions wrote device names so). Returns argc, or SPLIT_*.
+ */
 static int split_line(char *line, char **argv, int max)
 {
 	int argc = 0;
-	char *p = line;
+	char *p = line, *o;
 
-	while (*p) {
-		while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+	for (;;) {
+		while (is_blank(*p))
 			p++;
 		if (!*p || *p == '#')
-			break;
+			return argc;
 		if (argc == max)
-			return -1;
-		if (*p == '"') {
-			argv[argc++] = ++p;
-			while (*p && *p != '"')
-				p++;
-			if (!*p)
-				return -2;
-		} else {
+			return SPLIT_WORDS;
+		if (*p != '"') {
 			argv[argc++] = p;
-			while (*p && *p != ' ' && *p != '\t' && *p != '\n' &&
-			       *p != '\r')
+			while (*p && !is_blank(*p))
 				p++;
+			if (*p)
+				*p++ = '\0';
+			continue;
 		}
-		if (*p)
-			*p++ = '\0';
+		argv[argc++] = o = ++p;
+		for (; *p != '"'; p++) {
+			if (!*p)
+				return SPLIT_OPEN_QUOTE;
+			if (*p == '\\' && p[1] && strchr("\"\\$`", p[1]))
+				p++;
+			*o++ = *p;
+		}
+		if (p[1] && !is_blank(p[1]))
+			return SPLIT_AFTER_QUOTE;
+		*o = '\0';
+		p++;
 	}
-	return argc;
 }
 
-#define LINE_WORDS 64
+static const char *file_kind(mode_t m)
+{
+	return S_ISREG(m)  ? "a regular file" :
+	       S_ISFIFO(m) ? "a pipe" :
+	       S_ISSOCK(m) ? "a socket" :
+	       S_ISCHR(m)  ? "a character device" :
+	       S_ISBLK(m)  ? "a block device" :
+	       S_ISDIR(m)  ? "a directory" :
+			     "a special file";
+}
+
+/*
+ * The input of -b or apply, opened: a regular file, a pipe, a socket or,
+ * as "-", a terminal. A device is refused before it is opened, whatever
+ * symlink names it (reading /dev/zero would never end, opening some
+ * devices does something), and what was opened is checked to be what was
+ * looked at. With the instance locked (an apply in a batch), only a
+ * regular file: a pipe or a terminal could keep every writer waiting.
+ */
+static int input_open(const char *file, int *fd)
+{
+	bool in = !strcmp(file, "-"), locked = cli.dp && !xnf_dp_reader(cli.dp);
+	char target[PATH_MAX] = "", *real = NULL;
+	const char *name = in ? "standard input" : file, *shown;
+	struct stat st, now;
+	bool ok;
+	int ret;
+
+	*fd = in ? STDIN_FILENO : -1;
+	/* `xnf -b -` read it to its end: an empty configuration. */
+	if (in && cli.batch_run)
+		return cli_err("an apply in a batch reads a file it names, not "
+			       "standard input");
+	if (strlen(file) >= PATH_MAX)
+		return cli_err("a file name of %zu bytes ('%.32s...'): no path "
+			       "is that long",
+			       strlen(file), file);
+	if (in ? fstat(*fd, &st) : stat(file, &st))
+		return cli_err("cannot read %s: %s", name, strerror(errno));
+	ok = S_ISREG(st.st_mode) ||
+	     (!locked && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+			  (in && isatty(*fd))));
+	if (!ok) {
+		/* What it is, by the name the kernel knows it by. */
+		if (in &&
+		    readlink("/proc/self/fd/0", target, sizeof(target) - 1) < 0)
+			target[0] = '\0';
+		if (!in)
+			real = realpath(file, NULL);
+		shown = real && strcmp(real, file) ? real : target;
+		ret = cli_err(
+			"cannot read %s: it is %s%s%s%s; %s", name,
+			file_kind(st.st_mode), *shown ? " (" : "", shown,
+			*shown ? ")" : "",
+			locked ?
+				"an apply in a batch reads a regular file, as the batch holds the instance's lock" :
+				"a configuration is read from a file, a pipe or standard input");
+		free(real);
+		return ret;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size > CLI_TEXT_BYTES)
+		return cli_err("%s is %lld bytes: xnf reads a configuration of "
+			       "at most %u MiB",
+			       name, (long long)st.st_size, CLI_TEXT_BYTES >> 20);
+	if (in)
+		return 0;
+	*fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY |
+				 (S_ISREG(st.st_mode) ? O_NONBLOCK : 0));
+	if (*fd < 0)
+		return cli_err("cannot open %s: %s", file, strerror(errno));
+	if (fstat(*fd, &now) || now.st_dev != st.st_dev || now.st_ino != st.st_ino)
+		return cli_err("cannot read %s: it was replaced while it was "
+			       "opened",
+			       file);
+	return 0;
+}
 
 int cli_text_read(const char *file, struct cli_text *t)
 {
-	char buf[65536];
-	size_t n;
-	FILE *f;
-	int ret = 0;
+	size_t cap = 0, start = 0;
+	const char *p, *end, *nl;
+	int fd, line = 1, ret = 0;
+	ssize_t n;
+	char *d;
 
 	memset(t, 0, sizeof(*t));
-	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	if (!f)
-		return cli_err("cannot open %s: %s", file, strerror(errno));
-	if (f == stdin && isatty(STDIN_FILENO))
+	if (input_open(file, &fd)) {
+		if (fd > STDIN_FILENO)
+			close(fd);
+		return -1;
+	}
+	if (fd == STDIN_FILENO && isatty(fd))
 		fprintf(stderr, "xnf: reading commands from the terminal; end "
 				"with Ctrl-D\n");
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
-		char *p = realloc(t->data, t->len + n + 1);
-
-		if (!p) {
-			ret = cli_err("out of memory reading %s", file);
-			break;
+	while (!ret) {
+		if (t->len == cap) {
+			/* One byte more than a file may be: enough to tell. */
+			cap = cap ? 2 * cap : 65536;
+			if (cap > CLI_TEXT_BYTES + 1)
+				cap = CLI_TEXT_BYTES + 1;
+			d = realloc(t->data, cap + 1);
+			if (!d) {
+				ret = cli_err("out of memory reading %s", file);
+				break;
+			}
+			t->data = d;
 		}
-		memcpy(p + t->len, buf, n);
-		t->data = p;
+		n = read(fd, t->data + t->len, cap - t->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			ret = cli_err("cannot read %s: %s", file,
+				      strerror(errno));
+		if (n <= 0)
+			break;
+		/* Each line is checked as it arrives: a stream of NULs, or
+		 * one endless line, stops here, not when memory runs out. */
+		for (p = t->data + t->len, end = p + n; p < end && !ret;
+		     p = nl + 1) {
+			nl = memchr(p, '\n', end - p);
+			if (memchr(p, '\0', (nl ?: end) - p))
+				ret = cli_err("%s:%d: a NUL byte in the line: "
+					      "the file is not text",
+					      file, line);
+			else if ((size_t)((nl ?: end) - (t->data + start)) >
+				 CLI_LINE_BYTES)
+				ret = cli_err("%s:%d: a line of more than %u "
+					      "bytes ('%.32s...'): no line of "
+					      "xnf is that long",
+					      file, line, CLI_LINE_BYTES,
+					      t->data + start);
+			if (!nl)
+				break;
+			line++;
+			start = nl + 1 - t->data;
+		}
 		t->len += n;
-		t->data[t->len] = '\0';
+		if (!ret && t->len > CLI_TEXT_BYTES)
+			ret = cli_err("%s is more than %u MiB: xnf reads a "
+				      "configuration of at most that",
+				      file, CLI_TEXT_BYTES >> 20);
 	}
-	if (!ret && ferror(f))
-		ret = cli_err("cannot read %s: %s", file, strerror(errno));
-	if (f != stdin)
-		fclose(f);
+	if (fd != STDIN_FILENO)
+		close(fd);
 	if (ret) {
 		free(t->data);
 		memset(t, 0, sizeof(*t));
 		return -1;
 	}
+	t->data[t->len] = '\0';
 	t->name = file;
 	return 0;
 }
 
 int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv))
 {
-	char *line = NULL, *argv[LINE_WORDS];
+	char *line = NULL, *argv[CLI_LINE_WORDS];
 	size_t off = 0, len;
 	int lineno = 0, argc, errors, ret = 0;
 	const char *outer_file = cli.batch_file, *end;
@@ -502,18 +658,17 @@ int cli_lines(const struct cli_text *t, int (*fn)(int argc, char **argv))
 			ret = cli_err("out of memory");
 			break;
 		}
-		/* strndup stops at a NUL: the line was longer. */
-		if (strlen(line) != len) {
-			ret = cli_err("a NUL byte in the line: the file is not "
-				      "text");
-			break;
-		}
-		argc = split_line(line, argv, LINE_WORDS);
-		if (argc == -1)
-			ret = cli_err("more than %d words", LINE_WORDS);
-		else if (argc == -2)
+		argc = split_line(line, argv, CLI_LINE_WORDS);
+		if (argc == SPLIT_WORDS)
+			ret = cli_err("more than %d words: no line of xnf has "
+				      "that many",
+				      CLI_LINE_WORDS);
+		else if (argc == SPLIT_OPEN_QUOTE)
 			ret = cli_err("a quote is not closed: end the word "
 				      "with '\"'");
+		else if (argc == SPLIT_AFTER_QUOTE)
+			ret = cli_err("a word goes on after its closing quote: "
+				      "put all of the word in the quotes");
 		if (argc <= 0)
 			continue;
 		errors = cli.errors;

@@ -165,36 +165,83 @@ void close_json_array(void)
 		jw_end_array();
 }
 
-/* Bytes of the UTF-8 sequence at @s, or 0 when it is not one. */
-static int utf8_len(const unsigned char *s)
+/* The code point of the UTF-8 sequence at @s, its length in *@n; -1 when
+ * it is none (cut, overlong, a surrogate, above U+10FFFF). */
+static long utf8_decode(const unsigned char *s, int *n)
 {
-	int n = *s >= 0xc2 && *s < 0xe0	 ? 2 :
-		*s >= 0xe0 && *s < 0xf0	 ? 3 :
-		*s >= 0xf0 && *s <= 0xf4 ? 4 :
-					   0;
+	long cp;
 	int i;
 
-	for (i = 1; i < n; i++)
+	*n = *s >= 0xc2 && *s < 0xe0  ? 2 :
+	     *s >= 0xe0 && *s < 0xf0  ? 3 :
+	     *s >= 0xf0 && *s <= 0xf4 ? 4 :
+					0;
+	if (!*n)
+		return -1;
+	cp = *s & (0x7f >> *n);
+	for (i = 1; i < *n; i++) {
 		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
+			return -1;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((*n == 3 && (cp < 0x800 || (cp >= 0xd800 && cp < 0xe000))) ||
+	    (*n == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return -1;
+	return cp;
 }
 
-/* @msg with control characters and bytes that are not UTF-8 written as
- * \n, \t or \xNN: an error is one line, and valid JSON, whatever the
+/* What prints as nothing or as a blank: the C1 controls, Unicode's
+ * separators (Zs, Zl, Zp) and its Default_Ignorable_Code_Point set (zero
+ * widths, direction marks and overrides, variation selectors, fillers,
+ * tags). "eth0" and "eth0" + U+200B look alike, unless it is escaped. */
+static bool invisible(long cp)
+{
+	static const struct {
+		long lo, hi;
+	} r[] = {
+		{ 0x80, 0xa0 },	      { 0xad, 0xad },
+		{ 0x34f, 0x34f },     { 0x61c, 0x61c },
+		{ 0x115f, 0x1160 },   { 0x1680, 0x1680 },
+		{ 0x17b4, 0x17b5 },   { 0x180b, 0x180f },
+		{ 0x2000, 0x200f },   { 0x2028, 0x202f },
+		{ 0x205f, 0x206f },   { 0x3000, 0x3000 },
+		{ 0x3164, 0x3164 },   { 0xfe00, 0xfe0f },
+		{ 0xfeff, 0xfeff },   { 0xffa0, 0xffa0 },
+		{ 0xfff0, 0xfff8 },   { 0x1bca0, 0x1bca3 },
+		{ 0x1d173, 0x1d17a }, { 0xe0000, 0xe0fff },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+		if (cp >= r[i].lo && cp <= r[i].hi)
+			return true;
+	return false;
+}
+
+/* @msg with control characters, bytes that are not UTF-8 and characters
+ * that print as nothing (invisible) written as \n, \t, \xNN or \uNNNN
+ * (\UNNNNNNNN): an error is one line, valid JSON, and shows whatever the
  * operator typed into the name it quotes. */
 static char *one_line(const char *msg)
 {
 	const unsigned char *s = (const unsigned char *)msg;
 	char *out = malloc(4 * strlen(msg) + 1), *o = out;
+	long cp;
 	int n;
 
 	if (!out)
 		return NULL;
 	while (*s) {
-		if (*s >= 0x80 && (n = utf8_len(s))) {
-			memcpy(o, s, n);
-			o += n;
+		if (*s >= 0x80 && (cp = utf8_decode(s, &n)) >= 0) {
+			/* Never 4 bytes out for each in: \u200b for 3. */
+			if (invisible(cp)) {
+				o += sprintf(o,
+					     cp > 0xffff ? "\\U%08lx" : "\\u%04lx",
+					     cp);
+			} else {
+				memcpy(o, s, n);
+				o += n;
+			}
 			s += n;
 		} else if (*s == '\n' || *s == '\t') {
 			*o++ = '\\';

@@ -667,7 +667,9 @@ int xnf_fw_generate(struct xnf_fw_rule *rules, __u32 n, __u32 seed);
  * chain switch (completed or undone), an instance whose creation or
  * destruction was cut short (removed). It mounts bpffs on /sys/fs/bpf when
  * the root is below it and nothing is mounted there (as ip(8) does). With
- * XNF_OPEN_CREATE, makes the root and the tables if needed. */
+ * XNF_OPEN_CREATE, makes the root and the tables if needed. -ENOENT only
+ * when there is no instance; one the caller may not read (a user who is
+ * not root) is -EACCES or -EPERM, said as such. */
 int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 	     struct xnf_dp **out, char *err, size_t errlen);
 

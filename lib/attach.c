@@ -330,7 +330,10 @@ int xnf_open(const char *root, unsigned int flags, unsigned int wait_s,
 		*slash = '\0';
 	if (reader) {
 		if (access(root, F_OK))
-			return xnf_errf(err, errlen, -ENOENT, NO_INSTANCE, root);
+			return errno == ENOENT ?
+				       xnf_errf(err, errlen, -ENOENT,
+						NO_INSTANCE, root) :
+				       xnf_dp_denied(root, errno, err, errlen);
 		create = false;
 	} else if (!strcmp(parent, "/sys/fs/bpf") && !is_bpffs(parent) &&
 		   mount("bpf", parent, "bpf", 0, "mode=0700")) {

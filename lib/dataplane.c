@@ -136,6 +136,10 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 	snprintf(path, sizeof(path), "%s/tables/%s", root,
 		 XNF_MAP_STR(XNF_MAP_CFG));
 	fresh = access(path, F_OK) != 0;
+	if (fresh && errno != ENOENT) {
+		err = xnf_dp_denied(root, errno, errbuf, errlen);
+		goto out_free;
+	}
 	snprintf(path, sizeof(path), "%s/dev", root);
 	/* Tables without dev/: a destroy that was killed (a writer's
 	 * xnf_open removes the rest). */
@@ -180,10 +184,12 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 	 * made, says whether it is complete. */
 	dp->creating = false;
 	if (xnf_table_fd(dp, XNF_T_CFG) < 0) {
-		err = xnf_errf(errbuf, errlen, -errno,
-			       "cannot open %s/tables/%s: %s; the instance at %s is incomplete: destroy it",
-			       root, XNF_MAP_STR(XNF_MAP_CFG), strerror(errno),
-			       root);
+		err = errno == EPERM || errno == EACCES ?
+			      xnf_dp_denied(root, errno, errbuf, errlen) :
+			      xnf_errf(errbuf, errlen, -errno,
+				       "cannot open %s/tables/%s: %s; the instance at %s is incomplete: destroy it",
+				       root, XNF_MAP_STR(XNF_MAP_CFG),
+				       strerror(errno), root);
 		goto out_destroy;
 	}
 
@@ -227,6 +233,16 @@ out_free:
 	return err;
 }
 
+int xnf_dp_denied(const char *root, int e, char *err, size_t errlen)
+{
+	return xnf_errf(err, errlen, -e,
+			"cannot open the xnf instance at %s: %s%s", root,
+			strerror(e),
+			e == EACCES || e == EPERM ?
+				"; its pins and tables are root's" :
+				"");
+}
+
 const char *xnf_dp_root(const struct xnf_dp *dp)
 {
 	return dp->root;
@@ -244,8 +260,11 @@ int xnf_table_fd(struct xnf_dp *dp, enum xnf_table t)
 	dp->fd[t] = bpf_obj_get(path);
 	if (dp->fd[t] < 0) {
 		err = errno;
-		pr_warn("cannot open %s: %s; the instance at %s is incomplete: destroy it\n",
-			path, strerror(err), dp->root);
+		if (err == ENOENT)
+			pr_warn("cannot open %s: %s; the instance at %s is incomplete: destroy it\n",
+				path, strerror(err), dp->root);
+		else if (err != EPERM && err != EACCES)
+			pr_warn("cannot open %s: %s\n", path, strerror(err));
 		errno = err;
 	}
 	return dp->fd[t];

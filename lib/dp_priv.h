@@ -49,8 +49,14 @@ struct xnf_dp {
 
 /* The descriptor of the shared table @t, opened from its pin the first
  * time it is asked for (an instance opens its tables as it uses them); -1
- * with errno, and a warning, when the pin cannot be opened. */
+ * with errno, and a warning, when the pin cannot be opened (but for a
+ * permission, which xnf_dp_open says: it opens xnf_cfg first). */
 int xnf_table_fd(struct xnf_dp *dp, enum xnf_table t);
+
+/* The instance at @root is there, but errno @e (EACCES, EPERM: a user
+ * who may not read root's pins and tables) stops its opening: -@e, with
+ * that in @err, and never "no instance". */
+int xnf_dp_denied(const char *root, int e, char *err, size_t errlen);
 
 /* The fd of the copy of the route table of @family that packets read
  * (routes.c). */

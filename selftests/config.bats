@@ -38,9 +38,15 @@ setup()
 
 teardown()
 {
+	local d
 	[ -z "$TB_SKIP" ] || return 0
 	tb_xnf detach all || true
 	tb_xnf destroy 2>/dev/null || true
+	# The hostile veths (each pair goes with either end).
+	for d in "${HOSTILE[@]}" "$HCTL"; do
+		! ip -n "$TB_DUT" link show dev "$d" >/dev/null 2>&1 ||
+			ip -n "$TB_DUT" link del dev "$d"
+	done
 }
 
 # Every object and mode: two attachments (native tail-called LPM with a
@@ -265,6 +271,74 @@ ids()
 	tb_expect "rules after apply with a NUL" "$(tb_xnf -j fw show | jq '.rules | length')" -eq 1
 }
 
+# xnf in the DUT as tb_xnf runs it, within 20 s and 2 GiB: one that
+# reads what never ends ends as 124 (timeout) or out of memory, and takes
+# nobody else's.
+xnf20()
+{
+	prlimit --as=$((2 << 30)) -- timeout 20 ip netns exec "$TB_DUT" \
+		env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" "$@"
+}
+
+@test "the input of -b and apply: never a device, lines of at most 64 KiB, files of at most 512 MiB" {
+	local before line
+	tb_xnf attach d0 chain l3fwd
+	tb_routes
+	before=$(tb_xnf save)
+	# A device is refused before it is read, through a symlink too:
+	# reading this one would never end, nor /dev/zero, on standard input
+	# too.
+	ln -s /dev/ptmx "$TB_TMP/ptmx"
+	ln -s /dev/zero "$TB_TMP/zero"
+	run xnf20 apply "$TB_TMP/ptmx"
+	tb_expect "apply of a device: exit" "$status" -eq 1
+	run xnf20 -b "$TB_TMP/ptmx"
+	tb_expect "-b of a device: exit" "$status" -eq 1
+	run xnf20 apply "$TB_TMP/zero"
+	tb_expect "apply of /dev/zero: exit" "$status" -eq 1
+	run xnf20 -b - </dev/zero
+	tb_expect "-b - from /dev/zero: exit" "$status" -eq 1
+	run xnf20 apply "$TB_TMP"
+	tb_expect "apply of a directory: exit" "$status" -eq 1
+	# A line of 64 KiB is read; one byte more is refused, as is one that
+	# never ends, once it is too long (not when memory runs out).
+	line="#$(head -c 65535 /dev/zero | tr '\0' x)"
+	run -0 tb_xnf -b <(printf '%s\n' "$line")
+	run -1 tb_xnf -b <(printf '%s\n' "${line}x")
+	run xnf20 -b <(tr '\0' x </dev/zero)
+	tb_expect "an endless line: exit" "$status" -eq 1
+	# 512 MiB are read, through a pipe, and refused when there is more;
+	# as a file, refused by its size. (Whole, each of them would be an
+	# empty configuration: everything detached.)
+	run xnf20 apply <(yes "$(head -c 1023 /dev/zero | tr '\0' '#')" |
+		head -c $(((512 << 20) + 1024)))
+	tb_expect "apply of more than 512 MiB: exit" "$status" -eq 1
+	truncate -s 513M "$TB_TMP/big"
+	run -1 tb_xnf apply "$TB_TMP/big"
+	rm "$TB_TMP/big"
+	tb_expect "nothing changed" "$(tb_xnf save)" = "$before"
+}
+
+@test "an apply in a batch reads a regular file it names, never standard input nor a pipe" {
+	local before
+	tb_xnf attach d0 chain l3fwd
+	tb_routes
+	before=$(tb_xnf save)
+	# `-b -` read standard input to its end: read again, it would be an
+	# empty configuration, and detach everything.
+	run -1 tb_xnf -b - <<<"apply -"
+	tb_expect "after apply - in a batch" "$(tb_xnf save)" = "$before"
+	# A pipe could keep the batch's lock forever: this one has no writer.
+	mkfifo "$TB_TMP/fifo"
+	run xnf20 -b <(echo "apply $TB_TMP/fifo")
+	tb_expect "apply of a fifo in a batch: exit" "$status" -eq 1
+	tb_expect "after apply FIFO in a batch" "$(tb_xnf save)" = "$before"
+	# A regular file is applied, under the batch's lock.
+	sed 's/^fw default allow$/fw default drop/' <<<"$before" >"$TB_TMP/a.conf"
+	run -0 tb_xnf -b <(echo "apply $TB_TMP/a.conf")
+	tb_expect "the file's configuration" "$(tb_xnf save)" = "$(cat "$TB_TMP/a.conf")"
+}
+
 @test "detach all leaves no XDP program and keeps the tables" {
 	tb_xnf attach d0 chain l3fwd
 	tb_xnf attach d1 chain l3fwd
@@ -416,6 +490,111 @@ traffic_start()
 		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j \
 		>"$TB_TMP/gen.json"
 	GPID=$TB_BG_PID
+}
+
+# Device names as hostile as the kernel allows them (dev_valid_name: 1 to
+# 15 bytes, not "." or "..", no '/', ':' or whitespace): a quote or a '#'
+# first, every quoting character of the shell, a prefix of "help", a word
+# of the route line, 15 bytes, UTF-8, and bytes that are not UTF-8. Veth
+# pairs in the DUT: HX-HH, HP-HN, HQ-HL, HU-HB. The kernel allows control
+# characters too (HCTL); xnf refuses them.
+HX='"x' HH='#x' HP=h HN=nexthop HQ='a"b\c$d`e'"'" HL=0123456789abcde
+HU=$'\xc3\xa9' HB=$'\xff\xfe' HCTL=$'q\x01'
+HOSTILE=("$HX" "$HH" "$HP" "$HN" "$HQ" "$HL" "$HU" "$HB")
+
+hostile_veths()
+{
+	local i d
+	for ((i = 0; i < 8; i += 2)); do
+		ip -n "$TB_DUT" link add name "${HOSTILE[i]}" type veth \
+			peer name "${HOSTILE[i + 1]}" || return 1
+	done
+	for d in "${HOSTILE[@]}"; do
+		ip -n "$TB_DUT" link set dev "$d" up || return 1
+	done
+}
+
+# Every object, each at the largest values its limits allow, on the
+# hostile devices: attachments in every mode with a placement on every
+# CPU; 16 next hops (XNF_NHG_PATHS) of the longest IPv6 addresses, and 16
+# by MAC alone; routes of every type with the longest prefixes; rules with
+# every field at its end of the range; FDB entries, a cross-connect, every
+# exception action changed.
+hostile_config()
+{
+	local i d k hops6=() hops4=()
+	for ((i = 0; i < 16; i++)); do
+		d=${HOSTILE[i % 8]}
+		hops6+=(nexthop via "2001:db8:ffff:ffff:ffff:ffff:ffff:ff$(printf %02x $((i + 1)))"
+			dev "$d" lladdr "02:ff:ff:ff:ff:$(printf %02x $((i + 1)))")
+		hops4+=(nexthop dev "$d" lladdr "02:ee:ee:ee:ee:$(printf %02x $((i + 1)))")
+	done
+	tb_xnf attach "$HX" chain firewall,l3fwd,l2fwd mode generic \
+		cores "0-$(($(nproc) - 1))" &&
+	tb_xnf attach "$HP" chain l3fwd,firewall mode generic fused fib &&
+	tb_xnf attach "$HB" chain l2fwd mode generic &&
+	tb_xnf route add 2001:db8:ffff:ffff:ffff:ffff:ffff:ff00/120 "${hops6[@]}" &&
+	tb_xnf route add 203.0.113.0/24 "${hops4[@]}" &&
+	tb_xnf route add 198.51.100.255/32 via 198.51.100.254 dev "$HH" lladdr 02:ff:ff:ff:ff:ff &&
+	tb_xnf route add 2001:db8:ffff:ffff:ffff:ffff:ffff:ffff/128 \
+		via 2001:db8:ffff:ffff:ffff:ffff:ffff:fffe dev "$HQ" lladdr 02:ff:ff:ff:ff:fe &&
+	tb_xnf route add 192.0.2.128/25 dev "$HN" lladdr 02:00:00:00:00:01 &&
+	tb_xnf route add 192.0.2.1/32 local &&
+	tb_xnf route add 192.0.2.2/32 blackhole &&
+	tb_xnf route add 2001:db8::/32 unreachable &&
+	tb_xnf route add 0.0.0.0/0 kernel &&
+	tb_xnf fw add prio 4294967295 drop proto 255 \
+		src 2001:db8:ffff:ffff:ffff:ffff:ffff:ffff/128 \
+		dst 2001:db8:ffff:ffff:ffff:ffff:ffff:fffe/128 &&
+	tb_xnf fw add prio 0 allow proto sctp src 255.255.255.255/32 dst 0.0.0.0/0 \
+		sport 0-65535 dport 65535 &&
+	tb_xnf fw add prio 1 drop sport 65535 dport 0-65535 &&
+	tb_xnf fw default drop &&
+	tb_xnf fdb add 02:ff:ff:ff:ff:ff dev "$HQ" &&
+	tb_xnf fdb add 02:00:00:00:00:01 dev "$HU" &&
+	tb_xnf xconnect add "$HL" "$HN" lladdr 02:ff:ff:ff:ff:fd 02:ff:ff:ff:ff:fc &&
+	for k in no_route ttl_expired local xsk_fallback; do
+		tb_xnf config set $k drop || return 1
+	done &&
+	tb_xnf config set l2_miss pass &&
+	tb_xnf config set martian pass &&
+	tb_xnf config set flow_cache off
+}
+
+@test "save | apply round-trips every object at its largest, on hostile device names" {
+	local devs
+	hostile_veths
+	run hostile_config
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	tb_xnf save >"$TB_TMP/a.conf"
+	cat -A "$TB_TMP/a.conf"
+	# What runs is what was asked for: the names whole, the next hops all.
+	tb_expect "attached" "$(tb_xnf -j status | jq -c '[.devices[].dev] | sort')" = \
+		"$(jq -nc --arg a "$HX" --arg b "$HP" --arg c "$HB" '[$a, $b, $c] | sort')"
+	tb_expect "next hops" "$(tb_xnf -j route show | jq -c '[.routes[] | select(.nexthops) | .nexthops | length]')" = '[16,16]'
+
+	tb_xnf detach all
+	tb_xnf destroy
+	run -0 tb_xnf -j apply "$TB_TMP/a.conf"
+	tb_xnf save >"$TB_TMP/b.conf"
+	diff -u "$TB_TMP/a.conf" "$TB_TMP/b.conf"
+	run -0 tb_xnf -j apply "$TB_TMP/a.conf"
+	tb_expect "applied again: no change" "$(jq .changes <<<"$output")" -eq 0
+	# The boot's generator reads the names as apply does.
+	XNF_CONF="$TB_TMP/a.conf" "$TB_TOP/dist/systemd/xnf-generator" "$TB_TMP/gen"
+	devs=$(for d in "${HOSTILE[@]}"; do
+		systemd-escape --path --suffix=device "/sys/subsystem/net/devices/$d"
+	done | sort)
+	tb_expect "the generator's devices" \
+		"$(sed -n 's/^Wants=//p' "$TB_TMP/gen/xnf.service.d/50-devices.conf" | sort)" = "$devs"
+
+	# A name the kernel allows and xnf refuses: save says so, and prints
+	# nothing apply would refuse.
+	ip -n "$TB_DUT" link set dev "$HQ" name "$HCTL"
+	run --separate-stderr tb_xnf save
+	tb_expect "save of a control character: exit" "$status" -eq 1
+	tb_expect "nothing printed" "$output" = ""
+	ip -n "$TB_DUT" link set dev "$HCTL" name "$HQ"
 }
 
 # Frames that reached k0 or were counted dropped by the veths on the way.

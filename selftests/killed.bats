@@ -208,16 +208,15 @@ measure()
 	echo "# detach ($t us) killed $TRIALS times: $N_ATTACHED attached, $((TRIALS - N_ATTACHED)) not" >&3
 }
 
-# A batch holds the lock from its start until it ends, reading its input
-# in between: here a fifo the test writes, so the batch waits in the
-# middle, holding it, and is stopped there. It runs nothing before its
-# input ended (all or nothing).
-@test "a stopped lock holder blocks no reader, and a writer only for -w seconds" {
-	local fifo=$TB_TMP/batch pid i st
+# A batch reads its input whole before it takes the lock: here a fifo the
+# test writes, so the batch waits in the middle of its input. A writer
+# goes on meanwhile, and the batch runs nothing before its input ended
+# (all or nothing); then its candidate is made over what runs.
+@test "a batch waiting for its input holds no lock" {
+	local fifo=$TB_TMP/batch pid
 
 	tb_attach_both $CHAIN
 	tb_routes
-	tb_xnf fw add prio 10 drop proto udp dport 5001
 	mkfifo "$fifo"
 	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" -b "$fifo"
 	pid=$TB_BG_PID
@@ -226,8 +225,45 @@ measure()
 	# open does not wait for the batch's.
 	exec {BATCH_FD}<>"$fifo"
 	echo "route add 203.0.113.0/25 via $TB_SINK4" >&"$BATCH_FD"
-	holds_lock() { ! tb_xnf -w 0 config set no_route pass 2>/dev/null; }
-	tb_until "the batch to hold the lock" holds_lock
+	reading()
+	{
+		local fd
+		for fd in "/proc/$pid/fd/"*; do
+			[ "$(readlink "$fd")" != "$fifo" ] || return 0
+		done
+		return 1
+	}
+	tb_until "the batch to read its input" reading
+	run -0 tb_xnf -w 0 route add 203.0.113.128/25 via $TB_SINK4
+	tb_expect "not yet the batch's route" \
+		"$(tb_xnf -j route show | jq 'any(.routes[]; .dst == "203.0.113.0/25")')" = false
+	exec {BATCH_FD}>&-
+	BATCH_FD=
+	batch_gone() { ! kill -0 "$pid" 2>/dev/null; }
+	tb_until "the batch to end" batch_gone
+	tb_expect "both routes" \
+		"$(tb_xnf -j route show | jq '[.routes[].dst | select(startswith("203.0.113."))] | sort')" = \
+		"$(jq -n '["203.0.113.0/25", "203.0.113.128/25"]')"
+}
+
+# A batch holds the lock from the end of its input to its own end, its
+# reading lines included: here one whose last line watches the counters
+# (until SIGTERM, or 600 refreshes), stopped in its watch, after its
+# commit. (Its first refresh says it watches: SIGTERM ends the watch then,
+# never the commit.)
+@test "a stopped lock holder blocks no reader, and a writer only for -w seconds" {
+	local batch=$TB_TMP/batch pid st
+
+	tb_attach_both $CHAIN
+	tb_routes
+	tb_xnf fw add prio 10 drop proto udp dport 5001
+	printf '%s\n' "route add 203.0.113.0/25 via $TB_SINK4" \
+		"stats watch 1 count 600" >"$batch"
+	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" -b "$batch" \
+		>"$TB_TMP/watch.out"
+	pid=$TB_BG_PID
+	watching() { [ -s "$TB_TMP/watch.out" ]; }
+	tb_until "the batch to watch" watching
 	kill -STOP "$pid"
 	STOPPED=$pid
 
@@ -235,8 +271,8 @@ measure()
 	st=$(tb_xnf -j status)
 	tb_expect "status: both attached" \
 		"$(jq -c '[.devices[] | [.dev, .attached]] | sort' <<<"$st")" = '[["d0",true],["d1",true]]'
-	tb_expect "route show: the others, not yet the batch's" \
-		"$(tb_xnf -j route show | jq '[.routes[].dst] | index("203.0.113.0/25") == null and length == 8')" = true
+	tb_expect "route show: the others, and the batch's, committed" \
+		"$(tb_xnf -j route show | jq '[.routes[].dst] | index("203.0.113.0/25") != null and length == 9')" = true
 	tb_expect "fw show: the rule" "$(tb_xnf -j fw show | jq '.rules | length')" -eq 1
 	tb_expect "stats: both devices" "$(tb_xnf -j stats | jq '.devices | length')" -eq 2
 	tb_expect "config show" "$(tb_xnf -j config show | jq -r .no_route)" = pass
@@ -256,11 +292,11 @@ measure()
 	tb_expect "nothing written" \
 		"$(tb_xnf -j route show | jq 'any(.routes[]; .dst == "203.0.113.128/25")')" = false
 
-	# Resumed, the batch ends with its input; then writers proceed.
+	# Resumed and told to stop watching, the batch ends; then writers
+	# proceed.
 	kill -CONT "$pid"
 	STOPPED=
-	exec {BATCH_FD}>&-
-	BATCH_FD=
+	kill -TERM "$pid"
 	# the hang guard is TB_WAIT: a fixed 10 s once ran out in CI
 	batch_gone() { ! kill -0 "$pid" 2>/dev/null; }
 	tb_until "the batch to end" batch_gone || true

@@ -69,6 +69,7 @@ teardown()
 		rmdir "$PUB"
 		PUB=
 	fi
+	[ -z "$NOBODY_MODES" ] || nobody_modes_restore
 }
 
 # refused ARGS...: `xnf ARGS` fails (not by timeout or a signal) with one
@@ -489,4 +490,102 @@ PUB=
 	tb_expect "route show: no instance" "$status" -eq 1
 	rm -rf "$root"
 	tb_expect "program on f0" "$(tb_xdp_prog_id "$TB_DUT" f0)" -eq "$FOREIGN_ID"
+}
+
+# An invisible character in a name (a zero width space, a right-to-left
+# override, a no-break space) is shown escaped, never as itself.
+@test "an error shows invisible characters in a name escaped" {
+	local pair ch esc
+	# U+200B, U+202E and U+00A0 in UTF-8, and as an error shows them.
+	for pair in $'\xe2\x80\x8b \\u200b' $'\xe2\x80\xae \\u202e' $'\xc2\xa0 \\u00a0'; do
+		ch=${pair%% *} esc=${pair#* }
+		refuse attach "d0$ch" chain l3fwd
+		tb_expect "the name's character, escaped" \
+			"$(grep -cF "d0$esc" <<<"$stderr")" -eq 1
+		tb_expect "the name's character, not as itself" \
+			"$(grep -cF "$ch" <<<"$stderr")" -eq 0
+	done
+}
+
+# A word of 100,000 bytes, on the command line, in a batch (10,000) and
+# as a line of its own: each refusal quotes its first bytes, not all of
+# it.
+@test "an error quotes the first bytes of a huge word" {
+	local big
+	big=$(head -c 100000 /dev/zero | tr '\0' x)
+	refuse route add "$big" blackhole
+	tb_expect "the error of a huge word: bytes" "${#stderr}" -lt 300
+	refuse -b <(printf 'route add %s blackhole\n' "${big:0:10000}")
+	tb_expect "the error of a huge word in a batch: bytes" "${#stderr}" -lt 300
+	refuse -b <(printf '#%s\n' "$big")
+	tb_expect "the error of a huge line: bytes" "${#stderr}" -lt 300
+}
+
+# nobody_xnf ARGS...: xnf ARGS in the DUT as user and group nobody, no
+# supplementary groups.
+nobody_xnf()
+{
+	timeout "$TB_TIMEOUT" ip netns exec "$TB_DUT" setpriv --reuid=65534 \
+		--regid=65534 --clear-groups env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
+		"$XNF" "$@"
+}
+
+# The modes nobody's test changed, as "MODE PATH" lines: put back.
+NOBODY_MODES=
+nobody_modes_restore()
+{
+	local mode path
+	while read -r mode path; do
+		chmod "$mode" "$path"
+	done <<<"$NOBODY_MODES"
+	NOBODY_MODES=
+}
+
+# nobody_refused ARGS...: `xnf ARGS` as nobody fails with one line on
+# stderr, "Error:" and why, as bpftool says it (permission denied, or
+# the bpf() call not permitted), nothing on stdout; and changes nothing.
+nobody_refused()
+{
+	local before
+	before=$(tb_snapshot)
+	run --separate-stderr nobody_xnf "$@"
+	echo "nobody: xnf $*: exit $status; stderr: $stderr"
+	tb_expect "nobody: xnf $*: exit" "$status" -eq 1 &&
+	tb_expect "nobody: xnf $*: one Error line" \
+		"$(grep -c '^Error: .*\(Permission denied\|Operation not permitted\)' <<<"$stderr")/${#stderr_lines[@]}" = 1/1 &&
+	tb_expect "nobody: xnf $*: stdout" "$output" = "" &&
+	tb_expect "nobody: xnf $*: state" "$(tb_snapshot)" = "$before"
+}
+
+# The instance exists; a user who may not read it is told so, not that
+# there is none: with the pin root's directory out of reach (as
+# /sys/fs/bpf, mounted 0700), with the instance's directory out of reach
+# (its 0700), and with the tables' pins reached but bpf() refused.
+@test "a reader without the rights to the instance is told permission denied" {
+	local bpffs=${XNF_PIN_ROOT%/*} empty=$TB_TMP/empty.conf
+	command -v setpriv >/dev/null || skip "no setpriv"
+	NOBODY_MODES=$(stat -c '%a %n' "$TB_TMP" "$bpffs" "$XNF_PIN_ROOT" \
+		"$XNF_PIN_ROOT/tables")
+	# Only the way to the bpffs, as to /sys/fs/bpf.
+	chmod 0711 "$TB_TMP"
+	nobody_xnf -V >/dev/null || skip "nobody cannot run $XNF"
+	: >"$empty"
+	chmod 0644 "$empty"
+	nobody_refused status
+	nobody_refused route show
+	nobody_refused save
+	nobody_refused apply check "$empty"
+	# The bpffs open, the instance's directory not.
+	chmod 0755 "$bpffs"
+	nobody_refused status
+	nobody_refused apply check "$empty"
+	# The pins reached, bpf() refused (or the pins' own modes).
+	chmod 0755 "$XNF_PIN_ROOT" "$XNF_PIN_ROOT/tables"
+	nobody_refused status
+	nobody_refused apply check "$empty"
+	run --separate-stderr nobody_xnf -j route show
+	tb_expect "nobody: -j route show: exit" "$status" -eq 1
+	tb_expect "nobody: -j route show: the error" \
+		"$(jq -r '.error | test("Permission denied|Operation not permitted")' <<<"$output")" = true
+	nobody_modes_restore
 }
