@@ -853,13 +853,34 @@ static int unicast_check(const __u8 mac[6], const char *what, char *err,
 	return 0;
 }
 
-/* The chain of an attachment or a chain set: each NF once, as many as a
- * chain (a fused one) holds. Which NFs there are is xnf_chain_parse()'s
- * (and the loader's, when the chain is committed). */
+/* @a runs before @b in a chain where every NF sees the packets it is
+ * there for (the registry's order flags, xnf_nfs.h); else why not. */
+static int order_check(__u32 a, __u32 b, char *err, size_t errlen)
+{
+	const char *na = xnf_nf_name(a) ?: "an NF",
+		   *nb = xnf_nf_name(b) ?: "an NF";
+	__u32 fa = xnf_nf_flags(a), fb = xnf_nf_flags(b);
+
+	if ((fa & XNF_NFF_FORWARDS) && (fb & XNF_NFF_BEFORE_FWD))
+		return xnf_errf(err, errlen, -EINVAL,
+				"%s after %s would miss packets: %s hands what it does not forward itself to the kernel, which forwards it without running %s; put %s before %s",
+				nb, na, na, nb, nb, na);
+	if ((fa & XNF_NFF_AFTER_FWD) && (fb & XNF_NFF_FORWARDS))
+		return xnf_errf(err, errlen, -EINVAL,
+				"%s before %s would get no packet: %s chooses where every packet goes after %s did; put %s after %s",
+				na, nb, nb, na, na, nb);
+	return 0;
+}
+
+/* The chain of an attachment or a chain set: each NF once, in an order
+ * in which every NF sees its packets (order_check), as many as a chain (a
+ * fused one) holds. Which NFs there are is xnf_chain_parse()'s (and the
+ * loader's, when the chain is committed). */
 static int chain_check(const __u32 *nf, __u32 len, bool fused, char *err,
 		       size_t errlen)
 {
 	__u32 i, j;
+	int ret;
 
 	if (len > XNF_CHAIN_MAX)
 		return xnf_errf(err, errlen, -EINVAL,
@@ -874,6 +895,12 @@ static int chain_check(const __u32 *nf, __u32 len, bool fused, char *err,
 				return xnf_errf(err, errlen, -EINVAL,
 						"%s appears twice in the chain; each NF runs at most once",
 						xnf_nf_name(nf[i]) ?: "an NF");
+	for (i = 0; i < len; i++)
+		for (j = i + 1; j < len; j++) {
+			ret = order_check(nf[i], nf[j], err, errlen);
+			if (ret)
+				return ret;
+		}
 	return 0;
 }
 

@@ -11,6 +11,8 @@
 #include "conf.h"
 #include "fixture.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static struct xnf_route route_to(__u32 ifindex, __u8 last)
 {
 	struct xnf_route rt = { .type = XNF_RT_UNICAST, .ifindex = ifindex };
@@ -656,4 +658,66 @@ out:
 	xnf_conf_free(run);
 	xnf_conf_free(c);
 	fx_close(&f);
+}
+
+/* A chain in which an NF would not see its packets is refused by both
+ * edits that set a chain (xnf_nfs.h, the order flags): the firewall after
+ * an NF that hands packets to the kernel, xsk before one that chooses the
+ * egress again. */
+TEST(conf_chain_order)
+{
+	static const struct {
+		const char *chain;
+		bool ok;
+	} cases[] = {
+		{ "firewall,l3fwd,l2fwd,xsk", true },
+		{ "firewall,l2fwd,l3fwd", true },
+		{ "l3fwd,l2fwd", true },
+		{ "l3fwd,xsk", true },
+		{ "xsk,firewall", true },
+		{ "l3fwd,firewall", false },
+		{ "l2fwd,firewall", false },
+		{ "l3fwd,l2fwd,firewall", false },
+		{ "xsk,l3fwd", false },
+		{ "firewall,xsk,l2fwd", false },
+	};
+	struct xnf_conf_attach at = { .dev = "ut1" };
+	struct xnf_chain_change chg = {};
+	struct xnf_chain_spec spec;
+	struct xnf_conf *c = NULL;
+	char err[256], what[64];
+	size_t i;
+
+	if (!ASSERT_OK(xnf_conf_new(&c), "new"))
+		return;
+	at.chain.len = 1;
+	at.chain.nf[0] = XNF_NF_L3FWD;
+	if (!ASSERT_OK(xnf_conf_attach(c, &at, err, sizeof(err)), err))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (!ASSERT_OK(xnf_chain_parse(cases[i].chain, &spec, err,
+					       sizeof(err)),
+			       err))
+			continue;
+		at.chain = spec;
+		snprintf(at.dev, sizeof(at.dev), "ut2");
+		snprintf(what, sizeof(what), "attach %s", cases[i].chain);
+		err[0] = '\0';
+		ASSERT_EQ(xnf_conf_attach(c, &at, err, sizeof(err)),
+			  cases[i].ok ? 0 : -EINVAL, what);
+		if (!cases[i].ok)
+			ASSERT_TRUE(strstr(err, "put ") != NULL, err);
+		xnf_conf_detach(c, "ut2", err, sizeof(err));
+		chg.len = spec.len;
+		memcpy(chg.nf, spec.nf, sizeof(chg.nf));
+		snprintf(what, sizeof(what), "chain set %s", cases[i].chain);
+		ASSERT_EQ(xnf_conf_chain_set(c, "ut1", &chg, err, sizeof(err)),
+			  cases[i].ok ? 0 : -EINVAL, what);
+		if (!cases[i].ok)
+			ASSERT_EQ(memcmp(c->att[0].chain.nf, chg.nf,
+					 sizeof(chg.nf)) != 0,
+				  true, "the chain stays");
+	}
+out:
+	xnf_conf_free(c);
 }
