@@ -763,6 +763,62 @@ int conf_touch_route(struct xnf_conf *c, int family, const void *addr,
 	return ret;
 }
 
+/* Every route written by hand that runs and no edit has touched yet, into
+ * c->base: one read of the tables, merged in (both sorted, no key in
+ * both), so that a flush of many routes costs no insert each. */
+static int touch_hand_routes(struct xnf_conf *c, char *err, size_t errlen)
+{
+	struct xnf_route_entry *ents = NULL, *e;
+	struct xnf_conf_route *add = NULL, *m;
+	__u32 i, j, n = 0, k = 0, nb;
+	int ret;
+
+	if (c->whole || !c->dp)
+		return 0;
+	ret = xnf_route_list(c->dp, &ents, &n);
+	if (ret)
+		return read_failed(err, errlen, ret, "the routes");
+	add = calloc(n + 1, sizeof(*add));
+	if (!add) {
+		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		e = &ents[i];
+		if (e->rt.origin != XNF_ORIGIN_STATIC ||
+		    conf_route_find(c->base, e->family, e->addr, e->plen) ||
+		    conf_route_find(c, e->family, e->addr, e->plen))
+			continue;
+		ret = route_by_value(c->dp, e, &add[k++], err, errlen);
+	}
+	if (ret || !k)
+		goto out;
+	qsort(add, k, sizeof(*add), conf_route_cmp);
+	nb = c->base->nroutes;
+	m = realloc(c->base->routes, (size_t)(nb + k) * sizeof(*m));
+	if (!m) {
+		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	c->base->routes = m;
+	/* From the back: the larger of the two last ones goes last. */
+	for (i = nb, j = k; j > 0;) {
+		if (i > 0 && conf_route_cmp(&m[i - 1], &add[j - 1]) > 0) {
+			m[i + j - 1] = m[i - 1];
+			i--;
+		} else {
+			m[i + j - 1] = add[j - 1];
+			j--;
+		}
+	}
+	c->base->nroutes = nb + k;
+	k = 0; /* moved into base */
+out:
+	routes_free(add, k);
+	free(ents);
+	return ret;
+}
+
 int conf_touch_fdb(struct xnf_conf *c, const __u8 mac[6], char *err, size_t errlen)
 {
 	struct xnf_fdb_ent e = {};
@@ -1155,6 +1211,27 @@ int xnf_conf_route_del(struct xnf_conf *c, int family, const void *addr,
 	if (!ret)
 		conf_drop_route(c, &now->e);
 	return ret;
+}
+
+int xnf_conf_route_flush(struct xnf_conf *c, char *err, size_t errlen)
+{
+	struct xnf_conf_route *r;
+	__u32 i, k = 0;
+	int ret;
+
+	ret = touch_hand_routes(c, err, errlen);
+	if (ret)
+		return ret;
+	/* A mirrored route the candidate knows stays the sync's. */
+	for (i = 0; i < c->nroutes; i++) {
+		r = &c->routes[i];
+		if (r->e.rt.origin == XNF_ORIGIN_STATIC)
+			free(r->paths);
+		else
+			c->routes[k++] = *r;
+	}
+	c->nroutes = k;
+	return 0;
 }
 
 int xnf_conf_fdb_add(struct xnf_conf *c, const __u8 mac[6], __u32 ifindex,
