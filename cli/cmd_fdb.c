@@ -136,8 +136,8 @@ static int do_fdb_help(int argc, char **argv)
 	       "       xnf fdb del MAC\n"
 	       "       xnf fdb [ show ]\n"
 	       "       xnf fdb help\n"
-	       "MAC := xx:xx:xx:xx:xx:xx, a unicast address (l2fwd floods multicast and\n"
-	       "       broadcast frames without an FDB lookup)\n"
+	       "MAC := xx:xx:xx:xx:xx:xx   a unicast address (l2fwd floods multicast\n"
+	       "       and broadcast frames without an FDB lookup)\n"
 	       "Frames to MAC leave on DEV, which becomes an xnf port. add refuses a MAC\n"
 	       "that is in the FDB; replace moves it.\n");
 	return 0;

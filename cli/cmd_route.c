@@ -394,6 +394,20 @@ static int do_route_del(int argc, char **argv)
 	return ret ? cli_err("%s", err) : 0;
 }
 
+static int do_route_flush(int argc, char **argv)
+{
+	struct xnf_conf *c;
+	char err[512];
+
+	if (argc > 0)
+		return cli_err("'xnf route flush' takes no arguments, not '%s'",
+			       argv[0]);
+	c = cli_candidate();
+	if (!c)
+		return -1;
+	return xnf_conf_route_flush(c, err, sizeof(err)) ? cli_err("%s", err) : 0;
+}
+
 const char *cli_nexthop_text(const struct xnf_route *rt, char *buf, size_t len)
 {
 	char gw[INET6_ADDRSTRLEN], dev[CLI_DEV_WORD], mac[18];
@@ -596,8 +610,12 @@ static int do_route_help(int argc, char **argv)
 {
 	printf("Usage: xnf route { add | replace } PREFIX { NEXTHOP | nexthop NH nexthop NH ... }\n"
 	       "       xnf route del PREFIX\n"
+	       "       xnf route flush\n"
 	       "       xnf route [ show ]\n"
 	       "       xnf route get ADDR\n"
+	       "       xnf route sync [ table ID|NAME ] [ proto LIST ] [ window MS ]\n"
+	       "                      [ resync SECONDS ] [ rcvbuf BYTES ]\n"
+	       "       xnf route sync flush\n"
 	       "       xnf route help\n"
 	       "PREFIX  := ADDR[/LEN]     IPv4 or IPv6, host bits clear\n"
 	       "NEXTHOP := { NH | local | blackhole | unreachable | kernel }\n"
@@ -616,6 +634,8 @@ static int do_route_help(int argc, char **argv)
 	       "get prints the route packets to ADDR take (longest prefix).\n"
 	       "show marks routes mirrored by 'xnf route sync' with 'proto sync'.\n"
 	       "add refuses a PREFIX that is in the table; replace writes it either way.\n"
+	       "flush deletes every route added by hand; synced routes stay.\n"
+	       "sync mirrors the kernel's routes: 'xnf route sync help'.\n"
 	       "The egress DEV becomes an xnf port. Each change is atomic per route.\n");
 	return 0;
 }
@@ -629,6 +649,7 @@ int do_route(int argc, char **argv)
 		{ "add", do_route_add, CLI_EDIT },
 		{ "replace", do_route_replace, CLI_EDIT },
 		{ "del", do_route_del, CLI_EDIT },
+		{ "flush", do_route_flush, CLI_EDIT },
 		{ "sync", do_route_sync },
 		{ "help", do_route_help },
 		{ NULL, NULL },

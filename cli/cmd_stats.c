@@ -947,7 +947,7 @@ out:
 static int stats_help(void)
 {
 	printf("Usage: xnf stats [ [dev] DEV ] [percpu] [watch SECONDS [count N]] [reset]\n"
-	       "       xnf stats [ [dev] DEV ] -f prometheus\n"
+	       "       xnf stats [ [dev] DEV ] { -f | format } { text | prometheus }\n"
 	       "  DEV      one attached interface (default: all of them)\n"
 	       "  percpu   every NF's counters per CPU (the chain's \"in\" per CPU is\n"
 	       "           always shown)\n"
@@ -958,7 +958,8 @@ static int stats_help(void)
 	       "           interfaces and the firewall hits without DEV); prints nothing\n"
 	       "           unless watch is given too\n"
 	       "  -f prometheus  the Prometheus text format, once (for node_exporter's\n"
-	       "           textfile collector; 'xnf exporter' serves it over HTTP)\n"
+	       "           textfile collector; 'xnf exporter' serves it over HTTP);\n"
+	       "           -f text is the first form's (the default); format is -f\n"
 	       "With -j, one JSON object (per refresh, one per line).\n",
 	       MIN_INTERVAL);
 	return 0;

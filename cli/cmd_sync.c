@@ -160,7 +160,7 @@ static int sync_run(struct xnf_rtsync_opts *o)
 	cli_change_started();
 	ret = xnf_rtsync_run(dp, o, on_event, o, &stop, err, sizeof(err));
 	if (ret == -EEXIST)
-		return cli_err("%s: 'xnf route del PREFIX' deletes one, 'xnf "
+		return cli_err("%s: 'xnf route flush' deletes them all, 'xnf "
 			       "route show' lists them",
 			       err);
 	return ret ? cli_err("%s", err) : 0;

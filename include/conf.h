@@ -121,6 +121,9 @@ int xnf_conf_route_add_multipath(struct xnf_conf *c, int family,
 				 bool replace, char *err, size_t errlen);
 int xnf_conf_route_del(struct xnf_conf *c, int family, const void *addr,
 		       __u32 plen, char *err, size_t errlen);
+/* Every route written by hand (origin static), both families; the routes
+ * a route sync mirrors stay. */
+int xnf_conf_route_flush(struct xnf_conf *c, char *err, size_t errlen);
 /* @mac: a unicast station address (l2fwd floods multicast and broadcast
  * frames without looking them up). */
 int xnf_conf_fdb_add(struct xnf_conf *c, const __u8 mac[6], __u32 ifindex,
@@ -209,7 +212,9 @@ struct xnf_conf_diff {
 /*
  * What committing @c to @dp (NULL: no instance, a fresh one's) would
  * change, after every check the commit makes before it changes anything
- * (devices, placement plans, the firewall compiles): `xnf apply check`.
+ * (devices, placement plans, routes by hand where no route sync owns the
+ * tables and an l3fwd reads them, the firewall compiles): `xnf apply
+ * check`.
  * Writes nothing. Free with xnf_conf_diff_free().
  */
 int xnf_conf_diff(struct xnf_dp *dp, const struct xnf_conf *c,
@@ -225,8 +230,8 @@ struct xnf_conf_changes {
 
 struct xnf_commit_result {
 	struct xnf_conf_changes done;
-	/* The change that failed (a failed commit): its element, and the
-	 * error it ended with; obj -1 when the commit failed before one. */
+	/* The change that failed or was refused (a failed commit): its
+	 * element; obj -1 when the commit failed before one. */
 	int failed_obj, failed_op;
 	bool rolled_back; /* the changes before it were undone */
 	bool destroyed;	  /* the instance is gone: close @dp */

@@ -328,7 +328,9 @@ int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex);
 /* The same changes as one transaction each (tables.c), as the CLI, apply
  * and route sync make them: the egress device becomes an xnf port first and
  * stops being one again when the change fails; @err says what failed and
- * what to do. An add of what exists is -EEXIST unless @replace. */
+ * what to do. An add of what exists is -EEXIST unless @replace. Whether a
+ * route by hand may be written at all (no route sync owns the tables, an
+ * l3fwd reads them) is the commit's check (xnf_conf_commit). */
 int xnf_route_add(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 		  const struct xnf_route *rt, bool replace, char *err,
 		  size_t errlen);
@@ -383,8 +385,8 @@ int xnf_route_get(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 		  struct xnf_route_entry *e);
 
 /* The route sync that owns the route tables (xnf_rtsync). While one is
- * registered (table != 0), routes are not added by hand (xnf_route_add
- * refuses static routes with -EBUSY). */
+ * registered (table != 0), routes are not added by hand (a commit that
+ * adds or changes one is refused with -EBUSY, include/conf.h). */
 int xnf_rtsync_get(struct xnf_dp *dp, struct xnf_rtsync_info *info);
 int xnf_rtsync_set(struct xnf_dp *dp, const struct xnf_rtsync_info *info);
 /* qsort() order of routes as `xnf route show` and `xnf save` print them:

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <linux/if_link.h>
 
@@ -432,23 +433,103 @@ out:
 	return ret;
 }
 
+/* An attachment whose chain has l3fwd, counted into *@l3; with fib also
+ * into *@nfib and its name into @fib, for a message. */
+static void count_l3fwd(const char *dev, const __u32 *nf, __u32 len,
+			bool l3_fib, int *l3, int *nfib, char *fib, size_t size)
+{
+	size_t at = strlen(fib);
+	__u32 i;
+
+	for (i = 0; i < len && nf[i] != XNF_NF_L3FWD; i++)
+		;
+	if (i == len)
+		return;
+	(*l3)++;
+	if (!l3_fib)
+		return;
+	if (at < size)
+		snprintf(fib + at, size - at, "%s%.15s", (*nfib)++ ? ", " : "",
+			 dev);
+}
+
+/*
+ * One source of truth for the routes: a route written by hand (every
+ * route of a configuration is) is refused while a route sync owns the
+ * tables, and while every l3fwd attached, as the commit leaves the
+ * attachments, forwards by the kernel's FIB, which never reads it. @r is
+ * the first route the commit adds or changes (deleting one is never
+ * refused); @dp what runs (NULL: a fresh instance).
+ */
+static int routes_check(struct xnf_dp *dp, const struct xnf_conf_diff *d,
+			const struct xnf_conf_route *r, char *err, size_t errlen)
+{
+	char names[XNF_MAX_PORTS][16], fib[128] = "", p[INET6_ADDRSTRLEN + 8];
+	const struct xnf_conf_attach *a;
+	struct xnf_rtsync_info si = {};
+	struct xnf_dev_status st;
+	int n = 0, i, l3 = 0, nfib = 0;
+
+	inet_ntop(r->e.family == XNF_AF_INET ? AF_INET : AF_INET6, r->e.addr, p,
+		  sizeof(p));
+	snprintf(p + strlen(p), sizeof(p) - strlen(p), "/%u", r->e.plen);
+	if (dp && !xnf_rtsync_get(dp, &si) && si.table)
+		return xnf_errf(err, errlen, -EBUSY,
+				"route %s: the routes of this instance are synced from kernel table %u by a route sync (%s%u); change the kernel's routes, or take the routes back from the sync first",
+				p, si.table,
+				si.pid ? "pid " : "exited, was pid ", si.pid);
+	/* The candidate's attachments, and those that run and it leaves
+	 * alone. */
+	for (i = 0; i < (int)d->to->natt; i++) {
+		a = &d->to->att[i];
+		count_l3fwd(a->dev, a->chain.nf, a->chain.len, a->chain.l3_fib,
+			    &l3, &nfib, fib, sizeof(fib));
+	}
+	if (dp)
+		n = xnf_dev_list(dp, names, XNF_MAX_PORTS);
+	for (i = 0; i < n && i < XNF_MAX_PORTS; i++) {
+		if (conf_att_find(d->from, names[i]) ||
+		    conf_att_find(d->to, names[i]) ||
+		    xnf_dev_status(dp, names[i], &st))
+			continue;
+		count_l3fwd(names[i], st.info.nf, st.info.chain_len,
+			    st.info.l3_fib, &l3, &nfib, fib, sizeof(fib));
+	}
+	if (l3 && nfib == l3)
+		return xnf_errf(err, errlen, -EOPNOTSUPP,
+				"route %s: l3fwd on %s forwards by the kernel's FIB ('fib') and never reads xnf's routes; add the route to the kernel's table, or attach l3fwd without 'fib'",
+				p, fib);
+	return 0;
+}
+
 /* Everything that can fail before a change: new attachments' devices and
- * placements, the firewall compiles. *@fw: the rule set to switch to,
- * when the firewall changes. */
-static int diff_check(const struct xnf_conf_diff *d, struct xnf_fw_set **fw,
-		      char *err, size_t errlen)
+ * placements, routes written by hand where they would not be used
+ * (routes_check; not for an @undo, which puts back what ran), the
+ * firewall compiles. *@fw: the rule set to switch to, when the firewall
+ * changes; *@bad: the change refused, or d->n. */
+static int diff_check(struct xnf_dp *dp, const struct xnf_conf_diff *d,
+		      bool undo, struct xnf_fw_set **fw, __u32 *bad, char *err,
+		      size_t errlen)
 {
 	const struct xnf_conf_attach *a, *now;
 	struct xnf_fw_compiled *compiled;
 	struct xnf_plan *plan;
 	__u32 i, ifindex;
-	bool fw_changes = false;
+	bool fw_changes = false, routes_checked = false;
 	int ret;
 
 	*fw = NULL;
+	*bad = d->n;
 	for (i = 0; i < d->n; i++) {
 		fw_changes |= d->v[i].obj == XNF_OBJ_FW_DEFAULT ||
 			      d->v[i].obj == XNF_OBJ_FW_RULE;
+		if (d->v[i].obj == XNF_OBJ_ROUTE &&
+		    d->v[i].op != XNF_OP_REMOVE && !undo && !routes_checked) {
+			routes_checked = true;
+			ret = routes_check(dp, d, d->v[i].new, err, errlen);
+			if (ret)
+				goto refused;
+		}
 		if (d->v[i].obj != XNF_OBJ_ATTACH || d->v[i].op == XNF_OP_REMOVE)
 			continue;
 		a = d->v[i].new;
@@ -458,7 +539,7 @@ static int diff_check(const struct xnf_conf_diff *d, struct xnf_fw_set **fw,
 		ret = attach_prepare(a, false, &ifindex, &plan, err, errlen);
 		free(plan);
 		if (ret)
-			return ret;
+			goto refused;
 	}
 	if (!fw_changes)
 		return 0;
@@ -476,18 +557,22 @@ static int diff_check(const struct xnf_conf_diff *d, struct xnf_fw_set **fw,
 		*fw = NULL;
 	}
 	return ret;
+refused:
+	*bad = i;
+	return ret;
 }
 
 int xnf_conf_diff(struct xnf_dp *dp, const struct xnf_conf *c,
 		  struct xnf_conf_diff **out, char *err, size_t errlen)
 {
 	struct xnf_fw_set *fw;
+	__u32 bad;
 	int ret;
 
 	ret = diff_of(dp, c, out, err, errlen);
 	if (ret)
 		return ret;
-	ret = diff_check(*out, &fw, err, errlen);
+	ret = diff_check(dp, *out, false, &fw, &bad, err, errlen);
 	xnf_fw_set_free(fw);
 	if (ret) {
 		xnf_conf_diff_free(*out);
@@ -792,7 +877,7 @@ int conf_undo(struct xnf_dp *dp, const struct xnf_conf *from,
 	if (!ret)
 		ret = diff_of(dp, u, &d, err, errlen);
 	if (!ret)
-		ret = diff_check(d, &fw, err, errlen);
+		ret = diff_check(dp, d, true, &fw, &failed, err, errlen);
 	if (!ret)
 		ret = diff_exec(dp, d, fw, "rollback:changed", &done, &failed,
 				err, errlen);
@@ -857,9 +942,15 @@ int xnf_conf_commit(struct xnf_dp *dp, const struct xnf_conf *c,
 		r.destroyed = !ret;
 		goto out;
 	}
-	ret = diff_of(dp, c, &d, err, errlen) ?: diff_check(d, &fw, err, errlen);
-	if (ret)
+	ret = diff_of(dp, c, &d, err, errlen) ?:
+		      diff_check(dp, d, false, &fw, &failed, err, errlen);
+	if (ret) {
+		if (d && failed < d->n) {
+			r.failed_obj = d->v[failed].obj;
+			r.failed_op = d->v[failed].op;
+		}
 		goto out;
+	}
 	/* An upgrade is not undone (what was taken over from the old
 	 * instance would be detached): the next apply continues it. */
 	journal = diff_steps(d) > 1 && !upgrade;

@@ -763,6 +763,62 @@ int conf_touch_route(struct xnf_conf *c, int family, const void *addr,
 	return ret;
 }
 
+/* Every route written by hand that runs and no edit has touched yet, into
+ * c->base: one read of the tables, merged in (both sorted, no key in
+ * both), so that a flush of many routes costs no insert each. */
+static int touch_hand_routes(struct xnf_conf *c, char *err, size_t errlen)
+{
+	struct xnf_route_entry *ents = NULL, *e;
+	struct xnf_conf_route *add = NULL, *m;
+	__u32 i, j, n = 0, k = 0, nb;
+	int ret;
+
+	if (c->whole || !c->dp)
+		return 0;
+	ret = xnf_route_list(c->dp, &ents, &n);
+	if (ret)
+		return read_failed(err, errlen, ret, "the routes");
+	add = calloc(n + 1, sizeof(*add));
+	if (!add) {
+		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		e = &ents[i];
+		if (e->rt.origin != XNF_ORIGIN_STATIC ||
+		    conf_route_find(c->base, e->family, e->addr, e->plen) ||
+		    conf_route_find(c, e->family, e->addr, e->plen))
+			continue;
+		ret = route_by_value(c->dp, e, &add[k++], err, errlen);
+	}
+	if (ret || !k)
+		goto out;
+	qsort(add, k, sizeof(*add), conf_route_cmp);
+	nb = c->base->nroutes;
+	m = realloc(c->base->routes, (size_t)(nb + k) * sizeof(*m));
+	if (!m) {
+		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	c->base->routes = m;
+	/* From the back: the larger of the two last ones goes last. */
+	for (i = nb, j = k; j > 0;) {
+		if (i > 0 && conf_route_cmp(&m[i - 1], &add[j - 1]) > 0) {
+			m[i + j - 1] = m[i - 1];
+			i--;
+		} else {
+			m[i + j - 1] = add[j - 1];
+			j--;
+		}
+	}
+	c->base->nroutes = nb + k;
+	k = 0; /* moved into base */
+out:
+	routes_free(add, k);
+	free(ents);
+	return ret;
+}
+
 int conf_touch_fdb(struct xnf_conf *c, const __u8 mac[6], char *err, size_t errlen)
 {
 	struct xnf_fdb_ent e = {};
@@ -853,13 +909,34 @@ static int unicast_check(const __u8 mac[6], const char *what, char *err,
 	return 0;
 }
 
-/* The chain of an attachment or a chain set: each NF once, as many as a
- * chain (a fused one) holds. Which NFs there are is xnf_chain_parse()'s
- * (and the loader's, when the chain is committed). */
+/* @a runs before @b in a chain where every NF sees the packets it is
+ * there for (the registry's order flags, xnf_nfs.h); else why not. */
+static int order_check(__u32 a, __u32 b, char *err, size_t errlen)
+{
+	const char *na = xnf_nf_name(a) ?: "an NF",
+		   *nb = xnf_nf_name(b) ?: "an NF";
+	__u32 fa = xnf_nf_flags(a), fb = xnf_nf_flags(b);
+
+	if ((fa & XNF_NFF_FORWARDS) && (fb & XNF_NFF_BEFORE_FWD))
+		return xnf_errf(err, errlen, -EINVAL,
+				"%s after %s would miss packets: %s hands what it does not forward itself to the kernel, which forwards it without running %s; put %s before %s",
+				nb, na, na, nb, nb, na);
+	if ((fa & XNF_NFF_AFTER_FWD) && (fb & XNF_NFF_FORWARDS))
+		return xnf_errf(err, errlen, -EINVAL,
+				"%s before %s would get no packet: %s chooses where every packet goes after %s did; put %s after %s",
+				na, nb, nb, na, na, nb);
+	return 0;
+}
+
+/* The chain of an attachment or a chain set: each NF once, in an order
+ * in which every NF sees its packets (order_check), as many as a chain (a
+ * fused one) holds. Which NFs there are is xnf_chain_parse()'s (and the
+ * loader's, when the chain is committed). */
 static int chain_check(const __u32 *nf, __u32 len, bool fused, char *err,
 		       size_t errlen)
 {
 	__u32 i, j;
+	int ret;
 
 	if (len > XNF_CHAIN_MAX)
 		return xnf_errf(err, errlen, -EINVAL,
@@ -874,6 +951,12 @@ static int chain_check(const __u32 *nf, __u32 len, bool fused, char *err,
 				return xnf_errf(err, errlen, -EINVAL,
 						"%s appears twice in the chain; each NF runs at most once",
 						xnf_nf_name(nf[i]) ?: "an NF");
+	for (i = 0; i < len; i++)
+		for (j = i + 1; j < len; j++) {
+			ret = order_check(nf[i], nf[j], err, errlen);
+			if (ret)
+				return ret;
+		}
 	return 0;
 }
 
@@ -1129,6 +1212,27 @@ int xnf_conf_route_del(struct xnf_conf *c, int family, const void *addr,
 	if (!ret)
 		conf_drop_route(c, &now->e);
 	return ret;
+}
+
+int xnf_conf_route_flush(struct xnf_conf *c, char *err, size_t errlen)
+{
+	struct xnf_conf_route *r;
+	__u32 i, k = 0;
+	int ret;
+
+	ret = touch_hand_routes(c, err, errlen);
+	if (ret)
+		return ret;
+	/* A mirrored route the candidate knows stays the sync's. */
+	for (i = 0; i < c->nroutes; i++) {
+		r = &c->routes[i];
+		if (r->e.rt.origin == XNF_ORIGIN_STATIC)
+			free(r->paths);
+		else
+			c->routes[k++] = *r;
+	}
+	c->nroutes = k;
+	return 0;
 }
 
 int xnf_conf_fdb_add(struct xnf_conf *c, const __u8 mac[6], __u32 ifindex,

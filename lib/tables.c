@@ -99,50 +99,6 @@ static long map_count(int fd, __u32 ksz, __u32 vsz)
 	return n;
 }
 
-/*
- * One source of truth for the routes: a route written by hand (@origin
- * static) is refused while a route sync owns the tables, and while every
- * l3fwd attached forwards by the kernel's FIB, which never reads them.
- */
-static int routes_by_hand(struct xnf_dp *dp, __u32 origin, const char *prefix,
-			  char *err, size_t errlen)
-{
-	char names[XNF_MAX_PORTS][16], fib[128] = "";
-	struct xnf_rtsync_info si = {};
-	struct xnf_dev_status st;
-	int n, i, l3 = 0, nfib = 0;
-	__u32 j;
-
-	if (origin != XNF_ORIGIN_STATIC)
-		return 0;
-	if (!xnf_rtsync_get(dp, &si) && si.table)
-		return xnf_errf(err, errlen, -EBUSY,
-				"route %s: the routes of this instance are synced from kernel table %u by a route sync (%s%u); change the kernel's routes (ip route, or the routing daemon), or take the routes back from the sync first",
-				prefix, si.table,
-				si.pid ? "pid " : "exited, was pid ", si.pid);
-	n = xnf_dev_list(dp, names, XNF_MAX_PORTS);
-	for (i = 0; i < n && i < XNF_MAX_PORTS; i++) {
-		if (xnf_dev_status(dp, names[i], &st))
-			continue;
-		for (j = 0; j < st.info.chain_len; j++)
-			if (st.info.nf[j] == XNF_NF_L3FWD)
-				break;
-		if (j == st.info.chain_len)
-			continue;
-		l3++;
-		if (st.info.l3_fib) {
-			nfib++;
-			snprintf(fib + strlen(fib), sizeof(fib) - strlen(fib),
-				 "%s%.15s", nfib > 1 ? ", " : "", names[i]);
-		}
-	}
-	if (l3 && nfib == l3)
-		return xnf_errf(err, errlen, -EOPNOTSUPP,
-				"route %s: l3fwd on %s forwards by the kernel's FIB ('fib') and never reads xnf's routes; add the route with 'ip route add', or attach l3fwd without 'fib'",
-				prefix, fib);
-	return 0;
-}
-
 /* A route over the @n next hops @paths (one, or a multipath set), or of
  * another type (@paths[0] alone). */
 static int route_add(struct xnf_dp *dp, int family, const void *addr,
@@ -167,7 +123,6 @@ static int route_add(struct xnf_dp *dp, int family, const void *addr,
 				XNF_NHG_PATHS, n);
 	inet_ntop(af, addr, a, sizeof(a));
 	snprintf(prefix, sizeof(prefix), "%s/%u", a, plen);
-	ret = routes_by_hand(dp, paths[0].origin, prefix, err, errlen);
 	for (i = 0; i < n && !ret; i++)
 		if (paths[i].type == XNF_RT_UNICAST)
 			ret = port_get(dp, paths[i].ifindex, &added[i], err,
@@ -225,9 +180,6 @@ int xnf_route_remove(struct xnf_dp *dp, int family, const void *addr,
 
 	inet_ntop(family == XNF_AF_INET ? AF_INET : AF_INET6, addr, a, sizeof(a));
 	snprintf(prefix, sizeof(prefix), "%s/%u", a, plen);
-	ret = routes_by_hand(dp, XNF_ORIGIN_STATIC, prefix, err, errlen);
-	if (ret)
-		return ret;
 	ret = xnf_route_del(dp, family, addr, plen);
 	if (ret == -ENOENT)
 		return xnf_errf(err, errlen, ret, "no route %s", prefix);

@@ -57,7 +57,7 @@ teardown()
 full_config()
 {
 	tb_xnf attach d0 chain firewall,l3fwd,l2fwd cores 1 &&
-	tb_xnf attach d1 chain l3fwd,firewall mode generic fused fib &&
+	tb_xnf attach d1 chain firewall,l3fwd mode generic fused fib &&
 	tb_routes &&
 	tb_xnf route add 203.0.113.0/24 via $TB_SINK4 dev d1 &&
 	tb_xnf route add 203.0.113.77/32 blackhole &&
@@ -84,7 +84,7 @@ ids()
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	tb_xnf save >"$TB_TMP/a.conf"
 	grep -q '^attach d0 chain firewall,l3fwd,l2fwd mode native tailcall lpm cores 1$' "$TB_TMP/a.conf"
-	grep -q '^attach d1 chain l3fwd,firewall mode generic fused fib$' "$TB_TMP/a.conf"
+	grep -q '^attach d1 chain firewall,l3fwd mode generic fused fib$' "$TB_TMP/a.conf"
 	grep -q '^xconnect add d0 d1 lladdr 02:00:00:00:00:01 02:00:00:00:00:02$' "$TB_TMP/a.conf"
 	grep -q '^config set flow_cache off$' "$TB_TMP/a.conf"
 	tb_xnf detach all
@@ -98,7 +98,7 @@ ids()
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" != none ]
 	# What it printed is what runs.
 	tb_xnf -j status | jq -e '.devices[] | select(.dev == "d1") |
-		.fused and .mode == "generic" and .l3fwd == "fib" and .chain == "l3fwd,firewall"'
+		.fused and .mode == "generic" and .l3fwd == "fib" and .chain == "firewall,l3fwd"'
 }
 
 @test "apply of what runs changes nothing: no program reloaded, counters kept" {
@@ -630,7 +630,7 @@ traffic_accounted()
 	tb_xnf attach d1 chain l3fwd
 	tb_xnf route add 198.51.100.0/24 via $TB_SINK4
 	tb_xnf save >"$TB_TMP/a.conf"
-	{ sed 's/^attach d0 chain firewall,l3fwd /attach d0 chain l3fwd,firewall /' "$TB_TMP/a.conf"
+	{ sed 's/^attach d0 chain firewall,l3fwd /attach d0 chain firewall,l3fwd,l2fwd /' "$TB_TMP/a.conf"
 	  echo "fw add prio 10 drop proto tcp dport 23"
 	  echo "route add 203.0.113.0/24 blackhole"; } >"$TB_TMP/b.conf"
 	traffic_start $n

@@ -261,6 +261,29 @@ no_pins_for()
 	tb_ping_ok "$TB_SRC" $TB_SINK4 2
 }
 
+# A chain in which an NF would never see some of its packets: the
+# firewall after an NF that hands packets to the kernel (which forwards
+# them without it), xsk before an NF that chooses the egress again. The
+# candidate's edit refuses it, so every way to set a chain does.
+@test "a chain in which an NF would miss packets: attach, chain set, -b, apply, apply check" {
+	local f=$BATS_TEST_TMPDIR
+	refuse attach f1 chain l3fwd,firewall
+	refuse attach f1 chain l2fwd,firewall mode generic
+	refuse attach f1 chain xsk,l3fwd
+	refuse chain set d0 l3fwd,l2fwd,firewall
+	refuse chain set d0 firewall,xsk,l2fwd fused
+	printf '%s\n' "route add 203.0.113.0/24 blackhole" \
+		"chain set d0 l3fwd,firewall" >"$f/batch"
+	refuse -b "$f/batch"
+	tb_xnf save | sed 's/^attach d0 chain [^ ]*/attach d0 chain l3fwd,firewall/' >"$f/apply"
+	grep -q '^attach d0 chain l3fwd,firewall ' "$f/apply"
+	refuse apply check "$f/apply"
+	refuse apply "$f/apply"
+	refused_json chain set d0 l2fwd,firewall
+	no_pins_for f1
+	tb_ping_ok "$TB_SRC" $TB_SINK4 2
+}
+
 # A chain the library's parser refuses is the command's one error: under
 # -j one xnf/error/1 document and nothing on stderr.
 @test "under -j a chain that does not parse is one error document" {

@@ -51,6 +51,7 @@ teardown()
 	[ -z "$TB_SKIP" ] || return 0
 	rs_stop
 	tb_xnf route sync flush >/dev/null 2>&1 || true
+	tb_xnf route flush >/dev/null 2>&1 || true
 	tb_xnf route del $P4 2>/dev/null || true
 	tb_xnf route del $HAND 2>/dev/null || true
 	tb_xnf chain set d0 l3fwd lpm >/dev/null 2>&1 || true
@@ -312,6 +313,64 @@ send_and_capture()
 	route_is $HAND '.origin == "static"'
 	tb_xnf route del $HAND
 	tb_xnf chain set d1 l3fwd lpm
+}
+
+# `apply check` runs every check `apply` runs: a file with a route by
+# hand is refused by both while a sync owns the tables, and while every
+# l3fwd the file attaches forwards by the kernel's FIB; the file as saved
+# passes both.
+@test "apply check refuses the routes by hand that apply refuses" {
+	ip -n "$TB_DUT" route add $P4 via $GW2
+	rs_start
+	tb_until "the sync to mirror $P4" route_is $P4 '.origin == "sync"'
+	tb_xnf save >"$TB_TMP/saved.conf"
+	{ cat "$TB_TMP/saved.conf"; echo "route add $HAND via $GW2 dev d1 lladdr $MAC2"; } \
+		>"$TB_TMP/hand.conf"
+	run -1 tb_xnf apply check "$TB_TMP/hand.conf"
+	run -1 tb_xnf apply "$TB_TMP/hand.conf"
+	run -1 tb_xnf -b - <<<"route add $HAND blackhole"
+	route_gone $HAND
+	run -0 tb_xnf apply check "$TB_TMP/saved.conf"
+	run -0 tb_xnf apply "$TB_TMP/saved.conf"
+	rs_stop
+	tb_xnf route sync flush
+
+	sed 's/^\(attach d[01] chain l3fwd .*\) lpm/\1 fib/' "$TB_TMP/hand.conf" >"$TB_TMP/fib.conf"
+	[ "$(grep -c '^attach d[01] .* fib' "$TB_TMP/fib.conf")" -eq 2 ]
+	run -1 tb_xnf apply check "$TB_TMP/fib.conf"
+	run -1 tb_xnf apply "$TB_TMP/fib.conf"
+	route_gone $HAND
+	tb_expect "d0 in lpm" "$(tb_xnf -j status | jq -r '.devices[] | select(.dev == "d0") | .l3fwd')" = lpm
+	# With one l3fwd left in lpm, xnf's routes are read: accepted.
+	sed '0,/ fib$/s/ fib$/ lpm/' "$TB_TMP/fib.conf" >"$TB_TMP/one.conf"
+	run -0 tb_xnf apply check "$TB_TMP/one.conf"
+}
+
+# `xnf route flush` removes every route written by hand, both families
+# and multipath, as one edit of the candidate (a batch that flushes and
+# adds keeps what it adds), and never a route the sync mirrors.
+@test "route flush removes the routes by hand and leaves the synced ones" {
+	local n
+	tb_xnf route add $P4 nexthop via $GW2 nexthop via $GW3
+	tb_xnf route add $HAND via $GW2
+	tb_xnf route add 2001:db8:99::/48 via $GW2_6
+	tb_xnf -b - <<-EOB
+		route flush
+		route add $HAND blackhole
+	EOB
+	n=$(tb_xnf -j route show | jq '.routes | length')
+	tb_expect "routes after the batch" "$n" -eq 1
+	route_is $HAND '.type == "blackhole" and .origin == "static"'
+	tb_xnf route flush
+	tb_expect "routes after the flush" "$(tb_xnf -j route show | jq '.routes | length')" -eq 0
+	run -0 tb_xnf route flush
+
+	ip -n "$TB_DUT" route add $P4 via $GW2
+	rs_start
+	tb_until "the sync to mirror $P4" route_is $P4 '.origin == "sync"'
+	run -0 tb_xnf route flush
+	route_is $P4 '.origin == "sync"'
+	run -1 tb_xnf route flush bogus
 }
 
 # kernel_set PREFIX...: the kernel's routes inside the test's ranges, as

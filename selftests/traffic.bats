@@ -194,6 +194,32 @@ fw_hits_grew()
 	tb_expect "fused: hits of the drop rule" "$hits" -eq $((2 * n))
 }
 
+# The issue 34 case: a router whose connected subnet is a `kernel` route
+# (as `xnf route sync` mirrors one) and a firewall that keeps SSH from
+# outside out. With l3fwd before the firewall, l3fwd would hand the SYN to
+# the kernel, which forwards it without the firewall: so that order is
+# refused, the running chain stays, and the SYN meets the drop rule.
+@test "a chain with the firewall after l3fwd is refused: SSH from outside stays blocked" {
+	local hits
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_xnf route replace 198.51.100.0/24 kernel
+	tb_xnf fw add prio 10 drop proto tcp dport 22
+	run -1 tb_xnf chain set d0 l3fwd,firewall
+	tb_expect "d0's chain" "$(tb_xnf -j status | jq -r '.devices[] | select(.dev == "d0") | .chain')" = firewall,l3fwd,l2fwd
+
+	tb_bg "$TB_SINK" timeout "$TB_TIMEOUT" socat -u TCP4-LISTEN:22,reuseaddr \
+		"OPEN:$TB_TMP/ssh,creat,append"
+	tb_until "a socket on tcp port 22" tb_run "$TB_SINK" sh -c \
+		'ss -Hlnt "sport = :22" | grep -q .'
+	run tb_src timeout 10 socat -u - "TCP4:$TB_SINK4:22,connect-timeout=2" <<<ssh
+	tb_expect "connect from outside: exit" "$status" -ne 0
+	tb_expect "bytes at the sink" "$(tb_lines "$TB_TMP/ssh")" -eq 0
+	hits=$(tb_xnf -j fw show | jq '.rules[] | select(.prio == 10) | .packets')
+	tb_expect "SYNs the drop rule saw" "$hits" -ge 1
+}
+
 @test "a route removed or added takes effect on live traffic" {
 	local before after k0 k1
 

@@ -36,14 +36,32 @@
 /* ... but not on an attachment in fib mode, where it asks the kernel's
  * FIB, which has no generation to cache the answer by. */
 #define XNF_NFF_FCACHE_NO_FIB (1u << 2)
+/*
+ * The order of a chain (checked by every configuration change, lib/conf.c).
+ * An NF that forwards chooses where a packet goes: a port (the NFs after
+ * it still run, and a later one may choose again), or the kernel, which
+ * ends the chain, and then the kernel forwards what it was handed by its
+ * own routes: the NFs after it never see those packets.
+ */
+#define XNF_NFF_FORWARDS      (1u << 3)
+/* The NF must see every packet the chain forwards (a firewall): it runs
+ * before every NF that forwards, or the kernel would forward what that
+ * one hands it without this NF. */
+#define XNF_NFF_BEFORE_FWD    (1u << 4)
+/* The NF hands the packet to user space (xsk): it runs after every NF
+ * that forwards, whose choice would otherwise replace its own for every
+ * packet, and its socket would get none. */
+#define XNF_NFF_AFTER_FWD     (1u << 5)
 
 /* clang-format off */
 /*	  id        name      flags */
 #define XNF_NFS(X)							\
-	X(FIREWALL, firewall, XNF_NFF_FAIL_CLOSED | XNF_NFF_FCACHE)	\
-	X(L3FWD,    l3fwd,    XNF_NFF_FCACHE | XNF_NFF_FCACHE_NO_FIB)	\
-	X(L2FWD,    l2fwd,    XNF_NFF_FCACHE)				\
-	X(XSK,      xsk,      0)
+	X(FIREWALL, firewall, XNF_NFF_FAIL_CLOSED | XNF_NFF_FCACHE |	\
+			      XNF_NFF_BEFORE_FWD)			\
+	X(L3FWD,    l3fwd,    XNF_NFF_FCACHE | XNF_NFF_FCACHE_NO_FIB |	\
+			      XNF_NFF_FORWARDS)				\
+	X(L2FWD,    l2fwd,    XNF_NFF_FCACHE | XNF_NFF_FORWARDS)	\
+	X(XSK,      xsk,      XNF_NFF_AFTER_FWD)
 /* clang-format on */
 
 #endif /* XNF_UAPI_NFS_H */

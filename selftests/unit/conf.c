@@ -11,6 +11,8 @@
 #include "conf.h"
 #include "fixture.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 static struct xnf_route route_to(__u32 ifindex, __u8 last)
 {
 	struct xnf_route rt = { .type = XNF_RT_UNICAST, .ifindex = ifindex };
@@ -650,6 +652,236 @@ TEST(conf_running)
 		ASSERT_EQ(chg.fdb, 1U, "one entry");
 		ASSERT_EQ(chg.firewall, 0U, "the firewall untouched");
 		ASSERT_EQ(running_slot(f.dp, 10), 0, "the rule runs");
+	}
+out:
+	xnf_conf_diff_free(d);
+	xnf_conf_free(run);
+	xnf_conf_free(c);
+	fx_close(&f);
+}
+
+/* A chain in which an NF would not see its packets is refused by both
+ * edits that set a chain (xnf_nfs.h, the order flags): the firewall after
+ * an NF that hands packets to the kernel, xsk before one that chooses the
+ * egress again. */
+TEST(conf_chain_order)
+{
+	static const struct {
+		const char *chain;
+		bool ok;
+	} cases[] = {
+		{ "firewall,l3fwd,l2fwd,xsk", true },
+		{ "firewall,l2fwd,l3fwd", true },
+		{ "l3fwd,l2fwd", true },
+		{ "l3fwd,xsk", true },
+		{ "xsk,firewall", true },
+		{ "l3fwd,firewall", false },
+		{ "l2fwd,firewall", false },
+		{ "l3fwd,l2fwd,firewall", false },
+		{ "xsk,l3fwd", false },
+		{ "firewall,xsk,l2fwd", false },
+	};
+	struct xnf_conf_attach at = { .dev = "ut1" };
+	struct xnf_chain_change chg = {};
+	struct xnf_chain_spec spec;
+	struct xnf_conf *c = NULL;
+	char err[256], what[64];
+	size_t i;
+
+	if (!ASSERT_OK(xnf_conf_new(&c), "new"))
+		return;
+	at.chain.len = 1;
+	at.chain.nf[0] = XNF_NF_L3FWD;
+	if (!ASSERT_OK(xnf_conf_attach(c, &at, err, sizeof(err)), err))
+		goto out;
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (!ASSERT_OK(xnf_chain_parse(cases[i].chain, &spec, err,
+					       sizeof(err)),
+			       err))
+			continue;
+		at.chain = spec;
+		snprintf(at.dev, sizeof(at.dev), "ut2");
+		snprintf(what, sizeof(what), "attach %s", cases[i].chain);
+		err[0] = '\0';
+		ASSERT_EQ(xnf_conf_attach(c, &at, err, sizeof(err)),
+			  cases[i].ok ? 0 : -EINVAL, what);
+		if (!cases[i].ok)
+			ASSERT_TRUE(strstr(err, "put ") != NULL, err);
+		xnf_conf_detach(c, "ut2", err, sizeof(err));
+		chg.len = spec.len;
+		memcpy(chg.nf, spec.nf, sizeof(chg.nf));
+		snprintf(what, sizeof(what), "chain set %s", cases[i].chain);
+		ASSERT_EQ(xnf_conf_chain_set(c, "ut1", &chg, err, sizeof(err)),
+			  cases[i].ok ? 0 : -EINVAL, what);
+		if (!cases[i].ok)
+			ASSERT_EQ(memcmp(c->att[0].chain.nf, chg.nf,
+					 sizeof(chg.nf)) != 0,
+				  true, "the chain stays");
+	}
+out:
+	xnf_conf_free(c);
+}
+
+static bool route_runs(struct xnf_dp *dp, const char *addr, __u32 plen)
+{
+	struct xnf_route_entry e;
+	__u8 a[16] = {};
+	int family = strchr(addr, ':') ? XNF_AF_INET6 : XNF_AF_INET;
+
+	inet_pton(family == XNF_AF_INET ? AF_INET : AF_INET6, addr, a);
+	return !xnf_route_get(dp, family, a, plen, &e);
+}
+
+static int cand_route(struct xnf_conf *c, const char *addr, __u32 plen,
+		      const struct xnf_route *rt, char *err, size_t errlen)
+{
+	int family = strchr(addr, ':') ? XNF_AF_INET6 : XNF_AF_INET;
+	__u8 a[16] = {};
+
+	inet_pton(family == XNF_AF_INET ? AF_INET : AF_INET6, addr, a);
+	return xnf_conf_route_add(c, family, a, plen, rt, false, err, errlen);
+}
+
+/* route flush: every route written by hand goes, in a candidate over what
+ * runs (read in one go) and in a whole one; the routes a sync mirrors
+ * stay; what the same candidate adds after the flush stays. */
+TEST(conf_route_flush)
+{
+	struct xnf_route rt, p[2], bh = { .type = XNF_RT_BLACKHOLE };
+	struct xnf_conf *c = NULL, *run = NULL;
+	struct xnf_conf_changes chg;
+	__u8 a[16] = {};
+	char err[256];
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	rt = route_to(f.ifindex[1], 1);
+	p[0] = route_to(f.ifindex[1], 2);
+	p[1] = route_to(f.ifindex[2], 3);
+	if (!ASSERT_OK(xnf_conf_new(&c), "new"))
+		goto out;
+	cand_route(c, "198.51.100.0", 24, &rt, err, sizeof(err));
+	cand_route(c, "2001:db8:2::", 64, &rt, err, sizeof(err));
+	cand_route(c, "203.0.113.0", 24, &bh, err, sizeof(err));
+	inet_pton(AF_INET, "10.0.0.0", a);
+	xnf_conf_route_add_multipath(c, XNF_AF_INET, a, 8, p, 2, false, err,
+				     sizeof(err));
+	if (!ASSERT_OK(conf_commit(f.dp, c, &chg, err, sizeof(err)), err))
+		goto out;
+	/* One the sync mirrored, as it writes them. */
+	rt.origin = XNF_ORIGIN_SYNC;
+	inet_pton(AF_INET, "192.0.2.0", a);
+	if (!ASSERT_OK(xnf_route_add(f.dp, XNF_AF_INET, a, 24, &rt, false, err,
+				     sizeof(err)),
+		       err))
+		goto out;
+	rt.origin = XNF_ORIGIN_STATIC;
+	SUBTEST("whole") {
+		xnf_conf_free(c);
+		c = NULL;
+		if (ASSERT_OK(xnf_conf_read(f.dp, &c, err, sizeof(err)), err)) {
+			ASSERT_EQ(c->nroutes, 4U, "the routes by hand");
+			ASSERT_OK(xnf_conf_route_flush(c, err, sizeof(err)), err);
+			ASSERT_EQ(c->nroutes, 0U, "none left");
+		}
+	}
+	SUBTEST("over_what_runs") {
+		if (!ASSERT_OK(xnf_conf_running(f.dp, &run), "running"))
+			goto out;
+		/* Touched before the flush: one that runs, one new. */
+		inet_pton(AF_INET, "203.0.113.0", a);
+		ASSERT_OK(xnf_conf_route_del(run, XNF_AF_INET, a, 24, err,
+					     sizeof(err)),
+			  err);
+		ASSERT_OK(cand_route(run, "198.18.0.0", 15, &rt, err, sizeof(err)),
+			  err);
+		ASSERT_OK(xnf_conf_route_flush(run, err, sizeof(err)), err);
+		ASSERT_EQ(run->nroutes, 0U, "the candidate holds none");
+		/* What comes after the flush stays. */
+		ASSERT_OK(cand_route(run, "198.51.100.0", 24, &rt, err,
+				     sizeof(err)),
+			  err);
+		ASSERT_OK(conf_commit(f.dp, run, &chg, err, sizeof(err)), err);
+		ASSERT_EQ(chg.routes, 3U,
+			  "removed: the v6, the multipath; 198.51.100.0/24 kept");
+		ASSERT_TRUE(route_runs(f.dp, "198.51.100.0", 24),
+			    "added after the flush");
+		ASSERT_TRUE(!route_runs(f.dp, "2001:db8:2::", 64), "v6 gone");
+		ASSERT_TRUE(!route_runs(f.dp, "10.0.0.0", 8), "multipath gone");
+		ASSERT_TRUE(!route_runs(f.dp, "203.0.113.0", 24),
+			    "blackhole gone");
+		ASSERT_TRUE(!route_runs(f.dp, "198.18.0.0", 15), "never added");
+		ASSERT_TRUE(route_runs(f.dp, "192.0.2.0", 24), "the synced one");
+	}
+out:
+	xnf_conf_free(run);
+	xnf_conf_free(c);
+	fx_close(&f);
+}
+
+/* What the commit refuses, xnf_conf_diff (`apply check`) refuses too,
+ * before anything changes: a route by hand while a route sync owns the
+ * tables, or while every l3fwd, as the commit leaves them, forwards by
+ * the kernel's FIB. */
+TEST(conf_routes_by_hand)
+{
+	struct xnf_rtsync_info si = { .table = 254, .pid = 1 };
+	struct xnf_conf_attach at = { .dev = "ut1" };
+	struct xnf_commit_result res;
+	struct xnf_conf_diff *d = NULL;
+	struct xnf_conf *c = NULL, *run = NULL;
+	struct xnf_route rt;
+	__u8 a[16] = {};
+	char err[256];
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	rt = route_to(f.ifindex[1], 1);
+	if (!ASSERT_OK(xnf_conf_running(f.dp, &run), "running") ||
+	    !ASSERT_OK(cand_route(run, "198.51.100.0", 24, &rt, err, sizeof(err)),
+		       err))
+		goto out;
+	SUBTEST("a_sync_owns_the_tables") {
+		if (!ASSERT_OK(xnf_rtsync_set(f.dp, &si), "register a sync"))
+			goto out;
+		ASSERT_EQ(xnf_conf_diff(f.dp, run, &d, err, sizeof(err)),
+			  -EBUSY, "apply check");
+		ASSERT_EQ(xnf_conf_commit(f.dp, run, NULL, &res, err, sizeof(err)),
+			  -EBUSY, "commit");
+		ASSERT_EQ(res.failed_obj, XNF_OBJ_ROUTE, "the change refused");
+		ASSERT_TRUE(!route_runs(f.dp, "198.51.100.0", 24), "not written");
+		si.table = 0;
+		ASSERT_OK(xnf_rtsync_set(f.dp, &si), "no sync");
+		ASSERT_OK(xnf_conf_diff(f.dp, run, &d, err, sizeof(err)), err);
+	}
+	SUBTEST("every_l3fwd_in_fib_mode") {
+		/* A whole configuration for a fresh instance. */
+		if (!ASSERT_OK(xnf_conf_new(&c), "new"))
+			goto out;
+		at.chain.len = 1;
+		at.chain.nf[0] = XNF_NF_L3FWD;
+		at.chain.l3_fib = true;
+		xnf_conf_attach(c, &at, err, sizeof(err));
+		cand_route(c, "198.51.100.0", 24, &rt, err, sizeof(err));
+		xnf_conf_diff_free(d);
+		d = NULL;
+		ASSERT_EQ(xnf_conf_diff(NULL, c, &d, err, sizeof(err)),
+			  -EOPNOTSUPP, "apply check");
+		ASSERT_TRUE(strstr(err, "ut1") != NULL, err);
+		/* One l3fwd that reads xnf's routes is enough. */
+		snprintf(at.dev, sizeof(at.dev), "ut2");
+		at.chain.l3_fib = false;
+		xnf_conf_attach(c, &at, err, sizeof(err));
+		ASSERT_OK(xnf_conf_diff(NULL, c, &d, err, sizeof(err)), err);
+		/* Deleting routes is never refused. */
+		xnf_conf_detach(c, "ut2", err, sizeof(err));
+		inet_pton(AF_INET, "198.51.100.0", a);
+		xnf_conf_route_del(c, XNF_AF_INET, a, 24, err, sizeof(err));
+		xnf_conf_diff_free(d);
+		d = NULL;
+		ASSERT_OK(xnf_conf_diff(NULL, c, &d, err, sizeof(err)), err);
 	}
 out:
 	xnf_conf_diff_free(d);

@@ -64,5 +64,7 @@ printf '%s\n' "route add 198.51.100.0/24 blackhole" \
 	"route add 192.0.2.0/24 blackhole" "fw add prio 20 drop proto tcp" >"$TMP/b"
 count -b "$TMP/b"
 x save >"$TMP/conf"
+count apply check "$TMP/conf"
 count apply "$TMP/conf"
+count route flush
 count detach m0
