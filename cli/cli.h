@@ -79,7 +79,9 @@ struct xnf_dp *cli_dp_read(void);
  * an error. */
 int cli_dp_if_any(struct xnf_dp **dp);
 
-/* Object / command tables with unique-prefix matching. */
+/* Object / command tables. A word names the entry it equals, else the
+ * first entry it is a prefix of (as ip(8) does): a table's order is the
+ * order its prefixes resolve. */
 struct cli_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -93,9 +95,11 @@ struct cli_cmd {
 /* A configuration command that needs an instance (detach, chain set,
  * destroy): without one it is refused before its edit. */
 #define CLI_EXISTING 0x4
+/* Named in full only, never by a prefix: it destroys data (fw reset). */
+#define CLI_FULL     0x8
 bool is_prefix(const char *pfx, const char *str);
-/* Runs the command of @cmds whose name @argv[0] is a unique prefix of; with
- * no argv[0], runs @cmds[0]. */
+/* Runs the command of @cmds named @argv[0], or the first one whose name
+ * it is a prefix of; with no argv[0], runs @cmds[0]. */
 int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 		 char **argv);
 /* A configuration command (commit.c): its edit of the run's candidate
