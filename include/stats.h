@@ -57,7 +57,7 @@ struct xnf_fw_row {
 
 struct xnf_sample {
 	int ncpus;
-	struct xnf_dev_sample *devs; /* by name */
+	struct xnf_dev_sample *devs; /* by ifindex */
 	int ndevs;
 	struct xnf_fw_row *fw; /* in priority order */
 	int nfw;

@@ -304,6 +304,17 @@ static int dev_filter(const struct dirent *de)
 	return de->d_name[0] != '.';
 }
 
+/* By ifindex, as ip(8) lists links (then by name: an ifindex of another
+ * network namespace may repeat). */
+static int dev_cmp(const void *a, const void *b)
+{
+	const struct xnf_dev_sample *x = a, *y = b;
+
+	if (x->info.ifindex != y->info.ifindex)
+		return x->info.ifindex < y->info.ifindex ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
 /* The interface @dev, or every attached one, into @s. */
 static int devs_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 		     char *errbuf, size_t errlen)
@@ -316,7 +327,7 @@ static int devs_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 		n = 1;
 	} else {
 		xnf_dev_path(dp->root, NULL, NULL, path, sizeof(path));
-		n = scandir(path, &list, dev_filter, alphasort);
+		n = scandir(path, &list, dev_filter, NULL);
 		if (n < 0 && errno != ENOENT) {
 			ret = -errno;
 			err_add(errbuf, errlen, "cannot read %s: %s", path,
@@ -352,6 +363,8 @@ static int devs_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 	for (i = 0; list && i < n; i++)
 		free(list[i]);
 	free(list);
+	if (s->ndevs > 1)
+		qsort(s->devs, s->ndevs, sizeof(*s->devs), dev_cmp);
 	return ret;
 }
 

@@ -1079,3 +1079,39 @@ lost_round()
 	tb_src ethtool -K s0 tx off >/dev/null
 	tb_expect "no warning again" "$(tb_xnf -j status | jq -c '[.devices[] | select(.warnings != []) | .dev]')" = '[]'
 }
+
+# The ports as ip(8) lists links, by interface index, wherever xnf lists
+# them; and status names l3fwd's mode (fib or lpm) only for a chain that
+# uses it: with l3fwd, or xsk, whose workers' l3fwd follows it.
+@test "status, stats and Prometheus list the ports by ifindex; status names l3fwd's mode only where it is used" {
+	local want
+
+	# Names that sort against their indexes (zz0 before aa0), attached
+	# in index order (a directory lists them the other way round).
+	ip -n "$TB_DUT" link add zz0 type veth peer name zz1 &&
+		ip -n "$TB_DUT" link add aa0 type veth peer name aa1 || return 1
+	for d in zz0 zz1 aa0 aa1; do
+		ip -n "$TB_DUT" link set "$d" up
+	done
+	tb_xnf attach d0 chain firewall
+	tb_xnf attach d1 chain xsk
+	tb_xnf attach zz0 chain l3fwd fib
+	tb_xnf attach aa0 chain l2fwd
+	want=$(ip -n "$TB_DUT" -j link show | jq -c '[.[] | select(.ifname |
+		IN("d0", "d1", "zz0", "aa0")) | .ifname]')
+	tb_expect "ip link's order" "$want" = '["d0","d1","zz0","aa0"]'
+	tb_expect "status" "$(tb_xnf -j status | jq -c '[.devices[].dev]')" = "$want"
+	tb_expect "status: ascending ifindex" \
+		"$(tb_xnf -j status | jq '[.devices[].ifindex] | . == sort')" = true
+	tb_expect "stats" "$(tb_stats_json | jq -c '[.devices[].dev]')" = "$want"
+	tb_expect "Prometheus" "$(tb_xnf stats -f prometheus |
+		sed -n 's/^xnf_interface_info{interface="\([^"]*\)".*/\1/p' |
+		jq -Rsc 'split("\n") | map(select(. != ""))')" = "$want"
+	tb_expect "chain show" "$(tb_xnf -j chain show | jq -c '[.devices[].dev]')" = "$want"
+
+	tb_expect "l3fwd's mode by chain" \
+		"$(tb_xnf -j status | jq -c '[.devices[] | [.chain, .l3fwd]]')" = \
+		'[["firewall",null],["xsk","lpm"],["l3fwd","fib"],["l2fwd",null]]'
+	tb_expect "status DEV: none for l2fwd" "$(tb_xnf -j status aa0 | jq -c .l3fwd)" = null
+	tb_expect "status DEV: fib for l3fwd" "$(tb_xnf -j status zz0 | jq -r .l3fwd)" = fib
+}
