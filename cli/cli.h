@@ -199,6 +199,9 @@ int cli_parse_placement(int *argc, char ***argv, struct xnf_plan_req *req,
 			bool *have_queues, bool *have_cores);
 /* "prio 10 drop proto tcp dport 23": @r in the words of 'xnf fw add'. */
 const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len);
+/* "proto tcp dport 23", or "any": what @r matches, in the same words and
+ * order (fw show, stats and Prometheus print a rule alike). */
+const char *cli_fw_match_text(const struct xnf_fw_rule *r, char *buf, size_t len);
 /* "198.51.100.0/24 via 192.0.2.1 dev d1 lladdr MAC", "203.0.113.0/24
  * blackhole": @e in the words of 'xnf route add'. */
 const char *cli_route_text(const struct xnf_route_entry *e, char *buf,

@@ -278,18 +278,31 @@ static void fw_rule_vals(const struct xnf_fw_rule *r, const char *vals[5],
 		vals[4] = fw_fmt_ports(r->dport_lo, r->dport_hi, bufs[4], len);
 }
 
-const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len)
+const char *cli_fw_match_text(const struct xnf_fw_rule *r, char *buf, size_t len)
 {
 	char bufs[5][INET6_ADDRSTRLEN + 5];
 	const char *vals[5];
-	size_t i, n;
+	size_t i, n = 0;
 
 	fw_rule_vals(r, vals, bufs);
-	n = snprintf(buf, len, "prio %u %s", r->prio, fw_action_name(r->action));
+	buf[0] = '\0';
 	for (i = 0; i < 5 && n < len; i++)
 		if (vals[i])
-			n += snprintf(buf + n, len - n, " %s %s", rule_keys[i],
-				      vals[i]);
+			n += snprintf(buf + n, len - n, "%s%s %s", n ? " " : "",
+				      rule_keys[i], vals[i]);
+	if (!n)
+		snprintf(buf, len, "any");
+	return buf;
+}
+
+const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len)
+{
+	char match[256];
+
+	cli_fw_match_text(r, match, sizeof(match));
+	snprintf(buf, len, "prio %u %s%s%s", r->prio, fw_action_name(r->action),
+		 strcmp(match, "any") ? " " : "",
+		 strcmp(match, "any") ? match : "");
 	return buf;
 }
 

@@ -38,7 +38,6 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,47 +588,6 @@ static const char *fw_action_name(__u32 action)
 	return action == XNF_FW_DROP ? "drop" : "allow";
 }
 
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*n >= len)
-		return;
-	va_start(ap, fmt);
-	*n += vsnprintf(buf + *n, len - *n, fmt, ap);
-	va_end(ap);
-}
-
-/* "src 198.51.100.0/24 proto udp dport 1000-2000", or "any". */
-static const char *fw_match(const struct xnf_fw_rule *r, char *buf, size_t len)
-{
-	char a[64];
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (r->flags & XNF_FW_F_SRC)
-		appendf(buf, len, &n, " src %s",
-			fmt_prefix(r->family, r->src, r->src_len, a, sizeof(a)));
-	if (r->flags & XNF_FW_F_DST)
-		appendf(buf, len, &n, " dst %s",
-			fmt_prefix(r->family, r->dst, r->dst_len, a, sizeof(a)));
-	if (r->flags & XNF_FW_F_PROTO)
-		appendf(buf, len, &n, " proto %s",
-			fmt_proto(r->proto, a, sizeof(a)));
-	if (r->flags & XNF_FW_F_SPORT)
-		appendf(buf, len, &n,
-			r->sport_lo == r->sport_hi ? " sport %u" : " sport %u-%u",
-			r->sport_lo, r->sport_hi);
-	if (r->flags & XNF_FW_F_DPORT)
-		appendf(buf, len, &n,
-			r->dport_lo == r->dport_hi ? " dport %u" : " dport %u-%u",
-			r->dport_lo, r->dport_hi);
-	return n ? buf + 1 : "any";
-}
-
 /* One rule; in text (with @shown) a line of the table, with its match. */
 static void fw_row_print(const struct xnf_fw_row *f, bool shown)
 {
@@ -644,7 +602,8 @@ static void fw_row_print(const struct xnf_fw_row *f, bool shown)
 	print_uint(t, "bytes", NUM_FMT, f->hit.bytes);
 	close_json_object();
 	if (shown)
-		print_text("  %s\n", fw_match(&f->rule, match, sizeof(match)));
+		print_text("  %s\n",
+			   cli_fw_match_text(&f->rule, match, sizeof(match)));
 }
 
 /* Firewall hits, instance-wide: every rule in JSON, the rules that matched

@@ -1115,3 +1115,37 @@ lost_round()
 	tb_expect "status DEV: none for l2fwd" "$(tb_xnf -j status aa0 | jq -c .l3fwd)" = null
 	tb_expect "status DEV: fib for l3fwd" "$(tb_xnf -j status zz0 | jq -r .l3fwd)" = fib
 }
+
+# Three rules, added out of priority order, each matched: fw show, the
+# text of stats and the Prometheus labels list them in priority order and
+# write each alike: what it matches in the words and order of `fw add`.
+@test "a rule reads alike in fw show, stats and Prometheus, in priority order" {
+	local fw st prom
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_xnf fw add prio 20 allow proto udp dst $TB_SINK4/32 dport 7002-7003
+	tb_xnf fw add prio 10 allow proto udp src $TB_SRC4/32 dst $TB_SINK4/32 dport 7001
+	tb_xnf fw add prio 5 allow proto icmp src $TB_SRC4/32
+	tb_ping_ok "$TB_SRC" $TB_SINK4 2
+	tb_udp_send "$TB_SRC" $TB_SINK4 7001 2
+	tb_udp_send "$TB_SRC" $TB_SINK4 7002 2
+	tb_until "every rule to have hits" eval \
+		'[ "$(tb_xnf -j fw show | jq "[.rules[].packets | select(. > 0)] | length")" -eq 3 ]'
+
+	# "prio 5 allow proto icmp src 192.0.2.1/32  packets 2 bytes 196"
+	fw=$(tb_xnf fw show | sed -n 's/^prio \([0-9]*\) [a-z]* \(.*\)  packets .*/\1 \2/p')
+	# "  5  allow  2  2  196  proto icmp src 192.0.2.1/32", after the
+	# line "firewall: ..." and the head of the table.
+	st=$(tb_xnf stats | awk '/^firewall:/ { on = 1; next }
+		on && $1 ~ /^[0-9]+$/ { p = $1; for (i = 1; i <= 5; i++) $i = ""
+			sub(/^ +/, ""); print p, $0 }')
+	prom=$(tb_xnf stats -f prometheus |
+		sed -n 's/^xnf_fw_rule_matched_packets_total{prio="\([0-9]*\)",rule="prio [0-9]* [a-z]* \(.*\)"} .*/\1 \2/p')
+	echo "fw show:"$'\n'"$fw"$'\n'"stats:"$'\n'"$st"$'\n'"Prometheus:"$'\n'"$prom" >&2
+	tb_expect "fw show: the rules by prio" "$(awk '{ print $1 }' <<<"$fw" | tr '\n' ' ')" = "5 10 20 "
+	tb_expect "stats reads as fw show" "$st" = "$fw"
+	tb_expect "Prometheus reads as fw show" "$prom" = "$fw"
+	tb_expect "stats -j: by prio" "$(tb_stats_json | jq -c '[.fw_hits[].prio]')" = '[5,10,20]'
+	tb_expect "fw show -j: by prio" "$(tb_xnf -j fw show | jq -c '[.rules[].prio]')" = '[5,10,20]'
+}
