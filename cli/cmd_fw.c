@@ -352,7 +352,7 @@ static int do_fw_show(int argc, char **argv)
 			       XNF_MAP_STR(XNF_MAP_FW_RULES),
 			       XNF_MAP_STR(XNF_MAP_FW_HDR), strerror(-err));
 	order = calloc(XNF_FW_MAX_RULES, sizeof(*order));
-	hits = calloc(XNF_FW_MAX_RULES, sizeof(*hits));
+	hits = calloc(XNF_FW_HITS, sizeof(*hits));
 	if (!order || !hits) {
 		err = cli_err("out of memory");
 		goto out;
@@ -371,8 +371,12 @@ static int do_fw_show(int argc, char **argv)
 		qsort(order, n, sizeof(*order), fw_prio_cmp);
 
 	open_json_doc("xnf/fw/1");
-	print_string(PRINT_ANY, "default", "default %s\n",
+	print_string(PRINT_ANY, "default", "default %s",
 		     fw_action_name(xnf_fw_set_default(set)));
+	print_uint(PRINT_ANY, "default_packets", "  packets %llu",
+		   hits[XNF_FW_HIT_DEFAULT].packets);
+	print_uint(PRINT_ANY, "default_bytes", " bytes %llu\n",
+		   hits[XNF_FW_HIT_DEFAULT].bytes);
 	open_json_array("rules");
 	for (i = 0; i < n; i++)
 		fw_print_rule(order[i], &hits[order[i] - rules]);

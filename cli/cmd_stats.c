@@ -606,26 +606,42 @@ static void fw_row_print(const struct xnf_fw_row *f, bool shown)
 			   cli_fw_match_text(&f->rule, match, sizeof(match)));
 }
 
-/* Firewall hits, instance-wide: every rule in JSON, the rules that matched
- * something in text. */
+/* The firewall in text: it has rules, or its default policy decided. */
+static bool fw_shown(const struct xnf_sample *s)
+{
+	return s->nfw || s->fw_default_hit.packets;
+}
+
+/* Firewall hits, instance-wide: every rule in JSON, in text the rules that
+ * matched something, in priority order, then the default policy when
+ * packets got it (the order the firewall tries them in). */
 static void fw_table(const struct xnf_sample *s)
 {
+	const struct xnf_fw_hit *dflt = &s->fw_default_hit;
+	enum print_type t = fw_shown(s) ? PRINT_ANY : PRINT_JSON;
 	int i, hit = 0;
 
 	for (i = 0; i < s->nfw; i++)
 		hit += !!s->fw[i].hit.packets;
-	if (s->nfw)
+	if (fw_shown(s))
 		print_text("firewall: %d rule%s, %d with hits, default ",
 			   s->nfw, s->nfw == 1 ? "" : "s", hit);
-	print_string(s->nfw ? PRINT_ANY : PRINT_JSON, "fw_default", "%s\n",
-		     fw_action_name(s->fw_default));
-	if (hit)
+	print_string(t, "fw_default", "%s\n", fw_action_name(s->fw_default));
+	if (hit || dflt->packets)
 		print_text("  %10s  %-6s %5s %*s %*s  %s\n", "prio", "action",
 			   "slot", NUM_W, "packets", NUM_W, "bytes", "match");
 	open_json_array("fw_hits");
 	for (i = 0; i < s->nfw; i++)
 		fw_row_print(&s->fw[i], s->fw[i].hit.packets);
 	close_json_array();
+	t = dflt->packets ? PRINT_ANY : PRINT_JSON;
+	if (dflt->packets)
+		print_text("  %10s  %-6s %5s", "default",
+			   fw_action_name(s->fw_default), "-");
+	print_uint(t, "fw_default_packets", NUM_FMT, dflt->packets);
+	print_uint(t, "fw_default_bytes", NUM_FMT, dflt->bytes);
+	if (dflt->packets)
+		print_nl();
 }
 
 static const struct xnf_dev_sample *dev_find(const struct xnf_sample *s,
@@ -684,7 +700,7 @@ static void sample_print(const struct stats_opts *o, const struct xnf_sample *cu
 	if (!cur->ndevs && !o->dev)
 		print_text("xnf is attached to no interface; 'xnf attach DEV chain "
 			   "NF[,NF...]' attaches one\n");
-	if (cur->nfw)
+	if (fw_shown(cur))
 		print_nl();
 	fw_table(cur);
 	close_json_object();

@@ -594,9 +594,11 @@ void xnf_fw_set_linear(struct xnf_fw_set *set, bool linear);
 int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set, char *err,
 		 size_t errlen);
 
-/* Zeroes every hit counter (one batch update). */
+/* Zeroes every hit counter, the rules' and the default policy's (one
+ * batch update); the rules stay as they are. */
 int xnf_fw_hits_reset(struct xnf_dp *dp);
-/* Hit counters by slot, summed over CPUs: @hits[XNF_FW_MAX_RULES]. */
+/* Hit counters by slot, summed over CPUs: @hits[XNF_FW_HITS], the default
+ * policy's at XNF_FW_HIT_DEFAULT. */
 int xnf_fw_hits_read(struct xnf_dp *dp, struct xnf_fw_hit *hits);
 
 /* ---- whole maps (maps.c) ---- */

@@ -129,6 +129,11 @@ def main():
         bad.append(f'rules in the order {order}, JSON says '
                    f'{[r["prio"] for r in stats["fw_hits"]]}')
     check('xnf_fw_rules', {}, len(stats['fw_hits']))
+    policy = {'policy': stats['fw_default']}
+    check('xnf_fw_default_matched_packets_total', policy,
+          stats['fw_default_packets'])
+    check('xnf_fw_default_matched_bytes_total', policy,
+          stats['fw_default_bytes'])
     for b in bad:
         print(b)
     print(f'{n} values compared, {len(bad)} differ')
