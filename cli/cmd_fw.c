@@ -11,7 +11,10 @@
  * A batch (xnf -b) switches once, whatever its number of rules.
  *
  * Hit counters are per slot (a rule keeps its slot while it lives): a
- * slot's counter is zeroed before a new rule is published in it.
+ * slot's counter is zeroed before a new rule is published in it. The
+ * default policy has one too, after the last slot. `fw reset` zeroes
+ * them all and changes no rule: like `stats reset`, it is no edit of the
+ * configuration.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -238,6 +241,27 @@ static int do_fw_flush(int argc, char **argv)
 	return 0;
 }
 
+/* As `nft reset rules`: the counters from zero, the rules as they are. No
+ * edit of the configuration (nothing of it changes): a writer, as
+ * `stats reset` is, so that the change log has it. */
+static int do_fw_reset(int argc, char **argv)
+{
+	struct xnf_dp *dp;
+	int err;
+
+	if (argc > 0)
+		return cli_err("'xnf fw reset' takes no arguments, not '%s'",
+			       argv[0]);
+	dp = cli_dp(false);
+	if (!dp)
+		return -1;
+	err = xnf_fw_hits_reset(dp);
+	if (err)
+		return cli_err("cannot zero the hit counters (%s): %s",
+			       XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
+	return 0;
+}
+
 static int fw_prio_cmp(const void *a, const void *b)
 {
 	const struct xnf_fw_rule *x = *(const struct xnf_fw_rule *const *)a;
@@ -396,6 +420,7 @@ static int do_fw_help(int argc, char **argv)
 	       "       xnf fw del prio N\n"
 	       "       xnf fw default { allow | drop }\n"
 	       "       xnf fw flush\n"
+	       "       xnf fw reset\n"
 	       "       xnf fw [ show ]\n"
 	       "       xnf fw help\n"
 	       "PROTO  := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
@@ -407,7 +432,10 @@ static int do_fw_help(int argc, char **argv)
 	       "rule matches gets the default policy. prio defaults to the highest in use\n"
 	       "plus %d (%d for the first rule) and must be unique. flush removes the\n"
 	       "rules and keeps the default. Each change switches the dataplane from the\n"
-	       "complete old rule set to the complete new one in one step.\n",
+	       "complete old rule set to the complete new one in one step.\n"
+	       "show prints each rule's hits and the default policy's (the packets no\n"
+	       "rule matched); reset (never abbreviated) zeroes them all and changes no\n"
+	       "rule.\n",
 	       XNF_FW_PRIO_STEP, XNF_FW_PRIO_STEP);
 	return 0;
 }
@@ -421,6 +449,7 @@ int do_fw(int argc, char **argv)
 		{ "del", do_fw_del, CLI_EDIT },
 		{ "default", do_fw_default, CLI_EDIT },
 		{ "flush", do_fw_flush, CLI_EDIT },
+		{ "reset", do_fw_reset, CLI_FULL },
 		{ "help", do_fw_help },
 		{ NULL, NULL },
 	};

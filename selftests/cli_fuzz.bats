@@ -83,10 +83,11 @@ COUNT_CASES=("" "detach" "detach d0 d1" "destroy now" "chain set"
 
 # Unknown options, objects and commands; prefixes of several that resolve
 # to one that refuses what follows (detach without a device, fw del
-# without prio).
+# without prio); a prefix of reset, which is never abbreviated.
 UNKNOWN_CASES=("-Z status" "--bogus status" "-b" "-vZ status"
 	"--json=1 status" "-Z" "--verbose=2 status" "-b /nonexistent"
-	"-b - status" "bogus" "d" "de" "route bogus" "fw bogus" "fw d"
+	"-b - status" "bogus" "d" "de" "route bogus" "fw bogus" "fw d" "fw r"
+	"fw res"
 	"fdb bogus" "chain bogus" "config bogus" "xconnect bogus d1"
 	"attach d0 chain l3fwd bogus" "plan d0 bogus 1" "stats d0 bogus"
 	"worker d0 bogus 1" "route add 203.0.113.0/24 bogus")

@@ -187,6 +187,8 @@ complete_line()
 	! grep -qx percpu <<<"$output"
 	run -0 complete_line "xnf c "
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "help set show " ]
+	run -0 complete_line "xnf fw re"
+	[ "$output" = reset ]
 	run -0 complete_line "xnf -j fw add prio 10 drop pro"
 	[ "$output" = proto ]
 	run -0 complete_line "xnf chain set eth0 firewall,l"

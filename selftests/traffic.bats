@@ -1149,3 +1149,58 @@ lost_round()
 	tb_expect "stats -j: by prio" "$(tb_stats_json | jq -c '[.fw_hits[].prio]')" = '[5,10,20]'
 	tb_expect "fw show -j: by prio" "$(tb_xnf -j fw show | jq -c '[.rules[].prio]')" = '[5,10,20]'
 }
+
+# The packets no rule matches get the default policy, and a counter of
+# their own: fw show, stats and Prometheus. fw reset zeroes it with the
+# rules' and changes no rule; it is in the change log, as stats reset is.
+@test "the default policy counts what it decided; fw reset zeroes every counter and changes no rule" {
+	local fw before after saved n=6 m=4 d0
+
+	# Only the test's packets: no IPv6 from the hosts (router
+	# solicitations would get the default policy too).
+	tb_src sysctl -q -w net.ipv6.conf.$TB_S0.disable_ipv6=1
+	tb_sink sysctl -q -w net.ipv6.conf.$TB_K0.disable_ipv6=1
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_xnf fw add prio 10 drop proto udp dport 5001
+	d0=$(tb_xnf -j fw show | jq .default_packets)
+
+	# Requests through d0, replies through d1: no rule matches them.
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $n
+	tb_udp_send "$TB_SRC" $TB_SINK4 5001 $m
+	tb_until "the rule's hits" eval \
+		'[ "$(tb_xnf -j fw show | jq ".rules[0].packets")" -eq '$m' ]'
+	fw=$(tb_xnf -j fw show)
+	tb_expect "the default policy's packets" "$(jq .default_packets <<<"$fw")" -eq $((d0 + 2 * n))
+	tb_expect "its bytes" "$(jq .default_bytes <<<"$fw")" -gt 0
+	tb_expect "stats: the same" \
+		"$(tb_stats_json | jq -c '[.fw_default, .fw_default_packets, .fw_default_bytes]')" = \
+		"$(jq -c '[.default, .default_packets, .default_bytes]' <<<"$fw")"
+	tb_expect "Prometheus: the same" \
+		"$(tb_xnf stats -f prometheus | awk '$1 == "xnf_fw_default_matched_packets_total{policy=\"allow\"}" { print $2 }')" \
+		-eq $((d0 + 2 * n))
+
+	# Dropped by the default: counted there and as fw_deny.
+	tb_xnf fw default drop
+	before=$(tb_stats_json)
+	tb_ping_unanswered "$TB_SRC" $TB_SINK4 $n
+	after=$(tb_stats_json)
+	tb_expect "dropped by the default policy" \
+		"$(jq .fw_default_packets <<<"$after")" -eq $((d0 + 3 * n))
+	tb_expect "as fw_deny on d0" "$(tb_delta "$before" "$after" d0 .drop_reasons.fw_deny)" -eq $n
+
+	saved=$(tb_xnf save)
+	tb_xnf fw reset
+	fw=$(tb_xnf -j fw show)
+	tb_expect "reset: the default's" "$(jq -c '[.default_packets, .default_bytes]' <<<"$fw")" = '[0,0]'
+	tb_expect "reset: the rules'" "$(jq -c '[.rules[] | .packets, .bytes] | unique' <<<"$fw")" = '[0]'
+	tb_expect "reset: the rules and the policy as they were" "$(tb_xnf save)" = "$saved"
+	tb_expect "reset: in the change log" \
+		"$(tb_xnf -j monitor last 1 once | jq -c '[.command, .result]')" = '["fw reset","ok"]'
+	# Not by a prefix; and stats reset zeroes the default's too.
+	run -1 tb_xnf fw res
+	tb_ping_unanswered "$TB_SRC" $TB_SINK4 2
+	tb_expect "counting again" "$(tb_xnf -j fw show | jq .default_packets)" -eq 2
+	tb_xnf stats reset
+	tb_expect "stats reset" "$(tb_xnf -j fw show | jq .default_packets)" -eq 0
+}
