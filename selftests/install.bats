@@ -189,6 +189,8 @@ complete_line()
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "help set show " ]
 	run -0 complete_line "xnf fw re"
 	[ "$output" = reset ]
+	run -0 complete_line "xnf r get 203.0.113.1 from 192.0.2.1 "
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "dport proto sport " ]
 	run -0 complete_line "xnf -j fw add prio 10 drop pro"
 	[ "$output" = proto ]
 	run -0 complete_line "xnf chain set eth0 firewall,l"

@@ -15,8 +15,9 @@
 # prints JSON runs once under -j, with its stdout, stderr and exit status
 # kept and what they must be written to a manifest (`keep`): the show
 # commands (status also of a chain without l3fwd, and without an
-# instance), stats (once, per CPU, watch), route get of every route type,
-# save and apply, plan (attached, and on the fixture machines), the
+# instance), stats (once, per CPU, watch), route get of every route type
+# and of a flow, save and apply, plan (attached, and on the fixture
+# machines), the
 # worker's report, the event streams of `route sync` and `neigh follow`,
 # the batching model, refusals (one error document on stdout) and
 # warnings (documents of their own on stderr, beside stdout's). The tests
@@ -176,6 +177,10 @@ collect()
 	keep route-static 0 xnf/route/1 one none tb_xnf -j route get 203.0.113.80
 	keep route-kernel 0 xnf/route/1 one none tb_xnf -j route get 198.51.100.200
 	keep route-v6 0 xnf/route/1 one none tb_xnf -j route get 2001:db8:2::9
+	keep route-flow 0 xnf/route/1 one none tb_xnf -j route get 203.0.113.9 \
+		from $TB_SRC4 proto udp sport 1000 dport 53
+	keep route-flow-icmp 0 xnf/route/1 one none tb_xnf -j route get 198.51.100.9 \
+		from $TB_SRC4 proto icmp
 	keep status-none 0 xnf/status-list/1 one none timeout "$TB_TIMEOUT" \
 		ip netns exec "$TB_DUT" env XNF_PIN_ROOT="${XNF_PIN_ROOT%/*}/none" "$XNF" -j status
 	keep fw 0 xnf/fw/1 one none tb_xnf -j fw show
@@ -375,6 +380,8 @@ lines() { printf '%s\n' "$@" | sort -u; }
 		"stats|.time = \"now\"" \
 		"routes|.routes[0].bogus = 1" \
 		"route-multipath|.nexthops[0].bogus = 1" \
+		"route-flow|.flow.bogus = 1" \
+		"route-flow|.flow.hash = null" \
 		"status-l2fwd|.l3fwd = \"none\"" \
 		"sync-flush|.deleted = null" \
 		"worker|.workers[0].frames_in.bogus = 1" \
@@ -388,8 +395,8 @@ lines() { printf '%s\n' "$@" | sort -u; }
 		echo "$file | $expr: $output"
 	done
 	# Unchanged, the same documents pass.
-	for file in status-dev status stats routes route-multipath status-l2fwd \
-		status-none worker; do
+	for file in status-dev status stats routes route-multipath route-flow \
+		status-l2fwd status-none worker; do
 		run -0 shape validate "$J/$file.out"
 	done
 }
