@@ -66,8 +66,8 @@ static void on_event(const struct xnf_rtsync_event *ev, void *ctx)
 		print_uint(PRINT_ANY, "pid", ": pid %llu", getpid());
 		if (!o->follow_only) {
 			print_uint(PRINT_ANY, "table", ", table %llu", o->table);
-			print_uint(PRINT_ANY, "routes", ", %llu routes",
-				   ev->routes);
+			print_text(";");
+			print_counts(ev);
 		}
 		break;
 	case XNF_RTSYNC_RESYNC:

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -237,6 +238,7 @@ struct rs {
 	__u32 routes;	    /* prefixes xnf holds a synced route for */
 	__u32 unsup_events; /* UNSUPPORTED events in this flush */
 	__u64 changes;	    /* messages that changed something */
+	int lock_fd;	    /* the sync's lock (sync_lock), -1: none */
 	struct xnf_rtsync_event counts;
 };
 
@@ -1200,8 +1202,13 @@ static int resync(struct rs *s, struct rtnl_sock *d)
 	if (s->o.follow_only)
 		return 0;
 	ht_each(&s->nhobj, sweep_nhobj, s);
-	ht_each(&s->pfx, sweep_pfx, s);
-	return read_have(s);
+	/* What xnf holds is read first, so that the sweep looks at every
+	 * prefix xnf has too: one the kernel deleted while no sync ran (or
+	 * while a killed one was down) is known only from there, and goes. */
+	ret = read_have(s);
+	if (!ret)
+		ht_each(&s->pfx, sweep_pfx, s);
+	return ret;
 }
 
 static void drop_unused(void *e, void *ctx)
@@ -1279,6 +1286,7 @@ static int flush(struct rs *s, enum xnf_rtsync_ev type, const char *reason)
 	ev.unsupported = s->counts.unsupported;
 	ev.routes = s->routes;
 	ev.usec = now_us() - t0;
+	s->counts.usec = ev.usec; /* for the STARTED event */
 	if (ev.added || ev.replaced || ev.deleted)
 		change_log(s,
 			   "%u added, %u replaced, %u deleted (%s); %u synced "
@@ -1308,32 +1316,82 @@ static int full_resync(struct rs *s, struct rtnl_sock *d, const char *why)
 	return ret;
 }
 
-/* ---- registration ---- */
+/* ---- registration and the sync's lock ---- */
 
-static bool pid_alive(__u32 pid)
+/*
+ * A running sync holds an exclusive flock on <root>/tables from its start
+ * to its end: that, not the pid it registered, says whether it runs. A
+ * lock goes with its holder's last descriptor, so a killed sync holds
+ * none, while its pid may still exist (a zombie that its parent has not
+ * reaped yet answers kill(pid, 0)) or name another process by now. The
+ * writers' lock is the flock on <root>, another inode: the two never
+ * meet. Into *@fd: the locked descriptor, or -1 and -EBUSY while a sync
+ * holds it.
+ */
+static int sync_lock(struct xnf_dp *dp, int *fd)
 {
-	return pid && (kill(pid, 0) == 0 || errno == EPERM);
+	char path[XNF_ROOT_MAX + 8];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/tables", xnf_dp_root(dp));
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	if (!flock(*fd, LOCK_EX | LOCK_NB))
+		return 0;
+	ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+	close(*fd);
+	*fd = -1;
+	return ret;
+}
+
+bool xnf_rtsync_runs(struct xnf_dp *dp)
+{
+	int fd, ret;
+
+	ret = sync_lock(dp, &fd);
+	if (!ret)
+		close(fd);
+	return ret == -EBUSY;
+}
+
+/* The sync's lock into *@fd (-1 when the caller need not keep it), or
+ * why not in @err. */
+static int sync_lock_err(struct xnf_dp *dp, int *fd, char *err, size_t errlen)
+{
+	struct xnf_rtsync_info info = {};
+	int ret;
+
+	ret = sync_lock(dp, fd);
+	if (ret == -EBUSY) {
+		xnf_rtsync_get(dp, &info);
+		return xnf_errf(err, errlen, ret,
+				"a route sync (pid %u) runs on this instance; "
+				"stop it first",
+				info.pid);
+	}
+	if (ret)
+		return xnf_errf(err, errlen, ret,
+				"cannot lock %s/tables for the route sync: %s",
+				xnf_dp_root(dp), strerror(-ret));
+	return 0;
 }
 
 static int start_checks(struct rs *s, char *err, size_t errlen)
 {
 	struct xnf_route_entry *ents = NULL;
-	struct xnf_rtsync_info info = {};
 	__u32 n, i, hand = 0;
 	int ret;
 
-	ret = xnf_rtsync_get(s->dp, &info);
+	ret = sync_lock_err(s->dp, &s->lock_fd, err, errlen);
 	if (ret)
-		return xnf_errf(err, errlen, ret,
-				"cannot read the route sync registration: %s",
-				strerror(-ret));
-	if (pid_alive(info.pid) && info.pid != (__u32)getpid())
-		return xnf_errf(err, errlen, -EBUSY,
-				"a route sync (pid %u) owns the routes of this "
-				"instance already; stop it first",
-				info.pid);
-	if (s->o.follow_only)
+		return ret;
+	/* A follower only checks: it may run beside a sync. */
+	if (s->o.follow_only) {
+		close(s->lock_fd);
+		s->lock_fd = -1;
 		return 0;
+	}
 	ret = xnf_route_list(s->dp, &ents, &n);
 	if (ret)
 		return xnf_errf(err, errlen, ret, "cannot read the routes: %s",
@@ -1355,6 +1413,7 @@ static int rs_init(struct rs *s, struct xnf_dp *dp,
 {
 	memset(s, 0, sizeof(*s));
 	s->dp = dp;
+	s->lock_fd = -1;
 	s->o = *o;
 	if (!s->o.table)
 		s->o.table = RT_TABLE_MAIN;
@@ -1396,6 +1455,8 @@ static void rs_free(struct rs *s)
 	ht_free(&s->link, NULL);
 	ht_free(&s->nhobj, NULL);
 	free(s->dirty);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 }
 
 static __u64 ms_to_us(__u64 ms)
@@ -1538,7 +1599,11 @@ int xnf_rtsync_run(struct xnf_dp *dp, const struct xnf_rtsync_opts *o,
 			 strerror(-ret));
 		goto out;
 	}
+	/* With what the start changed: what the kernel changed while no
+	 * sync ran. */
+	e = s.counts;
 	e.type = XNF_RTSYNC_STARTED;
+	e.reason = NULL;
 	e.routes = s.routes;
 	emit(&s, &e);
 	ret = loop(&s, &ev, &d, stop);
@@ -1571,19 +1636,19 @@ int xnf_rtsync_flush(struct xnf_dp *dp, __u32 *n, char *err, size_t errlen)
 	struct xnf_route_entry *ents = NULL;
 	struct xnf_rtsync_info info = {};
 	__u32 cnt, i;
-	int ret;
+	int lock_fd, ret;
 
 	*n = 0;
-	ret = xnf_rtsync_get(dp, &info);
-	if (!ret && pid_alive(info.pid) && info.pid != (__u32)getpid())
-		return xnf_errf(err, errlen, -EBUSY,
-				"the route sync (pid %u) runs; stop it first",
-				info.pid);
-	if (!ret)
-		ret = xnf_route_list(dp, &ents, &cnt);
+	/* Held to the end: no sync starts while its routes go. */
+	ret = sync_lock_err(dp, &lock_fd, err, errlen);
 	if (ret)
-		return xnf_errf(err, errlen, ret, "cannot read the routes: %s",
-				strerror(-ret));
+		return ret;
+	ret = xnf_route_list(dp, &ents, &cnt);
+	if (ret) {
+		xnf_errf(err, errlen, ret, "cannot read the routes: %s",
+			 strerror(-ret));
+		goto out;
+	}
 	ret = xnf_route_batch_begin(dp);
 	for (i = 0; i < cnt && !ret; i++) {
 		if (ents[i].rt.origin != XNF_ORIGIN_SYNC)
@@ -1600,18 +1665,20 @@ int xnf_rtsync_flush(struct xnf_dp *dp, __u32 *n, char *err, size_t errlen)
 	} else {
 		ret = xnf_route_batch_commit(dp);
 	}
-	free(ents);
-	if (ret)
-		return xnf_errf(err, errlen, ret,
-				"cannot remove the synced routes: %s",
-				strerror(-ret));
-	memset(&info, 0, sizeof(info));
+	if (ret) {
+		xnf_errf(err, errlen, ret,
+			 "cannot remove the synced routes: %s", strerror(-ret));
+		goto out;
+	}
 	ret = xnf_rtsync_set(dp, &info);
 	if (ret)
-		return xnf_errf(err, errlen, ret,
-				"cannot clear the route sync registration: %s",
-				strerror(-ret));
-	return 0;
+		xnf_errf(err, errlen, ret,
+			 "cannot clear the route sync registration: %s",
+			 strerror(-ret));
+out:
+	free(ents);
+	close(lock_fd);
+	return ret;
 }
 
 /* ---- names of tables and protocols ---- */

@@ -22,6 +22,7 @@ NEW=02:78:6e:00:0f:99
 P4=203.0.113.0/24
 P6=2001:db8:99::/48
 HAND=198.18.5.0/24
+STALE=203.0.113.96/29
 
 setup_file()
 {
@@ -457,6 +458,60 @@ routes_in()
 	rs_start
 	tb_until "the 200 routes" routes_in 198.18.0. 200
 	route_is 198.51.100.0/24 '.type == "kernel"'
+}
+
+# A restart converges to the kernel's table, removals included: a route
+# the kernel deleted while the sync was down goes at the start, and the
+# start counts it (issue 33: it stayed until the first periodic resync,
+# never with resync 0).
+@test "a restarted sync removes the routes the kernel deleted while it was down" {
+	rs_start
+	ip -n "$TB_DUT" route add $STALE via $GW2
+	tb_until "$STALE mirrored" route_is $STALE '.origin == "sync"'
+	rs_stop
+	ip -n "$TB_DUT" route del $STALE
+	route_is $STALE '.origin == "sync"'
+	rs_start resync 0
+	route_gone $STALE
+	rs_event started '.deleted == 1'
+	rs_event resync '.reason == "start" and .deleted == 1'
+	# Nothing else had changed: a second restart writes nothing.
+	rs_stop
+	rs_start resync 0
+	rs_event started '.added == 0 and .replaced == 0 and .deleted == 0'
+}
+
+# zombie PID: PID has exited and waits for its parent to reap it.
+zombie()
+{
+	[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
+# Liveness is the sync's lock, which a dead process cannot hold: a sync
+# killed by SIGKILL is replaced at once, even while its pid still exists
+# (a zombie its parent has not reaped yet), and the new one converges.
+# While one runs, a second is refused.
+@test "a sync killed by SIGKILL is replaced at once, even as a zombie, and converges" {
+	local pid parent rc
+	rs_start
+	ip -n "$TB_DUT" route add $STALE via $GW2
+	tb_until "$STALE mirrored" route_is $STALE '.origin == "sync"'
+	run -1 tb_xnf -j route sync
+	jq -e '.error | test("pid")' <<<"$output"
+	pid=$(jq -r 'select(.event == "started") | .pid' "$TB_TMP/sync.out")
+	# Its parent (timeout) stopped, the killed sync stays a zombie.
+	parent=$SYNC_PID
+	kill -STOP "$parent"
+	kill -KILL "$pid"
+	tb_until "the sync a zombie" zombie "$pid"
+	ip -n "$TB_DUT" route del $STALE
+	rc=0
+	rs_start resync 0 || rc=$?
+	kill -CONT "$parent"
+	wait "$parent" 2>/dev/null || true
+	tb_expect "the new sync started" "$rc" -eq 0
+	route_gone $STALE
+	rs_event started '.deleted == 1'
 }
 
 @test "on a 10,000-route table, xnf's tables answer as the kernel's FIB" {

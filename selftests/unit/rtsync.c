@@ -8,9 +8,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 
 #include "fixture.h"
@@ -46,7 +48,8 @@ struct sync_run {
 	struct xnf_rtsync_opts o;
 	volatile sig_atomic_t stop;
 	atomic_int started;
-	atomic_int neigh; /* NEIGH events */
+	atomic_int neigh;	       /* NEIGH events */
+	struct xnf_rtsync_event first; /* the STARTED event */
 	int ret;
 	char err[256];
 };
@@ -55,8 +58,10 @@ static void on_event(const struct xnf_rtsync_event *ev, void *ctx)
 {
 	struct sync_run *r = ctx;
 
-	if (ev->type == XNF_RTSYNC_STARTED)
+	if (ev->type == XNF_RTSYNC_STARTED) {
+		r->first = *ev;
 		atomic_store(&r->started, 1);
+	}
 	if (ev->type == XNF_RTSYNC_NEIGH)
 		atomic_fetch_add(&r->neigh, 1);
 }
@@ -246,6 +251,124 @@ stop:
 	ASSERT_OK(xnf_rtsync_get(f.dp, &info), "registration");
 	ASSERT_EQ(info.table, 0, "released");
 out:
+	fx_sh("ip route flush root 203.0.113.0/24; ip addr flush dev ut1; "
+	      "ip neigh flush dev ut1; ethtool -K ut1p gro off >/dev/null");
+	fx_close(&f);
+}
+
+/* Starts the sync of @r in @th: false when there is no thread to join;
+ * then r->ret says whether it was refused. */
+static bool sync_start(struct sync_run *r, pthread_t *th)
+{
+	int i;
+
+	if (!ASSERT_OK(pthread_create(th, NULL, sync_thread, r), "thread"))
+		return false;
+	for (i = 0; i < 400 && !atomic_load(&r->started); i++)
+		usleep(50 * 1000);
+	ASSERT_TRUE(atomic_load(&r->started), "the sync started");
+	return true;
+}
+
+/* @pid has exited and waits to be reaped. */
+static bool is_zombie(pid_t pid)
+{
+	char path[64], line[256], *p;
+	bool z = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+		z = p[1] == ' ' && p[2] == 'Z';
+	fclose(f);
+	return z;
+}
+
+/*
+ * A restart converges to the kernel's table, removals included: a route
+ * the kernel deleted while no sync ran is deleted at the start and
+ * counted in the STARTED event. Whether a sync runs is its lock, not the
+ * pid a dead one left registered: a zombie's pid (kill(pid, 0) succeeds)
+ * does not stop a restart, and a running sync refuses a second one and a
+ * flush (issue 33).
+ */
+TEST(rtsync_restart)
+{
+	struct sync_run r = {}, r2 = {};
+	struct xnf_rtsync_info info;
+	struct xnf_route_entry e;
+	pthread_t th;
+	pid_t zombie = -1;
+	struct fx f;
+	__u32 n = 0;
+	int i;
+
+	if (!fx_open(&f))
+		return;
+	if (!ASSERT_OK(fx_sh("ip link set ut1 up && ip link set ut1p up && "
+			     "ethtool -K ut1p gro on >/dev/null && "
+			     "ip addr add 198.18.1.1/24 dev ut1 && "
+			     "ip neigh replace 198.18.1.2 lladdr "
+			     "02:00:00:00:aa:02 dev ut1 nud permanent && "
+			     "ip route add 203.0.113.96/29 via 198.18.1.2"),
+		       "a route via ut1"))
+		goto out;
+	r.dp = f.dp;
+	if (!sync_start(&r, &th))
+		goto out;
+	if (!ASSERT_OK(r.ret, r.err))
+		goto join;
+	ASSERT_TRUE(wait_route(&f, "203.0.113.97", XNF_RT_UNICAST,
+			       "02:00:00:00:aa:02", XNF_NH_VALID),
+		    "mirrored");
+	r.stop = 1;
+	pthread_join(th, NULL);
+	ASSERT_OK(r.ret, r.err);
+
+	/* Down: the kernel deletes the route; the registration names a
+	 * process that is gone but not reaped. */
+	fx_sh("ip route del 203.0.113.96/29");
+	ASSERT_TRUE(lookup(&f, "203.0.113.97", &e), "stays while none runs");
+	zombie = fork();
+	if (!zombie)
+		_exit(0);
+	for (i = 0; i < 400 && zombie > 0 && !is_zombie(zombie); i++)
+		usleep(10 * 1000);
+	if (!ASSERT_TRUE(zombie > 0 && is_zombie(zombie), "a zombie"))
+		goto out;
+	ASSERT_OK(xnf_rtsync_get(f.dp, &info), "registration");
+	info.pid = zombie;
+	ASSERT_OK(xnf_rtsync_set(f.dp, &info), "a dead sync's pid");
+
+	memset(&r, 0, sizeof(r));
+	r.dp = f.dp;
+	if (!sync_start(&r, &th))
+		goto out;
+	if (!ASSERT_OK(r.ret, r.err))
+		goto join;
+	ASSERT_FALSE(lookup(&f, "203.0.113.97", &e), "deleted at the start");
+	ASSERT_EQ(r.first.deleted, 1, "counted in the STARTED event");
+	ASSERT_EQ(r.first.added + r.first.replaced, 0, "nothing else");
+
+	/* While it runs: a second sync and a flush are refused. */
+	r2.dp = f.dp;
+	r2.stop = 1;
+	ASSERT_EQ(xnf_rtsync_run(f.dp, &r2.o, NULL, NULL, &r2.stop, r2.err,
+				 sizeof(r2.err)),
+		  -EBUSY, "a second sync");
+	ASSERT_EQ(xnf_rtsync_flush(f.dp, &n, r2.err, sizeof(r2.err)), -EBUSY,
+		  "a flush");
+join:
+	r.stop = 1;
+	pthread_join(th, NULL);
+	ASSERT_OK(r.ret, r.err);
+	ASSERT_OK(xnf_rtsync_flush(f.dp, &n, r.err, sizeof(r.err)), r.err);
+out:
+	if (zombie > 0)
+		waitpid(zombie, NULL, 0);
 	fx_sh("ip route flush root 203.0.113.0/24; ip addr flush dev ut1; "
 	      "ip neigh flush dev ut1; ethtool -K ut1p gro off >/dev/null");
 	fx_close(&f);
