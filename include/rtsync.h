@@ -20,8 +20,14 @@
  *       hop's MAC from the kernel's neighbour entry, or, while there is
  *       no usable one, state XNF_NH_KERNEL (packets pass, reason
  *       no_neigh, and the kernel resolves the neighbour)
- *   dev only (connected subnets), throw, other protocols than asked for,
- *       and what xnf cannot forward itself  XNF_RT_KERNEL
+ *       with the route's MTU (RTAX_MTU) in its next hops: what is
+ *       longer passes, and the kernel answers it with ICMP
+ *   dev only (connected subnets), throw, other protocols than asked for
+ *       XNF_RT_KERNEL
+ *   what xnf cannot forward itself: an encapsulation, routes by TOS or
+ *       by source, unequal weights, more than 16 next hops, a device
+ *       without XDP transmit  XNF_RT_KERNEL with its reason (enum
+ *       xnf_rt_why), reported (docs/routing.md, "Route attributes")
  *   local / anycast (table local)  XNF_RT_LOCAL
  *   blackhole  blackhole; unreachable, prohibit  unreachable
  */
