@@ -520,6 +520,34 @@ zombie()
 	rs_event started '.deleted == 1'
 }
 
+# The issue's burst: a sync killed by SIGKILL, then the kernel's table
+# changes by thousands of routes while none runs; the restart's first
+# sync alone makes xnf's table the kernel's (no periodic resync, no link
+# event), stale routes removed and counted.
+@test "a sync killed before a burst of changes converges at its restart, stale routes removed" {
+	local i pid
+	rs_start resync 0
+	for ((i = 0; i < 300; i++)); do
+		echo "route add 198.18.$((i / 256)).$((i % 256))/32 via $GW2"
+	done | ip -n "$TB_DUT" -batch -
+	tb_until "the first routes" sets_equal
+	pid=$(jq -r 'select(.event == "started") | .pid' "$TB_TMP/sync.out")
+	kill -KILL "$pid"
+	wait "$SYNC_PID" 2>/dev/null || true
+	SYNC_PID=
+	{
+		for ((i = 0; i < 300; i++)); do
+			echo "route del 198.18.$((i / 256)).$((i % 256))/32"
+		done
+		for ((i = 0; i < 3000; i++)); do
+			echo "route add 198.19.$((i / 256)).$((i % 256))/32 via $GW3"
+		done
+	} | ip -n "$TB_DUT" -batch -
+	rs_start resync 0
+	sets_equal
+	rs_event started '.deleted == 300 and .added == 3000'
+}
+
 # pcap_count FILE: the packets a capture wrote.
 pcap_count()
 {
