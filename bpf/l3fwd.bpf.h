@@ -179,12 +179,16 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 		xnf_exception(p, XNF_ACT_PASS, XNF_R_NO_NEIGH);
 		return;
 	}
-	/* Too big for the egress port: the kernel answers with ICMP
-	 * "fragmentation needed" / "packet too big" (or fragments). The L3
-	 * length is passed in, as the XDP variant of the helper would
-	 * otherwise measure only the first buffer of a multi-buffer frame. */
-	if (bpf_check_mtu(ctx, nh->ifindex, &mtu, 0, 0) ==
-	    BPF_MTU_CHK_RET_FRAG_NEEDED) {
+	/* Too big for the route's MTU or the egress port's: the kernel
+	 * answers with ICMP "fragmentation needed" / "packet too big", as
+	 * path MTU discovery needs (or fragments). The route's MTU is 0
+	 * when it has none, which wraps to the largest __u32 below: one
+	 * compare. The L3 length is passed to the helper, as its XDP
+	 * variant would otherwise measure only the first buffer of a
+	 * multi-buffer frame. */
+	if ((__u32)p->l3_len - 1 > nh->mtu - 1 ||
+	    bpf_check_mtu(ctx, nh->ifindex, &mtu, 0, 0) ==
+		    BPF_MTU_CHK_RET_FRAG_NEEDED) {
 		xnf_exception(p, XNF_ACT_PASS, XNF_R_FRAG_NEEDED);
 		return;
 	}

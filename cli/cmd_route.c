@@ -63,6 +63,19 @@ static const char *route_type_name(__u32 type)
 	return type <= XNF_RT_KERNEL ? route_type_names[type] : "unknown";
 }
 
+/* Why a kernel route passes (enum xnf_rt_why), as route show says it. */
+static const char *route_why_name(__u32 why)
+{
+	static const char *const names[] = {
+		[XNF_WHY_ENCAP] = "encap",     [XNF_WHY_TOS] = "tos",
+		[XNF_WHY_SOURCE] = "source",   [XNF_WHY_WEIGHTS] = "weights",
+		[XNF_WHY_PATHS] = "paths",     [XNF_WHY_DEVICE] = "device",
+		[XNF_WHY_NEXTHOP] = "nexthop",
+	};
+
+	return why < __XNF_WHY_MAX && names[why] ? names[why] : NULL;
+}
+
 static const char *route_origin_name(__u32 origin)
 {
 	return origin == XNF_ORIGIN_SYNC ? "sync" : "static";
@@ -460,13 +473,15 @@ static void route_print_hop(const struct xnf_route *rt, enum print_type t)
 /* A multipath route's group: " nexthop ... nexthop ...", in JSON
  * "group" and "nexthops" [{...}, ...] with each one's share of the
  * buckets; in JSON only with @t PRINT_JSON (route get of a flow prints
- * its one next hop). */
-static void route_print_group(struct xnf_dp *dp, __u32 gid, enum print_type t)
+ * its one next hop). Returns the route's MTU, which every next hop
+ * carries. */
+static __u32 route_print_group(struct xnf_dp *dp, __u32 gid,
+			       enum print_type t)
 {
 	struct xnf_nhgroup g;
 	struct xnf_nexthop nh;
 	struct xnf_route rt;
-	__u32 i, b, share;
+	__u32 i, b, share, mtu = 0;
 
 	print_uint(PRINT_JSON, "group", NULL, gid);
 	open_json_array("nexthops");
@@ -474,7 +489,7 @@ static void route_print_group(struct xnf_dp *dp, __u32 gid, enum print_type t)
 		if (t & PRINT_FP)
 			print_text(" nexthop group gone");
 		close_json_array();
-		return;
+		return 0;
 	}
 	for (i = 0; i < g.n && i < XNF_NHG_PATHS; i++) {
 		open_json_object(NULL);
@@ -489,6 +504,7 @@ static void route_print_group(struct xnf_dp *dp, __u32 gid, enum print_type t)
 		}
 		xnf_nexthop_route(&nh, &rt);
 		route_print_hop(&rt, t);
+		mtu = mtu ?: nh.mtu;
 		for (b = 0, share = 0; b < XNF_NHG_BUCKETS; b++)
 			share += g.bucket[b] == g.nh[i];
 		print_uint(t, "buckets", " buckets %u", share);
@@ -497,6 +513,7 @@ static void route_print_group(struct xnf_dp *dp, __u32 gid, enum print_type t)
 		close_json_object();
 	}
 	close_json_array();
+	return mtu;
 }
 
 /* The flow of `route get ADDR from ADDR ...`, and the member of a
@@ -555,6 +572,8 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e,
 	bool unicast = rt->type == XNF_RT_UNICAST;
 	bool multipath = rt->type == XNF_RT_MULTIPATH;
 	bool picked = multipath && fl && fl->picked;
+	const char *why = route_why_name(rt->why); /* kernel routes only */
+	__u32 mtu = rt->mtu;
 
 	fmt_prefix(e->family, e->addr, e->plen, dst, sizeof(dst));
 	/* "blackhole 203.0.113.0/24", "PREFIX [via GW] dev DEV lladdr MAC
@@ -588,11 +607,23 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e,
 	if (picked)
 		print_text(" nexthop %u bucket %u", fl->nh, fl->bucket);
 	if (multipath) {
-		route_print_group(dp, e->nh, picked ? PRINT_JSON : PRINT_ANY);
+		mtu = route_print_group(dp, e->nh,
+					picked ? PRINT_JSON : PRINT_ANY);
 	} else {
 		print_null(PRINT_JSON, "group", NULL);
 		print_null(PRINT_JSON, "nexthops", NULL);
 	}
+	/* The route's MTU (the kernel's, mirrored by the sync): larger
+	 * packets pass (frag_needed), and the kernel answers them. */
+	if (mtu)
+		print_uint(PRINT_ANY, "mtu", " mtu %llu", mtu);
+	else
+		print_null(PRINT_JSON, "mtu", NULL);
+	/* Why the sync left a kernel route to the kernel. */
+	if (why)
+		print_string(PRINT_ANY, "reason", " reason %s", why);
+	else
+		print_null(PRINT_JSON, "reason", NULL);
 	/* As ip route: who wrote it; by hand is the default, left out. */
 	if (rt->origin != XNF_ORIGIN_STATIC)
 		print_string(PRINT_FP, NULL, " proto %s",

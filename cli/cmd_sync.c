@@ -71,8 +71,8 @@ static void on_event(const struct xnf_rtsync_event *ev, void *ctx)
 			print_string(PRINT_ANY, "table_name", ", table %s",
 				     xnf_rt_table_name(o->table, table,
 						       sizeof(table)));
-			print_uint(PRINT_ANY, "routes", ", %llu routes",
-				   ev->routes);
+			print_text(";");
+			print_counts(ev);
 		}
 		break;
 	case XNF_RTSYNC_RESYNC:

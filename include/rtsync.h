@@ -20,8 +20,14 @@
  *       hop's MAC from the kernel's neighbour entry, or, while there is
  *       no usable one, state XNF_NH_KERNEL (packets pass, reason
  *       no_neigh, and the kernel resolves the neighbour)
- *   dev only (connected subnets), throw, other protocols than asked for,
- *       and what xnf cannot forward itself  XNF_RT_KERNEL
+ *       with the route's MTU (RTAX_MTU) in its next hops: what is
+ *       longer passes, and the kernel answers it with ICMP
+ *   dev only (connected subnets), throw, other protocols than asked for
+ *       XNF_RT_KERNEL
+ *   what xnf cannot forward itself: an encapsulation, routes by TOS or
+ *       by source, unequal weights, more than 16 next hops, a device
+ *       without XDP transmit  XNF_RT_KERNEL with its reason (enum
+ *       xnf_rt_why), reported (docs/routing.md, "Route attributes")
  *   local / anycast (table local)  XNF_RT_LOCAL
  *   blackhole  blackhole; unreachable, prohibit  unreachable
  */
@@ -57,7 +63,8 @@ struct xnf_rtsync_opts {
 };
 
 enum xnf_rtsync_ev {
-	XNF_RTSYNC_STARTED,	/* table, routes present, kernel routes */
+	XNF_RTSYNC_STARTED,	/* routes now, and the counts of the first
+				 * sync: what changed while none ran */
 	XNF_RTSYNC_BATCH,	/* a batch committed: counts */
 	XNF_RTSYNC_RESYNC,	/* a full resync done: reason, counts */
 	XNF_RTSYNC_OVERRUN,	/* the kernel dropped messages */
@@ -92,16 +99,21 @@ typedef void (*xnf_rtsync_fn)(const struct xnf_rtsync_event *ev, void *ctx);
  * opened by xnf_open() for writing, until *@stop is set. The instance
  * lock is held only while a batch is written. Refused (-EEXIST / -EBUSY,
  * with what to do in @err) when routes added by hand are in the tables or
- * another sync runs. On *@stop the synced routes stay in the tables and
- * keep forwarding (as zebra -r / graceful restart); the registration
- * keeps the table with pid 0. Events go to @fn.
+ * another sync runs: one that holds the sync's lock (a flock on
+ * <root>/tables, held from start to end), which a killed one does not,
+ * whatever pid it registered. The start converges to the kernel's table:
+ * routes the kernel added, changed or deleted while no sync ran are
+ * written or removed, and counted in the STARTED event. On *@stop the
+ * synced routes stay in the tables and keep forwarding (as zebra -r /
+ * graceful restart); the registration keeps the table with pid 0. Events
+ * go to @fn.
  */
 int xnf_rtsync_run(struct xnf_dp *dp, const struct xnf_rtsync_opts *o,
 		   xnf_rtsync_fn fn, void *ctx, volatile sig_atomic_t *stop,
 		   char *err, size_t errlen);
 
 /* Removes every synced route (one batch) and the registration; -EBUSY
- * while a sync runs. *@n gets how many were removed. */
+ * while a sync runs (holds its lock). *@n gets how many were removed. */
 int xnf_rtsync_flush(struct xnf_dp *dp, __u32 *n, char *err, size_t errlen);
 
 /* Kernel table and route protocol names, as ip(8) reads them from

@@ -47,7 +47,7 @@ _Static_assert(sizeof(struct xnf_xmit_counters) == 24, "xmit layout");
 _Static_assert(sizeof(struct xnf_rt4_key) == 8, "xnf_rt4_key layout");
 _Static_assert(sizeof(struct xnf_rt6_key) == 20, "xnf_rt6_key layout");
 _Static_assert(sizeof(struct xnf_rt_val) == 12, "xnf_rt_val layout");
-_Static_assert(sizeof(struct xnf_nexthop) == 44, "xnf_nexthop layout");
+_Static_assert(sizeof(struct xnf_nexthop) == 48, "xnf_nexthop layout");
 _Static_assert(sizeof(struct xnf_nh_live) == 8, "xnf_nh_live layout");
 _Static_assert(sizeof(struct xnf_nhgroup) ==
 		       8 + 4 * (XNF_NHG_PATHS + XNF_NHG_BUCKETS),
@@ -80,7 +80,8 @@ _Static_assert(offsetof(struct xnf_rt_val, nh) == 4 &&
 		       offsetof(struct xnf_rt_val, origin) == 8,
 	       "xnf_rt_val layout");
 _Static_assert(offsetof(struct xnf_nexthop, gw_family) == 16 &&
-		       offsetof(struct xnf_nexthop, state) == 36,
+		       offsetof(struct xnf_nexthop, state) == 36 &&
+		       offsetof(struct xnf_nexthop, mtu) == 44,
 	       "xnf_nexthop layout");
 _Static_assert(offsetof(struct xnf_fw_hdr, sport_none) == 8 &&
 		       offsetof(struct xnf_fw_match, slot) == 4,
@@ -250,6 +251,8 @@ struct xnf_route {
 	__u32 state;	 /* enum xnf_nh_state: XNF_NH_KERNEL while the next
 			  * hop has no neighbour entry */
 	__u32 origin;	 /* enum xnf_route_origin */
+	__u32 mtu;	 /* the route's MTU (xnf_nexthop.mtu), 0: none */
+	__u32 why;	 /* XNF_RT_KERNEL: enum xnf_rt_why, else 0 */
 };
 
 /* Routes: @addr in network order (4 or 16 bytes by @family). */

@@ -477,7 +477,8 @@ static int routes_check(struct xnf_dp *dp, const struct xnf_conf_diff *d,
 		return xnf_errf(err, errlen, -EBUSY,
 				"route %s: the routes of this instance are synced from kernel table %u by a route sync (%s%u); change the kernel's routes, or take the routes back from the sync first",
 				p, si.table,
-				si.pid ? "pid " : "exited, was pid ", si.pid);
+				xnf_rtsync_runs(dp) ? "pid " : "exited, was pid ",
+				si.pid);
 	/* The candidate's attachments, and those that run and it leaves
 	 * alone. */
 	for (i = 0; i < (int)d->to->natt; i++) {

@@ -599,6 +599,7 @@ void xnf_route_nexthop(const struct xnf_route *rt, struct xnf_nexthop *nh)
 	nh->gw_family = rt->gw_family;
 	memcpy(nh->gw, rt->gw, 16);
 	nh->state = rt->state;
+	nh->mtu = rt->mtu;
 }
 
 void xnf_nexthop_route(const struct xnf_nexthop *nh, struct xnf_route *rt)
@@ -611,4 +612,5 @@ void xnf_nexthop_route(const struct xnf_nexthop *nh, struct xnf_route *rt)
 	rt->gw_family = nh->gw_family;
 	memcpy(rt->gw, nh->gw, 16);
 	rt->state = nh->state;
+	rt->mtu = nh->mtu;
 }

@@ -33,4 +33,12 @@ struct xnf_nhgroup;
 int xnf_nhg_get_seeded(struct xnf_dp *dp, const __u32 *ids, __u32 n,
 		       const struct xnf_nhgroup *seed, __u32 *id);
 
+/* The fields of entry @e that a route's value @v gives (type, origin,
+ * its nexthop or group id, a kernel route's reason). */
+void xnf_rt_entry_val(struct xnf_route_entry *e, const struct xnf_rt_val *v);
+
+/* A route sync runs on @dp: it holds its lock (rtsync.c), which a killed
+ * one no longer does, whatever its registered pid says. */
+bool xnf_rtsync_runs(struct xnf_dp *dp);
+
 #endif /* XNF_LIB_PRIV_H */

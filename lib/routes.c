@@ -217,8 +217,11 @@ int xnf_route_set(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 	struct xnf_nexthop nh;
 	int err;
 
-	if (rt->type == XNF_RT_MULTIPATH)
+	if (rt->type == XNF_RT_MULTIPATH || rt->why >= __XNF_WHY_MAX)
 		return -EINVAL;
+	/* A kernel route's reason lives where others name their next hop. */
+	if (rt->type == XNF_RT_KERNEL)
+		v.nh = rt->why;
 	if (rt->type == XNF_RT_UNICAST) {
 		xnf_route_nexthop(rt, &nh);
 		err = xnf_nh_get(dp, &nh, &v.nh);
@@ -501,11 +504,9 @@ int xnf_route_lookup(struct xnf_dp *dp, int family, const void *addr,
 			     (v.plen >= 8 * (i + 1) ?
 				      0xff :
 				      (__u8)(0xff00 >> (v.plen % 8)));
-	e->nh = v.nh;
 	if (v.type == XNF_RT_UNICAST && !xnf_nh_lookup(dp, v.nh, &nh))
 		xnf_nexthop_route(&nh, &e->rt);
-	e->rt.type = v.type;
-	e->rt.origin = v.origin;
+	xnf_rt_entry_val(e, &v);
 	return 0;
 }
 
@@ -526,16 +527,22 @@ int xnf_route_get(struct xnf_dp *dp, int family, const void *addr, __u32 plen,
 	e->family = family;
 	e->plen = plen;
 	memcpy(e->addr, key.addr, family == XNF_AF_INET ? 4 : 16);
-	e->nh = v.nh;
 	if (v.type == XNF_RT_UNICAST) {
 		err = xnf_nh_lookup(dp, v.nh, &nh);
 		if (err)
 			return err == -ENOENT ? -EUCLEAN : err;
 		xnf_nexthop_route(&nh, &e->rt);
 	}
-	e->rt.type = v.type;
-	e->rt.origin = v.origin;
+	xnf_rt_entry_val(e, &v);
 	return 0;
+}
+
+void xnf_rt_entry_val(struct xnf_route_entry *e, const struct xnf_rt_val *v)
+{
+	e->nh = v->nh;
+	e->rt.type = v->type;
+	e->rt.origin = v->origin;
+	e->rt.why = v->type == XNF_RT_KERNEL ? v->nh : 0;
 }
 
 int xnf_rtsync_get(struct xnf_dp *dp, struct xnf_rtsync_info *info)

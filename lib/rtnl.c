@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_arp.h>
+#include <linux/lwtunnel.h>
 #include <linux/neighbour.h>
 #include <linux/netlink.h>
 #include <linux/nexthop.h>
@@ -255,10 +256,19 @@ static void hop_gw(struct rtnl_hop *h, int af, const struct rtattr *a)
 	}
 }
 
+static __u16 attr_u16(const struct rtattr *a)
+{
+	__u16 v = 0;
+
+	if (RTA_PAYLOAD(a) >= sizeof(v))
+		memcpy(&v, RTA_DATA(a), sizeof(v));
+	return v;
+}
+
 static void route_multipath(struct rtnl_route *r, int af, const struct rtattr *mp)
 {
 	const struct rtnexthop *nh = RTA_DATA(mp);
-	int len = RTA_PAYLOAD(mp);
+	int len = RTA_PAYLOAD(mp), weight = -1;
 
 	r->multipath = true;
 	while (len >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) &&
@@ -270,18 +280,61 @@ static void route_multipath(struct rtnl_route *r, int af, const struct rtattr *m
 		for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen))
 			if (a->rta_type == RTA_GATEWAY || a->rta_type == RTA_VIA)
 				hop_gw(&h, af, a);
+			else if (a->rta_type == RTA_ENCAP_TYPE && attr_u16(a))
+				r->encap = attr_u16(a);
 		/* The kernel does not forward over these (a dead next hop,
 		 * or one whose link is down when the sysctl
 		 * ignore_routes_with_linkdown says so; treated alike). */
-		if (nh->rtnh_flags & (RTNH_F_DEAD | RTNH_F_LINKDOWN))
+		if (nh->rtnh_flags & (RTNH_F_DEAD | RTNH_F_LINKDOWN)) {
 			r->dead++;
-		else if (r->nhops == RTNL_HOPS_MAX)
-			r->too_many = true;
-		else
-			r->hop[r->nhops++] = h;
+		} else {
+			/* rtnh_hops is the weight - 1. */
+			if (weight >= 0 && weight != nh->rtnh_hops)
+				r->weighted = true;
+			weight = nh->rtnh_hops;
+			if (r->nhops == RTNL_HOPS_MAX)
+				r->too_many = true;
+			else
+				r->hop[r->nhops++] = h;
+		}
 		len -= RTNH_ALIGN(nh->rtnh_len);
 		nh = RTNH_NEXT(nh);
 	}
+}
+
+/* RTAX_MTU of RTA_METRICS (nested RTAX_* attributes). The other metrics
+ * are TCP's and those of packets the router sends itself (advmss, cwnd,
+ * hoplimit, ...): forwarding does not read them. */
+static __u32 metrics_mtu(const struct rtattr *m)
+{
+	const struct rtattr *a = RTA_DATA(m);
+	int len = RTA_PAYLOAD(m);
+	__u32 mtu = 0;
+
+	for (; RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (a->rta_type == RTAX_MTU && RTA_PAYLOAD(a) >= sizeof(mtu))
+			memcpy(&mtu, RTA_DATA(a), sizeof(mtu));
+	return mtu;
+}
+
+const char *rtnl_encap_name(__u16 type)
+{
+	static const char *const names[] = {
+		[LWTUNNEL_ENCAP_MPLS] = "mpls",
+		[LWTUNNEL_ENCAP_IP] = "ip",
+		[LWTUNNEL_ENCAP_ILA] = "ila",
+		[LWTUNNEL_ENCAP_IP6] = "ip6",
+		[LWTUNNEL_ENCAP_SEG6] = "seg6",
+		[LWTUNNEL_ENCAP_BPF] = "bpf",
+		[LWTUNNEL_ENCAP_SEG6_LOCAL] = "seg6local",
+		[LWTUNNEL_ENCAP_RPL] = "rpl",
+		[LWTUNNEL_ENCAP_IOAM6] = "ioam6",
+		[LWTUNNEL_ENCAP_XFRM] = "xfrm",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) && names[type] ?
+		       names[type] :
+		       "unknown";
 }
 
 int rtnl_route_parse(const struct nlmsghdr *nh, struct rtnl_route *r)
@@ -300,6 +353,7 @@ int rtnl_route_parse(const struct nlmsghdr *nh, struct rtnl_route *r)
 	r->del = nh->nlmsg_type == RTM_DELROUTE;
 	r->family = xfamily(rtm->rtm_family);
 	r->dst_len = rtm->rtm_dst_len;
+	r->src_len = rtm->rtm_src_len;
 	r->tos = rtm->rtm_tos;
 	r->type = rtm->rtm_type;
 	r->proto = rtm->rtm_protocol;
@@ -316,6 +370,17 @@ int rtnl_route_parse(const struct nlmsghdr *nh, struct rtnl_route *r)
 		case RTA_DST:
 			if (RTA_PAYLOAD(a) <= sizeof(r->dst))
 				memcpy(r->dst, RTA_DATA(a), RTA_PAYLOAD(a));
+			break;
+		case RTA_SRC:
+			if (RTA_PAYLOAD(a) <= sizeof(r->src))
+				memcpy(r->src, RTA_DATA(a), RTA_PAYLOAD(a));
+			break;
+		case RTA_METRICS:
+			r->mtu = metrics_mtu(a);
+			break;
+		case RTA_ENCAP_TYPE:
+			if (attr_u16(a))
+				r->encap = attr_u16(a);
 			break;
 		case RTA_PRIORITY:
 			if (RTA_PAYLOAD(a) >= 4)
@@ -440,6 +505,9 @@ int rtnl_nexthop_parse(const struct nlmsghdr *nh, struct rtnl_nexthop *n)
 		case NHA_FDB:
 			n->fdb = true;
 			break;
+		case NHA_ENCAP_TYPE:
+			n->encap = attr_u16(a);
+			break;
 		case NHA_OIF:
 			if (RTA_PAYLOAD(a) >= 4)
 				memcpy(&n->hop.ifindex, RTA_DATA(a), 4);
@@ -457,6 +525,10 @@ int rtnl_nexthop_parse(const struct nlmsghdr *nh, struct rtnl_nexthop *n)
 			size_t i, cnt = RTA_PAYLOAD(a) / sizeof(*g);
 
 			for (i = 0; i < cnt; i++) {
+				/* The weight - 1, its high bits since 6.12. */
+				if (g[i].weight != g[0].weight ||
+				    g[i].weight_high != g[0].weight_high)
+					n->weighted = true;
 				if (n->ngroup == RTNL_HOPS_MAX) {
 					n->too_many = true;
 					break;

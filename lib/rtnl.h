@@ -55,6 +55,7 @@ struct rtnl_route {
 	bool del; /* RTM_DELROUTE */
 	__u8 family;
 	__u8 dst_len;
+	__u8 src_len; /* a source-specific route (IPv6 "from"): > 0 */
 	__u8 tos;
 	__u8 type;  /* RTN_* */
 	__u8 proto; /* RTPROT_* */
@@ -64,6 +65,11 @@ struct rtnl_route {
 	__u32 flags;	/* rtm_flags */
 	__u32 nh_id;	/* RTA_NH_ID: a route through a nexthop object */
 	__u8 dst[16];	/* network order, host bits as the kernel has them */
+	__u8 src[16];	/* of a source-specific route */
+	__u32 mtu;	/* RTAX_MTU of RTA_METRICS, 0: none */
+	__u16 encap;	/* LWTUNNEL_ENCAP_* of the route or of a next hop
+			 * (RTA_ENCAP_TYPE), 0: none */
+	bool weighted;	/* usable next hops of unequal weights */
 	__u32 nhops;	/* usable next hops in hop[] */
 	__u32 dead;	/* next hops skipped: RTNH_F_DEAD / RTNH_F_LINKDOWN */
 	bool too_many;	/* more than RTNL_HOPS_MAX */
@@ -104,13 +110,19 @@ struct rtnl_nexthop {
 	bool del;
 	__u32 id;
 	bool blackhole;
-	bool fdb;  /* a bridge FDB's next hop, not for routes */
-	bool dead; /* RTNH_F_DEAD / RTNH_F_LINKDOWN */
+	bool fdb;      /* a bridge FDB's next hop, not for routes */
+	bool dead;     /* RTNH_F_DEAD / RTNH_F_LINKDOWN */
+	__u16 encap;   /* LWTUNNEL_ENCAP_* (NHA_ENCAP_TYPE), 0: none */
+	bool weighted; /* a group whose members' weights differ */
 	struct rtnl_hop hop;
 	__u32 ngroup; /* members of a group, 0: not a group */
 	bool too_many;
 	__u32 group[RTNL_HOPS_MAX];
 };
+
+/* The name of an encapsulation (LWTUNNEL_ENCAP_*: "seg6", "mpls", ...),
+ * as ip-route(8) writes it. */
+const char *rtnl_encap_name(__u16 type);
 
 /* 0, or -EINVAL for a message that is not one of these or is truncated;
  * a route of a family other than IPv4 / IPv6 is -EAFNOSUPPORT. */

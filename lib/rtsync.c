@@ -5,13 +5,14 @@
  *
  * The sync keeps, per prefix, the kernel's routes for it (candidates: the
  * table local's, then the chosen table's by metric, as the kernel's FIB
- * picks) and a fingerprint of what xnf holds for it (type and next hops by
- * device and gateway; MACs are not part of it: they live in the nexthop
- * objects, which follow the neighbours on their own). A change of the
- * kernel marks the prefix dirty; a flush compares what the prefix should
- * be with the fingerprint and writes only the difference, all in one
- * route batch. So a resync (a fresh dump, fingerprints read back from
- * xnf) rewrites nothing that is right already, and removes what is stale.
+ * picks) and a fingerprint of what xnf holds for it (type, MTU, a kernel
+ * route's reason, and next hops by device and gateway; MACs are not part
+ * of it: they live in the nexthop objects, which follow the neighbours on
+ * their own). A change of the kernel marks the prefix dirty; a flush
+ * compares what the prefix should be with the fingerprint and writes only
+ * the difference, all in one route batch. So a resync (a fresh dump,
+ * fingerprints read back from xnf) rewrites nothing that is right
+ * already, and removes what is stale.
  *
  * Every map lookup is by hash: the work of a change does not grow with
  * the table (1M routes and more). A neighbour or link change walks the
@@ -19,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -165,8 +167,13 @@ struct kroute {
 	__u32 gen;  /* the dump or event that last wrote it */
 	bool local; /* of the table local */
 	__u8 tos, type, proto;
-	__u32 nh_id; /* RTA_NH_ID */
-	__u32 dead;  /* next hops the kernel does not use */
+	__u8 src_len; /* with src: a source-specific route */
+	__u8 src[16];
+	__u32 nh_id;   /* RTA_NH_ID */
+	__u32 mtu;     /* RTAX_MTU, 0: none */
+	__u16 encap;   /* LWTUNNEL_ENCAP_*, 0: none */
+	bool weighted; /* next hops of unequal weights */
+	__u32 dead;    /* next hops the kernel does not use */
 	bool too_many;
 	__u32 nhops;
 	struct rtnl_hop hop[];
@@ -216,7 +223,8 @@ struct nhobj {
 	struct hnode node;
 	__u32 id;
 	__u32 gen;
-	bool blackhole, fdb, dead, too_many;
+	bool blackhole, fdb, dead, too_many, weighted;
+	__u16 encap;
 	struct rtnl_hop hop;
 	__u32 ngroup;
 	__u32 group[RTNL_HOPS_MAX];
@@ -237,6 +245,7 @@ struct rs {
 	__u32 routes;	    /* prefixes xnf holds a synced route for */
 	__u32 unsup_events; /* UNSUPPORTED events in this flush */
 	__u64 changes;	    /* messages that changed something */
+	int lock_fd;	    /* the sync's lock (sync_lock), -1: none */
 	struct xnf_rtsync_event counts;
 };
 
@@ -320,10 +329,30 @@ static struct pfx *pfx_get(struct rs *s, int family, const __u8 *addr,
 
 struct want {
 	__u32 type; /* enum xnf_route_type */
+	__u32 mtu;  /* the route's MTU, 0: none */
 	__u32 n;
 	const struct rtnl_hop *hop[XNF_NHG_PATHS];
-	const char *why; /* XNF_RT_KERNEL for a reason worth reporting */
+	/* XNF_RT_KERNEL for a reason worth reporting: which
+	 * (enum xnf_rt_why), and in words */
+	__u32 code;
+	char why[96];
 };
+
+/* @w passes to the kernel for reason @code, said as @fmt. */
+static void want_kernel(struct want *w, __u32 code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void want_kernel(struct want *w, __u32 code, const char *fmt, ...)
+{
+	va_list ap;
+
+	w->type = XNF_RT_KERNEL;
+	w->n = 0;
+	w->code = code;
+	va_start(ap, fmt);
+	vsnprintf(w->why, sizeof(w->why), fmt, ap);
+	va_end(ap);
+}
 
 static bool proto_wanted(const struct rs *s, __u8 proto)
 {
@@ -335,25 +364,28 @@ static bool proto_wanted(const struct rs *s, __u8 proto)
 }
 
 /* The candidate the kernel's FIB uses: the table local's first, then the
- * lowest metric. Routes with a TOS match only some packets; they are left
- * to the kernel (skipped here, so the prefix passes when nothing else is
- * there). */
-static const struct kroute *best(const struct pfx *p, bool *tos_only)
+ * lowest metric. A route of the chosen table that matches only some
+ * packets (by TOS, or by source: IPv6 "from") makes the kernel choose
+ * per packet between it and the others: *@partial says so (the prefix
+ * passes to the kernel) unless the table local's route takes every
+ * packet first. */
+static const struct kroute *best(const struct pfx *p,
+				 const struct kroute **partial)
 {
 	const struct kroute *k, *b = NULL;
 
-	*tos_only = false;
+	*partial = NULL;
 	for (k = p->kr; k; k = k->next) {
-		if (k->tos) {
-			*tos_only = true;
+		if (k->tos || k->src_len) {
+			*partial = k;
 			continue;
 		}
 		if (!b || (k->local && !b->local) ||
 		    (k->local == b->local && k->prio < b->prio))
 			b = k;
 	}
-	if (b)
-		*tos_only = false;
+	if (b && b->local)
+		*partial = NULL;
 	return b;
 }
 
@@ -363,55 +395,88 @@ static struct nhobj *nhobj_get(struct rs *s, __u32 id)
 }
 
 /* The next hops of the kernel nexthop object @id into @cand[*@n] (the
- * live ones of a group); a blackhole sets @w's type. NULL, or why the
- * route is left to the kernel. */
-static const char *nhobj_hops(struct rs *s, __u32 id,
-			      const struct rtnl_hop **cand, __u32 *n,
-			      struct want *w)
+ * live ones of a group); a blackhole sets @w's type, a next hop xnf
+ * cannot forward by makes @w pass (with why). */
+static void nhobj_hops(struct rs *s, __u32 id, const struct rtnl_hop **cand,
+		       __u32 *n, struct want *w)
 {
 	const struct nhobj *o = nhobj_get(s, id), *m;
 	__u32 i;
 
 	*n = 0;
-	if (!o)
-		return "through a kernel nexthop object not known (yet)";
-	if (o->fdb)
-		return "through a bridge FDB nexthop object";
+	if (!o) {
+		want_kernel(w, XNF_WHY_NEXTHOP,
+			    "through a kernel nexthop object not known (yet)");
+		return;
+	}
+	if (o->fdb) {
+		want_kernel(w, XNF_WHY_NEXTHOP,
+			    "through a bridge FDB nexthop object");
+		return;
+	}
 	if (o->blackhole) {
 		w->type = XNF_RT_BLACKHOLE;
-		return NULL;
+		return;
 	}
 	if (!o->ngroup) {
-		if (!o->dead)
+		if (o->encap)
+			want_kernel(w, XNF_WHY_ENCAP, "an encapsulation (%s)",
+				    rtnl_encap_name(o->encap));
+		else if (!o->dead)
 			cand[(*n)++] = &o->hop;
-		return NULL;
+		return;
+	}
+	if (o->weighted) {
+		want_kernel(w, XNF_WHY_WEIGHTS,
+			    "a nexthop group of unequal weights (xnf's groups "
+			    "are equal-cost)");
+		return;
 	}
 	if (o->too_many)
 		*n = RTNL_HOPS_MAX + 1;
 	for (i = 0; i < o->ngroup && *n < RTNL_HOPS_MAX; i++) {
 		m = nhobj_get(s, o->group[i]);
-		if (!m || m->ngroup || m->blackhole || m->fdb)
-			return "through a kernel nexthop group whose members "
-			       "are not plain next hops";
+		if (!m || m->ngroup || m->blackhole || m->fdb) {
+			want_kernel(w, XNF_WHY_NEXTHOP,
+				    "through a kernel nexthop group whose "
+				    "members are not plain next hops");
+			return;
+		}
+		if (m->encap) {
+			want_kernel(w, XNF_WHY_ENCAP, "an encapsulation (%s)",
+				    rtnl_encap_name(m->encap));
+			return;
+		}
 		if (!m->dead)
 			cand[(*n)++] = &m->hop;
 	}
-	return NULL;
 }
 
+/*
+ * What xnf should hold for @p: what the kernel forwards by, or
+ * XNF_RT_KERNEL (with why, when it is a route xnf cannot forward itself:
+ * every attribute of the kernel's route that changes forwarding and that
+ * XDP does not do makes the prefix pass, docs/routing.md). ~0U: nothing.
+ */
 static void want_of(struct rs *s, const struct pfx *p, struct want *w)
 {
 	const struct rtnl_hop *cand[RTNL_HOPS_MAX];
-	const struct kroute *k;
-	bool tos_only;
+	const struct kroute *k, *partial;
 	__u32 i, j, n;
 
 	memset(w, 0, sizeof(*w));
 	w->type = XNF_RT_KERNEL;
-	k = best(p, &tos_only);
+	k = best(p, &partial);
+	if (partial) {
+		if (partial->tos)
+			want_kernel(w, XNF_WHY_TOS, "routes by TOS");
+		else
+			want_kernel(w, XNF_WHY_SOURCE,
+				    "source-specific routes (from)");
+		return;
+	}
 	if (!k) {
-		w->type = tos_only ? XNF_RT_KERNEL : ~0U; /* ~0: no route */
-		w->why = tos_only ? "routes by TOS only" : NULL;
+		w->type = ~0U; /* no route */
 		return;
 	}
 	if (k->local) {
@@ -440,21 +505,30 @@ static void want_of(struct rs *s, const struct pfx *p, struct want *w)
 	default:
 		return; /* throw, nat, multicast, ...: the kernel's */
 	}
+	if (k->encap) {
+		want_kernel(w, XNF_WHY_ENCAP, "an encapsulation (%s)",
+			    rtnl_encap_name(k->encap));
+		return;
+	}
+	if (k->weighted) {
+		want_kernel(w, XNF_WHY_WEIGHTS,
+			    "next hops of unequal weights (xnf's groups are "
+			    "equal-cost)");
+		return;
+	}
 	n = k->nhops;
 	for (i = 0; i < n && i < RTNL_HOPS_MAX; i++)
 		cand[i] = &k->hop[i];
 	if (k->nh_id) {
-		const char *why = nhobj_hops(s, k->nh_id, cand, &n, w);
-
-		if (why || w->type != XNF_RT_KERNEL) {
-			w->why = why;
+		nhobj_hops(s, k->nh_id, cand, &n, w);
+		if (w->type != XNF_RT_KERNEL || w->code)
 			return;
-		}
 	} else if (k->too_many) {
 		n = RTNL_HOPS_MAX + 1;
 	}
 	if (n > XNF_NHG_PATHS) {
-		w->why = "more next hops than an xnf group holds (16)";
+		want_kernel(w, XNF_WHY_PATHS,
+			    "more next hops than an xnf group holds (16)");
 		return;
 	}
 	if (!n)
@@ -465,16 +539,21 @@ static void want_of(struct rs *s, const struct pfx *p, struct want *w)
 
 		/* A device route (a connected subnet): the kernel resolves
 		 * each destination itself. */
-		if (!h->gw_family)
+		if (!h->gw_family) {
+			w->n = 0;
 			return;
+		}
 		l = link_get(s, h->ifindex);
 		if (!l || !l->ether) {
-			w->why = "via a device without Ethernet framing";
+			want_kernel(w, XNF_WHY_DEVICE,
+				    "via a device without Ethernet framing");
 			return;
 		}
 		if (l->port_failed) {
-			w->why = "via a device that cannot be an xnf port (no "
-				 "XDP transmit, or the devmap refuses it)";
+			want_kernel(w, XNF_WHY_DEVICE,
+				    "via a device that cannot be an xnf port "
+				    "(no XDP transmit, or the devmap refuses "
+				    "it)");
 			return;
 		}
 		for (j = 0; j < w->n; j++)
@@ -484,6 +563,7 @@ static void want_of(struct rs *s, const struct pfx *p, struct want *w)
 			w->hop[w->n++] = h;
 	}
 	w->type = w->n > 1 ? XNF_RT_MULTIPATH : XNF_RT_UNICAST;
+	w->mtu = k->mtu;
 }
 
 static int hop_cmp(const void *a, const void *b)
@@ -493,11 +573,14 @@ static int hop_cmp(const void *a, const void *b)
 		      sizeof(struct rtnl_hop));
 }
 
-/* The fingerprint of a route: its type and next hops, in any order. */
-static __u64 fingerprint(__u32 type, const struct rtnl_hop **hops, __u32 n)
+/* The fingerprint of a route: its type, a kernel route's reason (@code),
+ * the MTU and the next hops, in any order. */
+static __u64 fingerprint(__u32 type, __u32 code, __u32 mtu,
+			 const struct rtnl_hop **hops, __u32 n)
 {
 	const struct rtnl_hop *sorted[XNF_NHG_PATHS];
-	__u64 h = hash_bytes(&type, sizeof(type));
+	__u32 head[3] = { type, code, mtu };
+	__u64 h = hash_bytes(head, sizeof(head));
 	__u32 i;
 
 	memcpy(sorted, hops, n * sizeof(*hops));
@@ -507,8 +590,10 @@ static __u64 fingerprint(__u32 type, const struct rtnl_hop **hops, __u32 n)
 	return h | 1;
 }
 
-/* The next hop of xnf for @h, MACs from the kernel's tables. */
-static void hop_route(struct rs *s, const struct rtnl_hop *h, struct xnf_route *rt)
+/* The next hop of xnf for @h on a route of MTU @mtu, MACs from the
+ * kernel's tables. */
+static void hop_route(struct rs *s, const struct rtnl_hop *h, __u32 mtu,
+		      struct xnf_route *rt)
 {
 	const struct neigh *n = neigh_get(s, h->ifindex, h->gw_family, h->gw);
 	const struct link *l = link_get(s, h->ifindex);
@@ -519,6 +604,7 @@ static void hop_route(struct rs *s, const struct rtnl_hop *h, struct xnf_route *
 	rt->ifindex = h->ifindex;
 	rt->gw_family = h->gw_family;
 	memcpy(rt->gw, h->gw, 16);
+	rt->mtu = mtu;
 	if (l)
 		memcpy(rt->smac, l->mac, 6);
 	if (n && n->usable)
@@ -601,18 +687,19 @@ static int pfx_apply(struct rs *s, struct pfx *p)
 	}
 	if (!ports_ok(s, &w))
 		want_of(s, p, &w); /* now through the kernel */
-	fp = fingerprint(w.type, w.hop, w.n);
+	fp = fingerprint(w.type, w.code, w.mtu, w.hop, w.n);
 	if (fp == p->have) {
 		s->counts.unchanged++;
 		return 0;
 	}
-	if (w.why)
+	if (w.code)
 		report_unsupported(s, p, w.why);
 	memset(paths, 0, sizeof(paths));
 	paths[0].type = w.type;
 	paths[0].origin = XNF_ORIGIN_SYNC;
+	paths[0].why = w.code;
 	for (i = 0; i < w.n; i++)
-		hop_route(s, w.hop[i], &paths[i]);
+		hop_route(s, w.hop[i], w.mtu, &paths[i]);
 	ret = w.n > 1 ?
 		      xnf_route_add_multipath(s->dp, p->key.family, p->key.addr,
 					      p->key.plen, paths, w.n, true,
@@ -759,16 +846,20 @@ static int route_msg(struct rs *s, const struct rtnl_route *r)
 	p = pfx_get(s, r->family, r->dst, r->dst_len, !r->del);
 	if (!p)
 		return r->del ? 0 : -ENOMEM;
+	/* A route is its table, TOS, metric and source prefix. */
 	for (pp = &p->kr; *pp; pp = &(*pp)->next)
 		if ((*pp)->local == local && (*pp)->tos == r->tos &&
-		    (*pp)->prio == r->priority)
+		    (*pp)->prio == r->priority && (*pp)->src_len == r->src_len &&
+		    !memcmp((*pp)->src, r->src, sizeof(r->src)))
 			break;
 	k = *pp;
 	if (r->del) {
 		if (!k)
 			return 0;
 		/* IPv6 deletes one next hop of a multipath route by naming
-		 * only it; the route stays with the others. */
+		 * only it; the route stays with the others (weighted as
+		 * before, which at worst leaves it to the kernel until the
+		 * next message or resync says otherwise). */
 		if (r->nhops && r->nhops < k->nhops && !r->dead) {
 			for (i = 0, j = 0; i < k->nhops; i++)
 				if (!hop_in(r->hop, r->nhops, &k->hop[i]))
@@ -794,7 +885,12 @@ static int route_msg(struct rs *s, const struct rtnl_route *r)
 	nk->tos = r->tos;
 	nk->type = r->type;
 	nk->proto = r->proto;
+	nk->src_len = r->src_len;
+	memcpy(nk->src, r->src, sizeof(nk->src));
 	nk->nh_id = r->nh_id;
+	nk->mtu = r->mtu;
+	nk->encap = r->encap;
+	nk->weighted = r->weighted;
 	nk->dead = r->dead;
 	nk->too_many = r->too_many;
 	nk->nhops = r->nhops;
@@ -950,6 +1046,8 @@ static int nexthop_msg(struct rs *s, const struct rtnl_nexthop *m)
 	o->gen = s->gen;
 	o->blackhole = m->blackhole;
 	o->fdb = m->fdb;
+	o->encap = m->encap;
+	o->weighted = m->weighted;
 	o->dead = m->dead;
 	o->too_many = m->too_many;
 	o->hop = m->hop;
@@ -1126,23 +1224,27 @@ static int read_have(struct rs *s)
 		} else if (e->rt.type == XNF_RT_MULTIPATH) {
 			struct xnf_nhgroup g;
 			struct xnf_nexthop nh;
+			__u32 mtu = 0;
 
 			/* 1: never equal to what a prefix should be, so the
-			 * route is written again. */
+			 * route is written again. The sync gives every next
+			 * hop of a route the route's MTU. */
 			fp = 1;
 			if (!xnf_nhg_lookup(s->dp, e->nh, &g) &&
 			    g.n <= XNF_NHG_PATHS) {
 				for (j = 0; j < g.n; j++) {
-					if (xnf_nh_lookup(s->dp, g.nh[j], &nh))
+					if (xnf_nh_lookup(s->dp, g.nh[j], &nh) ||
+					    (j && nh.mtu != mtu))
 						break;
+					mtu = nh.mtu;
 					hops[j].ifindex = nh.ifindex;
 					hops[j].gw_family = nh.gw_family;
 					memcpy(hops[j].gw, nh.gw, 16);
 					hp[j] = &hops[j];
 				}
 				if (j == g.n)
-					fp = fingerprint(XNF_RT_MULTIPATH, hp,
-							 g.n);
+					fp = fingerprint(XNF_RT_MULTIPATH, 0,
+							 mtu, hp, g.n);
 			}
 			if (e->nh < XNF_MAX_NHG)
 				group_fp[e->nh] = fp;
@@ -1152,11 +1254,11 @@ static int read_have(struct rs *s)
 			memcpy(hops[0].gw, e->rt.gw, 16);
 			hp[0] = &hops[0];
 			/* A synced unicast route always has a gateway. */
-			fp = e->rt.gw_family ?
-				     fingerprint(XNF_RT_UNICAST, hp, 1) :
-				     1;
+			fp = e->rt.gw_family ? fingerprint(XNF_RT_UNICAST, 0,
+							   e->rt.mtu, hp, 1) :
+					       1;
 		} else {
-			fp = fingerprint(e->rt.type, NULL, 0);
+			fp = fingerprint(e->rt.type, e->rt.why, 0, NULL, 0);
 		}
 		p = pfx_get(s, e->family, e->addr, e->plen, true);
 		if (!p) {
@@ -1200,8 +1302,13 @@ static int resync(struct rs *s, struct rtnl_sock *d)
 	if (s->o.follow_only)
 		return 0;
 	ht_each(&s->nhobj, sweep_nhobj, s);
-	ht_each(&s->pfx, sweep_pfx, s);
-	return read_have(s);
+	/* What xnf holds is read first, so that the sweep looks at every
+	 * prefix xnf has too: one the kernel deleted while no sync ran (or
+	 * while a killed one was down) is known only from there, and goes. */
+	ret = read_have(s);
+	if (!ret)
+		ht_each(&s->pfx, sweep_pfx, s);
+	return ret;
 }
 
 static void drop_unused(void *e, void *ctx)
@@ -1279,6 +1386,7 @@ static int flush(struct rs *s, enum xnf_rtsync_ev type, const char *reason)
 	ev.unsupported = s->counts.unsupported;
 	ev.routes = s->routes;
 	ev.usec = now_us() - t0;
+	s->counts.usec = ev.usec; /* for the STARTED event */
 	if (ev.added || ev.replaced || ev.deleted)
 		change_log(s,
 			   "%u added, %u replaced, %u deleted (%s); %u synced "
@@ -1308,32 +1416,82 @@ static int full_resync(struct rs *s, struct rtnl_sock *d, const char *why)
 	return ret;
 }
 
-/* ---- registration ---- */
+/* ---- registration and the sync's lock ---- */
 
-static bool pid_alive(__u32 pid)
+/*
+ * A running sync holds an exclusive flock on <root>/tables from its start
+ * to its end: that, not the pid it registered, says whether it runs. A
+ * lock goes with its holder's last descriptor, so a killed sync holds
+ * none, while its pid may still exist (a zombie that its parent has not
+ * reaped yet answers kill(pid, 0)) or name another process by now. The
+ * writers' lock is the flock on <root>, another inode: the two never
+ * meet. Into *@fd: the locked descriptor, or -1 and -EBUSY while a sync
+ * holds it.
+ */
+static int sync_lock(struct xnf_dp *dp, int *fd)
 {
-	return pid && (kill(pid, 0) == 0 || errno == EPERM);
+	char path[XNF_ROOT_MAX + 8];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/tables", xnf_dp_root(dp));
+	*fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	if (!flock(*fd, LOCK_EX | LOCK_NB))
+		return 0;
+	ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+	close(*fd);
+	*fd = -1;
+	return ret;
+}
+
+bool xnf_rtsync_runs(struct xnf_dp *dp)
+{
+	int fd, ret;
+
+	ret = sync_lock(dp, &fd);
+	if (!ret)
+		close(fd);
+	return ret == -EBUSY;
+}
+
+/* The sync's lock into *@fd (-1 when the caller need not keep it), or
+ * why not in @err. */
+static int sync_lock_err(struct xnf_dp *dp, int *fd, char *err, size_t errlen)
+{
+	struct xnf_rtsync_info info = {};
+	int ret;
+
+	ret = sync_lock(dp, fd);
+	if (ret == -EBUSY) {
+		xnf_rtsync_get(dp, &info);
+		return xnf_errf(err, errlen, ret,
+				"a route sync (pid %u) runs on this instance; "
+				"stop it first",
+				info.pid);
+	}
+	if (ret)
+		return xnf_errf(err, errlen, ret,
+				"cannot lock %s/tables for the route sync: %s",
+				xnf_dp_root(dp), strerror(-ret));
+	return 0;
 }
 
 static int start_checks(struct rs *s, char *err, size_t errlen)
 {
 	struct xnf_route_entry *ents = NULL;
-	struct xnf_rtsync_info info = {};
 	__u32 n, i, hand = 0;
 	int ret;
 
-	ret = xnf_rtsync_get(s->dp, &info);
+	ret = sync_lock_err(s->dp, &s->lock_fd, err, errlen);
 	if (ret)
-		return xnf_errf(err, errlen, ret,
-				"cannot read the route sync registration: %s",
-				strerror(-ret));
-	if (pid_alive(info.pid) && info.pid != (__u32)getpid())
-		return xnf_errf(err, errlen, -EBUSY,
-				"a route sync (pid %u) owns the routes of this "
-				"instance already; stop it first",
-				info.pid);
-	if (s->o.follow_only)
+		return ret;
+	/* A follower only checks: it may run beside a sync. */
+	if (s->o.follow_only) {
+		close(s->lock_fd);
+		s->lock_fd = -1;
 		return 0;
+	}
 	ret = xnf_route_list(s->dp, &ents, &n);
 	if (ret)
 		return xnf_errf(err, errlen, ret, "cannot read the routes: %s",
@@ -1355,6 +1513,7 @@ static int rs_init(struct rs *s, struct xnf_dp *dp,
 {
 	memset(s, 0, sizeof(*s));
 	s->dp = dp;
+	s->lock_fd = -1;
 	s->o = *o;
 	if (!s->o.table)
 		s->o.table = RT_TABLE_MAIN;
@@ -1396,6 +1555,8 @@ static void rs_free(struct rs *s)
 	ht_free(&s->link, NULL);
 	ht_free(&s->nhobj, NULL);
 	free(s->dirty);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 }
 
 static __u64 ms_to_us(__u64 ms)
@@ -1538,7 +1699,11 @@ int xnf_rtsync_run(struct xnf_dp *dp, const struct xnf_rtsync_opts *o,
 			 strerror(-ret));
 		goto out;
 	}
+	/* With what the start changed: what the kernel changed while no
+	 * sync ran. */
+	e = s.counts;
 	e.type = XNF_RTSYNC_STARTED;
+	e.reason = NULL;
 	e.routes = s.routes;
 	emit(&s, &e);
 	ret = loop(&s, &ev, &d, stop);
@@ -1571,19 +1736,19 @@ int xnf_rtsync_flush(struct xnf_dp *dp, __u32 *n, char *err, size_t errlen)
 	struct xnf_route_entry *ents = NULL;
 	struct xnf_rtsync_info info = {};
 	__u32 cnt, i;
-	int ret;
+	int lock_fd, ret;
 
 	*n = 0;
-	ret = xnf_rtsync_get(dp, &info);
-	if (!ret && pid_alive(info.pid) && info.pid != (__u32)getpid())
-		return xnf_errf(err, errlen, -EBUSY,
-				"the route sync (pid %u) runs; stop it first",
-				info.pid);
-	if (!ret)
-		ret = xnf_route_list(dp, &ents, &cnt);
+	/* Held to the end: no sync starts while its routes go. */
+	ret = sync_lock_err(dp, &lock_fd, err, errlen);
 	if (ret)
-		return xnf_errf(err, errlen, ret, "cannot read the routes: %s",
-				strerror(-ret));
+		return ret;
+	ret = xnf_route_list(dp, &ents, &cnt);
+	if (ret) {
+		xnf_errf(err, errlen, ret, "cannot read the routes: %s",
+			 strerror(-ret));
+		goto out;
+	}
 	ret = xnf_route_batch_begin(dp);
 	for (i = 0; i < cnt && !ret; i++) {
 		if (ents[i].rt.origin != XNF_ORIGIN_SYNC)
@@ -1600,18 +1765,20 @@ int xnf_rtsync_flush(struct xnf_dp *dp, __u32 *n, char *err, size_t errlen)
 	} else {
 		ret = xnf_route_batch_commit(dp);
 	}
-	free(ents);
-	if (ret)
-		return xnf_errf(err, errlen, ret,
-				"cannot remove the synced routes: %s",
-				strerror(-ret));
-	memset(&info, 0, sizeof(info));
+	if (ret) {
+		xnf_errf(err, errlen, ret,
+			 "cannot remove the synced routes: %s", strerror(-ret));
+		goto out;
+	}
 	ret = xnf_rtsync_set(dp, &info);
 	if (ret)
-		return xnf_errf(err, errlen, ret,
-				"cannot clear the route sync registration: %s",
-				strerror(-ret));
-	return 0;
+		xnf_errf(err, errlen, ret,
+			 "cannot clear the route sync registration: %s",
+			 strerror(-ret));
+out:
+	free(ents);
+	close(lock_fd);
+	return ret;
 }
 
 /* ---- names of tables and protocols ---- */

@@ -344,14 +344,12 @@ static int route_read(struct xnf_dp *dp, int family, const __u32 *ids,
 		e->family = family;
 		e->plen = k->prefixlen;
 		memcpy(e->addr, k->addr, ksz - sizeof(k->prefixlen));
-		e->nh = vals[i].nh;
 		nh = vals[i].type == XNF_RT_UNICAST ?
 			     nh_find(ids, nhs, nnh, vals[i].nh) :
 			     NULL;
 		if (nh)
 			xnf_nexthop_route(nh, &e->rt);
-		e->rt.type = vals[i].type;
-		e->rt.origin = vals[i].origin;
+		xnf_rt_entry_val(e, &vals[i]);
 	}
 out:
 	free(keys);

@@ -6,7 +6,10 @@
 # neighbours: changes made with `ip route` and `ip neigh` show in `xnf -j
 # route show` and in where the traffic goes; an overrun ends in a resync;
 # a sync killed between a batch's writes and its commit leaves the last
-# complete set; on a 10,000-route table xnf answers as the kernel's FIB.
+# complete set; a restart converges, removals included, and is not
+# refused for a dead sync's pid; a route's MTU is honoured (the kernel
+# answers what is larger) and an encapsulation passes to the kernel; on a
+# 10,000-route table xnf answers as the kernel's FIB.
 
 bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=300}"
@@ -22,6 +25,9 @@ NEW=02:78:6e:00:0f:99
 P4=203.0.113.0/24
 P6=2001:db8:99::/48
 HAND=198.18.5.0/24
+STALE=203.0.113.96/29
+ENCAP=203.0.113.224/28
+MTU_PFX=203.0.113.240/28
 
 setup_file()
 {
@@ -63,6 +69,7 @@ teardown()
 	ip -n "$TB_DUT" route del 198.51.100.128/25 dev d1 2>/dev/null || true
 	ip -n "$TB_DUT" nexthop flush >/dev/null 2>&1 || true
 	ip -n "$TB_DUT" link del rsbr0 2>/dev/null || true
+	ip -n "$TB_DUT" link set d1 mtu 1500
 	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
 }
 
@@ -457,6 +464,160 @@ routes_in()
 	rs_start
 	tb_until "the 200 routes" routes_in 198.18.0. 200
 	route_is 198.51.100.0/24 '.type == "kernel"'
+}
+
+# A restart converges to the kernel's table, removals included: a route
+# the kernel deleted while the sync was down goes at the start, and the
+# start counts it (issue 33: it stayed until the first periodic resync,
+# never with resync 0).
+@test "a restarted sync removes the routes the kernel deleted while it was down" {
+	rs_start
+	ip -n "$TB_DUT" route add $STALE via $GW2
+	tb_until "$STALE mirrored" route_is $STALE '.origin == "sync"'
+	rs_stop
+	ip -n "$TB_DUT" route del $STALE
+	route_is $STALE '.origin == "sync"'
+	rs_start resync 0
+	route_gone $STALE
+	rs_event started '.deleted == 1'
+	rs_event resync '.reason == "start" and .deleted == 1'
+	# Nothing else had changed: a second restart writes nothing.
+	rs_stop
+	rs_start resync 0
+	rs_event started '.added == 0 and .replaced == 0 and .deleted == 0'
+}
+
+# zombie PID: PID has exited and waits for its parent to reap it.
+zombie()
+{
+	[ "$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null)" = Z ]
+}
+
+# Liveness is the sync's lock, which a dead process cannot hold: a sync
+# killed by SIGKILL is replaced at once, even while its pid still exists
+# (a zombie its parent has not reaped yet), and the new one converges.
+# While one runs, a second is refused.
+@test "a sync killed by SIGKILL is replaced at once, even as a zombie, and converges" {
+	local pid parent rc
+	rs_start
+	ip -n "$TB_DUT" route add $STALE via $GW2
+	tb_until "$STALE mirrored" route_is $STALE '.origin == "sync"'
+	run -1 tb_xnf -j route sync
+	jq -e '.error | test("pid")' <<<"$output"
+	pid=$(jq -r 'select(.event == "started") | .pid' "$TB_TMP/sync.out")
+	# Its parent (timeout) stopped, the killed sync stays a zombie.
+	parent=$SYNC_PID
+	kill -STOP "$parent"
+	kill -KILL "$pid"
+	tb_until "the sync a zombie" zombie "$pid"
+	ip -n "$TB_DUT" route del $STALE
+	rc=0
+	rs_start resync 0 || rc=$?
+	kill -CONT "$parent"
+	wait "$parent" 2>/dev/null || true
+	tb_expect "the new sync started" "$rc" -eq 0
+	route_gone $STALE
+	rs_event started '.deleted == 1'
+}
+
+# The issue's burst: a sync killed by SIGKILL, then the kernel's table
+# changes by thousands of routes while none runs; the restart's first
+# sync alone makes xnf's table the kernel's (no periodic resync, no link
+# event), stale routes removed and counted.
+@test "a sync killed before a burst of changes converges at its restart, stale routes removed" {
+	local i pid
+	rs_start resync 0
+	for ((i = 0; i < 300; i++)); do
+		echo "route add 198.18.$((i / 256)).$((i % 256))/32 via $GW2"
+	done | ip -n "$TB_DUT" -batch -
+	tb_until "the first routes" sets_equal
+	pid=$(jq -r 'select(.event == "started") | .pid' "$TB_TMP/sync.out")
+	kill -KILL "$pid"
+	wait "$SYNC_PID" 2>/dev/null || true
+	SYNC_PID=
+	{
+		for ((i = 0; i < 300; i++)); do
+			echo "route del 198.18.$((i / 256)).$((i % 256))/32"
+		done
+		for ((i = 0; i < 3000; i++)); do
+			echo "route add 198.19.$((i / 256)).$((i % 256))/32 via $GW3"
+		done
+	} | ip -n "$TB_DUT" -batch -
+	rs_start resync 0
+	sets_equal
+	rs_event started '.deleted == 300 and .added == 3000'
+}
+
+# pcap_count FILE: the packets a capture wrote.
+pcap_count()
+{
+	tcpdump -r "$1" -n 2>/dev/null | wc -l
+}
+
+# A route's MTU is honoured (issue 33): a DF packet larger than it goes to
+# the kernel, whose ICMP "fragmentation needed" (MTU 1400) reaches the
+# sender, as path MTU discovery needs; one that fits is forwarded by XDP.
+@test "a route's MTU: a larger DF packet gets the kernel's frag-needed at the source, one that fits is forwarded by XDP" {
+	local before after k fits=$TB_TMP/fits.pcap icmp=$TB_TMP/fragneeded.pcap
+	ip -n "$TB_DUT" route add $MTU_PFX via $TB_SINK4 mtu 1400
+	rs_start
+	tb_until "$MTU_PFX mirrored" route_is $MTU_PFX '.type == "unicast" and .origin == "sync"'
+	# 1400 bytes (IPv4 total length), DF: through XDP to the sink.
+	k=$(tb_kfwd)
+	tb_capture "$TB_SINK" k0 1 "$fits" icmp and 'ip[2:2] == 1400'
+	tb_src ping -M do -s 1372 -c 1 -W 1 203.0.113.241 >/dev/null || true
+	wait "$TB_CAPTURE_PID" || true
+	tb_expect "the 1400-byte packet at the sink" "$(pcap_count "$fits")" -eq 1
+	tb_expect "forwarded by xnf, not the kernel" "$(tb_kfwd)" = "$k"
+	# 1422 bytes, DF: to the kernel, which answers the source.
+	before=$(tb_stats_json)
+	tb_capture "$TB_SRC" s0 1 "$icmp" \
+		'icmp[0] == 3 and icmp[1] == 4 and icmp[6:2] == 1400'
+	tb_src ping -M do -s 1394 -c 1 -W 1 203.0.113.241 >/dev/null || true
+	wait "$TB_CAPTURE_PID" || true
+	after=$(tb_stats_json)
+	tb_expect "ICMP fragmentation needed, MTU 1400, at the source" \
+		"$(pcap_count "$icmp")" -eq 1
+	tb_expect "passed to the kernel (frag_needed)" \
+		"$(tb_delta "$before" "$after" d0 '.pass_reasons.frag_needed')" -eq 1
+	route_is $MTU_PFX '.mtu == 1400'
+	run -0 tb_xnf -j route get 203.0.113.241
+	jq -e '.mtu == 1400 and .reason == null' <<<"$output"
+
+	# The egress device's MTU, on a route without one: the same answer.
+	ip -n "$TB_DUT" route add $P4 via $TB_SINK4
+	tb_until "$P4 mirrored" route_is $P4 '.type == "unicast" and .mtu == null'
+	ip -n "$TB_DUT" link set d1 mtu 1300
+	tb_capture "$TB_SRC" s0 1 "$icmp.dev" \
+		'icmp[0] == 3 and icmp[1] == 4 and icmp[6:2] == 1300'
+	tb_src ping -M do -s 1372 -c 1 -W 1 203.0.113.7 >/dev/null || true
+	wait "$TB_CAPTURE_PID" || true
+	ip -n "$TB_DUT" link set d1 mtu 1500
+	tb_expect "ICMP fragmentation needed, MTU 1300, at the source" \
+		"$(pcap_count "$icmp.dev")" -eq 1
+}
+
+# An encapsulation xnf cannot add in XDP (issue 33): the route passes to
+# the kernel, reported, and packets leave with the segment routing header.
+@test "a route with an encapsulation (seg6) passes to the kernel, reported, and packets leave encapsulated" {
+	local cap=$TB_TMP/srh.pcap before after
+	ip -n "$TB_DUT" route add $ENCAP encap seg6 mode encap segs $GW2_6 \
+		via $TB_SINK4 dev d1
+	rs_start
+	tb_until "$ENCAP mirrored" route_is $ENCAP '.origin == "sync"'
+	before=$(tb_stats_json)
+	# IPv6 with a routing header (43), to the segment, on the sink's link.
+	tb_capture "$TB_SINK" k0 1 "$cap" ip6 and 'ip6[6] == 43'
+	tb_udp_send "$TB_SRC" 203.0.113.225 9 1
+	wait "$TB_CAPTURE_PID" || true
+	after=$(tb_stats_json)
+	tb_expect "left with its segment routing header" "$(pcap_count "$cap")" -eq 1
+	tb_expect "passed to the kernel (fib_other)" \
+		"$(tb_delta "$before" "$after" d0 '.pass_reasons.fib_other')" -eq 1
+	route_is $ENCAP '.type == "kernel" and .reason == "encap"'
+	tb_until "the report" rs_event unsupported ".dst == \"$ENCAP\""
+	run -0 tb_xnf -j route get 203.0.113.225
+	jq -e '.type == "kernel" and .reason == "encap"' <<<"$output"
 }
 
 @test "on a 10,000-route table, xnf's tables answer as the kernel's FIB" {

@@ -20,7 +20,8 @@
  *   TTL / hop limit <= 1           cfg.ttl_expired (ttl_expired)
  *   IPv6 from ::                   cfg.martian (martian)
  *   nexthop without neighbour      pass (no_neigh)
- *   longer than the egress MTU     pass (frag_needed)
+ *   longer than the route MTU or   pass (frag_needed)
+ *   the egress MTU
  *   otherwise                      MACs of the route, TTL - 1 with the
  *                                  IPv4 checksum updated (RFC 1624),
  *                                  redirect to the route's port
@@ -55,7 +56,7 @@
 /* A next hop of xnf_nh. */
 struct l3_nh {
 	__u32 ifindex;
-	__u32 mtu;   /* of ifindex; 0: unknown device, no check */
+	__u32 mtu;   /* of ifindex, or the route's when lower; 0: none */
 	__u32 state; /* enum xnf_nh_state */
 	__u8 dmac[ETH_ALEN];
 	__u8 smac[ETH_ALEN];
@@ -173,8 +174,11 @@ static int l3_load_nh(const struct xnf_unf *nf, struct l3_tables *t,
 		memcpy(nh->dmac, nhs[i].dmac, ETH_ALEN);
 		memcpy(nh->smac, nhs[i].smac, ETH_ALEN);
 		/* bpf_check_mtu() with ifindex 0 checks the receiving
-		 * device, and finds no other for an ifindex that is gone. */
+		 * device, and finds no other for an ifindex that is gone.
+		 * The route's MTU applies too, when it has one. */
 		nh->mtu = mtu_of(mc, nh->ifindex ?: nf->env.ingress_ifindex);
+		if (nhs[i].mtu && (!nh->mtu || nhs[i].mtu < nh->mtu))
+			nh->mtu = nhs[i].mtu;
 	}
 	for (i = 0; i < t->n_grp; i++)
 		for (b = 0; b < XNF_NHG_BUCKETS; b++) {

@@ -26,7 +26,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 11
+#define XNF_SCHEMA 12
 
 /*
  * A field of a pinned map's value that holds one enumerator has the enum
@@ -95,7 +95,7 @@ enum xnf_verdict {
 	X(LOCAL, local)		/* destination is one of the router's own addresses */ \
 	X(NO_NEIGH, no_neigh)	/* fib mode: next hop has no neighbour entry yet */ \
 	X(FIB, fib_other)	/* the kernel's FIB decides: fib mode's forwarding disabled or unsupported route, a kernel route */ \
-	X(FRAG_NEEDED, frag_needed) /* fib mode: packet larger than the egress MTU */ \
+	X(FRAG_NEEDED, frag_needed) /* packet larger than the route's or the egress device's MTU */ \
 	X(NOT_PORT, not_xnf_port) /* fib mode: egress device is not an xnf port */ \
 	X(L2_MISS, l2_miss)	/* l2fwd: destination MAC not in the FDB */ \
 	X(HAIRPIN, hairpin)	/* l2fwd: FDB says the MAC lives on the ingress port */ \

@@ -56,12 +56,31 @@ enum xnf_route_origin {
 	XNF_ORIGIN_SYNC = 1,   /* xnf route sync, from a kernel table */
 };
 
+/* Why a route of type XNF_RT_KERNEL passes to the kernel, in its
+ * xnf_rt_val.nh: what the route sync found in the kernel's route that
+ * xnf cannot do in XDP (docs/routing.md). XNF_WHY_NONE for a route by
+ * hand, a connected subnet, and another protocol's (proto LIST). Read
+ * by no program: a kernel route passes whatever its reason. */
+enum xnf_rt_why {
+	XNF_WHY_NONE = 0,
+	XNF_WHY_ENCAP, /* an encapsulation (lwtunnel: seg6, mpls, ip, bpf...) */
+	XNF_WHY_TOS,   /* routes of the prefix that match by TOS */
+	XNF_WHY_SOURCE,	 /* source-specific routes (IPv6 "from PREFIX") */
+	XNF_WHY_WEIGHTS, /* multipath with unequal weights */
+	XNF_WHY_PATHS,	 /* more next hops than a group holds */
+	XNF_WHY_DEVICE,	 /* a next hop's device is not Ethernet, or cannot be
+			  * an xnf port (no XDP transmit: a bridge, lo) */
+	XNF_WHY_NEXTHOP, /* a kernel nexthop object xnf cannot follow */
+	__XNF_WHY_MAX
+};
+
 /* Value of xnf_rt4 / xnf_rt6. origin stays a number for bpftool: as an
  * enum it would grow the value of up to 2M routes per family and copy
  * from 12 to 16 bytes, and change the layout. */
 struct xnf_rt_val {
 	enum xnf_route_type type;
-	__u32 nh;     /* nexthop id (unicast) or group id (multipath), else 0 */
+	__u32 nh;     /* nexthop id (unicast) or group id (multipath); kernel:
+		       * enum xnf_rt_why; else 0 */
 	__u16 origin; /* enum xnf_route_origin */
 	__u16 plen;   /* the route's own prefix length: a lookup says which
 		       * prefix matched, and an exact one needs no scan */
@@ -96,6 +115,10 @@ struct xnf_nexthop {
 	__u8 gw[16];		   /* next hop address */
 	enum xnf_nh_state state;
 	__u32 refs; /* 0 in the slots; libxnf reports xnf_nh_live's */
+	__u32 mtu;  /* the route's MTU (the kernel's RTAX_MTU, mirrored by
+		     * the route sync): a longer L3 packet passes to the
+		     * kernel (frag_needed), which answers with ICMP; 0:
+		     * none (the egress device's MTU still applies) */
 };
 
 #define XNF_NH_SLOTS (2 * XNF_MAX_NH)

@@ -149,10 +149,13 @@ bool fx_stats(struct fx *f, struct xnf_stats *st)
 			 "read xnf_stats");
 }
 
-static bool fx_route(struct fx *f, int family, const char *prefix, __u32 port,
-		     __u32 type)
+/* A route of @type to @port; @mtu: the route's MTU (0: none). */
+static bool fx_route_mtu(struct fx *f, int family, const char *prefix,
+			 __u32 port, __u32 type, __u32 mtu)
 {
-	struct xnf_route rt = { .type = type, .ifindex = f->ifindex[port] };
+	struct xnf_route rt = { .type = type,
+				.ifindex = f->ifindex[port],
+				.mtu = mtu };
 	char buf[64], *slash;
 	__u8 addr[16] = {};
 	__u32 plen;
@@ -252,12 +255,12 @@ int fx_mp_flow(__u8 *buf, size_t cap, int family, __u32 k, const char *dst,
 
 bool fx_route4(struct fx *f, const char *prefix, __u32 port, __u32 type)
 {
-	return fx_route(f, XNF_AF_INET, prefix, port, type);
+	return fx_route_mtu(f, XNF_AF_INET, prefix, port, type, 0);
 }
 
 bool fx_route6(struct fx *f, const char *prefix, __u32 port, __u32 type)
 {
-	return fx_route(f, XNF_AF_INET6, prefix, port, type);
+	return fx_route_mtu(f, XNF_AF_INET6, prefix, port, type, 0);
 }
 
 bool fx_set_cfg(struct fx *f, __u32 no_route, __u32 ttl, __u32 local,
@@ -658,7 +661,12 @@ bool fx_l3_table(struct fx *f)
 	       fx_route6(f, "2001:db8:5::5/128", 0, XNF_RT_UNICAST) &&
 	       fx_route6(f, "2001:db8:2::fe/128", 1, XNF_RT_LOCAL) &&
 	       fx_route6(f, "2001:db8:b::/48", 1, XNF_RT_BLACKHOLE) &&
-	       fx_route6(f, "2001:db8:c::/48", 1, XNF_RT_UNREACHABLE);
+	       fx_route6(f, "2001:db8:c::/48", 1, XNF_RT_UNREACHABLE) &&
+	       /* Routes with an MTU below their port's (1500). */
+	       fx_route_mtu(f, XNF_AF_INET, "10.7.0.0/24", 2, XNF_RT_UNICAST,
+			    1400) &&
+	       fx_route_mtu(f, XNF_AF_INET6, "2001:db8:7::/48", 2,
+			    XNF_RT_UNICAST, 1280);
 }
 
 bool fx_l2_table(struct fx *f)

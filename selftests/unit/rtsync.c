@@ -8,10 +8,12 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <arpa/inet.h>
 
 #include "fixture.h"
@@ -88,7 +90,8 @@ struct sync_run {
 	struct xnf_rtsync_opts o;
 	volatile sig_atomic_t stop;
 	atomic_int started;
-	atomic_int neigh; /* NEIGH events */
+	atomic_int neigh;	       /* NEIGH events */
+	struct xnf_rtsync_event first; /* the STARTED event */
 	int ret;
 	char err[256];
 };
@@ -97,8 +100,10 @@ static void on_event(const struct xnf_rtsync_event *ev, void *ctx)
 {
 	struct sync_run *r = ctx;
 
-	if (ev->type == XNF_RTSYNC_STARTED)
+	if (ev->type == XNF_RTSYNC_STARTED) {
+		r->first = *ev;
 		atomic_store(&r->started, 1);
+	}
 	if (ev->type == XNF_RTSYNC_NEIGH)
 		atomic_fetch_add(&r->neigh, 1);
 }
@@ -160,6 +165,36 @@ static bool wait_gone(struct fx *f, const char *dst)
 	return false;
 }
 
+/* ut1 up with addresses, its gateways 198.18.1.2 and .3 (2001:db8:18::2
+ * and ::3) known to the kernel, and GRO on its peer: that gives a veth
+ * XDP transmit (NAPI on the far side), without which the sync leaves
+ * routes through ut1 to the kernel. */
+static bool ut1_gateways(void)
+{
+	return ASSERT_OK(fx_sh("ip link set ut1 up && ip link set ut1p up && "
+			       "ethtool -K ut1p gro on >/dev/null && "
+			       "ip addr add 198.18.1.1/24 dev ut1 && "
+			       "ip addr add 2001:db8:18::1/64 dev ut1 nodad && "
+			       "ip neigh replace 198.18.1.2 lladdr "
+			       "02:00:00:00:aa:02 dev ut1 nud permanent && "
+			       "ip neigh replace 198.18.1.3 lladdr "
+			       "02:00:00:00:aa:03 dev ut1 nud permanent && "
+			       "ip neigh replace 2001:db8:18::2 lladdr "
+			       "02:00:00:00:aa:02 dev ut1 nud permanent && "
+			       "ip neigh replace 2001:db8:18::3 lladdr "
+			       "02:00:00:00:aa:03 dev ut1 nud permanent"),
+			 "addresses and neighbours on ut1");
+}
+
+/* What the tests leave in the kernel, removed. */
+static void ut1_clean(void)
+{
+	fx_sh("ip route flush root 203.0.113.0/24; ip -6 route flush root "
+	      "2001:db8:99::/48; ip nexthop flush >/dev/null; "
+	      "ip addr flush dev ut1; ip neigh flush dev ut1; "
+	      "ethtool -K ut1p gro off >/dev/null");
+}
+
 TEST(rtsync_loop)
 {
 	struct sync_run r = {};
@@ -172,20 +207,7 @@ TEST(rtsync_loop)
 
 	if (!fx_open(&f))
 		return;
-	/* GRO on the peer gives a veth XDP transmit (NAPI on the far
-	 * side): without it the sync leaves routes through ut1 to the
-	 * kernel. */
-	if (!ASSERT_OK(fx_sh("ip link set ut1 up && ip link set ut1p up && "
-			     "ethtool -K ut1p gro on >/dev/null && "
-			     "ip addr add 198.18.1.1/24 dev ut1 && "
-			     "ip addr add 2001:db8:18::1/64 dev ut1 nodad && "
-			     "ip neigh replace 198.18.1.2 lladdr "
-			     "02:00:00:00:aa:02 dev ut1 nud permanent && "
-			     "ip neigh replace 2001:db8:18::2 lladdr "
-			     "02:00:00:00:aa:02 dev ut1 nud permanent && "
-			     "ip neigh replace 2001:db8:18::3 lladdr "
-			     "02:00:00:00:aa:03 dev ut1 nud permanent"),
-		       "addresses and neighbours on ut1"))
+	if (!ut1_gateways())
 		goto out;
 	r.dp = f.dp;
 	if (!ASSERT_OK(pthread_create(&th, NULL, sync_thread, &r), "thread"))
@@ -288,7 +310,271 @@ stop:
 	ASSERT_OK(xnf_rtsync_get(f.dp, &info), "registration");
 	ASSERT_EQ(info.table, 0, "released");
 out:
-	fx_sh("ip route flush root 203.0.113.0/24; ip addr flush dev ut1; "
-	      "ip neigh flush dev ut1; ethtool -K ut1p gro off >/dev/null");
+	ut1_clean();
+	fx_close(&f);
+}
+
+/* Starts the sync of @r in @th: false when there is no thread to join;
+ * then r->ret says whether it was refused. */
+static bool sync_start(struct sync_run *r, pthread_t *th)
+{
+	int i;
+
+	if (!ASSERT_OK(pthread_create(th, NULL, sync_thread, r), "thread"))
+		return false;
+	for (i = 0; i < 400 && !atomic_load(&r->started); i++)
+		usleep(50 * 1000);
+	ASSERT_TRUE(atomic_load(&r->started), "the sync started");
+	return true;
+}
+
+/* @pid has exited and waits to be reaped. */
+static bool is_zombie(pid_t pid)
+{
+	char path[64], line[256], *p;
+	bool z = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+		z = p[1] == ' ' && p[2] == 'Z';
+	fclose(f);
+	return z;
+}
+
+/*
+ * A restart converges to the kernel's table, removals included: a route
+ * the kernel deleted while no sync ran is deleted at the start and
+ * counted in the STARTED event. Whether a sync runs is its lock, not the
+ * pid a dead one left registered: a zombie's pid (kill(pid, 0) succeeds)
+ * does not stop a restart, and a running sync refuses a second one and a
+ * flush (issue 33).
+ */
+TEST(rtsync_restart)
+{
+	struct sync_run r = {}, r2 = {};
+	struct xnf_rtsync_info info;
+	struct xnf_route_entry e;
+	pthread_t th;
+	pid_t zombie = -1;
+	struct fx f;
+	__u32 n = 0;
+	int i;
+
+	if (!fx_open(&f))
+		return;
+	if (!ut1_gateways() ||
+	    !ASSERT_OK(fx_sh("ip route add 203.0.113.96/29 via 198.18.1.2"),
+		       "a route via ut1"))
+		goto out;
+	r.dp = f.dp;
+	if (!sync_start(&r, &th))
+		goto out;
+	if (!ASSERT_OK(r.ret, r.err))
+		goto join;
+	ASSERT_TRUE(wait_route(&f, "203.0.113.97", XNF_RT_UNICAST,
+			       "02:00:00:00:aa:02", XNF_NH_VALID),
+		    "mirrored");
+	r.stop = 1;
+	pthread_join(th, NULL);
+	ASSERT_OK(r.ret, r.err);
+
+	/* Down: the kernel deletes the route; the registration names a
+	 * process that is gone but not reaped. */
+	fx_sh("ip route del 203.0.113.96/29");
+	ASSERT_TRUE(lookup(&f, "203.0.113.97", &e), "stays while none runs");
+	zombie = fork();
+	if (!zombie)
+		_exit(0);
+	for (i = 0; i < 400 && zombie > 0 && !is_zombie(zombie); i++)
+		usleep(10 * 1000);
+	if (!ASSERT_TRUE(zombie > 0 && is_zombie(zombie), "a zombie"))
+		goto out;
+	ASSERT_OK(xnf_rtsync_get(f.dp, &info), "registration");
+	info.pid = zombie;
+	ASSERT_OK(xnf_rtsync_set(f.dp, &info), "a dead sync's pid");
+
+	memset(&r, 0, sizeof(r));
+	r.dp = f.dp;
+	if (!sync_start(&r, &th))
+		goto out;
+	if (!ASSERT_OK(r.ret, r.err))
+		goto join;
+	ASSERT_FALSE(lookup(&f, "203.0.113.97", &e), "deleted at the start");
+	ASSERT_EQ(r.first.deleted, 1, "counted in the STARTED event");
+	ASSERT_EQ(r.first.added + r.first.replaced, 0, "nothing else");
+
+	/* While it runs: a second sync and a flush are refused. */
+	r2.dp = f.dp;
+	r2.stop = 1;
+	ASSERT_EQ(xnf_rtsync_run(f.dp, &r2.o, NULL, NULL, &r2.stop, r2.err,
+				 sizeof(r2.err)),
+		  -EBUSY, "a second sync");
+	ASSERT_EQ(xnf_rtsync_flush(f.dp, &n, r2.err, sizeof(r2.err)), -EBUSY,
+		  "a flush");
+join:
+	r.stop = 1;
+	pthread_join(th, NULL);
+	ASSERT_OK(r.ret, r.err);
+	ASSERT_OK(xnf_rtsync_flush(f.dp, &n, r.err, sizeof(r.err)), r.err);
+out:
+	if (zombie > 0)
+		waitpid(zombie, NULL, 0);
+	ut1_clean();
+	fx_close(&f);
+}
+
+/* Waits (at most 20 s) until the route of @dst has @type, reason @why
+ * and MTU @mtu. */
+static bool wait_attrs(struct fx *f, const char *dst, __u32 type, __u32 why,
+		       __u32 mtu)
+{
+	struct xnf_route_entry e;
+	int i;
+
+	for (i = 0; i < 400; i++) {
+		if (lookup(f, dst, &e) && e.rt.type == type &&
+		    e.rt.why == why && e.rt.mtu == mtu)
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
+/* The MTU of every next hop of the multipath route of @dst, or 0 when
+ * they differ or it is not one. */
+static __u32 group_mtu(struct fx *f, const char *dst)
+{
+	struct xnf_route_entry e;
+	struct xnf_nhgroup g;
+	struct xnf_nexthop nh;
+	__u32 i, mtu = 0;
+
+	if (!lookup(f, dst, &e) || e.rt.type != XNF_RT_MULTIPATH ||
+	    xnf_nhg_lookup(f->dp, e.nh, &g))
+		return 0;
+	for (i = 0; i < g.n; i++) {
+		if (xnf_nh_lookup(f->dp, g.nh[i], &nh) || (i && nh.mtu != mtu))
+			return 0;
+		mtu = nh.mtu;
+	}
+	return mtu;
+}
+
+/*
+ * Route attributes that change forwarding (issue 33): the route's MTU is
+ * mirrored into its next hops (a change of it alone too); an
+ * encapsulation, a route by TOS or by source and unequal multipath
+ * weights make the prefix pass to the kernel, with the reason in the
+ * table; they go again when the attribute goes. A restart over all of it
+ * writes nothing: what xnf holds reads back as what the kernel says.
+ */
+TEST(rtsync_attributes)
+{
+	struct sync_run r = {};
+	pthread_t th;
+	struct fx f;
+	__u32 n = 0;
+
+	if (!fx_open(&f))
+		return;
+	if (!ut1_gateways())
+		goto out;
+	r.dp = f.dp;
+	if (!sync_start(&r, &th))
+		goto out;
+	if (!ASSERT_OK(r.ret, r.err))
+		goto join;
+
+	SUBTEST("a route's MTU") {
+		fx_sh("ip route add 203.0.113.208/28 via 198.18.1.2 mtu 1400");
+		ASSERT_TRUE(wait_attrs(&f, "203.0.113.209", XNF_RT_UNICAST, 0,
+				       1400),
+			    "unicast, MTU 1400");
+		fx_sh("ip route change 203.0.113.208/28 via 198.18.1.2 mtu 1300");
+		ASSERT_TRUE(wait_attrs(&f, "203.0.113.209", XNF_RT_UNICAST, 0,
+				       1300),
+			    "the MTU alone changed");
+		fx_sh("ip route add 203.0.113.160/28 mtu 1400 nexthop via "
+		      "198.18.1.2 nexthop via 198.18.1.3");
+		ASSERT_TRUE(wait_attrs(&f, "203.0.113.161", XNF_RT_MULTIPATH, 0,
+				       0),
+			    "multipath");
+		ASSERT_EQ(group_mtu(&f, "203.0.113.161"), 1400,
+			  "every next hop with the route's MTU");
+	}
+	SUBTEST("an encapsulation") {
+		fx_sh("ip route add 203.0.113.240/28 encap seg6 mode encap segs "
+		      "2001:db8:18::2 via 198.18.1.2 dev ut1");
+		ASSERT_TRUE(wait_attrs(&f, "203.0.113.241", XNF_RT_KERNEL,
+				       XNF_WHY_ENCAP, 0),
+			    "seg6: to the kernel");
+		if (!fx_sh("ip nexthop add id 7701 encap seg6 mode encap segs "
+			   "2001:db8:18::2 via 198.18.1.2 dev ut1 && "
+			   "ip route add 203.0.113.224/28 nhid 7701"))
+			ASSERT_TRUE(wait_attrs(&f, "203.0.113.225",
+					       XNF_RT_KERNEL, XNF_WHY_ENCAP, 0),
+				    "through a nexthop object with seg6");
+	}
+	SUBTEST("a route by TOS") {
+		fx_sh("ip route add 203.0.113.192/28 via 198.18.1.2");
+		ASSERT_TRUE(wait_attrs(&f, "203.0.113.193", XNF_RT_UNICAST, 0, 0),
+			    "unicast");
+		fx_sh("ip route add 203.0.113.192/28 tos 0x10 via 198.18.1.3");
+		ASSERT_TRUE(wait_attrs(&f, "203.0.113.193", XNF_RT_KERNEL,
+				       XNF_WHY_TOS, 0),
+			    "to the kernel, which chooses by TOS");
+		fx_sh("ip route del 203.0.113.192/28 tos 0x10");
+		ASSERT_TRUE(wait_attrs(&f, "203.0.113.193", XNF_RT_UNICAST, 0, 0),
+			    "unicast again");
+	}
+	SUBTEST("unequal weights") {
+		fx_sh("ip route add 203.0.113.176/28 nexthop via 198.18.1.2 "
+		      "weight 3 nexthop via 198.18.1.3 weight 1");
+		ASSERT_TRUE(wait_attrs(&f, "203.0.113.177", XNF_RT_KERNEL,
+				       XNF_WHY_WEIGHTS, 0),
+			    "to the kernel");
+		fx_sh("ip route replace 203.0.113.176/28 nexthop via 198.18.1.2 "
+		      "weight 2 nexthop via 198.18.1.3 weight 2");
+		ASSERT_TRUE(wait_attrs(&f, "203.0.113.177", XNF_RT_MULTIPATH, 0,
+				       0),
+			    "equal weights: multipath");
+	}
+	SUBTEST("a source-specific route") {
+		fx_sh("ip -6 route add 2001:db8:99::/48 via 2001:db8:18::2");
+		ASSERT_TRUE(wait_attrs(&f, "2001:db8:99::1", XNF_RT_UNICAST, 0, 0),
+			    "unicast");
+		fx_sh("ip -6 route add 2001:db8:99::/48 from 2001:db8:1::/48 "
+		      "via 2001:db8:18::2");
+		ASSERT_TRUE(wait_attrs(&f, "2001:db8:99::1", XNF_RT_KERNEL,
+				       XNF_WHY_SOURCE, 0),
+			    "to the kernel, which chooses by source");
+		fx_sh("ip -6 route del 2001:db8:99::/48 from 2001:db8:1::/48");
+		ASSERT_TRUE(wait_attrs(&f, "2001:db8:99::1", XNF_RT_UNICAST, 0, 0),
+			    "the other route stays: unicast again");
+	}
+	SUBTEST("a restart writes nothing") {
+		r.stop = 1;
+		pthread_join(th, NULL);
+		ASSERT_OK(r.ret, r.err);
+		memset(&r, 0, sizeof(r));
+		r.dp = f.dp;
+		if (!sync_start(&r, &th))
+			goto out;
+		ASSERT_OK(r.ret, r.err);
+		ASSERT_EQ(r.first.added + r.first.replaced + r.first.deleted, 0,
+			  "the tables were right");
+		ASSERT_GE(r.first.unchanged, 6, "the routes looked at");
+	}
+join:
+	r.stop = 1;
+	pthread_join(th, NULL);
+	ASSERT_OK(r.ret, r.err);
+	ASSERT_OK(xnf_rtsync_flush(f.dp, &n, r.err, sizeof(r.err)), r.err);
+out:
+	ut1_clean();
 	fx_close(&f);
 }
