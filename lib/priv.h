@@ -33,4 +33,14 @@ struct xnf_nhgroup;
 int xnf_nhg_get_seeded(struct xnf_dp *dp, const __u32 *ids, __u32 n,
 		       const struct xnf_nhgroup *seed, __u32 *id);
 
+/* Makes @ifindex an egress port (xnf_tx) if it is not one, with its
+ * transmit counters (xnf_xmit, keyed by the caller's netns); *@added says
+ * whether this call did, so that a failure later undoes exactly that
+ * (xnf_port_drop). */
+int xnf_port_make(struct xnf_dp *dp, __u32 ifindex, bool *added);
+/* The port @ifindex and its transmit counters of the netns @netns. */
+int xnf_port_drop(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
+/* Zeroes the transmit counters of @ifindex of @netns, if it has them. */
+int xnf_xmit_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
+
 #endif /* XNF_LIB_PRIV_H */
