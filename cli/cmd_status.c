@@ -2,16 +2,19 @@
 /* xnf status [DEV] (and xnf chain show): what runs, read-only. */
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/if_link.h>
 
 #include "cli.h"
+#include "stats.h"
 
 #define MAX_DEVS 1024
 
 /* @dev's status: the document "xnf/status/1" with @doc, else an element
- * of the "devices" of "xnf/status-list/1". */
-static int status_one(struct xnf_dp *dp, const char *dev, bool doc)
+ * of the "devices" of "xnf/status-list/1"; its ifindex into *@ifindex
+ * when it is in this namespace. */
+static int status_one(struct xnf_dp *dp, const char *dev, bool doc, __u32 *ifindex)
 {
 	struct xnf_chain_spec spec = {};
 	struct xnf_dev_status st;
@@ -21,6 +24,8 @@ static int status_one(struct xnf_dp *dp, const char *dev, bool doc)
 
 	if (xnf_dev_status(dp, dev, &st))
 		return cli_err("xnf is not attached to %s", dev);
+	if (st.info.netns == xnf_netns_inode())
+		*ifindex = st.info.ifindex;
 	spec.len = st.info.chain_len > XNF_CHAIN_MAX ? XNF_CHAIN_MAX :
 						       st.info.chain_len;
 	memcpy(spec.nf, st.info.nf, sizeof(spec.nf));
@@ -76,9 +81,47 @@ static int status_one(struct xnf_dp *dp, const char *dev, bool doc)
 	return 0;
 }
 
+/* The egress ports xnf is not attached to (@attached[@n] are), with
+ * warnings as a device has them: what xnf redirects to a port that
+ * cannot take it is lost. */
+static int ports_show(struct xnf_dp *dp, const __u32 *attached, int n)
+{
+	struct xnf_port_sample *ports;
+	char warn[512];
+	int np, i, j;
+
+	np = xnf_ports_read(dp, &ports);
+	if (np < 0)
+		return cli_err("cannot read the egress ports (%s): %s",
+			       XNF_MAP_STR(XNF_MAP_XMIT), strerror(-np));
+	open_json_array("egress_ports");
+	for (i = 0; i < np; i++) {
+		for (j = 0; j < n && attached[j] != ports[i].ifindex; j++)
+			;
+		if (j < n)
+			continue;
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "dev", "%s", ports[i].name);
+		print_uint(PRINT_ANY, "ifindex", " (ifindex %llu)",
+			   ports[i].ifindex);
+		print_bool(PRINT_JSON, "attached", NULL, false);
+		print_text(": egress port, not attached\n");
+		open_json_array("warnings");
+		if (xnf_egress_check(ports[i].name, ports[i].ifindex, warn,
+				     sizeof(warn)) > 0)
+			print_string(PRINT_ANY, NULL, "    warning: %s\n", warn);
+		close_json_array();
+		close_json_object();
+	}
+	close_json_array();
+	free(ports);
+	return 0;
+}
+
 int do_status(int argc, char **argv)
 {
 	static char names[MAX_DEVS][16];
+	static __u32 ifindex[MAX_DEVS];
 	struct xnf_dp *dp;
 	int n, i, err = 0;
 
@@ -95,15 +138,16 @@ int do_status(int argc, char **argv)
 	if (!dp)
 		return -1;
 	if (argc > 0)
-		return status_one(dp, argv[0], true);
+		return status_one(dp, argv[0], true, &ifindex[0]);
 	n = xnf_dev_list(dp, names, MAX_DEVS);
 	if (n < 0)
 		return cli_err("cannot read %s/dev: %s", cli.root, strerror(-n));
 	open_json_doc("xnf/status-list/1");
 	open_json_array("devices");
 	for (i = 0; i < n && i < MAX_DEVS; i++)
-		err = status_one(dp, names[i], false) ?: err;
+		err = status_one(dp, names[i], false, &ifindex[i]) ?: err;
 	close_json_array();
+	err = ports_show(dp, ifindex, i) ?: err;
 	close_json_object();
 	return err;
 }
