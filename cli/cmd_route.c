@@ -475,8 +475,7 @@ static void route_print_hop(const struct xnf_route *rt, enum print_type t)
  * buckets; in JSON only with @t PRINT_JSON (route get of a flow prints
  * its one next hop). Returns the route's MTU, which every next hop
  * carries. */
-static __u32 route_print_group(struct xnf_dp *dp, __u32 gid,
-			       enum print_type t)
+static __u32 route_print_group(struct xnf_dp *dp, __u32 gid, enum print_type t)
 {
 	struct xnf_nhgroup g;
 	struct xnf_nexthop nh;

@@ -12,7 +12,8 @@
  *   - what the kernel did with the frames xnf redirected to the interface
  *     (xnf_xmit): taken by its driver, dropped by it, or lost because the
  *     redirect failed; redirect - xmit drops - redirect errors, summed over
- *     the interfaces, is what left the box;
+ *     the interfaces and the egress ports xnf is not attached to (listed
+ *     after the interfaces, without DEV), is what left the box;
  *   - the NAPI batch-size histogram of the interface (xnf_batch, keyed by
  *     network namespace and ifindex).
  * Then, once for the instance, the hit counters of the firewall rules in
@@ -529,24 +530,46 @@ static void batch_table(const struct xnf_dev_sample *d)
 	close_json_object();
 }
 
-/* Frames redirected to the interface (from any xnf interface): what its
- * driver took and dropped, and the redirects to it that failed. */
-static void xmit_line(const struct xnf_dev_sample *d)
+/* Frames redirected to the interface @ifindex (from any xnf interface):
+ * what its driver took and dropped, and the redirects to it that failed;
+ * @have: the tracer counts them. */
+static void xmit_line(bool have, const struct xnf_xmit_counters *x, __u32 ifindex)
 {
 	open_json_object("xmit");
-	print_bool(PRINT_JSON, "recorded", NULL, d->have_xmit);
+	print_bool(PRINT_JSON, "recorded", NULL, have);
 	print_text("  redirected here:");
-	if (!d->have_xmit)
+	if (!have)
 		print_text(" not recorded (%s has no entry for ifindex %u)",
-			   XNF_MAP_STR(XNF_MAP_XMIT), d->info.ifindex);
-	print_uint(d->have_xmit ? PRINT_ANY : PRINT_JSON, "sent", " sent %llu",
-		   d->xmit.xmit_sent);
-	print_uint(d->have_xmit ? PRINT_ANY : PRINT_JSON, "drops",
-		   ", xmit drops %llu", d->xmit.xmit_drops);
-	print_uint(d->have_xmit ? PRINT_ANY : PRINT_JSON, "redirect_err",
-		   ", redirect errors %llu", d->xmit.redirect_err);
+			   XNF_MAP_STR(XNF_MAP_XMIT), ifindex);
+	print_uint(have ? PRINT_ANY : PRINT_JSON, "sent", " sent %llu",
+		   x->xmit_sent);
+	print_uint(have ? PRINT_ANY : PRINT_JSON, "drops", ", xmit drops %llu",
+		   x->xmit_drops);
+	print_uint(have ? PRINT_ANY : PRINT_JSON, "redirect_err",
+		   ", redirect errors %llu", x->redirect_err);
 	print_nl();
 	close_json_object();
+}
+
+/* The egress ports xnf is not attached to, as the xmit line of an
+ * interface: frames redirected to them are lost there too. */
+static void ports_print(const struct xnf_sample *s)
+{
+	int i;
+
+	open_json_array("egress_ports");
+	for (i = 0; i < s->nports; i++) {
+		print_nl();
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "dev", "%s", s->ports[i].name);
+		print_uint(PRINT_ANY, "ifindex", " (ifindex %llu)",
+			   s->ports[i].ifindex);
+		print_bool(PRINT_JSON, "attached", NULL, false);
+		print_text(": egress port, not attached\n");
+		xmit_line(true, &s->ports[i].xmit, s->ports[i].ifindex);
+		close_json_object();
+	}
+	close_json_array();
 }
 
 static void dev_print(const struct stats_opts *o,
@@ -577,7 +600,7 @@ static void dev_print(const struct stats_opts *o,
 		     d->sum.pass_bytes, r);
 	tail_miss_table(d);
 	fc_table(o, d);
-	xmit_line(d);
+	xmit_line(d->have_xmit, &d->xmit, d->info.ifindex);
 	batch_table(d);
 	cli_workers_print(d->workers, d->nworkers, false);
 	close_json_object();
@@ -700,6 +723,8 @@ static void sample_print(const struct stats_opts *o, const struct xnf_sample *cu
 	if (!cur->ndevs && !o->dev)
 		print_text("xnf is attached to no interface; 'xnf attach DEV chain "
 			   "NF[,NF...]' attaches one\n");
+	if (!o->dev)
+		ports_print(cur);
 	if (fw_shown(cur))
 		print_nl();
 	fw_table(cur);
@@ -727,6 +752,12 @@ static int stats_reset(struct xnf_dp *dp, const struct stats_opts *o)
 		if (err)
 			ret = cli_err("cannot reset the counters of %s: %s",
 				      s.devs[i].name, strerror(-err));
+	}
+	for (i = 0; i < s.nports; i++) {
+		err = xnf_port_counters_reset(dp, &s.ports[i]);
+		if (err)
+			ret = cli_err("cannot reset the counters of %s: %s",
+				      s.ports[i].name, strerror(-err));
 	}
 	err = o->dev ? 0 : xnf_fw_hits_reset(dp);
 	if (err)
@@ -923,15 +954,16 @@ static int stats_help(void)
 {
 	printf("Usage: xnf stats [ [dev] DEV ] [percpu] [watch SECONDS [count N]] [reset]\n"
 	       "       xnf stats [ [dev] DEV ] { -f | format } { text | prometheus }\n"
-	       "  DEV      one attached interface (default: all of them)\n"
+	       "  DEV      one attached interface (default: all of them, and what\n"
+	       "           was redirected to the egress ports xnf is not attached to)\n"
 	       "  percpu   every NF's counters per CPU (the chain's \"in\" per CPU is\n"
 	       "           always shown)\n"
 	       "  watch    refresh every SECONDS (at least %.1f), with rates per second;\n"
 	       "           count N stops after N refreshes, else SIGINT / SIGTERM; on a\n"
 	       "           terminal it redraws in place, elsewhere it appends lines\n"
 	       "  reset    zero the counters and batch histograms of DEV (of all\n"
-	       "           interfaces and the firewall hits without DEV); prints nothing\n"
-	       "           unless watch is given too\n"
+	       "           interfaces, egress ports and the firewall hits without\n"
+	       "           DEV); prints nothing unless watch is given too\n"
 	       "  -f prometheus  the Prometheus text format, once (for node_exporter's\n"
 	       "           textfile collector; 'xnf exporter' serves it over HTTP);\n"
 	       "           -f text is the first form's (the default); format is -f\n"

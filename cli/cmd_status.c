@@ -8,6 +8,7 @@
 #include <linux/if_link.h>
 
 #include "cli.h"
+#include "stats.h"
 
 #define MAX_DEVS 1024
 
@@ -126,6 +127,46 @@ static int status_dp(struct xnf_dp **dp)
 	return 0;
 }
 
+/* The egress ports xnf is not attached to (@st[@n] are), with warnings as
+ * a device has them: what xnf redirects to a port that cannot take it is
+ * lost. */
+static int ports_show(struct xnf_dp *dp, const struct xnf_dev_status *st, int n)
+{
+	struct xnf_port_sample *ports;
+	__u32 netns = xnf_netns_inode();
+	char warn[512];
+	int np, i, j;
+
+	np = xnf_ports_read(dp, &ports);
+	if (np < 0)
+		return cli_err("cannot read the egress ports (%s): %s",
+			       XNF_MAP_STR(XNF_MAP_XMIT), strerror(-np));
+	open_json_array("egress_ports");
+	for (i = 0; i < np; i++) {
+		for (j = 0; j < n; j++)
+			if (st[j].info.netns == netns &&
+			    st[j].info.ifindex == ports[i].ifindex)
+				break;
+		if (j < n)
+			continue;
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "dev", "%s", ports[i].name);
+		print_uint(PRINT_ANY, "ifindex", " (ifindex %llu)",
+			   ports[i].ifindex);
+		print_bool(PRINT_JSON, "attached", NULL, false);
+		print_text(": egress port, not attached\n");
+		open_json_array("warnings");
+		if (xnf_egress_check(ports[i].name, ports[i].ifindex, warn,
+				     sizeof(warn)) > 0)
+			print_string(PRINT_ANY, NULL, "    warning: %s\n", warn);
+		close_json_array();
+		close_json_object();
+	}
+	close_json_array();
+	free(ports);
+	return 0;
+}
+
 int do_status(int argc, char **argv)
 {
 	static char names[MAX_DEVS][16];
@@ -181,6 +222,8 @@ int do_status(int argc, char **argv)
 	for (i = 0; i < k; i++)
 		status_print(&st[i], false);
 	close_json_array();
+	if (dp)
+		err = ports_show(dp, st, k) ?: err;
 	close_json_object();
 	free(st);
 	return err;

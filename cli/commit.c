@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 
 #include "cli.h"
 
@@ -73,25 +74,70 @@ static const char *commit_hint(int obj, int op, int ret)
 	return "";
 }
 
-/* Frames the kernel would lose on the devices the commit attached: said,
- * as xnf cannot forward them. */
-static void attach_warnings(const struct xnf_conf_diff *d, void *arg)
+/* The egress ports of the change @ch into @out: a route's next hops, an
+ * FDB entry's port, both ends of a cross-connect, an attached device. */
+static __u32 change_ports(const struct xnf_conf_change *ch, __u32 *out)
 {
+	const struct xnf_conf_route *r = ch->new;
+	const struct xnf_xconnect_ent *xc = ch->new;
+	const struct xnf_fdb_ent *e = ch->new;
+	const struct xnf_conf_attach *a = ch->new;
+	__u32 i, n = 0;
+
+	if (ch->op == XNF_OP_REMOVE)
+		return 0;
+	switch (ch->obj) {
+	case XNF_OBJ_ROUTE:
+		if (!r->npaths && r->e.rt.type == XNF_RT_UNICAST)
+			out[n++] = r->e.rt.ifindex;
+		for (i = 0; i < r->npaths; i++)
+			if (r->paths[i].type == XNF_RT_UNICAST)
+				out[n++] = r->paths[i].ifindex;
+		break;
+	case XNF_OBJ_FDB:
+		out[n++] = e->e.ifindex;
+		break;
+	case XNF_OBJ_XCONNECT:
+		out[n++] = xc->in;
+		out[n++] = xc->xc.ifindex;
+		break;
+	case XNF_OBJ_ATTACH:
+		if (ch->op == XNF_OP_ADD && !xnf_dev_ifindex(a->dev, &i, NULL, 0))
+			out[n++] = i;
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+/* Frames the kernel would lose on the devices the commit attached or made
+ * egress ports of a route, an FDB entry or a cross-connect: said once per
+ * device, as xnf cannot forward them. */
+static void commit_warnings(const struct xnf_conf_diff *d, void *arg)
+{
+	__u32 ports[XNF_NHG_PATHS], seen[XNF_MAX_PORTS], nseen = 0, i, j, k, n;
+	char msg[1024], name[IF_NAMESIZE];
 	const struct xnf_conf_attach *a;
-	char msg[1024];
-	__u32 i, ifindex;
 
 	for (i = 0; i < d->n; i++) {
-		if (d->v[i].obj != XNF_OBJ_ATTACH || d->v[i].op != XNF_OP_ADD)
-			continue;
+		n = change_ports(&d->v[i], ports);
+		for (j = 0; j < n; j++) {
+			for (k = 0; k < nseen && seen[k] != ports[j]; k++)
+				;
+			if (k < nseen || !if_indextoname(ports[j], name))
+				continue;
+			if (nseen < XNF_MAX_PORTS)
+				seen[nseen++] = ports[j];
+			/* What xnf redirects to it would be lost. */
+			if (xnf_egress_check(name, ports[j], msg, sizeof(msg)) > 0)
+				print_warn("%s", msg);
+		}
+		/* And what an attached device receives would leave with
+		 * wrong checksums. */
 		a = d->v[i].new;
-		if (xnf_dev_ifindex(a->dev, &ifindex, NULL, 0))
-			continue;
-		/* What xnf redirects to it would be lost. */
-		if (xnf_egress_check(a->dev, ifindex, msg, sizeof(msg)) > 0)
-			print_warn("%s", msg);
-		/* And what it receives would leave with wrong checksums. */
-		if (xnf_sender_check(a->dev, msg, sizeof(msg)) > 0)
+		if (d->v[i].obj == XNF_OBJ_ATTACH && n &&
+		    xnf_sender_check(a->dev, msg, sizeof(msg)) > 0)
 			print_warn("%s", msg);
 	}
 }
@@ -99,7 +145,7 @@ static void attach_warnings(const struct xnf_conf_diff *d, void *arg)
 int cli_commit(const struct xnf_conf *c, unsigned int flags, const char *what,
 	       struct xnf_conf_changes *chg)
 {
-	struct xnf_commit_opts o = { .cmd = what, .done = attach_warnings };
+	struct xnf_commit_opts o = { .cmd = what, .done = commit_warnings };
 	struct xnf_commit_result res;
 	struct xnf_dp *dp;
 	char err[1024] = "";

@@ -10,7 +10,9 @@
  * below) and, for an array of counters, the label its index becomes. A new
  * counter in struct xnf_stats, xnf_nf_counters, xnf_worker_stats or
  * xnf_fw_hit is one more row. Labels:
- *   interface  the attached device, as in `xnf stats DEV`
+ *   interface  the attached device, as in `xnf stats DEV`; for the xmit
+ *              counters also an egress port xnf is not attached to, which
+ *              has attached="false" too
  *   nf         "chain" (the whole chain, the entry row) or the NF's name
  *   cpu        the CPU that ran the chain (only for what it received)
  *   reason     why a packet was dropped or passed to the kernel
@@ -482,6 +484,22 @@ static void dev_lines(FILE *f, const struct prom_metric *m,
 	}
 }
 
+/* The egress ports xnf is not attached to: attached="false". */
+static void port_lines(FILE *f, const struct prom_metric *m,
+		       const struct xnf_sample *s)
+{
+	struct labels l;
+	int i;
+
+	for (i = 0; i < s->nports; i++) {
+		l.len = 0;
+		l.buf[0] = '\0';
+		label_add(&l, "interface", s->ports[i].name);
+		label_add(&l, "attached", "false");
+		values(f, m, &s->ports[i].xmit, &l);
+	}
+}
+
 int prom_write(FILE *f, const struct xnf_sample *s)
 {
 	const struct prom_metric *m;
@@ -503,6 +521,8 @@ int prom_write(FILE *f, const struct xnf_sample *s)
 		else
 			for (d = 0; d < s->ndevs; d++)
 				dev_lines(f, m, s, &s->devs[d]);
+		if (m->src == SRC_XMIT)
+			port_lines(f, m, s);
 	}
 	fflush(f);
 	return ferror(f) ? -EIO : 0;

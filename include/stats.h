@@ -4,7 +4,8 @@
  * attached interface the chain's and each NF's rows, the reasons, the
  * missed tail calls, the flow cache, the NAPI batch sizes and what the
  * kernel did with the frames redirected to it, and its AF_XDP workers;
- * for the instance the hits of the firewall's rules. `xnf stats`, `xnf
+ * what the kernel did with the frames redirected to each egress port xnf
+ * is not attached to; for the instance the hits of the firewall's rules. `xnf stats`, `xnf
  * exporter`, `xnf status`, `xnf plan`, `xnf worker` and bench-micro read
  * them here, so none of them holds a map.
  *
@@ -20,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
+#include <net/if.h>
 #include <linux/types.h>
 
 #include "xnf.h"
@@ -48,6 +50,15 @@ struct xnf_dev_sample {
 	int nworkers;
 };
 
+/* An egress port of the caller's network namespace (a route, an FDB
+ * entry, a cross-connect or an attach made it one): what the kernel did
+ * with the frames xnf redirected to it. */
+struct xnf_port_sample {
+	char name[IF_NAMESIZE];
+	__u32 ifindex;
+	struct xnf_xmit_counters xmit; /* summed over CPUs */
+};
+
 /* One firewall rule in use, with its hits summed over CPUs. */
 struct xnf_fw_row {
 	__u32 slot;
@@ -59,6 +70,10 @@ struct xnf_sample {
 	int ncpus;
 	struct xnf_dev_sample *devs; /* by ifindex */
 	int ndevs;
+	/* The egress ports xnf is not attached to (read without DEV), by
+	 * ifindex: the attached ones are in devs. */
+	struct xnf_port_sample *ports;
+	int nports;
 	struct xnf_fw_row *fw; /* in priority order */
 	int nfw;
 	__u32 fw_default; /* enum xnf_fw_action of the active rule set */
@@ -68,12 +83,13 @@ struct xnf_sample {
 	struct xnf_fw_hit fw_default_hit;
 };
 
-/* Reads the interface @dev (NULL: every attached one) and the firewall's
- * hit counters into @s. 0, or the first failure's -errno with what could
- * not be read in @err (every part that failed, "; " between them): -ENOENT
- * when xnf is not attached to @dev. What could be read is in @s either
- * way; xnf_sample_free() frees it. An interface detached while it is read
- * is left out without an error. */
+/* Reads the interface @dev (NULL: every attached one, and the egress
+ * ports of the caller's namespace xnf is not attached to) and the
+ * firewall's hit counters into @s. 0, or the first failure's -errno with
+ * what could not be read in @err (every part that failed, "; " between
+ * them): -ENOENT when xnf is not attached to @dev. What could be read is
+ * in @s either way; xnf_sample_free() frees it. An interface detached
+ * while it is read is left out without an error. */
 int xnf_sample_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 		    char *err, size_t errlen);
 void xnf_sample_free(struct xnf_sample *s);
@@ -82,6 +98,15 @@ void xnf_sample_free(struct xnf_sample *s);
  * counted on another CPU meanwhile can be lost from the new totals:
  * per-CPU counters have no atomic reset. */
 int xnf_dev_counters_reset(struct xnf_dp *dp, const struct xnf_dev_sample *d);
+
+/* Zeroes the xmit counters of the egress port of @p. */
+int xnf_port_counters_reset(struct xnf_dp *dp, const struct xnf_port_sample *p);
+/* Every egress port of the caller's network namespace, attached or not,
+ * with its xmit counters (one batch read of xnf_xmit), by ifindex, in a
+ * new array *@out (free() it): their number, or -errno. A port made by
+ * a writer of another namespace (an instance that namespaces share) is
+ * read from there; one whose device is gone is left out. */
+int xnf_ports_read(struct xnf_dp *dp, struct xnf_port_sample **out);
 
 /* The chain attached to @dev (xnf_dev[0]): -ENOENT when there is none. */
 int xnf_dev_info_read(struct xnf_dp *dp, const char *dev,

@@ -231,7 +231,9 @@ int xnf_change_seq(struct xnf_dp *dp, __u64 *seq);
 /* Change @seq from the log: 0; -ESTALE when a later one took its slot
  * (the log keeps XNF_CHANGES_MAX); -ENOENT when it is not written yet. */
 int xnf_change_read(struct xnf_dp *dp, __u64 seq, struct xnf_change *c);
-/* Egress ports (the devmap). */
+/* Egress ports (the devmap), each with its transmit counters (xnf_xmit,
+ * keyed by the caller's netns): xnf_port_add makes @ifindex a port (0
+ * also when it is one), xnf_port_del takes it out. */
 int xnf_port_add(struct xnf_dp *dp, __u32 ifindex);
 int xnf_port_del(struct xnf_dp *dp, __u32 ifindex);
 bool xnf_port_exists(struct xnf_dp *dp, __u32 ifindex);
@@ -417,17 +419,18 @@ int xnf_route_entry_cmp(const void *a, const void *b);
 int xnf_fdb_list(struct xnf_dp *dp, struct xnf_fdb_ent **out, __u32 *n);
 int xnf_xconnect_list(struct xnf_dp *dp, struct xnf_xconnect_ent **out, __u32 *n);
 
-/* The tracer's counters of one device (netns of the caller): its
- * batch-size histogram (xnf_batch) and what the kernel did with the frames
- * redirected to it (xnf_xmit). */
+/* The batch-size histogram (xnf_batch) of an attached device (netns of
+ * the caller); what the kernel did with the frames redirected to it
+ * (xnf_xmit) is counted for every egress port (xnf_port_add), and made
+ * here for a port that has no counters yet. */
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex);
-/* Forgets the counters of the device @ifindex of the netns @netns. */
+/* Forgets the histogram of the device @ifindex of the netns @netns. */
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
-/* Zeroes the counters of the device @ifindex of the netns @netns (inode),
- * if it is watched. */
+/* Zeroes the histogram and the xmit counters of the device @ifindex of
+ * the netns @netns (inode), if it is watched. */
 int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
-/* The xmit counters of a watched device, summed over CPUs; -ENOENT when
- * it is not watched (stats.c). */
+/* The xmit counters of an egress port, summed over CPUs; -ENOENT when
+ * it has none (stats.c). */
 int xnf_xmit_read(struct xnf_dp *dp, __u32 netns, __u32 ifindex,
 		  struct xnf_xmit_counters *sum);
 __u32 xnf_netns_inode(void);

@@ -946,15 +946,13 @@ int xnf_attach(struct xnf_dp *dp, const struct xnf_attach_opts *o, char *err,
 		goto out_undo;
 	}
 	xnf_crash_point("attach:pinned");
-	if (!xnf_port_exists(dp, o->ifindex)) {
-		ret = xnf_port_add(dp, o->ifindex);
-		if (ret) {
-			xnf_errf(err, errlen, ret,
-				 "cannot add %s to the egress ports (%s): %s",
-				 o->dev, XNF_MAP_STR(XNF_MAP_TX), strerror(-ret));
-			goto out_undo;
-		}
-		port_added = true;
+	ret = xnf_port_make(dp, o->ifindex, &port_added);
+	if (ret) {
+		xnf_errf(err, errlen, ret,
+			 "cannot add %s to the egress ports (%s, its counters in %s): %s",
+			 o->dev, XNF_MAP_STR(XNF_MAP_TX),
+			 XNF_MAP_STR(XNF_MAP_XMIT), strerror(-ret));
+		goto out_undo;
 	}
 	xnf_crash_point("attach:port");
 	ret = xnf_batch_watch(dp, o->ifindex);
@@ -1094,10 +1092,11 @@ static struct xnf_place_state *place_get(struct xnf_dp *dp, const char *dev)
  * Everything of @dev but its link pin, which is gone: the device is not
  * attached, and this removes what an attach made before its link, or what
  * a detach leaves after it. In-flight packets are waited for; then the
- * channels and IRQs the placement changed go back, the egress port goes
- * (unless a route, FDB entry or cross-connect still sends to it), with the
- * batch histogram, then the pins (the programs and prog arrays go with
- * them), and the napi_poll tracer when no device is attached any more.
+ * channels and IRQs the placement changed go back, the egress port and
+ * its xmit counters go (unless a route, FDB entry or cross-connect still
+ * sends to it), the batch histogram too, then the pins (the programs and
+ * prog arrays go with them), and the napi_poll tracer when no device is
+ * attached any more.
  * Every step reads what it needs from pins the later steps remove, and
  * finds undone what it does, so a release that is killed is finished by
  * the next (repair).
@@ -1119,7 +1118,7 @@ static int dev_release(struct xnf_dp *dp, const char *dev, char *err,
 	/* No ifindex yet: the attach was killed before it wrote any. */
 	if (!dev_info_get(dp, dev, 0, &info) && info.ifindex) {
 		if (!xnf_port_in_use(dp, info.ifindex))
-			xnf_port_del(dp, info.ifindex);
+			xnf_port_drop(dp, info.netns, info.ifindex);
 		xnf_batch_unwatch(dp, info.netns, info.ifindex);
 	}
 	xnf_crash_point("release:port");

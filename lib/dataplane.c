@@ -421,22 +421,116 @@ int xnf_tables_gen(struct xnf_dp *dp, __u32 *gen)
 	return err;
 }
 
-int xnf_port_add(struct xnf_dp *dp, __u32 ifindex)
+__u32 xnf_netns_inode(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
+}
+
+/* The per-CPU value of @t for @key: zeroed, created (BPF_NOEXIST, an
+ * entry there is kept), or reset (BPF_EXIST, never created). */
+static int dev_entry_zero(struct xnf_dp *dp, enum xnf_table t,
+			  const struct xnf_dev_key *key, size_t size, __u64 flags)
+{
+	int ncpus = xnf_ncpus(), err = 0;
+	void *zero;
+
+	if (ncpus < 0)
+		return ncpus;
+	zero = calloc(ncpus, size);
+	if (!zero)
+		return -ENOMEM;
+	if (bpf_map_update_elem(xnf_table_fd(dp, t), key, zero, flags) &&
+	    errno != (flags == BPF_EXIST ? ENOENT : EEXIST))
+		err = -errno;
+	free(zero);
+	return err;
+}
+
+/* The transmit counters of the port @key, zeroed: a port that is new
+ * starts from 0, also where a device that was a port before (gone, so
+ * the kernel took it out of the devmap, but not its counters) had its
+ * ifindex. When the table is full of such counters, they are swept
+ * first: every entry whose ifindex is no port now. */
+static int xmit_entry_new(struct xnf_dp *dp, const struct xnf_dev_key *key)
+{
+	int fd = xnf_table_fd(dp, XNF_T_XMIT), ncpus = xnf_ncpus(), err;
+	struct xnf_dev_key *keys = NULL;
+	void *vals = NULL;
+	__u32 n, i, vsz;
+
+	err = dev_entry_zero(dp, XNF_T_XMIT, key,
+			     sizeof(struct xnf_xmit_counters), BPF_ANY);
+	if (err != -E2BIG)
+		return err;
+	if (ncpus < 0)
+		return ncpus;
+	vsz = ncpus * sizeof(struct xnf_xmit_counters);
+	keys = calloc(XNF_MAX_PORTS, sizeof(*keys));
+	vals = calloc(XNF_MAX_PORTS, vsz);
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = xnf_map_read_all(fd, sizeof(*keys), vsz, XNF_MAX_PORTS, keys,
+			       vals, &n);
+	for (i = 0; !err && i < n; i++)
+		if (!xnf_port_exists(dp, keys[i].ifindex))
+			bpf_map_delete_elem(fd, &keys[i]);
+	if (!err)
+		err = dev_entry_zero(dp, XNF_T_XMIT, key,
+				     sizeof(struct xnf_xmit_counters), BPF_ANY);
+out:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int xnf_port_make(struct xnf_dp *dp, __u32 ifindex, bool *added)
 {
 	/* No program runs on egress: fd -1 (the kernel checks fd > 0). */
 	struct bpf_devmap_val val = { .ifindex = ifindex, .bpf_prog.fd = -1 };
+	struct xnf_dev_key key = { .netns = xnf_netns_inode(),
+				   .ifindex = ifindex };
+	int fd = xnf_table_fd(dp, XNF_T_TX), err;
 
-	return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_TX), &ifindex, &val,
-				   BPF_ANY) ?
-		       -errno :
-		       0;
+	*added = false;
+	/* BPF_NOEXIST: whether it is a port, and the port if not, in one
+	 * call; that pays for its counters' write. */
+	if (bpf_map_update_elem(fd, &ifindex, &val, BPF_NOEXIST))
+		return errno == EEXIST ? 0 : -errno;
+	err = xmit_entry_new(dp, &key);
+	if (err) {
+		bpf_map_delete_elem(fd, &ifindex);
+		return err;
+	}
+	*added = true;
+	return 0;
+}
+
+int xnf_port_add(struct xnf_dp *dp, __u32 ifindex)
+{
+	bool added;
+
+	return xnf_port_make(dp, ifindex, &added);
+}
+
+int xnf_port_drop(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
+{
+	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
+	int err = 0;
+
+	if (bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_TX), &ifindex))
+		err = -errno;
+	/* A counter left behind is swept when the table is full. */
+	bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_XMIT), &key);
+	return err;
 }
 
 int xnf_port_del(struct xnf_dp *dp, __u32 ifindex)
 {
-	return bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_TX), &ifindex) ?
-		       -errno :
-		       0;
+	return xnf_port_drop(dp, xnf_netns_inode(), ifindex);
 }
 
 bool xnf_port_exists(struct xnf_dp *dp, __u32 ifindex)
@@ -565,75 +659,49 @@ int xnf_xconnect_del(struct xnf_dp *dp, __u32 in_ifindex)
 	return err;
 }
 
-__u32 xnf_netns_inode(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
-}
-
-/* The per-CPU value of @t for @key: zeroed, created (BPF_NOEXIST, an
- * entry there is kept), or reset (BPF_EXIST, never created). */
-static int dev_entry_zero(struct xnf_dp *dp, enum xnf_table t,
-			  const struct xnf_dev_key *key, size_t size, __u64 flags)
-{
-	int ncpus = xnf_ncpus(), err = 0;
-	void *zero;
-
-	if (ncpus < 0)
-		return ncpus;
-	zero = calloc(ncpus, size);
-	if (!zero)
-		return -ENOMEM;
-	if (bpf_map_update_elem(xnf_table_fd(dp, t), key, zero, flags) &&
-	    errno != (flags == BPF_EXIST ? ENOENT : EEXIST))
-		err = -errno;
-	free(zero);
-	return err;
-}
-
-/* Both counters of a device, created or reset (@flags as above). */
-static int dev_entries_zero(struct xnf_dp *dp, const struct xnf_dev_key *key,
-			    __u64 flags)
-{
-	int err;
-
-	err = dev_entry_zero(dp, XNF_T_BATCH, key,
-			     sizeof(struct xnf_batch_hist), flags);
-	if (!err)
-		err = dev_entry_zero(dp, XNF_T_XMIT, key,
-				     sizeof(struct xnf_xmit_counters), flags);
-	return err;
-}
-
 int xnf_batch_watch(struct xnf_dp *dp, __u32 ifindex)
 {
 	struct xnf_dev_key key = { .netns = xnf_netns_inode(),
 				   .ifindex = ifindex };
+	int err;
 
-	return dev_entries_zero(dp, &key, BPF_NOEXIST);
+	err = dev_entry_zero(dp, XNF_T_BATCH, &key,
+			     sizeof(struct xnf_batch_hist), BPF_NOEXIST);
+	if (err)
+		return err;
+	/* Its transmit counters are the port's (xnf_port_make), kept when
+	 * they exist; made for a port that an older xnf made without. */
+	return dev_entry_zero(dp, XNF_T_XMIT, &key,
+			      sizeof(struct xnf_xmit_counters), BPF_NOEXIST);
 }
 
 int xnf_batch_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
 {
 	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
+	int err;
 
 	/* BPF_EXIST: never create an entry for an interface being detached. */
-	return dev_entries_zero(dp, &key, BPF_EXIST);
+	err = dev_entry_zero(dp, XNF_T_BATCH, &key,
+			     sizeof(struct xnf_batch_hist), BPF_EXIST);
+	return err ?: xnf_xmit_reset(dp, netns, ifindex);
+}
+
+int xnf_xmit_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
+{
+	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
+
+	return dev_entry_zero(dp, XNF_T_XMIT, &key,
+			      sizeof(struct xnf_xmit_counters), BPF_EXIST);
 }
 
 int xnf_batch_unwatch(struct xnf_dp *dp, __u32 netns, __u32 ifindex)
 {
 	struct xnf_dev_key key = { .netns = netns, .ifindex = ifindex };
-	int err = 0;
 
-	if (bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_XMIT), &key) &&
-	    errno != ENOENT)
-		err = -errno;
 	if (bpf_map_delete_elem(xnf_table_fd(dp, XNF_T_BATCH), &key) &&
 	    errno != ENOENT)
-		err = -errno;
-	return err;
+		return -errno;
+	return 0;
 }
 
 int xnf_batch_tracer(struct xnf_dp *dp, struct bpf_link *links[__XNF_TRACER_MAX],

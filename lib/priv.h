@@ -40,5 +40,14 @@ void xnf_rt_entry_val(struct xnf_route_entry *e, const struct xnf_rt_val *v);
 /* A route sync runs on @dp: it holds its lock (rtsync.c), which a killed
  * one no longer does, whatever its registered pid says. */
 bool xnf_rtsync_runs(struct xnf_dp *dp);
+/* Makes @ifindex an egress port (xnf_tx) if it is not one, with its
+ * transmit counters (xnf_xmit, keyed by the caller's netns); *@added says
+ * whether this call did, so that a failure later undoes exactly that
+ * (xnf_port_drop). */
+int xnf_port_make(struct xnf_dp *dp, __u32 ifindex, bool *added);
+/* The port @ifindex and its transmit counters of the netns @netns. */
+int xnf_port_drop(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
+/* Zeroes the transmit counters of @ifindex of @netns, if it has them. */
+int xnf_xmit_reset(struct xnf_dp *dp, __u32 netns, __u32 ifindex);
 
 #endif /* XNF_LIB_PRIV_H */

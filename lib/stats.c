@@ -3,7 +3,8 @@
  * stats.c - the instance's counters, read (include/stats.h): per attached
  * interface its pinned xnf_stats (<root>/dev/<ifname>/), what xnf_dev
  * says runs there, its entries of the tracer's xnf_batch and xnf_xmit,
- * its workers' xnf_workers; for the instance the firewall's hits. Only
+ * its workers' xnf_workers; the xnf_xmit entries of the egress ports xnf
+ * is not attached to; for the instance the firewall's hits. Only
  * lookups: no lock, no write, so that a reader never waits for a writer
  * and a stopped reader never blocks one.
  */
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <net/if.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -115,6 +117,85 @@ int xnf_xmit_read(struct xnf_dp *dp, __u32 netns, __u32 ifindex,
 	}
 	free(v);
 	return n < 0 ? n : 0;
+}
+
+/* ---- the egress ports ---- */
+
+static int port_cmp(const void *a, const void *b)
+{
+	const struct xnf_port_sample *x = a, *y = b;
+
+	return x->ifindex < y->ifindex ? -1 : x->ifindex > y->ifindex;
+}
+
+int xnf_ports_read(struct xnf_dp *dp, struct xnf_port_sample **out)
+{
+	int fd = xnf_table_fd(dp, XNF_T_XMIT), ncpus = xnf_ncpus(), cpu;
+	struct xnf_port_sample *ports = NULL, *p;
+	struct xnf_xmit_counters *vals = NULL, *v;
+	struct xnf_dev_key *keys = NULL;
+	__u32 netns = xnf_netns_inode(), n, i;
+	int err, np = 0;
+
+	*out = NULL;
+	if (ncpus < 0)
+		return ncpus;
+	keys = calloc(XNF_MAX_PORTS, sizeof(*keys));
+	vals = calloc((size_t)XNF_MAX_PORTS * ncpus, sizeof(*vals));
+	ports = calloc(XNF_MAX_PORTS, sizeof(*ports));
+	err = keys && vals && ports ? 0 : -ENOMEM;
+	if (!err)
+		err = xnf_map_read_all(fd, sizeof(*keys), ncpus * sizeof(*vals),
+				       XNF_MAX_PORTS, keys, vals, &n);
+	for (i = 0; !err && i < n; i++) {
+		p = &ports[np];
+		/* No name: the device is gone, and its counters wait for
+		 * the sweep (xnf_port_make). */
+		if (keys[i].netns != netns ||
+		    !if_indextoname(keys[i].ifindex, p->name))
+			continue;
+		p->ifindex = keys[i].ifindex;
+		memset(&p->xmit, 0, sizeof(p->xmit));
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			v = &vals[(size_t)i * ncpus + cpu];
+			p->xmit.xmit_sent += v->xmit_sent;
+			p->xmit.xmit_drops += v->xmit_drops;
+			p->xmit.redirect_err += v->redirect_err;
+		}
+		np++;
+	}
+	free(keys);
+	free(vals);
+	if (err) {
+		free(ports);
+		return err;
+	}
+	qsort(ports, np, sizeof(*ports), port_cmp);
+	*out = ports;
+	return np;
+}
+
+int xnf_port_counters_reset(struct xnf_dp *dp, const struct xnf_port_sample *p)
+{
+	return xnf_xmit_reset(dp, xnf_netns_inode(), p->ifindex);
+}
+
+/* Keeps in @s->ports (every port, as xnf_ports_read() read them) the
+ * ones that are not in @s->devs. */
+static void ports_unattached(struct xnf_sample *s)
+{
+	__u32 netns = xnf_netns_inode();
+	int n = s->nports, i, j;
+
+	s->nports = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < s->ndevs; j++)
+			if (s->devs[j].info.netns == netns &&
+			    s->devs[j].info.ifindex == s->ports[i].ifindex)
+				break;
+		if (j == s->ndevs)
+			s->ports[s->nports++] = s->ports[i];
+	}
 }
 
 /* ---- one interface ---- */
@@ -223,10 +304,11 @@ static void batch_read(struct xnf_dp *dp, int ncpus, struct xnf_dev_sample *d)
  * or detach killed midway left has none, and the next writer removes it;
  * a detach running meanwhile removes it first). */
 static int dev_read(struct xnf_dp *dp, const char *dev, int ncpus,
+		    const struct xnf_port_sample *ports, int nports,
 		    struct xnf_dev_sample *d)
 {
 	char path[PATH_MAX];
-	int err, n;
+	int err, n, i;
 
 	snprintf(d->name, sizeof(d->name), "%s", dev);
 	err = xnf_dev_path(dp->root, dev, "link", path, sizeof(path));
@@ -243,8 +325,19 @@ static int dev_read(struct xnf_dp *dp, const char *dev, int ncpus,
 	if (err)
 		return err;
 	batch_read(dp, ncpus, d);
-	d->have_xmit = !xnf_xmit_read(dp, d->info.netns, d->info.ifindex,
-				      &d->xmit);
+	/* Without DEV every port of this namespace was read in one batch
+	 * (@nports of @ports): a device of it is there or has no counters. */
+	d->have_xmit = false;
+	if (nports >= 0 && d->info.netns == xnf_netns_inode()) {
+		for (i = 0; i < nports && !d->have_xmit; i++)
+			if (ports[i].ifindex == d->info.ifindex) {
+				d->xmit = ports[i].xmit;
+				d->have_xmit = true;
+			}
+	} else {
+		d->have_xmit = !xnf_xmit_read(dp, d->info.netns,
+					      d->info.ifindex, &d->xmit);
+	}
 	/* No xnf_workers map (or none to read): no workers. */
 	n = xnf_workers_read(dp->root, dev, XNF_WORKER_MAX, &d->workers);
 	if (n == -ENOMEM)
@@ -315,9 +408,11 @@ static int dev_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The interface @dev, or every attached one, into @s. */
-static int devs_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
-		     char *errbuf, size_t errlen)
+/* The interface @dev, or every attached one, into @s; @nports: how many
+ * of @s->ports were read, or -1 (none: each device's xmit counters are
+ * looked up). */
+static int devs_read(struct xnf_dp *dp, const char *dev, int nports,
+		     struct xnf_sample *s, char *errbuf, size_t errlen)
 {
 	struct dirent **list = NULL;
 	char path[PATH_MAX];
@@ -345,7 +440,7 @@ static int devs_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 		const char *name = dev ?: list[i]->d_name;
 		struct xnf_dev_sample *d = &s->devs[s->ndevs];
 
-		err = dev_read(dp, name, s->ncpus, d);
+		err = dev_read(dp, name, s->ncpus, s->ports, nports, d);
 		if (!err)
 			s->ndevs++;
 		else
@@ -439,7 +534,7 @@ int xnf_sample_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 		    char *err, size_t errlen)
 {
 	struct timespec mono;
-	int ret, fw;
+	int ret, ports, fw;
 
 	memset(s, 0, sizeof(*s));
 	if (err && errlen)
@@ -455,9 +550,20 @@ int xnf_sample_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	s->mono = mono.tv_sec + mono.tv_nsec / 1e9;
 	clock_gettime(CLOCK_REALTIME, &s->wall);
-	ret = devs_read(dp, dev, s, err, errlen);
+	/* Without DEV: every port's transmit counters in one read, the
+	 * attached devices' among them. */
+	ports = dev ? 0 : xnf_ports_read(dp, &s->ports);
+	s->nports = ports > 0 ? ports : 0;
+	ret = devs_read(dp, dev, dev || ports < 0 ? -1 : s->nports, s, err,
+			errlen);
+	ports_unattached(s);
+	if (ports < 0)
+		err_add(err, errlen,
+			"cannot read the egress ports' counters (%s): %s",
+			XNF_MAP_STR(XNF_MAP_XMIT), strerror(-ports));
+	ports = ports < 0 ? ports : 0;
 	fw = fw_read(dp, s, err, errlen);
-	return ret ?: fw;
+	return ret ?: ports ?: fw;
 }
 
 void xnf_sample_free(struct xnf_sample *s)
@@ -467,6 +573,7 @@ void xnf_sample_free(struct xnf_sample *s)
 	for (i = 0; i < s->ndevs; i++)
 		dev_free(&s->devs[i]);
 	free(s->devs);
+	free(s->ports);
 	free(s->fw);
 	memset(s, 0, sizeof(*s));
 }

@@ -40,18 +40,14 @@ static int port_get(struct xnf_dp *dp, __u32 ifindex, bool *added, char *err,
 	char name[IF_NAMESIZE];
 	int ret;
 
-	*added = false;
-	if (xnf_port_exists(dp, ifindex))
-		return 0;
-	ret = xnf_port_add(dp, ifindex);
+	ret = xnf_port_make(dp, ifindex, added);
 	if (ret)
 		return xnf_errf(err, errlen, ret,
-				"cannot make %s an xnf egress port (%s): %s%s",
+				"cannot make %s an xnf egress port (%s, its counters in %s): %s%s",
 				ifname(ifindex, name), XNF_MAP_STR(XNF_MAP_TX),
-				strerror(-ret),
+				XNF_MAP_STR(XNF_MAP_XMIT), strerror(-ret),
 				table_full(ret) ? "; xnf has room for 256 ports" :
 						  "");
-	*added = true;
 	return 0;
 }
 

@@ -121,8 +121,10 @@ worker_running()
 
 # state: what the outputs show. d0 runs firewall,xsk placed by `cores
 # auto`, with an AF_XDP l3fwd worker (WPID) transmitting on d1; d1 runs
-# firewall,l3fwd,l2fwd. Pings through the worker and datagrams the
-# firewall drops leave counters, batch histograms and rule hits.
+# firewall,l3fwd,l2fwd; a route sends to e0, an egress port xnf is not
+# attached to, whose veth peer takes no redirected frame (a warning).
+# Pings through the worker and datagrams the firewall drops leave
+# counters, batch histograms and rule hits.
 state()
 {
 	# The monitor, from before the instance exists to the end.
@@ -139,6 +141,10 @@ state()
 	tb_xnf route add 203.0.113.80/32 dev d1 lladdr 02:00:00:00:00:99 &&
 	tb_xnf route add 198.51.100.128/25 kernel &&
 	tb_xnf route add 2001:db8:99::/48 blackhole &&
+	ip -n "$TB_DUT" link add e0 type veth peer name e1 &&
+	ip -n "$TB_DUT" link set e0 up && ip -n "$TB_DUT" link set e1 up &&
+	tb_xnf route add 203.0.113.81/32 dev e0 lladdr 02:00:00:00:00:98 \
+		2>/dev/null &&
 	tb_xnf fw add prio 5 allow proto udp src 192.0.2.0/24 \
 		dst 198.51.100.0/24 sport 1000-2000 dport 53 &&
 	tb_xnf fw add drop proto tcp dport 23 &&
@@ -215,6 +221,8 @@ collect()
 	keep warning-attach 0 - none warnings tb_xnf -j attach w0 chain l2fwd
 	keep status-l2fwd 0 xnf/status/1 one none tb_xnf -j status w0
 	tb_xnf detach w0 || return 1
+	keep warning-route 0 - none warnings \
+		tb_xnf -j route add 203.0.113.82/32 dev w0 lladdr 02:00:00:00:00:97
 
 	# The model: its three outputs, and a warning beside a document.
 	keep model-predict 0 xnf/model-predict/1 one none \
@@ -306,6 +314,12 @@ lines() { printf '%s\n' "$@" | sort -u; }
 	tb_expect "attach: two warnings" \
 		"$(jq -sc 'map(.schema) | unique + [length]' "$J/warning-attach.err")" = \
 		'["xnf/warning/1",2]'
+	# A route to w0, an egress port that takes no redirected frame: one.
+	tb_expect "route add: exit" "$(cat "$J/warning-route.rc")" -eq 0
+	tb_expect "route add: stdout" "$(wc -c <"$J/warning-route.out")" -eq 0
+	tb_expect "route add: one warning" \
+		"$(jq -sc 'map(.schema) | unique + [length]' "$J/warning-route.err")" = \
+		'["xnf/warning/1",1]'
 	# The model's: the prediction on stdout, the warning on stderr.
 	tb_expect "model: not converged" \
 		"$(jq -c '[.schema, .solver.converged]' "$J/model-warning.out")" = \
@@ -377,6 +391,8 @@ lines() { printf '%s\n' "$@" | sort -u; }
 		"stats|.devices[0].workers[0].kernel.bogus = 1" \
 		"stats|.devices[0].drop_reasons.bogus = 1" \
 		"stats|.devices[0].ifindex = \"2\"" \
+		"stats|.egress_ports[0].xmit.bogus = 1" \
+		"status|.egress_ports[0].attached = true" \
 		"stats|.time = \"now\"" \
 		"routes|.routes[0].bogus = 1" \
 		"route-multipath|.nexthops[0].bogus = 1" \

@@ -1027,22 +1027,37 @@ print(",".join(str(len(r)) for r in refreshes), max(len(l) for r in refreshes fo
 	tb_expect "no line wider than the terminal" "$widest" -le 40
 }
 
-# xmit_lost JSON DEV: frames redirected to DEV that the kernel lost
-# after xnf's verdict: refused by its driver and failed redirects.
-xmit_lost()
+# d1_xmit JSON JQ: JQ applied to the xmit counters of d1 in the output
+# of `xnf -j stats`: an attached interface's, or (D1_PORT=1) those of an
+# egress port xnf is not attached to.
+d1_xmit()
 {
-	tb_stat "$1" "$2" '.xmit.drops + .xmit.redirect_err'
+	local at='.devices[] | select(.dev == "d1")'
+	[ -z "${D1_PORT:-}" ] ||
+		at='.egress_ports[] | select(.dev == "d1" and .attached == false)'
+	jq -e "$at | .xmit | $2" <<<"$1"
+}
+
+# xmit_delta JQ: how much JQ of d1's xmit counters grew from before to
+# after.
+xmit_delta()
+{
+	local a b
+	a=$(d1_xmit "$before" "$1") && b=$(d1_xmit "$after" "$1") || return 1
+	echo $((b - a))
 }
 
 # xmit_settled: every datagram of a round that got past s0 was redirected
-# by d0 and accounted on d1 (sets after, s0d, redir, lost, left).
+# by d0 and accounted on d1 (sets after, s0d, redir, lost, left): lost
+# after xnf's verdict are the frames d1's driver refused and the
+# redirects to d1 that failed.
 xmit_settled()
 {
 	after=$(tb_stats_json) || return 1
 	s0d=$(($(tb_link "$TB_SRC" s0 tx.dropped) - s0))
 	redir=$(tb_chain_delta "$before" "$after" d0 redirect) &&
-	lost=$(($(xmit_lost "$after" d1) - $(xmit_lost "$before" d1))) &&
-	left=$(tb_delta "$before" "$after" d1 .xmit.sent) || return 1
+	lost=$(xmit_delta '.drops + .redirect_err') &&
+	left=$(xmit_delta .sent) || return 1
 	((redir + s0d >= N && left + lost >= redir))
 }
 
@@ -1054,15 +1069,13 @@ delivered_settled()
 	((got + s0d + lost >= N))
 }
 
-# lost_round GRO: N datagrams from the source to the sink's UDP port 5001
-# with GRO of k0 GRO; checks that sent = received + counted drops, and
-# that d0's redirects are d1's frames sent and lost.
-lost_round()
+# xmit_round WHAT: N datagrams from the source to the sink's UDP port
+# 5001 over d1; checks that sent = received + counted drops, and that
+# d0's redirects are d1's frames sent and lost (LOST, REDIR).
+xmit_round()
 {
 	local before after s0 s0d lines got redir lost left
 
-	tb_sink ethtool -K k0 gro "$1" >/dev/null || return 1
-	WARNED=$(tb_xnf -j status | jq -c '[.devices[] | select(.warnings != []) | .dev]')
 	before=$(tb_stats_json)
 	s0=$(tb_link "$TB_SRC" s0 tx.dropped)
 	lines=$(tb_lines "$TB_TMP/5001")
@@ -1070,12 +1083,22 @@ lost_round()
 	tb_until "d0's redirects accounted on d1" xmit_settled &&
 	tb_until "datagrams delivered or counted lost" delivered_settled ||
 		return 1
-	echo "$after" | jq -c '.devices[] | {dev, xmit}'
-	echo "gro $1: sent $N, s0 tx_dropped $s0d, d0 redirected $redir," 		"d1 sent $left, d1 lost $lost, received $got" >&2
-	tb_expect "gro $1: redirected by d0" "$redir" -eq $((N - s0d))
-	tb_expect "gro $1: every redirect accounted on d1" "$((left + lost))" -eq "$redir"
-	tb_expect "gro $1: sent = received + counted drops" "$((got + s0d + lost))" -eq $N
-	LOST=$lost
+	echo "$after" | jq -c '[.devices[], .egress_ports[]?] | map({dev, xmit})'
+	echo "$1: sent $N, s0 tx_dropped $s0d, d0 redirected $redir," \
+		"d1 sent $left, d1 lost $lost, received $got" >&2
+	tb_expect "$1: redirected by d0" "$redir" -eq $((N - s0d))
+	tb_expect "$1: every redirect accounted on d1" "$((left + lost))" -eq "$redir"
+	tb_expect "$1: sent = received + counted drops" "$((got + s0d + lost))" -eq $N
+	LOST=$lost REDIR=$redir
+}
+
+# lost_round GRO: xmit_round with GRO of k0 GRO, d1 attached; WARNED: the
+# devices status warns about.
+lost_round()
+{
+	tb_sink ethtool -K k0 gro "$1" >/dev/null || return 1
+	WARNED=$(tb_xnf -j status | jq -c '[.devices[] | select(.warnings != []) | .dev]')
+	xmit_round "gro $1"
 }
 
 @test "a redirect into a veth that cannot receive is counted as lost, not only as redirect" {
@@ -1094,6 +1117,35 @@ lost_round()
 	tb_xnf detach d1
 	run -0 tb_xnf attach d1 chain l3fwd
 	tb_expect "attach warns" "$(grep -c '^Warning: ' <<<"$output")" -eq 1
+}
+
+@test "a redirect to a port xnf is not attached to is counted where the kernel drops it, and warned about" {
+	local prom warned D1_PORT=1
+
+	tb_xnf attach d0 chain l3fwd
+	tb_udp_sink "$TB_SINK" 4 5001 "$TB_TMP/5001"
+	# k0 without XDP and GRO: no NAPI runs there, so its peer d1, where
+	# xnf is not attached, cannot take redirected frames.
+	tb_sink ethtool -K k0 gro off >/dev/null
+	run -0 tb_xnf route add 198.51.100.0/24 dev d1 lladdr $TB_MAC_K0
+	tb_expect "route add warns" "$(grep -c '^Warning: ' <<<"$output")" -eq 1
+	warned=$(tb_xnf -j status | jq -c '[.egress_ports[] | select(.attached == false and .warnings != []) | .dev]')
+	tb_expect "status warns about the port d1" "$warned" = '["d1"]'
+	xmit_round "gro off"
+	tb_expect "redirected" "$REDIR" -ge 1
+	tb_expect "every redirect lost after the verdict, on d1" "$LOST" -eq "$REDIR"
+	prom=$(tb_xnf stats -f prometheus)
+	tb_expect "Prometheus: d1's redirect errors, not attached" \
+		"$(grep -c '^xnf_redirect_errors_total{interface="d1",attached="false"} [1-9]' <<<"$prom")" -eq 1
+
+	# GRO on at k0: d1 takes them, and says nothing.
+	tb_sink ethtool -K k0 gro on >/dev/null
+	warned=$(tb_xnf -j status | jq -c '[.egress_ports[] | select(.warnings != []) | .dev]')
+	tb_expect "no warning with GRO on" "$warned" = '[]'
+	xmit_round "gro on"
+	tb_expect "nothing lost with GRO on" "$LOST" -eq 0
+	run -0 tb_xnf route add 198.51.100.77/32 dev d1 lladdr $TB_MAC_K0
+	tb_expect "route add says nothing with GRO on" "$(grep -c '^Warning: ' <<<"$output")" -eq 0
 }
 
 @test "status warns about a veth sender with tx checksum offload on, and not once it is off" {

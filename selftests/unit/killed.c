@@ -303,6 +303,8 @@ static void check_clean(const char *what)
 	ASSERT_FALSE(xnf_port_exists(dp, key.ifindex), what);
 	ASSERT_ERR(bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_BATCH), &key, hist),
 		   what);
+	ASSERT_ERR(bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_XMIT), &key, hist),
+		   what);
 	for (tries = 0; (n = progs_using(dp)) && tries < 100; tries++)
 		nanosleep(&ts, NULL);
 	ASSERT_EQ(n, 0, what);

@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 
 #include "fixture.h"
+#include "stats.h"
 
 /* fx_open makes every test port an egress port: take ut2's away so that a
  * change has to add it. */
@@ -228,5 +229,77 @@ TEST(tables_percpu_values_are_whole_words)
 		    info.type == BPF_MAP_TYPE_LRU_PERCPU_HASH)
 			ASSERT_EQ(info.value_size % 8, 0U, xnf_table_names[t]);
 	}
+	fx_close(&f);
+}
+
+/* The xmit counters of @ifindex, summed: -ENOENT without any. */
+static int xmit_of(struct fx *f, __u32 ifindex, struct xnf_xmit_counters *x)
+{
+	return xnf_xmit_read(f->dp, xnf_netns_inode(), ifindex, x);
+}
+
+/* Every egress port has transmit counters, attached or not (the tracer
+ * counts only the devices that have them): a port made by a route has
+ * them from 0, loses them with the port, and is listed by
+ * xnf_ports_read(); when the table is full of the counters of devices
+ * that are gone, they make room. */
+TEST(tables_port_counters)
+{
+	struct xnf_route rt = { .type = XNF_RT_UNICAST };
+	struct xnf_port_sample *ports = NULL;
+	struct xnf_dev_key key = { .netns = xnf_netns_inode() };
+	int ncpus = xnf_ncpus(), n, i, fd;
+	struct xnf_xmit_counters x, one[ncpus];
+	char err[512] = "";
+	__u8 addr[16] = {};
+	bool listed = false;
+	struct fx f;
+
+	if (!open_without_ut2(&f))
+		return;
+	fd = xnf_table_fd(f.dp, XNF_T_XMIT);
+	inet_pton(AF_INET, "203.0.113.0", addr);
+	rt.ifindex = f.ifindex[2];
+	ASSERT_EQ(xmit_of(&f, f.ifindex[2], &x), -ENOENT,
+		  "none without the port");
+	ASSERT_OK(xnf_route_add(f.dp, XNF_AF_INET, addr, 24, &rt, false, err,
+				sizeof(err)),
+		  "route add");
+	ASSERT_OK(xmit_of(&f, f.ifindex[2], &x), "counters with the port");
+	ASSERT_EQ(x.xmit_sent + x.xmit_drops + x.redirect_err, 0ULL, "from 0");
+	n = xnf_ports_read(f.dp, &ports);
+	ASSERT_EQ(n, FX_PORTS, "every port listed");
+	for (i = 0; i < n; i++)
+		listed |= ports[i].ifindex == f.ifindex[2] &&
+			  !strcmp(ports[i].name, "ut2");
+	ASSERT_TRUE(listed, "ut2 listed by name");
+	free(ports);
+
+	/* The port goes, and its counters with it. */
+	ASSERT_OK(xnf_route_del(f.dp, XNF_AF_INET, addr, 24), "route del");
+	ASSERT_OK(xnf_port_del(f.dp, f.ifindex[2]), "port del");
+	ASSERT_EQ(xmit_of(&f, f.ifindex[2], &x), -ENOENT, "gone with the port");
+
+	/* The counters of devices that are gone (ifindexes no port has)
+	 * fill the table: the next port sweeps them. */
+	memset(one, 0, sizeof(one));
+	one[0].redirect_err = 1;
+	for (i = 0; i < XNF_MAX_PORTS; i++) {
+		key.ifindex = 1000000 + i;
+		if (bpf_map_update_elem(fd, &key, one, BPF_NOEXIST) &&
+		    errno != E2BIG) {
+			ASSERT_OK(-errno, "fill xnf_xmit");
+			break;
+		}
+	}
+	ASSERT_OK(xnf_route_add(f.dp, XNF_AF_INET, addr, 24, &rt, false, err,
+				sizeof(err)),
+		  err);
+	ASSERT_OK(xmit_of(&f, f.ifindex[2], &x), "counters in a full table");
+	key.ifindex = 1000000;
+	ASSERT_ERR(bpf_map_lookup_elem(fd, &key, one), "a gone device's swept");
+	key.ifindex = f.ifindex[0];
+	ASSERT_OK(bpf_map_lookup_elem(fd, &key, one) ? -errno : 0,
+		  "a port's kept");
 	fx_close(&f);
 }
