@@ -227,6 +227,46 @@ int rtnl_read(struct rtnl_sock *s, rtnl_cb cb, void *ctx)
 	}
 }
 
+int rtnl_request(struct rtnl_sock *s, struct nlmsghdr *nh)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+	nh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nh->nlmsg_seq = ++s->seq;
+	if (sendto(s->fd, nh, nh->nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		return -errno;
+	for (;;) {
+		struct sockaddr_nl from;
+		socklen_t fromlen = sizeof(from);
+		struct nlmsghdr *m;
+		ssize_t n;
+
+		n = recvfrom(s->fd, s->buf, s->buflen, 0,
+			     (struct sockaddr *)&from, &fromlen);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ENODATA;
+		if (from.nl_pid != 0)
+			continue;
+		/* The ack is an NLMSG_ERROR of error 0, which rtnl_walk
+		 * passes over: look for it here. */
+		for (m = (struct nlmsghdr *)s->buf; NLMSG_OK(m, (size_t)n);
+		     m = NLMSG_NEXT(m, n))
+			if (m->nlmsg_seq == nh->nlmsg_seq &&
+			    m->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(m);
+
+				if (m->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+					return -EBADMSG;
+				return e->error;
+			}
+	}
+}
+
 static int xfamily(int af)
 {
 	return af == AF_INET ? XNF_AF_INET : af == AF_INET6 ? XNF_AF_INET6 : 0;
@@ -441,6 +481,10 @@ int rtnl_neigh_parse(const struct nlmsghdr *nh, struct rtnl_neigh *n)
 			n->lladdr_len = RTA_PAYLOAD(a);
 			if (n->lladdr_len == 6)
 				memcpy(n->lladdr, RTA_DATA(a), 6);
+		} else if (a->rta_type == NDA_PROTOCOL && RTA_PAYLOAD(a) == 1) {
+			n->proto = *(const __u8 *)RTA_DATA(a);
+		} else if (a->rta_type == NDA_FLAGS_EXT && RTA_PAYLOAD(a) == 4) {
+			memcpy(&n->flags_ext, RTA_DATA(a), 4);
 		}
 	}
 	return 0;
