@@ -186,8 +186,8 @@ static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 }
 
 /* The first rule that matches @p: returns its action and puts its
- * xnf_fw_hits slot in @slot, or the default action and XNF_FC_NO_RULE;
- * -1 when the tables are missing or inconsistent. */
+ * xnf_fw_hits slot in @slot, or the default action and
+ * XNF_FW_HIT_DEFAULT; -1 when the tables are missing or inconsistent. */
 static __always_inline int
 xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 {
@@ -201,7 +201,7 @@ xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 	struct xnf_fw_hdr *hdr;
 	__u32 *active, rank;
 
-	*slot = XNF_FC_NO_RULE;
+	*slot = XNF_FW_HIT_DEFAULT;
 	active = bpf_map_lookup_elem(&xnf_fw_active, &zero);
 	if (!active)
 		goto internal;
@@ -313,7 +313,8 @@ __noinline int xnf_firewall_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
 }
 
 /* The decision from the flow cache, or from the rule search (and then
- * into the cache); the rule's hit counter either way. */
+ * into the cache); the hit counter of the rule, or of the default policy,
+ * either way. */
 static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 					     struct xnf_pkt *p)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause) */
 /*
  * firewall_maps.bpf.h - the firewall's shared maps: two generations of
- * rules and compiled tables, the active one's number, the hit counters
- * (include/uapi/xnf_fw.h).
+ * rules and compiled tables, the active one's number, the hit counters of
+ * the rules and of the default policy (include/uapi/xnf_fw.h).
  */
 #ifndef XNF_FIREWALL_MAPS_BPF_H
 #define XNF_FIREWALL_MAPS_BPF_H
@@ -75,7 +75,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XNF_FW_MAX_RULES);
+	__uint(max_entries, XNF_FW_HITS);
 	__type(key, __u32);
 	__type(value, struct xnf_fw_hit);
 } XNF_MAP_FW_HITS SEC(".maps");

@@ -79,7 +79,9 @@ struct xnf_dp *cli_dp_read(void);
  * an error. */
 int cli_dp_if_any(struct xnf_dp **dp);
 
-/* Object / command tables with unique-prefix matching. */
+/* Object / command tables. A word names the entry it equals, else the
+ * first entry it is a prefix of (as ip(8) does): a table's order is the
+ * order its prefixes resolve. */
 struct cli_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
@@ -93,9 +95,11 @@ struct cli_cmd {
 /* A configuration command that needs an instance (detach, chain set,
  * destroy): without one it is refused before its edit. */
 #define CLI_EXISTING 0x4
+/* Named in full only, never by a prefix: it destroys data (fw reset). */
+#define CLI_FULL     0x8
 bool is_prefix(const char *pfx, const char *str);
-/* Runs the command of @cmds whose name @argv[0] is a unique prefix of; with
- * no argv[0], runs @cmds[0]. */
+/* Runs the command of @cmds named @argv[0], or the first one whose name
+ * it is a prefix of; with no argv[0], runs @cmds[0]. */
 int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 		 char **argv);
 /* A configuration command (commit.c): its edit of the run's candidate
@@ -197,6 +201,9 @@ int cli_parse_placement(int *argc, char ***argv, struct xnf_plan_req *req,
 			bool *have_queues, bool *have_cores);
 /* "prio 10 drop proto tcp dport 23": @r in the words of 'xnf fw add'. */
 const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len);
+/* "proto tcp dport 23", or "any": what @r matches, in the same words and
+ * order (fw show, stats and Prometheus print a rule alike). */
+const char *cli_fw_match_text(const struct xnf_fw_rule *r, char *buf, size_t len);
 /* "198.51.100.0/24 via 192.0.2.1 dev d1 lladdr MAC", "203.0.113.0/24
  * blackhole": @e in the words of 'xnf route add' (the device a word,
  * cli_word). */

@@ -11,7 +11,10 @@
  * A batch (xnf -b) switches once, whatever its number of rules.
  *
  * Hit counters are per slot (a rule keeps its slot while it lives): a
- * slot's counter is zeroed before a new rule is published in it.
+ * slot's counter is zeroed before a new rule is published in it. The
+ * default policy has one too, after the last slot. `fw reset` zeroes
+ * them all and changes no rule: like `stats reset`, it is no edit of the
+ * configuration.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -238,6 +241,27 @@ static int do_fw_flush(int argc, char **argv)
 	return 0;
 }
 
+/* As `nft reset rules`: the counters from zero, the rules as they are. No
+ * edit of the configuration (nothing of it changes): a writer, as
+ * `stats reset` is, so that the change log has it. */
+static int do_fw_reset(int argc, char **argv)
+{
+	struct xnf_dp *dp;
+	int err;
+
+	if (argc > 0)
+		return cli_err("'xnf fw reset' takes no arguments, not '%s'",
+			       argv[0]);
+	dp = cli_dp(false);
+	if (!dp)
+		return -1;
+	err = xnf_fw_hits_reset(dp);
+	if (err)
+		return cli_err("cannot zero the hit counters (%s): %s",
+			       XNF_MAP_STR(XNF_MAP_FW_HITS), strerror(-err));
+	return 0;
+}
+
 static int fw_prio_cmp(const void *a, const void *b)
 {
 	const struct xnf_fw_rule *x = *(const struct xnf_fw_rule *const *)a;
@@ -278,18 +302,31 @@ static void fw_rule_vals(const struct xnf_fw_rule *r, const char *vals[5],
 		vals[4] = fw_fmt_ports(r->dport_lo, r->dport_hi, bufs[4], len);
 }
 
-const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len)
+const char *cli_fw_match_text(const struct xnf_fw_rule *r, char *buf, size_t len)
 {
 	char bufs[5][INET6_ADDRSTRLEN + 5];
 	const char *vals[5];
-	size_t i, n;
+	size_t i, n = 0;
 
 	fw_rule_vals(r, vals, bufs);
-	n = snprintf(buf, len, "prio %u %s", r->prio, fw_action_name(r->action));
+	buf[0] = '\0';
 	for (i = 0; i < 5 && n < len; i++)
 		if (vals[i])
-			n += snprintf(buf + n, len - n, " %s %s", rule_keys[i],
-				      vals[i]);
+			n += snprintf(buf + n, len - n, "%s%s %s", n ? " " : "",
+				      rule_keys[i], vals[i]);
+	if (!n)
+		snprintf(buf, len, "any");
+	return buf;
+}
+
+const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len)
+{
+	char match[256];
+
+	cli_fw_match_text(r, match, sizeof(match));
+	snprintf(buf, len, "prio %u %s%s%s", r->prio, fw_action_name(r->action),
+		 strcmp(match, "any") ? " " : "",
+		 strcmp(match, "any") ? match : "");
 	return buf;
 }
 
@@ -339,7 +376,7 @@ static int do_fw_show(int argc, char **argv)
 			       XNF_MAP_STR(XNF_MAP_FW_RULES),
 			       XNF_MAP_STR(XNF_MAP_FW_HDR), strerror(-err));
 	order = calloc(XNF_FW_MAX_RULES, sizeof(*order));
-	hits = calloc(XNF_FW_MAX_RULES, sizeof(*hits));
+	hits = calloc(XNF_FW_HITS, sizeof(*hits));
 	if (!order || !hits) {
 		err = cli_err("out of memory");
 		goto out;
@@ -358,8 +395,12 @@ static int do_fw_show(int argc, char **argv)
 		qsort(order, n, sizeof(*order), fw_prio_cmp);
 
 	open_json_doc("xnf/fw/1");
-	print_string(PRINT_ANY, "default", "default %s\n",
+	print_string(PRINT_ANY, "default", "default %s",
 		     fw_action_name(xnf_fw_set_default(set)));
+	print_uint(PRINT_ANY, "default_packets", "  packets %llu",
+		   hits[XNF_FW_HIT_DEFAULT].packets);
+	print_uint(PRINT_ANY, "default_bytes", " bytes %llu\n",
+		   hits[XNF_FW_HIT_DEFAULT].bytes);
 	open_json_array("rules");
 	for (i = 0; i < n; i++)
 		fw_print_rule(order[i], &hits[order[i] - rules]);
@@ -379,6 +420,7 @@ static int do_fw_help(int argc, char **argv)
 	       "       xnf fw del prio N\n"
 	       "       xnf fw default { allow | drop }\n"
 	       "       xnf fw flush\n"
+	       "       xnf fw reset\n"
 	       "       xnf fw [ show ]\n"
 	       "       xnf fw help\n"
 	       "PROTO  := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
@@ -390,7 +432,10 @@ static int do_fw_help(int argc, char **argv)
 	       "rule matches gets the default policy. prio defaults to the highest in use\n"
 	       "plus %d (%d for the first rule) and must be unique. flush removes the\n"
 	       "rules and keeps the default. Each change switches the dataplane from the\n"
-	       "complete old rule set to the complete new one in one step.\n",
+	       "complete old rule set to the complete new one in one step.\n"
+	       "show prints each rule's hits and the default policy's (the packets no\n"
+	       "rule matched); reset (never abbreviated) zeroes them all and changes no\n"
+	       "rule.\n",
 	       XNF_FW_PRIO_STEP, XNF_FW_PRIO_STEP);
 	return 0;
 }
@@ -404,6 +449,7 @@ int do_fw(int argc, char **argv)
 		{ "del", do_fw_del, CLI_EDIT },
 		{ "default", do_fw_default, CLI_EDIT },
 		{ "flush", do_fw_flush, CLI_EDIT },
+		{ "reset", do_fw_reset, CLI_FULL },
 		{ "help", do_fw_help },
 		{ NULL, NULL },
 	};

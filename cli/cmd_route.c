@@ -448,32 +448,35 @@ const char *cli_route_text(const struct xnf_route_entry *e, char *buf, size_t le
 }
 
 /* One next hop: " [via GW] dev DEV lladdr MAC src_lladdr MAC", in JSON
- * every member, null where it has none. */
-static void route_print_hop(const struct xnf_route *rt)
+ * every member, null where it has none; as text too with @t PRINT_ANY. */
+static void route_print_hop(const struct xnf_route *rt, enum print_type t)
 {
 	char gw[INET6_ADDRSTRLEN], dev[IF_NAMESIZE], mac[18], smac[18];
 
 	if (rt->gw_family)
-		print_string(PRINT_ANY, "via", " via %s",
+		print_string(t, "via", " via %s",
 			     fmt_addr(rt->gw_family, rt->gw, gw, sizeof(gw)));
 	else
 		print_null(PRINT_JSON, "via", NULL);
-	print_string(PRINT_ANY, "dev", " dev %s", fmt_ifname(rt->ifindex, dev));
+	print_string(t, "dev", " dev %s", fmt_ifname(rt->ifindex, dev));
 	print_uint(PRINT_JSON, "ifindex", NULL, rt->ifindex);
-	print_string(PRINT_ANY, "lladdr", " lladdr %s",
+	print_string(t, "lladdr", " lladdr %s",
 		     fmt_mac(rt->dmac, mac, sizeof(mac)));
-	print_string(PRINT_ANY, "src_lladdr", " src_lladdr %s",
+	print_string(t, "src_lladdr", " src_lladdr %s",
 		     fmt_mac(rt->smac, smac, sizeof(smac)));
 	/* Packets pass to the kernel, which resolves it (neighbours are
 	 * followed by xnf route sync and xnf neigh follow). */
-	if (rt->state != XNF_NH_VALID)
-		print_string(PRINT_FP, NULL, " %s", "noneigh");
+	if (rt->state != XNF_NH_VALID && (t & PRINT_FP))
+		print_text(" noneigh");
 }
 
 /* A multipath route's group: " nexthop ... nexthop ...", in JSON
  * "group" and "nexthops" [{...}, ...] with each one's share of the
- * buckets. Returns the route's MTU, which every next hop carries. */
-static __u32 route_print_group(struct xnf_dp *dp, __u32 gid)
+
+ * buckets; in JSON only with @t PRINT_JSON (route get of a flow prints
+ * its one next hop). Returns the route's MTU, which every next hop
+ * carries. */
+static __u32 route_print_group(struct xnf_dp *dp, __u32 gid, enum print_type t)
 {
 	struct xnf_nhgroup g;
 	struct xnf_nexthop nh;
@@ -483,25 +486,28 @@ static __u32 route_print_group(struct xnf_dp *dp, __u32 gid)
 	print_uint(PRINT_JSON, "group", NULL, gid);
 	open_json_array("nexthops");
 	if (xnf_nhg_lookup(dp, gid, &g)) {
-		print_string(PRINT_FP, NULL, " %s", "nexthop group gone");
+		if (t & PRINT_FP)
+			print_text(" nexthop group gone");
 		close_json_array();
 		return 0;
 	}
 	for (i = 0; i < g.n && i < XNF_NHG_PATHS; i++) {
 		open_json_object(NULL);
-		print_string(PRINT_FP, NULL, " %s", "nexthop");
+		if (t & PRINT_FP)
+			print_text(" nexthop");
 		print_uint(PRINT_JSON, "id", NULL, g.nh[i]);
 		if (xnf_nh_lookup(dp, g.nh[i], &nh)) {
-			print_string(PRINT_FP, NULL, " %s", "gone");
+			if (t & PRINT_FP)
+				print_text(" gone");
 			close_json_object();
 			continue;
 		}
 		xnf_nexthop_route(&nh, &rt);
-		route_print_hop(&rt);
+		route_print_hop(&rt, t);
 		mtu = mtu ?: nh.mtu;
 		for (b = 0, share = 0; b < XNF_NHG_BUCKETS; b++)
 			share += g.bucket[b] == g.nh[i];
-		print_uint(PRINT_ANY, "buckets", " buckets %u", share);
+		print_uint(t, "buckets", " buckets %u", share);
 		print_bool(PRINT_JSON, "neighbour", NULL,
 			   nh.state == XNF_NH_VALID);
 		close_json_object();
@@ -539,15 +545,62 @@ static const char *route_path(const struct xnf_route *rt)
 	}
 }
 
-/* A route: the document "xnf/route/1" with @doc, else an element of the
- * "routes" of "xnf/routes/1". */
+/* The flow of `route get ADDR from ADDR ...`, and the member of a
+ * multipath group l3fwd sends it to. */
+struct route_flow {
+	bool given; /* from ADDR was given: the flow is complete */
+	struct xnf_flow f;
+	bool picked; /* of a multipath route: hop, nh, bucket */
+	struct xnf_route hop;
+	__u32 nh, bucket;
+};
+
+/* " from SRC proto P [sport N dport N]", and in JSON "flow": the keys,
+ * the hash, and the bucket and next hop of a multipath route (else null);
+ * null without a flow. */
+static void route_print_flow(const struct route_flow *fl)
+{
+	char addr[INET6_ADDRSTRLEN], proto[32];
+
+	if (!fl || !fl->given) {
+		print_null(PRINT_JSON, "flow", NULL);
+		return;
+	}
+	open_json_object("flow");
+	print_string(PRINT_ANY, "from", " from %s",
+		     fmt_addr(fl->f.family, fl->f.src, addr, sizeof(addr)));
+	print_string(PRINT_ANY, "proto", " proto %s",
+		     fmt_proto(fl->f.proto, proto, sizeof(proto)));
+	if (fl->f.ports) {
+		print_uint(PRINT_ANY, "sport", " sport %llu", fl->f.sport);
+		print_uint(PRINT_ANY, "dport", " dport %llu", fl->f.dport);
+	} else {
+		print_null(PRINT_JSON, "sport", NULL);
+		print_null(PRINT_JSON, "dport", NULL);
+	}
+	print_uint(PRINT_JSON, "hash", NULL, xnf_flow_hash(&fl->f));
+	if (fl->picked) {
+		print_uint(PRINT_JSON, "bucket", NULL, fl->bucket);
+		print_uint(PRINT_JSON, "nexthop", NULL, fl->nh);
+	} else {
+		print_null(PRINT_JSON, "bucket", NULL);
+		print_null(PRINT_JSON, "nexthop", NULL);
+	}
+	close_json_object();
+}
+
+/* A route: the document "xnf/route/1" with @doc (route get, with its flow
+ * @fl), else an element of the "routes" of "xnf/routes/1". A multipath
+ * route whose member for the flow was picked shows that member as a
+ * unicast route does, and the whole group in JSON only. */
 static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e,
-			bool doc)
+			bool doc, const struct route_flow *fl)
 {
 	char dst[INET6_ADDRSTRLEN + 5];
 	const struct xnf_route *rt = &e->rt;
 	bool unicast = rt->type == XNF_RT_UNICAST;
 	bool multipath = rt->type == XNF_RT_MULTIPATH;
+	bool picked = multipath && fl && fl->picked;
 	const char *why = route_why_name(rt->why); /* kernel routes only */
 	__u32 mtu = rt->mtu;
 
@@ -563,10 +616,15 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e,
 		print_string(PRINT_FP, NULL, "%s ", route_type_name(rt->type));
 	print_string(PRINT_ANY, "dst", "%s", dst);
 	print_string(PRINT_JSON, "type", NULL, route_type_name(rt->type));
-	if (unicast) {
-		route_print_hop(rt);
+	if (doc)
+		route_print_flow(fl);
+	if (unicast || picked) {
+		if (picked)
+			rt = &fl->hop;
+		route_print_hop(rt, PRINT_ANY);
 		print_bool(PRINT_JSON, "neighbour", NULL,
 			   rt->state == XNF_NH_VALID);
+		rt = &e->rt;
 	} else {
 		print_null(PRINT_JSON, "via", NULL);
 		print_null(PRINT_JSON, "dev", NULL);
@@ -575,8 +633,11 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e,
 		print_null(PRINT_JSON, "src_lladdr", NULL);
 		print_null(PRINT_JSON, "neighbour", NULL);
 	}
+	if (picked)
+		print_text(" nexthop %u bucket %u", fl->nh, fl->bucket);
 	if (multipath) {
-		mtu = route_print_group(dp, e->nh);
+		mtu = route_print_group(dp, e->nh,
+					picked ? PRINT_JSON : PRINT_ANY);
 	} else {
 		print_null(PRINT_JSON, "group", NULL);
 		print_null(PRINT_JSON, "nexthops", NULL);
@@ -602,8 +663,10 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e,
 	print_bool(PRINT_JSON, "host", NULL, route_is_host(e));
 	/* route get: which path the address takes, XDP's or the kernel's. */
 	if (doc)
-		print_string(PRINT_FP, NULL, " path %s", route_path(rt));
-	print_string(PRINT_JSON, "path", NULL, route_path(rt));
+		print_string(PRINT_FP, NULL, " path %s",
+			     route_path(picked ? &fl->hop : rt));
+	print_string(PRINT_JSON, "path", NULL,
+		     route_path(picked ? &fl->hop : rt));
 	close_json_object();
 	print_nl();
 }
@@ -632,10 +695,126 @@ static int do_route_show(int argc, char **argv)
 	open_json_doc("xnf/routes/1");
 	open_json_array("routes");
 	for (i = 0; i < n; i++)
-		route_print(dp, &ents[i], false);
+		route_print(dp, &ents[i], false, NULL);
 	close_json_array();
 	close_json_object();
 	free(ents);
+	return 0;
+}
+
+enum { GET_FROM, GET_PROTO, GET_IPPROTO, GET_SPORT, GET_DPORT };
+static const char *const get_kws[] = {
+	[GET_FROM] = "from",   [GET_PROTO] = "proto", [GET_IPPROTO] = "ipproto",
+	[GET_SPORT] = "sport", [GET_DPORT] = "dport", NULL,
+};
+
+static bool proto_has_ports(__u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_SCTP;
+}
+
+/* The flow keys after `route get ADDR` (as `ip route get` takes them;
+ * ipproto is proto) into @fl. A flow is complete or absent: the hash
+ * covers its source, protocol and, for TCP, UDP and SCTP, its ports, and
+ * a guess for what is missing would name the next hop of another flow. */
+static int route_get_flow(int argc, char **argv, const struct route_req *r,
+			  struct route_flow *fl)
+{
+	const unsigned int ports = 1u << GET_SPORT | 1u << GET_DPORT;
+	unsigned int seen = 0;
+	char proto[32], dst[INET6_ADDRSTRLEN];
+	__u32 port;
+	int kw, family;
+
+	fl->f.family = r->family;
+	memcpy(fl->f.dst, r->addr, sizeof(fl->f.dst));
+	for (; argc > 0; argc -= 2, argv += 2) {
+		kw = cli_keyword(argv[0], get_kws, "route get", ROUTE_HELP);
+		if (kw < 0)
+			return -1;
+		kw = kw == GET_IPPROTO ? GET_PROTO : kw;
+		if (seen & 1u << kw)
+			return cli_err("'%s' given twice; %s", get_kws[kw],
+				       ROUTE_HELP);
+		seen |= 1u << kw;
+		if (argc < 2)
+			return cli_err("'%s' needs a value; %s", get_kws[kw],
+				       ROUTE_HELP);
+		switch (kw) {
+		case GET_FROM:
+			if (parse_addr(argv[1], &family, fl->f.src))
+				return -1;
+			if (family != r->family)
+				return cli_err("from %s is %s but %s is %s: the "
+					       "packets of a flow are of one "
+					       "family",
+					       argv[1], family_name(family),
+					       fmt_addr(r->family, r->addr, dst,
+							sizeof(dst)),
+					       family_name(r->family));
+			break;
+		case GET_PROTO:
+			if (parse_proto(argv[1], &fl->f.proto))
+				return -1;
+			break;
+		default:
+			if (parse_u32(argv[1], get_kws[kw], &port))
+				return -1;
+			if (port > 65535)
+				return cli_err("%s %s: a port is 0 to 65535",
+					       get_kws[kw], argv[1]);
+			if (kw == GET_SPORT)
+				fl->f.sport = port;
+			else
+				fl->f.dport = port;
+		}
+	}
+	if (!seen)
+		return 0;
+	if (!(seen & 1u << GET_FROM))
+		return cli_err("the next hop of a flow depends on its source: "
+			       "add 'from ADDR'");
+	if (!(seen & 1u << GET_PROTO))
+		return cli_err("the next hop of a flow depends on its protocol: "
+			       "add 'proto PROTO' (tcp, udp, icmp, ...)");
+	fmt_proto(fl->f.proto, proto, sizeof(proto));
+	fl->f.ports = proto_has_ports(fl->f.proto);
+	if (fl->f.ports && (seen & ports) != ports)
+		return cli_err("the next hop of a %s flow depends on its ports: "
+			       "add 'sport N dport N'",
+			       proto);
+	if (!fl->f.ports && (seen & ports))
+		return cli_err("l3fwd reads no ports of %s packets: leave sport "
+			       "and dport out",
+			       proto);
+	fl->given = true;
+	return 0;
+}
+
+/* The member of the multipath route @e that l3fwd sends the flow @fl to. */
+static int route_get_pick(struct xnf_dp *dp, const struct xnf_route_entry *e,
+			  struct route_flow *fl)
+{
+	struct xnf_nexthop nh;
+	int err;
+
+	if (!fl->given || e->rt.type != XNF_RT_MULTIPATH)
+		return 0;
+	err = xnf_nhg_pick(dp, e->nh, &fl->f, &fl->nh, &fl->bucket) ?:
+		      xnf_nh_lookup(dp, fl->nh, &nh);
+	/* Gone meanwhile (readers take no lock): the group is shown as it
+	 * is, which says so. */
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return cli_err("cannot read the next hops of %s (%s, %s): %s",
+			       fl->f.family == XNF_AF_INET ? "an IPv4 route" :
+							     "an IPv6 route",
+			       XNF_MAP_STR(XNF_MAP_NHG),
+			       XNF_MAP_STR(XNF_MAP_NH), strerror(-err));
+	xnf_nexthop_route(&nh, &fl->hop);
+	fl->picked = true;
 	return 0;
 }
 
@@ -643,16 +822,20 @@ static int do_route_get(int argc, char **argv)
 {
 	struct xnf_route_entry e;
 	struct route_req r = {};
+	struct route_flow fl = {};
 	struct xnf_dp *dp;
 	int err;
 
-	if (argc != 1)
-		return cli_err("usage: xnf route get ADDR");
+	if (argc < 1)
+		return cli_err("usage: xnf route get ADDR [from ADDR] [proto "
+			       "PROTO] [sport N] [dport N]");
 	if (route_prefix(argv[0], &r))
 		return -1;
 	if (r.plen != (r.family == XNF_AF_INET ? 32u : 128u))
 		return cli_err("'xnf route get' takes an address, not the prefix %s",
 			       argv[0]);
+	if (route_get_flow(argc - 1, argv + 1, &r, &fl))
+		return -1;
 	dp = cli_dp_read();
 	if (!dp)
 		return -1;
@@ -666,7 +849,9 @@ static int do_route_get(int argc, char **argv)
 				       XNF_MAP_STR(XNF_MAP_RT4) :
 				       XNF_MAP_STR(XNF_MAP_RT6),
 			       strerror(-err));
-	route_print(dp, &e, true);
+	if (route_get_pick(dp, &e, &fl))
+		return -1;
+	route_print(dp, &e, true, &fl);
 	return 0;
 }
 
@@ -676,7 +861,7 @@ static int do_route_help(int argc, char **argv)
 	       "       xnf route del PREFIX\n"
 	       "       xnf route flush\n"
 	       "       xnf route [ show ]\n"
-	       "       xnf route get ADDR\n"
+	       "       xnf route get ADDR [ from ADDR proto PROTO [ sport N dport N ] ]\n"
 	       "       xnf route sync [ table ID|NAME ] [ proto LIST ] [ window MS ]\n"
 	       "                      [ resync SECONDS ] [ rcvbuf BYTES ]\n"
 	       "       xnf route sync flush\n"
@@ -684,6 +869,7 @@ static int do_route_help(int argc, char **argv)
 	       "PREFIX  := ADDR[/LEN]     IPv4 or IPv6, host bits clear\n"
 	       "NEXTHOP := { NH | local | blackhole | unreachable | kernel }\n"
 	       "NH      := { via ADDR [ dev DEV [ lladdr MAC ] ] | dev DEV lladdr MAC }\n"
+	       "PROTO   := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
 	       "  nexthop NH   one next hop of a multipath route (2 to 16): a flow\n"
 	       "               stays on one, chosen by a symmetric hash of its 5-tuple\n"
 	       "  via ADDR     the next hop's MAC, and its device when dev is not given,\n"
@@ -695,7 +881,9 @@ static int do_route_help(int argc, char **argv)
 	       "  unreachable  handled like no route (xnf config key 'no_route')\n"
 	       "  kernel       passed to the kernel, which forwards it (a connected\n"
 	       "               subnet: the kernel resolves each host)\n"
-	       "get prints the route packets to ADDR take (longest prefix).\n"
+	       "get prints the route packets to ADDR take (longest prefix); with the\n"
+	       "  flow's source, protocol and (TCP, UDP, SCTP) ports, the next hop of\n"
+	       "  a multipath route that l3fwd sends that flow to. ipproto is proto.\n"
 	       "show marks routes mirrored by 'xnf route sync' with 'proto sync'.\n"
 	       "add refuses a PREFIX that is in the table; replace writes it either way.\n"
 	       "flush deletes every route added by hand; synced routes stay.\n"
@@ -713,7 +901,7 @@ int do_route(int argc, char **argv)
 		{ "add", do_route_add, CLI_EDIT },
 		{ "replace", do_route_replace, CLI_EDIT },
 		{ "del", do_route_del, CLI_EDIT },
-		{ "flush", do_route_flush, CLI_EDIT },
+		{ "flush", do_route_flush, CLI_EDIT | CLI_FULL },
 		{ "sync", do_route_sync },
 		{ "help", do_route_help },
 		{ NULL, NULL },

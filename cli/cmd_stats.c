@@ -38,7 +38,6 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -589,47 +588,6 @@ static const char *fw_action_name(__u32 action)
 	return action == XNF_FW_DROP ? "drop" : "allow";
 }
 
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void appendf(char *buf, size_t len, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (*n >= len)
-		return;
-	va_start(ap, fmt);
-	*n += vsnprintf(buf + *n, len - *n, fmt, ap);
-	va_end(ap);
-}
-
-/* "src 198.51.100.0/24 proto udp dport 1000-2000", or "any". */
-static const char *fw_match(const struct xnf_fw_rule *r, char *buf, size_t len)
-{
-	char a[64];
-	size_t n = 0;
-
-	buf[0] = '\0';
-	if (r->flags & XNF_FW_F_SRC)
-		appendf(buf, len, &n, " src %s",
-			fmt_prefix(r->family, r->src, r->src_len, a, sizeof(a)));
-	if (r->flags & XNF_FW_F_DST)
-		appendf(buf, len, &n, " dst %s",
-			fmt_prefix(r->family, r->dst, r->dst_len, a, sizeof(a)));
-	if (r->flags & XNF_FW_F_PROTO)
-		appendf(buf, len, &n, " proto %s",
-			fmt_proto(r->proto, a, sizeof(a)));
-	if (r->flags & XNF_FW_F_SPORT)
-		appendf(buf, len, &n,
-			r->sport_lo == r->sport_hi ? " sport %u" : " sport %u-%u",
-			r->sport_lo, r->sport_hi);
-	if (r->flags & XNF_FW_F_DPORT)
-		appendf(buf, len, &n,
-			r->dport_lo == r->dport_hi ? " dport %u" : " dport %u-%u",
-			r->dport_lo, r->dport_hi);
-	return n ? buf + 1 : "any";
-}
-
 /* One rule; in text (with @shown) a line of the table, with its match. */
 static void fw_row_print(const struct xnf_fw_row *f, bool shown)
 {
@@ -644,29 +602,46 @@ static void fw_row_print(const struct xnf_fw_row *f, bool shown)
 	print_uint(t, "bytes", NUM_FMT, f->hit.bytes);
 	close_json_object();
 	if (shown)
-		print_text("  %s\n", fw_match(&f->rule, match, sizeof(match)));
+		print_text("  %s\n",
+			   cli_fw_match_text(&f->rule, match, sizeof(match)));
 }
 
-/* Firewall hits, instance-wide: every rule in JSON, the rules that matched
- * something in text. */
+/* The firewall in text: it has rules, or its default policy decided. */
+static bool fw_shown(const struct xnf_sample *s)
+{
+	return s->nfw || s->fw_default_hit.packets;
+}
+
+/* Firewall hits, instance-wide: every rule in JSON, in text the rules that
+ * matched something, in priority order, then the default policy when
+ * packets got it (the order the firewall tries them in). */
 static void fw_table(const struct xnf_sample *s)
 {
+	const struct xnf_fw_hit *dflt = &s->fw_default_hit;
+	enum print_type t = fw_shown(s) ? PRINT_ANY : PRINT_JSON;
 	int i, hit = 0;
 
 	for (i = 0; i < s->nfw; i++)
 		hit += !!s->fw[i].hit.packets;
-	if (s->nfw)
+	if (fw_shown(s))
 		print_text("firewall: %d rule%s, %d with hits, default ",
 			   s->nfw, s->nfw == 1 ? "" : "s", hit);
-	print_string(s->nfw ? PRINT_ANY : PRINT_JSON, "fw_default", "%s\n",
-		     fw_action_name(s->fw_default));
-	if (hit)
+	print_string(t, "fw_default", "%s\n", fw_action_name(s->fw_default));
+	if (hit || dflt->packets)
 		print_text("  %10s  %-6s %5s %*s %*s  %s\n", "prio", "action",
 			   "slot", NUM_W, "packets", NUM_W, "bytes", "match");
 	open_json_array("fw_hits");
 	for (i = 0; i < s->nfw; i++)
 		fw_row_print(&s->fw[i], s->fw[i].hit.packets);
 	close_json_array();
+	t = dflt->packets ? PRINT_ANY : PRINT_JSON;
+	if (dflt->packets)
+		print_text("  %10s  %-6s %5s", "default",
+			   fw_action_name(s->fw_default), "-");
+	print_uint(t, "fw_default_packets", NUM_FMT, dflt->packets);
+	print_uint(t, "fw_default_bytes", NUM_FMT, dflt->bytes);
+	if (dflt->packets)
+		print_nl();
 }
 
 static const struct xnf_dev_sample *dev_find(const struct xnf_sample *s,
@@ -725,7 +700,7 @@ static void sample_print(const struct stats_opts *o, const struct xnf_sample *cu
 	if (!cur->ndevs && !o->dev)
 		print_text("xnf is attached to no interface; 'xnf attach DEV chain "
 			   "NF[,NF...]' attaches one\n");
-	if (cur->nfw)
+	if (fw_shown(cur))
 		print_nl();
 	fw_table(cur);
 	close_json_object();

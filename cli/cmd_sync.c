@@ -57,7 +57,7 @@ static void print_counts(const struct xnf_rtsync_event *ev)
 static void on_event(const struct xnf_rtsync_event *ev, void *ctx)
 {
 	const struct xnf_rtsync_opts *o = ctx;
-	char addr[INET6_ADDRSTRLEN + 5], dev[IF_NAMESIZE], mac[18];
+	char addr[INET6_ADDRSTRLEN + 5], dev[IF_NAMESIZE], mac[18], table[64];
 
 	open_json_doc("xnf/sync-event/1");
 	print_string(PRINT_ANY, "event", "%s", event_name(ev->type));
@@ -65,7 +65,12 @@ static void on_event(const struct xnf_rtsync_event *ev, void *ctx)
 	case XNF_RTSYNC_STARTED:
 		print_uint(PRINT_ANY, "pid", ": pid %llu", getpid());
 		if (!o->follow_only) {
-			print_uint(PRINT_ANY, "table", ", table %llu", o->table);
+			/* As ip route names it ("main"); the number too
+			 * in JSON. */
+			print_uint(PRINT_JSON, "table", NULL, o->table);
+			print_string(PRINT_ANY, "table_name", ", table %s",
+				     xnf_rt_table_name(o->table, table,
+						       sizeof(table)));
 			print_text(";");
 			print_counts(ev);
 		}

@@ -71,25 +71,31 @@ bool is_prefix(const char *pfx, const char *str)
 int cli_dispatch(const struct cli_cmd *cmds, const char *what, int argc,
 		 char **argv)
 {
-	const struct cli_cmd *c, *found = NULL;
+	const struct cli_cmd *c, *found = NULL, *full = NULL;
 
 	if (argc < 1) {
 		found = cmds;
 		goto run;
 	}
+	/* An exact name, else the first name of the table that @argv[0]
+	 * begins, as ip(8) resolves a prefix: the tables are in the order
+	 * prefixes resolve (xnf(8), "Prefixes"). */
 	for (c = cmds; c->name; c++) {
 		if (!strcmp(argv[0], c->name)) {
 			found = c;
 			break;
 		}
-		if (is_prefix(argv[0], c->name)) {
-			if (found)
-				return cli_err("'%s' is ambiguous for %s: %s or %s?",
-					       argv[0], what, found->name,
-					       c->name);
+		if (found || !is_prefix(argv[0], c->name))
+			continue;
+		if (c->flags & CLI_FULL)
+			full = full ?: c;
+		else
 			found = c;
-		}
 	}
+	if (!found && full)
+		return cli_err("'%s' would be '%s %s', which is never "
+			       "abbreviated: type it in full",
+			       argv[0], what, full->name);
 	if (!found && !strcmp(what, "xnf"))
 		return cli_err("unknown object '%s'; try 'xnf help'", argv[0]);
 	if (!found)
@@ -171,7 +177,9 @@ static void usage(FILE *f)
 		"  xnf route { add | replace } PREFIX { NEXTHOP | nexthop NH nexthop NH ... }\n"
 		"             NEXTHOP := { NH | local | blackhole | unreachable | kernel }\n"
 		"             NH := { via ADDR [dev DEV [lladdr MAC]] | dev DEV lladdr MAC }\n"
-		"  xnf route { del PREFIX | flush | show | get ADDR }\n"
+		"  xnf route { del PREFIX | flush | show }\n"
+		"  xnf route get ADDR [from ADDR proto PROTO [sport N dport N]]\n"
+		"             PROTO := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
 		"  xnf route sync [table ID|NAME] [proto LIST] [window MS] [resync SECONDS]\n"
 		"             [rcvbuf BYTES]\n"
 		"  xnf route sync flush\n"
@@ -179,7 +187,7 @@ static void usage(FILE *f)
 		"  xnf fw add [prio N] { allow | drop } [proto PROTO] [src PREFIX] [dst PREFIX]\n"
 		"             [sport PORTS] [dport PORTS]\n"
 		"             PROTO := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
-		"  xnf fw { del prio N | default { allow | drop } | flush | show }\n"
+		"  xnf fw { del prio N | default { allow | drop } | flush | show | reset }\n"
 		"  xnf fdb { add | replace } MAC dev DEV | xnf fdb { del MAC | show }\n"
 		"  xnf xconnect [add] DEV1 DEV2 [lladdr MAC1 MAC2]\n"
 		"  xnf xconnect { del DEV | show }\n"
@@ -308,6 +316,10 @@ out:
 	return ret;
 }
 
+/* In the order their prefixes resolve (cli_dispatch, xnf(8)): the first
+ * object a word begins wins, so `xnf s` and `xnf st` are status, `xnf d`
+ * detach (no prefix shorter than "des" is destroy), `xnf c` chain, `xnf f`
+ * fw, `xnf a` attach, `xnf m` monitor. */
 static const struct cli_cmd objects[] = {
 	{ "help", do_help },
 	{ "attach", do_attach, CLI_EDIT },
@@ -326,9 +338,9 @@ static const struct cli_cmd objects[] = {
 	{ "plan", do_plan },
 	{ "worker", do_worker },
 	{ "neigh", do_neigh },
+	{ "monitor", do_monitor },
 	{ "model", do_model },
 	{ "exporter", do_exporter },
-	{ "monitor", do_monitor },
 	{ NULL, NULL },
 };
 

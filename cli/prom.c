@@ -16,6 +16,7 @@
  *   reason     why a packet was dropped or passed to the kernel
  *   queue      the receive queue of an AF_XDP worker
  *   prio, rule the firewall rule (its priority, its `xnf fw add` words)
+ *   policy     the firewall's default policy (allow or drop)
  * Counters are since attach (or `xnf stats reset`); a detach and attach
  * starts them from zero, which Prometheus's rate() takes as a reset.
  */
@@ -42,6 +43,7 @@ enum prom_src {
 	SRC_WBATCH,	/* histogram: descriptors per AF_XDP ring read */
 	SRC_FW,		/* struct xnf_fw_hit of each firewall rule */
 	SRC_FW_RULES,	/* how many rules the active rule set has */
+	SRC_FW_DEFAULT, /* struct xnf_fw_hit of the default policy */
 };
 
 struct prom_metric {
@@ -218,6 +220,12 @@ static const struct prom_metric metrics[] = {
 	  "Packets a firewall rule matched", SRC_FW, FW(packets) },
 	{ "xnf_fw_rule_matched_bytes_total", "counter",
 	  "Bytes of the packets a firewall rule matched", SRC_FW, FW(bytes) },
+	{ "xnf_fw_default_matched_packets_total", "counter",
+	  "Packets no firewall rule matched: the default policy decided",
+	  SRC_FW_DEFAULT, FW(packets) },
+	{ "xnf_fw_default_matched_bytes_total", "counter",
+	  "Bytes of the packets the firewall's default policy decided",
+	  SRC_FW_DEFAULT, FW(bytes) },
 };
 
 /* Up to this many labels, each "name=\"value\"" with the value escaped. */
@@ -416,6 +424,15 @@ static void fw_lines(FILE *f, const struct prom_metric *m,
 	}
 }
 
+static void fw_default_lines(FILE *f, const struct prom_metric *m,
+			     const struct xnf_sample *s)
+{
+	struct labels l = {};
+
+	label_add(&l, "policy", s->fw_default == XNF_FW_DROP ? "drop" : "allow");
+	values(f, m, &s->fw_default_hit, &l);
+}
+
 static void dev_lines(FILE *f, const struct prom_metric *m,
 		      const struct xnf_sample *s, const struct xnf_dev_sample *d)
 {
@@ -481,6 +498,8 @@ int prom_write(FILE *f, const struct xnf_sample *s)
 			fw_lines(f, m, s);
 		else if (m->src == SRC_FW_RULES)
 			sample_line(f, m->name, "", &none, NULL, s->nfw);
+		else if (m->src == SRC_FW_DEFAULT)
+			fw_default_lines(f, m, s);
 		else
 			for (d = 0; d < s->ndevs; d++)
 				dev_lines(f, m, s, &s->devs[d]);

@@ -120,6 +120,10 @@ int xnf_rtsync_flush(struct xnf_dp *dp, __u32 *n, char *err, size_t errlen);
  * /etc/iproute2/rt_tables and rt_protos (and /usr/share/iproute2), or
  * numbers: 0 or -EINVAL. */
 int xnf_rt_table_parse(const char *s, __u32 *table);
+/* The name ip(8) prints for kernel table @table: its name in rt_tables
+ * (the same files), else main, local or default for 254, 255 and 253,
+ * else the number; in @buf. */
+const char *xnf_rt_table_name(__u32 table, char *buf, size_t len);
 int xnf_rt_proto_parse(const char *s, __u8 *proto);
 
 #endif /* XNF_RTSYNC_H */

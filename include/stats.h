@@ -57,13 +57,15 @@ struct xnf_fw_row {
 
 struct xnf_sample {
 	int ncpus;
-	struct xnf_dev_sample *devs; /* by name */
+	struct xnf_dev_sample *devs; /* by ifindex */
 	int ndevs;
 	struct xnf_fw_row *fw; /* in priority order */
 	int nfw;
 	__u32 fw_default; /* enum xnf_fw_action of the active rule set */
 	double mono;	  /* CLOCK_MONOTONIC, seconds */
 	struct timespec wall;
+	/* The packets the default policy decided (no rule matched). */
+	struct xnf_fw_hit fw_default_hit;
 };
 
 /* Reads the interface @dev (NULL: every attached one) and the firewall's
@@ -96,7 +98,8 @@ int xnf_dev_stats_read(struct xnf_dp *dp, const char *dev,
  * (xnf_worker.h). */
 int xnf_workers_read(const char *pin_root, const char *dev, __u32 nqueues,
 		     struct xnf_worker_entry **out);
-/* The hits of the firewall rule in @slot, summed over CPUs. */
+/* The hits of the firewall rule in @slot (XNF_FW_HIT_DEFAULT: of the
+ * default policy), summed over CPUs. */
 int xnf_fw_hit_read(struct xnf_dp *dp, __u32 slot, struct xnf_fw_hit *sum);
 
 #endif /* XNF_STATS_H */

@@ -313,6 +313,25 @@ int xnf_nhg_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nhgroup *g);
 /* Changes the members of group @id to @ids, moving as few buckets as it
  * can (xnf_nhg_rebalance), in one element write. */
 int xnf_nhg_set(struct xnf_dp *dp, __u32 id, const __u32 *ids, __u32 n);
+/* A flow as l3fwd hashes it to choose a multipath group's next hop
+ * (include/uapi/xnf_nh.h): its addresses as they lie in the packet (4
+ * bytes of IPv4, 16 of IPv6), its protocol, and its ports (host order)
+ * with @ports: a TCP, UDP or SCTP packet that is no fragment, whose
+ * ports the parser reads. */
+struct xnf_flow {
+	int family; /* XNF_AF_INET or XNF_AF_INET6 */
+	__u8 src[16];
+	__u8 dst[16];
+	__u8 proto;
+	bool ports;
+	__u16 sport, dport;
+};
+/* The hash l3fwd computes for a packet of @f (bpf/l3fwd.bpf.h). */
+__u32 xnf_flow_hash(const struct xnf_flow *f);
+/* The member of group @gid that l3fwd sends @f to, in *@nh, and the
+ * bucket that names it, in *@bucket: 0, or -ENOENT without the group. */
+int xnf_nhg_pick(struct xnf_dp *dp, __u32 gid, const struct xnf_flow *f,
+		 __u32 *nh, __u32 *bucket);
 /* The resilient bucket assignment itself, on @g in memory. */
 void xnf_nhg_rebalance(struct xnf_nhgroup *g, const __u32 *ids, __u32 n);
 
@@ -602,9 +621,11 @@ void xnf_fw_set_linear(struct xnf_fw_set *set, bool linear);
 int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set, char *err,
 		 size_t errlen);
 
-/* Zeroes every hit counter (one batch update). */
+/* Zeroes every hit counter, the rules' and the default policy's (one
+ * batch update); the rules stay as they are. */
 int xnf_fw_hits_reset(struct xnf_dp *dp);
-/* Hit counters by slot, summed over CPUs: @hits[XNF_FW_MAX_RULES]. */
+/* Hit counters by slot, summed over CPUs: @hits[XNF_FW_HITS], the default
+ * policy's at XNF_FW_HIT_DEFAULT. */
 int xnf_fw_hits_read(struct xnf_dp *dp, struct xnf_fw_hit *hits);
 
 /* ---- whole maps (maps.c) ---- */

@@ -492,16 +492,16 @@ int xnf_fw_hits_reset(struct xnf_dp *dp)
 	err = xnf_map_value_size(xnf_table_fd(dp, XNF_T_FW_HITS), &vsz);
 	if (err)
 		return err;
-	keys = malloc(XNF_FW_MAX_RULES * sizeof(*keys));
-	zero = calloc(XNF_FW_MAX_RULES, vsz);
+	keys = malloc(XNF_FW_HITS * sizeof(*keys));
+	zero = calloc(XNF_FW_HITS, vsz);
 	if (!keys || !zero) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < XNF_FW_MAX_RULES; i++)
+	for (i = 0; i < XNF_FW_HITS; i++)
 		keys[i] = i;
 	err = xnf_map_update_all(xnf_table_fd(dp, XNF_T_FW_HITS), keys, zero,
-				 sizeof(*keys), vsz, XNF_FW_MAX_RULES, BPF_ANY);
+				 sizeof(*keys), vsz, XNF_FW_HITS, BPF_ANY);
 out:
 	free(keys);
 	free(zero);
@@ -518,19 +518,19 @@ int xnf_fw_hits_read(struct xnf_dp *dp, struct xnf_fw_hit *hits)
 	if (err)
 		goto out;
 	ncpus = vsz / sizeof(*vals);
-	keys = malloc(XNF_FW_MAX_RULES * sizeof(*keys));
-	vals = malloc((size_t)XNF_FW_MAX_RULES * vsz);
+	keys = malloc(XNF_FW_HITS * sizeof(*keys));
+	vals = malloc((size_t)XNF_FW_HITS * vsz);
 	if (!keys || !vals) {
 		err = -ENOMEM;
 		goto out;
 	}
 	err = xnf_map_read_all(xnf_table_fd(dp, XNF_T_FW_HITS), sizeof(*keys),
-			       vsz, XNF_FW_MAX_RULES, keys, vals, &n);
+			       vsz, XNF_FW_HITS, keys, vals, &n);
 	if (err)
 		goto out;
-	memset(hits, 0, XNF_FW_MAX_RULES * sizeof(*hits));
+	memset(hits, 0, XNF_FW_HITS * sizeof(*hits));
 	for (i = 0; i < n; i++) {
-		if (keys[i] >= XNF_FW_MAX_RULES)
+		if (keys[i] >= XNF_FW_HITS)
 			continue;
 		for (cpu = 0; cpu < ncpus; cpu++) {
 			hits[keys[i]].packets += vals[i * ncpus + cpu].packets;

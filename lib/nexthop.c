@@ -33,12 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <linux/membarrier.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
 
 #include "xnf.h"
 #include "neigh.h"
+#include "xnf_nh.h"
 #include "priv.h"
 
 /* Every id of @fd (a table keyed by __u32) into a new array. */
@@ -481,6 +483,42 @@ int xnf_nhg_lookup(struct xnf_dp *dp, __u32 id, struct xnf_nhgroup *g)
 {
 	return bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_NHG), &id, g) ? -errno :
 									  0;
+}
+
+/* An address as xnf_nh_flow_hash takes it: the IPv4 address, or the IPv6
+ * one folded, in the byte order of the packet, as l3fwd loads it. */
+static __u32 flow_addr(int family, const __u8 *a)
+{
+	__u32 w[4];
+
+	if (family == XNF_AF_INET) {
+		memcpy(w, a, 4);
+		return w[0];
+	}
+	memcpy(w, a, 16);
+	return xnf_nh_fold6(w);
+}
+
+__u32 xnf_flow_hash(const struct xnf_flow *f)
+{
+	return xnf_nh_flow_hash(flow_addr(f->family, f->src),
+				flow_addr(f->family, f->dst),
+				f->ports ? htons(f->sport) : 0,
+				f->ports ? htons(f->dport) : 0, f->proto);
+}
+
+int xnf_nhg_pick(struct xnf_dp *dp, __u32 gid, const struct xnf_flow *f,
+		 __u32 *nh, __u32 *bucket)
+{
+	struct xnf_nhgroup g;
+	int err;
+
+	err = xnf_nhg_lookup(dp, gid, &g);
+	if (err)
+		return err;
+	*bucket = xnf_nh_bucket(xnf_flow_hash(f));
+	*nh = g.bucket[*bucket];
+	return 0;
 }
 
 /* Takes one reference on each member of a new group, whose buckets start

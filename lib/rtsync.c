@@ -1909,34 +1909,49 @@ out:
 
 /* ---- names of tables and protocols ---- */
 
-/* @name's number in the iproute2 file @file (lines "NUMBER NAME"). */
-static int name_lookup(const char *file, const char *name, __u32 *v)
+/* In the iproute2 file @file (lines "NUMBER NAME") of the first
+ * directory that has a line for it: @name's number into *@v, or, with a
+ * NULL @name, the name of the number *@v into @buf[64] (the last line
+ * for it: ip(8) lets a later line name a number anew). */
+static int names_find(const char *file, const char *name, __u32 *v, char *buf)
 {
 	static const char *const dirs[] = { "/etc/iproute2",
 					    "/usr/share/iproute2",
 					    "/usr/lib/iproute2" };
 	char path[256], line[256], word[64];
 	unsigned long num;
+	bool found = false;
 	size_t i;
 
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !found; i++) {
 		FILE *f;
 
 		snprintf(path, sizeof(path), "%s/%s", dirs[i], file);
 		f = fopen(path, "re");
 		if (!f)
 			continue;
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, " %lu %63s", &num, word) == 2 &&
-			    line[strspn(line, " \t")] != '#' &&
-			    !strcmp(word, name)) {
-				fclose(f);
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, " %lu %63s", &num, word) != 2 ||
+			    line[strspn(line, " \t")] == '#')
+				continue;
+			if (name && !strcmp(word, name)) {
 				*v = num;
-				return 0;
+				found = true;
+				break;
 			}
+			if (!name && num == *v) {
+				memcpy(buf, word, sizeof(word));
+				found = true;
+			}
+		}
 		fclose(f);
 	}
-	return -ENOENT;
+	return found ? 0 : -ENOENT;
+}
+
+static int name_lookup(const char *file, const char *name, __u32 *v)
+{
+	return names_find(file, name, v, NULL);
 }
 
 static int number(const char *s, unsigned long max, __u32 *v)
@@ -1952,24 +1967,44 @@ static int number(const char *s, unsigned long max, __u32 *v)
 	return 0;
 }
 
+/* The tables ip(8) names without rt_tables. */
+static const struct {
+	const char *name;
+	__u32 id;
+} reserved_tables[] = { { "main", RT_TABLE_MAIN },
+			{ "local", RT_TABLE_LOCAL },
+			{ "default", RT_TABLE_DEFAULT } };
+
 int xnf_rt_table_parse(const char *s, __u32 *table)
 {
-	static const struct {
-		const char *name;
-		__u32 id;
-	} known[] = { { "main", RT_TABLE_MAIN },
-		      { "local", RT_TABLE_LOCAL },
-		      { "default", RT_TABLE_DEFAULT } };
 	size_t i;
 
 	if (!number(s, 0xffffffffUL, table))
 		return *table ? 0 : -EINVAL;
-	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-		if (!strcmp(s, known[i].name)) {
-			*table = known[i].id;
+	for (i = 0; i < sizeof(reserved_tables) / sizeof(reserved_tables[0]); i++)
+		if (!strcmp(s, reserved_tables[i].name)) {
+			*table = reserved_tables[i].id;
 			return 0;
 		}
 	return name_lookup("rt_tables", s, table) || !*table ? -EINVAL : 0;
+}
+
+const char *xnf_rt_table_name(__u32 table, char *buf, size_t len)
+{
+	char name[64];
+	size_t i;
+
+	if (!names_find("rt_tables", NULL, &table, name)) {
+		snprintf(buf, len, "%s", name);
+		return buf;
+	}
+	for (i = 0; i < sizeof(reserved_tables) / sizeof(reserved_tables[0]); i++)
+		if (table == reserved_tables[i].id) {
+			snprintf(buf, len, "%s", reserved_tables[i].name);
+			return buf;
+		}
+	snprintf(buf, len, "%u", table);
+	return buf;
 }
 
 int xnf_rt_proto_parse(const char *s, __u8 *proto)

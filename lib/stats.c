@@ -304,6 +304,17 @@ static int dev_filter(const struct dirent *de)
 	return de->d_name[0] != '.';
 }
 
+/* By ifindex, as ip(8) lists links (then by name: an ifindex of another
+ * network namespace may repeat). */
+static int dev_cmp(const void *a, const void *b)
+{
+	const struct xnf_dev_sample *x = a, *y = b;
+
+	if (x->info.ifindex != y->info.ifindex)
+		return x->info.ifindex < y->info.ifindex ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
 /* The interface @dev, or every attached one, into @s. */
 static int devs_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 		     char *errbuf, size_t errlen)
@@ -316,7 +327,7 @@ static int devs_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 		n = 1;
 	} else {
 		xnf_dev_path(dp->root, NULL, NULL, path, sizeof(path));
-		n = scandir(path, &list, dev_filter, alphasort);
+		n = scandir(path, &list, dev_filter, NULL);
 		if (n < 0 && errno != ENOENT) {
 			ret = -errno;
 			err_add(errbuf, errlen, "cannot read %s: %s", path,
@@ -352,6 +363,8 @@ static int devs_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 	for (i = 0; list && i < n; i++)
 		free(list[i]);
 	free(list);
+	if (s->ndevs > 1)
+		qsort(s->devs, s->ndevs, sizeof(*s->devs), dev_cmp);
 	return ret;
 }
 
@@ -380,18 +393,9 @@ static int fw_row_cmp(const void *a, const void *b)
 	return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
-static __u32 fw_default_read(struct xnf_dp *dp)
-{
-	struct xnf_fw_hdr hdr = {};
-	__u32 zero = 0, gen = 0;
-
-	bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_ACTIVE), &zero, &gen);
-	bpf_map_lookup_elem(xnf_table_fd(dp, XNF_T_FW_HDR), &gen, &hdr);
-	return hdr.default_action;
-}
-
 /* The rules in use of the rule set that runs (xnf_fw_read: a few batch
- * lookups), in priority order, each with its hits. */
+ * lookups), in priority order, each with its hits; its default policy,
+ * with the hits of the packets that got it. */
 static int fw_read(struct xnf_dp *dp, struct xnf_sample *s, char *errbuf,
 		   size_t errlen)
 {
@@ -400,8 +404,11 @@ static int fw_read(struct xnf_dp *dp, struct xnf_sample *s, char *errbuf,
 	__u32 slot;
 	int err;
 
-	s->fw_default = fw_default_read(dp);
 	err = xnf_fw_read(dp, &set);
+	if (err)
+		goto out;
+	s->fw_default = xnf_fw_set_default(set);
+	err = xnf_fw_hit_read(dp, XNF_FW_HIT_DEFAULT, &s->fw_default_hit);
 	if (err)
 		goto out;
 	rules = xnf_fw_set_rules(set);

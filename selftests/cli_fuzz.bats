@@ -81,10 +81,13 @@ COUNT_CASES=("" "detach" "detach d0 d1" "destroy now" "chain set"
 	"config show extra" "plan" "plan d0 queues" "plan d0 cores"
 	"worker" "worker d0" "worker d0 nf" "worker d0 nf l2fwd batch")
 
-# Unknown options, objects and commands, ambiguous prefixes.
+# Unknown options, objects and commands; prefixes of several that resolve
+# to one that refuses what follows (detach without a device, fw del
+# without prio); a prefix of reset, which is never abbreviated.
 UNKNOWN_CASES=("-Z status" "--bogus status" "-b" "-vZ status"
 	"--json=1 status" "-Z" "--verbose=2 status" "-b /nonexistent"
-	"-b - status" "bogus" "s" "c" "d" "route bogus" "fw bogus" "fw d"
+	"-b - status" "bogus" "d" "de" "route bogus" "fw bogus" "fw d" "fw r"
+	"fw res"
 	"fdb bogus" "chain bogus" "config bogus" "xconnect bogus d1"
 	"attach d0 chain l3fwd bogus" "plan d0 bogus 1" "stats d0 bogus"
 	"worker d0 bogus 1" "route add 203.0.113.0/24 bogus")
@@ -221,5 +224,29 @@ fuzz_end()
 	fuzz_begin
 	fuzz_words "${MODEL_CASES[@]}"
 	fuzz_words -j "${MODEL_CASES[@]}"
+	fuzz_end
+}
+
+# A prefix of several objects or commands is the first of them in xnf's
+# order (xnf(8), "Prefixes"), as ip(8) resolves one: each of these runs
+# the command it names, reads only, and prints its document.
+@test "a prefix of several objects or commands is the first in xnf's order" {
+	local c w schema
+	local -A want=(
+		[s]=xnf/status-list/1 [st]=xnf/status-list/1 [sta]=xnf/status-list/1
+		[stat]=xnf/status-list/1 [stats]=xnf/stats/1 [sa]=xnf/save/1
+		[c]=xnf/status-list/1 ["c s"]=xnf/status-list/1 ["co s"]=xnf/config/1
+		["r s"]=xnf/routes/1 ["f s"]=xnf/fw/1 ["fd s"]=xnf/fdb/1
+		["x s"]=xnf/xconnects/1 ["mo last 1 once"]=xnf/change/1
+	)
+	fuzz_begin
+	for c in "${!want[@]}"; do
+		read -r -a w <<<"$c"
+		run --separate-stderr tb_xnf -j "${w[@]}"
+		schema=$(jq -rs '.[0].schema' <<<"$output")
+		echo "xnf -j $c: exit $status, $schema" >&2
+		tb_expect "xnf -j $c: exit" "$status" -eq 0
+		tb_expect "xnf -j $c: the document of ${want[$c]}" "$schema" = "${want[$c]}"
+	done
 	fuzz_end
 }

@@ -531,7 +531,7 @@ hostile_config()
 	done
 	tb_xnf attach "$HX" chain firewall,l3fwd,l2fwd mode generic \
 		cores "0-$(($(nproc) - 1))" &&
-	tb_xnf attach "$HP" chain l3fwd,firewall mode generic fused fib &&
+	tb_xnf attach "$HP" chain firewall,l3fwd mode generic fused fib &&
 	tb_xnf attach "$HB" chain l2fwd mode generic &&
 	tb_xnf route add 2001:db8:ffff:ffff:ffff:ffff:ffff:ff00/120 "${hops6[@]}" &&
 	tb_xnf route add 203.0.113.0/24 "${hops4[@]}" &&

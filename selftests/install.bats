@@ -181,6 +181,16 @@ complete_line()
 
 	run -0 complete_line "xnf ro"
 	[ "$output" = route ]
+	# A prefix of several objects or commands is the first in xnf's order.
+	run -0 complete_line "xnf s "
+	grep -qx help <<<"$output"
+	! grep -qx percpu <<<"$output"
+	run -0 complete_line "xnf c "
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "help set show " ]
+	run -0 complete_line "xnf fw re"
+	[ "$output" = reset ]
+	run -0 complete_line "xnf r get 203.0.113.1 from 192.0.2.1 "
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "dport proto sport " ]
 	run -0 complete_line "xnf -j fw add prio 10 drop pro"
 	[ "$output" = proto ]
 	run -0 complete_line "xnf chain set eth0 firewall,l"

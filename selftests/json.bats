@@ -14,8 +14,10 @@
 # cross-connect, a changed exception action. Then every command that
 # prints JSON runs once under -j, with its stdout, stderr and exit status
 # kept and what they must be written to a manifest (`keep`): the show
-# commands, stats (once, per CPU, watch), route get of every route type,
-# save and apply, plan (attached, and on the fixture machines), the
+# commands (status also of a chain without l3fwd, and without an
+# instance), stats (once, per CPU, watch), route get of every route type
+# and of a flow, save and apply, plan (attached, and on the fixture
+# machines), the
 # worker's report, the event streams of `route sync` and `neigh follow`,
 # the batching model, refusals (one error document on stdout) and
 # warnings (documents of their own on stderr, beside stdout's). The tests
@@ -175,6 +177,12 @@ collect()
 	keep route-static 0 xnf/route/1 one none tb_xnf -j route get 203.0.113.80
 	keep route-kernel 0 xnf/route/1 one none tb_xnf -j route get 198.51.100.200
 	keep route-v6 0 xnf/route/1 one none tb_xnf -j route get 2001:db8:2::9
+	keep route-flow 0 xnf/route/1 one none tb_xnf -j route get 203.0.113.9 \
+		from $TB_SRC4 proto udp sport 1000 dport 53
+	keep route-flow-icmp 0 xnf/route/1 one none tb_xnf -j route get 198.51.100.9 \
+		from $TB_SRC4 proto icmp
+	keep status-none 0 xnf/status-list/1 one none timeout "$TB_TIMEOUT" \
+		ip netns exec "$TB_DUT" env XNF_PIN_ROOT="${XNF_PIN_ROOT%/*}/none" "$XNF" -j status
 	keep fw 0 xnf/fw/1 one none tb_xnf -j fw show
 	keep fdb 0 xnf/fdb/1 one none tb_xnf -j fdb show
 	keep xconnects 0 xnf/xconnects/1 one none tb_xnf -j xconnect show
@@ -205,6 +213,7 @@ collect()
 		ip -n "$TB_DUT" link set w0 up && ip -n "$TB_DUT" link set w1 up &&
 		tb_dut ethtool -K w1 gro off tx on >/dev/null || return 1
 	keep warning-attach 0 - none warnings tb_xnf -j attach w0 chain l2fwd
+	keep status-l2fwd 0 xnf/status/1 one none tb_xnf -j status w0
 	tb_xnf detach w0 || return 1
 
 	# The model: its three outputs, and a warning beside a document.
@@ -371,6 +380,9 @@ lines() { printf '%s\n' "$@" | sort -u; }
 		"stats|.time = \"now\"" \
 		"routes|.routes[0].bogus = 1" \
 		"route-multipath|.nexthops[0].bogus = 1" \
+		"route-flow|.flow.bogus = 1" \
+		"route-flow|.flow.hash = null" \
+		"status-l2fwd|.l3fwd = \"none\"" \
 		"sync-flush|.deleted = null" \
 		"worker|.workers[0].frames_in.bogus = 1" \
 		"model-validate|.rows[0].solver.bogus = 1" \
@@ -383,7 +395,8 @@ lines() { printf '%s\n' "$@" | sort -u; }
 		echo "$file | $expr: $output"
 	done
 	# Unchanged, the same documents pass.
-	for file in status-dev status stats routes route-multipath worker; do
+	for file in status-dev status stats routes route-multipath route-flow \
+		status-l2fwd status-none worker; do
 		run -0 shape validate "$J/$file.out"
 	done
 }

@@ -257,3 +257,29 @@ port_of() { sort -u "$TB_TMP/$1.flows"; }
 	tb_expect "flows that moved" "$moved" -gt 0
 	tb_expect "flows that stayed" "$stayed" -gt 0
 }
+
+# route get of a flow answers with the next hop its packets take: each
+# flow of a round, asked by its keys, names the port it arrived on.
+@test "traffic: route get of a flow names the next hop its packets took" {
+	[ -x "$GEN" ] || skip "xnf-gen not built"
+	local sport dev got n=0
+	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
+	tb_dut sysctl -q -w net.ipv6.conf.d0.disable_ipv6=1 net.ipv6.conf.d1.disable_ipv6=1
+	tb_xnf route add $MP nexthop dev d1 lladdr ${HOP[d1]} \
+		nexthop dev d2 lladdr ${HOP[d2]} nexthop dev d3 lladdr ${HOP[d3]}
+
+	traffic_round get
+	while read -r sport dev; do
+		got=$(tb_xnf -j route get 203.0.113.1 from $TB_SRC4 proto udp \
+			sport "$sport" dport 9 | jq -r .dev)
+		tb_expect "flow from port $sport: the next hop route get names" "$got" = "$dev"
+		n=$((n + 1))
+	done < <(port_of get)
+	tb_expect "flows asked about" "$n" -gt $((FLOWS / 2))
+	# Without a flow, the group; a flow given in part is refused.
+	tb_expect "no flow: the group" \
+		"$(tb_xnf -j route get 203.0.113.1 | jq -c '[.flow, .dev, (.nexthops | length)]')" = \
+		'[null,null,3]'
+	run -1 tb_xnf route get 203.0.113.1 from $TB_SRC4 proto udp
+	run -1 tb_xnf route get 203.0.113.1 sport 2000 dport 9
+}

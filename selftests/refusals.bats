@@ -612,3 +612,30 @@ nobody_refused()
 		"$(jq -r '.error | test("Permission denied|Operation not permitted")' <<<"$output")" = true
 	nobody_modes_restore
 }
+
+# Where there is no instance, a list of what is attached is empty, as `ip
+# link` and `nft list ruleset` print nothing where there is nothing: exit
+# 0, nothing printed (under -j the list without a device). Asking for one
+# device there is still a refusal, and neither creates anything.
+@test "without an instance, status lists nothing and exits 0; status DEV is refused" {
+	local root="${XNF_PIN_ROOT%/*}/none$RANDOM" cmd
+
+	for cmd in status "chain show" s st; do
+		# shellcheck disable=SC2086 # $cmd is one or two words
+		XNF_PIN_ROOT=$root run --separate-stderr tb_xnf $cmd
+		tb_expect "$cmd: exit" "$status" -eq 0
+		tb_expect "$cmd: stdout" "${#output}" -eq 0
+		tb_expect "$cmd: stderr" "${#stderr}" -eq 0
+		# shellcheck disable=SC2086
+		XNF_PIN_ROOT=$root run --separate-stderr tb_xnf -j $cmd
+		tb_expect "-j $cmd: exit" "$status" -eq 0
+		tb_expect "-j $cmd: the list with no device" \
+			"$(jq -c '[.schema, .devices]' <<<"$output")" = '["xnf/status-list/1",[]]'
+		tb_expect "-j $cmd: stderr" "${#stderr}" -eq 0
+	done
+	XNF_PIN_ROOT=$root refused status d0
+	XNF_PIN_ROOT=$root refused chain show d0
+	XNF_PIN_ROOT=$root refused_json status d0
+	tb_expect "no instance made at $root" "$(ls -A "$root" 2>/dev/null | wc -l)" -eq 0
+	[ ! -e "$root" ]
+}

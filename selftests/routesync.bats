@@ -862,3 +862,30 @@ pcap_count()
 		"$TB_TMP/fib.kernel" "$TB_TMP/fib.xnf")
 	tb_expect "destinations compared" "$n" -eq 10000
 }
+
+# The table as ip route names it: main by default, a name of rt_tables
+# (a private one, on a tmpfs in a mount namespace of the sync's own), or
+# the number; JSON keeps the number, with the name beside it. Last: its
+# syncs of other tables would be in the change log the first test reads.
+@test "the sync names its table as ip route does, and keeps its number in JSON" {
+	local wrap=$TB_TMP/rt_tables.sh
+
+	rs_start
+	tb_expect "the main table" \
+		"$(jq -sc 'map(select(.event == "started"))[0] | [.table, .table_name]' \
+			"$TB_TMP/sync.out")" = '[254,"main"]'
+	rs_stop
+	printf '%s\n' '#!/bin/sh' \
+		'mount -t tmpfs tmpfs /etc/iproute2 &&' \
+		'printf "254\tmain\n100\tisp1\n" >/etc/iproute2/rt_tables && exec "$@"' >"$wrap"
+	chmod +x "$wrap"
+	RS_ENV="unshare -m $wrap" rs_start table isp1
+	tb_expect "a table of rt_tables" \
+		"$(jq -sc 'map(select(.event == "started"))[0] | [.table, .table_name]' \
+			"$TB_TMP/sync.out")" = '[100,"isp1"]'
+	rs_stop
+	rs_start table 101
+	tb_expect "a table without a name" \
+		"$(jq -sc 'map(select(.event == "started"))[0] | [.table, .table_name]' \
+			"$TB_TMP/sync.out")" = '[101,"101"]'
+}

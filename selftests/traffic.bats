@@ -1105,3 +1105,128 @@ lost_round()
 	tb_src ethtool -K s0 tx off >/dev/null
 	tb_expect "no warning again" "$(tb_xnf -j status | jq -c '[.devices[] | select(.warnings != []) | .dev]')" = '[]'
 }
+
+# The ports as ip(8) lists links, by interface index, wherever xnf lists
+# them; and status names l3fwd's mode (fib or lpm) only for a chain that
+# uses it: with l3fwd, or xsk, whose workers' l3fwd follows it.
+@test "status, stats and Prometheus list the ports by ifindex; status names l3fwd's mode only where it is used" {
+	local want
+
+	# Names that sort against their indexes (zz0 before aa0), attached
+	# in index order (a directory lists them the other way round).
+	ip -n "$TB_DUT" link add zz0 type veth peer name zz1 &&
+		ip -n "$TB_DUT" link add aa0 type veth peer name aa1 || return 1
+	for d in zz0 zz1 aa0 aa1; do
+		ip -n "$TB_DUT" link set "$d" up
+	done
+	tb_xnf attach d0 chain firewall
+	tb_xnf attach d1 chain xsk
+	tb_xnf attach zz0 chain l3fwd fib
+	tb_xnf attach aa0 chain l2fwd
+	want=$(ip -n "$TB_DUT" -j link show | jq -c '[.[] | select(.ifname |
+		IN("d0", "d1", "zz0", "aa0")) | .ifname]')
+	tb_expect "ip link's order" "$want" = '["d0","d1","zz0","aa0"]'
+	tb_expect "status" "$(tb_xnf -j status | jq -c '[.devices[].dev]')" = "$want"
+	tb_expect "status: ascending ifindex" \
+		"$(tb_xnf -j status | jq '[.devices[].ifindex] | . == sort')" = true
+	tb_expect "stats" "$(tb_stats_json | jq -c '[.devices[].dev]')" = "$want"
+	tb_expect "Prometheus" "$(tb_xnf stats -f prometheus |
+		sed -n 's/^xnf_interface_info{interface="\([^"]*\)".*/\1/p' |
+		jq -Rsc 'split("\n") | map(select(. != ""))')" = "$want"
+	tb_expect "chain show" "$(tb_xnf -j chain show | jq -c '[.devices[].dev]')" = "$want"
+
+	tb_expect "l3fwd's mode by chain" \
+		"$(tb_xnf -j status | jq -c '[.devices[] | [.chain, .l3fwd]]')" = \
+		'[["firewall",null],["xsk","lpm"],["l3fwd","fib"],["l2fwd",null]]'
+	tb_expect "status DEV: none for l2fwd" "$(tb_xnf -j status aa0 | jq -c .l3fwd)" = null
+	tb_expect "status DEV: fib for l3fwd" "$(tb_xnf -j status zz0 | jq -r .l3fwd)" = fib
+}
+
+# Three rules, added out of priority order, each matched: fw show, the
+# text of stats and the Prometheus labels list them in priority order and
+# write each alike: what it matches in the words and order of `fw add`.
+@test "a rule reads alike in fw show, stats and Prometheus, in priority order" {
+	local fw st prom
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_xnf fw add prio 20 allow proto udp dst $TB_SINK4/32 dport 7002-7003
+	tb_xnf fw add prio 10 allow proto udp src $TB_SRC4/32 dst $TB_SINK4/32 dport 7001
+	tb_xnf fw add prio 5 allow proto icmp src $TB_SRC4/32
+	tb_ping_ok "$TB_SRC" $TB_SINK4 2
+	tb_udp_send "$TB_SRC" $TB_SINK4 7001 2
+	tb_udp_send "$TB_SRC" $TB_SINK4 7002 2
+	tb_until "every rule to have hits" eval \
+		'[ "$(tb_xnf -j fw show | jq "[.rules[].packets | select(. > 0)] | length")" -eq 3 ]'
+
+	# "prio 5 allow proto icmp src 192.0.2.1/32  packets 2 bytes 196"
+	fw=$(tb_xnf fw show | sed -n 's/^prio \([0-9]*\) [a-z]* \(.*\)  packets .*/\1 \2/p')
+	# "  5  allow  2  2  196  proto icmp src 192.0.2.1/32", after the
+	# line "firewall: ..." and the head of the table.
+	st=$(tb_xnf stats | awk '/^firewall:/ { on = 1; next }
+		on && $1 ~ /^[0-9]+$/ { p = $1; for (i = 1; i <= 5; i++) $i = ""
+			sub(/^ +/, ""); print p, $0 }')
+	prom=$(tb_xnf stats -f prometheus |
+		sed -n 's/^xnf_fw_rule_matched_packets_total{prio="\([0-9]*\)",rule="prio [0-9]* [a-z]* \(.*\)"} .*/\1 \2/p')
+	echo "fw show:"$'\n'"$fw"$'\n'"stats:"$'\n'"$st"$'\n'"Prometheus:"$'\n'"$prom" >&2
+	tb_expect "fw show: the rules by prio" "$(awk '{ print $1 }' <<<"$fw" | tr '\n' ' ')" = "5 10 20 "
+	tb_expect "stats reads as fw show" "$st" = "$fw"
+	tb_expect "Prometheus reads as fw show" "$prom" = "$fw"
+	tb_expect "stats -j: by prio" "$(tb_stats_json | jq -c '[.fw_hits[].prio]')" = '[5,10,20]'
+	tb_expect "fw show -j: by prio" "$(tb_xnf -j fw show | jq -c '[.rules[].prio]')" = '[5,10,20]'
+}
+
+# The packets no rule matches get the default policy, and a counter of
+# their own: fw show, stats and Prometheus. fw reset zeroes it with the
+# rules' and changes no rule; it is in the change log, as stats reset is.
+@test "the default policy counts what it decided; fw reset zeroes every counter and changes no rule" {
+	local fw before after saved n=6 m=4 d0
+
+	# Only the test's packets: no IPv6 from the hosts (router
+	# solicitations would get the default policy too).
+	tb_src sysctl -q -w net.ipv6.conf.$TB_S0.disable_ipv6=1
+	tb_sink sysctl -q -w net.ipv6.conf.$TB_K0.disable_ipv6=1
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_xnf fw add prio 10 drop proto udp dport 5001
+	d0=$(tb_xnf -j fw show | jq .default_packets)
+
+	# Requests through d0, replies through d1: no rule matches them.
+	tb_ping_ok "$TB_SRC" $TB_SINK4 $n
+	tb_udp_send "$TB_SRC" $TB_SINK4 5001 $m
+	tb_until "the rule's hits" eval \
+		'[ "$(tb_xnf -j fw show | jq ".rules[0].packets")" -eq '$m' ]'
+	fw=$(tb_xnf -j fw show)
+	tb_expect "the default policy's packets" "$(jq .default_packets <<<"$fw")" -eq $((d0 + 2 * n))
+	tb_expect "its bytes" "$(jq .default_bytes <<<"$fw")" -gt 0
+	tb_expect "stats: the same" \
+		"$(tb_stats_json | jq -c '[.fw_default, .fw_default_packets, .fw_default_bytes]')" = \
+		"$(jq -c '[.default, .default_packets, .default_bytes]' <<<"$fw")"
+	tb_expect "Prometheus: the same" \
+		"$(tb_xnf stats -f prometheus | awk '$1 == "xnf_fw_default_matched_packets_total{policy=\"allow\"}" { print $2 }')" \
+		-eq $((d0 + 2 * n))
+
+	# Dropped by the default: counted there and as fw_deny.
+	tb_xnf fw default drop
+	before=$(tb_stats_json)
+	tb_ping_unanswered "$TB_SRC" $TB_SINK4 $n
+	after=$(tb_stats_json)
+	tb_expect "dropped by the default policy" \
+		"$(jq .fw_default_packets <<<"$after")" -eq $((d0 + 3 * n))
+	tb_expect "as fw_deny on d0" "$(tb_delta "$before" "$after" d0 .drop_reasons.fw_deny)" -eq $n
+
+	saved=$(tb_xnf save)
+	tb_xnf fw reset
+	fw=$(tb_xnf -j fw show)
+	tb_expect "reset: the default's" "$(jq -c '[.default_packets, .default_bytes]' <<<"$fw")" = '[0,0]'
+	tb_expect "reset: the rules'" "$(jq -c '[.rules[] | .packets, .bytes] | unique' <<<"$fw")" = '[0]'
+	tb_expect "reset: the rules and the policy as they were" "$(tb_xnf save)" = "$saved"
+	tb_expect "reset: in the change log" \
+		"$(tb_xnf -j monitor last 1 once | jq -c '[.command, .result]')" = '["fw reset","ok"]'
+	# Not by a prefix; and stats reset zeroes the default's too.
+	run -1 tb_xnf fw res
+	tb_ping_unanswered "$TB_SRC" $TB_SINK4 2
+	tb_expect "counting again" "$(tb_xnf -j fw show | jq .default_packets)" -eq 2
+	tb_xnf stats reset
+	tb_expect "stats reset" "$(tb_xnf -j fw show | jq .default_packets)" -eq 0
+}

@@ -57,15 +57,12 @@ enum xnf_fc_parts {
 	XNF_FC_L2 = 1 << 2, /* l2_* hold l2fwd's FDB lookup */
 };
 
-/* fw_slot of a decision no rule made (the default policy). */
-#define XNF_FC_NO_RULE 0xffffffffu
-
 struct xnf_fc_entry {
 	struct xnf_fc_key key;
 	__u32 parts; /* enum xnf_fc_parts: which parts are filled */
 	__u32 fw_gen;
 	__u32 fw_action; /* enum xnf_fw_action */
-	__u32 fw_slot;	 /* xnf_fw_hits slot of the rule, or XNF_FC_NO_RULE */
+	__u32 fw_slot;	 /* xnf_fw_hits slot: a rule's, XNF_FW_HIT_DEFAULT */
 	__u8 l2_mac[6];	 /* the destination MAC looked up; with l2_pad (0),
 			  * an xnf_fdb_key, compared as one word */
 	__u16 l2_pad;

@@ -144,10 +144,16 @@ struct xnf_fw_lpm6_key {
 	__u8 addr[16];
 };
 
+/* xnf_fw_hits[slot]: the packets (and their bytes) a rule matched, per
+ * CPU, by the rule's slot; after the last slot, the packets no rule
+ * matched, which got the default policy. */
 struct xnf_fw_hit {
 	__u64 packets;
 	__u64 bytes;
 };
+
+#define XNF_FW_HIT_DEFAULT XNF_FW_MAX_RULES	  /* the default policy's */
+#define XNF_FW_HITS	   (XNF_FW_MAX_RULES + 1) /* entries of xnf_fw_hits */
 
 /* Map names (pinned at <root>/<name>). */
 #define XNF_MAP_FW_ACTIVE xnf_fw_active

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 """prom_vs_json.py METRICS JSON: every counter of `xnf -j stats` (JSON)
 that the Prometheus text (METRICS, from `xnf stats -f prometheus` or the
-exporter) carries has the same value there, and each is there. Prints one
+exporter) carries has the same value there, and each is there; the
+firewall's rules come in JSON's order (by prio). Prints one
 line per difference and exits 1 if there is any; prints how many values
 it compared.
 """
@@ -28,7 +29,8 @@ def parse(text):
 
 
 def main():
-    metrics = parse(open(sys.argv[1]).read())
+    text = open(sys.argv[1]).read()
+    metrics = parse(text)
     stats = json.load(open(sys.argv[2]))
     bad = []
     n = 0
@@ -119,7 +121,19 @@ def main():
             if hits != [r[key]]:
                 bad.append(f'rule prio {prio} {name}: {hits}, '
                            f'JSON says {r[key]}')
+    # The rules in one order: JSON's, by prio.
+    order = [int(p) for p in re.findall(
+        r'^xnf_fw_rule_matched_packets_total\{prio="(\d+)"', text, re.M)]
+    n += 1
+    if order != [r['prio'] for r in stats['fw_hits']]:
+        bad.append(f'rules in the order {order}, JSON says '
+                   f'{[r["prio"] for r in stats["fw_hits"]]}')
     check('xnf_fw_rules', {}, len(stats['fw_hits']))
+    policy = {'policy': stats['fw_default']}
+    check('xnf_fw_default_matched_packets_total', policy,
+          stats['fw_default_packets'])
+    check('xnf_fw_default_matched_bytes_total', policy,
+          stats['fw_default_bytes'])
     for b in bad:
         print(b)
     print(f'{n} values compared, {len(bad)} differ')

@@ -198,7 +198,7 @@ static bool hits_of(struct fx *f, __u32 slot, __u64 packets, __u64 bytes,
 	struct xnf_fw_hit *hits;
 	bool ok;
 
-	hits = calloc(XNF_FW_MAX_RULES, sizeof(*hits));
+	hits = calloc(XNF_FW_HITS, sizeof(*hits));
 	if (!ASSERT_TRUE(hits, "calloc"))
 		return false;
 	ok = ASSERT_OK(xnf_fw_hits_read(f->dp, hits), "xnf_fw_hits_read") &&
@@ -242,6 +242,9 @@ static void rule_change(bool fused)
 	ASSERT_EQ(run1(&f, frame, len, &out), XDP_DROP, "default drops");
 	ASSERT_EQ(run1(&f, frame, len, &out), XDP_DROP, "default drops, again");
 	hits_of(&f, 0, 0, 0, "no rule matched");
+	/* The second from the cache: the default counted both. */
+	hits_of(&f, XNF_FW_HIT_DEFAULT, 2, 2ull * len,
+		"the default policy counted what it decided");
 
 	/* Only the default changes. */
 	if (!fx_fw_default(&f, XNF_FW_ALLOW))
@@ -522,8 +525,8 @@ static void off_on(const char *chain, bool fused)
 {
 	struct fx_out *out[2] = { calloc(REPEATS * NFLOWS, sizeof(**out)),
 				  calloc(REPEATS * NFLOWS, sizeof(**out)) };
-	struct xnf_fw_hit *hits[2] = { calloc(XNF_FW_MAX_RULES, sizeof(**hits)),
-				       calloc(XNF_FW_MAX_RULES, sizeof(**hits)) };
+	struct xnf_fw_hit *hits[2] = { calloc(XNF_FW_HITS, sizeof(**hits)),
+				       calloc(XNF_FW_HITS, sizeof(**hits)) };
 	struct xnf_stats st[2];
 	char what[96];
 	size_t i;
@@ -543,7 +546,7 @@ static void off_on(const char *chain, bool fused)
 	}
 	snprintf(what, sizeof(what), "%s: counters off vs on", chain);
 	ASSERT_MEM(&st[1], &st[0], offsetof(struct xnf_stats, fc_hit), what);
-	ASSERT_MEM(hits[1], hits[0], XNF_FW_MAX_RULES * sizeof(*hits[0]),
+	ASSERT_MEM(hits[1], hits[0], XNF_FW_HITS * sizeof(*hits[0]),
 		   "rule hits off vs on");
 	for (nf = 0; nf < __XNF_NF_MAX; nf++)
 		ASSERT_EQ(st[0].fc_hit[nf] + st[0].fc_miss[nf], 0,

@@ -1212,7 +1212,7 @@ TEST(fw_compile_write_maps)
 		{ XNF_T_FW_RULES, BPF_MAP_TYPE_ARRAY, 4,
 		  sizeof(struct xnf_fw_rule), XNF_FW_GENS * XNF_FW_MAX_RULES },
 		{ XNF_T_FW_HITS, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-		  sizeof(struct xnf_fw_hit), XNF_FW_MAX_RULES },
+		  sizeof(struct xnf_fw_hit), XNF_FW_HITS },
 		{ XNF_T_FW_ORDER, BPF_MAP_TYPE_ARRAY, 4,
 		  sizeof(struct xnf_fw_match), XNF_FW_GENS * XNF_FW_MAX_RULES },
 		{ XNF_T_FW_CLASS, BPF_MAP_TYPE_ARRAY, 4,

@@ -379,7 +379,7 @@ out:
 /* Slot @slot's counters, summed. */
 static __u64 fw_hits_of(struct fx *f, __u32 slot)
 {
-	struct xnf_fw_hit *hits = calloc(XNF_FW_MAX_RULES, sizeof(*hits));
+	struct xnf_fw_hit *hits = calloc(XNF_FW_HITS, sizeof(*hits));
 	__u64 n = ~0ULL;
 
 	if (hits && ASSERT_OK(xnf_fw_hits_read(f->dp, hits), "read hits"))

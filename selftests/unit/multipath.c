@@ -5,7 +5,8 @@
  * BPF_PROG_TEST_RUN frames: flows spread over a group's next hops, a flow
  * always takes the same one (and its reply too: the hash is symmetric),
  * removing a next hop moves exactly the flows that were on it, one write
- * to a nexthop changes every route through it, and unused objects go.
+ * to a nexthop changes every route through it, and unused objects go;
+ * the next hop `xnf route get` names for a flow is the one it takes.
  * userspace equals XDP on the same cases: unf.c (unf_multipath_vs_xdp).
  */
 #include <arpa/inet.h>
@@ -156,6 +157,74 @@ static __u32 route_nh(struct fx *f, int family, const char *prefix)
 	return id;
 }
 
+/* The path xnf_nhg_pick (`xnf route get ADDR from ...`) names for the flow
+ * of @s through group @gid, or -1. */
+static int picked_path(struct fx *f, __u32 gid, const struct pkt_spec *s)
+{
+	int af = s->family == 4 ? AF_INET : AF_INET6;
+	struct xnf_flow fl = {
+		.family = s->family == 4 ? XNF_AF_INET : XNF_AF_INET6,
+		.proto = s->proto ?: IPPROTO_UDP,
+		/* as the parser reads them: not from a fragment */
+		.ports = !s->frag_off,
+		.sport = s->sport,
+		.dport = s->dport,
+	};
+	struct xnf_nexthop nh;
+	__u32 id, bucket;
+
+	inet_pton(af, s->src, fl.src);
+	inet_pton(af, s->dst, fl.dst);
+	if (!ASSERT_OK(xnf_nhg_pick(f->dp, gid, &fl, &id, &bucket), "pick") ||
+	    !ASSERT_OK(xnf_nh_lookup(f->dp, id, &nh), "the picked next hop"))
+		return -1;
+	return fx_mp_path_of(nh.dmac);
+}
+
+/* The next hop xnf_nhg_pick names for a flow is the one l3fwd sends it
+ * to: flows of both families with ports, and fragments, whose ports do
+ * not count. */
+static void mp_pick(struct fx *f)
+{
+	static __u8 frame[PKT_MAX];
+	static struct fx_out out;
+	char src[INET6_ADDRSTRLEN], what[96];
+	struct pkt_spec s;
+	int family, len, k;
+	__u32 gid;
+
+	for (family = 4; family <= 6; family += 2) {
+		gid = route_nh(f, family == 4 ? XNF_AF_INET : XNF_AF_INET6,
+			       family == 4 ? "198.51.100.0/24" :
+					     "2001:db8:2::/48");
+		for (k = 0; k < FLOWS; k++) {
+			memset(&s, 0, sizeof(s));
+			s.family = family;
+			snprintf(src, sizeof(src),
+				 family == 4 ? "192.0.2.%u" : "2001:db8:1::%x",
+				 1 + k % 200);
+			s.src = src;
+			s.dst = family == 4 ? "198.51.100.1" : "2001:db8:2::1";
+			s.proto = k % 3 ? IPPROTO_UDP : IPPROTO_TCP;
+			s.sport = 1024 + k;
+			s.dport = 7 + k % 50;
+			/* IPv4 first fragments: the ports are in them, but
+			 * the hash leaves them out. */
+			s.frag_off = family == 4 && k % 5 == 0 ? 0x2000 : 0;
+			s.frame_len = 128;
+			len = pkt_build(frame, sizeof(frame), &s);
+			snprintf(what, sizeof(what),
+				 "IPv%d flow %d: the picked path", family, k);
+			if (!ASSERT_GT(len, 0, "build a flow's frame") ||
+			    !ASSERT_OK(fx_run(f, frame, len, &out), "test_run") ||
+			    !ASSERT_EQ(out.ret, XDP_REDIRECT, what) ||
+			    !ASSERT_EQ(picked_path(f, gid, &s),
+				       fx_mp_path_of(out.data), what))
+				return;
+		}
+	}
+}
+
 static void mp_xdp(bool fused)
 {
 	static int path[FLOWS], again[FLOWS];
@@ -189,6 +258,9 @@ static void mp_xdp(bool fused)
 				if (!ASSERT_EQ(again[k], path[k],
 					       "a flow's path, asked again"))
 					break;
+	}
+	SUBTEST("route_get") {
+		mp_pick(&f);
 	}
 	SUBTEST("symmetric") {
 		/* The reverse direction's route has the same next hops:

@@ -3,7 +3,7 @@
  * `ip route` and `ip neigh` changes reach xnf's tables; a route through a
  * device without XDP transmit passes to the kernel; a stop keeps the
  * routes and the registration's table; flush removes both. And the names
- * of tables and protocols. */
+ * of tables and protocols, both ways. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/wait.h>
 #include <arpa/inet.h>
 
@@ -41,6 +42,47 @@ TEST(rtsync_names)
 	ASSERT_EQ(p, 255, "a number");
 	ASSERT_EQ(xnf_rt_proto_parse("256", &p), -EINVAL, "too large");
 	ASSERT_EQ(xnf_rt_proto_parse("no-such-proto", &p), -EINVAL, "unknown");
+}
+
+static bool table_named(__u32 table, const char *want, const char *what)
+{
+	char buf[64];
+
+	xnf_rt_table_name(table, buf, sizeof(buf));
+	return xnf_test_check(!strcmp(buf, want), __FILE__, __LINE__, what,
+			      "table %u named '%s', not '%s'", table, buf, want);
+}
+
+/* Table names as ip(8) prints them, from an rt_tables of the test's own
+ * (a tmpfs on /etc/iproute2, in the test's mount namespace): its names (a
+ * later line naming a number anew wins), else main, local and default,
+ * else the number. */
+TEST(rtsync_table_names)
+{
+	FILE *f;
+	__u32 t = 0;
+
+	if (mount("tmpfs", "/etc/iproute2", "tmpfs", 0, "mode=0755"))
+		SKIP("cannot mount a tmpfs on /etc/iproute2: %s",
+		     strerror(errno));
+	table_named(254, "main", "main without rt_tables");
+	table_named(255, "local", "local without rt_tables");
+	table_named(253, "default", "default without rt_tables");
+	table_named(100, "100", "a table without a name");
+	f = fopen("/etc/iproute2/rt_tables", "w");
+	if (ASSERT_TRUE(f, "write rt_tables")) {
+		fputs("# reserved values\n255\tlocal\n254\tmain\n"
+		      "100 isp1\n200 old\n200\tnew\n # 7 comment\n",
+		      f);
+		fclose(f);
+		table_named(100, "isp1", "a name of rt_tables");
+		table_named(200, "new", "the last line for a number");
+		table_named(254, "main", "main");
+		table_named(7, "7", "a commented line");
+		ASSERT_OK(xnf_rt_table_parse("isp1", &t), "the name read back");
+		ASSERT_EQ(t, 100, "the name read back");
+	}
+	umount("/etc/iproute2");
 }
 
 struct sync_run {
