@@ -81,26 +81,9 @@ static int neigh_entry_match(const struct nlmsghdr *nh, void *ctx)
 	return 0;
 }
 
-/* Into @q: the entry, if any; 0 or a negative errno. */
-static int neigh_entry(struct rtnl_sock *s, struct neigh_entry_query *q)
-{
-	int err, try;
-
-	q->alen = q->family == XNF_AF_INET ? 4 : 16;
-	for (try = 0; try < NEIGH_DUMP_TRIES; try++) {
-		q->found = false;
-		err = rtnl_dump(s, RTM_GETNEIGH,
-				q->family == XNF_AF_INET ? AF_INET : AF_INET6,
-				neigh_entry_match, q);
-		if (err != -EAGAIN)
-			break;
-	}
-	return err;
-}
-
-/* RTM_NEWNEIGH (managed) or RTM_DELNEIGH for the entry of @q. */
-static int neigh_send(struct rtnl_sock *s, const struct neigh_entry_query *q,
-		      int type)
+/* RTM_NEWNEIGH (managed), RTM_DELNEIGH or RTM_GETNEIGH for the entry of
+ * @q; a get's answer into @q. */
+static int neigh_send(struct rtnl_sock *s, struct neigh_entry_query *q, int type)
 {
 	struct {
 		struct nlmsghdr nh;
@@ -135,7 +118,20 @@ static int neigh_send(struct rtnl_sock *s, const struct neigh_entry_query *q,
 		*(__u8 *)RTA_DATA(a) = XNF_NEIGH_PROTO;
 		req.nh.nlmsg_len += RTA_ALIGN(a->rta_len);
 	}
-	return rtnl_request(s, &req.nh);
+	return rtnl_request(s, &req.nh,
+			    type == RTM_GETNEIGH ? neigh_entry_match : NULL, q);
+}
+
+/* Into @q: the entry, if any (a get by address and device, not a dump:
+ * the sync asks for every next hop it makes); 0 or a negative errno. */
+static int neigh_entry(struct rtnl_sock *s, struct neigh_entry_query *q)
+{
+	int err;
+
+	q->alen = q->family == XNF_AF_INET ? 4 : 16;
+	q->found = false;
+	err = neigh_send(s, q, RTM_GETNEIGH);
+	return err == -ENOENT ? 0 : err;
 }
 
 /* Keeps (@keep) or releases the entry, as neigh.h says. */

@@ -227,10 +227,13 @@ int rtnl_read(struct rtnl_sock *s, rtnl_cb cb, void *ctx)
 	}
 }
 
-int rtnl_request(struct rtnl_sock *s, struct nlmsghdr *nh)
+int rtnl_request(struct rtnl_sock *s, struct nlmsghdr *nh, rtnl_cb cb, void *ctx)
 {
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	int one = 1;
 
+	/* A get of one object by its keys (strict checking, kernel 4.20). */
+	setsockopt(s->fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
 	nh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
 	nh->nlmsg_seq = ++s->seq;
 	if (sendto(s->fd, nh, nh->nlmsg_len, 0, (struct sockaddr *)&kernel,
@@ -252,18 +255,23 @@ int rtnl_request(struct rtnl_sock *s, struct nlmsghdr *nh)
 			return -ENODATA;
 		if (from.nl_pid != 0)
 			continue;
-		/* The ack is an NLMSG_ERROR of error 0, which rtnl_walk
-		 * passes over: look for it here. */
+		/* The answer, then the ack: an NLMSG_ERROR of error 0,
+		 * which rtnl_walk passes over. */
 		for (m = (struct nlmsghdr *)s->buf; NLMSG_OK(m, (size_t)n);
-		     m = NLMSG_NEXT(m, n))
-			if (m->nlmsg_seq == nh->nlmsg_seq &&
-			    m->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(m);
+		     m = NLMSG_NEXT(m, n)) {
+			const struct nlmsgerr *e = NLMSG_DATA(m);
 
-				if (m->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-					return -EBADMSG;
-				return e->error;
+			if (m->nlmsg_seq != nh->nlmsg_seq)
+				continue;
+			if (m->nlmsg_type != NLMSG_ERROR) {
+				if (cb)
+					cb(m, ctx);
+				continue;
 			}
+			if (m->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+				return -EBADMSG;
+			return e->error;
+		}
 	}
 }
 

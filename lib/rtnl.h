@@ -45,8 +45,9 @@ int rtnl_dump(struct rtnl_sock *s, int type, int family, rtnl_cb cb, void *ctx);
  * queue was emptied). */
 int rtnl_read(struct rtnl_sock *s, rtnl_cb cb, void *ctx);
 /* Sends the request @nh (NLM_F_ACK is added) on a socket that does not
- * listen, and waits for its answer: 0, or the kernel's -errno. */
-int rtnl_request(struct rtnl_sock *s, struct nlmsghdr *nh);
+ * listen, calls @cb (if any) with what the kernel answers (a get's
+ * object), and waits for the ack: 0, or the kernel's -errno. */
+int rtnl_request(struct rtnl_sock *s, struct nlmsghdr *nh, rtnl_cb cb, void *ctx);
 
 struct rtnl_hop {
 	__u32 ifindex;
