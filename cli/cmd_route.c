@@ -515,6 +515,35 @@ static __u32 route_print_group(struct xnf_dp *dp, __u32 gid, enum print_type t)
 	return mtu;
 }
 
+/* A host entry of the route sync: a host of a connected subnet whose MAC
+ * the kernel knows, forwarded in XDP through a next hop that is itself. */
+static bool route_is_host(const struct xnf_route_entry *e)
+{
+	__u32 full = e->family == XNF_AF_INET ? 32 : 128;
+
+	return e->rt.origin == XNF_ORIGIN_SYNC && e->rt.type == XNF_RT_UNICAST &&
+	       e->plen == full && e->rt.gw_family == (__u32)e->family &&
+	       !memcmp(e->rt.gw, e->addr, full / 8);
+}
+
+/* Where l3fwd sends the packets a route matches: "xdp" (forwarded there),
+ * "kernel" (passed: the kernel forwards, resolves or answers them) or
+ * "drop". A multipath route is "xdp": a member without its neighbour
+ * passes its share of the flows. */
+static const char *route_path(const struct xnf_route *rt)
+{
+	switch (rt->type) {
+	case XNF_RT_UNICAST:
+		return rt->state == XNF_NH_VALID ? "xdp" : "kernel";
+	case XNF_RT_MULTIPATH:
+		return "xdp";
+	case XNF_RT_BLACKHOLE:
+		return "drop";
+	default:
+		return "kernel";
+	}
+}
+
 /* The flow of `route get ADDR from ADDR ...`, and the member of a
  * multipath group l3fwd sends it to. */
 struct route_flow {
@@ -628,6 +657,15 @@ static void route_print(struct xnf_dp *dp, const struct xnf_route_entry *e,
 		print_string(PRINT_FP, NULL, " proto %s",
 			     route_origin_name(rt->origin));
 	print_string(PRINT_JSON, "origin", NULL, route_origin_name(rt->origin));
+	if (route_is_host(e))
+		print_string(PRINT_FP, NULL, " %s", "host");
+	print_bool(PRINT_JSON, "host", NULL, route_is_host(e));
+	/* route get: which path the address takes, XDP's or the kernel's. */
+	if (doc)
+		print_string(PRINT_FP, NULL, " path %s",
+			     route_path(picked ? &fl->hop : rt));
+	print_string(PRINT_JSON, "path", NULL,
+		     route_path(picked ? &fl->hop : rt));
 	close_json_object();
 	print_nl();
 }

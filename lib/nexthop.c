@@ -20,8 +20,16 @@
  * Order of writes, so that no packet ever finds a dangling id: an object
  * is written before the route that names it, and deleted after the last
  * route that named it was rewritten.
+ *
+ * A next hop through a gateway keeps the gateway's neighbour entry
+ * managed (xnf_neigh_keep) from its first route to its last: XDP never
+ * confirms a neighbour, and the kernel would let the entry go stale with
+ * a MAC that may no longer be the gateway's.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,6 +39,7 @@
 #include <bpf/bpf.h>
 
 #include "xnf.h"
+#include "neigh.h"
 #include "xnf_nh.h"
 #include "priv.h"
 
@@ -166,6 +175,47 @@ int xnf_nh_ref(struct xnf_dp *dp, __u32 id)
 	return live_write(dp, id, &l);
 }
 
+/* The gateway of a new next hop kept resolved; not being able to is a
+ * warning: the route forwards, with the MAC followed as the kernel's
+ * table has it. (-ENODEV: a device that went away, whose routes go.) */
+static void gw_keep(const struct xnf_nexthop *nh)
+{
+	char a[INET6_ADDRSTRLEN];
+	int err;
+
+	if (!nh->gw_family)
+		return;
+	err = xnf_neigh_keep(nh->gw_family, nh->gw, nh->ifindex);
+	if (!err || err == -ENODEV)
+		return;
+	inet_ntop(nh->gw_family == XNF_AF_INET ? AF_INET : AF_INET6, nh->gw, a,
+		  sizeof(a));
+	pr_warn("cannot make the neighbour entry of next hop %s managed, so "
+		"that the kernel keeps it resolved: %s; a MAC it changes "
+		"without telling is not seen until the entry is confirmed\n",
+		a, strerror(-err));
+}
+
+/* The gateway of a next hop that goes released, unless another next hop
+ * (another MTU, another state) has it too. */
+static void gw_release(struct xnf_dp *dp, __u32 id, const struct xnf_nexthop *nh)
+{
+	struct xnf_nexthop *nhs = NULL;
+	__u32 *ids = NULL, n, i;
+
+	if (!nh->gw_family || xnf_nh_list(dp, &ids, &nhs, &n))
+		return;
+	for (i = 0; i < n; i++)
+		if (ids[i] != id && nhs[i].ifindex == nh->ifindex &&
+		    nhs[i].gw_family == nh->gw_family &&
+		    !memcmp(nhs[i].gw, nh->gw, 16))
+			break;
+	if (i == n)
+		xnf_neigh_release(nh->gw_family, nh->gw, nh->ifindex);
+	free(ids);
+	free(nhs);
+}
+
 int xnf_nh_get(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 *id)
 {
 	struct xnf_nh_live l = { .refs = 1 }, old;
@@ -199,6 +249,8 @@ int xnf_nh_get(struct xnf_dp *dp, const struct xnf_nexthop *nh, __u32 *id)
 	}
 	if (err)
 		*id = 0;
+	else
+		gw_keep(nh);
 	return err;
 }
 
@@ -219,6 +271,7 @@ int xnf_nh_put(struct xnf_dp *dp, __u32 id)
 {
 	struct xnf_nexthop nh;
 	struct xnf_nh_live l;
+	bool known;
 	int err;
 
 	err = live_read(dp, id, &l);
@@ -228,12 +281,15 @@ int xnf_nh_put(struct xnf_dp *dp, __u32 id)
 		l.refs--;
 		return live_write(dp, id, &l);
 	}
-	err = xnf_nh_lookup(dp, id, &nh);
-	if (!err)
+	known = !xnf_nh_lookup(dp, id, &nh);
+	if (known)
 		idx_forget(dp, &nh, id);
 	/* Free, but its slot stays live for a packet still holding the id. */
 	l.refs = 0;
-	return live_write(dp, id, &l);
+	err = live_write(dp, id, &l);
+	if (!err && known)
+		gw_release(dp, id, &nh);
+	return err;
 }
 
 int xnf_nh_update(struct xnf_dp *dp, __u32 id, const struct xnf_nexthop *nh)

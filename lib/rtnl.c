@@ -227,6 +227,54 @@ int rtnl_read(struct rtnl_sock *s, rtnl_cb cb, void *ctx)
 	}
 }
 
+int rtnl_request(struct rtnl_sock *s, struct nlmsghdr *nh, rtnl_cb cb, void *ctx)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	int one = 1;
+
+	/* A get of one object by its keys (strict checking, kernel 4.20). */
+	setsockopt(s->fd, SOL_NETLINK, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
+	nh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nh->nlmsg_seq = ++s->seq;
+	if (sendto(s->fd, nh, nh->nlmsg_len, 0, (struct sockaddr *)&kernel,
+		   sizeof(kernel)) < 0)
+		return -errno;
+	for (;;) {
+		struct sockaddr_nl from;
+		socklen_t fromlen = sizeof(from);
+		struct nlmsghdr *m;
+		ssize_t n;
+
+		n = recvfrom(s->fd, s->buf, s->buflen, 0,
+			     (struct sockaddr *)&from, &fromlen);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ENODATA;
+		if (from.nl_pid != 0)
+			continue;
+		/* The answer, then the ack: an NLMSG_ERROR of error 0,
+		 * which rtnl_walk passes over. */
+		for (m = (struct nlmsghdr *)s->buf; NLMSG_OK(m, (size_t)n);
+		     m = NLMSG_NEXT(m, n)) {
+			const struct nlmsgerr *e = NLMSG_DATA(m);
+
+			if (m->nlmsg_seq != nh->nlmsg_seq)
+				continue;
+			if (m->nlmsg_type != NLMSG_ERROR) {
+				if (cb)
+					cb(m, ctx);
+				continue;
+			}
+			if (m->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+				return -EBADMSG;
+			return e->error;
+		}
+	}
+}
+
 static int xfamily(int af)
 {
 	return af == AF_INET ? XNF_AF_INET : af == AF_INET6 ? XNF_AF_INET6 : 0;
@@ -441,6 +489,10 @@ int rtnl_neigh_parse(const struct nlmsghdr *nh, struct rtnl_neigh *n)
 			n->lladdr_len = RTA_PAYLOAD(a);
 			if (n->lladdr_len == 6)
 				memcpy(n->lladdr, RTA_DATA(a), 6);
+		} else if (a->rta_type == NDA_PROTOCOL && RTA_PAYLOAD(a) == 1) {
+			n->proto = *(const __u8 *)RTA_DATA(a);
+		} else if (a->rta_type == NDA_FLAGS_EXT && RTA_PAYLOAD(a) == 4) {
+			memcpy(&n->flags_ext, RTA_DATA(a), 4);
 		}
 	}
 	return 0;

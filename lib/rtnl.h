@@ -44,6 +44,10 @@ int rtnl_dump(struct rtnl_sock *s, int type, int family, rtnl_cb cb, void *ctx);
  * buffer overran: the caller resyncs, with a dump that starts after the
  * queue was emptied). */
 int rtnl_read(struct rtnl_sock *s, rtnl_cb cb, void *ctx);
+/* Sends the request @nh (NLM_F_ACK is added) on a socket that does not
+ * listen, calls @cb (if any) with what the kernel answers (a get's
+ * object), and waits for the ack: 0, or the kernel's -errno. */
+int rtnl_request(struct rtnl_sock *s, struct nlmsghdr *nh, rtnl_cb cb, void *ctx);
 
 struct rtnl_hop {
 	__u32 ifindex;
@@ -87,8 +91,10 @@ struct rtnl_neigh {
 	bool del;
 	__u8 family; /* XNF_AF_INET / XNF_AF_INET6 */
 	__u32 ifindex;
-	__u16 state; /* NUD_* */
-	__u8 flags;  /* NTF_* */
+	__u16 state;	 /* NUD_* */
+	__u8 flags;	 /* NTF_* */
+	__u8 proto;	 /* NDA_PROTOCOL: who made it, 0: not said */
+	__u32 flags_ext; /* NDA_FLAGS_EXT: NTF_EXT_MANAGED */
 	__u8 addr[16];
 	__u8 lladdr[6];
 	__u8 lladdr_len; /* 0: none given */

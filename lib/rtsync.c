@@ -41,6 +41,7 @@
 #include "priv.h"
 #include "place_priv.h"
 #include "rtnl.h"
+#include "neigh.h"
 
 /* UNSUPPORTED events per flush; the rest are only counted. */
 #define UNSUPPORTED_EVENTS 8
@@ -199,11 +200,15 @@ struct neigh_key {
 	__u8 addr[16];
 };
 
+/* A neighbour entry of the kernel, whatever its state. */
 struct neigh {
 	struct hnode node;
 	struct neigh_key key;
 	__u32 gen;
-	bool usable;
+	bool usable; /* a unicast MAC of 6 bytes, in a state that has one */
+	bool host;   /* usable, and a host entry may forward to it */
+	bool kept;   /* managed, or an operator's that xnf leaves as it is
+		      * (xnf_neigh_keep() has nothing to do) */
 	__u8 lladdr[6];
 };
 
@@ -240,6 +245,8 @@ struct rs {
 	size_t ndirty, dirty_cap;
 	__u32 gen;
 	bool nh_check;	    /* neighbours or links changed: follow */
+	bool hosts_check;   /* routes changed: every neighbour's host entry
+			     * looked at again */
 	const char *resync; /* a resync is due, and why */
 	__u32 batches;	    /* committed, for kill_batch */
 	__u32 routes;	    /* prefixes xnf holds a synced route for */
@@ -332,6 +339,7 @@ struct want {
 	__u32 mtu;  /* the route's MTU, 0: none */
 	__u32 n;
 	const struct rtnl_hop *hop[XNF_NHG_PATHS];
+	struct rtnl_hop host; /* a host entry's next hop: hop[0] */
 	/* XNF_RT_KERNEL for a reason worth reporting: which
 	 * (enum xnf_rt_why), and in words */
 	__u32 code;
@@ -452,6 +460,67 @@ static void nhobj_hops(struct rs *s, __u32 id, const struct rtnl_hop **cand,
 	}
 }
 
+/* The kernel route a host address @addr without a route of its own is
+ * forwarded by, if it is a connected subnet's (a device route, as the
+ * kernel's FIB picks it: longest prefix, lowest metric); else NULL. */
+static const struct kroute *connected(struct rs *s, int family, const __u8 *addr)
+{
+	const struct kroute *k, *partial;
+	int full = family == XNF_AF_INET ? 32 : 128, plen;
+	const struct pfx *q;
+
+	for (plen = full - 1; plen >= 0; plen--) {
+		q = pfx_get(s, family, addr, plen, false);
+		if (!q || !q->kr)
+			continue;
+		k = best(q, &partial);
+		if (partial || !k || k->local || k->type != RTN_UNICAST ||
+		    !proto_wanted(s, k->proto) || k->encap || k->nh_id ||
+		    k->nhops != 1 || k->hop[0].gw_family)
+			return NULL;
+		return k;
+	}
+	return NULL;
+}
+
+/*
+ * A host of a connected subnet that the kernel knows the MAC of (its
+ * neighbour entry reachable, stale, delay, probe or permanent) is
+ * forwarded in XDP by a host entry: a route of its own address through a
+ * next hop that is itself, which follows its neighbour entry as any
+ * gateway's does. An unresolved one is left to the subnet's route, to the
+ * kernel, which resolves it. @w: the entry, or no route (~0U).
+ */
+static void host_want(struct rs *s, const struct pfx *p, struct want *w)
+{
+	int family = p->key.family;
+	const struct kroute *c;
+	const struct neigh *n;
+	const struct link *l;
+
+	w->type = ~0U;
+	if (s->o.follow_only || p->key.plen != (family == XNF_AF_INET ? 32 : 128))
+		return;
+	/* IPv6 link-local addresses are not forwarded. */
+	if (family == XNF_AF_INET6 && p->key.addr[0] == 0xfe &&
+	    (p->key.addr[1] & 0xc0) == 0x80)
+		return;
+	c = connected(s, family, p->key.addr);
+	if (!c)
+		return;
+	n = neigh_get(s, c->hop[0].ifindex, family, p->key.addr);
+	l = link_get(s, c->hop[0].ifindex);
+	if (!n || !n->host || !l || !l->ether || l->port_failed)
+		return;
+	w->host.ifindex = c->hop[0].ifindex;
+	w->host.gw_family = family;
+	memcpy(w->host.gw, p->key.addr, 16);
+	w->hop[0] = &w->host;
+	w->n = 1;
+	w->type = XNF_RT_UNICAST;
+	w->mtu = c->mtu;
+}
+
 /*
  * What xnf should hold for @p: what the kernel forwards by, or
  * XNF_RT_KERNEL (with why, when it is a route xnf cannot forward itself:
@@ -476,7 +545,7 @@ static void want_of(struct rs *s, const struct pfx *p, struct want *w)
 		return;
 	}
 	if (!k) {
-		w->type = ~0U; /* no route */
+		host_want(s, p, w); /* or no route */
 		return;
 	}
 	if (k->local) {
@@ -786,6 +855,11 @@ static int nh_follow(struct rs *s)
 			memcpy(nh.smac, l->mac, 6);
 		if (nh.gw_family) {
 			ne = neigh_get(s, nh.ifindex, nh.gw_family, nh.gw);
+			/* Managed again when someone made it otherwise. One
+			 * deleted is not made again: its packets pass, and
+			 * the entry the kernel makes for them is kept. */
+			if (ne && !ne->kept)
+				xnf_neigh_keep(nh.gw_family, nh.gw, nh.ifindex);
 			if (ne && ne->usable) {
 				memcpy(nh.dmac, ne->lladdr, 6);
 				nh.state = XNF_NH_VALID;
@@ -843,6 +917,8 @@ static int route_msg(struct rs *s, const struct rtnl_route *r)
 
 	if (!route_ours(s, r))
 		return 0;
+	/* A host entry goes by the routes that cover it. */
+	s->hosts_check = true;
 	p = pfx_get(s, r->family, r->dst, r->dst_len, !r->del);
 	if (!p)
 		return r->del ? 0 : -ENOMEM;
@@ -901,10 +977,38 @@ static int route_msg(struct rs *s, const struct rtnl_route *r)
 	return 0;
 }
 
+/* The host entry of neighbour @n looked at in the next flush. */
+static void host_dirty(struct rs *s, const struct neigh *n)
+{
+	struct pfx *p;
+
+	if (s->o.follow_only)
+		return;
+	p = pfx_get(s, n->key.family, n->key.addr,
+		    n->key.family == XNF_AF_INET ? 32 : 128, true);
+	if (p)
+		mark_dirty(s, p);
+	else
+		s->resync = "memory";
+}
+
+static void neigh_gone(struct rs *s, struct neigh *n)
+{
+	if (n->usable || n->kept) {
+		/* Its next hops pass; one that was managed is again. */
+		s->nh_check = true;
+		s->changes++;
+	}
+	if (n->host)
+		host_dirty(s, n);
+	ht_remove(&s->neigh, &n->node);
+	free(n);
+}
+
 static int neigh_msg(struct rs *s, const struct rtnl_neigh *m)
 {
 	struct neigh_key key = { .ifindex = m->ifindex, .family = m->family };
-	bool usable;
+	bool usable, host, kept;
 	struct neigh *n;
 	__u64 h;
 
@@ -913,31 +1017,42 @@ static int neigh_msg(struct rs *s, const struct rtnl_neigh *m)
 	memcpy(key.addr, m->addr, 16);
 	h = hash_bytes(&key, sizeof(key));
 	n = ht_find(&s->neigh, &key, h);
+	if (m->del) {
+		if (n)
+			neigh_gone(s, n);
+		return 0;
+	}
 	/* A usable neighbour has a unicast MAC of 6 bytes. */
-	usable = !m->del && (m->state & RTNL_NUD_USABLE) && m->lladdr_len == 6 &&
+	usable = (m->state & RTNL_NUD_USABLE) && m->lladdr_len == 6 &&
 		 !(m->lladdr[0] & 1) && memcmp(m->lladdr, "\0\0\0\0\0\0", 6);
+	host = usable && !(m->state & NUD_NOARP);
+	/* As xnf_neigh_keep() decides. */
+	kept = (m->flags_ext & NTF_EXT_MANAGED) ||
+	       (m->state & (NUD_PERMANENT | NUD_NOARP)) ||
+	       (m->flags & NTF_EXT_LEARNED) ||
+	       (m->proto && m->proto != XNF_NEIGH_PROTO);
 	if (!n) {
-		if (!usable)
-			return 0;
 		n = calloc(1, sizeof(*n));
 		if (!n)
 			return -ENOMEM;
 		n->key = key;
 		n->node.hash = h;
 		ht_insert(&s->neigh, &n->node);
+		n->kept = true; /* nothing to follow yet */
 	}
 	n->gen = s->gen;
-	if (usable == n->usable && (!usable || !memcmp(n->lladdr, m->lladdr, 6)))
-		return 0;
-	s->nh_check = true;
-	s->changes++;
-	if (!usable) {
-		ht_remove(&s->neigh, &n->node);
-		free(n);
-		return 0;
+	if (usable != n->usable ||
+	    (usable && memcmp(n->lladdr, m->lladdr, 6)) || kept != n->kept) {
+		s->nh_check = true;
+		s->changes++;
 	}
-	n->usable = true;
-	memcpy(n->lladdr, m->lladdr, 6);
+	if (host != n->host || (host && memcmp(n->lladdr, m->lladdr, 6)))
+		host_dirty(s, n);
+	n->usable = usable;
+	n->host = host;
+	n->kept = kept;
+	if (usable)
+		memcpy(n->lladdr, m->lladdr, 6);
 	return 0;
 }
 
@@ -1133,9 +1248,15 @@ static void sweep_neigh(void *e, void *ctx)
 
 	if (n->gen == s->gen)
 		return;
-	s->nh_check = true;
-	ht_remove(&s->neigh, &n->node);
-	free(n);
+	neigh_gone(s, n);
+}
+
+static void host_mark(void *e, void *ctx)
+{
+	struct neigh *n = e;
+
+	if (n->host)
+		host_dirty(ctx, n);
 }
 
 static void sweep_link(void *e, void *ctx)
@@ -1299,6 +1420,7 @@ static int resync(struct rs *s, struct rtnl_sock *d)
 	ht_each(&s->neigh, sweep_neigh, s);
 	ht_each(&s->link, sweep_link, s);
 	s->nh_check = true;
+	s->hosts_check = true;
 	if (s->o.follow_only)
 		return 0;
 	ht_each(&s->nhobj, sweep_nhobj, s);
@@ -1340,6 +1462,10 @@ static int flush(struct rs *s, enum xnf_rtsync_ev type, const char *reason)
 		ret = nh_follow(s);
 		if (ret)
 			goto out;
+	}
+	if (s->hosts_check) {
+		s->hosts_check = false;
+		ht_each(&s->neigh, host_mark, s);
 	}
 	if (!s->ndirty)
 		goto out;

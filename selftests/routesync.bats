@@ -70,7 +70,21 @@ teardown()
 	ip -n "$TB_DUT" nexthop flush >/dev/null 2>&1 || true
 	ip -n "$TB_DUT" link del rsbr0 2>/dev/null || true
 	ip -n "$TB_DUT" link set d1 mtu 1500
+	ip -n "$TB_SINK" link set k0 address $TB_MAC_K0
+	tb_sink sysctl -q -w net.ipv4.neigh.k0.mcast_solicit=3 \
+		net.ipv4.neigh.k0.ucast_solicit=3 >/dev/null
+	ip -n "$TB_SINK" neigh replace $TB_D14 lladdr $TB_MAC_D1 dev k0 nud permanent
+	ip -n "$TB_SINK" addr del 203.0.113.1/32 dev lo 2>/dev/null || true
+	ip -n "$TB_DUT" neigh flush dev d1 nud all 2>/dev/null || true
 	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
+	ip -n "$TB_DUT" neigh replace $TB_SINK6 lladdr $TB_MAC_K0 dev d1 nud permanent
+	ip -n "$TB_DUT" neigh replace $GW2 lladdr $MAC2 dev d1 nud permanent
+	ip -n "$TB_DUT" neigh replace $GW3 lladdr $MAC3 dev d1 nud permanent
+	ip -n "$TB_DUT" neigh replace $GW2_6 lladdr $MAC2 dev d1 nud permanent
+	tb_dut sysctl -q -w net.ipv4.neigh.d1.base_reachable_time_ms=30000 \
+		net.ipv4.neigh.d1.delay_first_probe_time=5 \
+		net.ipv4.neigh.d1.interval_probe_time_ms=5000 \
+		net.ipv4.neigh.d1.retrans_time_ms=1000 >/dev/null
 }
 
 # rs_start [ARGS...]: `xnf -j route sync ARGS` in the background, its
@@ -267,6 +281,228 @@ send_and_capture()
 	tb_until "no neighbour" route_is $P4 ".neighbour == false and .lladdr == \"$TB_MAC_K0\""
 	run -0 tb_xnf save
 	[[ "$output" == *"route add $P4 via $TB_SINK4 dev d1 lladdr $TB_MAC_K0"* ]]
+}
+
+# neigh_of ADDR: the DUT's neighbour entry of ADDR on d1 (ip -j -d neigh).
+neigh_of()
+{
+	ip -n "$TB_DUT" -j -d neigh show "$1" dev d1 | jq -c '.[0] // empty'
+}
+
+# managed ADDR: the DUT's entry of ADDR is managed, made so by xnf.
+managed()
+{
+	neigh_of "$1" | jq -e 'has("managed") and .protocol == "88"' >/dev/null
+}
+
+# neigh_in ADDR STATE: the DUT's entry of ADDR is in STATE.
+neigh_in()
+{
+	neigh_of "$1" | jq -e --arg s "$2" '.state | index($s)' >/dev/null
+}
+
+# no_neigh ADDR: the DUT has no entry of ADDR on d1.
+no_neigh()
+{
+	[ -z "$(neigh_of "$1")" ]
+}
+
+# fast_neigh: the DUT's neighbour timers on d1 short (reachable time
+# 0.5-1.5 s, probes 200 ms apart), so that a stale entry is found out in
+# seconds.
+fast_neigh()
+{
+	tb_dut sysctl -q -w net.ipv4.neigh.d1.base_reachable_time_ms=1000 \
+		net.ipv4.neigh.d1.delay_first_probe_time=1 \
+		net.ipv4.neigh.d1.interval_probe_time_ms=500 \
+		net.ipv4.neigh.d1.retrans_time_ms=200 >/dev/null
+}
+
+# A next hop changes its MAC without telling (no gratuitous ARP; its own
+# neighbour cache flushed, so it asks nothing either): the DUT's kernel,
+# which XDP's packets never confirm the entry to, would keep the old MAC
+# for ever. Managed, the entry is probed, fails, is resolved again.
+# A MAC change flushes the sink's neighbour entries, permanent ones too
+# (neigh_changeaddr), and an ARP request of the sink's for the DUT would
+# tell the DUT the new MAC: the sink sends none (solicitations 0); it
+# still answers the DUT's, and learns the DUT's MAC from it.
+@test "a next hop that changes its MAC silently under traffic is resolved again, in the sync and under neigh follow" {
+	local mode t0 t1 out sent got
+	ip -n "$TB_SINK" addr add 203.0.113.1/32 dev lo
+	tb_sink sysctl -q -w net.ipv4.neigh.k0.mcast_solicit=0 \
+		net.ipv4.neigh.k0.ucast_solicit=0 >/dev/null
+	fast_neigh
+	for mode in sync follow; do
+		ip -n "$TB_SINK" neigh replace $TB_D14 lladdr $TB_MAC_D1 dev k0 nud permanent
+		ip -n "$TB_DUT" neigh del $TB_SINK4 dev d1 2>/dev/null || true
+		ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud reachable
+		if [ $mode = sync ]; then
+			ip -n "$TB_DUT" route add $P4 via $TB_SINK4
+			rs_start
+		else
+			tb_xnf route add $P4 via $TB_SINK4
+			RS_CMD="neigh follow" rs_start
+		fi
+		tb_until "$P4 through the sink" route_is $P4 \
+			".lladdr == \"$TB_MAC_K0\" and .neighbour"
+		tb_ping_ok "$TB_SRC" 203.0.113.1 5
+		out="$TB_TMP/ping.$mode"
+		tb_bg "$TB_SRC" timeout -s INT 120 ping -n -i 0.1 203.0.113.1 >"$out" 2>&1
+		local ping=$TB_BG_PID
+		sleep 1
+		t0=$(date +%s%N)
+		ip -n "$TB_SINK" link set k0 address $NEW
+		ip -n "$TB_SINK" neigh flush dev k0 nud all
+		# Within the reachable time and the probes (seconds), far
+		# inside TB_WAIT.
+		tb_until "$mode: the new MAC in the next hop" route_is $P4 \
+			".lladdr == \"$NEW\" and .neighbour"
+		t1=$(date +%s%N)
+		tb_until "$mode: replies again" tb_ping_ok "$TB_SRC" 203.0.113.1 3
+		kill -INT $ping
+		wait $ping || true
+		sent=$(awk '/packets transmitted/ { print $1 }' "$out")
+		got=$(awk '/packets transmitted/ { print $4 }' "$out")
+		echo "# $mode: next hop's new MAC in xnf after $(((t1 - t0) / 1000000)) ms;" \
+			"$((sent - got)) of $sent pings lost (100 ms apart)" >&3
+		tb_expect "$mode: the replies are the ping's count" \
+			"$(grep -c 'bytes from' "$out")" -eq "$got"
+		tb_expect "$mode: replies after the change" "$got" -gt 10
+		rs_stop
+		if [ $mode = sync ]; then
+			ip -n "$TB_DUT" route del $P4
+			tb_xnf route sync flush
+		else
+			tb_xnf route del $P4
+		fi
+		ip -n "$TB_SINK" link set k0 address $TB_MAC_K0
+	done
+}
+
+@test "next hops' neighbours are managed while a route uses them; an operator's are left alone" {
+	ip -n "$TB_DUT" neigh del $TB_SINK4 dev d1
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud reachable
+	# By hand: made managed by route add, released by route del.
+	tb_xnf route add $P4 via $TB_SINK4
+	managed $TB_SINK4
+	tb_xnf route add $HAND via $GW2
+	neigh_in $GW2 PERMANENT
+	! managed $GW2
+	tb_xnf route del $P4
+	no_neigh $TB_SINK4
+	tb_xnf route del $HAND
+	neigh_in $GW2 PERMANENT
+	# An operator's managed entry stays when the route goes.
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 dev d1 managed
+	tb_xnf route add $P4 via $TB_SINK4
+	tb_xnf route del $P4
+	neigh_of $TB_SINK4 | jq -e 'has("managed") and .protocol == null'
+	# The sync: kept while the kernel's route is there.
+	ip -n "$TB_DUT" neigh del $TB_SINK4 dev d1
+	rs_start
+	ip -n "$TB_DUT" route add $P4 via $TB_SINK4
+	tb_until "$P4 synced" route_is $P4 ".neighbour"
+	managed $TB_SINK4
+	# The operator made it permanent: left so; made dynamic: managed.
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud permanent
+	sleep 0.5
+	neigh_in $TB_SINK4 PERMANENT
+	ip -n "$TB_DUT" neigh replace $TB_SINK4 lladdr $TB_MAC_K0 dev d1 nud stale
+	tb_until "managed again" managed $TB_SINK4
+	# The sink is a host of d1's subnet too: its host entry keeps it
+	# after the route; the sync's flush releases it.
+	ip -n "$TB_DUT" route del $P4
+	tb_until "$P4 gone" route_gone $P4
+	managed $TB_SINK4
+	rs_stop
+	tb_xnf route sync flush
+	no_neigh $TB_SINK4
+}
+
+# Traffic between hosts of the DUT's two connected subnets (the source's
+# and the sink's LANs), the most common traffic of a LAN router: host
+# entries forward it in XDP.
+@test "hosts of connected subnets with a known MAC are forwarded in XDP; unresolved ones pass to the kernel" {
+	local before after k0 dst
+	rs_start
+	for dst in $TB_SINK4/32 $TB_SRC4/32 $TB_SINK6/128 $TB_SRC6/128; do
+		tb_until "the host entry $dst" route_is $dst \
+			'.type == "unicast" and .host and .path == "xdp" and .via == (.dst | sub("/.*"; ""))'
+	done
+	run -0 tb_xnf -j route get $TB_SINK4
+	jq -e ".host and .path == \"xdp\" and .dev == \"d1\" and .lladdr == \"$TB_MAC_K0\"" <<<"$output"
+	run -0 tb_xnf route get $TB_SINK4
+	[[ "$output" == *" host path xdp"* ]]
+	# No neighbour: the subnet's route, the kernel's path.
+	run -0 tb_xnf -j route get 198.51.100.77
+	jq -e '.type == "kernel" and .dst == "198.51.100.0/24" and (.host | not) and .path == "kernel"' <<<"$output"
+	run -0 tb_xnf route get 198.51.100.77
+	[[ "$output" == *" path kernel"* ]]
+	before=$(tb_stats_json)
+	k0=$(tb_kfwd)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 20
+	tb_ping_ok "$TB_SRC" $TB_SINK6 20
+	after=$(tb_stats_json)
+	tb_expect "kernel forwarded nothing" "$(tb_kfwd)" = "$k0"
+	tb_expect "d0's requests redirected" \
+		"$(tb_chain_delta "$before" "$after" d0 redirect)" -ge 40
+	tb_expect "d1's replies redirected" \
+		"$(tb_chain_delta "$before" "$after" d1 redirect)" -ge 40
+	tb_expect "nothing passed to the kernel's FIB" \
+		"$(tb_delta "$before" "$after" d0 '.pass_reasons.fib_other')" -eq 0
+
+	# In step with the neighbour table: a new host, a new MAC, a failed
+	# or deleted one.
+	ip -n "$TB_DUT" neigh replace 198.51.100.20 lladdr $MAC2 dev d1 nud stale
+	tb_until "a new host" route_is 198.51.100.20/32 ".host and .lladdr == \"$MAC2\""
+	ip -n "$TB_DUT" neigh replace 198.51.100.20 lladdr $MAC3 dev d1 nud reachable
+	tb_until "its new MAC" route_is 198.51.100.20/32 ".lladdr == \"$MAC3\""
+	ip -n "$TB_DUT" neigh replace 198.51.100.20 dev d1 nud failed 2>/dev/null ||
+		ip -n "$TB_DUT" neigh del 198.51.100.20 dev d1
+	tb_until "gone with it" route_gone 198.51.100.20/32
+	ip -n "$TB_DUT" neigh replace 198.51.100.21 lladdr $MAC2 dev d1 nud permanent
+	tb_until "a permanent one" route_is 198.51.100.21/32 ".host"
+	ip -n "$TB_DUT" neigh del 198.51.100.21 dev d1
+	tb_until "deleted" route_gone 198.51.100.21/32
+	# A route of its own (more specific than the subnet) takes it.
+	ip -n "$TB_DUT" neigh replace 198.51.100.22 lladdr $MAC2 dev d1 nud permanent
+	tb_until "host .22" route_is 198.51.100.22/32 ".host"
+	ip -n "$TB_DUT" route add 198.51.100.16/28 via $GW3
+	tb_until "the /28's route takes .22" route_gone 198.51.100.22/32
+	ip -n "$TB_DUT" route del 198.51.100.16/28
+	tb_until "back" route_is 198.51.100.22/32 ".host"
+	ip -n "$TB_DUT" neigh del 198.51.100.22 dev d1
+	# Derived state: not saved.
+	tb_xnf save >"$TB_TMP/save.out"
+	! grep -q "$TB_SINK4/32" "$TB_TMP/save.out"
+}
+
+# Hosts of the connected subnets against the kernel's FIB: every
+# destination of d1's subnet (neighbours in every state, and none) gets the
+# path the kernel's `ip route get` and neighbour table give it.
+@test "connected-subnet hosts: xnf's tables answer as the kernel's FIB and neighbour table" {
+	local i n
+	for i in $(seq 10 59); do
+		case $((i % 5)) in
+		0) ip -n "$TB_DUT" neigh replace 198.51.100.$i lladdr 02:78:6e:00:01:$i dev d1 nud permanent ;;
+		1) ip -n "$TB_DUT" neigh replace 198.51.100.$i lladdr 02:78:6e:00:01:$i dev d1 nud stale ;;
+		2) ip -n "$TB_DUT" neigh replace 198.51.100.$i lladdr 02:78:6e:00:01:$i dev d1 nud reachable ;;
+		3) ip -n "$TB_DUT" neigh replace 198.51.100.$i dev d1 nud incomplete 2>/dev/null || true ;;
+		4) ;; # none
+		esac
+	done
+	rs_start
+	: >"$TB_TMP/hosts.gets"
+	for i in $(seq 1 70); do
+		echo "route get 198.51.100.$i" >>"$TB_TMP/hosts.gets"
+	done
+	tb_run "$TB_DUT" ip -force -j -batch "$TB_TMP/hosts.gets" \
+		>"$TB_TMP/hosts.kernel" 2>/dev/null || true
+	ip -n "$TB_DUT" -j neigh show >"$TB_TMP/hosts.neigh"
+	tb_xnf -j -b "$TB_TMP/hosts.gets" >"$TB_TMP/hosts.xnf"
+	n=$(python3 "$BATS_TEST_DIRNAME/lib/fibgen.py" compare "$TB_TMP/hosts.gets" \
+		"$TB_TMP/hosts.kernel" "$TB_TMP/hosts.xnf" "$TB_TMP/hosts.neigh")
+	tb_expect "destinations compared" "$n" -eq 70
 }
 
 @test "the sync refuses to start while routes added by hand are in the tables" {

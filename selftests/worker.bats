@@ -139,6 +139,35 @@ w_dropped_one()
 		"$(tb_chain "$(tb_stats_json d0)" d0 redirect)" -eq "$(w .rx_packets)"
 }
 
+# host_entry DST: xnf holds the route sync's host entry DST.
+host_entry()
+{
+	tb_xnf -j route show | jq -e --arg d "$1" \
+		'any(.routes[]; .dst == $d and .host and .path == "xdp")' >/dev/null
+}
+
+# Without host entries the sink's connected subnet is a kernel route, and
+# a worker, which cannot hand a frame to the kernel, drops it (to_kernel).
+@test "with route sync, hosts of the connected subnets go through the worker, not to the kernel" {
+	local sync k0
+	tb_xnf route flush
+	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" timeout 120 "$XNF" \
+		route sync >"$TB_TMP/sync.out" 2>&1
+	sync=$TB_BG_PID
+	tb_until "the sink's host entry" host_entry $TB_SINK4/32
+	tb_until "the source's host entry" host_entry $TB_SRC4/32
+	worker_start nf l3fwd egress d1
+	k0=$(tb_kfwd)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 10
+	tb_ping_ok "$TB_SRC" $TB_SINK6 10
+	tb_expect "worker transmitted them" "$(w .tx_packets)" -eq 20
+	tb_expect "none for the kernel" "$(w .drop.to_kernel)" -eq 0
+	tb_expect "kernel forwarded nothing" "$(tb_kfwd)" = "$k0"
+	kill -TERM "$sync"
+	wait "$sync" || true
+	tb_xnf route sync flush >/dev/null
+}
+
 # On an attachment with fib the worker's l3fwd forwards by the kernel's
 # FIB (the xsk NF asks it and hands the answer over with the frame): a
 # prefix only the kernel has a route for goes through the worker, and a

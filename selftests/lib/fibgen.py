@@ -11,11 +11,16 @@ it, and the check that xnf's tables answer as the kernel's FIB
         2001:db8:2::N twins
   fibgen.py gets FILE N SEED      `ip -batch` lines: `route get` of N
         destinations, each inside a random route of FILE
-  fibgen.py compare GETS KERNEL XNF   KERNEL: the `ip -j -force -batch`
-        output of GETS, XNF: the `xnf -j -b` output of the same lines
-        (`xnf route get`, l3fwd's lookup in xnf's tables), one object per
-        line in order. Prints how many destinations agree; exits 1 (saying
-        which) on the first that does not.
+  fibgen.py compare GETS KERNEL XNF [NEIGH]   KERNEL: the `ip -j -force
+        -batch` output of GETS, XNF: the `xnf -j -b` output of the same
+        lines (`xnf route get`, l3fwd's lookup in xnf's tables), one object
+        per line in order; NEIGH: `ip -j neigh show` of the devices of the
+        connected subnets. A destination the kernel sends out of a device
+        without a gateway is a host entry in xnf (forwarded in XDP to the
+        neighbour's MAC) when the neighbour table has a MAC for it
+        (reachable, stale, delay, probe, permanent), else passes (kernel).
+        Prints how many destinations agree; exits 1 (saying which) on the
+        first that does not.
 """
 import ipaddress
 import json
@@ -91,8 +96,25 @@ def kernel_answers(path):
     return ans
 
 
-def compare(gets, kernel, xnf):
+HOST_STATES = {"REACHABLE", "STALE", "DELAY", "PROBE", "PERMANENT"}
+
+
+def neighbours(path):
+    """(dst, dev) -> MAC of the neighbours a host entry forwards to."""
+    if not path:
+        return {}
+    with open(path) as f:
+        ents = json.load(f)
+    return {
+        (ipaddress.ip_address(e["dst"]), e.get("dev")): e["lladdr"]
+        for e in ents
+        if e.get("lladdr") and HOST_STATES & set(e.get("state", []))
+    }
+
+
+def compare(gets, kernel, xnf, neigh=None):
     ans = kernel_answers(kernel)
+    macs = neighbours(neigh)
     with open(xnf) as f:
         xans = [json.loads(line) for line in f if line.strip()]
     ok = 0
@@ -109,6 +131,18 @@ def compare(gets, kernel, xnf):
         elif k.get("gateway"):
             vias = [x.get("via")] + [h.get("via") for h in (x.get("nexthops") or [])]
             good = xtype in ("unicast", "multipath") and k["gateway"] in vias
+        elif neigh:
+            mac = macs.get((addr, k.get("dev")))
+            if mac:
+                good = (
+                    xtype == "unicast"
+                    and x.get("host") is True
+                    and x.get("path") == "xdp"
+                    and x.get("dev") == k["dev"]
+                    and x.get("lladdr") == mac
+                )
+            else:
+                good = xtype == "kernel" and x.get("path") == "kernel"
         else:
             good = xtype == "kernel"
         if not good:
@@ -128,7 +162,7 @@ def main():
     elif cmd == "gets":
         gen_gets(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif cmd == "compare":
-        compare(sys.argv[2], sys.argv[3], sys.argv[4])
+        compare(*sys.argv[2:6])
     else:
         sys.exit("usage: fibgen.py routes|gets|compare ...")
 
