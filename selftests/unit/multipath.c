@@ -10,6 +10,7 @@
  * userspace equals XDP on the same cases: unf.c (unf_multipath_vs_xdp).
  */
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/if_ether.h>
@@ -464,6 +465,80 @@ TEST(nexthop_update)
 	    ASSERT_OK(fx_run(&f, frame, len, &out), "IPv4 again") &&
 	    ASSERT_EQ(out.ret, XDP_REDIRECT, "forwarded again"))
 		ASSERT_MEM(out.data, rt.dmac, 6, "with the route's MAC");
+out:
+	fx_close(&f);
+}
+
+/* A reader lists the next hops while a writer makes and frees them (a
+ * route sync beside `xnf save`, which takes no lock): an id freed between
+ * the read of the live words and its lookup is left out, not an error. */
+struct nh_churn {
+	struct fx *f;
+	volatile bool stop;
+	int err;
+	__u32 rounds;
+};
+
+static void *nh_churn(void *arg)
+{
+	struct nh_churn *c = arg;
+	struct xnf_route rt;
+	__u32 id;
+
+	fx_mp_path(c->f, 1, &rt);
+	while (!c->stop && !c->err) {
+		struct xnf_nexthop nh = {
+			.ifindex = rt.ifindex,
+			.state = XNF_NH_VALID,
+			.mtu = 1000 + c->rounds % 500,
+		};
+
+		memcpy(nh.dmac, rt.dmac, 6);
+		memcpy(nh.smac, rt.smac, 6);
+		c->err = xnf_nh_get(c->f->dp, &nh, &id) ?:
+				 xnf_nh_put(c->f->dp, id);
+		c->rounds++;
+	}
+	return NULL;
+}
+
+TEST(nexthop_list_while_freed)
+{
+	struct nh_churn c = {};
+	struct xnf_nexthop *nhs;
+	__u32 *ids, n, lists = 0, rounds = 0;
+	long deadline = fx_now_ms() + FX_WAIT_MS;
+	pthread_t thr;
+	struct fx f;
+	int err = 0;
+
+	if (!fx_open(&f))
+		return;
+	c.f = &f;
+	/* The tables opened before two threads use the handle. */
+	if (!ASSERT_OK(xnf_nh_list(f.dp, &ids, &nhs, &n), "list"))
+		goto out;
+	free(ids);
+	free(nhs);
+	if (!ASSERT_OK(pthread_create(&thr, NULL, nh_churn, &c), "writer"))
+		goto out;
+	/* Until the writer made and freed a few thousand next hops. */
+	while (!err && rounds < 5000 && fx_now_ms() < deadline) {
+		err = xnf_nh_list(f.dp, &ids, &nhs, &n);
+		if (!err) {
+			free(ids);
+			free(nhs);
+		}
+		lists++;
+		rounds = c.rounds;
+	}
+	c.stop = true;
+	pthread_join(thr, NULL);
+	ASSERT_OK(c.err, "the writer's gets and puts");
+	ASSERT_OK(err, "every list while next hops are freed");
+	ASSERT_TRUE(rounds >= 5000, "the writer freed 5,000 next hops meanwhile");
+	fprintf(stderr, "# %u lists, %u next hops made and freed\n", lists,
+		c.rounds);
 out:
 	fx_close(&f);
 }
