@@ -2,7 +2,7 @@
 /*
  * parse.bpf.h - the one packet parser of xnf, run by the entry program (and
  * the fused chain) before any NF. It fills struct xnf_pkt: offsets, family,
- * L4 protocol and ports or ICMP type/code. It validates what forwarding
+ * L4 protocol and ports (and TCP's flags) or ICMP type/code. It validates what forwarding
  * relies on, so that no NF has to: IPv4 version, ihl >= 5, total length
  * within the frame and not shorter than the header; IPv6 version and payload
  * length within the frame; IPv6 extension headers within the payload.
@@ -25,8 +25,8 @@ static __always_inline void xnf_parse_l4(struct xnf_pkt *p, struct xdp_md *ctx,
 					 void *data, void *data_end, __u32 off,
 					 __u32 end, int copy)
 {
-	__u8 buf[4], *l4;
-	__u32 need;
+	__u8 buf[14], *l4;
+	__u32 need, copied = 4;
 
 	switch (p->l4_proto) {
 	case IPPROTO_TCP:
@@ -48,7 +48,10 @@ static __always_inline void xnf_parse_l4(struct xnf_pkt *p, struct xdp_md *ctx,
 	if (off + need > end)
 		return;
 	if (copy) {
-		if (bpf_xdp_load_bytes(ctx, off, buf, sizeof(buf)))
+		/* TCP's flags are byte 13 */
+		if (p->l4_proto == IPPROTO_TCP)
+			copied = 14;
+		if (bpf_xdp_load_bytes(ctx, off, buf, copied))
 			return;
 		l4 = buf;
 	} else {
@@ -67,6 +70,13 @@ static __always_inline void xnf_parse_l4(struct xnf_pkt *p, struct xdp_md *ctx,
 	__builtin_memcpy(&p->sport, l4, 2);
 	__builtin_memcpy(&p->dport, l4 + 2, 2);
 	p->flags |= XNF_PKT_F_PORTS;
+	if (p->l4_proto == IPPROTO_TCP) {
+		/* need covers it; the verifier kept only the shortest need */
+		if (!copy && (void *)l4 + 14 > data_end)
+			return;
+		p->tcp_flags = l4[13];
+		p->flags |= XNF_PKT_F_TCP;
+	}
 }
 
 static __always_inline int xnf_parse_ipv4(struct xnf_pkt *p, struct xdp_md *ctx,

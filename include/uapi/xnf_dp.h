@@ -26,7 +26,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 12
+#define XNF_SCHEMA 13
 
 /*
  * A field of a pinned map's value that holds one enumerator has the enum
@@ -105,7 +105,8 @@ enum xnf_verdict {
 	X(INTERNAL, internal)	/* a lookup that cannot fail did */	\
 	X(POLICED, policed)	/* userspace ratelimit: the flow's token bucket is empty */ \
 	X(BAD_CSUM, bad_csum)	/* l3fwd: IPv4 header checksum wrong (RFC 1812 5.2.2) */ \
-	X(MARTIAN, martian)	/* l3fwd: an address Linux refuses to forward (include/uapi/xnf_rx.h) */
+	X(MARTIAN, martian)	/* l3fwd: an address Linux refuses to forward (include/uapi/xnf_rx.h) */ \
+	X(FRAG, frag)		/* conntrack: a fragment, which only the kernel can reassemble (ct_fragments) */
 /* clang-format on */
 
 #define XNF_REASON_ENUM_(id, name) XNF_R_##id,
@@ -170,6 +171,9 @@ enum xnf_pkt_flags {
 	XNF_PKT_F_DONE = 1 << 4, /* an NF decided: skip the rest of the chain */
 	XNF_PKT_F_L4_UNKNOWN = 1 << 5, /* IPv6 extension headers beyond what the
 					* parser walks: l4_proto is not L4 */
+	XNF_PKT_F_CT_PENDING = 1 << 6, /* xnf_ct_pending holds this packet's
+					* new connection (xnf_ct.h) */
+	XNF_PKT_F_TCP = 1 << 7, /* tcp_flags were read from a full TCP header */
 };
 
 enum xnf_family {
@@ -200,15 +204,20 @@ struct xnf_pkt {
 	__u8 icmp_code;
 	__be16 sport;
 	__be16 dport;
-	__u32 fc_idx; /* 1 + the flow's entry of xnf_fcache; 0: the packet
+	__u32 fc_idx;	/* 1 + the flow's entry of xnf_fcache; 0: the packet
 		       * goes uncached (the cache is off) */
-	__u32 fc_gen; /* xnf_config.tables_gen, read before any lookup */
-	__u32 len;    /* bytes of the frame, every fragment: read once by the
+	__u32 fc_gen;	/* xnf_config.tables_gen, read before any lookup */
+	__u32 len;	/* bytes of the frame, every fragment: read once by the
 		       * entry program (no NF changes a frame's length), so
 		       * the NFs count bytes without a helper call each */
-	__u32 pad;    /* a multiple of 8 bytes: user space reads xnf_scratch
-		       * as an array of struct xnf_pkt, one per CPU, and the
-		       * kernel lays per-CPU values out 8-byte aligned */
+	__u8 tcp_flags; /* byte 13 of the TCP header (FIN 0x01 ... CWR 0x80),
+			 * with XNF_PKT_F_TCP */
+	__u8 ct_state;	/* enum xnf_ct_state, set by the conntrack NF */
+	__u8 ct_dir;	/* enum xnf_ct_dir, with a tracked ct_state */
+	__u8 pad;	/* a multiple of 8 bytes: user space reads
+			 * xnf_scratch as an array of struct xnf_pkt, one
+			 * per CPU, and the kernel lays per-CPU values out
+			 * 8-byte aligned */
 };
 
 /* Per-NF counters. Each counts the verdict a packet carries when it leaves
