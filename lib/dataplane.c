@@ -132,6 +132,46 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 	return 0;
 }
 
+/*
+ * An upgrade across a table schema makes a new instance next to the old
+ * one (<root>-old, xnf_open), whose tables go when it finishes: the
+ * connection table is taken over (@map reuses the old one) when its
+ * layout is this xnf's, so that no connection of a running firewall is
+ * forgotten; otherwise that is said. Returns 0 or -errno.
+ */
+static int xnf_ct_keep(struct xnf_dp *dp, struct bpf_map *map)
+{
+	struct bpf_map_info info = {};
+	char old[XNF_ROOT_MAX + 8], path[PATH_MAX];
+	__u32 len = sizeof(info);
+	int fd, err = 0;
+
+	if (!xnf_upgrade_pending(dp, old, sizeof(old)))
+		return 0;
+	snprintf(path, sizeof(path), "%s/tables/%s", old,
+		 XNF_MAP_STR(XNF_MAP_CT));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0; /* an instance from before connection tracking */
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		err = -errno;
+		pr_warn("cannot read %s: %s; its connections are not kept\n",
+			path, strerror(-err));
+		err = 0;
+	} else if (info.type != BPF_MAP_TYPE_LRU_HASH ||
+		   info.key_size != sizeof(struct xnf_ct_key) ||
+		   info.value_size != sizeof(struct xnf_ct_entry)) {
+		pr_warn("the connection table of the instance upgraded from (%s) has another layout: its connections are not kept; TCP connections are picked up again by their next packet, the other flows start as new\n",
+			path);
+	} else {
+		err = bpf_map__reuse_fd(map, fd);
+		if (!err)
+			pr_info("kept the connection table of %s\n", old);
+	}
+	close(fd);
+	return err;
+}
+
 int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 		char *errbuf, size_t errlen)
 {
@@ -195,7 +235,8 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 				       strerror(errno));
 			goto out_free;
 		}
-		err = xnf_bind_maps(dp, skel->obj, NULL, -1);
+		err = xnf_bind_maps(dp, skel->obj, NULL, -1) ?:
+			      xnf_ct_keep(dp, skel->maps.xnf_ct);
 		if (!err)
 			err = xnf_tables__load(skel);
 		if (err) {

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/if_ether.h>
@@ -192,11 +193,11 @@ static int ct_fd(struct fx *f)
 	return xnf_table_fd(f->dp, XNF_T_CT);
 }
 
-static int ct_count(struct fx *f)
+static int ct_count_fd(int fd)
 {
 	struct xnf_ct_key k, next;
-	int n = 0, fd = ct_fd(f);
 	void *prev = NULL;
+	int n = 0;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		k = next;
@@ -204,6 +205,11 @@ static int ct_count(struct fx *f)
 		n++;
 	}
 	return n;
+}
+
+static int ct_count(struct fx *f)
+{
+	return ct_count_fd(ct_fd(f));
 }
 
 /* The entry of the only connection in the table. */
@@ -849,4 +855,76 @@ TEST(ct_chains_load)
 	ASSERT_GT(n, 20, "chains tried");
 	xnf_conf_free(c);
 	fx_close(&f);
+}
+
+/* An upgrade across a table schema makes a new instance while the old one
+ * is at <root>-old: the new one takes the old connection table over when
+ * its layout is the same, and starts empty (with a warning) when not. */
+TEST(ct_upgrade_keeps_table)
+{
+	static const char old_root[] = "/sys/fs/bpf/xnf-ut-ct-old",
+			  new_root[] = "/sys/fs/bpf/xnf-ut-ct";
+	struct xnf_ct_entry e = { .expires = 1234 }, got;
+	struct xnf_ct_key k = { .family = XNF_AF_INET, .proto = 17 };
+	struct xnf_dp *dp = NULL;
+	char err[256];
+	int fd;
+
+	if (!fx_env())
+		return;
+	SUBTEST("same_layout") {
+		xnf_dp_destroy(old_root);
+		xnf_dp_destroy(new_root);
+		if (!ASSERT_OK(xnf_dp_open(old_root, true, &dp, err, sizeof(err)),
+			       err))
+			goto out;
+		fd = xnf_table_fd(dp, XNF_T_CT);
+		ASSERT_OK(bpf_map_update_elem(fd, &k, &e, BPF_NOEXIST),
+			  "a connection in the old instance");
+		xnf_dp_close(dp);
+		dp = NULL;
+		if (!ASSERT_OK(xnf_dp_open(new_root, true, &dp, err, sizeof(err)),
+			       err))
+			goto out;
+		fd = xnf_table_fd(dp, XNF_T_CT);
+		if (ASSERT_OK(bpf_map_lookup_elem(fd, &k, &got),
+			      "the connection in the new instance"))
+			ASSERT_EQ(got.expires, 1234, "the same entry");
+out:
+		xnf_dp_close(dp);
+		dp = NULL;
+		xnf_dp_destroy(new_root);
+		xnf_dp_destroy(old_root);
+	}
+	SUBTEST("other_layout") {
+		char path[128];
+		int mfd;
+
+		xnf_dp_destroy(old_root);
+		xnf_dp_destroy(new_root);
+		if (!ASSERT_OK(xnf_dp_open(old_root, true, &dp, err, sizeof(err)),
+			       err))
+			goto out2;
+		xnf_dp_close(dp);
+		dp = NULL;
+		/* An old table whose entries are 8 bytes longer. */
+		snprintf(path, sizeof(path), "%s/tables/xnf_ct", old_root);
+		unlink(path);
+		mfd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "xnf_ct", sizeof(k),
+				     sizeof(e) + 8, 1024, NULL);
+		if (!ASSERT_GE(mfd, 0, "old layout") ||
+		    !ASSERT_OK(bpf_obj_pin(mfd, path), "pin it"))
+			goto out2;
+		close(mfd);
+		if (!ASSERT_OK(xnf_dp_open(new_root, true, &dp, err, sizeof(err)),
+			       err))
+			goto out2;
+		fd = xnf_table_fd(dp, XNF_T_CT);
+		ASSERT_EQ(ct_count_fd(fd), 0, "a new, empty table");
+out2:
+		xnf_dp_close(dp);
+		dp = NULL;
+		xnf_dp_destroy(new_root);
+		xnf_dp_destroy(old_root);
+	}
 }
