@@ -51,26 +51,42 @@ struct frame {
 	int len;
 };
 
+/* The CPUs the process ran on before ct_open pinned it (ct_close puts
+ * them back: the tests share the process). */
+static cpu_set_t ct_cpus;
+static bool ct_pinned;
+
 /* The test's process runs on CPU 0, whose xnf_scratch holds the packet
  * state a tail-called chain leaves. */
 static bool ct_pin_cpu0(void)
 {
 	cpu_set_t set;
 
+	if (!ct_pinned &&
+	    !ASSERT_OK(sched_getaffinity(0, sizeof(ct_cpus), &ct_cpus),
+		       "the process's CPUs"))
+		return false;
+	ct_pinned = true;
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	return ASSERT_OK(sched_setaffinity(0, sizeof(set), &set), "pin to CPU 0");
 }
 
+static void ct_close(struct fx *f)
+{
+	fx_close(f);
+	if (ct_pinned)
+		sched_setaffinity(0, sizeof(ct_cpus), &ct_cpus);
+	ct_pinned = false;
+}
+
 static bool ct_open(struct fx *f, const char *chain, bool fused)
 {
-	if (!ct_pin_cpu0() || !fx_open(f))
-		return false;
-	if (!fx_chain(f, chain, fused, false)) {
-		fx_close(f);
-		return false;
-	}
-	return true;
+	memset(f, 0, sizeof(*f));
+	if (ct_pin_cpu0() && fx_open(f) && fx_chain(f, chain, fused, false))
+		return true;
+	ct_close(f);
+	return false;
 }
 
 static __u8 *l4_of(struct frame *fr)
@@ -362,7 +378,7 @@ TEST(ct_tcp_handshake)
 			ASSERT_EQ(cs.searched, 9, what);
 			ASSERT_EQ(cs.found, 8, what);
 next:
-			fx_close(&f);
+			ct_close(&f);
 		}
 }
 
@@ -403,7 +419,7 @@ TEST(ct_tcp_rst)
 			ASSERT_EQ(cs.created, 2, what);
 			ASSERT_EQ(cs.deleted, 1, what);
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -437,7 +453,7 @@ TEST(ct_tcp_syn_retransmit)
 					  what);
 			}
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -472,7 +488,7 @@ TEST(ct_tcp_pickup)
 			ASSERT_TRUE(e.status & XNF_CT_S_ASSURED, what);
 			ct_expires_in(&e, 432000, what);
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -517,7 +533,7 @@ TEST(ct_tcp_invalid)
 		    ct_only(&f, &k, &e))
 			ASSERT_EQ(e.tcp_state, XNF_CT_TCP_ESTABLISHED, what);
 next:
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -564,7 +580,7 @@ TEST(ct_udp)
 				ASSERT_TRUE(e.status & XNF_CT_S_ASSURED, what);
 				ct_expires_in(&e, 120, what);
 			}
-			fx_close(&f);
+			ct_close(&f);
 		}
 	}
 }
@@ -601,7 +617,7 @@ TEST(ct_icmp_echo)
 			ASSERT_EQ(k.proto, IPPROTO_ICMPV6, what);
 			ASSERT_EQ(cs.invalid, 3, what);
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -636,7 +652,7 @@ TEST(ct_icmp_error)
 			ASSERT_EQ(cs.invalid, 2, what);
 			ASSERT_EQ(cs.created, 3, what);
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -671,7 +687,7 @@ TEST(ct_expiry)
 				ASSERT_EQ(cs.created, 2, what);
 			}
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -706,7 +722,7 @@ TEST(ct_confirm_on_accept)
 		if (ASSERT_EQ(ct_count(&f), 1, what) && ct_stats(&f, &cs))
 			ASSERT_EQ(cs.created, 1, what);
 next:
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -748,7 +764,7 @@ TEST(ct_fragments)
 		if (ASSERT_EQ(ct_run(&f, fused, &fr, &state), XDP_DROP, what) &&
 		    fx_stats(&f, &st))
 			ASSERT_EQ(st.drop[XNF_R_FRAG], 1, what);
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -786,7 +802,7 @@ TEST(ct_full_table)
 		ASSERT_EQ(cs.insert_failed, 0, "full");
 	}
 out:
-	fx_close(&f);
+	ct_close(&f);
 }
 
 /* Every chain order with conntrack that the order check allows loads,
@@ -854,7 +870,7 @@ TEST(ct_chains_load)
 				}
 	ASSERT_GT(n, 20, "chains tried");
 	xnf_conf_free(c);
-	fx_close(&f);
+	ct_close(&f);
 }
 
 /* An upgrade across a table schema makes a new instance while the old one
