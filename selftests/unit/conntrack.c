@@ -170,6 +170,10 @@ static struct frame icmp_err(int family, const char *src, const char *dst,
 	return fr;
 }
 
+/* The direction (enum xnf_ct_dir) of the last packet ct_run ran through
+ * a tail-called chain. */
+static int ct_last_dir;
+
 /* Runs @fr; returns the XDP action, the packet's ct state in *@state (tail
  * -called chains only: -1 for fused ones). */
 static int ct_run(struct fx *f, bool fused, struct frame *fr, int *state)
@@ -180,6 +184,7 @@ static int ct_run(struct fx *f, bool fused, struct frame *fr, int *state)
 	__u32 zero = 0;
 
 	*state = -1;
+	ct_last_dir = -1;
 	if (!ASSERT_GT(fr->len, 0, "frame built") ||
 	    !ASSERT_OK(fx_run(f, fr->data, fr->len, &out), "run"))
 		return -1;
@@ -187,10 +192,24 @@ static int ct_run(struct fx *f, bool fused, struct frame *fr, int *state)
 		return out.ret;
 	pk = calloc(ncpu, sizeof(*pk));
 	fd = xnf_table_fd(f->dp, XNF_T_SCRATCH);
-	if (pk && fd >= 0 && !bpf_map_lookup_elem(fd, &zero, pk))
+	if (pk && fd >= 0 && !bpf_map_lookup_elem(fd, &zero, pk)) {
 		*state = pk[0].ct_state;
+		ct_last_dir = pk[0].ct_dir;
+	}
 	free(pk);
 	return out.ret;
+}
+
+/* ct_expect, and the packet's direction in its connection. */
+static bool ct_expect_dir(struct fx *f, bool fused, struct frame fr, int want,
+			  int dir, const char *what)
+{
+	int state, ret = ct_run(f, fused, &fr, &state);
+
+	if (!ASSERT_EQ(ret, XDP_PASS, what))
+		return false;
+	return fused || (ASSERT_EQ(state, want, what) &&
+			 ASSERT_EQ(ct_last_dir, dir, what));
 }
 
 /* Runs @fr and checks its ct state (tail-called) and that it passed. */
@@ -942,5 +961,77 @@ out2:
 		dp = NULL;
 		xnf_dp_destroy(new_root);
 		xnf_dp_destroy(old_root);
+	}
+}
+
+/* Other protocols by addresses (ports 0), 600 s; the direction of every
+ * packet, of an ICMP error too, is the one of its connection. */
+TEST(ct_generic_and_directions)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct frame gre_ab, gre_ba, in;
+		struct xnf_ct_entry e;
+		struct xnf_ct_key k;
+		struct fx f;
+
+		frame_build(&gre_ab, 4, IPPROTO_GRE, B4, A4, 0, 0, 0);
+		frame_build(&gre_ba, 4, IPPROTO_GRE, A4, B4, 0, 0, 0);
+		if (!ct_open(&f, "conntrack", fused))
+			return;
+		/* B is the originator, the key's b side. */
+		if (ct_expect_dir(&f, fused, gre_ab, NEW, XNF_CT_DIR_ORIG, what) &&
+		    ct_expect_dir(&f, fused, gre_ba, EST, XNF_CT_DIR_REPLY, what) &&
+		    ct_expect_dir(&f, fused, gre_ab, EST, XNF_CT_DIR_ORIG, what) &&
+		    ct_only(&f, &k, &e)) {
+			ASSERT_EQ(k.proto, IPPROTO_GRE, what);
+			ASSERT_EQ(k.a_port | k.b_port, 0, what);
+			ASSERT_TRUE(e.status & XNF_CT_S_ORIG_B, what);
+			ct_expires_in(&e, 600, what);
+			bpf_map_delete_elem(ct_fd(&f), &k);
+		}
+		/* An error about B's packet goes to B, against the
+		 * connection's original direction when B is the
+		 * originator. */
+		in = udp(4, B4, A4, 6000, 53);
+		ct_expect_dir(&f, fused, in, NEW, XNF_CT_DIR_ORIG, what);
+		ct_expect_dir(&f, fused, icmp_err(4, R4, B4, 3, &in), REL,
+			      XNF_CT_DIR_REPLY, what);
+		in = udp(4, A4, B4, 53, 6000);
+		ct_expect_dir(&f, fused, in, EST, XNF_CT_DIR_REPLY, what);
+		ct_expect_dir(&f, fused, icmp_err(4, B4, A4, 3, &in), REL,
+			      XNF_CT_DIR_ORIG, what);
+		ct_close(&f);
+	}
+}
+
+/* IPv6 fragments pass to the kernel too, first or later. */
+TEST(ct_fragments6)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_ext6 first = { .type = IPPROTO_FRAGMENT,
+					  .frag_off = 1 },
+				later = { .type = IPPROTO_FRAGMENT,
+					  .frag_off = 8 << 3 };
+		struct pkt_spec s = { .proto = IPPROTO_UDP, .frame_len = 96 };
+		struct xnf_stats st;
+		struct frame fr;
+		int state;
+		struct fx f;
+
+		if (!ct_open(&f, "conntrack,firewall", fused))
+			return;
+		fr.len = pkt_build_ext6(fr.data, sizeof(fr.data), &s, &first, 1);
+		ASSERT_EQ(ct_run(&f, fused, &fr, &state), XDP_PASS, what);
+		fr.len = pkt_build_ext6(fr.data, sizeof(fr.data), &s, &later, 1);
+		ASSERT_EQ(ct_run(&f, fused, &fr, &state), XDP_PASS, what);
+		if (fx_stats(&f, &st)) {
+			ASSERT_EQ(st.pass[XNF_R_FRAG], 2, what);
+			ASSERT_EQ(ct_count(&f), 0, what);
+		}
+		ct_close(&f);
 	}
 }
