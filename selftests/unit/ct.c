@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+/*
+ * ct.c - the connection table as `xnf ct` shows it (lib/ct.c): entries
+ * written into a table of the uapi layout, listed by filters (the
+ * original direction's tuple, the timeout left, dead entries left out),
+ * flushed by a filter (what is counted), and the counters' eviction
+ * arithmetic.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "ct.h"
+#include "ct_priv.h"
+#include "test.h"
+
+#define NS     1000000000ULL
+#define CT_MAX 4096
+#define NOW    (1000 * NS)
+
+struct ct_maps {
+	int ct, stats;
+};
+
+static bool ct_maps_open(struct ct_maps *m)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, lru, .map_flags = 0);
+
+	m->ct = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "xnf_ct",
+			       sizeof(struct xnf_ct_key),
+			       sizeof(struct xnf_ct_entry), CT_MAX, &lru);
+	m->stats = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "xnf_ct_stats",
+				  sizeof(__u32), sizeof(struct xnf_ct_counters),
+				  1, NULL);
+	return ASSERT_GE(m->ct, 0, "create xnf_ct") &&
+	       ASSERT_GE(m->stats, 0, "create xnf_ct_stats");
+}
+
+static void ct_maps_close(struct ct_maps *m)
+{
+	if (m->ct >= 0)
+		close(m->ct);
+	if (m->stats >= 0)
+		close(m->stats);
+}
+
+static void addr(int family, const char *s, __u8 out[16])
+{
+	memset(out, 0, 16);
+	inet_pton(family == XNF_AF_INET ? AF_INET : AF_INET6, s, out);
+}
+
+/* The entry of the connection src:sport -> dst:dport, made canonical as
+ * the conntrack NF makes it (the lower endpoint is a), expiring @left_ns
+ * after NOW. */
+static bool ct_put(int fd, int family, __u8 proto, const char *src, __u16 sport,
+		   const char *dst, __u16 dport, __u8 tcp_state, __u32 status,
+		   long long left_ns, __u64 pkts_orig, __u64 pkts_reply)
+{
+	struct xnf_ct_entry e = {};
+	struct xnf_ct_key k = {};
+	__u8 s[16], d[16];
+	int c;
+
+	addr(family, src, s);
+	addr(family, dst, d);
+	c = memcmp(s, d, 16);
+	if (!c)
+		c = sport < dport ? -1 : sport > dport;
+	k.family = family;
+	k.proto = proto;
+	memcpy(c < 0 ? k.a_addr : k.b_addr, s, 16);
+	memcpy(c < 0 ? k.b_addr : k.a_addr, d, 16);
+	k.a_port = htons(c < 0 ? sport : dport);
+	k.b_port = htons(c < 0 ? dport : sport);
+	e.expires = NOW + left_ns;
+	e.created = NOW - NS;
+	e.status = status | (c < 0 ? 0 : XNF_CT_S_ORIG_B);
+	e.tcp_state = tcp_state;
+	e.packets[XNF_CT_DIR_ORIG] = pkts_orig;
+	e.packets[XNF_CT_DIR_REPLY] = pkts_reply;
+	e.bytes[XNF_CT_DIR_ORIG] = pkts_orig * 100;
+	e.bytes[XNF_CT_DIR_REPLY] = pkts_reply * 60;
+	return ASSERT_OK(bpf_map_update_elem(fd, &k, &e, BPF_NOEXIST),
+			 "write an entry");
+}
+
+#define ASSURED (XNF_CT_S_ASSURED | XNF_CT_S_SEEN_REPLY)
+
+/* Four live entries and a dead one. */
+static bool ct_fill(int fd)
+{
+	/* a = the originator */
+	return ct_put(fd, XNF_AF_INET, IPPROTO_TCP, "192.0.2.1", 40000,
+		      "198.51.100.2", 22, XNF_CT_TCP_ESTABLISHED, ASSURED,
+		      431999 * NS + NS / 2, 3, 2) &&
+	       /* b = the originator */
+	       ct_put(fd, XNF_AF_INET, IPPROTO_TCP, "198.51.100.7", 5000,
+		      "192.0.2.9", 80, XNF_CT_TCP_SYN_SENT, 0, 120 * NS, 1, 0) &&
+	       ct_put(fd, XNF_AF_INET6, IPPROTO_UDP, "2001:db8::1", 53000,
+		      "2001:db8::2", 53, 0, 0, 29 * NS + 1, 1, 0) &&
+	       ct_put(fd, XNF_AF_INET, IPPROTO_ICMP, "192.0.2.1", 7,
+		      "203.0.113.5", 7, 0, XNF_CT_S_SEEN_REPLY, 30 * NS, 1, 1) &&
+	       /* dead: expired one ns ago, and exactly now */
+	       ct_put(fd, XNF_AF_INET, IPPROTO_UDP, "192.0.2.3", 1000,
+		      "203.0.113.3", 53, 0, ASSURED, -1, 5, 5) &&
+	       ct_put(fd, XNF_AF_INET, IPPROTO_UDP, "192.0.2.3", 1001,
+		      "203.0.113.3", 53, 0, ASSURED, 0, 5, 5);
+}
+
+static __u32 ct_count(int fd, const struct xnf_ct_filter *f)
+{
+	struct xnf_ct_conn *c;
+	__u32 n = 0;
+
+	if (!ASSERT_OK(xnf_ct_list_fd(fd, f, NOW, &c, &n), "list"))
+		return ~0U;
+	free(c);
+	return n;
+}
+
+TEST(ct_list)
+{
+	struct ct_maps m = { -1, -1 };
+	struct xnf_ct_conn *c = NULL, *syn = NULL, *est = NULL;
+	__u8 want[16];
+	__u32 n, i;
+
+	if (!ct_maps_open(&m) || !ct_fill(m.ct))
+		goto out;
+	if (!ASSERT_OK(xnf_ct_list_fd(m.ct, NULL, NOW, &c, &n), "list all"))
+		goto out;
+	/* The two dead ones are left out. */
+	ASSERT_EQ(n, 4, "live entries");
+	for (i = 0; i < n; i++) {
+		if (c[i].proto == IPPROTO_TCP && c[i].dport == 80)
+			syn = &c[i];
+		if (c[i].proto == IPPROTO_TCP && c[i].dport == 22)
+			est = &c[i];
+	}
+	if (!ASSERT_TRUE(syn && est, "both TCP entries listed"))
+		goto out;
+	/* The originator was the key's b side: the tuple is turned round. */
+	addr(XNF_AF_INET, "198.51.100.7", want);
+	ASSERT_MEM(syn->src, want, 16, "SYN_SENT src");
+	addr(XNF_AF_INET, "192.0.2.9", want);
+	ASSERT_MEM(syn->dst, want, 16, "SYN_SENT dst");
+	ASSERT_EQ(syn->sport, 5000, "SYN_SENT sport");
+	ASSERT_EQ(syn->tcp_state, XNF_CT_TCP_SYN_SENT, "SYN_SENT state");
+	ASSERT_EQ(syn->timeout, 120, "SYN_SENT timeout left");
+	addr(XNF_AF_INET, "192.0.2.1", want);
+	ASSERT_MEM(est->src, want, 16, "ESTABLISHED src");
+	ASSERT_EQ(est->sport, 40000, "ESTABLISHED sport");
+	/* Whole seconds, rounded down, as conntrack(8) prints them. */
+	ASSERT_EQ(est->timeout, 431999, "ESTABLISHED timeout left");
+	ASSERT_EQ(est->packets[XNF_CT_DIR_ORIG], 3, "orig packets");
+	ASSERT_EQ(est->packets[XNF_CT_DIR_REPLY], 2, "reply packets");
+	ASSERT_EQ(est->bytes[XNF_CT_DIR_REPLY], 120, "reply bytes");
+	ASSERT_TRUE(est->status & XNF_CT_S_ASSURED, "assured");
+	/* Past its expiry a second later, by the clock it is read with. */
+	ASSERT_EQ(ct_count(m.ct, NULL), 4, "live now");
+	free(c);
+	c = NULL;
+	ASSERT_OK(xnf_ct_list_fd(m.ct, NULL, NOW + 120 * NS, &c, &n),
+		  "list later");
+	ASSERT_EQ(n, 1, "only the established one lives 120 s on");
+out:
+	free(c);
+	ct_maps_close(&m);
+}
+
+TEST(ct_filter)
+{
+	struct ct_maps m = { -1, -1 };
+	struct xnf_ct_filter f;
+	char err[256];
+
+	if (!ct_maps_open(&m) || !ct_fill(m.ct))
+		goto out;
+	SUBTEST("family") {
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_FAMILY,
+					    .family = XNF_AF_INET6 };
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "inet6");
+		f.family = XNF_AF_INET;
+		ASSERT_EQ(ct_count(m.ct, &f), 3, "inet");
+	}
+	SUBTEST("proto") {
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_PROTO,
+					    .proto = IPPROTO_TCP };
+		ASSERT_EQ(ct_count(m.ct, &f), 2, "tcp");
+		f.proto = IPPROTO_ICMP;
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "icmp");
+	}
+	SUBTEST("addresses") {
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_FAMILY |
+						    XNF_CT_F_ADDR,
+					    .family = XNF_AF_INET };
+		addr(XNF_AF_INET, "192.0.2.9", f.addr);
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "addr, either side");
+		f.what = XNF_CT_F_FAMILY | XNF_CT_F_SRC;
+		memcpy(f.src, f.addr, 16);
+		ASSERT_EQ(ct_count(m.ct, &f), 0, "src: it is the destination");
+		f.what = XNF_CT_F_FAMILY | XNF_CT_F_DST;
+		memcpy(f.dst, f.addr, 16);
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "dst");
+		addr(XNF_AF_INET, "192.0.2.1", f.addr);
+		f.what = XNF_CT_F_FAMILY | XNF_CT_F_ADDR;
+		ASSERT_EQ(ct_count(m.ct, &f), 2, "two connections from .1");
+		/* The same bytes of another family do not match. */
+		f.family = XNF_AF_INET6;
+		ASSERT_EQ(ct_count(m.ct, &f), 0, "family of the address");
+	}
+	SUBTEST("ports") {
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_PORT, .port = 22 };
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "port 22");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_SPORT, .sport = 22 };
+		ASSERT_EQ(ct_count(m.ct, &f), 0, "sport 22");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_DPORT, .dport = 22 };
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "dport 22");
+		f.dport = 53;
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "dport 53 (the dead ones not)");
+	}
+	SUBTEST("states") {
+		f = (struct xnf_ct_filter){
+			.what = XNF_CT_F_TCP_STATE,
+			.tcp_states = 1U << XNF_CT_TCP_ESTABLISHED,
+		};
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "ESTABLISHED");
+		f.tcp_states |= 1U << XNF_CT_TCP_SYN_SENT;
+		ASSERT_EQ(ct_count(m.ct, &f), 2, "SYN_SENT,ESTABLISHED");
+		/* TCP's NONE is no state of a UDP entry. */
+		f.tcp_states = 1U << XNF_CT_TCP_NONE;
+		ASSERT_EQ(ct_count(m.ct, &f), 0, "NONE");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_ASSURED };
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "assured");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_UNREPLIED };
+		ASSERT_EQ(ct_count(m.ct, &f), 2, "unreplied");
+		f.what |= XNF_CT_F_PROTO;
+		f.proto = IPPROTO_UDP;
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "unreplied udp");
+	}
+	SUBTEST("refused") {
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_SRC };
+		ASSERT_EQ(xnf_ct_filter_check(&f, err, sizeof(err)), -EINVAL,
+			  "an address without its family");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_TCP_STATE };
+		ASSERT_EQ(xnf_ct_filter_check(&f, err, sizeof(err)), -EINVAL,
+			  "no state");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_FAMILY, .family = 5 };
+		ASSERT_EQ(xnf_ct_filter_check(&f, err, sizeof(err)), -EINVAL,
+			  "family 5");
+	}
+	SUBTEST("names") {
+		int s;
+
+		for (s = 0; s < __XNF_CT_TCP_MAX; s++)
+			ASSERT_EQ(xnf_ct_tcp_state_parse(xnf_ct_tcp_state_name(s)),
+				  s, "state name round trip");
+		ASSERT_EQ(xnf_ct_tcp_state_parse("time_wait"),
+			  XNF_CT_TCP_TIME_WAIT, "any case");
+		ASSERT_EQ(xnf_ct_tcp_state_parse("LISTEN"), -1, "no LISTEN");
+		ASSERT_TRUE(!xnf_ct_tcp_state_name(__XNF_CT_TCP_MAX), "past");
+	}
+out:
+	ct_maps_close(&m);
+}
+
+static bool ct_counters(int fd, struct xnf_ct_counters *v, int ncpus)
+{
+	__u32 key = 0;
+
+	return ASSERT_OK(bpf_map_lookup_elem(fd, &key, v), "read counters") &&
+	       ASSERT_GT(ncpus, 0, "cpus");
+}
+
+TEST(ct_flush_stats)
+{
+	struct ct_maps m = { -1, -1 };
+	int ncpus = libbpf_num_possible_cpus(), cpu;
+	struct xnf_ct_counters *v = NULL;
+	struct xnf_ct_filter f;
+	struct xnf_ct_stats st;
+	__u64 flushed;
+	__u32 key = 0;
+
+	v = calloc(ncpus > 0 ? ncpus : 1, sizeof(*v));
+	if (!ASSERT_TRUE(v, "alloc") || !ct_maps_open(&m) || !ct_fill(m.ct))
+		goto out;
+	/* What the conntrack NF counted, spread over the CPUs: 12 made, one
+	 * replaced when found dead, one deleted by a packet. */
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		v[cpu].created = cpu ? 0 : 9;
+		v[cpu].searched = 10;
+		v[cpu].found = 4;
+	}
+	v[ncpus - 1].created += 3;
+	v[ncpus - 1].expired = 1;
+	v[ncpus - 1].deleted = 1;
+	v[0].invalid = 2;
+	if (!ASSERT_OK(bpf_map_update_elem(m.stats, &key, v, BPF_ANY),
+		       "write counters"))
+		goto out;
+
+	/* Only the live TCP entries that match go: both of them, counted on
+	 * CPU 0; the others stay. */
+	f = (struct xnf_ct_filter){ .what = XNF_CT_F_PROTO, .proto = IPPROTO_TCP };
+	ASSERT_OK(xnf_ct_flush_fd(m.ct, m.stats, &f, NOW, &flushed), "flush tcp");
+	ASSERT_EQ(flushed, 2, "flushed");
+	ASSERT_EQ(ct_count(m.ct, NULL), 2, "left");
+	ASSERT_EQ(ct_count(m.ct, &f), 0, "no tcp left");
+	if (!ct_counters(m.stats, v, ncpus))
+		goto out;
+	ASSERT_EQ(v[0].flushed, 2, "CPU 0's flushed");
+	ASSERT_EQ(v[0].created, 9, "the rest of CPU 0's counters kept");
+	ASSERT_EQ(v[ncpus - 1].created, ncpus > 1 ? 3 : 12, "other CPUs kept");
+
+	/* A filter that matches nothing flushes nothing, and counts none. */
+	f.proto = IPPROTO_SCTP;
+	ASSERT_OK(xnf_ct_flush_fd(m.ct, m.stats, &f, NOW, &flushed),
+		  "flush sctp");
+	ASSERT_EQ(flushed, 0, "nothing flushed");
+
+	/* 6 written, 2 flushed: 2 live and 2 dead present. evicted = created
+	 * 12 - expired 1 - deleted 1 - flushed 2 - present 4 = 4. */
+	ASSERT_OK(xnf_ct_stats_fd(m.ct, m.stats, NOW, &st), "stats");
+	ASSERT_EQ(st.entries, 2, "live entries");
+	ASSERT_EQ(st.dead, 2, "dead entries");
+	ASSERT_EQ(st.max, CT_MAX, "max");
+	ASSERT_EQ(st.c.created, 12, "created, summed");
+	ASSERT_EQ(st.c.flushed, 2, "flushed, summed");
+	ASSERT_EQ(st.c.searched, 10ULL * ncpus, "searched, summed");
+	ASSERT_EQ(st.c.invalid, 2, "invalid");
+	ASSERT_EQ(st.evicted, 4, "evicted");
+
+	/* Flush all: the live ones; the dead are no connection to remove. */
+	ASSERT_OK(xnf_ct_flush_fd(m.ct, m.stats, NULL, NOW, &flushed),
+		  "flush all");
+	ASSERT_EQ(flushed, 2, "flushed all");
+	ASSERT_OK(xnf_ct_stats_fd(m.ct, m.stats, NOW, &st), "stats again");
+	ASSERT_EQ(st.entries, 0, "none live");
+	ASSERT_EQ(st.c.flushed, 4, "flushed in all");
+	ASSERT_EQ(st.evicted, 4, "a flush is no eviction");
+
+	/* Counted before the table was read: never below 0. */
+	for (cpu = 0; cpu < ncpus; cpu++)
+		memset(&v[cpu], 0, sizeof(v[cpu]));
+	ASSERT_OK(bpf_map_update_elem(m.stats, &key, v, BPF_ANY), "zero");
+	ASSERT_OK(xnf_ct_stats_fd(m.ct, m.stats, NOW, &st), "stats zero");
+	ASSERT_EQ(st.evicted, 0, "no negative eviction");
+out:
+	free(v);
+	ct_maps_close(&m);
+}
