@@ -278,40 +278,29 @@ int xnf_ct_flush_fd(int ct_fd, int stats_fd, const struct xnf_ct_filter *f,
  * either still there, live or dead (present), or left by exactly one of:
  * a packet that found it dead and replaced it (expired), a packet that
  * removed it (deleted, a TCP reopen), a flush (flushed), or an eviction.
- * So evicted = created - expired - deleted - flushed - present. The table
- * and the counters are read one after the other, not at one instant: a
- * negative difference (a confirm counted after the table was read) is 0.
+ * So evicted = created - expired - deleted - flushed - present. The
+ * counters and the table are read one after the other, not at one
+ * instant: a negative difference is 0.
  */
 int xnf_ct_stats_fd(int ct_fd, int stats_fd, __u64 now, struct xnf_ct_stats *st)
 {
-	struct xnf_ct_counters *v = NULL;
-	struct xnf_ct_entry *ents;
-	struct xnf_ct_key *keys;
+	struct xnf_ct_entry *ents = NULL;
+	struct xnf_ct_key *keys = NULL;
+	struct xnf_ct_counters *v;
 	int ncpus, err, cpu;
 	__u32 count, max, i, key = 0;
 	__u64 left;
 
 	memset(st, 0, sizeof(*st));
-	err = ct_read(ct_fd, &keys, &ents, &count, &max);
-	if (err)
-		return err;
-	st->max = max;
-	for (i = 0; i < count; i++) {
-		if (ents[i].expires > now)
-			st->entries++;
-		else
-			st->dead++;
-	}
 	ncpus = libbpf_num_possible_cpus();
-	if (ncpus < 0) {
-		err = ncpus;
-		goto out;
-	}
+	if (ncpus < 0)
+		return ncpus;
 	v = calloc(ncpus, sizeof(*v));
-	if (!v) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!v)
+		return -ENOMEM;
+	/* The counters before the table: an entry made in between is
+	 * present but not yet created, which makes the count of evictions
+	 * smaller for a moment, never larger than it will be. */
 	if (bpf_map_lookup_elem(stats_fd, &key, v)) {
 		err = -errno;
 		goto out;
@@ -326,6 +315,16 @@ int xnf_ct_stats_fd(int ct_fd, int stats_fd, __u64 now, struct xnf_ct_stats *st)
 		st->c.related += v[cpu].related;
 		st->c.searched += v[cpu].searched;
 		st->c.found += v[cpu].found;
+	}
+	err = ct_read(ct_fd, &keys, &ents, &count, &max);
+	if (err)
+		goto out;
+	st->max = max;
+	for (i = 0; i < count; i++) {
+		if (ents[i].expires > now)
+			st->entries++;
+		else
+			st->dead++;
 	}
 	left = st->c.expired + st->c.deleted + st->c.flushed + st->entries +
 	       st->dead;
