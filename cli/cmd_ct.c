@@ -188,8 +188,8 @@ static bool ct_is_icmp(const struct xnf_ct_conn *c)
 	return c->proto == IPPROTO_ICMP || c->proto == IPPROTO_ICMPV6;
 }
 
-/* One direction: "src=A dst=B sport=P dport=Q packets=N bytes=M " (for
- * ICMP echo "type=T code=0 id=I"), and the same as a JSON object. */
+/* One direction: " src=A dst=B sport=P dport=Q packets=N bytes=M" (for
+ * ICMP echo " type=T code=0 id=I"), and the same as a JSON object. */
 static void ct_print_dir(const struct xnf_ct_conn *c, int dir)
 {
 	const __u8 *src = dir ? c->dst : c->src, *dst = dir ? c->src : c->dst;
@@ -198,9 +198,9 @@ static void ct_print_dir(const struct xnf_ct_conn *c, int dir)
 	char a[INET6_ADDRSTRLEN];
 
 	open_json_object(dir ? "reply" : "orig");
-	print_string(PRINT_ANY, "src", "src=%s ",
+	print_string(PRINT_ANY, "src", " src=%s",
 		     fmt_addr(c->family, src, a, sizeof(a)));
-	print_string(PRINT_ANY, "dst", "dst=%s ",
+	print_string(PRINT_ANY, "dst", " dst=%s",
 		     fmt_addr(c->family, dst, a, sizeof(a)));
 	if (ct_is_icmp(c)) {
 		/* Only an echo request makes an entry (docs/conntrack.md):
@@ -208,23 +208,23 @@ static void ct_print_dir(const struct xnf_ct_conn *c, int dir)
 		 * echo reply, as conntrack(8) prints them. */
 		bool v6 = c->proto == IPPROTO_ICMPV6;
 
-		print_uint(PRINT_FP, NULL, "type=%llu ",
+		print_uint(PRINT_FP, NULL, " type=%llu",
 			   v6 ? (dir ? 129 : 128) : (dir ? 0 : 8));
-		print_uint(PRINT_FP, NULL, "code=%llu ", 0);
-		print_uint(PRINT_FP, NULL, "id=%llu ", sport);
+		print_uint(PRINT_FP, NULL, " code=%llu", 0);
+		print_uint(PRINT_FP, NULL, " id=%llu", sport);
 		print_uint(PRINT_JSON, "sport", NULL, sport);
 		print_uint(PRINT_JSON, "dport", NULL, dport);
 	} else if (c->proto == IPPROTO_TCP || c->proto == IPPROTO_UDP ||
 		   c->proto == IPPROTO_SCTP || c->proto == IPPROTO_UDPLITE ||
 		   sport || dport) {
-		print_uint(PRINT_ANY, "sport", "sport=%llu ", sport);
-		print_uint(PRINT_ANY, "dport", "dport=%llu ", dport);
+		print_uint(PRINT_ANY, "sport", " sport=%llu", sport);
+		print_uint(PRINT_ANY, "dport", " dport=%llu", dport);
 	} else {
 		print_uint(PRINT_JSON, "sport", NULL, sport);
 		print_uint(PRINT_JSON, "dport", NULL, dport);
 	}
-	print_uint(PRINT_ANY, "packets", "packets=%llu ", c->packets[dir]);
-	print_uint(PRINT_ANY, "bytes", "bytes=%llu ", c->bytes[dir]);
+	print_uint(PRINT_ANY, "packets", " packets=%llu", c->packets[dir]);
+	print_uint(PRINT_ANY, "bytes", " bytes=%llu", c->bytes[dir]);
 	close_json_object();
 }
 
@@ -235,22 +235,22 @@ static void ct_print(const struct xnf_ct_conn *c)
 
 	fmt_proto(c->proto, proto, sizeof(proto));
 	open_json_object(NULL);
-	print_text("%-8s %u ", v6 ? "ipv6" : "ipv4", v6 ? 10 : 2);
+	print_text("%-8s %u", v6 ? "ipv6" : "ipv4", v6 ? 10 : 2);
 	print_string(PRINT_JSON, "family", NULL, v6 ? "inet6" : "inet");
-	print_string(PRINT_ANY, "proto", "%-8s ", proto);
-	print_uint(PRINT_ANY, "proto_num", "%llu ", c->proto);
-	print_uint(PRINT_ANY, "timeout", "%llu ", c->timeout);
+	print_string(PRINT_ANY, "proto", " %-8s", proto);
+	print_uint(PRINT_ANY, "proto_num", " %llu", c->proto);
+	print_uint(PRINT_ANY, "timeout", " %llu", c->timeout);
 	if (c->proto == IPPROTO_TCP)
-		print_string(PRINT_ANY, "state", "%s ",
+		print_string(PRINT_ANY, "state", " %s",
 			     xnf_ct_tcp_state_name(c->tcp_state) ?: "?");
 	else
 		print_null(PRINT_JSON, "state", NULL);
 	ct_print_dir(c, 0);
 	if (!(c->status & XNF_CT_S_SEEN_REPLY))
-		print_text("[UNREPLIED] ");
+		print_text(" [UNREPLIED]");
 	ct_print_dir(c, 1);
 	if (c->status & XNF_CT_S_ASSURED)
-		print_text("[ASSURED] ");
+		print_text(" [ASSURED]");
 	print_bool(PRINT_JSON, "assured", NULL, c->status & XNF_CT_S_ASSURED);
 	print_bool(PRINT_JSON, "unreplied", NULL,
 		   !(c->status & XNF_CT_S_SEEN_REPLY));
