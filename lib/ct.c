@@ -14,8 +14,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
-#include <stdio.h>
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -336,17 +334,16 @@ out:
 	return err;
 }
 
-/* The table @name of @dp's instance, opened from its pin: a descriptor
- * to close. */
-static int ct_table(struct xnf_dp *dp, const char *name, char *err, size_t errlen)
+/* The table @t of @dp's instance (xnf_table_fd: the instance keeps it
+ * open). */
+static int ct_table(struct xnf_dp *dp, enum xnf_table t, char *err, size_t errlen)
 {
-	char path[4096];
-	int fd;
+	int fd = xnf_table_fd(dp, t);
 
-	snprintf(path, sizeof(path), "%s/tables/%s", xnf_dp_root(dp), name);
-	fd = bpf_obj_get(path);
 	if (fd < 0)
-		return xnf_errf(err, errlen, -errno, "cannot open %s: %s", path,
+		return xnf_errf(err, errlen, -errno,
+				"cannot open %s of the instance at %s: %s",
+				xnf_table_names[t], xnf_dp_root(dp),
 				strerror(errno));
 	return fd;
 }
@@ -361,21 +358,20 @@ int xnf_ct_list(struct xnf_dp *dp, const struct xnf_ct_filter *f,
 	ret = xnf_ct_filter_check(f, err, errlen);
 	if (ret)
 		return ret;
-	fd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT), err, errlen);
+	fd = ct_table(dp, XNF_T_CT, err, errlen);
 	if (fd < 0)
 		return fd;
 	ret = xnf_ct_list_fd(fd, f, xnf_ct_now(), out, n);
 	if (ret)
-		xnf_errf(err, errlen, ret, "cannot read %s: %s",
-			 XNF_MAP_STR(XNF_MAP_CT), strerror(-ret));
-	close(fd);
-	return ret;
+		return xnf_errf(err, errlen, ret, "cannot read %s: %s",
+				XNF_MAP_STR(XNF_MAP_CT), strerror(-ret));
+	return 0;
 }
 
 int xnf_ct_flush(struct xnf_dp *dp, const struct xnf_ct_filter *f,
 		 __u64 *flushed, char *err, size_t errlen)
 {
-	int fd = -1, sfd = -1, ret;
+	int fd, sfd, ret;
 
 	*flushed = 0;
 	if (xnf_dp_reader(dp))
@@ -384,24 +380,19 @@ int xnf_ct_flush(struct xnf_dp *dp, const struct xnf_ct_filter *f,
 	ret = xnf_ct_filter_check(f, err, errlen);
 	if (ret)
 		return ret;
-	fd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT), err, errlen);
+	fd = ct_table(dp, XNF_T_CT, err, errlen);
 	if (fd < 0)
 		return fd;
-	sfd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT_STATS), err, errlen);
-	if (sfd < 0) {
-		ret = sfd;
-		goto out;
-	}
+	sfd = ct_table(dp, XNF_T_CT_STATS, err, errlen);
+	if (sfd < 0)
+		return sfd;
 	ret = xnf_ct_flush_fd(fd, sfd, f, xnf_ct_now(), flushed);
 	if (ret)
-		xnf_errf(err, errlen, ret,
-			 "cannot flush %s (%llu entries removed): %s",
-			 XNF_MAP_STR(XNF_MAP_CT), (unsigned long long)*flushed,
-			 strerror(-ret));
-	close(sfd);
-out:
-	close(fd);
-	return ret;
+		return xnf_errf(err, errlen, ret,
+				"cannot flush %s (%llu entries removed): %s",
+				XNF_MAP_STR(XNF_MAP_CT),
+				(unsigned long long)*flushed, strerror(-ret));
+	return 0;
 }
 
 int xnf_ct_stats_read(struct xnf_dp *dp, struct xnf_ct_stats *st, char *err,
@@ -410,21 +401,16 @@ int xnf_ct_stats_read(struct xnf_dp *dp, struct xnf_ct_stats *st, char *err,
 	int fd, sfd, ret;
 
 	memset(st, 0, sizeof(*st));
-	fd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT), err, errlen);
+	fd = ct_table(dp, XNF_T_CT, err, errlen);
 	if (fd < 0)
 		return fd;
-	sfd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT_STATS), err, errlen);
-	if (sfd < 0) {
-		ret = sfd;
-		goto out;
-	}
+	sfd = ct_table(dp, XNF_T_CT_STATS, err, errlen);
+	if (sfd < 0)
+		return sfd;
 	ret = xnf_ct_stats_fd(fd, sfd, xnf_ct_now(), st);
 	if (ret)
-		xnf_errf(err, errlen, ret, "cannot read %s or %s: %s",
-			 XNF_MAP_STR(XNF_MAP_CT), XNF_MAP_STR(XNF_MAP_CT_STATS),
-			 strerror(-ret));
-	close(sfd);
-out:
-	close(fd);
-	return ret;
+		return xnf_errf(err, errlen, ret, "cannot read %s or %s: %s",
+				XNF_MAP_STR(XNF_MAP_CT),
+				XNF_MAP_STR(XNF_MAP_CT_STATS), strerror(-ret));
+	return 0;
 }

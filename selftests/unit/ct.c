@@ -15,7 +15,7 @@
 
 #include "ct.h"
 #include "ct_priv.h"
-#include "test.h"
+#include "fixture.h"
 
 #define NS     1000000000ULL
 #define CT_MAX 4096
@@ -47,6 +47,10 @@ static void ct_maps_close(struct ct_maps *m)
 		close(m->stats);
 }
 
+/* The time ct_put() writes entries at: NOW for the calls on maps, the
+ * clock itself for the calls on an instance. */
+static __u64 ct_base = NOW;
+
 static void addr(int family, const char *s, __u8 out[16])
 {
 	memset(out, 0, 16);
@@ -76,8 +80,8 @@ static bool ct_put(int fd, int family, __u8 proto, const char *src, __u16 sport,
 	memcpy(c < 0 ? k.b_addr : k.a_addr, d, 16);
 	k.a_port = htons(c < 0 ? sport : dport);
 	k.b_port = htons(c < 0 ? dport : sport);
-	e.expires = NOW + left_ns;
-	e.created = NOW - NS;
+	e.expires = ct_base + left_ns;
+	e.created = ct_base - NS;
 	e.status = status | (c < 0 ? 0 : XNF_CT_S_ORIG_B);
 	e.tcp_state = tcp_state;
 	e.packets[XNF_CT_DIR_ORIG] = pkts_orig;
@@ -353,4 +357,50 @@ TEST(ct_flush_stats)
 out:
 	free(v);
 	ct_maps_close(&m);
+}
+
+/* The same calls on an instance: its tables, a reader refused a flush. */
+TEST(ct_instance)
+{
+	struct xnf_ct_conn *c = NULL;
+	struct xnf_ct_filter f = { .what = XNF_CT_F_PROTO, .proto = IPPROTO_UDP };
+	struct xnf_dp *rd = NULL;
+	struct xnf_ct_stats st;
+	char err[512] = "";
+	__u64 flushed;
+	__u32 n;
+	struct fx f_;
+
+	if (!fx_open(&f_))
+		return;
+	ct_base = xnf_ct_now();
+	if (!ct_fill(xnf_table_fd(f_.dp, XNF_T_CT)))
+		goto out;
+	ASSERT_OK(xnf_ct_list(f_.dp, NULL, &c, &n, err, sizeof(err)), err);
+	ASSERT_EQ(n, 4, "live entries");
+	ASSERT_OK(xnf_ct_stats_read(f_.dp, &st, err, sizeof(err)), err);
+	ASSERT_EQ(st.entries, 4, "stats: live");
+	ASSERT_EQ(st.dead, 2, "stats: dead");
+	ASSERT_EQ(st.max, XNF_CT_MAX_DEFAULT, "stats: the table's size");
+	if (!ASSERT_OK(xnf_open(FX_ROOT, XNF_OPEN_READ, 0, &rd, err, sizeof(err)),
+		       err))
+		goto out;
+	ASSERT_EQ(xnf_ct_flush(rd, &f, &flushed, err, sizeof(err)), -EPERM,
+		  "a reader flushes nothing");
+	ASSERT_OK(xnf_ct_flush(f_.dp, &f, &flushed, err, sizeof(err)), err);
+	ASSERT_EQ(flushed, 1, "the live UDP entry");
+	ASSERT_OK(xnf_ct_stats_read(rd, &st, err, sizeof(err)), err);
+	ASSERT_EQ(st.entries, 3, "left");
+	ASSERT_EQ(st.c.flushed, 1, "counted");
+	free(c);
+	c = NULL;
+	f.what = XNF_CT_F_SRC;
+	ASSERT_EQ(xnf_ct_list(rd, &f, &c, &n, err, sizeof(err)), -EINVAL,
+		  "an address without its family");
+out:
+	free(c);
+	if (rd)
+		xnf_dp_close(rd);
+	ct_base = NOW;
+	fx_close(&f_);
 }
