@@ -351,6 +351,217 @@ static int ct_table(struct xnf_dp *dp, const char *name, char *err, size_t errle
 	return fd;
 }
 
+/* ---- settings (config keys ct_*) ---- */
+
+/* The keys ct_timeout_<name>, by slot: <name> as Linux's sysctls
+ * net.netfilter.nf_conntrack_tcp_timeout_<name>, _udp_timeout(_stream),
+ * _icmp_timeout, _generic_timeout. */
+static const char *const timeout_names[__XNF_CT_TO_MAX] = {
+	[XNF_CT_TCP_SYN_SENT] = "ct_timeout_syn_sent",
+	[XNF_CT_TCP_SYN_RECV] = "ct_timeout_syn_recv",
+	[XNF_CT_TCP_ESTABLISHED] = "ct_timeout_established",
+	[XNF_CT_TCP_FIN_WAIT] = "ct_timeout_fin_wait",
+	[XNF_CT_TCP_CLOSE_WAIT] = "ct_timeout_close_wait",
+	[XNF_CT_TCP_LAST_ACK] = "ct_timeout_last_ack",
+	[XNF_CT_TCP_TIME_WAIT] = "ct_timeout_time_wait",
+	[XNF_CT_TCP_CLOSE] = "ct_timeout_close",
+	[XNF_CT_TCP_SYN_SENT2] = "ct_timeout_syn_sent2",
+	[XNF_CT_TO_UDP] = "ct_timeout_udp",
+	[XNF_CT_TO_UDP_STREAM] = "ct_timeout_udp_stream",
+	[XNF_CT_TO_ICMP] = "ct_timeout_icmp",
+	[XNF_CT_TO_GENERIC] = "ct_timeout_generic",
+};
+
+/* Linux's defaults (nf_conntrack_proto_tcp.c tcp_timeouts[], _udp.c,
+ * _icmp.c, _generic.c), in seconds. */
+static const __u32 timeout_defaults[__XNF_CT_TO_MAX] = {
+	[XNF_CT_TCP_SYN_SENT] = 120,	   [XNF_CT_TCP_SYN_RECV] = 60,
+	[XNF_CT_TCP_ESTABLISHED] = 432000, [XNF_CT_TCP_FIN_WAIT] = 120,
+	[XNF_CT_TCP_CLOSE_WAIT] = 60,	   [XNF_CT_TCP_LAST_ACK] = 30,
+	[XNF_CT_TCP_TIME_WAIT] = 120,	   [XNF_CT_TCP_CLOSE] = 10,
+	[XNF_CT_TCP_SYN_SENT2] = 120,	   [XNF_CT_TO_UDP] = 30,
+	[XNF_CT_TO_UDP_STREAM] = 120,	   [XNF_CT_TO_ICMP] = 30,
+	[XNF_CT_TO_GENERIC] = 600,
+};
+
+int xnf_ct_timeout_slot(const char *name)
+{
+	int i;
+
+	for (i = 0; i < __XNF_CT_TO_MAX; i++)
+		if (timeout_names[i] && !strcmp(name, timeout_names[i]))
+			return i;
+	return -1;
+}
+
+const char *xnf_ct_timeout_name(__u32 slot)
+{
+	return slot < __XNF_CT_TO_MAX ? timeout_names[slot] : NULL;
+}
+
+void xnf_ct_settings_default(struct xnf_ct_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s->cfg.timeout, timeout_defaults, sizeof(timeout_defaults));
+	s->cfg.fragments = XNF_CT_FRAG_PASS;
+	s->max = XNF_CT_MAX_DEFAULT;
+}
+
+int xnf_ct_settings_read(struct xnf_dp *dp, struct xnf_ct_settings *s,
+			 char *err, size_t errlen)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), key = 0, i;
+	int fd, cfd, ret = 0;
+
+	xnf_ct_settings_default(s);
+	fd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT), err, errlen);
+	if (fd < 0)
+		return fd;
+	cfd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT_CFG), err, errlen);
+	if (cfd < 0) {
+		ret = cfd;
+		goto out;
+	}
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    bpf_map_lookup_elem(cfd, &key, &s->cfg)) {
+		ret = xnf_errf(err, errlen, -errno, "cannot read %s or %s: %s",
+			       XNF_MAP_STR(XNF_MAP_CT),
+			       XNF_MAP_STR(XNF_MAP_CT_CFG), strerror(errno));
+		goto out_cfg;
+	}
+	s->max = info.max_entries;
+	for (i = 0; i < __XNF_CT_TO_MAX; i++)
+		if (!s->cfg.timeout[i])
+			s->cfg.timeout[i] = timeout_defaults[i];
+out_cfg:
+	close(cfd);
+out:
+	close(fd);
+	return ret;
+}
+
+static __u32 ct_max_of(struct xnf_dp *dp, char *err, size_t errlen, int *ret)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT), err, errlen);
+
+	*ret = fd < 0 ? fd : 0;
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		*ret = xnf_errf(err, errlen, -errno, "cannot read %s: %s",
+				XNF_MAP_STR(XNF_MAP_CT), strerror(errno));
+	close(fd);
+	return info.max_entries;
+}
+
+int xnf_ct_settings_check(struct xnf_dp *dp, const struct xnf_ct_settings *s,
+			  bool fresh, char *err, size_t errlen)
+{
+	__u32 max;
+	int ret;
+
+	if (fresh)
+		return 0;
+	max = ct_max_of(dp, err, errlen, &ret);
+	if (ret || max == s->max)
+		return ret;
+	return xnf_errf(err, errlen, -EBUSY,
+			"the connection table's size (ct_max) is fixed when the instance is made: it holds %u entries, not %u; destroy the instance and apply the configuration again to change it",
+			max, s->max);
+}
+
+/*
+ * A BPF map's max_entries is fixed at its creation, so a table of
+ * another size is another map: made as the old one was (type, flags,
+ * BTF, so that bpftool still prints its fields), pinned beside it and
+ * renamed over its pin, which bpffs does in one step (simple_rename):
+ * the instance has an xnf_ct all along. Only on an instance this commit
+ * made, where no chain holds the old map yet (every chain binds the
+ * pinned one when it loads).
+ */
+static int ct_resize(struct xnf_dp *dp, __u32 max, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	char path[4096], tmp[4096 + 8];
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, nfd = -1, btf = -1, ret = 0;
+
+	fd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT), err, errlen);
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		ret = -errno;
+		goto out;
+	}
+	if (info.btf_id) {
+		btf = bpf_btf_get_fd_by_id(info.btf_id);
+		if (btf < 0) {
+			ret = -errno;
+			goto out;
+		}
+		opts.btf_fd = btf;
+		opts.btf_key_type_id = info.btf_key_type_id;
+		opts.btf_value_type_id = info.btf_value_type_id;
+	}
+	opts.map_flags = info.map_flags;
+	nfd = bpf_map_create(info.type, info.name, info.key_size,
+			     info.value_size, max, &opts);
+	if (nfd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/tables/%s", xnf_dp_root(dp),
+		 XNF_MAP_STR(XNF_MAP_CT));
+	/* bpffs refuses a name with a dot (bpf_lookup()). */
+	snprintf(tmp, sizeof(tmp), "%s-resized", path);
+	if (bpf_obj_pin(nfd, tmp)) {
+		ret = -errno;
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		ret = -errno;
+		unlink(tmp);
+	}
+out:
+	if (ret)
+		xnf_errf(err, errlen, ret, "cannot make %s with %u entries: %s",
+			 XNF_MAP_STR(XNF_MAP_CT), max, strerror(-ret));
+	if (nfd >= 0)
+		close(nfd);
+	if (btf >= 0)
+		close(btf);
+	close(fd);
+	return ret;
+}
+
+int xnf_ct_settings_write(struct xnf_dp *dp, const struct xnf_ct_settings *s,
+			  bool fresh, char *err, size_t errlen)
+{
+	__u32 key = 0, max;
+	int fd, ret;
+
+	ret = xnf_ct_settings_check(dp, s, fresh, err, errlen);
+	if (ret)
+		return ret;
+	max = ct_max_of(dp, err, errlen, &ret);
+	if (!ret && max != s->max)
+		ret = ct_resize(dp, s->max, err, errlen);
+	if (ret)
+		return ret;
+	fd = ct_table(dp, XNF_MAP_STR(XNF_MAP_CT_CFG), err, errlen);
+	if (fd < 0)
+		return fd;
+	if (bpf_map_update_elem(fd, &key, &s->cfg, BPF_ANY))
+		ret = xnf_errf(err, errlen, -errno, "cannot write %s: %s",
+			       XNF_MAP_STR(XNF_MAP_CT_CFG), strerror(errno));
+	close(fd);
+	return ret;
+}
+
 int xnf_ct_list(struct xnf_dp *dp, const struct xnf_ct_filter *f,
 		struct xnf_ct_conn **out, __u32 *n, char *err, size_t errlen)
 {
