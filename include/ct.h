@@ -68,6 +68,41 @@ struct xnf_ct_stats {
 	__u64 evicted; /* made room for a new entry (lib/ct.c says how) */
 };
 
+/* The connection table's settings, keys of `xnf config set` (lib/conf.c):
+ * ct_fragments, ct_timeout_<name>, written into xnf_ct_cfg; ct_max, the
+ * size of xnf_ct, which a BPF map has from its creation on: a commit
+ * sets it only on the instance it made (docs/conntrack.md). */
+struct xnf_ct_settings {
+	struct xnf_ct_config cfg;
+	__u32 max;
+};
+
+/* ct_max's bounds: XNF_CT_MAX_MIN (xnf_ct.h) to 16M entries (some
+ * 2.5 GiB of kernel memory with the LRU's own). */
+#define XNF_CT_MAX_MAX (1U << 24)
+
+/* xnf_ct_cfg_default() (Linux's timeouts, fragments passed),
+ * XNF_CT_MAX_DEFAULT entries. */
+void xnf_ct_settings_default(struct xnf_ct_settings *s);
+/* What runs: xnf_ct_cfg[0] (the instance writes Linux's defaults when it
+ * is made, xnf_ct_cfg_default) and xnf_ct's size. */
+int xnf_ct_settings_read(struct xnf_dp *dp, struct xnf_ct_settings *s,
+			 char *err, size_t errlen);
+/* Whether @s can run on @dp: a size other than xnf_ct's only when
+ * @fresh (the commit made the instance, nothing uses the table yet),
+ * else -EBUSY saying so. */
+int xnf_ct_settings_check(struct xnf_dp *dp, const struct xnf_ct_settings *s,
+			  bool fresh, char *err, size_t errlen);
+/* Writes xnf_ct_cfg[0] and, on a fresh instance, makes xnf_ct again with
+ * @s->max entries if it has another size. */
+int xnf_ct_settings_write(struct xnf_dp *dp, const struct xnf_ct_settings *s,
+			  bool fresh, char *err, size_t errlen);
+/* The timeout slot (enum xnf_ct_timeout, a TCP state below
+ * __XNF_CT_TCP_MAX) of the config key @key ("ct_timeout_established",
+ * "ct_timeout_udp_stream"), or -1; and the key of a slot (NULL: none). */
+int xnf_ct_timeout_slot(const char *key);
+const char *xnf_ct_timeout_name(__u32 slot);
+
 /* Is @f one a list or flush takes: 0, or -EINVAL with what is wrong in
  * @err. */
 int xnf_ct_filter_check(const struct xnf_ct_filter *f, char *err, size_t errlen);

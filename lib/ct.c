@@ -14,6 +14,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <limits.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -346,6 +349,197 @@ static int ct_table(struct xnf_dp *dp, enum xnf_table t, char *err, size_t errle
 				xnf_table_names[t], xnf_dp_root(dp),
 				strerror(errno));
 	return fd;
+}
+
+/* ---- settings (config keys ct_*) ---- */
+
+/* The keys ct_timeout_<name>, by slot: <name> as Linux's sysctls
+ * net.netfilter.nf_conntrack_tcp_timeout_<name>, _udp_timeout(_stream),
+ * _icmp_timeout, _generic_timeout. */
+static const char *const timeout_names[__XNF_CT_TO_MAX] = {
+	[XNF_CT_TCP_SYN_SENT] = "ct_timeout_syn_sent",
+	[XNF_CT_TCP_SYN_RECV] = "ct_timeout_syn_recv",
+	[XNF_CT_TCP_ESTABLISHED] = "ct_timeout_established",
+	[XNF_CT_TCP_FIN_WAIT] = "ct_timeout_fin_wait",
+	[XNF_CT_TCP_CLOSE_WAIT] = "ct_timeout_close_wait",
+	[XNF_CT_TCP_LAST_ACK] = "ct_timeout_last_ack",
+	[XNF_CT_TCP_TIME_WAIT] = "ct_timeout_time_wait",
+	[XNF_CT_TCP_CLOSE] = "ct_timeout_close",
+	[XNF_CT_TCP_SYN_SENT2] = "ct_timeout_syn_sent2",
+	[XNF_CT_TO_UDP] = "ct_timeout_udp",
+	[XNF_CT_TO_UDP_STREAM] = "ct_timeout_udp_stream",
+	[XNF_CT_TO_ICMP] = "ct_timeout_icmp",
+	[XNF_CT_TO_GENERIC] = "ct_timeout_generic",
+};
+
+int xnf_ct_timeout_slot(const char *name)
+{
+	int i;
+
+	for (i = 0; i < __XNF_CT_TO_MAX; i++)
+		if (timeout_names[i] && !strcmp(name, timeout_names[i]))
+			return i;
+	return -1;
+}
+
+const char *xnf_ct_timeout_name(__u32 slot)
+{
+	return slot < __XNF_CT_TO_MAX ? timeout_names[slot] : NULL;
+}
+
+void xnf_ct_settings_default(struct xnf_ct_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	xnf_ct_cfg_default(&s->cfg);
+	s->max = XNF_CT_MAX_DEFAULT;
+}
+
+int xnf_ct_settings_read(struct xnf_dp *dp, struct xnf_ct_settings *s,
+			 char *err, size_t errlen)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), key = 0;
+	int fd, cfd;
+
+	xnf_ct_settings_default(s);
+	fd = ct_table(dp, XNF_T_CT, err, errlen);
+	if (fd < 0)
+		return fd;
+	cfd = ct_table(dp, XNF_T_CT_CFG, err, errlen);
+	if (cfd < 0)
+		return cfd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+	    bpf_map_lookup_elem(cfd, &key, &s->cfg))
+		return xnf_errf(err, errlen, -errno, "cannot read %s or %s: %s",
+				XNF_MAP_STR(XNF_MAP_CT),
+				XNF_MAP_STR(XNF_MAP_CT_CFG), strerror(errno));
+	s->max = info.max_entries;
+	return 0;
+}
+
+/* The size of xnf_ct, or -errno. */
+static long long ct_max_of(struct xnf_dp *dp, char *err, size_t errlen)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd = ct_table(dp, XNF_T_CT, err, errlen);
+
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return xnf_errf(err, errlen, -errno, "cannot read %s: %s",
+				XNF_MAP_STR(XNF_MAP_CT), strerror(errno));
+	return info.max_entries;
+}
+
+int xnf_ct_settings_check(struct xnf_dp *dp, const struct xnf_ct_settings *s,
+			  bool fresh, char *err, size_t errlen)
+{
+	long long max;
+
+	if (fresh)
+		return 0;
+	max = ct_max_of(dp, err, errlen);
+	if (max < 0 || max == s->max)
+		return max < 0 ? max : 0;
+	return xnf_errf(err, errlen, -EBUSY,
+			"the connection table's size (ct_max) is fixed when the instance is made: it holds %lld entries, not %u; destroy the instance and apply the configuration again to change it",
+			max, s->max);
+}
+
+/*
+ * A BPF map's max_entries is fixed at its creation, so a table of
+ * another size is another map: made as the old one was (type, flags,
+ * BTF, so that bpftool still prints its fields), pinned beside it and
+ * renamed over its pin, which bpffs does in one step (simple_rename):
+ * the instance has an xnf_ct all along. Only on an instance this commit
+ * made, where no chain holds the old map yet (a chain binds the pinned
+ * one when it loads). The instance's descriptor of the old one is
+ * closed: the next xnf_table_fd() opens the new one.
+ */
+static int ct_resize(struct xnf_dp *dp, __u32 max, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	char path[PATH_MAX], tmp[PATH_MAX + 16];
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+	int fd, nfd = -1, btf = -1, ret = 0;
+
+	fd = ct_table(dp, XNF_T_CT, err, errlen);
+	if (fd < 0)
+		return fd;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		ret = -errno;
+		goto out;
+	}
+	if (info.btf_id) {
+		btf = bpf_btf_get_fd_by_id(info.btf_id);
+		if (btf < 0) {
+			ret = -errno;
+			goto out;
+		}
+		opts.btf_fd = btf;
+		opts.btf_key_type_id = info.btf_key_type_id;
+		opts.btf_value_type_id = info.btf_value_type_id;
+	}
+	opts.map_flags = info.map_flags;
+	nfd = bpf_map_create(info.type, info.name, info.key_size,
+			     info.value_size, max, &opts);
+	if (nfd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/tables/%s", xnf_dp_root(dp),
+		 XNF_MAP_STR(XNF_MAP_CT));
+	/* bpffs refuses a name with a dot (bpf_lookup()). */
+	snprintf(tmp, sizeof(tmp), "%s-resized", path);
+	if (bpf_obj_pin(nfd, tmp)) {
+		ret = -errno;
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		ret = -errno;
+		unlink(tmp);
+		goto out;
+	}
+	close(dp->fd[XNF_T_CT]);
+	dp->fd[XNF_T_CT] = -1;
+out:
+	if (ret)
+		xnf_errf(err, errlen, ret, "cannot make %s with %u entries: %s",
+			 XNF_MAP_STR(XNF_MAP_CT), max, strerror(-ret));
+	if (nfd >= 0)
+		close(nfd);
+	if (btf >= 0)
+		close(btf);
+	return ret;
+}
+
+int xnf_ct_settings_write(struct xnf_dp *dp, const struct xnf_ct_settings *s,
+			  bool fresh, char *err, size_t errlen)
+{
+	long long max;
+	__u32 key = 0;
+	int fd, ret;
+
+	ret = xnf_ct_settings_check(dp, s, fresh, err, errlen);
+	if (ret)
+		return ret;
+	max = ct_max_of(dp, err, errlen);
+	if (max < 0)
+		return max;
+	if (max != s->max) {
+		ret = ct_resize(dp, s->max, err, errlen);
+		if (ret)
+			return ret;
+	}
+	fd = ct_table(dp, XNF_T_CT_CFG, err, errlen);
+	if (fd < 0)
+		return fd;
+	if (bpf_map_update_elem(fd, &key, &s->cfg, BPF_ANY))
+		return xnf_errf(err, errlen, -errno, "cannot write %s: %s",
+				XNF_MAP_STR(XNF_MAP_CT_CFG), strerror(errno));
+	return 0;
 }
 
 int xnf_ct_list(struct xnf_dp *dp, const struct xnf_ct_filter *f,

@@ -15,6 +15,7 @@
 
 #include "ct.h"
 #include "ct_priv.h"
+#include "conf.h"
 #include "fixture.h"
 
 #define NS     1000000000ULL
@@ -403,4 +404,215 @@ out:
 		xnf_dp_close(rd);
 	ct_base = NOW;
 	fx_close(&f_);
+}
+
+/* ---- the settings: config keys ct_* ---- */
+
+static bool ct_cfg_read(struct xnf_ct_config *cfg)
+{
+	__u32 key = 0;
+	int fd = bpf_obj_get(FX_ROOT "/tables/xnf_ct_cfg");
+	bool ok;
+
+	ok = ASSERT_GE(fd, 0, "open xnf_ct_cfg") &&
+	     ASSERT_OK(bpf_map_lookup_elem(fd, &key, cfg), "read xnf_ct_cfg");
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* The value xnf_conf_key() gives @key in @c, or "". */
+static const char *conf_val(const struct xnf_conf *c, const char *key,
+			    char *buf, size_t len)
+{
+	const char *k;
+	size_t i;
+
+	for (i = 0; !xnf_conf_key(c, i, &k, buf, len); i++)
+		if (!strcmp(k, key))
+			return buf;
+	return "";
+}
+
+static int ct_commit(struct xnf_dp *dp, const struct xnf_conf *c, char *err,
+		     size_t errlen)
+{
+	return xnf_conf_commit(dp, c, NULL, NULL, err, errlen);
+}
+
+TEST(ct_config)
+{
+	struct xnf_conf *c = NULL, *got = NULL;
+	struct xnf_ct_settings s;
+	struct xnf_ct_config cfg;
+	char err[512] = "", v[XNF_CONF_VAL_MAX];
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	SUBTEST("defaults") {
+		/* Linux's, as the instance wrote them when it was made. */
+		if (ASSERT_OK(xnf_ct_settings_read(f.dp, &s, err, sizeof(err)),
+			      err)) {
+			ASSERT_EQ(s.cfg.timeout[XNF_CT_TCP_ESTABLISHED], 432000,
+				  "established");
+			ASSERT_EQ(s.cfg.timeout[XNF_CT_TCP_CLOSE], 10, "close");
+			ASSERT_EQ(s.cfg.timeout[XNF_CT_TO_UDP_STREAM], 120,
+				  "udp_stream");
+			ASSERT_EQ(s.cfg.timeout[XNF_CT_TO_GENERIC], 600,
+				  "generic");
+			ASSERT_EQ(s.cfg.fragments, XNF_CT_FRAG_PASS, "fragments");
+			ASSERT_EQ(s.max, XNF_CT_MAX_DEFAULT, "max");
+		}
+	}
+	SUBTEST("refused") {
+		if (!ASSERT_OK(xnf_conf_running(f.dp, &c), "candidate"))
+			goto out;
+		ASSERT_EQ(xnf_conf_config_set(c, "ct_timeout_established", "0",
+					      err, sizeof(err)),
+			  -EINVAL, "timeout 0");
+		ASSERT_EQ(xnf_conf_config_set(c, "ct_timeout_udp", "30s", err,
+					      sizeof(err)),
+			  -EINVAL, "not a number");
+		ASSERT_EQ(xnf_conf_config_set(c, "ct_timeout_none", "30", err,
+					      sizeof(err)),
+			  -EINVAL, "no such state");
+		ASSERT_EQ(xnf_conf_config_set(c, "ct_max", "1023", err,
+					      sizeof(err)),
+			  -EINVAL, "ct_max below its least");
+		ASSERT_EQ(xnf_conf_config_set(c, "ct_fragments", "flood", err,
+					      sizeof(err)),
+			  -EINVAL, "fragments flood");
+		xnf_conf_free(c);
+		c = NULL;
+	}
+	SUBTEST("written") {
+		if (!ASSERT_OK(xnf_conf_running(f.dp, &c), "candidate"))
+			goto out;
+		ASSERT_OK(xnf_conf_config_set(c, "ct_timeout_established",
+					      "3600", err, sizeof(err)),
+			  err);
+		ASSERT_OK(xnf_conf_config_set(c, "ct_timeout_udp", "45", err,
+					      sizeof(err)),
+			  err);
+		ASSERT_OK(xnf_conf_config_set(c, "ct_fragments", "drop", err,
+					      sizeof(err)),
+			  err);
+		ASSERT_OK(ct_commit(f.dp, c, err, sizeof(err)), err);
+		if (ct_cfg_read(&cfg)) {
+			ASSERT_EQ(cfg.timeout[XNF_CT_TCP_ESTABLISHED], 3600,
+				  "established written");
+			ASSERT_EQ(cfg.timeout[XNF_CT_TO_UDP], 45, "udp written");
+			ASSERT_EQ(cfg.timeout[XNF_CT_TCP_SYN_SENT], 120,
+				  "the others Linux's");
+			ASSERT_EQ(cfg.fragments, XNF_CT_FRAG_DROP, "fragments");
+		}
+		/* What `xnf save` prints reads them back. */
+		if (ASSERT_OK(xnf_conf_read(f.dp, &got, err, sizeof(err)), err)) {
+			ASSERT_EQ(strcmp(conf_val(got, "ct_timeout_established",
+						  v, sizeof(v)),
+					 "3600"),
+				  0, "saved established");
+			ASSERT_EQ(strcmp(conf_val(got, "ct_fragments", v,
+						  sizeof(v)),
+					 "drop"),
+				  0, "saved fragments");
+			ASSERT_EQ(strcmp(conf_val(got, "ct_timeout_syn_sent2",
+						  v, sizeof(v)),
+					 "120"),
+				  0, "saved syn_sent2");
+			ASSERT_EQ(strcmp(conf_val(got, "ct_max", v, sizeof(v)),
+					 "262144"),
+				  0, "saved max");
+		}
+		xnf_conf_free(c);
+		xnf_conf_free(got);
+		c = got = NULL;
+	}
+out:
+	xnf_conf_free(c);
+	xnf_conf_free(got);
+	fx_close(&f);
+}
+
+#define CT_ROOT "/sys/fs/bpf/xnf-ut-ct"
+
+static int ct_set_commit(struct xnf_dp *dp, const char *key, const char *val,
+			 const char *key2, const char *val2, char *err,
+			 size_t errlen)
+{
+	struct xnf_conf *c;
+	int ret;
+
+	ret = xnf_conf_running(dp, &c);
+	if (ret)
+		return ret;
+	ret = xnf_conf_config_set(c, key, val, err, errlen);
+	if (!ret && key2)
+		ret = xnf_conf_config_set(c, key2, val2, err, errlen);
+	if (!ret)
+		ret = ct_commit(dp, c, err, errlen);
+	xnf_conf_free(c);
+	return ret;
+}
+
+/* ct_max: set on the instance a commit made, refused on one that runs. */
+TEST(ct_config_max)
+{
+	struct xnf_dp *dp = NULL, *dp2 = NULL;
+	struct bpf_map_info info = {};
+	struct xnf_ct_settings s;
+	__u32 len = sizeof(info);
+	char err[512] = "";
+	int fd;
+
+	if (!fx_env())
+		return;
+	xnf_dp_destroy(CT_ROOT);
+	if (!ASSERT_OK(xnf_dp_open(CT_ROOT, true, &dp, err, sizeof(err)), err))
+		goto out;
+	/* This open made the instance: the table is made again with the
+	 * size asked, its other settings written as well. */
+	ASSERT_OK(ct_set_commit(dp, "ct_max", "2048", "ct_timeout_close", "20",
+				err, sizeof(err)),
+		  err);
+	ASSERT_OK(xnf_ct_settings_read(dp, &s, err, sizeof(err)), err);
+	ASSERT_EQ(s.max, 2048, "resized");
+	ASSERT_EQ(s.cfg.timeout[XNF_CT_TCP_CLOSE], 20, "close written");
+	fd = bpf_obj_get(CT_ROOT "/tables/xnf_ct");
+	if (ASSERT_GE(fd, 0, "the new table pinned") &&
+	    ASSERT_OK(bpf_obj_get_info_by_fd(fd, &info, &len), "info")) {
+		ASSERT_EQ(info.type, BPF_MAP_TYPE_LRU_HASH, "an LRU hash again");
+		ASSERT_EQ(info.key_size, sizeof(struct xnf_ct_key), "key");
+		ASSERT_EQ(info.value_size, sizeof(struct xnf_ct_entry), "value");
+		ASSERT_NEQ(info.btf_id, 0,
+			   "its BTF kept (bpftool prints fields)");
+	}
+	if (fd >= 0)
+		close(fd);
+	ASSERT_TRUE(access(CT_ROOT "/tables/xnf_ct-resized", F_OK),
+		    "no pin left beside it");
+
+	/* Another open of the same instance: it runs, its table's size
+	 * stays, and the whole commit is refused. */
+	if (!ASSERT_OK(xnf_dp_open(CT_ROOT, false, &dp2, err, sizeof(err)), err))
+		goto out;
+	ASSERT_EQ(ct_set_commit(dp2, "ct_max", "4096", "ct_timeout_close", "30",
+				err, sizeof(err)),
+		  -EBUSY, err);
+	ASSERT_OK(xnf_ct_settings_read(dp2, &s, err, sizeof(err)), err);
+	ASSERT_EQ(s.max, 2048, "size kept");
+	ASSERT_EQ(s.cfg.timeout[XNF_CT_TCP_CLOSE], 20, "nothing changed");
+	/* The size it has is no change. */
+	ASSERT_OK(ct_set_commit(dp2, "ct_max", "2048", "ct_timeout_close", "30",
+				err, sizeof(err)),
+		  err);
+	ASSERT_OK(xnf_ct_settings_read(dp2, &s, err, sizeof(err)), err);
+	ASSERT_EQ(s.cfg.timeout[XNF_CT_TCP_CLOSE], 30, "close written");
+out:
+	if (dp2)
+		xnf_dp_close(dp2);
+	if (dp)
+		xnf_dp_close(dp);
+	xnf_dp_destroy(CT_ROOT);
 }
