@@ -372,12 +372,12 @@ static const char *const timeout_names[__XNF_CT_TO_MAX] = {
 	[XNF_CT_TO_GENERIC] = "ct_timeout_generic",
 };
 
-int xnf_ct_timeout_slot(const char *name)
+int xnf_ct_timeout_slot(const char *key)
 {
 	int i;
 
 	for (i = 0; i < __XNF_CT_TO_MAX; i++)
-		if (timeout_names[i] && !strcmp(name, timeout_names[i]))
+		if (timeout_names[i] && !strcmp(key, timeout_names[i]))
 			return i;
 	return -1;
 }
