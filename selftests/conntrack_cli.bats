@@ -72,6 +72,10 @@ ct_count()
 	tb_expect "echo tuple and counters" \
 		"$(jq -c '.[0] | [.orig.src, .orig.dst, .orig.packets, .reply.packets]' <<<"$icmp")" = \
 		"[\"$TB_SRC4\",\"$TB_SINK4\",4,4]"
+	# Every entry of the document is one its schema describes.
+	ct_json >"$TB_TMP/ct.json"
+	run -0 python3 "$TB_TOP/selftests/lib/json_shape.py" validate \
+		"$TB_TOP/docs/json" "$TB_TMP/ct.json"
 	# Opened by the sink: the same filters from its side find nothing.
 	tb_expect "src is the original direction's" \
 		"$(ct_count true src $TB_SINK4)" -eq 0
@@ -118,6 +122,8 @@ ct_count()
 		"$(jq .entries "$TB_TMP/ct-stats.json")" -eq "$(ct_count true)"
 	tb_expect "found" "$(jq .found "$TB_TMP/ct-stats.json")" -ge 2
 	tb_expect "evicted" "$(jq .evicted "$TB_TMP/ct-stats.json")" -eq 0
+	run -0 python3 "$TB_TOP/selftests/lib/json_shape.py" validate \
+		"$TB_TOP/docs/json" "$TB_TMP/ct-stats.json"
 }
 
 # tcp_in STATE: one connection to the sink's port 8080 in STATE, and
