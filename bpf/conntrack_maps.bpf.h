@@ -29,7 +29,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, __XNF_CT_STATS_MAX);
 	__type(key, __u32);
 	__type(value, struct xnf_ct_counters);
 } XNF_MAP_CT_STATS SEC(".maps");
@@ -43,9 +43,9 @@ struct {
 
 static __always_inline struct xnf_ct_counters *xnf_ct_stats_get(void)
 {
-	__u32 zero = 0;
+	__u32 key = XNF_CT_STATS_DP;
 
-	return bpf_map_lookup_elem(&XNF_MAP_CT_STATS, &zero);
+	return bpf_map_lookup_elem(&XNF_MAP_CT_STATS, &key);
 }
 
 /* Writes the new connection the conntrack NF left for @p into the table:

@@ -209,16 +209,14 @@ out:
 	return err;
 }
 
-/* Adds @n to CPU 0's copy of the flushed counter. A per-CPU value is
- * written whole, every CPU's copy: a packet counted on another CPU between
- * this lookup and the update is lost, a window of two bpf() calls, which
- * only a flush opens; the writer's lock keeps two flushes from losing each
- * other's count. */
+/* Adds @n to the flushed counter: CPU 0's copy of libxnf's entry, which
+ * no program writes (an update writes every CPU's copy), under the
+ * writer's lock, so no count is lost. */
 static int ct_count_flushed(int stats_fd, __u64 n)
 {
 	struct xnf_ct_counters *v;
 	int ncpus = libbpf_num_possible_cpus(), err = 0;
-	__u32 key = 0;
+	__u32 key = XNF_CT_STATS_LIB;
 
 	if (ncpus < 0)
 		return ncpus;
@@ -289,7 +287,7 @@ int xnf_ct_stats_fd(int ct_fd, int stats_fd, __u64 now, struct xnf_ct_stats *st)
 	struct xnf_ct_key *keys = NULL;
 	struct xnf_ct_counters *v;
 	int ncpus, err, cpu;
-	__u32 count, max, i, key = 0;
+	__u32 count, max, i, key;
 	__u64 left;
 
 	memset(st, 0, sizeof(*st));
@@ -302,20 +300,22 @@ int xnf_ct_stats_fd(int ct_fd, int stats_fd, __u64 now, struct xnf_ct_stats *st)
 	/* The counters before the table: an entry made in between is
 	 * present but not yet created, which makes the count of evictions
 	 * smaller for a moment, never larger than it will be. */
-	if (bpf_map_lookup_elem(stats_fd, &key, v)) {
-		err = -errno;
-		goto out;
-	}
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		st->c.created += v[cpu].created;
-		st->c.expired += v[cpu].expired;
-		st->c.deleted += v[cpu].deleted;
-		st->c.flushed += v[cpu].flushed;
-		st->c.insert_failed += v[cpu].insert_failed;
-		st->c.invalid += v[cpu].invalid;
-		st->c.related += v[cpu].related;
-		st->c.searched += v[cpu].searched;
-		st->c.found += v[cpu].found;
+	for (key = 0; key < __XNF_CT_STATS_MAX; key++) {
+		if (bpf_map_lookup_elem(stats_fd, &key, v)) {
+			err = -errno;
+			goto out;
+		}
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			st->c.created += v[cpu].created;
+			st->c.expired += v[cpu].expired;
+			st->c.deleted += v[cpu].deleted;
+			st->c.flushed += v[cpu].flushed;
+			st->c.insert_failed += v[cpu].insert_failed;
+			st->c.invalid += v[cpu].invalid;
+			st->c.related += v[cpu].related;
+			st->c.searched += v[cpu].searched;
+			st->c.found += v[cpu].found;
+		}
 	}
 	err = ct_read(ct_fd, &keys, &ents, &count, &max);
 	if (err)

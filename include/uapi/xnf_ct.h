@@ -145,20 +145,30 @@ struct xnf_ct_config {
 	__u32 pad;
 };
 
-/* xnf_ct_stats[0], per CPU: what the connection table did. Evictions (the
+/* xnf_ct_stats[XNF_CT_STATS_DP], per CPU: what the connection table did;
+ * xnf_ct_stats[XNF_CT_STATS_LIB]: what libxnf did to it (flushed, in CPU
+ * 0's copy). Two entries because user space writes a per-CPU value whole,
+ * every CPU's copy: in the programs' entry that would lose what another
+ * CPU counted between libxnf's read and its write. Evictions (the
  * LRU made room for a new entry) are not seen by the program; user space
  * derives them: created - expired - deleted - flushed - present. */
 struct xnf_ct_counters {
 	__u64 created;	     /* entries confirmed (BPF_NOEXIST succeeded) */
 	__u64 expired;	     /* entries found dead by a packet and replaced */
 	__u64 deleted;	     /* entries removed by a packet (a TCP reopen) */
-	__u64 flushed;	     /* entries removed by libxnf (`xnf ct flush`),
-			  * added to CPU 0's copy under the writer's lock */
+	__u64 flushed;	     /* entries removed by libxnf (`xnf ct flush`):
+			  * XNF_CT_STATS_LIB only, under the writer's lock */
 	__u64 insert_failed; /* a confirm that lost a race or found no room */
 	__u64 invalid;	     /* packets found invalid */
 	__u64 related;	     /* ICMP errors related to a connection */
 	__u64 searched;	     /* lookups */
 	__u64 found;	     /* lookups that found a live entry */
+};
+
+enum xnf_ct_stats_key {
+	XNF_CT_STATS_DP = 0,
+	XNF_CT_STATS_LIB = 1,
+	__XNF_CT_STATS_MAX
 };
 
 /* The defaults: Linux's. */

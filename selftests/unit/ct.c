@@ -35,7 +35,7 @@ static bool ct_maps_open(struct ct_maps *m)
 			       sizeof(struct xnf_ct_entry), CT_MAX, &lru);
 	m->stats = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "xnf_ct_stats",
 				  sizeof(__u32), sizeof(struct xnf_ct_counters),
-				  1, NULL);
+				  __XNF_CT_STATS_MAX, NULL);
 	return ASSERT_GE(m->ct, 0, "create xnf_ct") &&
 	       ASSERT_GE(m->stats, 0, "create xnf_ct_stats");
 }
@@ -273,10 +273,8 @@ out:
 	ct_maps_close(&m);
 }
 
-static bool ct_counters(int fd, struct xnf_ct_counters *v, int ncpus)
+static bool ct_counters(int fd, __u32 key, struct xnf_ct_counters *v, int ncpus)
 {
-	__u32 key = 0;
-
 	return ASSERT_OK(bpf_map_lookup_elem(fd, &key, v), "read counters") &&
 	       ASSERT_GT(ncpus, 0, "cpus");
 }
@@ -316,9 +314,14 @@ TEST(ct_flush_stats)
 	ASSERT_EQ(flushed, 2, "flushed");
 	ASSERT_EQ(ct_count(m.ct, NULL), 2, "left");
 	ASSERT_EQ(ct_count(m.ct, &f), 0, "no tcp left");
-	if (!ct_counters(m.stats, v, ncpus))
+	/* Into libxnf's entry: the programs' counters, which every CPU
+	 * writes, are not written back. */
+	if (!ct_counters(m.stats, XNF_CT_STATS_LIB, v, ncpus))
 		goto out;
 	ASSERT_EQ(v[0].flushed, 2, "CPU 0's flushed");
+	if (!ct_counters(m.stats, XNF_CT_STATS_DP, v, ncpus))
+		goto out;
+	ASSERT_EQ(v[0].flushed, 0, "not in the programs' entry");
 	ASSERT_EQ(v[0].created, 9, "the rest of CPU 0's counters kept");
 	ASSERT_EQ(v[ncpus - 1].created, ncpus > 1 ? 3 : 12, "other CPUs kept");
 
