@@ -47,14 +47,16 @@ import subprocess
 import sys
 import time
 
-from scapy.layers.inet import ICMP, IP, TCP, UDP, IPerror, TCPerror, UDPerror
+from scapy.layers.inet import ICMP, IP, TCP, UDP, IPerror, fragment
 from scapy.layers.inet6 import (
     ICMPv6DestUnreach,
     ICMPv6EchoReply,
     ICMPv6EchoRequest,
     ICMPv6TimeExceeded,
     IPv6,
+    IPv6ExtHdrFragment,
     IPerror6,
+    fragment6,
 )
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
@@ -205,12 +207,14 @@ class Harness:
         return self.frame(side, l3 / TCP(sport=self.sport, dport=22, flags="S",
                                           seq=1)), key
 
-    def send(self, side, l3, key, label):
-        """One marked packet from side's host, on every bed, and its fate."""
-        data = self.frame(side, l3)
+    def send(self, side, l3, key, label, parts=None):
+        """One marked packet from side's host, on every bed, and its fate;
+        parts: its fragments, sent instead (any of them arriving counts)."""
+        data = [self.frame(side, p) for p in (parts or [l3])]
         sent, skey = self.sentinel(side)
         for b in self.beds:
-            b.tx[side].send(data)
+            for d in data:
+                b.tx[side].send(d)
             b.tx[side].send(sent)
         for b in self.beds:
             b.wait_for(OTHER[side], skey)
@@ -290,6 +294,19 @@ def udp(h, fam, side, sport, dport, label, data=b"q"):
     pkt = l3 / UDP(sport=sport, dport=dport) / Raw(data)
     h.send(side, pkt, key, label)
     return pkt
+
+
+def udp_fragmented(h, fam, side, sport, dport, label):
+    """A datagram in three fragments (each with the marker)."""
+    l3, key = h.ip(fam, side)
+    data = Raw(b"f" * 80)
+    if fam == 4:
+        pkt = l3 / UDP(sport=sport, dport=dport) / data
+        parts = fragment(pkt, fragsize=32)
+    else:
+        pkt = l3 / IPv6ExtHdrFragment(id=key[3]) / UDP(sport=sport, dport=dport) / data
+        parts = fragment6(pkt, 40 + 8 + 40)
+    h.send(side, pkt, key, label, parts=parts)
 
 
 def echo(h, fam, side, ident, seq, reply, label):
@@ -444,6 +461,12 @@ def udp_sequences(h, fam):
     udp(h, fam, "out", 53, 5353, f"v{fam} udp second answer")
     udp(h, fam, "out", 53, 5354, f"v{fam} udp unsolicited from outside")
     udp(h, fam, "out", 5000, 22, f"v{fam} udp unsolicited to 22 from outside")
+
+    scenario(h, f"v{fam} udp: fragments")
+    udp_fragmented(h, fam, "in", 5600, 53, f"v{fam} fragmented udp request")
+    udp_fragmented(h, fam, "out", 53, 5600, f"v{fam} fragmented udp answer")
+    udp_fragmented(h, fam, "out", 53, 5601, f"v{fam} fragmented udp unsolicited "
+                   "from outside")
 
     scenario(h, f"v{fam} icmp errors")
     q = udp(h, fam, "in", 6000, 7000, f"v{fam} udp to a closed port")
