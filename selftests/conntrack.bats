@@ -81,9 +81,14 @@ conn_open()
 	[ -z "${5:-}" ] || pin=(taskset -c "$5")
 	mkfifo "$TB_TMP/$name.in"
 	: >"$TB_TMP/$name.out"
-	tb_bg "$ns" "${pin[@]}" timeout 200 "${CONN[@]}" -w 5 client "$host" "$port" \
-		<"$TB_TMP/$name.in" >"$TB_TMP/$name.out"
-	exec {fd}>"$TB_TMP/$name.in"
+	# Opened for reading and writing, a fifo blocks nobody: the client's
+	# open for reading below finds a writer at once.
+	exec {fd}<>"$TB_TMP/$name.in"
+	# As tb_bg, but with the fifo as standard input (a background command
+	# without a redirection of its own reads /dev/null).
+	ip netns exec "$ns" "${pin[@]}" timeout 200 "${CONN[@]}" -w 5 client "$host" \
+		"$port" <"$TB_TMP/$name.in" >"$TB_TMP/$name.out" 3>&- &
+	TB_PIDS+=($!)
 	CONN_FDS+=("$fd")
 	eval "CONN_FD_$name=$fd"
 	tb_until "connection $name to answer" grep -q '^\(connected\|refused\)' \
