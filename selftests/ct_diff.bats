@@ -157,7 +157,9 @@ linux_bed()
 		--argjson short "$(argv_json "${nx[@]}" sysctl -q -w net.netfilter.nf_conntrack_udp_timeout=2 \
 			net.netfilter.nf_conntrack_udp_timeout_stream=2 \
 			net.netfilter.nf_conntrack_icmp_timeout=2 \
-			net.netfilter.nf_conntrack_icmpv6_timeout=2)" \
+			net.netfilter.nf_conntrack_icmpv6_timeout=2 \
+			net.netfilter.nf_conntrack_tcp_timeout_established=2 \
+			net.netfilter.nf_conntrack_tcp_timeout_close=2)" \
 		'{reload: [$reload], reload_changed: [$changed],
 		  short_timeouts: [$short]}')"
 }
@@ -174,8 +176,10 @@ xnf_bed()
 		--argjson udp "$(argv_json "${nx[@]}" config set ct_timeout_udp 2)" \
 		--argjson stream "$(argv_json "${nx[@]}" config set ct_timeout_udp_stream 2)" \
 		--argjson icmp "$(argv_json "${nx[@]}" config set ct_timeout_icmp 2)" \
+		--argjson est "$(argv_json "${nx[@]}" config set ct_timeout_established 2)" \
+		--argjson close "$(argv_json "${nx[@]}" config set ct_timeout_close 2)" \
 		'{reload: [$reload], reload_changed: [$changed],
-		  short_timeouts: [$udp, $stream, $icmp]}')"
+		  short_timeouts: [$udp, $stream, $icmp, $est, $close]}')"
 }
 
 # fate JSON LABEL BED: true when the packet LABEL was forwarded on BED.
@@ -199,14 +203,17 @@ fate()
 			"udp request" "udp answer" "echo request from inside" \
 			"echo reply from outside" "port unreachable (related)" \
 			"reload#2 out SA" "v$fam reload data from outside after reload" \
-			"expiry udp answer in time"; do
+			"expiry udp answer in time" "expiry tcp data from inside after expiry" \
+			"expiry tcp data from outside after the pick-up"; do
 			l=${l#"v$fam "}
 			tb_expect "v$fam $l forwarded" "$(fate "$f" "v$fam $l" linux)" = true
 		done
 		for l in "telnet-in#1 out S" "udp unsolicited from outside" \
 			"unsolicited from outside S" "echo request from outside" \
 			"port unreachable about nothing" "expiry udp answer after expiry" \
-			"expiry echo reply after expiry" "bad flags SF from in"; do
+			"expiry echo reply after expiry" "bad flags SF from in" \
+			"expiry tcp data from outside after expiry" \
+			"expiry rst late data from outside after expiry"; do
 			tb_expect "v$fam $l dropped" "$(fate "$f" "v$fam $l" linux)" = false
 		done
 	done

@@ -543,7 +543,25 @@ def expiry_sequences(h):
         udp(h, fam, "out", 53, 5500, f"v{fam} expiry udp answer in time")
         udp(h, fam, "in", 5501, 53, f"v{fam} expiry udp request 2")
         echo(h, fam, "in", 0x600 + fam, 1, False, f"v{fam} expiry echo request")
+    tcps = []
+    for fam in (4, 6):
+        t = Tcp(h, fam, "in", 45000 + fam, 80, f"v{fam} expiry tcp")
+        t.handshake()
+        t.data()
+        r = Tcp(h, fam, "in", 45100 + fam, 80, f"v{fam} expiry rst")
+        r.handshake()
+        r.seg("s", "R")
+        tcps.append((t, r))
     h.sleep(EXPIRY_SLEEP)
+    for t, r in tcps:
+        # the idle connection is gone: the outside's segment is a new
+        # flow from wan0; the inside's picks it up mid-stream again
+        t.seg("s", "PA", b"idle", label=f"{t.name} data from outside after expiry")
+        t.seg("c", "PA", b"idle", label=f"{t.name} data from inside after expiry")
+        t.seg("s", "PA", b"back", label=f"{t.name} data from outside after "
+              "the pick-up")
+        r.seg("s", "PA", b"late", label=f"{r.name} late data from outside "
+              "after expiry")
     for fam in (4, 6):
         udp(h, fam, "out", 53, 5500, f"v{fam} expiry udp answer after expiry")
         udp(h, fam, "out", 53, 5501, f"v{fam} expiry unreplied udp answer "
