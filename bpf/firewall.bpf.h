@@ -45,11 +45,74 @@ static __always_inline __u32 xnf_ctz64(__u64 x)
 	return (x * 0x0101010101010101ULL) >> 56;
 }
 
+/* What a rule matches a packet on, read once. */
+struct xnf_fw_fields {
+	__u32 src[4], dst[4]; /* network order; IPv4 in [0] */
+	__u16 sport, dport;   /* host order, with ports */
+	__u8 family;
+	__u8 proto;
+	__u8 ports; /* XNF_PKT_F_PORTS: sport/dport were read */
+	__u8 ct_state;
+	__u32 ifindex;
+	__u8 tcp; /* XNF_PKT_F_TCP: tcp_flags were read */
+	__u8 tcp_flags;
+	__u8 icmp; /* XNF_PKT_F_ICMP: icmp_type/code were read */
+	__u8 icmp_type;
+	__u8 icmp_code;
+	__u8 pad[3];
+};
+
+/* The extra matches (XNF_FW_F_EXTRA) of @r hold for @k, as nft means
+ * them: `ct state` any state of the set, `tcp flags F` any of F, `tcp
+ * flags F / M` the flags under M are F; a packet whose TCP or ICMP header
+ * could not be read matches no tcp flags and no icmp type. The C
+ * reference is fw_extra_matches() (lib/fw_compile.c). */
+static __always_inline int xnf_fw_extra_hit(const struct xnf_fw_rule *r,
+					    const struct xnf_fw_fields *k)
+{
+	__u16 f = r->flags;
+
+	if ((f & XNF_FW_F_CT) && !(r->ct_states & (1u << (k->ct_state & 7))))
+		return 0;
+	if ((f & XNF_FW_F_IIF) && r->iif != k->ifindex)
+		return 0;
+	if ((f & XNF_FW_F_ICMP_TYPE) && (!k->icmp || k->icmp_type != r->icmp_type))
+		return 0;
+	if ((f & XNF_FW_F_ICMP_CODE) && k->icmp_code != r->icmp_code)
+		return 0;
+	if ((f & XNF_FW_F_TCP_FLAGS) &&
+	    (!k->tcp || (k->tcp_flags & r->tcp_mask) != r->tcp_flags))
+		return 0;
+	if ((f & XNF_FW_F_TCP_ANY) && (!k->tcp || !(k->tcp_flags & r->tcp_mask)))
+		return 0;
+	return 1;
+}
+
+/* Whether the extra matches of the rule in @slot of generation @gen hold
+ * for @k: a candidate of the tables whose xnf_fw_match.extra is set. A
+ * global function, verified once on its own rather than at each
+ * iteration of the candidate loops. Return: 1 yes, 0 no (or no rule). */
+__noinline int xnf_fw_candidate_hit(__u32 gen, __u32 slot,
+				    const struct xnf_fw_fields *k)
+{
+	struct xnf_fw_rule *r;
+	__u32 key;
+
+	if (!k || gen >= XNF_FW_GENS || slot >= XNF_FW_MAX_RULES)
+		return 0;
+	key = gen * XNF_FW_MAX_RULES + slot;
+	r = bpf_map_lookup_elem(&xnf_fw_rules, &key);
+	return r && xnf_fw_extra_hit(r, k);
+}
+
 /* Finds the first matching rule by priority: its xnf_fw_order key in
  * @best_key and its rank in @best_rank, which stays @nrules when no rule
  * matches. Only 64-rule words whose summary bit is set in all five classes
  * are read; each word's lowest set bit is its best rule (bits are sorted by
- * rank within a word), and the best rank over the words wins.
+ * rank within a word), and the best rank over the words wins. A candidate
+ * whose rule has extra matches (xnf_fw_match.extra) is checked against
+ * @k; when they fail the word's next set bit, the next rule in priority
+ * order, is the candidate, until one beats nothing found so far.
  *
  * The "nothing found yet" value is nrules, read from a map, on purpose: a
  * constant there would let the verifier decide the final test for the
@@ -59,9 +122,10 @@ static __always_inline void
 xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
 		   const struct xnf_fw_class *b, const struct xnf_fw_class *c,
 		   const struct xnf_fw_class *d, const struct xnf_fw_class *e,
-		   __u32 *best_key, __u32 *best_rank)
+		   const struct xnf_fw_fields *k, __u32 *best_key,
+		   __u32 *best_rank)
 {
-	int s, j;
+	int s, j, t;
 
 	*best_rank = nrules;
 	for (s = 0; s < XNF_FW_SUMMARY; s++) {
@@ -78,26 +142,23 @@ xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
 				return;
 			m = a->bits[w] & b->bits[w] & c->bits[w] & d->bits[w] &
 			    e->bits[w];
-			if (!m)
-				continue;
-			key = gen * XNF_FW_MAX_RULES + w * 64 + xnf_ctz64(m);
-			mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
-			if (mt && mt->rank < *best_rank) {
-				*best_rank = mt->rank;
-				*best_key = key;
+			for (t = 0; t < 64 && m; t++) {
+				key = gen * XNF_FW_MAX_RULES + w * 64 +
+				      xnf_ctz64(m);
+				mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
+				if (!mt || mt->rank >= *best_rank)
+					break;
+				if (!mt->extra ||
+				    xnf_fw_candidate_hit(gen, mt->slot, k)) {
+					*best_rank = mt->rank;
+					*best_key = key;
+					break;
+				}
+				m &= m - 1;
 			}
 		}
 	}
 }
-
-/* What a rule matches a packet on, read once. */
-struct xnf_fw_fields {
-	__u32 src[4], dst[4]; /* network order; IPv4 in [0] */
-	__u16 sport, dport;   /* host order, with ports */
-	__u8 family;
-	__u8 proto;
-	__u8 ports; /* XNF_PKT_F_PORTS: sport/dport were read */
-};
 
 /* Whether the first @len (0..32) bits of two network-order words agree. */
 static __always_inline int xnf_fw_word_match(__u32 a, __u32 pfx, __u32 len)
@@ -152,6 +213,8 @@ static __always_inline int xnf_fw_rule_hit(const struct xnf_fw_rule *r,
 	if ((f & XNF_FW_F_DPORT) &&
 	    (!k->ports || k->dport < r->dport_lo || k->dport > r->dport_hi))
 		return 0;
+	if (f & XNF_FW_F_EXTRA)
+		return xnf_fw_extra_hit(r, k);
 	return 1;
 }
 
@@ -187,9 +250,11 @@ static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 
 /* The first rule that matches @p: returns its action and puts its
  * xnf_fw_hits slot in @slot, or the default action and
- * XNF_FW_HIT_DEFAULT; -1 when the tables are missing or inconsistent. */
-static __always_inline int
-xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
+ * XNF_FW_HIT_DEFAULT; -1 when the tables are missing or inconsistent.
+ * @deps receives the rule set's xnf_fw_hdr.deps. */
+static __always_inline int xnf_firewall_classify(struct xdp_md *ctx,
+						 const struct xnf_pkt *p,
+						 __u32 *slot, __u32 *deps)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -210,6 +275,7 @@ xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 	if (!hdr)
 		goto internal;
 	action = hdr->default_action;
+	*deps = hdr->deps;
 	if (!hdr->nrules)
 		goto decide;
 
@@ -217,6 +283,17 @@ xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 		goto internal;
 	k.family = p->family;
 	k.proto = p->l4_proto;
+	k.ct_state = p->ct_state;
+	k.ifindex = p->ingress_ifindex;
+	if (p->flags & XNF_PKT_F_TCP) {
+		k.tcp = 1;
+		k.tcp_flags = p->tcp_flags;
+	}
+	if (p->flags & XNF_PKT_F_ICMP) {
+		k.icmp = 1;
+		k.icmp_type = p->icmp_type;
+		k.icmp_code = p->icmp_code;
+	}
 	if (p->flags & XNF_PKT_F_PORTS) {
 		k.ports = 1;
 		k.sport = bpf_ntohs(p->sport);
@@ -280,7 +357,7 @@ xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 	if (!src || !dst || !proto || !sport || !dport)
 		goto decide;
 
-	xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport, dport,
+	xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport, dport, &k,
 			   &key, &rank);
 	if (rank >= hdr->nrules)
 		goto decide;
@@ -305,11 +382,26 @@ internal:
  * rule search ends in.
  */
 __noinline int xnf_firewall_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
-			       __u32 *slot)
+			       __u32 *slot, __u32 *deps)
 {
-	if (!p || !slot)
+	if (!p || !slot || !deps)
 		return -1;
-	return xnf_firewall_classify(ctx, p, slot);
+	*deps = 0;
+	return xnf_firewall_classify(ctx, p, slot, deps);
+}
+
+/* The packet's values of what rules look at beyond its flow key, in the
+ * bits of xnf_fw_hdr.deps (XNF_FW_DEP_*, include/uapi/xnf_fw.h). */
+static __always_inline __u32 xnf_fw_deps(const struct xnf_pkt *p)
+{
+	__u32 d = p->ct_state & XNF_FW_DEP_CT;
+
+	if (p->flags & XNF_PKT_F_TCP)
+		d |= XNF_FW_DEP_HAS_TCP | (__u32)p->tcp_flags << 8;
+	if (p->flags & XNF_PKT_F_ICMP)
+		d |= XNF_FW_DEP_HAS_ICMP | (__u32)p->icmp_type << 16 |
+		     (__u32)p->icmp_code << 24;
+	return d;
 }
 
 /* The decision from the flow cache, or from the rule search (and then
@@ -320,7 +412,7 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 {
 	struct xnf_fc_entry *e;
 	struct xnf_fw_hit *hit;
-	__u32 slot;
+	__u32 slot, deps;
 	int action, cached;
 
 	if (p->family == XNF_AF_NONE)
@@ -332,12 +424,18 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 		return;
 	}
 	e = xnf_fc_get(p);
-	cached = e && xnf_fc_fresh(e, p, XNF_FC_FW, e->fw_gen);
+	/* A decision holds for the flow's packets that agree with the one
+	 * it was made for on what the rules look at beyond the flow key
+	 * (nothing, for a set without ct state, tcp flags or icmp type
+	 * rules: the mask is 0 and the packet's values are not read). */
+	cached = e && xnf_fc_fresh(e, p, XNF_FC_FW, e->fw_gen) &&
+		 (!e->fw_dep_mask ||
+		  !((xnf_fw_deps(p) ^ e->fw_deps) & e->fw_dep_mask));
 	if (cached) {
 		action = e->fw_action;
 		slot = e->fw_slot;
 	} else {
-		action = xnf_firewall_fn(ctx, p, &slot);
+		action = xnf_firewall_fn(ctx, p, &slot, &deps);
 		if (action < 0) {
 			/* The tables are missing or inconsistent: fail
 			 * closed. */
@@ -347,6 +445,8 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 		if (e) {
 			e->fw_action = action;
 			e->fw_slot = slot;
+			e->fw_dep_mask = deps;
+			e->fw_deps = deps ? xnf_fw_deps(p) : 0;
 			e->fw_gen = p->fc_gen;
 			e->parts |= XNF_FC_FW;
 		}

@@ -108,9 +108,10 @@ static struct xnf_fw_pkt pkt(const char *src, const char *dst, int proto,
 
 /* The slot the compiled tables choose, or -1. */
 static int classify_slot(const struct xnf_fw_compiled *c,
+			 const struct xnf_fw_rule *rules,
 			 const struct xnf_fw_pkt *p)
 {
-	int i = xnf_fw_classify(c, p);
+	int i = xnf_fw_classify(c, rules, p);
 
 	if (i < 0)
 		return -1;
@@ -124,7 +125,7 @@ static bool expect(const struct xnf_fw_rule *rules, __u32 n,
 		   const struct xnf_fw_compiled *c, struct xnf_fw_pkt p,
 		   int slot, const char *what)
 {
-	bool ok = ASSERT_EQ(classify_slot(c, &p), slot, what);
+	bool ok = ASSERT_EQ(classify_slot(c, rules, &p), slot, what);
 
 	return ASSERT_EQ(xnf_fw_linear(rules, n, &p), slot, what) && ok;
 }
@@ -739,8 +740,8 @@ static void differential(__u32 n, __u32 seed, bool specific)
 
 		rand_pkt(&g, rules, n, &p);
 		want = xnf_fw_linear(rules, n, &p);
-		idx = xnf_fw_classify(c, &p);
-		got = classify_slot(c, &p);
+		idx = xnf_fw_classify(c, rules, &p);
+		got = classify_slot(c, rules, &p);
 		if (want != got && bad++ < 5)
 			ASSERT_EQ(got, want, "classify == linear");
 		if (want < 0 || want != got)
