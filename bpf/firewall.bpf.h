@@ -62,47 +62,64 @@ struct xnf_fw_fields {
 	__u8 pad[3];
 };
 
-/* The extra matches (XNF_FW_F_EXTRA) of @r hold for @k, as nft means
+/* The extra matches (XNF_FW_F_EXTRA) of a rule, @x, hold for @p, as nft means
  * them: `ct state` any state of the set, `tcp flags F` any of F, `tcp
  * flags F / M` the flags under M are F; a packet whose TCP or ICMP header
- * could not be read matches no tcp flags and no icmp type. The C
- * reference is fw_extra_matches() (lib/fw_compile.c). */
-static __always_inline int xnf_fw_extra_hit(const struct xnf_fw_rule *r,
-					    const struct xnf_fw_fields *k)
+ * could not be read matches no tcp flags and no icmp type. Read from the
+ * packet state, not copied into struct xnf_fw_fields: the fused chain's
+ * stack has no room for them. The C reference is fw_extra_matches()
+ * (lib/fw_compile.c). */
+static __always_inline int xnf_fw_extra_hit(const struct xnf_fw_extra *x,
+					    const struct xnf_pkt *p)
 {
-	__u16 f = r->flags;
+	__u16 f = x->flags;
 
-	if ((f & XNF_FW_F_CT) && !(r->ct_states & (1u << (k->ct_state & 7))))
+	if ((f & XNF_FW_F_CT) && !(x->ct_states & (1u << (p->ct_state & 7))))
 		return 0;
-	if ((f & XNF_FW_F_IIF) && r->iif != k->ifindex)
+	if ((f & XNF_FW_F_IIF) && x->iif != p->ingress_ifindex)
 		return 0;
-	if ((f & XNF_FW_F_ICMP_TYPE) && (!k->icmp || k->icmp_type != r->icmp_type))
+	if ((f & XNF_FW_F_ICMP_TYPE) &&
+	    (!(p->flags & XNF_PKT_F_ICMP) || p->icmp_type != x->icmp_type))
 		return 0;
-	if ((f & XNF_FW_F_ICMP_CODE) && k->icmp_code != r->icmp_code)
+	if ((f & XNF_FW_F_ICMP_CODE) && p->icmp_code != x->icmp_code)
 		return 0;
 	if ((f & XNF_FW_F_TCP_FLAGS) &&
-	    (!k->tcp || (k->tcp_flags & r->tcp_mask) != r->tcp_flags))
+	    (!(p->flags & XNF_PKT_F_TCP) ||
+	     (p->tcp_flags & x->tcp_mask) != x->tcp_flags))
 		return 0;
-	if ((f & XNF_FW_F_TCP_ANY) && (!k->tcp || !(k->tcp_flags & r->tcp_mask)))
+	if ((f & XNF_FW_F_TCP_ANY) &&
+	    (!(p->flags & XNF_PKT_F_TCP) || !(p->tcp_flags & x->tcp_mask)))
 		return 0;
 	return 1;
 }
 
-/* Whether the extra matches of the rule in @slot of generation @gen hold
- * for @k: a candidate of the tables whose xnf_fw_match.extra is set. A
- * global function, verified once on its own rather than at each
- * iteration of the candidate loops. Return: 1 yes, 0 no (or no rule). */
-__noinline int xnf_fw_candidate_hit(__u32 gen, __u32 slot,
-				    const struct xnf_fw_fields *k)
+/* The word's best candidate when its first one has extra matches: the
+ * set bits of @m (the rules of the word whose first xnf_fw_order key is
+ * @base that the five classes match) in priority order, the first whose
+ * extra matches hold for @p (the caller compares its rank). A global
+ * function, verified once on its own: inlined, its loop inside the loops
+ * over the words multiplied the states the verifier walks. Its stack
+ * frame must stay within 32 bytes: the fused chain, the rule search and
+ * this function share the 512 bytes of stack (hence few live values: no
+ * best rank to stop at). Return: rank << 32 | its
+ * xnf_fw_order key, or ~0 for none. */
+__noinline __u64 xnf_fw_word_best(__u32 base, __u64 m, const struct xnf_pkt *p)
 {
-	struct xnf_fw_rule *r;
+	struct xnf_fw_match *mt;
 	__u32 key;
+	int t;
 
-	if (!k || gen >= XNF_FW_GENS || slot >= XNF_FW_MAX_RULES)
-		return 0;
-	key = gen * XNF_FW_MAX_RULES + slot;
-	r = bpf_map_lookup_elem(&xnf_fw_rules, &key);
-	return r && xnf_fw_extra_hit(r, k);
+	if (!p)
+		return ~0ULL;
+	for (t = 0; t < 64 && m; t++, m &= m - 1) {
+		key = base + xnf_ctz64(m);
+		mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
+		if (!mt)
+			break;
+		if (!mt->x.flags || xnf_fw_extra_hit(&mt->x, p))
+			return (__u64)mt->rank << 32 | key;
+	}
+	return ~0ULL;
 }
 
 /* Finds the first matching rule by priority: its xnf_fw_order key in
@@ -110,8 +127,8 @@ __noinline int xnf_fw_candidate_hit(__u32 gen, __u32 slot,
  * matches. Only 64-rule words whose summary bit is set in all five classes
  * are read; each word's lowest set bit is its best rule (bits are sorted by
  * rank within a word), and the best rank over the words wins. A candidate
- * whose rule has extra matches (xnf_fw_match.extra) is checked against
- * @k; when they fail the word's next set bit, the next rule in priority
+ * whose rule has extra matches (xnf_fw_match.x) is checked against
+ * @p; when they fail the word's next set bit, the next rule in priority
  * order, is the candidate, until one beats nothing found so far.
  *
  * The "nothing found yet" value is nrules, read from a map, on purpose: a
@@ -122,10 +139,9 @@ static __always_inline void
 xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
 		   const struct xnf_fw_class *b, const struct xnf_fw_class *c,
 		   const struct xnf_fw_class *d, const struct xnf_fw_class *e,
-		   const struct xnf_fw_fields *k, __u32 *best_key,
-		   __u32 *best_rank)
+		   const struct xnf_pkt *p, __u32 *best_key, __u32 *best_rank)
 {
-	int s, j, t;
+	int s, j;
 
 	*best_rank = nrules;
 	for (s = 0; s < XNF_FW_SUMMARY; s++) {
@@ -142,20 +158,25 @@ xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
 				return;
 			m = a->bits[w] & b->bits[w] & c->bits[w] & d->bits[w] &
 			    e->bits[w];
-			for (t = 0; t < 64 && m; t++) {
-				key = gen * XNF_FW_MAX_RULES + w * 64 +
-				      xnf_ctz64(m);
-				mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
-				if (!mt || mt->rank >= *best_rank)
-					break;
-				if (!mt->extra ||
-				    xnf_fw_candidate_hit(gen, mt->slot, k)) {
-					*best_rank = mt->rank;
-					*best_key = key;
-					break;
-				}
-				m &= m - 1;
+			if (!m)
+				continue;
+			key = gen * XNF_FW_MAX_RULES + w * 64 + xnf_ctz64(m);
+			mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
+			if (!mt || mt->rank >= *best_rank)
+				continue;
+			if (mt->x.flags) {
+				__u64 best = xnf_fw_word_best(gen * XNF_FW_MAX_RULES +
+								      w * 64,
+							      m, p);
+
+				if (best == ~0ULL || best >> 32 >= *best_rank)
+					continue;
+				*best_rank = best >> 32;
+				*best_key = (__u32)best;
+				continue;
 			}
+			*best_rank = mt->rank;
+			*best_key = key;
 		}
 	}
 }
@@ -213,8 +234,6 @@ static __always_inline int xnf_fw_rule_hit(const struct xnf_fw_rule *r,
 	if ((f & XNF_FW_F_DPORT) &&
 	    (!k->ports || k->dport < r->dport_lo || k->dport > r->dport_hi))
 		return 0;
-	if (f & XNF_FW_F_EXTRA)
-		return xnf_fw_extra_hit(r, k);
 	return 1;
 }
 
@@ -223,6 +242,7 @@ static __always_inline int xnf_fw_rule_hit(const struct xnf_fw_rule *r,
  * xnf_fw_order entry, or NULL. Return: 0, or -1 when a table is missing. */
 static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 				       const struct xnf_fw_fields *k,
+				       const struct xnf_pkt *p,
 				       struct xnf_fw_match **match)
 {
 	__u32 i;
@@ -240,7 +260,8 @@ static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 		r = bpf_map_lookup_elem(&xnf_fw_rules, &key);
 		if (!r)
 			return -1;
-		if (xnf_fw_rule_hit(r, k)) {
+		if (xnf_fw_rule_hit(r, k) &&
+		    (!mt->x.flags || xnf_fw_extra_hit(&mt->x, p))) {
 			*match = mt;
 			return 0;
 		}
@@ -283,17 +304,6 @@ static __always_inline int xnf_firewall_classify(struct xdp_md *ctx,
 		goto internal;
 	k.family = p->family;
 	k.proto = p->l4_proto;
-	k.ct_state = p->ct_state;
-	k.ifindex = p->ingress_ifindex;
-	if (p->flags & XNF_PKT_F_TCP) {
-		k.tcp = 1;
-		k.tcp_flags = p->tcp_flags;
-	}
-	if (p->flags & XNF_PKT_F_ICMP) {
-		k.icmp = 1;
-		k.icmp_type = p->icmp_type;
-		k.icmp_code = p->icmp_code;
-	}
 	if (p->flags & XNF_PKT_F_PORTS) {
 		k.ports = 1;
 		k.sport = bpf_ntohs(p->sport);
@@ -316,7 +326,7 @@ static __always_inline int xnf_firewall_classify(struct xdp_md *ctx,
 	}
 
 	if (hdr->linear) {
-		if (xnf_fw_scan(gen, hdr->nrules, &k, &match))
+		if (xnf_fw_scan(gen, hdr->nrules, &k, p, &match))
 			goto internal;
 		if (!match)
 			goto decide;
@@ -357,7 +367,7 @@ static __always_inline int xnf_firewall_classify(struct xdp_md *ctx,
 	if (!src || !dst || !proto || !sport || !dport)
 		goto decide;
 
-	xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport, dport, &k,
+	xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport, dport, p,
 			   &key, &rank);
 	if (rank >= hdr->nrules)
 		goto decide;

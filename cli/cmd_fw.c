@@ -45,11 +45,11 @@ enum {
 	KW_TCP,
 };
 static const char *const fw_kws[] = {
-	[KW_PRIO] = "prio",   [KW_ALLOW] = "allow", [KW_DROP] = "drop",
-	[KW_PROTO] = "proto", [KW_SRC] = "src",	    [KW_DST] = "dst",
-	[KW_SPORT] = "sport", [KW_DPORT] = "dport", [KW_CT] = "ct",
-	[KW_IIF] = "iif",     [KW_OIF] = "oif",	    [KW_ICMP] = "icmp",
-	[KW_ICMPV6] = "icmpv6", [KW_TCP] = "tcp",   NULL,
+	[KW_PRIO] = "prio",	[KW_ALLOW] = "allow", [KW_DROP] = "drop",
+	[KW_PROTO] = "proto",	[KW_SRC] = "src",     [KW_DST] = "dst",
+	[KW_SPORT] = "sport",	[KW_DPORT] = "dport", [KW_CT] = "ct",
+	[KW_IIF] = "iif",	[KW_OIF] = "oif",     [KW_ICMP] = "icmp",
+	[KW_ICMPV6] = "icmpv6", [KW_TCP] = "tcp",     NULL,
 };
 
 /* nft's names (nft describe ct_state, tcp_flag, icmp_type, icmpv6_type,
@@ -60,71 +60,63 @@ struct fw_name {
 };
 
 static const struct fw_name fw_ct_names[] = {
-	{ "invalid", XNF_CT_INVALID },	 { "established", XNF_CT_ESTABLISHED },
-	{ "related", XNF_CT_RELATED },	 { "new", XNF_CT_NEW },
-	{ "untracked", XNF_CT_UNTRACKED }, { NULL, 0 },
+	{ "invalid", XNF_CT_INVALID },
+	{ "established", XNF_CT_ESTABLISHED },
+	{ "related", XNF_CT_RELATED },
+	{ "new", XNF_CT_NEW },
+	{ "untracked", XNF_CT_UNTRACKED },
+	{ NULL, 0 },
 };
 
 static const struct fw_name fw_tcp_names[] = {
-	{ "fin", 0x01 }, { "syn", 0x02 }, { "rst", 0x04 }, { "psh", 0x08 },
-	{ "ack", 0x10 }, { "urg", 0x20 }, { "ecn", 0x40 }, { "cwr", 0x80 },
-	{ NULL, 0 },
+	{ "fin", 0x01 }, { "syn", 0x02 }, { "rst", 0x04 },
+	{ "psh", 0x08 }, { "ack", 0x10 }, { "urg", 0x20 },
+	{ "ecn", 0x40 }, { "cwr", 0x80 }, { NULL, 0 },
 };
 
 static const struct fw_name fw_icmp_types[] = {
-	{ "echo-reply", 0 },
-	{ "destination-unreachable", 3 },
-	{ "source-quench", 4 },
-	{ "redirect", 5 },
-	{ "echo-request", 8 },
-	{ "router-advertisement", 9 },
-	{ "router-solicitation", 10 },
-	{ "time-exceeded", 11 },
-	{ "parameter-problem", 12 },
-	{ "timestamp-request", 13 },
-	{ "timestamp-reply", 14 },
-	{ "info-request", 15 },
-	{ "info-reply", 16 },
-	{ "address-mask-request", 17 },
-	{ "address-mask-reply", 18 },
-	{ NULL, 0 },
+	{ "echo-reply", 0 },	       { "destination-unreachable", 3 },
+	{ "source-quench", 4 },	       { "redirect", 5 },
+	{ "echo-request", 8 },	       { "router-advertisement", 9 },
+	{ "router-solicitation", 10 }, { "time-exceeded", 11 },
+	{ "parameter-problem", 12 },   { "timestamp-request", 13 },
+	{ "timestamp-reply", 14 },     { "info-request", 15 },
+	{ "info-reply", 16 },	       { "address-mask-request", 17 },
+	{ "address-mask-reply", 18 },  { NULL, 0 },
 };
 
 static const struct fw_name fw_icmpv6_types[] = {
-	{ "destination-unreachable", 1 },
-	{ "packet-too-big", 2 },
-	{ "time-exceeded", 3 },
-	{ "parameter-problem", 4 },
-	{ "echo-request", 128 },
-	{ "echo-reply", 129 },
-	{ "mld-listener-query", 130 },
-	{ "mld-listener-report", 131 },
-	{ "mld-listener-done", 132 },
-	{ "mld-listener-reduction", 132 },
-	{ "nd-router-solicit", 133 },
-	{ "nd-router-advert", 134 },
-	{ "nd-neighbor-solicit", 135 },
-	{ "nd-neighbor-advert", 136 },
-	{ "nd-redirect", 137 },
-	{ "router-renumbering", 138 },
-	{ "ind-neighbor-solicit", 141 },
-	{ "ind-neighbor-advert", 142 },
-	{ "mld2-listener-report", 143 },
-	{ NULL, 0 },
+	{ "destination-unreachable", 1 }, { "packet-too-big", 2 },
+	{ "time-exceeded", 3 },		  { "parameter-problem", 4 },
+	{ "echo-request", 128 },	  { "echo-reply", 129 },
+	{ "mld-listener-query", 130 },	  { "mld-listener-report", 131 },
+	{ "mld-listener-done", 132 },	  { "mld-listener-reduction", 132 },
+	{ "nd-router-solicit", 133 },	  { "nd-router-advert", 134 },
+	{ "nd-neighbor-solicit", 135 },	  { "nd-neighbor-advert", 136 },
+	{ "nd-redirect", 137 },		  { "router-renumbering", 138 },
+	{ "ind-neighbor-solicit", 141 },  { "ind-neighbor-advert", 142 },
+	{ "mld2-listener-report", 143 },  { NULL, 0 },
 };
 
 static const struct fw_name fw_icmp_codes[] = {
-	{ "net-unreachable", 0 },  { "host-unreachable", 1 },
-	{ "prot-unreachable", 2 }, { "port-unreachable", 3 },
-	{ "frag-needed", 4 },	   { "net-prohibited", 9 },
-	{ "host-prohibited", 10 }, { "admin-prohibited", 13 },
+	{ "net-unreachable", 0 },
+	{ "host-unreachable", 1 },
+	{ "prot-unreachable", 2 },
+	{ "port-unreachable", 3 },
+	{ "frag-needed", 4 },
+	{ "net-prohibited", 9 },
+	{ "host-prohibited", 10 },
+	{ "admin-prohibited", 13 },
 	{ NULL, 0 },
 };
 
 static const struct fw_name fw_icmpv6_codes[] = {
-	{ "no-route", 0 },	   { "admin-prohibited", 1 },
-	{ "addr-unreachable", 3 }, { "port-unreachable", 4 },
-	{ "policy-fail", 5 },	   { "reject-route", 6 },
+	{ "no-route", 0 },
+	{ "admin-prohibited", 1 },
+	{ "addr-unreachable", 3 },
+	{ "port-unreachable", 4 },
+	{ "policy-fail", 5 },
+	{ "reject-route", 6 },
 	{ NULL, 0 },
 };
 
@@ -153,8 +145,8 @@ static int fw_name_parse(const struct fw_name *names, const char *s,
 }
 
 /* The name of @val in @names, or its number. */
-static const char *fw_name_fmt(const struct fw_name *names, __u8 val,
-			       char *buf, size_t len)
+static const char *fw_name_fmt(const struct fw_name *names, __u8 val, char *buf,
+			       size_t len)
 {
 	for (; names->name; names++)
 		if (names->val == val)
@@ -178,8 +170,7 @@ static int fw_set_parse(const struct fw_name *names, const char *s,
 		for (n = names; n->name && strcmp(n->name, tok); n++)
 			;
 		if (!n->name)
-			return cli_err("unknown %s '%s'; %s", what, tok,
-				       FW_HELP);
+			return cli_err("unknown %s '%s'; %s", what, tok, FW_HELP);
 		*set |= shift ? 1u << n->val : n->val;
 	}
 	if (!*set)
@@ -187,8 +178,8 @@ static int fw_set_parse(const struct fw_name *names, const char *s,
 	return 0;
 }
 
-static const char *fw_set_fmt(const struct fw_name *names, __u8 set,
-			      bool shift, char *buf, size_t len)
+static const char *fw_set_fmt(const struct fw_name *names, __u8 set, bool shift,
+			      char *buf, size_t len)
 {
 	size_t n = 0;
 
@@ -261,17 +252,16 @@ static int fw_parse_icmp(int *pargc, char ***pargv, bool v6,
 			       argv[0], FW_HELP);
 	NEXT_ARG();
 	REQ_ARGS(1, "fw");
-	if (fw_name_parse(v6 ? fw_icmpv6_types : fw_icmp_types, argv[0],
-			  what, &r->icmp_type))
+	if (fw_name_parse(v6 ? fw_icmpv6_types : fw_icmp_types, argv[0], what,
+			  &r->icmp_type))
 		return -1;
 	r->flags |= XNF_FW_F_ICMP_TYPE;
 	if (argc > 1 && !strcmp(argv[1], "code")) {
 		NEXT_ARG();
 		NEXT_ARG();
 		REQ_ARGS(1, "fw");
-		if (fw_name_parse(v6 ? fw_icmpv6_codes : fw_icmp_codes,
-				  argv[0], v6 ? "icmpv6_code" : "icmp_code",
-				  &r->icmp_code))
+		if (fw_name_parse(v6 ? fw_icmpv6_codes : fw_icmp_codes, argv[0],
+				  v6 ? "icmpv6_code" : "icmp_code", &r->icmp_code))
 			return -1;
 		r->flags |= XNF_FW_F_ICMP_CODE;
 	}
@@ -393,8 +383,8 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 					       argv[0], FW_HELP);
 			NEXT_ARG();
 			REQ_ARGS(1, "fw");
-			if (fw_set_parse(fw_ct_names, argv[0], "ct state",
-					 true, &r->ct_states))
+			if (fw_set_parse(fw_ct_names, argv[0], "ct state", true,
+					 &r->ct_states))
 				return -1;
 			r->flags |= XNF_FW_F_CT;
 			break;
@@ -406,7 +396,8 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 			r->flags |= XNF_FW_F_IIF;
 			break;
 		case KW_OIF:
-			return cli_err("oif cannot be matched: the firewall runs before l3fwd chooses the egress device, so no output interface is known yet; match the destination (dst PREFIX) instead");
+			return cli_err(
+				"oif cannot be matched: the firewall runs before l3fwd chooses the egress device, so no output interface is known yet; match the destination (dst PREFIX) instead");
 		case KW_ICMP:
 		case KW_ICMPV6:
 			if (fw_parse_icmp(&argc, &argv, kw == KW_ICMPV6, r))
@@ -426,10 +417,10 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 		return cli_err("a rule matches icmp or icmpv6, not both");
 	if (implied && (r->flags & XNF_FW_F_PROTO) && r->proto != implied)
 		return cli_err("%s implies proto %s, not proto %u",
-			       implied == IPPROTO_TCP ? "tcp flags" :
+			       implied == IPPROTO_TCP  ? "tcp flags" :
 			       implied == IPPROTO_ICMP ? "icmp type" :
 							 "icmpv6 type",
-			       implied == IPPROTO_TCP ? "tcp" :
+			       implied == IPPROTO_TCP  ? "tcp" :
 			       implied == IPPROTO_ICMP ? "icmp" :
 							 "icmpv6",
 			       r->proto);
@@ -561,12 +552,12 @@ static const char *fw_fmt_ports(__u16 lo, __u16 hi, char *buf, size_t len)
 	return buf;
 }
 
-#define FW_NKEYS 10
+#define FW_NKEYS  10
 #define FW_VALLEN 128
 
 /* The JSON keys of a rule's matches, in the order they are printed. */
 static const char *const rule_keys[FW_NKEYS] = {
-	"proto",   "src", "dst",       "sport",	    "dport",
+	"proto",    "src", "dst",	"sport",     "dport",
 	"ct_state", "iif", "icmp_type", "icmp_code", "tcp_flags",
 };
 
@@ -575,8 +566,7 @@ static const char *const rule_keys[FW_NKEYS] = {
  * the keywords `fw add` takes for them (NULL for proto when a tcp flags
  * or icmp type match implies it). */
 static void fw_rule_vals(const struct xnf_fw_rule *r,
-			 const char *vals[FW_NKEYS],
-			 const char *words[FW_NKEYS],
+			 const char *vals[FW_NKEYS], const char *words[FW_NKEYS],
 			 char bufs[FW_NKEYS][FW_VALLEN])
 {
 	const size_t len = FW_VALLEN;
@@ -591,8 +581,8 @@ static void fw_rule_vals(const struct xnf_fw_rule *r,
 	words[7] = v6 ? "icmpv6 type" : "icmp type";
 	words[8] = "code";
 	words[9] = "tcp flags";
-	if (r->flags & (XNF_FW_F_ICMP_TYPE | XNF_FW_F_TCP_FLAGS |
-			XNF_FW_F_TCP_ANY))
+	if (r->flags &
+	    (XNF_FW_F_ICMP_TYPE | XNF_FW_F_TCP_FLAGS | XNF_FW_F_TCP_ANY))
 		words[0] = NULL;
 	if (r->flags & XNF_FW_F_PROTO)
 		vals[0] = fmt_proto(r->proto, bufs[0], len);

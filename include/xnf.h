@@ -71,7 +71,9 @@ _Static_assert(offsetof(struct xnf_fw_rule, src) % 4 == 0 &&
 		       offsetof(struct xnf_fw_rule, dst) % 4 == 0,
 	       "xnf_fw_rule addresses word-aligned");
 _Static_assert(sizeof(struct xnf_fw_hdr) == 32, "xnf_fw_hdr layout");
-_Static_assert(sizeof(struct xnf_fw_match) == 16, "xnf_fw_match layout");
+_Static_assert(sizeof(struct xnf_fw_match) == 32 &&
+		       sizeof(struct xnf_fw_extra) == 12,
+	       "xnf_fw_match layout");
 _Static_assert(sizeof(struct xnf_fw_class) == 8 * (XNF_FW_SUMMARY + XNF_FW_WORDS),
 	       "xnf_fw_class layout");
 _Static_assert(sizeof(struct xnf_fw_lpm4_key) == 12, "xnf_fw_lpm4_key layout");

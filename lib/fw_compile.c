@@ -254,6 +254,21 @@ int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen)
 
 /* ---- the compiler ---- */
 
+/* What of @r a candidate is checked on (struct xnf_fw_extra). */
+static void fw_extra_copy(const struct xnf_fw_rule *r, struct xnf_fw_extra *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->flags = r->flags & XNF_FW_F_EXTRA;
+	if (!x->flags)
+		return;
+	x->iif = r->iif;
+	x->ct_states = r->ct_states;
+	x->icmp_type = r->icmp_type;
+	x->icmp_code = r->icmp_code;
+	x->tcp_flags = r->tcp_flags;
+	x->tcp_mask = r->tcp_mask;
+}
+
 /* The bits of xnf_fw_deps() rule @r looks at (see xnf_fw_hdr.deps). */
 static __u32 fw_rule_deps(const struct xnf_fw_rule *r)
 {
@@ -740,7 +755,7 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 		c->order[i].action = rules[bitslot[i]].action;
 		c->order[i].slot = bitslot[i];
 		c->order[i].rank = rank[i];
-		c->order[i].extra = !!(rules[bitslot[i]].flags & XNF_FW_F_EXTRA);
+		fw_extra_copy(&rules[bitslot[i]], &c->order[i].x);
 		c->hdr.deps |= fw_rule_deps(&rules[bitslot[i]]);
 	}
 	memcpy(slot, bitslot, n * sizeof(*slot));
@@ -898,7 +913,7 @@ int xnf_fw_classify(const struct xnf_fw_compiled *c,
 				if (bit >= c->hdr.nrules ||
 				    (best >= 0 && o->rank >= c->order[best].rank))
 					break;
-				if (o->extra &&
+				if (o->x.flags &&
 				    !fw_extra_matches(&rules[o->slot], p))
 					continue;
 				best = bit;

@@ -156,15 +156,30 @@ struct xnf_fw_hdr {
 #define XNF_FW_DEP_ICMP_TYPE 0x00ff0000u /* xnf_pkt.icmp_type */
 #define XNF_FW_DEP_ICMP_CODE 0xff000000u /* xnf_pkt.icmp_code */
 
+/* A rule's matches beyond the five fields (its xnf_fw_rule's), copied
+ * into its xnf_fw_match: the tables' candidates and the linear scan check
+ * them without reading the rule. */
+struct xnf_fw_extra {
+	__u32 iif;
+	__u16 flags; /* the rule's flags & XNF_FW_F_EXTRA; 0: none */
+	__u8 ct_states;
+	__u8 icmp_type;
+	__u8 icmp_code;
+	__u8 tcp_flags;
+	__u8 tcp_mask;
+	__u8 pad;
+};
+
 /* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */
 struct xnf_fw_match {
 	enum xnf_fw_action action;
-	__u32 slot;  /* the rule's slot: xnf_fw_rules[gen * XNF_FW_MAX_RULES
+	__u32 slot; /* the rule's slot: xnf_fw_rules[gen * XNF_FW_MAX_RULES
 		     * + slot], xnf_fw_hits[slot] */
-	__u32 rank;  /* position in priority order, 0 first */
-	__u32 extra; /* the rule has matches beyond the five fields
-		      * (XNF_FW_F_EXTRA): a candidate the tables found is
-		      * checked against its rule (was padding: 0) */
+	__u32 rank; /* position in priority order, 0 first */
+	__u32 pad;
+	struct xnf_fw_extra x; /* x.flags != 0: a candidate the tables
+				* found is checked on these */
+	__u32 pad2;
 };
 
 /* xnf_fw_class[gen * XNF_FW_MAX_CLASSES + class] */
