@@ -46,11 +46,91 @@ static __always_inline __u32 xnf_ctz64(__u64 x)
 	return (x * 0x0101010101010101ULL) >> 56;
 }
 
+/* What a rule matches a packet on, read once. */
+struct xnf_fw_fields {
+	__u32 src[4], dst[4]; /* network order; IPv4 in [0] */
+	__u16 sport, dport;   /* host order, with ports */
+	__u8 family;
+	__u8 proto;
+	__u8 ports; /* XNF_PKT_F_PORTS: sport/dport were read */
+	__u8 ct_state;
+	__u32 ifindex;
+	__u8 tcp; /* XNF_PKT_F_TCP: tcp_flags were read */
+	__u8 tcp_flags;
+	__u8 icmp; /* XNF_PKT_F_ICMP: icmp_type/code were read */
+	__u8 icmp_type;
+	__u8 icmp_code;
+	__u8 pad[3];
+};
+
+/* The extra matches (XNF_FW_F_EXTRA) of a rule, @x, hold for @p, as nft means
+ * them: `ct state` any state of the set, `tcp flags F` any of F, `tcp
+ * flags F / M` the flags under M are F; a packet whose TCP or ICMP header
+ * could not be read matches no tcp flags and no icmp type. Read from the
+ * packet state, not copied into struct xnf_fw_fields: the fused chain's
+ * stack has no room for them. The C reference is fw_extra_matches()
+ * (lib/fw_compile.c). */
+static __always_inline int xnf_fw_extra_hit(const struct xnf_fw_extra *x,
+					    const struct xnf_pkt *p)
+{
+	__u16 f = x->flags;
+
+	if ((f & XNF_FW_F_CT) && !(x->ct_states & (1u << (p->ct_state & 7))))
+		return 0;
+	if ((f & XNF_FW_F_IIF) && x->iif != p->ingress_ifindex)
+		return 0;
+	if ((f & XNF_FW_F_ICMP_TYPE) &&
+	    (!(p->flags & XNF_PKT_F_ICMP) || p->icmp_type != x->icmp_type))
+		return 0;
+	if ((f & XNF_FW_F_ICMP_CODE) && p->icmp_code != x->icmp_code)
+		return 0;
+	if ((f & XNF_FW_F_TCP_FLAGS) &&
+	    (!(p->flags & XNF_PKT_F_TCP) ||
+	     (p->tcp_flags & x->tcp_mask) != x->tcp_flags))
+		return 0;
+	if ((f & XNF_FW_F_TCP_ANY) &&
+	    (!(p->flags & XNF_PKT_F_TCP) || !(p->tcp_flags & x->tcp_mask)))
+		return 0;
+	return 1;
+}
+
+/* The word's best candidate when its first one has extra matches: the
+ * set bits of @m (the rules of the word whose first xnf_fw_order key is
+ * @base that the five classes match) in priority order, the first whose
+ * extra matches hold for @p (the caller compares its rank). A global
+ * function, verified once on its own: inlined, its loop inside the loops
+ * over the words multiplied the states the verifier walks. Its stack
+ * frame must stay within 32 bytes: the fused chain, the rule search and
+ * this function share the 512 bytes of stack (hence few live values: no
+ * best rank to stop at). Return: rank << 32 | its
+ * xnf_fw_order key, or ~0 for none. */
+__noinline __u64 xnf_fw_word_best(__u32 base, __u64 m, const struct xnf_pkt *p)
+{
+	struct xnf_fw_match *mt;
+	__u32 key;
+	int t;
+
+	if (!p)
+		return ~0ULL;
+	for (t = 0; t < 64 && m; t++, m &= m - 1) {
+		key = base + xnf_ctz64(m);
+		mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
+		if (!mt)
+			break;
+		if (!mt->x.flags || xnf_fw_extra_hit(&mt->x, p))
+			return (__u64)mt->rank << 32 | key;
+	}
+	return ~0ULL;
+}
+
 /* Finds the first matching rule by priority: its xnf_fw_order key in
  * @best_key and its rank in @best_rank, which stays @nrules when no rule
  * matches. Only 64-rule words whose summary bit is set in all five classes
  * are read; each word's lowest set bit is its best rule (bits are sorted by
- * rank within a word), and the best rank over the words wins.
+ * rank within a word), and the best rank over the words wins. A candidate
+ * whose rule has extra matches (xnf_fw_match.x) is checked against
+ * @p; when they fail the word's next set bit, the next rule in priority
+ * order, is the candidate, until one beats nothing found so far.
  *
  * The "nothing found yet" value is nrules, read from a map, on purpose: a
  * constant there would let the verifier decide the final test for the
@@ -60,7 +140,7 @@ static __always_inline void
 xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
 		   const struct xnf_fw_class *b, const struct xnf_fw_class *c,
 		   const struct xnf_fw_class *d, const struct xnf_fw_class *e,
-		   __u32 *best_key, __u32 *best_rank)
+		   const struct xnf_pkt *p, __u32 *best_key, __u32 *best_rank)
 {
 	int s, j;
 
@@ -83,22 +163,24 @@ xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
 				continue;
 			key = gen * XNF_FW_MAX_RULES + w * 64 + xnf_ctz64(m);
 			mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
-			if (mt && mt->rank < *best_rank) {
-				*best_rank = mt->rank;
-				*best_key = key;
+			if (!mt || mt->rank >= *best_rank)
+				continue;
+			if (mt->x.flags) {
+				__u64 best = xnf_fw_word_best(gen * XNF_FW_MAX_RULES +
+								      w * 64,
+							      m, p);
+
+				if (best == ~0ULL || best >> 32 >= *best_rank)
+					continue;
+				*best_rank = best >> 32;
+				*best_key = (__u32)best;
+				continue;
 			}
+			*best_rank = mt->rank;
+			*best_key = key;
 		}
 	}
 }
-
-/* What a rule matches a packet on, read once. */
-struct xnf_fw_fields {
-	__u32 src[4], dst[4]; /* network order; IPv4 in [0] */
-	__u16 sport, dport;   /* host order, with ports */
-	__u8 family;
-	__u8 proto;
-	__u8 ports; /* XNF_PKT_F_PORTS: sport/dport were read */
-};
 
 /* Whether the first @len (0..32) bits of two network-order words agree. */
 static __always_inline int xnf_fw_word_match(__u32 a, __u32 pfx, __u32 len)
@@ -161,6 +243,7 @@ static __always_inline int xnf_fw_rule_hit(const struct xnf_fw_rule *r,
  * xnf_fw_order entry, or NULL. Return: 0, or -1 when a table is missing. */
 static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 				       const struct xnf_fw_fields *k,
+				       const struct xnf_pkt *p,
 				       struct xnf_fw_match **match)
 {
 	__u32 i;
@@ -178,7 +261,8 @@ static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 		r = bpf_map_lookup_elem(&xnf_fw_rules, &key);
 		if (!r)
 			return -1;
-		if (xnf_fw_rule_hit(r, k)) {
+		if (xnf_fw_rule_hit(r, k) &&
+		    (!mt->x.flags || xnf_fw_extra_hit(&mt->x, p))) {
 			*match = mt;
 			return 0;
 		}
@@ -188,9 +272,11 @@ static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 
 /* The first rule that matches @p: returns its action and puts its
  * xnf_fw_hits slot in @slot, or the default action and
- * XNF_FW_HIT_DEFAULT; -1 when the tables are missing or inconsistent. */
-static __always_inline int
-xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
+ * XNF_FW_HIT_DEFAULT; -1 when the tables are missing or inconsistent.
+ * @deps receives the rule set's xnf_fw_hdr.deps. */
+static __always_inline int xnf_firewall_classify(struct xdp_md *ctx,
+						 const struct xnf_pkt *p,
+						 __u32 *slot, __u32 *deps)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
@@ -211,6 +297,7 @@ xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 	if (!hdr)
 		goto internal;
 	action = hdr->default_action;
+	*deps = hdr->deps;
 	if (!hdr->nrules)
 		goto decide;
 
@@ -240,7 +327,7 @@ xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 	}
 
 	if (hdr->linear) {
-		if (xnf_fw_scan(gen, hdr->nrules, &k, &match))
+		if (xnf_fw_scan(gen, hdr->nrules, &k, p, &match))
 			goto internal;
 		if (!match)
 			goto decide;
@@ -281,7 +368,7 @@ xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 	if (!src || !dst || !proto || !sport || !dport)
 		goto decide;
 
-	xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport, dport,
+	xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport, dport, p,
 			   &key, &rank);
 	if (rank >= hdr->nrules)
 		goto decide;
@@ -306,11 +393,26 @@ internal:
  * rule search ends in.
  */
 __noinline int xnf_firewall_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
-			       __u32 *slot)
+			       __u32 *slot, __u32 *deps)
 {
-	if (!p || !slot)
+	if (!p || !slot || !deps)
 		return -1;
-	return xnf_firewall_classify(ctx, p, slot);
+	*deps = 0;
+	return xnf_firewall_classify(ctx, p, slot, deps);
+}
+
+/* The packet's values of what rules look at beyond its flow key, in the
+ * bits of xnf_fw_hdr.deps (XNF_FW_DEP_*, include/uapi/xnf_fw.h). */
+static __always_inline __u32 xnf_fw_deps(const struct xnf_pkt *p)
+{
+	__u32 d = p->ct_state & XNF_FW_DEP_CT;
+
+	if (p->flags & XNF_PKT_F_TCP)
+		d |= XNF_FW_DEP_HAS_TCP | (__u32)p->tcp_flags << 8;
+	if (p->flags & XNF_PKT_F_ICMP)
+		d |= XNF_FW_DEP_HAS_ICMP | (__u32)p->icmp_type << 16 |
+		     (__u32)p->icmp_code << 24;
+	return d;
 }
 
 /* The decision from the flow cache, or from the rule search (and then
@@ -321,7 +423,7 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 {
 	struct xnf_fc_entry *e;
 	struct xnf_fw_hit *hit;
-	__u32 slot;
+	__u32 slot, deps;
 	int action, cached;
 
 	if (p->family == XNF_AF_NONE)
@@ -333,12 +435,18 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 		return;
 	}
 	e = xnf_fc_get(p);
-	cached = e && xnf_fc_fresh(e, p, XNF_FC_FW, e->fw_gen);
+	/* A decision holds for the flow's packets that agree with the one
+	 * it was made for on what the rules look at beyond the flow key
+	 * (nothing, for a set without ct state, tcp flags or icmp type
+	 * rules: the mask is 0 and the packet's values are not read). */
+	cached = e && xnf_fc_fresh(e, p, XNF_FC_FW, e->fw_gen) &&
+		 (!e->fw_dep_mask ||
+		  !((xnf_fw_deps(p) ^ e->fw_deps) & e->fw_dep_mask));
 	if (cached) {
 		action = e->fw_action;
 		slot = e->fw_slot;
 	} else {
-		action = xnf_firewall_fn(ctx, p, &slot);
+		action = xnf_firewall_fn(ctx, p, &slot, &deps);
 		if (action < 0) {
 			/* The tables are missing or inconsistent: fail
 			 * closed. */
@@ -348,6 +456,8 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 		if (e) {
 			e->fw_action = action;
 			e->fw_slot = slot;
+			e->fw_dep_mask = deps;
+			e->fw_deps = deps ? xnf_fw_deps(p) : 0;
 			e->fw_gen = p->fc_gen;
 			e->parts |= XNF_FC_FW;
 		}

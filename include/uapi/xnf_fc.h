@@ -63,7 +63,13 @@ struct xnf_fc_entry {
 	__u32 fw_gen;
 	__u32 fw_action; /* enum xnf_fw_action */
 	__u32 fw_slot;	 /* xnf_fw_hits slot: a rule's, XNF_FW_HIT_DEFAULT */
-	__u8 l2_mac[6];	 /* the destination MAC looked up; with l2_pad (0),
+	/* The decision holds for packets of the flow whose xnf_fw_deps()
+	 * agree with fw_deps under fw_dep_mask (xnf_fw_hdr.deps of the rule
+	 * set that made it): another ct state, other TCP flags or another
+	 * ICMP type of the same flow is classified again. */
+	__u32 fw_deps;
+	__u32 fw_dep_mask;
+	__u8 l2_mac[6]; /* the destination MAC looked up; with l2_pad (0),
 			  * an xnf_fdb_key, compared as one word */
 	__u16 l2_pad;
 	__u32 l2_gen;

@@ -325,6 +325,69 @@ static void fw_random_pkt(const struct xnf_fw_rule *r, unsigned int *seed,
 			   rand_r(seed) % (r->dport_hi - r->dport_lo + 1);
 }
 
+/* Extra matches on about half of @rules (those a rule's protocol and
+ * family allow): ct state sets (the packets here are untracked: no
+ * conntrack NF in the chain), iif one of @ifs, tcp flags, icmp types. */
+static void fw_add_extras(struct xnf_fw_rule *rules, __u32 n,
+			  const __u32 ifs[2], unsigned int *seed)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct xnf_fw_rule *r = &rules[i];
+		bool icmp = (r->flags & XNF_FW_F_PROTO) &&
+			    ((r->proto == IPPROTO_ICMP &&
+			      r->family != XNF_AF_INET6) ||
+			     (r->proto == IPPROTO_ICMPV6 &&
+			      r->family != XNF_AF_INET));
+
+		if (rand_r(seed) & 1)
+			continue;
+		if (rand_r(seed) & 1) {
+			r->flags |= XNF_FW_F_CT;
+			r->ct_states = 1 + rand_r(seed) % 31;
+		}
+		if (rand_r(seed) % 3 == 0) {
+			r->flags |= XNF_FW_F_IIF;
+			r->iif = ifs[rand_r(seed) & 1];
+		}
+		if ((r->flags & XNF_FW_F_PROTO) && r->proto == IPPROTO_TCP &&
+		    (rand_r(seed) & 1)) {
+			r->tcp_mask = 1 + rand_r(seed) % 255;
+			if (rand_r(seed) & 1) {
+				r->flags |= XNF_FW_F_TCP_ANY;
+			} else {
+				r->flags |= XNF_FW_F_TCP_FLAGS;
+				r->tcp_flags = rand_r(seed) & r->tcp_mask;
+			}
+		}
+		if (icmp && (rand_r(seed) & 1)) {
+			r->flags |= XNF_FW_F_ICMP_TYPE;
+			r->icmp_type = rand_r(seed) % 4;
+			if (rand_r(seed) & 1) {
+				r->flags |= XNF_FW_F_ICMP_CODE;
+				r->icmp_code = rand_r(seed) % 2;
+			}
+		}
+	}
+}
+
+/* The packet's values for extra matches as the frame will carry them:
+ * near rule @r's now and then. */
+static void fw_pkt_extra(const struct xnf_fw_rule *r, __u32 ifindex,
+			 unsigned int *seed, struct xnf_fw_pkt *p)
+{
+	p->ifindex = ifindex;
+	p->ct_state = XNF_CT_UNTRACKED;
+	p->tcp = p->proto == IPPROTO_TCP;
+	p->tcp_flags = rand_r(seed);
+	if ((r->flags & XNF_FW_F_TCP_FLAGS) && (rand_r(seed) & 1))
+		p->tcp_flags = (p->tcp_flags & ~r->tcp_mask) | r->tcp_flags;
+	p->icmp = p->proto == IPPROTO_ICMP || p->proto == IPPROTO_ICMPV6;
+	p->icmp_type = rand_r(seed) % 4;
+	p->icmp_code = rand_r(seed) % 2;
+}
+
 static int fw_pkt_frame(const struct xnf_fw_pkt *p, __u8 *buf)
 {
 	char src[64], dst[64];
@@ -343,13 +406,24 @@ static int fw_pkt_frame(const struct xnf_fw_pkt *p, __u8 *buf)
 	inet_ntop(p->family == XNF_AF_INET ? AF_INET : AF_INET6, p->dst, dst,
 		  sizeof(dst));
 	/* (pkt_build reads port 0 as "default": callers skip such tuples.) */
-	return pkt_build(buf, PKT_MAX, &s);
+	int len = pkt_build(buf, PKT_MAX, &s);
+	size_t l4 = 14 + (p->family == XNF_AF_INET ? 20 : 40);
+
+	/* The TCP flags and ICMP type and code of @p, over what pkt_build
+	 * put there (the firewall reads no checksum). */
+	if (len > 0 && p->tcp)
+		buf[l4 + 13] = p->tcp_flags;
+	if (len > 0 && p->icmp) {
+		buf[l4] = p->icmp_type;
+		buf[l4 + 1] = p->icmp_code;
+	}
+	return len;
 }
 
 /* Runs @npkts packets through the BPF firewall and the linear reference:
  * same verdict, the expected rule's hit counter moved by one, and the
  * total of all hit counters equals the packets that matched a rule. */
-static void fw_differential(__u32 nrules, int npkts)
+static void fw_differential_x(__u32 nrules, int npkts, bool extras)
 {
 	struct xnf_fw_rule *rules = calloc(nrules, sizeof(*rules));
 	unsigned int seed = nrules;
@@ -364,8 +438,11 @@ static void fw_differential(__u32 nrules, int npkts)
 		return;
 	if (!fx_open(&f))
 		goto out_free;
-	if (!ASSERT_OK(xnf_fw_generate(rules, nrules, 7), "generate") ||
-	    !fw_load(&f, rules, nrules, XNF_FW_ALLOW) ||
+	if (!ASSERT_OK(xnf_fw_generate(rules, nrules, 7), "generate"))
+		goto out;
+	if (extras)
+		fw_add_extras(rules, nrules, f.ifindex, &seed);
+	if (!fw_load(&f, rules, nrules, XNF_FW_ALLOW) ||
 	    !fx_chain(&f, "firewall", false, false))
 		goto out;
 	for (i = 0; i < npkts; i++) {
@@ -374,6 +451,9 @@ static void fw_differential(__u32 nrules, int npkts)
 		fw_random_pkt(&rules[rand_r(&seed) % nrules], &seed, &p);
 		if (!p.sport || !p.dport)
 			continue;
+		if (extras)
+			fw_pkt_extra(&rules[rand_r(&seed) % nrules],
+				     f.ifindex[0], &seed, &p);
 		slot = xnf_fw_linear(rules, nrules, &p);
 		want = slot >= 0 && rules[slot].action == XNF_FW_DROP ?
 			       XDP_DROP :
@@ -388,7 +468,8 @@ static void fw_differential(__u32 nrules, int npkts)
 		matched += slot >= 0;
 	}
 	ASSERT_EQ(mismatches, 0, "no verdict differed from the linear scan");
-	ASSERT_GE(matched, npkts / 4, "a good share of packets hit rules");
+	ASSERT_GE(matched, npkts / (extras ? 8 : 4),
+		  "a good share of packets hit rules");
 	{
 		struct xnf_fw_hit *h = calloc((size_t)ncpus * XNF_FW_MAX_RULES,
 					      sizeof(*h));
@@ -411,6 +492,25 @@ out:
 	fx_close(&f);
 out_free:
 	free(rules);
+}
+
+static void fw_differential(__u32 nrules, int npkts)
+{
+	fw_differential_x(nrules, npkts, false);
+}
+
+/* Rules with ct state (of untracked packets), iif, tcp flags and icmp
+ * type matches: the linear scan, the tables (a candidate whose extra
+ * matches fail gives way to the next of its word) and the reference
+ * agree, in the linear form and on the tables, tail-called. */
+TEST(firewall_bpf_vs_linear_extra)
+{
+	fw_differential_x(10, 3000, true);
+	fw_differential_x(XNF_FW_LINEAR_MAX + 1, 3000, true);
+	fw_differential_x(1000, 3000, true);
+	fw_tables_only = true;
+	fw_differential_x(10, 3000, true);
+	fw_tables_only = false;
 }
 
 /* Around the bound of the linear form (XNF_FW_LINEAR_MAX) and a small set
@@ -544,4 +644,63 @@ static void fw_switch_is_atomic(void)
 	}
 out:
 	fx_close(&f);
+}
+
+/* Without a conntrack NF in the chain every packet is untracked (nft's
+ * `ct state untracked`): a rule for new or established connections
+ * matches none, one for untracked packets matches all; in the linear
+ * form and on the tables. */
+static void fw_ct_untracked(void)
+{
+	struct pkt_spec spec = { .family = 4, .proto = IPPROTO_TCP };
+	struct xnf_fw_rule r[2] = {
+		{ .prio = 10,
+		  .action = XNF_FW_ALLOW,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT,
+		  .ct_states = 1 << XNF_CT_NEW | 1 << XNF_CT_ESTABLISHED },
+		{ .prio = 20,
+		  .action = XNF_FW_DROP,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT,
+		  .ct_states = 1 << XNF_CT_UNTRACKED },
+	};
+	__u8 buf[PKT_MAX];
+	struct fx_out out;
+	struct fx f;
+	int len;
+
+	if (!fx_open(&f))
+		return;
+	if (!fw_load(&f, r, 2, XNF_FW_ALLOW) ||
+	    !fx_chain(&f, "firewall", false, false))
+		goto out;
+	len = pkt_build(buf, sizeof(buf), &spec);
+	if (!ASSERT_OK(fx_run(&f, buf, len, &out), "run"))
+		goto out;
+	ASSERT_EQ(out.ret, XDP_DROP, "untracked: not new, dropped by prio 20");
+	ASSERT_EQ(fw_hits(&f, 1), 1, "prio 20 counted it");
+	ASSERT_EQ(fw_hits(&f, 0), 0, "prio 10 did not match");
+	/* Without the untracked rule the default decides. */
+	r[1].in_use = 0;
+	if (!fw_load(&f, r, 2, XNF_FW_DROP))
+		goto out;
+	ASSERT_OK(fx_run(&f, buf, len, &out), "run");
+	ASSERT_EQ(out.ret, XDP_DROP, "untracked: default drop");
+	r[1].in_use = 1;
+	r[1].action = XNF_FW_ALLOW;
+	if (!fw_load(&f, r, 2, XNF_FW_DROP))
+		goto out;
+	ASSERT_OK(fx_run(&f, buf, len, &out), "run");
+	ASSERT_EQ(out.ret, XDP_PASS, "untracked: allowed by prio 20");
+out:
+	fx_close(&f);
+}
+
+TEST(firewall_ct_state_untracked)
+{
+	fw_ct_untracked();
+	fw_tables_only = true;
+	fw_ct_untracked();
+	fw_tables_only = false;
 }
