@@ -5,11 +5,6 @@
 
     ct_conn.py server PORT          accept connections on PORT (IPv4 and
                                     IPv6), echo each one's bytes back
-    ct_conn.py flood DEV SMAC DMAC SRC DST FIRST N
-                                    N UDP datagrams from SRC (source
-                                    ports FIRST, FIRST+1, ...) to DST
-                                    port 9, each a new flow, sent as
-                                    frames SMAC -> DMAC from DEV
     ct_conn.py client HOST PORT     connect to HOST PORT; each line read
                                     from standard input is sent and its
                                     echo awaited, then printed (flushed):
@@ -22,7 +17,6 @@ line is reported, never waited for forever. Ends at EOF of its input.
 """
 
 import socket
-import struct
 import sys
 import threading
 
@@ -75,30 +69,6 @@ def client(host, port):
     return 0
 
 
-def csum(b):
-    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
-
-
-def flood(dev, smac, dmac, src, dst, first, n):
-    """IPv4 only: UDP checksum 0 (none), the IP header's computed."""
-    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
-    s.bind((dev, 0))
-    eth = bytes.fromhex(dmac.replace(":", "")) + \
-        bytes.fromhex(smac.replace(":", "")) + b"\x08\x00"
-    sa, da = socket.inet_aton(src), socket.inet_aton(dst)
-    for i in range(n):
-        sport = first + i
-        udp = struct.pack("!HHHH", sport, 9, 8 + 4, 0) + b"fl\n\n"
-        ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i & 0xFFFF,
-                         0, 64, 17, 0, sa, da)
-        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
-        s.send(eth + ip + udp)
-    return 0
-
-
 def main():
     global WAIT
     args = sys.argv[1:]
@@ -108,8 +78,6 @@ def main():
     if len(args) == 2 and args[0] == "server":
         server(int(args[1]))
         return 0
-    if len(args) == 8 and args[0] == "flood":
-        return flood(*args[1:6], int(args[6]), int(args[7]))
     if len(args) == 3 and args[0] == "client":
         return client(args[1], int(args[2]))
     sys.exit(__doc__)
