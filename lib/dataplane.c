@@ -154,10 +154,8 @@ static int xnf_ct_keep(struct xnf_dp *dp, struct bpf_map *map)
 	if (fd < 0)
 		return 0; /* an instance from before connection tracking */
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		err = -errno;
 		pr_warn("cannot read %s: %s; its connections are not kept\n",
-			path, strerror(-err));
-		err = 0;
+			path, strerror(errno));
 	} else if (info.type != BPF_MAP_TYPE_LRU_HASH ||
 		   info.key_size != sizeof(struct xnf_ct_key) ||
 		   info.value_size != sizeof(struct xnf_ct_entry)) {

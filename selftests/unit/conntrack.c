@@ -51,26 +51,42 @@ struct frame {
 	int len;
 };
 
+/* The CPUs the process ran on before ct_open pinned it (ct_close puts
+ * them back: the tests share the process). */
+static cpu_set_t ct_cpus;
+static bool ct_pinned;
+
 /* The test's process runs on CPU 0, whose xnf_scratch holds the packet
  * state a tail-called chain leaves. */
 static bool ct_pin_cpu0(void)
 {
 	cpu_set_t set;
 
+	if (!ct_pinned &&
+	    !ASSERT_OK(sched_getaffinity(0, sizeof(ct_cpus), &ct_cpus),
+		       "the process's CPUs"))
+		return false;
+	ct_pinned = true;
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	return ASSERT_OK(sched_setaffinity(0, sizeof(set), &set), "pin to CPU 0");
 }
 
+static void ct_close(struct fx *f)
+{
+	fx_close(f);
+	if (ct_pinned)
+		sched_setaffinity(0, sizeof(ct_cpus), &ct_cpus);
+	ct_pinned = false;
+}
+
 static bool ct_open(struct fx *f, const char *chain, bool fused)
 {
-	if (!ct_pin_cpu0() || !fx_open(f))
-		return false;
-	if (!fx_chain(f, chain, fused, false)) {
-		fx_close(f);
-		return false;
-	}
-	return true;
+	memset(f, 0, sizeof(*f));
+	if (ct_pin_cpu0() && fx_open(f) && fx_chain(f, chain, fused, false))
+		return true;
+	ct_close(f);
+	return false;
 }
 
 static __u8 *l4_of(struct frame *fr)
@@ -154,6 +170,10 @@ static struct frame icmp_err(int family, const char *src, const char *dst,
 	return fr;
 }
 
+/* The direction (enum xnf_ct_dir) of the last packet ct_run ran through
+ * a tail-called chain. */
+static int ct_last_dir;
+
 /* Runs @fr; returns the XDP action, the packet's ct state in *@state (tail
  * -called chains only: -1 for fused ones). */
 static int ct_run(struct fx *f, bool fused, struct frame *fr, int *state)
@@ -164,6 +184,7 @@ static int ct_run(struct fx *f, bool fused, struct frame *fr, int *state)
 	__u32 zero = 0;
 
 	*state = -1;
+	ct_last_dir = -1;
 	if (!ASSERT_GT(fr->len, 0, "frame built") ||
 	    !ASSERT_OK(fx_run(f, fr->data, fr->len, &out), "run"))
 		return -1;
@@ -171,10 +192,24 @@ static int ct_run(struct fx *f, bool fused, struct frame *fr, int *state)
 		return out.ret;
 	pk = calloc(ncpu, sizeof(*pk));
 	fd = xnf_table_fd(f->dp, XNF_T_SCRATCH);
-	if (pk && fd >= 0 && !bpf_map_lookup_elem(fd, &zero, pk))
+	if (pk && fd >= 0 && !bpf_map_lookup_elem(fd, &zero, pk)) {
 		*state = pk[0].ct_state;
+		ct_last_dir = pk[0].ct_dir;
+	}
 	free(pk);
 	return out.ret;
+}
+
+/* ct_expect, and the packet's direction in its connection. */
+static bool ct_expect_dir(struct fx *f, bool fused, struct frame fr, int want,
+			  int dir, const char *what)
+{
+	int state, ret = ct_run(f, fused, &fr, &state);
+
+	if (!ASSERT_EQ(ret, XDP_PASS, what))
+		return false;
+	return fused || (ASSERT_EQ(state, want, what) &&
+			 ASSERT_EQ(ct_last_dir, dir, what));
 }
 
 /* Runs @fr and checks its ct state (tail-called) and that it passed. */
@@ -362,7 +397,7 @@ TEST(ct_tcp_handshake)
 			ASSERT_EQ(cs.searched, 9, what);
 			ASSERT_EQ(cs.found, 8, what);
 next:
-			fx_close(&f);
+			ct_close(&f);
 		}
 }
 
@@ -403,7 +438,7 @@ TEST(ct_tcp_rst)
 			ASSERT_EQ(cs.created, 2, what);
 			ASSERT_EQ(cs.deleted, 1, what);
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -437,7 +472,7 @@ TEST(ct_tcp_syn_retransmit)
 					  what);
 			}
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -472,7 +507,7 @@ TEST(ct_tcp_pickup)
 			ASSERT_TRUE(e.status & XNF_CT_S_ASSURED, what);
 			ct_expires_in(&e, 432000, what);
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -517,7 +552,7 @@ TEST(ct_tcp_invalid)
 		    ct_only(&f, &k, &e))
 			ASSERT_EQ(e.tcp_state, XNF_CT_TCP_ESTABLISHED, what);
 next:
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -564,7 +599,7 @@ TEST(ct_udp)
 				ASSERT_TRUE(e.status & XNF_CT_S_ASSURED, what);
 				ct_expires_in(&e, 120, what);
 			}
-			fx_close(&f);
+			ct_close(&f);
 		}
 	}
 }
@@ -601,7 +636,7 @@ TEST(ct_icmp_echo)
 			ASSERT_EQ(k.proto, IPPROTO_ICMPV6, what);
 			ASSERT_EQ(cs.invalid, 3, what);
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -636,7 +671,7 @@ TEST(ct_icmp_error)
 			ASSERT_EQ(cs.invalid, 2, what);
 			ASSERT_EQ(cs.created, 3, what);
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -671,7 +706,7 @@ TEST(ct_expiry)
 				ASSERT_EQ(cs.created, 2, what);
 			}
 		}
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -706,7 +741,7 @@ TEST(ct_confirm_on_accept)
 		if (ASSERT_EQ(ct_count(&f), 1, what) && ct_stats(&f, &cs))
 			ASSERT_EQ(cs.created, 1, what);
 next:
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -748,7 +783,7 @@ TEST(ct_fragments)
 		if (ASSERT_EQ(ct_run(&f, fused, &fr, &state), XDP_DROP, what) &&
 		    fx_stats(&f, &st))
 			ASSERT_EQ(st.drop[XNF_R_FRAG], 1, what);
-		fx_close(&f);
+		ct_close(&f);
 	}
 }
 
@@ -786,7 +821,7 @@ TEST(ct_full_table)
 		ASSERT_EQ(cs.insert_failed, 0, "full");
 	}
 out:
-	fx_close(&f);
+	ct_close(&f);
 }
 
 /* Every chain order with conntrack that the order check allows loads,
@@ -854,7 +889,7 @@ TEST(ct_chains_load)
 				}
 	ASSERT_GT(n, 20, "chains tried");
 	xnf_conf_free(c);
-	fx_close(&f);
+	ct_close(&f);
 }
 
 /* An upgrade across a table schema makes a new instance while the old one
@@ -926,5 +961,77 @@ out2:
 		dp = NULL;
 		xnf_dp_destroy(new_root);
 		xnf_dp_destroy(old_root);
+	}
+}
+
+/* Other protocols by addresses (ports 0), 600 s; the direction of every
+ * packet, of an ICMP error too, is the one of its connection. */
+TEST(ct_generic_and_directions)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct frame gre_ab, gre_ba, in;
+		struct xnf_ct_entry e;
+		struct xnf_ct_key k;
+		struct fx f;
+
+		frame_build(&gre_ab, 4, IPPROTO_GRE, B4, A4, 0, 0, 0);
+		frame_build(&gre_ba, 4, IPPROTO_GRE, A4, B4, 0, 0, 0);
+		if (!ct_open(&f, "conntrack", fused))
+			return;
+		/* B is the originator, the key's b side. */
+		if (ct_expect_dir(&f, fused, gre_ab, NEW, XNF_CT_DIR_ORIG, what) &&
+		    ct_expect_dir(&f, fused, gre_ba, EST, XNF_CT_DIR_REPLY, what) &&
+		    ct_expect_dir(&f, fused, gre_ab, EST, XNF_CT_DIR_ORIG, what) &&
+		    ct_only(&f, &k, &e)) {
+			ASSERT_EQ(k.proto, IPPROTO_GRE, what);
+			ASSERT_EQ(k.a_port | k.b_port, 0, what);
+			ASSERT_TRUE(e.status & XNF_CT_S_ORIG_B, what);
+			ct_expires_in(&e, 600, what);
+			bpf_map_delete_elem(ct_fd(&f), &k);
+		}
+		/* An error about B's packet goes to B, against the
+		 * connection's original direction when B is the
+		 * originator. */
+		in = udp(4, B4, A4, 6000, 53);
+		ct_expect_dir(&f, fused, in, NEW, XNF_CT_DIR_ORIG, what);
+		ct_expect_dir(&f, fused, icmp_err(4, R4, B4, 3, &in), REL,
+			      XNF_CT_DIR_REPLY, what);
+		in = udp(4, A4, B4, 53, 6000);
+		ct_expect_dir(&f, fused, in, EST, XNF_CT_DIR_REPLY, what);
+		ct_expect_dir(&f, fused, icmp_err(4, B4, A4, 3, &in), REL,
+			      XNF_CT_DIR_ORIG, what);
+		ct_close(&f);
+	}
+}
+
+/* IPv6 fragments pass to the kernel too, first or later. */
+TEST(ct_fragments6)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_ext6 first = { .type = IPPROTO_FRAGMENT,
+					  .frag_off = 1 },
+				later = { .type = IPPROTO_FRAGMENT,
+					  .frag_off = 8 << 3 };
+		struct pkt_spec s = { .proto = IPPROTO_UDP, .frame_len = 96 };
+		struct xnf_stats st;
+		struct frame fr;
+		int state;
+		struct fx f;
+
+		if (!ct_open(&f, "conntrack,firewall", fused))
+			return;
+		fr.len = pkt_build_ext6(fr.data, sizeof(fr.data), &s, &first, 1);
+		ASSERT_EQ(ct_run(&f, fused, &fr, &state), XDP_PASS, what);
+		fr.len = pkt_build_ext6(fr.data, sizeof(fr.data), &s, &later, 1);
+		ASSERT_EQ(ct_run(&f, fused, &fr, &state), XDP_PASS, what);
+		if (fx_stats(&f, &st)) {
+			ASSERT_EQ(st.pass[XNF_R_FRAG], 2, what);
+			ASSERT_EQ(ct_count(&f), 0, what);
+		}
+		ct_close(&f);
 	}
 }
