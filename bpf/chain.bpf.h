@@ -74,6 +74,10 @@ const volatile __u32 xnf_fc_used = 0;
  * l3fwd, and by the xsk NF, which asks the FIB for the workers' l3fwd
  * (bpf/fib.bpf.h). */
 const volatile __u32 xnf_l3_fib = 0;
+/* 1: an NF after conntrack confirms its new connections when it accepts
+ * their packets (XNF_NFF_CT_CONFIRM: the firewall); 0: conntrack confirms
+ * them itself (bpf/conntrack.bpf.h). */
+const volatile __u32 xnf_ct_defer = 0;
 
 static __always_inline struct xnf_stats *xnf_stats_get(void)
 {

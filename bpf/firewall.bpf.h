@@ -13,6 +13,7 @@
 #include "common.bpf.h"
 #include "tables.bpf.h"
 #include "firewall_maps.bpf.h"
+#include "conntrack_maps.bpf.h"
 #include "chain.bpf.h"
 #include "fcache.bpf.h"
 #include "l3fwd_maps.bpf.h"
@@ -559,6 +560,8 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 	}
 	if (action == XNF_FW_DROP)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);
+	else
+		xnf_ct_confirm(p);
 }
 
 #endif /* XNF_FIREWALL_BPF_H */

@@ -9,6 +9,7 @@
 #include "firewall_maps.bpf.h"
 #include "l3fwd_maps.bpf.h"
 #include "l2fwd_maps.bpf.h"
+#include "conntrack_maps.bpf.h"
 #include "xnf_changes.h"
 
 struct {

@@ -203,6 +203,9 @@ int xnf_dp_destroy(const char *root);
 
 /* A fresh instance's configuration (the default exception actions). */
 void xnf_cfg_default(struct xnf_config *cfg);
+/* The connection table's settings of a new instance (xnf_ct_cfg[0]):
+ * Linux's default timeouts, fragments passed to the kernel. */
+void xnf_ct_cfg_default(struct xnf_ct_config *cfg);
 int xnf_cfg_read(struct xnf_dp *dp, struct xnf_config *cfg);
 /* Writes @cfg, but with tables_gen moved on (the workers copy the
  * exception actions): the caller's tables_gen is ignored. */

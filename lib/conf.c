@@ -925,6 +925,10 @@ static int order_check(__u32 a, __u32 b, char *err, size_t errlen)
 		return xnf_errf(err, errlen, -EINVAL,
 				"%s before %s would get no packet: %s chooses where every packet goes after %s did; put %s after %s",
 				na, nb, nb, na, na, nb);
+	if ((fa & XNF_NFF_CT_CONFIRM) && (fb & XNF_NFF_CT))
+		return xnf_errf(err, errlen, -EINVAL,
+				"%s before %s would see no connection state: %s sets the state %s matches and whose new connections it confirms; put %s before %s",
+				na, nb, nb, na, nb, na);
 	return 0;
 }
 

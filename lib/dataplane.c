@@ -55,6 +55,33 @@ void xnf_cfg_default(struct xnf_config *cfg)
 	*cfg = xnf_default_cfg;
 }
 
+/* Linux's defaults: net.netfilter.nf_conntrack_tcp_timeout_*,
+ * nf_conntrack_udp_timeout(_stream), nf_conntrack_icmp(v6)_timeout,
+ * nf_conntrack_generic_timeout. */
+static const struct xnf_ct_config xnf_default_ct_cfg = {
+	.timeout = {
+		[XNF_CT_TCP_SYN_SENT] = 120,
+		[XNF_CT_TCP_SYN_RECV] = 60,
+		[XNF_CT_TCP_ESTABLISHED] = 432000,
+		[XNF_CT_TCP_FIN_WAIT] = 120,
+		[XNF_CT_TCP_CLOSE_WAIT] = 60,
+		[XNF_CT_TCP_LAST_ACK] = 30,
+		[XNF_CT_TCP_TIME_WAIT] = 120,
+		[XNF_CT_TCP_CLOSE] = 10,
+		[XNF_CT_TCP_SYN_SENT2] = 120,
+		[XNF_CT_TO_UDP] = 30,
+		[XNF_CT_TO_UDP_STREAM] = 120,
+		[XNF_CT_TO_ICMP] = 30,
+		[XNF_CT_TO_GENERIC] = 600,
+	},
+	.fragments = XNF_CT_FRAG_PASS,
+};
+
+void xnf_ct_cfg_default(struct xnf_ct_config *cfg)
+{
+	*cfg = xnf_default_ct_cfg;
+}
+
 static int xnf_table_index(const char *name)
 {
 	int i;
@@ -104,6 +131,44 @@ static int xnf_bind_maps(struct xnf_dp *dp, struct bpf_object *obj,
 			return err;
 	}
 	return 0;
+}
+
+/*
+ * An upgrade across a table schema makes a new instance next to the old
+ * one (<root>-old, xnf_open), whose tables go when it finishes: the
+ * connection table is taken over (@map reuses the old one) when its
+ * layout is this xnf's, so that no connection of a running firewall is
+ * forgotten; otherwise that is said. Returns 0 or -errno.
+ */
+static int xnf_ct_keep(struct xnf_dp *dp, struct bpf_map *map)
+{
+	struct bpf_map_info info = {};
+	char old[XNF_ROOT_MAX + 8], path[PATH_MAX];
+	__u32 len = sizeof(info);
+	int fd, err = 0;
+
+	if (!xnf_upgrade_pending(dp, old, sizeof(old)))
+		return 0;
+	snprintf(path, sizeof(path), "%s/tables/%s", old,
+		 XNF_MAP_STR(XNF_MAP_CT));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0; /* an instance from before connection tracking */
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		pr_warn("cannot read %s: %s; its connections are not kept\n",
+			path, strerror(errno));
+	} else if (info.type != BPF_MAP_TYPE_LRU_HASH ||
+		   info.key_size != sizeof(struct xnf_ct_key) ||
+		   info.value_size != sizeof(struct xnf_ct_entry)) {
+		pr_warn("the connection table of the instance upgraded from (%s) has another layout: its connections are not kept; TCP connections are picked up again by their next packet, the other flows start as new\n",
+			path);
+	} else {
+		err = bpf_map__reuse_fd(map, fd);
+		if (!err)
+			pr_info("kept the connection table of %s\n", old);
+	}
+	close(fd);
+	return err;
 }
 
 int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
@@ -169,7 +234,8 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 				       strerror(errno));
 			goto out_free;
 		}
-		err = xnf_bind_maps(dp, skel->obj, NULL, -1);
+		err = xnf_bind_maps(dp, skel->obj, NULL, -1) ?:
+			      xnf_ct_keep(dp, skel->maps.xnf_ct);
 		if (!err)
 			err = xnf_tables__load(skel);
 		if (err) {
@@ -196,6 +262,15 @@ int xnf_dp_open(const char *root, bool create, struct xnf_dp **out,
 
 	if (fresh) {
 		xnf_crash_point("create:tables");
+		fd = xnf_table_fd(dp, XNF_T_CT_CFG);
+		err = fd < 0 ? -errno :
+			       bpf_map_update_elem(fd, &zero,
+						   &xnf_default_ct_cfg, BPF_ANY);
+		if (err) {
+			xnf_errf(errbuf, errlen, err, "cannot write %s: %s",
+				 XNF_MAP_STR(XNF_MAP_CT_CFG), strerror(-err));
+			goto out_destroy;
+		}
 		/* Last: a schema in xnf_cfg says the instance is complete. */
 		err = bpf_map_update_elem(xnf_table_fd(dp, XNF_T_CFG), &zero,
 					  &xnf_default_cfg, BPF_ANY);
@@ -834,6 +909,24 @@ static bool chain_caches(const struct xnf_chain_spec *spec)
 	return false;
 }
 
+/* An NF of @spec confirms the connections conntrack tracks
+ * (XNF_NFF_CT_CONFIRM after an XNF_NFF_CT one): conntrack leaves the
+ * confirming to it (xnf_ct_defer, bpf/chain.bpf.h). */
+static bool chain_ct_defer(const struct xnf_chain_spec *spec)
+{
+	bool ct = false;
+	__u32 i, f;
+
+	for (i = 0; i < spec->len; i++) {
+		f = xnf_nf_flags(spec->nf[i]);
+		if (ct && (f & XNF_NFF_CT_CONFIRM))
+			return true;
+		if (f & XNF_NFF_CT)
+			ct = true;
+	}
+	return false;
+}
+
 /* Opens skeleton @sk and sets the load-time constants every chain
  * program has (bpf/chain.bpf.h). */
 #define XNF_OPEN_SKEL(sk, o, next_slot, spec)                                \
@@ -847,6 +940,7 @@ static bool chain_caches(const struct xnf_chain_spec *spec)
 				chain_flag(spec, XNF_NFF_FAIL_CLOSED);       \
 			_s->rodata->xnf_fc_used = chain_caches(spec);        \
 			_s->rodata->xnf_l3_fib = (spec)->l3_fib;             \
+			_s->rodata->xnf_ct_defer = chain_ct_defer(spec);     \
 			(o)->skel = _s;                                      \
 			(o)->destroy = (void (*)(void *))sk##__destroy;      \
 			(o)->obj = _s->obj;                                  \

@@ -263,8 +263,9 @@ no_pins_for()
 
 # A chain in which an NF would never see some of its packets: the
 # firewall after an NF that hands packets to the kernel (which forwards
-# them without it), xsk before an NF that chooses the egress again. The
-# candidate's edit refuses it, so every way to set a chain does.
+# them without it), xsk before an NF that chooses the egress again, the
+# firewall before conntrack, whose state it reads. The candidate's edit
+# refuses it, so every way to set a chain does.
 @test "a chain in which an NF would miss packets: attach, chain set, -b, apply, apply check" {
 	local f=$BATS_TEST_TMPDIR
 	refuse attach f1 chain l3fwd,firewall
@@ -272,6 +273,8 @@ no_pins_for()
 	refuse attach f1 chain xsk,l3fwd
 	refuse chain set d0 l3fwd,l2fwd,firewall
 	refuse chain set d0 firewall,xsk,l2fwd fused
+	refuse attach f1 chain firewall,conntrack,l3fwd
+	refuse chain set d0 firewall,conntrack
 	printf '%s\n' "route add 203.0.113.0/24 blackhole" \
 		"chain set d0 l3fwd,firewall" >"$f/batch"
 	refuse -b "$f/batch"

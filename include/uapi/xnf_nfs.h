@@ -52,16 +52,25 @@
  * that forwards, whose choice would otherwise replace its own for every
  * packet, and its socket would get none. */
 #define XNF_NFF_AFTER_FWD     (1u << 5)
+/* The NF tracks connections (conntrack, xnf_ct.h): it runs before every NF
+ * with XNF_NFF_CT_CONFIRM, which reads the state it sets. */
+#define XNF_NFF_CT	      (1u << 6)
+/* The NF confirms a new connection when it accepts its packet (the
+ * firewall: xnf_ct_confirm(), bpf/conntrack_maps.bpf.h): a flood its rules
+ * drop never fills the connection table. A chain with one after conntrack
+ * leaves the confirming to it (xnf_ct_defer, bpf/chain.bpf.h). */
+#define XNF_NFF_CT_CONFIRM    (1u << 7)
 
 /* clang-format off */
 /*	  id        name      flags */
 #define XNF_NFS(X)							\
 	X(FIREWALL, firewall, XNF_NFF_FAIL_CLOSED | XNF_NFF_FCACHE |	\
-			      XNF_NFF_BEFORE_FWD)			\
+			      XNF_NFF_BEFORE_FWD | XNF_NFF_CT_CONFIRM)	\
 	X(L3FWD,    l3fwd,    XNF_NFF_FCACHE | XNF_NFF_FCACHE_NO_FIB |	\
 			      XNF_NFF_FORWARDS)				\
 	X(L2FWD,    l2fwd,    XNF_NFF_FCACHE | XNF_NFF_FORWARDS)	\
-	X(XSK,      xsk,      XNF_NFF_AFTER_FWD)
+	X(XSK,      xsk,      XNF_NFF_AFTER_FWD)			\
+	X(CONNTRACK, conntrack, XNF_NFF_CT)
 /* clang-format on */
 
 #endif /* XNF_UAPI_NFS_H */

@@ -308,6 +308,10 @@ TEST(chain_tail_equals_fused)
 		"l3fwd,l2fwd,firewall",
 		"l2fwd,firewall,l3fwd",
 		"l2fwd,l3fwd,firewall",
+		"conntrack",
+		"conntrack,firewall",
+		"conntrack,firewall,l3fwd,l2fwd",
+		"l3fwd,conntrack,l2fwd",
 	};
 	static __u8 frames[NFRAMES][PKT_MAX];
 	struct xnf_stats st_tail, st_fused;
@@ -935,13 +939,16 @@ TEST(chain_insn_count)
 }
 
 /* A fused chain of up to XNF_FUSED_MAX NFs, each once, is a valid
- * request in any order: every order of all four must pass the verifier.
+ * request in any order: every order of four of the NFs must pass the
+ * verifier.
  * The cost differs a lot between orders (an NF after others is verified
  * once per state they leave), so all are tried; the l3fwd mode alternates
  * between orders (a load that hits the limit takes seconds). */
 TEST(chain_fused_all_orders)
 {
-	static const char *const names[] = { "firewall", "l3fwd", "l2fwd", "xsk" };
+	static const char *const names[] = { "firewall", "l3fwd", "l2fwd",
+					     "xsk", "conntrack" };
+	const int nn = sizeof(names) / sizeof(names[0]);
 	__u32 worst = 0, n;
 	char text[64], what[96], worst_text[96] = "";
 	struct xnf_chain_spec spec;
@@ -950,10 +957,10 @@ TEST(chain_fused_all_orders)
 
 	if (!fx_open(&f))
 		return;
-	for (a = 0; a < 4; a++)
-		for (b = 0; b < 4; b++)
-			for (c = 0; c < 4; c++)
-				for (d = 0; d < 4; d++) {
+	for (a = 0; a < nn; a++)
+		for (b = 0; b < nn; b++)
+			for (c = 0; c < nn; c++)
+				for (d = 0; d < nn; d++) {
 					if (a == b || a == c || a == d ||
 					    b == c || b == d || c == d)
 						continue;

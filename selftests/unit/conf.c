@@ -663,7 +663,7 @@ out:
 /* A chain in which an NF would not see its packets is refused by both
  * edits that set a chain (xnf_nfs.h, the order flags): the firewall after
  * an NF that hands packets to the kernel, xsk before one that chooses the
- * egress again. */
+ * egress again, the firewall before conntrack, whose state it reads. */
 TEST(conf_chain_order)
 {
 	static const struct {
@@ -680,6 +680,10 @@ TEST(conf_chain_order)
 		{ "l3fwd,l2fwd,firewall", false },
 		{ "xsk,l3fwd", false },
 		{ "firewall,xsk,l2fwd", false },
+		{ "conntrack,firewall,l3fwd", true },
+		{ "l3fwd,conntrack", true },
+		{ "firewall,conntrack", false },
+		{ "firewall,l3fwd,conntrack", false },
 	};
 	struct xnf_conf_attach at = { .dev = "ut1" };
 	struct xnf_chain_change chg = {};
