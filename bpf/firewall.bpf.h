@@ -16,6 +16,8 @@
 #include "conntrack_maps.bpf.h"
 #include "chain.bpf.h"
 #include "fcache.bpf.h"
+#include "l3fwd_maps.bpf.h"
+#include "fib.bpf.h"
 
 static __always_inline struct xnf_fw_class *xnf_fw_class_get(__u32 gen,
 							     __u32 *class)
@@ -401,6 +403,64 @@ __noinline int xnf_firewall_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
 	return xnf_firewall_classify(ctx, p, slot, deps);
 }
 
+/*
+ * Whether @p is addressed to the router itself (nft's input hook rather
+ * than forward), for fw_input kernel: its destination is a local route of
+ * xnf's tables (the copy xnf_config.rt_copy names, as l3fwd reads it), or
+ * in fib mode one the kernel's FIB does not forward (bpf_fib_lookup says
+ * BPF_FIB_LKUP_RET_NOT_FWDED for local, broadcast and multicast routes:
+ * what Linux delivers locally). A global function, verified once and with
+ * a stack frame of its own beside the fused chain's (the FIB lookup's
+ * parameters are 64 bytes), called from the chain's level: inside the
+ * rule search the three frames would not fit in 512 bytes.
+ */
+__noinline int xnf_fw_local_fn(struct xdp_md *ctx, const struct xnf_pkt *p)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	const struct xnf_rt_val *rt = NULL;
+	struct xnf_rt6_key k6 = { .prefixlen = 128 };
+	struct xnf_rt4_key k4 = { .prefixlen = 32 };
+	struct bpf_fib_lookup fib;
+	struct xnf_config *cfg;
+	struct ipv6hdr *ip6h;
+	struct iphdr *iph;
+	__u32 off;
+
+	if (!p)
+		return 0;
+	/* Read once: p is memory a helper call may change, as far as the
+	 * verifier knows, and a reread offset would be unbounded. */
+	off = p->l3_off;
+	if (off > XNF_MAX_L3_OFF)
+		return 0;
+	cfg = xnf_cfg_get();
+	if (!cfg)
+		return 0;
+	if (p->family == XNF_AF_INET) {
+		iph = data + off;
+		if ((void *)(iph + 1) > data_end)
+			return 0;
+		if (xnf_l3_fib)
+			return xnf_fib4(ctx, iph, &fib) ==
+			       BPF_FIB_LKUP_RET_NOT_FWDED;
+		__builtin_memcpy(k4.addr, &iph->daddr, 4);
+		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt4_b, &k4) :
+				    bpf_map_lookup_elem(&xnf_rt4, &k4);
+	} else if (p->family == XNF_AF_INET6) {
+		ip6h = data + off;
+		if ((void *)(ip6h + 1) > data_end)
+			return 0;
+		if (xnf_l3_fib)
+			return xnf_fib6(ctx, p, ip6h, &fib) ==
+			       BPF_FIB_LKUP_RET_NOT_FWDED;
+		__builtin_memcpy(k6.addr, &ip6h->daddr, 16);
+		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt6_b, &k6) :
+				    bpf_map_lookup_elem(&xnf_rt6, &k6);
+	}
+	return rt && rt->type == XNF_RT_LOCAL;
+}
+
 /* The packet's values of what rules look at beyond its flow key, in the
  * bits of xnf_fw_hdr.deps (XNF_FW_DEP_*, include/uapi/xnf_fw.h). */
 static __always_inline __u32 xnf_fw_deps(const struct xnf_pkt *p)
@@ -422,12 +482,29 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 					     struct xnf_pkt *p)
 {
 	struct xnf_fc_entry *e;
+	struct xnf_config *cfg;
 	struct xnf_fw_hit *hit;
-	__u32 slot, deps;
+	__u32 slot, deps, input;
 	int action, cached;
 
 	if (p->family == XNF_AF_NONE)
 		return;
+	cfg = xnf_cfg_get();
+	if (!cfg) {
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
+		return;
+	}
+	/* fw_input kernel: what is addressed to the router goes to the
+	 * kernel before the rules, there its own nftables input rules
+	 * filter it. In fib mode the FIB is asked per packet: it changes
+	 * without the table generation the flow cache relies on. Frames to
+	 * group MAC addresses are not told apart: in an l2fwd chain they
+	 * are flooded, not the router's. */
+	input = cfg->fw_input == XNF_FW_INPUT_KERNEL;
+	if (input && xnf_l3_fib && xnf_fw_local_fn(ctx, p)) {
+		xnf_exception(p, cfg->local, XNF_R_LOCAL);
+		return;
+	}
 	/* An IPv6 header chain too long to find its protocol in: no rule can
 	 * be matched honestly ("drop tcp" would be evaded), so deny. */
 	if (p->flags & XNF_PKT_F_L4_UNKNOWN) {
@@ -446,7 +523,15 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 		action = e->fw_action;
 		slot = e->fw_slot;
 	} else {
-		action = xnf_firewall_fn(ctx, p, &slot, &deps);
+		/* A local route of xnf's tables: cached with the decision
+		 * (a route change moves the generation). */
+		if (input && !xnf_l3_fib && xnf_fw_local_fn(ctx, p)) {
+			action = XNF_FC_FW_LOCAL;
+			slot = XNF_FW_HIT_DEFAULT;
+			deps = 0;
+		} else {
+			action = xnf_firewall_fn(ctx, p, &slot, &deps);
+		}
 		if (action < 0) {
 			/* The tables are missing or inconsistent: fail
 			 * closed. */
@@ -464,6 +549,10 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 	}
 	if (e)
 		xnf_fc_count(XNF_NF_FIREWALL, cached);
+	if (action == XNF_FC_FW_LOCAL) {
+		xnf_exception(p, cfg->local, XNF_R_LOCAL);
+		return;
+	}
 	hit = bpf_map_lookup_elem(&xnf_fw_hits, &slot);
 	if (hit) {
 		hit->packets++;

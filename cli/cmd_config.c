@@ -51,6 +51,7 @@ static int do_config_help(int argc, char **argv)
 	printf("Usage: xnf config show\n"
 	       "       xnf config set KEY { pass | drop | flood }\n"
 	       "       xnf config set flow_cache { on | off }\n"
+	       "       xnf config set fw_input { kernel | rules }\n"
 	       "KEY := { no_route | ttl_expired | local | l2_miss | "
 	       "xsk_fallback | martian }\n");
 	return 0;

@@ -26,7 +26,9 @@
 #include "xnf_ct.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
-_Static_assert(sizeof(struct xnf_config) == 56, "xnf_config layout");
+_Static_assert(sizeof(struct xnf_config) == 64 &&
+		       offsetof(struct xnf_config, fw_input) == 56,
+	       "xnf_config layout");
 _Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
 _Static_assert(sizeof(struct xnf_pkt) == 48, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");

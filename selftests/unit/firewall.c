@@ -704,3 +704,93 @@ TEST(firewall_ct_state_untracked)
 	fw_ct_untracked();
 	fw_tables_only = false;
 }
+
+/* fw_input: with the default, kernel, a packet to one of the router's own
+ * addresses (a local route; in fib mode a local address of the kernel's)
+ * goes to the kernel before the rules, reason local, however the rules
+ * and the default policy say; a forwarded one meets the rules. With
+ * rules, the rules decide both. Twice each: the second packet from the
+ * flow cache. */
+static const char fw_fib_setup[] =
+	"ip addr add 198.51.100.254/24 dev ut1 && "
+	"ip -6 addr add 2001:db8:2::fe/64 dev ut1 nodad && "
+	"sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1";
+static const char fw_fib_cleanup[] =
+	"sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0; "
+	"ip -6 addr del 2001:db8:2::fe/64 dev ut1 2>/dev/null; "
+	"ip addr del 198.51.100.254/24 dev ut1 2>/dev/null; true";
+
+static bool fw_set_input(struct fx *f, __u32 input)
+{
+	struct xnf_config cfg;
+
+	if (!ASSERT_OK(xnf_cfg_read(f->dp, &cfg), "read xnf_cfg"))
+		return false;
+	cfg.fw_input = input;
+	return ASSERT_OK(xnf_cfg_write(f->dp, &cfg), "write xnf_cfg");
+}
+
+static void fw_input_case(struct fx *f, const struct pkt_spec *spec, int ret,
+			  __u32 reason, const char *what)
+{
+	struct xnf_stats st;
+	__u8 buf[PKT_MAX];
+	struct fx_out out;
+	int len, i;
+
+	len = pkt_build(buf, sizeof(buf), spec);
+	for (i = 0; i < 2; i++) {
+		if (!fx_stats_reset(f) ||
+		    !ASSERT_OK(fx_run(f, buf, len, &out), what))
+			return;
+		ASSERT_EQ(out.ret, ret, what);
+		if (fx_stats(f, &st))
+			fx_expect_entry(&st, ret, reason, what);
+	}
+}
+
+static void fw_input_split(bool fused, bool fib)
+{
+	struct pkt_spec to4 = { .family = 4, .dst = "198.51.100.254" };
+	struct pkt_spec to6 = { .family = 6, .dst = "2001:db8:2::fe" };
+	struct pkt_spec fwd4 = { .family = 4, .dst = "198.51.100.7" };
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	if (fib && !ASSERT_OK(fx_sh("%s", fw_fib_setup), "kernel addresses"))
+		goto out;
+	if (!fx_l3_table(&f) || !fw_load(&f, NULL, 0, XNF_FW_DROP) ||
+	    !fx_chain(&f, "firewall,l3fwd", fused, fib))
+		goto out;
+	fw_input_case(&f, &to4, XDP_PASS, XNF_R_LOCAL,
+		      "kernel: v4 to the router passes, reason local");
+	fw_input_case(&f, &to6, XDP_PASS, XNF_R_LOCAL,
+		      "kernel: v6 to the router passes, reason local");
+	fw_input_case(&f, &fwd4, XDP_DROP, XNF_R_FW_DENY,
+		      "kernel: forwarded, the default drops");
+	if (!fw_set_input(&f, XNF_FW_INPUT_RULES))
+		goto out;
+	fw_input_case(&f, &to4, XDP_DROP, XNF_R_FW_DENY,
+		      "rules: v4 to the router, the default drops");
+	fw_input_case(&f, &to6, XDP_DROP, XNF_R_FW_DENY,
+		      "rules: v6 to the router, the default drops");
+	if (!fw_set_input(&f, XNF_FW_INPUT_KERNEL))
+		goto out;
+	fw_input_case(&f, &to4, XDP_PASS, XNF_R_LOCAL,
+		      "kernel again: v4 to the router passes");
+out:
+	if (fib)
+		fx_sh("%s", fw_fib_cleanup);
+	fx_close(&f);
+}
+
+TEST(firewall_input_split)
+{
+	SUBTEST("tail-called")
+		fw_input_split(false, false);
+	SUBTEST("fused")
+		fw_input_split(true, false);
+	SUBTEST("fib")
+		fw_input_split(false, true);
+}
