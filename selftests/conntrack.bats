@@ -52,12 +52,14 @@ teardown()
 	tb_teardown
 }
 
-# router [CONFIG...]: xnf on lan0 and wan0 with the edge policy; CONFIG
-# lines (config set ...) first, in the same batch.
+# router [CONFIG...]: xnf on lan0 and wan0 with the edge policy, made by
+# one apply with CONFIG lines (config set ...) first: ct_max is taken only
+# by the apply that makes the instance.
 router()
 {
 	printf '%s\n' "$@" "attach lan0 chain $CHAIN" "attach wan0 chain $CHAIN" \
-		"$RULES" | tb_xnf -b - && tb_routes
+		"$RULES" >"$TB_TMP/router.conf" &&
+	tb_xnf apply "$TB_TMP/router.conf" && tb_routes
 }
 
 # server NS PORT [CPU]: an echo server on PORT in NS (pinned to CPU).
@@ -157,26 +159,32 @@ ct_stats()
 }
 
 @test "a flood of new flows past the table's size: evicted and counted, an established connection kept" {
-	local s0 c0 drop0 b sent=0 drops d created evicted entries max got j ev0 full per=50000
-	router
+	local s0 c0 drop0 b sent=0 drops d created evicted entries max got j ev0 full per=1000
+	# The smallest table xnf takes, so that a few thousand flows fill it.
+	router "config set ct_max 1024"
 	server "$TB_SINK" 80
 	# The flood's datagrams go to ports nobody listens on: the sink
 	# drops them without answering (no ICMP errors).
-	tb_sink nft -f - <<<'table inet ctflood { chain pre {
-		type filter hook prerouting priority -400; udp dport 9000-9099 drop; } }'
+	tb_sink nft -f - <<<'table inet ctflood {
+		chain pre {
+			type filter hook prerouting priority -400;
+			udp dport 9000-9099 drop
+		}
+	}'
 	conn_open est "$TB_SRC" $TB_SINK4 80
 	conn_send est before
 	s0=$(ct_stats)
 	max=$(jq .max <<<"$s0")
-	drop0=$(tb_link "$TB_SRC" s0 tx_dropped)
-	# Batches of new flows (xnf-gen: flow i from port 1024 + i and
-	# address 192.0.2.1 + i / 65536; each batch to a port of its own),
+	tb_expect "the table's size" "$max" -eq 1024
+	drop0=$(tb_link "$TB_SRC" s0 tx.dropped)
+	# Batches of new flows (xnf-gen: flow i from port 1024 + i; each
+	# batch to a port of its own),
 	# each followed by a line over the connection, which is used between
 	# them and so kept by the LRU. Until the table evicted, then one more
 	# batch; bounded by the number of batches, not by time.
 	ev0=$(jq .evicted <<<"$s0") full=
-	for ((b = 0; b < 3 * max / per; b++)); do
-		j=$(tb_src "$GEN" s0 count $per flows $per rate 200000 dport $((9000 + b)) \
+	for ((b = 0; b < 10 * max / per; b++)); do
+		j=$(tb_src "$GEN" s0 count $per flows $per rate 100000 dport $((9000 + b)) \
 			dmac $TB_MAC_D0 -j) || { echo "xnf-gen: $j" >&2; return 1; }
 		sent=$((sent + $(jq .sent <<<"$j")))
 		conn_send est "during-$b"
@@ -193,7 +201,7 @@ ct_stats()
 	echo "after: $c0"
 	# Frames the veth toward the DUT dropped never met xnf (testbed.bash:
 	# tb_link); every other one was a new flow, accepted and confirmed.
-	drops=$(($(tb_link "$TB_SRC" s0 tx_dropped) - drop0))
+	drops=$(($(tb_link "$TB_SRC" s0 tx.dropped) - drop0))
 	created=$(($(jq .created <<<"$c0") - $(jq .created <<<"$s0")))
 	evicted=$(($(jq .evicted <<<"$c0") - $(jq .evicted <<<"$s0")))
 	entries=$(jq .entries <<<"$c0")
@@ -242,14 +250,17 @@ ct_stats()
 	conn_send keep6 after-rule-add
 	tb_xnf fw del prio 5
 	conn_send keep after-rule-del
-	tb_xnf chain set lan0 $CHAIN fused
-	tb_xnf chain set wan0 $CHAIN fused
-	conn_send keep after-fused
-	conn_send keep6 after-fused
-	tb_xnf chain set lan0 $CHAIN tailcall
-	tb_xnf chain set wan0 $CHAIN tailcall
-	conn_send keep after-tailcall
-	conn_send keep6 after-tailcall
+	# Another chain (the l2fwd after l3fwd sees no frame: l3fwd decides
+	# them all), then the same chain again: each a new program swapped in
+	# by bpf_link_update, the connection table the same.
+	tb_xnf chain set lan0 $CHAIN,l2fwd
+	tb_xnf chain set wan0 $CHAIN,l2fwd
+	conn_send keep after-swap
+	conn_send keep6 after-swap
+	tb_xnf chain set lan0 $CHAIN
+	tb_xnf chain set wan0 $CHAIN
+	conn_send keep after-swap-back
+	conn_send keep6 after-swap-back
 	tb_xnf save >"$TB_TMP/xnf.conf"
 	tb_xnf apply "$TB_TMP/xnf.conf"
 	conn_send keep after-apply

@@ -164,23 +164,6 @@ linux_bed()
 		  short_timeouts: [$short]}')"
 }
 
-# xnf_ct_short: xnf's timeouts as the Linux router's short ones: TCP
-# ESTABLISHED and CLOSE, UDP, UDP stream and ICMP 2 s. No command sets
-# them yet: written into xnf_ct_cfg (include/uapi/xnf_ct.h: struct
-# xnf_ct_config, timeout[] of __u32 by enum xnf_ct_timeout, which the
-# conntrack NF reads per packet).
-xnf_ct_short()
-{
-	local map=$XNF_PIN_ROOT/tables/xnf_ct_cfg val i
-	val=$(bpftool -j map lookup pinned "$map" key 0 0 0 0 | jq -r '.value[]') || return 1
-	read -r -a val <<<"$(echo $val)"
-	# TCP_ESTABLISHED 3, TCP_CLOSE 8, UDP 10, UDP_STREAM 11, ICMP 12
-	for i in 3 8 10 11 12; do
-		val[i * 4]=0x02 val[i * 4 + 1]=0x00 val[i * 4 + 2]=0x00 val[i * 4 + 3]=0x00
-	done
-	bpftool map update pinned "$map" key 0 0 0 0 value hex "${val[@]#0x}"
-}
-
 xnf_bed()
 {
 	local nx=(ip netns exec "$X_R" env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF")
@@ -190,9 +173,11 @@ xnf_bed()
 	bed_json xnf "$X_IN" "$X_R" "$X_OUT" "$(jq -n \
 		--argjson reload "$(argv_json "${nx[@]}" apply "$TB_TMP/xnf.conf")" \
 		--argjson changed "$(argv_json "${nx[@]}" apply "$TB_TMP/xnf-changed.conf")" \
-		--argjson short "$(argv_json bash -c "$(declare -f xnf_ct_short); xnf_ct_short")" \
+		--argjson short "$(for k in established close udp udp_stream icmp; do
+			argv_json "${nx[@]}" config set "ct_timeout_$k" 2
+		done | jq -s .)" \
 		'{reload: [$reload], reload_changed: [$changed],
-		  short_timeouts: [$short]}')"
+		  short_timeouts: $short}')"
 }
 
 # fate JSON LABEL BED: true when the packet LABEL was forwarded on BED.
