@@ -52,7 +52,9 @@ from scapy.layers.inet6 import (
     ICMPv6DestUnreach,
     ICMPv6EchoReply,
     ICMPv6EchoRequest,
+    ICMPv6PacketTooBig,
     ICMPv6TimeExceeded,
+    IPv6ExtHdrDestOpt,
     IPv6,
     IPv6ExtHdrFragment,
     IPerror6,
@@ -327,12 +329,17 @@ def icmp_error(h, fam, side, quoted, kind, label, src=None):
     q = bytes(quoted[IP if fam == 4 else IPv6])
     if fam == 4:
         inner = IPerror(q[:28]) if len(q) >= 28 else IPerror(q)
-        code = {"unreach": (3, 3), "ttl": (11, 0)}[kind]
-        pkt = l3 / ICMP(type=code[0], code=code[1]) / inner
+        code = {"unreach": (3, 3), "ttl": (11, 0), "toobig": (3, 4)}[kind]
+        icmp = ICMP(type=code[0], code=code[1])
+        if kind == "toobig":
+            icmp.nexthopmtu = 576
+        pkt = l3 / icmp / inner
     else:
         inner = IPerror6(q[:48])
         if kind == "unreach":
             pkt = l3 / ICMPv6DestUnreach(code=4) / inner
+        elif kind == "toobig":
+            pkt = l3 / ICMPv6PacketTooBig(mtu=1280) / inner
         else:
             pkt = l3 / ICMPv6TimeExceeded(code=0) / inner
     h.send(side, pkt, key, label)
@@ -476,6 +483,12 @@ def udp_sequences(h, fam):
     t = Tcp(h, fam, "in", 43000 + fam, 80, f"v{fam} tcp-err")
     syn = t.seg("c", "S")
     icmp_error(h, fam, "out", syn, "unreach", f"v{fam} unreachable for a SYN (related)")
+    t.seg("s", "SA")
+    t.seg("c", "A")
+    big = t.seg("c", "PA", b"x" * 600)
+    icmp_error(h, fam, "out", big, "toobig", f"v{fam} too big for a segment from a far "
+               "router (related)", src=ADDR[fam]["far"])
+    t.seg("c", "PA", b"y" * 500)
     # a datagram nobody sent
     l3, _ = h.ip(fam, "in")
     ghost = l3 / UDP(sport=6001, dport=7001) / Raw(b"q")
@@ -504,6 +517,38 @@ def echo_sequences(h, fam):
          "from inside")
     echo(h, fam, "out", 0x400 + fam, 1, False, f"v{fam} echo request from outside")
     echo(h, fam, "in", 0x400 + fam, 1, True, f"v{fam} echo reply from inside")
+
+
+def other_sequences(h, fam):
+    scenario(h, f"v{fam} other protocols, IPv6 extension headers")
+    # one connection (the addresses and the protocol): the outside tries
+    # first, then the inside opens it and the outside answers
+    for side, what in (("out", "unsolicited"), ("in", "opening"), ("out", "reply")):
+        l3, key = h.ip(fam, side)
+        if fam == 4:
+            l3.proto = 253
+        else:
+            l3.nh = 253
+        h.send(side, l3 / Raw(b"exp"), key, f"v{fam} protocol 253 from {side}, {what}")
+    if fam == 6:
+        # a destination options header before TCP, both ways
+        t = Tcp(h, fam, "in", 46000, 80, "v6 destopt")
+        t.handshake()
+        for side in ("out", "in"):
+            l3, key = h.ip(fam, side)
+            o = OTHER[side]
+            pkt = l3 / IPv6ExtHdrDestOpt() / TCP(
+                sport=t.port[side], dport=t.port[o], flags="PA",
+                seq=t.nxt[side], ack=t.nxt[o]) / Raw(b"opt")
+            t.nxt[side] += 3
+            h.send(side, pkt, key, f"v6 destopt data from {side} behind "
+                   "a destination options header")
+        l3, key = h.ip(fam, "out")
+        pkt = l3 / IPv6ExtHdrDestOpt() / TCP(sport=46001, dport=80, flags="S", seq=1)
+        h.send("out", pkt, key, "v6 destopt SYN from outside to port 80")
+        l3, key = h.ip(fam, "out")
+        pkt = l3 / IPv6ExtHdrDestOpt() / TCP(sport=46002, dport=22, flags="S", seq=1)
+        h.send("out", pkt, key, "v6 destopt SYN from outside to port 22")
 
 
 def reload_sequences(h):
@@ -572,7 +617,7 @@ def expiry_sequences(h):
         udp(h, fam, "out", 53, 5500, f"v{fam} expiry udp answer again")
 
 
-SEQUENCES = ["tcp", "udp", "echo", "reload", "expiry"]
+SEQUENCES = ["tcp", "udp", "echo", "other", "reload", "expiry"]
 
 
 def run(h, which):
@@ -583,6 +628,8 @@ def run(h, which):
             udp_sequences(h, fam)
         if "echo" in which:
             echo_sequences(h, fam)
+        if "other" in which:
+            other_sequences(h, fam)
     if "reload" in which:
         reload_sequences(h)
     if "expiry" in which:
