@@ -372,12 +372,12 @@ static const char *const timeout_names[__XNF_CT_TO_MAX] = {
 	[XNF_CT_TO_GENERIC] = "ct_timeout_generic",
 };
 
-int xnf_ct_timeout_slot(const char *name)
+int xnf_ct_timeout_slot(const char *key)
 {
 	int i;
 
 	for (i = 0; i < __XNF_CT_TO_MAX; i++)
-		if (timeout_names[i] && !strcmp(name, timeout_names[i]))
+		if (timeout_names[i] && !strcmp(key, timeout_names[i]))
 			return i;
 	return -1;
 }
@@ -432,6 +432,18 @@ static long long ct_max_of(struct xnf_dp *dp, char *err, size_t errlen)
 	return info.max_entries;
 }
 
+/* @s's size against @max, the table's: -EBUSY with what to do when they
+ * differ and the instance is not @fresh. */
+static int ct_size_check(const struct xnf_ct_settings *s, long long max,
+			 bool fresh, char *err, size_t errlen)
+{
+	if (fresh || max == s->max)
+		return 0;
+	return xnf_errf(err, errlen, -EBUSY,
+			"the connection table's size (ct_max) is fixed when the instance is made: it holds %lld entries, not %u; destroy the instance and apply the configuration again to change it",
+			max, s->max);
+}
+
 int xnf_ct_settings_check(struct xnf_dp *dp, const struct xnf_ct_settings *s,
 			  bool fresh, char *err, size_t errlen)
 {
@@ -440,11 +452,7 @@ int xnf_ct_settings_check(struct xnf_dp *dp, const struct xnf_ct_settings *s,
 	if (fresh)
 		return 0;
 	max = ct_max_of(dp, err, errlen);
-	if (max < 0 || max == s->max)
-		return max < 0 ? max : 0;
-	return xnf_errf(err, errlen, -EBUSY,
-			"the connection table's size (ct_max) is fixed when the instance is made: it holds %lld entries, not %u; destroy the instance and apply the configuration again to change it",
-			max, s->max);
+	return max < 0 ? max : ct_size_check(s, max, fresh, err, errlen);
 }
 
 /*
@@ -522,12 +530,12 @@ int xnf_ct_settings_write(struct xnf_dp *dp, const struct xnf_ct_settings *s,
 	__u32 key = 0;
 	int fd, ret;
 
-	ret = xnf_ct_settings_check(dp, s, fresh, err, errlen);
-	if (ret)
-		return ret;
 	max = ct_max_of(dp, err, errlen);
 	if (max < 0)
 		return max;
+	ret = ct_size_check(s, max, fresh, err, errlen);
+	if (ret)
+		return ret;
 	if (max != s->max) {
 		ret = ct_resize(dp, s->max, err, errlen);
 		if (ret)

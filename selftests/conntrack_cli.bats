@@ -72,6 +72,10 @@ ct_count()
 	tb_expect "echo tuple and counters" \
 		"$(jq -c '.[0] | [.orig.src, .orig.dst, .orig.packets, .reply.packets]' <<<"$icmp")" = \
 		"[\"$TB_SRC4\",\"$TB_SINK4\",4,4]"
+	# Every entry of the document is one its schema describes.
+	ct_json >"$TB_TMP/ct.json"
+	run -0 python3 "$TB_TOP/selftests/lib/json_shape.py" validate \
+		"$TB_TOP/docs/json" "$TB_TMP/ct.json"
 	# Opened by the sink: the same filters from its side find nothing.
 	tb_expect "src is the original direction's" \
 		"$(ct_count true src $TB_SINK4)" -eq 0
@@ -118,4 +122,45 @@ ct_count()
 		"$(jq .entries "$TB_TMP/ct-stats.json")" -eq "$(ct_count true)"
 	tb_expect "found" "$(jq .found "$TB_TMP/ct-stats.json")" -ge 2
 	tb_expect "evicted" "$(jq .evicted "$TB_TMP/ct-stats.json")" -eq 0
+	run -0 python3 "$TB_TOP/selftests/lib/json_shape.py" validate \
+		"$TB_TOP/docs/json" "$TB_TMP/ct-stats.json"
+}
+
+# tcp_in STATE: one connection to the sink's port 8080 in STATE, and
+# assured.
+tcp_in()
+{
+	[ "$(ct_count ".state == \"$1\" and .assured" proto tcp dport 8080)" -eq 1 ]
+}
+
+tcp_listens()
+{
+	tb_run "$TB_SINK" ss -Hltn "sport = :8080" | grep -q .
+}
+
+@test "ct show names TCP states as conntrack(8) and filters by them" {
+	local client
+
+	tb_bg "$TB_SINK" timeout "$TB_TIMEOUT" socat TCP-LISTEN:8080,reuseaddr PIPE
+	tb_until "the sink listening" tcp_listens
+	# A connection that stays open: a line out and back, then idle.
+	tb_bg "$TB_SRC" timeout "$TB_TIMEOUT" bash -c '
+		exec 3<>/dev/tcp/$1/8080 && echo hi >&3 && read -r l <&3 &&
+			exec sleep "$2"' _ $TB_SINK4 "$TB_TIMEOUT"
+	client=$TB_BG_PID
+	tb_until "an established connection" tcp_in ESTABLISHED
+	tb_expect "tuple" "$(ct_json state ESTABLISHED proto tcp |
+		jq -c '.entries[0] | [.orig.src, .orig.dst, .orig.dport, .reply.sport]')" = \
+		"[\"$TB_SRC4\",\"$TB_SINK4\",8080,8080]"
+	tb_expect "not in SYN_SENT" "$(ct_count true state SYN_SENT)" -eq 0
+	tb_expect "not unreplied" "$(ct_count true proto tcp state unreplied)" -eq 0
+	tb_expect "timeout left" \
+		"$(ct_json state ESTABLISHED | jq '.entries[0].timeout')" -gt 431000
+
+	# Closed by the client, then by the server's PIPE: both FINs and
+	# their ACKs.
+	tb_bg_stop "$client"
+	tb_until "the connection in TIME_WAIT" tcp_in TIME_WAIT
+	tb_expect "listed by its state" \
+		"$(ct_count '.orig.dport == 8080' state TIME_WAIT,CLOSE)" -eq 1
 }

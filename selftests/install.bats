@@ -203,6 +203,12 @@ complete_line()
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "drop flood pass " ]
 	run -0 complete_line "xnf config set flow_cache "
 	[ "$(sort <<<"$output" | tr '\n' ' ')" = "off on " ]
+	run -0 complete_line "xnf config set ct_fragments "
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "drop pass " ]
+	run -0 complete_line "xnf ct "
+	[ "$(sort <<<"$output" | tr '\n' ' ')" = "flush help show stats " ]
+	run -0 complete_line "xnf ct show state SYN_SENT,un"
+	[ "$output" = "SYN_SENT,unreplied" ]
 	touch "$T/router.conf"
 	run -0 complete_line "xnf apply $T/rou"
 	[ "$output" = "$T/router.conf" ]
