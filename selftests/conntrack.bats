@@ -251,14 +251,18 @@ ct_stats()
 	tb_xnf fw del prio 5
 	conn_send keep after-rule-del
 	# Another chain (the l2fwd after l3fwd sees no frame: l3fwd decides
-	# them all), then the same chain again: each a new program swapped in
-	# by bpf_link_update, the connection table the same.
+	# them all), the chain fused, then tail-called again: each a new
+	# program swapped in by bpf_link_update, the connection table the same.
 	tb_xnf chain set lan0 $CHAIN,l2fwd
 	tb_xnf chain set wan0 $CHAIN,l2fwd
 	conn_send keep after-swap
 	conn_send keep6 after-swap
-	tb_xnf chain set lan0 $CHAIN
-	tb_xnf chain set wan0 $CHAIN
+	tb_xnf chain set lan0 $CHAIN fused
+	tb_xnf chain set wan0 $CHAIN fused
+	conn_send keep after-fused
+	conn_send keep6 after-fused
+	tb_xnf chain set lan0 $CHAIN tailcall
+	tb_xnf chain set wan0 $CHAIN tailcall
 	conn_send keep after-swap-back
 	conn_send keep6 after-swap-back
 	tb_xnf save >"$TB_TMP/xnf.conf"

@@ -127,10 +127,11 @@ linux_router()
 		net.netfilter.nf_conntrack_tcp_loose=1 >/dev/null
 }
 
-# xnf_router [RULES]: xnf on lan0 and wan0 with the policy (or RULES).
+# xnf_router [RULES [MODE]]: xnf on lan0 and wan0 with the policy (or
+# RULES), the chain tail-called (or MODE: fused).
 xnf_router()
 {
-	tb_attach_both conntrack,firewall,l3fwd && tb_routes &&
+	tb_attach_both conntrack,firewall,l3fwd ${2:-} && tb_routes &&
 	tb_xnf -b - <<<"${1:-$XNF_RULES}"
 }
 
@@ -217,8 +218,10 @@ fate()
 	done
 }
 
-@test "xnf and Linux: every packet's fate is the same, but for the listed differences" {
-	xnf_router
+# diff_all: ct_diff.py with both beds, every sequence; then xnf's own
+# accounting checked against the fates.
+diff_all()
+{
 	linux_bed >"$TB_TMP/bed-linux.json"
 	xnf_bed >"$TB_TMP/bed-xnf.json"
 	jq -s . "$TB_TMP/bed-linux.json" "$TB_TMP/bed-xnf.json" >"$TB_TMP/beds.json"
@@ -243,6 +246,16 @@ fate()
 	tb_expect "fragments passed to the kernel" "$frag" -gt 0
 	tb_expect "datagrams the router's kernel forwarded" \
 		$((${k1% *} + ${k1#* } - ${k0% *} - ${k0#* })) -eq "$frag"
+}
+
+@test "xnf and Linux: every packet's fate is the same, but for the listed differences" {
+	xnf_router
+	diff_all
+}
+
+@test "xnf fused and Linux: every packet's fate is the same, but for the listed differences" {
+	xnf_router "$XNF_RULES" fused
+	diff_all
 }
 
 @test "the harness catches a difference: xnf without 'drop ct state invalid'" {
