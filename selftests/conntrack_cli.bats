@@ -164,3 +164,36 @@ tcp_listens()
 	tb_expect "listed by its state" \
 		"$(ct_count '.orig.dport == 8080' state TIME_WAIT,CLOSE)" -eq 1
 }
+
+# Two echo requests of 2,028 bytes (two fragments each at the veths' MTU)
+# that get no answer: "sent received".
+big_ping_unanswered()
+{
+	local out
+	out=$(tb_run "$TB_SRC" ping -q -n -c 2 -i 0.01 -W 1 -s 2000 $TB_SINK4) || true
+	awk '/packets transmitted/ { print $1, $4 }' <<<"$out"
+}
+
+@test "the ct settings reach the dataplane: a timeout and what fragments do" {
+	local before after
+
+	# An echo lives ct_timeout_icmp seconds, not Linux's 30.
+	tb_xnf config set ct_timeout_icmp 600
+	tb_ping_ok "$TB_SRC" $TB_SINK4 1
+	tb_expect "the echo's timeout" \
+		"$(ct_json proto icmp | jq '.entries[0].timeout')" -gt 500
+
+	# Fragments go to the kernel, which forwards them (pass, reason
+	# frag); with ct_fragments drop, the chain drops them.
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_SINK4 2 -s 2000
+	after=$(tb_stats_json)
+	tb_expect "fragments passed" \
+		"$(tb_delta "$before" "$after" d0 '.pass_reasons.frag')" -eq 4
+	tb_xnf config set ct_fragments drop
+	before=$after
+	tb_expect "no answer" "$(big_ping_unanswered)" = "2 0"
+	after=$(tb_stats_json)
+	tb_expect "fragments dropped" \
+		"$(tb_delta "$before" "$after" d0 '.drop_reasons.frag')" -eq 4
+}
