@@ -197,7 +197,9 @@ fw_hits_grew()
 # nft's input vs forward: under a default-drop firewall, what is addressed
 # to the router itself goes to its kernel (fw_input kernel, the default),
 # whose own rules (none here) let the ping be answered; forwarded traffic
-# meets the rules. With fw_input rules the rules filter both.
+# meets the rules. With fw_input rules the rules filter both. (Multicast,
+# such as IPv6 neighbour discovery, meets the rules either way: not
+# counted here.)
 @test "traffic to the router itself reaches its kernel under a default-drop firewall; fw_input rules drops it" {
 	local before after r
 
@@ -210,8 +212,6 @@ fw_hits_grew()
 	after=$(tb_stats_json)
 	tb_expect "passed to the kernel as local on d0" \
 		"$(tb_delta "$before" "$after" d0 .pass_reasons.local)" -ge 5
-	tb_expect "no fw_deny on d0" \
-		"$(tb_delta "$before" "$after" d0 .drop_reasons.fw_deny)" -eq 0
 	r=$(tb_ping_unanswered "$TB_SRC" $TB_SINK4 3)
 	tb_expect "forwarded pings answered" "${r#* }" -eq 0
 
