@@ -16,6 +16,8 @@
 #include "conntrack_maps.bpf.h"
 #include "chain.bpf.h"
 #include "fcache.bpf.h"
+#include "l3fwd_maps.bpf.h"
+#include "fib.bpf.h"
 
 static __always_inline struct xnf_fw_class *xnf_fw_class_get(__u32 gen,
 							     __u32 *class)
@@ -26,13 +28,6 @@ static __always_inline struct xnf_fw_class *xnf_fw_class_get(__u32 gen,
 		return NULL;
 	key = gen * XNF_FW_MAX_CLASSES + *class;
 	return bpf_map_lookup_elem(&xnf_fw_class, &key);
-}
-
-static __always_inline __u32 *xnf_fw_port_class(void *map, __u32 gen, __be16 port)
-{
-	__u32 key = gen * 65536 + bpf_ntohs(port);
-
-	return bpf_map_lookup_elem(map, &key);
 }
 
 /* Index of the lowest set bit of x != 0, without branches (clang 14 cannot
@@ -46,25 +41,107 @@ static __always_inline __u32 xnf_ctz64(__u64 x)
 	return (x * 0x0101010101010101ULL) >> 56;
 }
 
-/* Finds the first matching rule by priority: its xnf_fw_order key in
- * @best_key and its rank in @best_rank, which stays @nrules when no rule
- * matches. Only 64-rule words whose summary bit is set in all five classes
+/* What a rule matches a packet on, read once. */
+struct xnf_fw_fields {
+	__u32 src[4], dst[4]; /* network order; IPv4 in [0] */
+	__u16 sport, dport;   /* host order, with ports */
+	__u8 family;
+	__u8 proto;
+	__u8 ports; /* XNF_PKT_F_PORTS: sport/dport were read */
+	__u8 ct_state;
+	__u32 ifindex;
+	__u8 tcp; /* XNF_PKT_F_TCP: tcp_flags were read */
+	__u8 tcp_flags;
+	__u8 icmp; /* XNF_PKT_F_ICMP: icmp_type/code were read */
+	__u8 icmp_type;
+	__u8 icmp_code;
+	__u8 pad[3];
+};
+
+/* The extra matches (XNF_FW_F_EXTRA) of a rule, @x, hold for @p, as nft means
+ * them: `ct state` any state of the set, `tcp flags F` any of F, `tcp
+ * flags F / M` the flags under M are F; a packet whose TCP or ICMP header
+ * could not be read matches no tcp flags and no icmp type. Read from the
+ * packet state, not copied into struct xnf_fw_fields: the fused chain's
+ * stack has no room for them. The C reference is fw_extra_matches()
+ * (lib/fw_compile.c). */
+static __always_inline int xnf_fw_extra_hit(const struct xnf_fw_extra *x,
+					    const struct xnf_pkt *p)
+{
+	__u16 f = x->flags;
+
+	if ((f & XNF_FW_F_CT) && !(x->ct_states & (1u << (p->ct_state & 7))))
+		return 0;
+	if ((f & XNF_FW_F_IIF) && x->iif != p->ingress_ifindex)
+		return 0;
+	if ((f & XNF_FW_F_ICMP_TYPE) &&
+	    (!(p->flags & XNF_PKT_F_ICMP) || p->icmp_type != x->icmp_type))
+		return 0;
+	if ((f & XNF_FW_F_ICMP_CODE) && p->icmp_code != x->icmp_code)
+		return 0;
+	if ((f & XNF_FW_F_TCP_FLAGS) &&
+	    (!(p->flags & XNF_PKT_F_TCP) ||
+	     (p->tcp_flags & x->tcp_mask) != x->tcp_flags))
+		return 0;
+	if ((f & XNF_FW_F_TCP_ANY) &&
+	    (!(p->flags & XNF_PKT_F_TCP) || !(p->tcp_flags & x->tcp_mask)))
+		return 0;
+	return 1;
+}
+
+/* The word's best candidate when its first one has extra matches: the
+ * set bits of @m (the rules of the word whose first xnf_fw_order key is
+ * @base that the five classes match) in priority order, the first whose
+ * extra matches hold for @p (the caller compares its rank). A global
+ * function, verified once on its own: inlined, its loop inside the loops
+ * over the words multiplied the states the verifier walks. Its stack
+ * frame must stay within 32 bytes: the fused chain, the rule search and
+ * this function share the 512 bytes of stack (hence few live values: no
+ * best rank to stop at). Return: rank << 32 | its
+ * xnf_fw_order key, or ~0 for none. */
+__noinline __u64 xnf_fw_word_best(__u32 base, __u64 m, const struct xnf_pkt *p)
+{
+	struct xnf_fw_match *mt;
+	__u32 key;
+	int t;
+
+	if (!p)
+		return ~0ULL;
+	for (t = 0; t < 64 && m; t++, m &= m - 1) {
+		key = base + xnf_ctz64(m);
+		mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
+		if (!mt)
+			break;
+		if (!mt->x.flags || xnf_fw_extra_hit(&mt->x, p))
+			return (__u64)mt->rank << 32 | key;
+	}
+	return ~0ULL;
+}
+
+/* Finds the first matching rule by priority: returns its rank << 32 | its
+ * xnf_fw_order key (a value, not out-parameters: they would take stack),
+ * the rank @nrules when no rule matches. Only 64-rule words whose summary bit is set in all five classes
  * are read; each word's lowest set bit is its best rule (bits are sorted by
- * rank within a word), and the best rank over the words wins.
+ * rank within a word), and the best rank over the words wins. A candidate
+ * whose rule has extra matches (xnf_fw_match.x) is checked against
+ * @p; when they fail the word's next set bit, the next rule in priority
+ * order, is the candidate, until one beats nothing found so far.
  *
  * The "nothing found yet" value is nrules, read from a map, on purpose: a
  * constant there would let the verifier decide the final test for the
  * no-match paths, mark the variable precise, and then fail to prune the
  * loop's states (a million instructions instead of twenty thousand). */
-static __always_inline void
-xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
-		   const struct xnf_fw_class *b, const struct xnf_fw_class *c,
-		   const struct xnf_fw_class *d, const struct xnf_fw_class *e,
-		   __u32 *best_key, __u32 *best_rank)
+static __always_inline __u64 xnf_fw_first_match(__u32 gen, __u32 nrules,
+						const struct xnf_fw_class *a,
+						const struct xnf_fw_class *b,
+						const struct xnf_fw_class *c,
+						const struct xnf_fw_class *d,
+						const struct xnf_fw_class *e,
+						const struct xnf_pkt *p)
 {
+	__u32 best_key = 0, best_rank = nrules;
 	int s, j;
 
-	*best_rank = nrules;
 	for (s = 0; s < XNF_FW_SUMMARY; s++) {
 		__u64 sum = a->summary[s] & b->summary[s] & c->summary[s] &
 			    d->summary[s] & e->summary[s];
@@ -76,29 +153,33 @@ xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
 
 			sum &= sum - 1;
 			if (w >= XNF_FW_WORDS)
-				return;
+				goto out;
 			m = a->bits[w] & b->bits[w] & c->bits[w] & d->bits[w] &
 			    e->bits[w];
 			if (!m)
 				continue;
 			key = gen * XNF_FW_MAX_RULES + w * 64 + xnf_ctz64(m);
 			mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
-			if (mt && mt->rank < *best_rank) {
-				*best_rank = mt->rank;
-				*best_key = key;
+			if (!mt || mt->rank >= best_rank)
+				continue;
+			if (mt->x.flags) {
+				__u64 best = xnf_fw_word_best(gen * XNF_FW_MAX_RULES +
+								      w * 64,
+							      m, p);
+
+				if (best == ~0ULL || best >> 32 >= best_rank)
+					continue;
+				best_rank = best >> 32;
+				best_key = (__u32)best;
+				continue;
 			}
+			best_rank = mt->rank;
+			best_key = key;
 		}
 	}
+out:
+	return (__u64)best_rank << 32 | best_key;
 }
-
-/* What a rule matches a packet on, read once. */
-struct xnf_fw_fields {
-	__u32 src[4], dst[4]; /* network order; IPv4 in [0] */
-	__u16 sport, dport;   /* host order, with ports */
-	__u8 family;
-	__u8 proto;
-	__u8 ports; /* XNF_PKT_F_PORTS: sport/dport were read */
-};
 
 /* Whether the first @len (0..32) bits of two network-order words agree. */
 static __always_inline int xnf_fw_word_match(__u32 a, __u32 pfx, __u32 len)
@@ -161,6 +242,7 @@ static __always_inline int xnf_fw_rule_hit(const struct xnf_fw_rule *r,
  * xnf_fw_order entry, or NULL. Return: 0, or -1 when a table is missing. */
 static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 				       const struct xnf_fw_fields *k,
+				       const struct xnf_pkt *p,
 				       struct xnf_fw_match **match)
 {
 	__u32 i;
@@ -178,7 +260,8 @@ static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 		r = bpf_map_lookup_elem(&xnf_fw_rules, &key);
 		if (!r)
 			return -1;
-		if (xnf_fw_rule_hit(r, k)) {
+		if (xnf_fw_rule_hit(r, k) &&
+		    (!mt->x.flags || xnf_fw_extra_hit(&mt->x, p))) {
 			*match = mt;
 			return 0;
 		}
@@ -186,36 +269,70 @@ static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 	return 0;
 }
 
-/* The first rule that matches @p: returns its action and puts its
- * xnf_fw_hits slot in @slot, or the default action and
- * XNF_FW_HIT_DEFAULT; -1 when the tables are missing or inconsistent. */
-static __always_inline int
-xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
+/* What xnf_fw_linear_fn() and xnf_fw_tables_fn() find besides the
+ * action: one out-value on the caller's stack. */
+struct xnf_fw_res {
+	__u32 slot; /* xnf_fw_hits slot: a rule's, XNF_FW_HIT_DEFAULT */
+	__u32 deps; /* the rule set's xnf_fw_hdr.deps */
+};
+
+/* xnf_fw_linear_fn()'s answer for a set it leaves to the tables. */
+#define XNF_FW_TABLES 3
+
+/* The active generation's header into *@gen and the return value; NULL
+ * when a table is missing. */
+static __always_inline struct xnf_fw_hdr *xnf_fw_hdr_get(__u32 *gen)
+{
+	__u32 key = 0, *active;
+
+	active = bpf_map_lookup_elem(&xnf_fw_active, &key);
+	if (!active)
+		return NULL;
+	*gen = *active & 1;
+	return bpf_map_lookup_elem(&xnf_fw_hdr, gen);
+}
+
+/*
+ * The rule search is two global (not inlined) functions, called one after
+ * the other from the chain's level: the verifier checks each once, on its
+ * own, instead of once for every state the NFs before it in a fused chain
+ * leave behind (inlined after l2fwd and l3fwd, the rule search alone took
+ * 90% of the one-million-instruction budget), the code after them (the
+ * flow cache, the counters) sees one return value instead of every state
+ * the search ends in, and their stack frames are not stacked on each
+ * other: the fused chain's frame, the tables' search's and
+ * xnf_fw_word_best()'s must fit in 512 bytes together.
+ *
+ * xnf_fw_linear_fn(): the default for an empty set, the first matching
+ * rule of a linear set (xnf_fw_hdr.linear), or XNF_FW_TABLES for the
+ * tables' set; -1 when a table is missing. *@res gets the slot of the hit
+ * counter and the set's deps.
+ */
+__noinline int xnf_fw_linear_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
+				struct xnf_fw_res *res)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	struct xnf_fw_class *src, *dst, *proto, *sport, *dport;
-	__u32 *c_src, *c_dst, *c_proto, *c_sport, *c_dport;
-	__u32 zero = 0, gen, key, action;
 	struct xnf_fw_fields k = {};
 	struct xnf_fw_match *match;
 	struct xnf_fw_hdr *hdr;
-	__u32 *active, rank;
+	__u32 gen, off;
 
-	*slot = XNF_FW_HIT_DEFAULT;
-	active = bpf_map_lookup_elem(&xnf_fw_active, &zero);
-	if (!active)
-		goto internal;
-	gen = *active & 1;
-	hdr = bpf_map_lookup_elem(&xnf_fw_hdr, &gen);
+	if (!p || !res)
+		return -1;
+	res->slot = XNF_FW_HIT_DEFAULT;
+	res->deps = 0;
+	hdr = xnf_fw_hdr_get(&gen);
 	if (!hdr)
-		goto internal;
-	action = hdr->default_action;
+		return -1;
+	res->deps = hdr->deps;
 	if (!hdr->nrules)
-		goto decide;
-
-	if (p->l3_off > XNF_MAX_L3_OFF)
-		goto internal;
+		return hdr->default_action;
+	if (!hdr->linear)
+		return XNF_FW_TABLES;
+	off = p->l3_off;
+	if (off > XNF_MAX_L3_OFF)
+		return -1;
 	k.family = p->family;
 	k.proto = p->l4_proto;
 	if (p->flags & XNF_PKT_F_PORTS) {
@@ -224,49 +341,87 @@ xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 		k.dport = bpf_ntohs(p->dport);
 	}
 	if (p->family == XNF_AF_INET) {
-		struct iphdr *iph = data + p->l3_off;
+		struct iphdr *iph = data + off;
 
 		if ((void *)(iph + 1) > data_end)
-			goto internal;
+			return -1;
 		k.src[0] = iph->saddr;
 		k.dst[0] = iph->daddr;
 	} else {
-		struct ipv6hdr *ip6h = data + p->l3_off;
+		struct ipv6hdr *ip6h = data + off;
 
 		if ((void *)(ip6h + 1) > data_end)
-			goto internal;
+			return -1;
 		__builtin_memcpy(k.src, &ip6h->saddr, 16);
 		__builtin_memcpy(k.dst, &ip6h->daddr, 16);
 	}
+	if (xnf_fw_scan(gen, hdr->nrules, &k, p, &match))
+		return -1;
+	if (!match)
+		return hdr->default_action;
+	res->slot = match->slot;
+	return match->action;
+}
 
-	if (hdr->linear) {
-		if (xnf_fw_scan(gen, hdr->nrules, &k, &match))
-			goto internal;
-		if (!match)
-			goto decide;
-		goto hit;
-	}
+/* The tables' search, for a set xnf_fw_linear_fn() left to them: the
+ * first matching rule's action and slot, or the default; -1 when a table
+ * is missing. The addresses go from the packet straight into the tries'
+ * key: no copy of them on this frame. */
+__noinline int xnf_fw_tables_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
+				struct xnf_fw_res *res)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct xnf_fw_class *src, *dst, *proto, *sport, *dport;
+	__u32 *c_src, *c_dst, *c_proto, *c_sport, *c_dport;
+	union {
+		struct xnf_fw_lpm4_key k4;
+		struct xnf_fw_lpm6_key k6;
+	} lk;
+	struct xnf_fw_match *match;
+	struct xnf_fw_hdr *hdr;
+	__u32 gen, key, off;
+	__u64 best;
 
+	if (!p || !res)
+		return -1;
+	res->slot = XNF_FW_HIT_DEFAULT;
+	hdr = xnf_fw_hdr_get(&gen);
+	if (!hdr)
+		return -1;
+	off = p->l3_off;
+	if (off > XNF_MAX_L3_OFF)
+		return -1;
 	if (p->family == XNF_AF_INET) {
-		struct xnf_fw_lpm4_key k4 = { .prefixlen = 64, .gen = gen };
+		struct iphdr *iph = data + off;
 
-		__builtin_memcpy(k4.addr, &k.src[0], 4);
-		c_src = bpf_map_lookup_elem(&xnf_fw_src4, &k4);
-		__builtin_memcpy(k4.addr, &k.dst[0], 4);
-		c_dst = bpf_map_lookup_elem(&xnf_fw_dst4, &k4);
+		if ((void *)(iph + 1) > data_end)
+			return -1;
+		lk.k4.prefixlen = 64;
+		lk.k4.gen = gen;
+		__builtin_memcpy(lk.k4.addr, &iph->saddr, 4);
+		c_src = bpf_map_lookup_elem(&xnf_fw_src4, &lk.k4);
+		__builtin_memcpy(lk.k4.addr, &iph->daddr, 4);
+		c_dst = bpf_map_lookup_elem(&xnf_fw_dst4, &lk.k4);
 	} else {
-		struct xnf_fw_lpm6_key k6 = { .prefixlen = 160, .gen = gen };
+		struct ipv6hdr *ip6h = data + off;
 
-		__builtin_memcpy(k6.addr, k.src, 16);
-		c_src = bpf_map_lookup_elem(&xnf_fw_src6, &k6);
-		__builtin_memcpy(k6.addr, k.dst, 16);
-		c_dst = bpf_map_lookup_elem(&xnf_fw_dst6, &k6);
+		if ((void *)(ip6h + 1) > data_end)
+			return -1;
+		lk.k6.prefixlen = 160;
+		lk.k6.gen = gen;
+		__builtin_memcpy(lk.k6.addr, &ip6h->saddr, 16);
+		c_src = bpf_map_lookup_elem(&xnf_fw_src6, &lk.k6);
+		__builtin_memcpy(lk.k6.addr, &ip6h->daddr, 16);
+		c_dst = bpf_map_lookup_elem(&xnf_fw_dst6, &lk.k6);
 	}
 	key = gen * 256 + p->l4_proto;
 	c_proto = bpf_map_lookup_elem(&xnf_fw_proto, &key);
 	if (p->flags & XNF_PKT_F_PORTS) {
-		c_sport = xnf_fw_port_class(&xnf_fw_sport, gen, p->sport);
-		c_dport = xnf_fw_port_class(&xnf_fw_dport, gen, p->dport);
+		key = gen * 65536 + bpf_ntohs(p->sport);
+		c_sport = bpf_map_lookup_elem(&xnf_fw_sport, &key);
+		key = gen * 65536 + bpf_ntohs(p->dport);
+		c_dport = bpf_map_lookup_elem(&xnf_fw_dport, &key);
 	} else {
 		c_sport = &hdr->sport_none;
 		c_dport = &hdr->dport_none;
@@ -279,38 +434,90 @@ xnf_firewall_classify(struct xdp_md *ctx, const struct xnf_pkt *p, __u32 *slot)
 	sport = xnf_fw_class_get(gen, c_sport);
 	dport = xnf_fw_class_get(gen, c_dport);
 	if (!src || !dst || !proto || !sport || !dport)
-		goto decide;
+		return hdr->default_action;
 
-	xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport, dport,
-			   &key, &rank);
-	if (rank >= hdr->nrules)
-		goto decide;
+	best = xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport,
+				  dport, p);
+	if (best >> 32 >= hdr->nrules)
+		return hdr->default_action;
+	key = (__u32)best;
 	match = bpf_map_lookup_elem(&xnf_fw_order, &key);
 	if (!match)
-		goto internal;
-hit:
-	action = match->action;
-	*slot = match->slot;
-decide:
-	return action;
-internal:
-	return -1;
+		return -1;
+	res->slot = match->slot;
+	return match->action;
 }
 
 /*
- * A global (not inlined) function: the verifier checks it once, on its own,
- * instead of once for every state the NFs before it in a fused chain leave
- * behind (inlined after l2fwd and l3fwd, the rule search alone took 90% of
- * the one-million-instruction budget), and the code after it (the flow
- * cache, the counters) sees one return value instead of every state the
- * rule search ends in.
+ * Whether @p is addressed to the router itself (nft's input hook rather
+ * than forward), for fw_input kernel: its destination is a local route of
+ * xnf's tables (the copy xnf_config.rt_copy names, as l3fwd reads it), or
+ * in fib mode one the kernel's FIB does not forward (bpf_fib_lookup says
+ * BPF_FIB_LKUP_RET_NOT_FWDED for local, broadcast and multicast routes:
+ * what Linux delivers locally). A global function, verified once and with
+ * a stack frame of its own beside the fused chain's (the FIB lookup's
+ * parameters are 64 bytes), called from the chain's level: inside the
+ * rule search the three frames would not fit in 512 bytes.
  */
-__noinline int xnf_firewall_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
-			       __u32 *slot)
+__noinline int xnf_fw_local_fn(struct xdp_md *ctx, const struct xnf_pkt *p)
 {
-	if (!p || !slot)
-		return -1;
-	return xnf_firewall_classify(ctx, p, slot);
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	const struct xnf_rt_val *rt = NULL;
+	struct xnf_rt6_key k6 = { .prefixlen = 128 };
+	struct xnf_rt4_key k4 = { .prefixlen = 32 };
+	struct bpf_fib_lookup fib;
+	struct xnf_config *cfg;
+	struct ipv6hdr *ip6h;
+	struct iphdr *iph;
+	__u32 off;
+
+	if (!p)
+		return 0;
+	/* Read once: p is memory a helper call may change, as far as the
+	 * verifier knows, and a reread offset would be unbounded. */
+	off = p->l3_off;
+	if (off > XNF_MAX_L3_OFF)
+		return 0;
+	cfg = xnf_cfg_get();
+	if (!cfg)
+		return 0;
+	if (p->family == XNF_AF_INET) {
+		iph = data + off;
+		if ((void *)(iph + 1) > data_end)
+			return 0;
+		if (xnf_l3_fib)
+			return xnf_fib4(ctx, iph, &fib) ==
+			       BPF_FIB_LKUP_RET_NOT_FWDED;
+		__builtin_memcpy(k4.addr, &iph->daddr, 4);
+		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt4_b, &k4) :
+				    bpf_map_lookup_elem(&xnf_rt4, &k4);
+	} else if (p->family == XNF_AF_INET6) {
+		ip6h = data + off;
+		if ((void *)(ip6h + 1) > data_end)
+			return 0;
+		if (xnf_l3_fib)
+			return xnf_fib6(ctx, p, ip6h, &fib) ==
+			       BPF_FIB_LKUP_RET_NOT_FWDED;
+		__builtin_memcpy(k6.addr, &ip6h->daddr, 16);
+		rt = cfg->rt_copy ? bpf_map_lookup_elem(&xnf_rt6_b, &k6) :
+				    bpf_map_lookup_elem(&xnf_rt6, &k6);
+	}
+	return rt && rt->type == XNF_RT_LOCAL;
+}
+
+/* The packet's values of what rules look at beyond its flow key, in the
+ * bits of xnf_fw_hdr.deps (XNF_FW_DEP_*, include/uapi/xnf_fw.h). */
+static __always_inline __u32 xnf_fw_deps(const struct xnf_pkt *p)
+{
+	__u32 d = p->ct_state & XNF_FW_DEP_CT;
+
+	if (p->flags & XNF_PKT_F_TCP)
+		d |= XNF_FW_DEP_HAS_TCP | (__u32)p->tcp_flags << 8;
+	if (p->flags & XNF_PKT_F_ICMP)
+		d |= XNF_FW_DEP_HAS_ICMP | (__u32)p->icmp_type << 16 |
+		     (__u32)p->icmp_code << 24;
+	return d;
 }
 
 /* The decision from the flow cache, or from the rule search (and then
@@ -320,12 +527,30 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 					     struct xnf_pkt *p)
 {
 	struct xnf_fc_entry *e;
+	struct xnf_config *cfg;
 	struct xnf_fw_hit *hit;
-	__u32 slot;
+	struct xnf_fw_res res;
+	__u32 slot, deps, input;
 	int action, cached;
 
 	if (p->family == XNF_AF_NONE)
 		return;
+	cfg = xnf_cfg_get();
+	if (!cfg) {
+		xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
+		return;
+	}
+	/* fw_input kernel: what is addressed to the router goes to the
+	 * kernel before the rules, there its own nftables input rules
+	 * filter it. In fib mode the FIB is asked per packet: it changes
+	 * without the table generation the flow cache relies on. Frames to
+	 * group MAC addresses are not told apart: in an l2fwd chain they
+	 * are flooded, not the router's. */
+	input = cfg->fw_input == XNF_FW_INPUT_KERNEL;
+	if (input && xnf_l3_fib && xnf_fw_local_fn(ctx, p)) {
+		xnf_exception(p, cfg->local, XNF_R_LOCAL);
+		return;
+	}
 	/* An IPv6 header chain too long to find its protocol in: no rule can
 	 * be matched honestly ("drop tcp" would be evaded), so deny. */
 	if (p->flags & XNF_PKT_F_L4_UNKNOWN) {
@@ -333,12 +558,30 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 		return;
 	}
 	e = xnf_fc_get(p);
-	cached = e && xnf_fc_fresh(e, p, XNF_FC_FW, e->fw_gen);
+	/* A decision holds for the flow's packets that agree with the one
+	 * it was made for on what the rules look at beyond the flow key
+	 * (nothing, for a set without ct state, tcp flags or icmp type
+	 * rules: the mask is 0 and the packet's values are not read). */
+	cached = e && xnf_fc_fresh(e, p, XNF_FC_FW, e->fw_gen) &&
+		 (!e->fw_dep_mask ||
+		  !((xnf_fw_deps(p) ^ e->fw_deps) & e->fw_dep_mask));
 	if (cached) {
 		action = e->fw_action;
 		slot = e->fw_slot;
 	} else {
-		action = xnf_firewall_fn(ctx, p, &slot);
+		/* A local route of xnf's tables: cached with the decision
+		 * (a route change moves the generation). */
+		if (input && !xnf_l3_fib && xnf_fw_local_fn(ctx, p)) {
+			action = XNF_FC_FW_LOCAL;
+			slot = XNF_FW_HIT_DEFAULT;
+			deps = 0;
+		} else {
+			action = xnf_fw_linear_fn(ctx, p, &res);
+			if (action == XNF_FW_TABLES)
+				action = xnf_fw_tables_fn(ctx, p, &res);
+			slot = res.slot;
+			deps = res.deps;
+		}
 		if (action < 0) {
 			/* The tables are missing or inconsistent: fail
 			 * closed. */
@@ -348,12 +591,18 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 		if (e) {
 			e->fw_action = action;
 			e->fw_slot = slot;
+			e->fw_dep_mask = deps;
+			e->fw_deps = deps ? xnf_fw_deps(p) : 0;
 			e->fw_gen = p->fc_gen;
 			e->parts |= XNF_FC_FW;
 		}
 	}
 	if (e)
 		xnf_fc_count(XNF_NF_FIREWALL, cached);
+	if (action == XNF_FC_FW_LOCAL) {
+		xnf_exception(p, cfg->local, XNF_R_LOCAL);
+		return;
+	}
 	hit = bpf_map_lookup_elem(&xnf_fw_hits, &slot);
 	if (hit) {
 		hit->packets++;

@@ -54,6 +54,7 @@ static int do_config_help(int argc, char **argv)
 	printf("Usage: xnf config show\n"
 	       "       xnf config set KEY { pass | drop | flood }\n"
 	       "       xnf config set flow_cache { on | off }\n"
+	       "       xnf config set fw_input { kernel | rules }\n"
 	       "       xnf config set ct_fragments { pass | drop }\n"
 	       "       xnf config set CT_TIMEOUT SECONDS\n"
 	       "       xnf config set ct_max ENTRIES\n"

@@ -116,7 +116,7 @@ static const char *line_fw_default(const struct xnf_fw_set *set, char *buf,
 
 static const char *line_fw_rule(const struct xnf_fw_rule *r, char *buf, size_t len)
 {
-	char text[256];
+	char text[512];
 
 	snprintf(buf, len, "fw add %s", cli_fw_rule_text(r, text, sizeof(text)));
 	return buf;

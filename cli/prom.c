@@ -445,7 +445,7 @@ static void worker_lines(FILE *f, const struct prom_metric *m,
 static void fw_lines(FILE *f, const struct prom_metric *m,
 		     const struct xnf_sample *s)
 {
-	char text[256];
+	char text[512];
 	struct labels l;
 	int i;
 

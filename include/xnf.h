@@ -26,7 +26,9 @@
 #include "xnf_ct.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
-_Static_assert(sizeof(struct xnf_config) == 56, "xnf_config layout");
+_Static_assert(sizeof(struct xnf_config) == 64 &&
+		       offsetof(struct xnf_config, fw_input) == 56,
+	       "xnf_config layout");
 _Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
 _Static_assert(sizeof(struct xnf_pkt) == 48, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");
@@ -42,8 +44,8 @@ _Static_assert(sizeof(struct xnf_ct_config) == 4 * XNF_CT_TIMEOUTS + 8,
 	       "xnf_ct_config layout");
 _Static_assert(sizeof(struct xnf_ct_counters) == 72, "xnf_ct_counters layout");
 _Static_assert(sizeof(struct xnf_fc_key) == 48, "xnf_fc_key layout");
-_Static_assert(sizeof(struct xnf_fc_entry) == 104 &&
-		       offsetof(struct xnf_fc_entry, l2_mac) == 64,
+_Static_assert(sizeof(struct xnf_fc_entry) == 112 &&
+		       offsetof(struct xnf_fc_entry, l2_mac) == 72,
 	       "xnf_fc_entry layout");
 _Static_assert(sizeof(struct xnf_dev_info) == 24 + 4 * XNF_CHAIN_MAX,
 	       "xnf_dev_info layout");
@@ -65,13 +67,15 @@ _Static_assert(sizeof(struct xnf_nhg_key) == 4 + 4 * XNF_NHG_PATHS,
 _Static_assert(sizeof(struct xnf_fdb_key) == 8, "xnf_fdb_key layout");
 _Static_assert(sizeof(struct xnf_fdb_entry) == 8, "xnf_fdb_entry layout");
 _Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
-_Static_assert(sizeof(struct xnf_fw_rule) == 52, "xnf_fw_rule layout");
+_Static_assert(sizeof(struct xnf_fw_rule) == 64, "xnf_fw_rule layout");
 /* firewall.bpf.h's linear scan reads the addresses as 32-bit words. */
 _Static_assert(offsetof(struct xnf_fw_rule, src) % 4 == 0 &&
 		       offsetof(struct xnf_fw_rule, dst) % 4 == 0,
 	       "xnf_fw_rule addresses word-aligned");
-_Static_assert(sizeof(struct xnf_fw_hdr) == 24, "xnf_fw_hdr layout");
-_Static_assert(sizeof(struct xnf_fw_match) == 16, "xnf_fw_match layout");
+_Static_assert(sizeof(struct xnf_fw_hdr) == 32, "xnf_fw_hdr layout");
+_Static_assert(sizeof(struct xnf_fw_match) == 32 &&
+		       sizeof(struct xnf_fw_extra) == 12,
+	       "xnf_fw_match layout");
 _Static_assert(sizeof(struct xnf_fw_class) == 8 * (XNF_FW_SUMMARY + XNF_FW_WORDS),
 	       "xnf_fw_class layout");
 _Static_assert(sizeof(struct xnf_fw_lpm4_key) == 12, "xnf_fw_lpm4_key layout");
@@ -91,7 +95,9 @@ _Static_assert(offsetof(struct xnf_nexthop, gw_family) == 16 &&
 		       offsetof(struct xnf_nexthop, mtu) == 44,
 	       "xnf_nexthop layout");
 _Static_assert(offsetof(struct xnf_fw_hdr, sport_none) == 8 &&
-		       offsetof(struct xnf_fw_match, slot) == 4,
+		       offsetof(struct xnf_fw_match, slot) == 4 &&
+		       offsetof(struct xnf_fw_rule, iif) == 52 &&
+		       offsetof(struct xnf_fw_hdr, deps) == 24,
 	       "xnf_fw_hdr, xnf_fw_match layout");
 
 /* ---- logging (log.c) ---- */
@@ -553,11 +559,18 @@ struct xnf_fw_pkt {
 	bool ports; /* sport/dport could be read */
 	__u8 src[16], dst[16];
 	__u16 sport, dport; /* host order */
+	__u32 ifindex;	    /* ingress */
+	__u8 ct_state;	    /* enum xnf_ct_state */
+	bool tcp;	    /* tcp_flags were read */
+	__u8 tcp_flags;
+	bool icmp; /* icmp_type and icmp_code were read */
+	__u8 icmp_type, icmp_code;
 };
 
 /* Bit of the first matching rule by priority (look it up in ->order), or
  * -1: the same algorithm as the BPF program, on the compiled tables. */
-int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p);
+int xnf_fw_classify(const struct xnf_fw_compiled *c,
+		    const struct xnf_fw_rule *rules, const struct xnf_fw_pkt *p);
 /* The same answer by a linear scan of the rules: the reference the tests
  * compare against. Returns the slot of the first match or -1. */
 int xnf_fw_linear(const struct xnf_fw_rule *rules, __u32 nslots,

@@ -1433,6 +1433,9 @@ static const struct {
 	/* Not an action: on or off (bpf/fcache.bpf.h). */
 	{ "flow_cache", offsetof(struct xnf_config, flow_cache),
 	  { "off", "on" }, "on or off" },
+	/* Not an action: enum xnf_fw_input. */
+	{ "fw_input", offsetof(struct xnf_config, fw_input),
+	  { "kernel", "rules" }, "kernel or rules" },
 	/* clang-format on */
 };
 #define N_CFG (sizeof(cfg_keys) / sizeof(cfg_keys[0]))

@@ -47,6 +47,7 @@ static const struct xnf_config xnf_default_cfg = {
 	.xsk_fallback = XNF_ACT_PASS,
 	.martian = XNF_ACT_DROP,
 	.flow_cache = 1,
+	.fw_input = XNF_FW_INPUT_KERNEL,
 };
 
 void xnf_cfg_default(struct xnf_config *cfg)

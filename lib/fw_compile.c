@@ -58,7 +58,7 @@
 
 #define FW_F_ALL                                                         \
 	(XNF_FW_F_SRC | XNF_FW_F_DST | XNF_FW_F_PROTO | XNF_FW_F_SPORT | \
-	 XNF_FW_F_DPORT)
+	 XNF_FW_F_DPORT | XNF_FW_F_EXTRA)
 
 _Static_assert(offsetof(struct xnf_fw_lpm4_key, gen) ==
 		       offsetof(struct xnf_fw_lpm6_key, gen),
@@ -150,6 +150,47 @@ static int fw_check_prefix(const char *what, const __u8 *addr, __u32 len,
 		      have, len, want, len);
 }
 
+/* The matches beyond the five fields (XNF_FW_F_EXTRA). */
+static int fw_check_extra(const struct xnf_fw_rule *r, char *err, size_t errlen)
+{
+	bool icmp = r->proto == IPPROTO_ICMP || r->proto == IPPROTO_ICMPV6;
+	__u16 f = r->flags;
+
+	if ((f & XNF_FW_F_CT) &&
+	    (!r->ct_states || r->ct_states >= 1u << __XNF_CT_STATE_MAX))
+		return fw_err(err, errlen,
+			      "ct state set 0x%x is not a non-empty set of the %d states (bits 0..%d)",
+			      r->ct_states, __XNF_CT_STATE_MAX,
+			      __XNF_CT_STATE_MAX - 1);
+	if ((f & XNF_FW_F_IIF) && !r->iif)
+		return fw_err(err, errlen, "iif needs an interface index, not 0");
+	if ((f & XNF_FW_F_ICMP_CODE) && !(f & XNF_FW_F_ICMP_TYPE))
+		return fw_err(err, errlen, "an icmp code needs an icmp type");
+	if ((f & XNF_FW_F_ICMP_TYPE) && (!(f & XNF_FW_F_PROTO) || !icmp))
+		return fw_err(err, errlen,
+			      "an icmp type needs proto icmp (1) or icmpv6 (58)");
+	if ((f & XNF_FW_F_ICMP_TYPE) && (f & (XNF_FW_F_SRC | XNF_FW_F_DST)) &&
+	    (r->family == XNF_AF_INET) != (r->proto == IPPROTO_ICMP))
+		return fw_err(err, errlen,
+			      "%s type with %s addresses never matches: icmp is IPv4's, icmpv6 IPv6's",
+			      r->proto == IPPROTO_ICMP ? "icmp" : "icmpv6",
+			      r->family == XNF_AF_INET ? "IPv4" : "IPv6");
+	if ((f & XNF_FW_F_TCP_FLAGS) && (f & XNF_FW_F_TCP_ANY))
+		return fw_err(err, errlen,
+			      "tcp flags: one match, either F / MASK or F");
+	if ((f & (XNF_FW_F_TCP_FLAGS | XNF_FW_F_TCP_ANY)) &&
+	    (!(f & XNF_FW_F_PROTO) || r->proto != IPPROTO_TCP))
+		return fw_err(err, errlen, "tcp flags need proto tcp (6)");
+	if ((f & XNF_FW_F_TCP_ANY) && !r->tcp_mask)
+		return fw_err(err, errlen,
+			      "tcp flags with no flag never match: name at least one");
+	if ((f & XNF_FW_F_TCP_FLAGS) && (r->tcp_flags & ~r->tcp_mask))
+		return fw_err(err, errlen,
+			      "tcp flags 0x%x / 0x%x never match: the flags must be within the mask",
+			      r->tcp_flags, r->tcp_mask);
+	return 0;
+}
+
 /**
  * xnf_fw_rule_check() - whether a rule is one the compiler accepts
  * @r: the rule
@@ -203,12 +244,46 @@ int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen)
 		return fw_err(err, errlen,
 			      "ports only exist for tcp (6), udp (17) and sctp (132), not for protocol %u",
 			      r->proto);
+	ret = fw_check_extra(r, err, errlen);
+	if (ret)
+		return ret;
 	if (err && errlen)
 		err[0] = '\0';
 	return 0;
 }
 
 /* ---- the compiler ---- */
+
+/* What of @r a candidate is checked on (struct xnf_fw_extra). */
+static void fw_extra_copy(const struct xnf_fw_rule *r, struct xnf_fw_extra *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->flags = r->flags & XNF_FW_F_EXTRA;
+	if (!x->flags)
+		return;
+	x->iif = r->iif;
+	x->ct_states = r->ct_states;
+	x->icmp_type = r->icmp_type;
+	x->icmp_code = r->icmp_code;
+	x->tcp_flags = r->tcp_flags;
+	x->tcp_mask = r->tcp_mask;
+}
+
+/* The bits of xnf_fw_deps() rule @r looks at (see xnf_fw_hdr.deps). */
+static __u32 fw_rule_deps(const struct xnf_fw_rule *r)
+{
+	__u32 d = 0;
+
+	if (r->flags & XNF_FW_F_CT)
+		d |= XNF_FW_DEP_CT;
+	if (r->flags & (XNF_FW_F_TCP_FLAGS | XNF_FW_F_TCP_ANY))
+		d |= XNF_FW_DEP_HAS_TCP | (__u32)r->tcp_mask << 8;
+	if (r->flags & XNF_FW_F_ICMP_TYPE)
+		d |= XNF_FW_DEP_HAS_ICMP | XNF_FW_DEP_ICMP_TYPE;
+	if (r->flags & XNF_FW_F_ICMP_CODE)
+		d |= XNF_FW_DEP_ICMP_CODE;
+	return d;
+}
 
 struct fw_build {
 	const struct xnf_fw_rule *rules; /* by slot */
@@ -680,6 +755,8 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 		c->order[i].action = rules[bitslot[i]].action;
 		c->order[i].slot = bitslot[i];
 		c->order[i].rank = rank[i];
+		fw_extra_copy(&rules[bitslot[i]], &c->order[i].x);
+		c->hdr.deps |= fw_rule_deps(&rules[bitslot[i]]);
 	}
 	memcpy(slot, bitslot, n * sizeof(*slot));
 	/* One word of rules is in priority order (fw_layout()): the BPF
@@ -731,6 +808,31 @@ out:
 
 /* ---- classification ---- */
 
+/* The extra matches (XNF_FW_F_EXTRA) of @r hold for @p. As nft: `ct
+ * state` any of the set, `tcp flags F` any of F, `tcp flags F / M` the
+ * flags under M are F; a packet whose TCP or ICMP header could not be read
+ * matches no tcp flags or icmp type. */
+static bool fw_extra_matches(const struct xnf_fw_rule *r,
+			     const struct xnf_fw_pkt *p)
+{
+	__u16 f = r->flags;
+
+	if ((f & XNF_FW_F_CT) && !(r->ct_states & (1u << (p->ct_state & 7))))
+		return false;
+	if ((f & XNF_FW_F_IIF) && r->iif != p->ifindex)
+		return false;
+	if ((f & XNF_FW_F_ICMP_TYPE) && (!p->icmp || p->icmp_type != r->icmp_type))
+		return false;
+	if ((f & XNF_FW_F_ICMP_CODE) && p->icmp_code != r->icmp_code)
+		return false;
+	if ((f & XNF_FW_F_TCP_FLAGS) &&
+	    (!p->tcp || (p->tcp_flags & r->tcp_mask) != r->tcp_flags))
+		return false;
+	if ((f & XNF_FW_F_TCP_ANY) && (!p->tcp || !(p->tcp_flags & r->tcp_mask)))
+		return false;
+	return true;
+}
+
 /* Class of the longest entry of @family containing @addr, or -1. */
 static __s64 fw_lpm(const struct xnf_fw_prefix *e, __u32 n, __u8 family,
 		    const __u8 *addr)
@@ -758,12 +860,15 @@ static __u32 fw_ctz64(__u64 x)
 /**
  * xnf_fw_classify() - first match on compiled tables, as firewall.bpf.h does
  * @c: the tables
+ * @rules: the rule slots @c was compiled from (a candidate with extra
+ *	matches is checked against its rule)
  * @p: the packet
  *
  * Return: the index in priority order of the first matching rule (its slot
  * is c->order[index].slot), or -1 when the default applies.
  */
-int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p)
+int xnf_fw_classify(const struct xnf_fw_compiled *c,
+		    const struct xnf_fw_rule *rules, const struct xnf_fw_pkt *p)
 {
 	const struct xnf_fw_class *k[5];
 	int best = -1;
@@ -799,13 +904,20 @@ int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p)
 				return best;
 			m = k[0]->bits[w] & k[1]->bits[w] & k[2]->bits[w] &
 			    k[3]->bits[w] & k[4]->bits[w];
-			if (m) {
+			/* The word's candidates in priority order: the first
+			 * whose extra matches hold is the word's best. */
+			for (; m; m &= m - 1) {
 				__u32 bit = w * 64 + fw_ctz64(m);
+				const struct xnf_fw_match *o = &c->order[bit];
 
-				if (bit < c->hdr.nrules &&
-				    (best < 0 ||
-				     c->order[bit].rank < c->order[best].rank))
-					best = bit;
+				if (bit >= c->hdr.nrules ||
+				    (best >= 0 && o->rank >= c->order[best].rank))
+					break;
+				if (o->x.flags &&
+				    !fw_extra_matches(&rules[o->slot], p))
+					continue;
+				best = bit;
+				break;
 			}
 		}
 	}
@@ -815,6 +927,8 @@ int xnf_fw_classify(const struct xnf_fw_compiled *c, const struct xnf_fw_pkt *p)
 static bool fw_rule_matches(const struct xnf_fw_rule *r,
 			    const struct xnf_fw_pkt *p)
 {
+	if ((r->flags & XNF_FW_F_EXTRA) && !fw_extra_matches(r, p))
+		return false;
 	if ((r->flags & XNF_FW_F_SRC) &&
 	    (r->family != p->family || !fw_pfx_has(r->src, r->src_len, p->src)))
 		return false;

@@ -157,7 +157,23 @@ struct xnf_config {
 	/* 1 (default): the NFs keep their table lookups' results per flow
 	 * in xnf_fcache; 0: they look every packet up. */
 	__u32 flow_cache;
+	/* Whether the firewall's rules see packets addressed to the router
+	 * itself (nft's input hook) or only forwarded ones (its forward
+	 * hook): enum xnf_fw_input, bpf/firewall.bpf.h. */
+	__u32 fw_input;
+	__u32 pad;
 };
+
+/* xnf_config.fw_input: a packet whose destination is the router's own
+ * (a local route of xnf's tables, in fib mode the kernel's FIB; or a
+ * frame to a group MAC address) goes, before the firewall's rules, ... */
+enum xnf_fw_input {
+	XNF_FW_INPUT_KERNEL = 0, /* ... to the kernel (config local, reason
+				  * local), whose nftables input rules
+				  * filter it: the default */
+	XNF_FW_INPUT_RULES = 1,	 /* ... through the rules like any other */
+};
+XNF_ENUM_U32(xnf_fw_input);
 
 /* Per-packet state, parsed once by the entry program and shared by the NFs
  * of the chain through the per-CPU map xnf_scratch (an XDP program and the

@@ -61,9 +61,15 @@ struct xnf_fc_entry {
 	struct xnf_fc_key key;
 	__u32 parts; /* enum xnf_fc_parts: which parts are filled */
 	__u32 fw_gen;
-	__u32 fw_action; /* enum xnf_fw_action */
+	__u32 fw_action; /* enum xnf_fw_action, or XNF_FC_FW_LOCAL */
 	__u32 fw_slot;	 /* xnf_fw_hits slot: a rule's, XNF_FW_HIT_DEFAULT */
-	__u8 l2_mac[6];	 /* the destination MAC looked up; with l2_pad (0),
+	/* The decision holds for packets of the flow whose xnf_fw_deps()
+	 * agree with fw_deps under fw_dep_mask (xnf_fw_hdr.deps of the rule
+	 * set that made it): another ct state, other TCP flags or another
+	 * ICMP type of the same flow is classified again. */
+	__u32 fw_deps;
+	__u32 fw_dep_mask;
+	__u8 l2_mac[6]; /* the destination MAC looked up; with l2_pad (0),
 			  * an xnf_fdb_key, compared as one word */
 	__u16 l2_pad;
 	__u32 l2_gen;
@@ -73,6 +79,11 @@ struct xnf_fc_entry {
 	struct xnf_rt_val l3_rt; /* what the LPM returned */
 	__u32 pad; /* per-CPU values are 8-byte multiples (xnf_pkt's pad) */
 };
+
+/* xnf_fc_entry.fw_action of a packet addressed to the router itself
+ * under fw_input kernel: to the kernel before the rules (a local route of
+ * xnf's tables: the generation covers it). */
+#define XNF_FC_FW_LOCAL 2
 
 /* Map name, pinned at <root>/tables/<name>: per CPU, written by the
  * programs only (user space never writes it). */

@@ -70,7 +70,19 @@ enum xnf_fw_rule_flags {
 	XNF_FW_F_PROTO = 1 << 2,
 	XNF_FW_F_SPORT = 1 << 3,
 	XNF_FW_F_DPORT = 1 << 4,
+	/* Matches beyond the five fields the bit-vector tables classify on
+	 * (XNF_FW_F_EXTRA): the tables find the candidates, each is then
+	 * checked on these (xnf_fw_match.extra). */
+	XNF_FW_F_CT = 1 << 5,	     /* ct_states */
+	XNF_FW_F_IIF = 1 << 6,	     /* iif */
+	XNF_FW_F_ICMP_TYPE = 1 << 7, /* icmp_type, with proto icmp or icmpv6 */
+	XNF_FW_F_ICMP_CODE = 1 << 8, /* icmp_code, with XNF_FW_F_ICMP_TYPE */
+	XNF_FW_F_TCP_FLAGS = 1 << 9, /* (flags & tcp_mask) == tcp_flags */
+	XNF_FW_F_TCP_ANY = 1 << 10,  /* (flags & tcp_mask) != 0 */
 };
+#define XNF_FW_F_EXTRA                                     \
+	(XNF_FW_F_CT | XNF_FW_F_IIF | XNF_FW_F_ICMP_TYPE | \
+	 XNF_FW_F_ICMP_CODE | XNF_FW_F_TCP_FLAGS | XNF_FW_F_TCP_ANY)
 
 /* A rule as the operator wrote it:
  * xnf_fw_rules[gen * XNF_FW_MAX_RULES + slot]. action and family stay
@@ -89,6 +101,14 @@ struct xnf_fw_rule {
 	__u16 dport_lo, dport_hi;
 	__u8 src[16]; /* network order, IPv4 in the first 4 bytes */
 	__u8 dst[16];
+	__u32 iif;	/* ingress ifindex, with XNF_FW_F_IIF (nft's iif) */
+	__u8 ct_states; /* 1 << enum xnf_ct_state (xnf_ct.h), any of them,
+			 * with XNF_FW_F_CT (nft's ct state) */
+	__u8 icmp_type; /* with XNF_FW_F_ICMP_TYPE */
+	__u8 icmp_code; /* with XNF_FW_F_ICMP_CODE */
+	__u8 tcp_flags; /* byte 13 of the TCP header under tcp_mask: */
+	__u8 tcp_mask;	/* XNF_FW_F_TCP_FLAGS, XNF_FW_F_TCP_ANY */
+	__u8 pad[3];
 };
 
 /*
@@ -113,6 +133,41 @@ struct xnf_fw_hdr {
 				* reader sees whether the generation it read
 				* was rewritten meanwhile */
 	__u32 linear; /* 1: classify by the linear scan, see above */
+	/* What of a packet beyond its flow key the rules look at, as bits
+	 * of xnf_fw_deps() (XNF_FW_DEP_*): the flow cache keeps a decision
+	 * for packets that agree with the one it was made for on these
+	 * bits. 0 when no rule has an extra match: a flow's packets all
+	 * get one decision. */
+	__u32 deps;
+	__u32 pad;
+};
+
+/* The packet's values of what a rule looks at beyond the flow key
+ * (ingress device, addresses, protocol, ports), in one word: the bits of
+ * xnf_fw_deps() (bpf/firewall.bpf.h). xnf_fw_hdr.deps is the mask of
+ * those the rule set uses: the ct state with a `ct state` rule, whether a
+ * TCP header was read and the flags under the union of the rules' masks
+ * with a `tcp flags` rule, whether an ICMP header was read and its type
+ * (and code) with an `icmp type` rule. */
+#define XNF_FW_DEP_CT	     0x00000007u /* xnf_pkt.ct_state */
+#define XNF_FW_DEP_HAS_TCP   0x00000040u /* XNF_PKT_F_TCP */
+#define XNF_FW_DEP_HAS_ICMP  0x00000080u /* XNF_PKT_F_ICMP */
+#define XNF_FW_DEP_TCP_FLAGS 0x0000ff00u /* xnf_pkt.tcp_flags << 8 */
+#define XNF_FW_DEP_ICMP_TYPE 0x00ff0000u /* xnf_pkt.icmp_type */
+#define XNF_FW_DEP_ICMP_CODE 0xff000000u /* xnf_pkt.icmp_code */
+
+/* A rule's matches beyond the five fields (its xnf_fw_rule's), copied
+ * into its xnf_fw_match: the tables' candidates and the linear scan check
+ * them without reading the rule. */
+struct xnf_fw_extra {
+	__u32 iif;
+	__u16 flags; /* the rule's flags & XNF_FW_F_EXTRA; 0: none */
+	__u8 ct_states;
+	__u8 icmp_type;
+	__u8 icmp_code;
+	__u8 tcp_flags;
+	__u8 tcp_mask;
+	__u8 pad;
 };
 
 /* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */
@@ -122,6 +177,9 @@ struct xnf_fw_match {
 		     * + slot], xnf_fw_hits[slot] */
 	__u32 rank; /* position in priority order, 0 first */
 	__u32 pad;
+	struct xnf_fw_extra x; /* x.flags != 0: a candidate the tables
+				* found is checked on these */
+	__u32 pad2;
 };
 
 /* xnf_fw_class[gen * XNF_FW_MAX_CLASSES + class] */

@@ -262,6 +262,92 @@ TEST(fcache_rule_change)
 		rule_change(true);
 }
 
+/* A frame of @s with TCP flags @flags (TCP) or ICMP type @type (ICMP),
+ * written over what pkt_build() put there (checksums do not matter to the
+ * firewall). */
+static int build_l4(__u8 *buf, const struct pkt_spec *s, __u8 tcp_flags,
+		    __u8 icmp_type)
+{
+	int len = build(buf, s);
+	size_t l4 = 14 + 20;
+
+	if (s->proto == IPPROTO_TCP)
+		buf[l4 + 13] = tcp_flags;
+	else
+		buf[l4] = icmp_type;
+	return len;
+}
+
+/* A flow's cached decision holds only for its packets with the TCP flags
+ * and ICMP type it was made for, when rules look at them; a rule set that
+ * does not keeps one decision for all of them (the cache still hits). */
+static void extra_deps(bool fused)
+{
+	struct pkt_spec tcp = { .family = 4, .proto = IPPROTO_TCP };
+	struct pkt_spec icmp = { .family = 4, .proto = IPPROTO_ICMP };
+	__u8 syn[PKT_MAX], ack[PKT_MAX], echo[PKT_MAX], unreach[PKT_MAX];
+	struct xnf_fw_rule r[2] = {
+		{ .prio = 10,
+		  .action = XNF_FW_DROP,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_PROTO | XNF_FW_F_TCP_FLAGS,
+		  .proto = IPPROTO_TCP,
+		  .tcp_flags = 0x02,
+		  .tcp_mask = 0x12 },
+		{ .prio = 20,
+		  .action = XNF_FW_DROP,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_PROTO | XNF_FW_F_ICMP_TYPE,
+		  .proto = IPPROTO_ICMP,
+		  .icmp_type = 3 },
+	};
+	struct xnf_fw_rule plain = { .prio = 10,
+				     .action = XNF_FW_ALLOW,
+				     .in_use = 1,
+				     .flags = XNF_FW_F_PROTO,
+				     .proto = IPPROTO_TCP };
+	int lsyn, lack, lecho, lunreach;
+	struct fx_out out;
+	struct pin pn;
+	struct fx f;
+
+	if (!fc_open(&f, &pn, "firewall", fused) ||
+	    !fx_fw_load(&f, r, 2, XNF_FW_ALLOW))
+		goto out;
+	lsyn = build_l4(syn, &tcp, 0x02, 0);
+	lack = build_l4(ack, &tcp, 0x10, 0);
+	lecho = build_l4(echo, &icmp, 0, 8);
+	lunreach = build_l4(unreach, &icmp, 0, 3);
+	ASSERT_EQ(run1(&f, ack, lack, &out), XDP_PASS, "ack");
+	ASSERT_EQ(run1(&f, ack, lack, &out), XDP_PASS, "ack, again");
+	fc_counts(&f, XNF_NF_FIREWALL, 1, 1, "the same flags hit");
+	ASSERT_EQ(run1(&f, syn, lsyn, &out), XDP_DROP,
+		  "syn of the flow: not the ack's decision");
+	ASSERT_EQ(run1(&f, ack, lack, &out), XDP_PASS,
+		  "ack again: not the syn's decision");
+	ASSERT_EQ(run1(&f, echo, lecho, &out), XDP_PASS, "echo request");
+	ASSERT_EQ(run1(&f, unreach, lunreach, &out), XDP_DROP,
+		  "unreachable of the same flow key: not the echo's decision");
+	ASSERT_EQ(run1(&f, echo, lecho, &out), XDP_PASS, "echo again");
+
+	/* No rule looks at flags: syn and ack share the decision. */
+	if (!fx_fw_load(&f, &plain, 1, XNF_FW_DROP) || !fx_stats_reset(&f))
+		goto out;
+	ASSERT_EQ(run1(&f, ack, lack, &out), XDP_PASS, "plain: ack");
+	ASSERT_EQ(run1(&f, syn, lsyn, &out), XDP_PASS, "plain: syn");
+	fc_counts(&f, XNF_NF_FIREWALL, 1, 1, "plain: the syn hit the ack's");
+out:
+	fc_close(&f, &pn);
+}
+
+TEST(fcache_fw_extra_matches)
+{
+	SUBTEST("tail-called")
+		extra_deps(false);
+	SUBTEST("fused")
+		extra_deps(true);
+}
+
 static void fdb_change(bool fused)
 {
 	struct pkt_spec s = { .family = 4, .dmac = FX_MAC_ON_UT1 };

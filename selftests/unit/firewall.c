@@ -325,6 +325,69 @@ static void fw_random_pkt(const struct xnf_fw_rule *r, unsigned int *seed,
 			   rand_r(seed) % (r->dport_hi - r->dport_lo + 1);
 }
 
+/* Extra matches on about half of @rules (those a rule's protocol and
+ * family allow): ct state sets (the packets here are untracked: no
+ * conntrack NF in the chain), iif one of @ifs, tcp flags, icmp types. */
+static void fw_add_extras(struct xnf_fw_rule *rules, __u32 n,
+			  const __u32 ifs[2], unsigned int *seed)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct xnf_fw_rule *r = &rules[i];
+		bool icmp = (r->flags & XNF_FW_F_PROTO) &&
+			    ((r->proto == IPPROTO_ICMP &&
+			      r->family != XNF_AF_INET6) ||
+			     (r->proto == IPPROTO_ICMPV6 &&
+			      r->family != XNF_AF_INET));
+
+		if (rand_r(seed) & 1)
+			continue;
+		if (rand_r(seed) & 1) {
+			r->flags |= XNF_FW_F_CT;
+			r->ct_states = 1 + rand_r(seed) % 31;
+		}
+		if (rand_r(seed) % 3 == 0) {
+			r->flags |= XNF_FW_F_IIF;
+			r->iif = ifs[rand_r(seed) & 1];
+		}
+		if ((r->flags & XNF_FW_F_PROTO) && r->proto == IPPROTO_TCP &&
+		    (rand_r(seed) & 1)) {
+			r->tcp_mask = 1 + rand_r(seed) % 255;
+			if (rand_r(seed) & 1) {
+				r->flags |= XNF_FW_F_TCP_ANY;
+			} else {
+				r->flags |= XNF_FW_F_TCP_FLAGS;
+				r->tcp_flags = rand_r(seed) & r->tcp_mask;
+			}
+		}
+		if (icmp && (rand_r(seed) & 1)) {
+			r->flags |= XNF_FW_F_ICMP_TYPE;
+			r->icmp_type = rand_r(seed) % 4;
+			if (rand_r(seed) & 1) {
+				r->flags |= XNF_FW_F_ICMP_CODE;
+				r->icmp_code = rand_r(seed) % 2;
+			}
+		}
+	}
+}
+
+/* The packet's values for extra matches as the frame will carry them:
+ * near rule @r's now and then. */
+static void fw_pkt_extra(const struct xnf_fw_rule *r, __u32 ifindex,
+			 unsigned int *seed, struct xnf_fw_pkt *p)
+{
+	p->ifindex = ifindex;
+	p->ct_state = XNF_CT_UNTRACKED;
+	p->tcp = p->proto == IPPROTO_TCP;
+	p->tcp_flags = rand_r(seed);
+	if ((r->flags & XNF_FW_F_TCP_FLAGS) && (rand_r(seed) & 1))
+		p->tcp_flags = (p->tcp_flags & ~r->tcp_mask) | r->tcp_flags;
+	p->icmp = p->proto == IPPROTO_ICMP || p->proto == IPPROTO_ICMPV6;
+	p->icmp_type = rand_r(seed) % 4;
+	p->icmp_code = rand_r(seed) % 2;
+}
+
 static int fw_pkt_frame(const struct xnf_fw_pkt *p, __u8 *buf)
 {
 	char src[64], dst[64];
@@ -343,13 +406,24 @@ static int fw_pkt_frame(const struct xnf_fw_pkt *p, __u8 *buf)
 	inet_ntop(p->family == XNF_AF_INET ? AF_INET : AF_INET6, p->dst, dst,
 		  sizeof(dst));
 	/* (pkt_build reads port 0 as "default": callers skip such tuples.) */
-	return pkt_build(buf, PKT_MAX, &s);
+	int len = pkt_build(buf, PKT_MAX, &s);
+	size_t l4 = 14 + (p->family == XNF_AF_INET ? 20 : 40);
+
+	/* The TCP flags and ICMP type and code of @p, over what pkt_build
+	 * put there (the firewall reads no checksum). */
+	if (len > 0 && p->tcp)
+		buf[l4 + 13] = p->tcp_flags;
+	if (len > 0 && p->icmp) {
+		buf[l4] = p->icmp_type;
+		buf[l4 + 1] = p->icmp_code;
+	}
+	return len;
 }
 
 /* Runs @npkts packets through the BPF firewall and the linear reference:
  * same verdict, the expected rule's hit counter moved by one, and the
  * total of all hit counters equals the packets that matched a rule. */
-static void fw_differential(__u32 nrules, int npkts)
+static void fw_differential_x(__u32 nrules, int npkts, bool extras)
 {
 	struct xnf_fw_rule *rules = calloc(nrules, sizeof(*rules));
 	unsigned int seed = nrules;
@@ -364,8 +438,11 @@ static void fw_differential(__u32 nrules, int npkts)
 		return;
 	if (!fx_open(&f))
 		goto out_free;
-	if (!ASSERT_OK(xnf_fw_generate(rules, nrules, 7), "generate") ||
-	    !fw_load(&f, rules, nrules, XNF_FW_ALLOW) ||
+	if (!ASSERT_OK(xnf_fw_generate(rules, nrules, 7), "generate"))
+		goto out;
+	if (extras)
+		fw_add_extras(rules, nrules, f.ifindex, &seed);
+	if (!fw_load(&f, rules, nrules, XNF_FW_ALLOW) ||
 	    !fx_chain(&f, "firewall", false, false))
 		goto out;
 	for (i = 0; i < npkts; i++) {
@@ -374,6 +451,9 @@ static void fw_differential(__u32 nrules, int npkts)
 		fw_random_pkt(&rules[rand_r(&seed) % nrules], &seed, &p);
 		if (!p.sport || !p.dport)
 			continue;
+		if (extras)
+			fw_pkt_extra(&rules[rand_r(&seed) % nrules],
+				     f.ifindex[0], &seed, &p);
 		slot = xnf_fw_linear(rules, nrules, &p);
 		want = slot >= 0 && rules[slot].action == XNF_FW_DROP ?
 			       XDP_DROP :
@@ -388,7 +468,8 @@ static void fw_differential(__u32 nrules, int npkts)
 		matched += slot >= 0;
 	}
 	ASSERT_EQ(mismatches, 0, "no verdict differed from the linear scan");
-	ASSERT_GE(matched, npkts / 4, "a good share of packets hit rules");
+	ASSERT_GE(matched, npkts / (extras ? 8 : 4),
+		  "a good share of packets hit rules");
 	{
 		struct xnf_fw_hit *h = calloc((size_t)ncpus * XNF_FW_MAX_RULES,
 					      sizeof(*h));
@@ -411,6 +492,25 @@ out:
 	fx_close(&f);
 out_free:
 	free(rules);
+}
+
+static void fw_differential(__u32 nrules, int npkts)
+{
+	fw_differential_x(nrules, npkts, false);
+}
+
+/* Rules with ct state (of untracked packets), iif, tcp flags and icmp
+ * type matches: the linear scan, the tables (a candidate whose extra
+ * matches fail gives way to the next of its word) and the reference
+ * agree, in the linear form and on the tables, tail-called. */
+TEST(firewall_bpf_vs_linear_extra)
+{
+	fw_differential_x(10, 3000, true);
+	fw_differential_x(XNF_FW_LINEAR_MAX + 1, 3000, true);
+	fw_differential_x(1000, 3000, true);
+	fw_tables_only = true;
+	fw_differential_x(10, 3000, true);
+	fw_tables_only = false;
 }
 
 /* Around the bound of the linear form (XNF_FW_LINEAR_MAX) and a small set
@@ -544,4 +644,258 @@ static void fw_switch_is_atomic(void)
 	}
 out:
 	fx_close(&f);
+}
+
+/* Without a conntrack NF in the chain every packet is untracked (nft's
+ * `ct state untracked`): a rule for new or established connections
+ * matches none, one for untracked packets matches all; in the linear
+ * form and on the tables. */
+static void fw_ct_untracked(void)
+{
+	struct pkt_spec spec = { .family = 4, .proto = IPPROTO_TCP };
+	struct xnf_fw_rule r[2] = {
+		{ .prio = 10,
+		  .action = XNF_FW_ALLOW,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT,
+		  .ct_states = 1 << XNF_CT_NEW | 1 << XNF_CT_ESTABLISHED },
+		{ .prio = 20,
+		  .action = XNF_FW_DROP,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT,
+		  .ct_states = 1 << XNF_CT_UNTRACKED },
+	};
+	__u8 buf[PKT_MAX];
+	struct fx_out out;
+	struct fx f;
+	int len;
+
+	if (!fx_open(&f))
+		return;
+	if (!fw_load(&f, r, 2, XNF_FW_ALLOW) ||
+	    !fx_chain(&f, "firewall", false, false))
+		goto out;
+	len = pkt_build(buf, sizeof(buf), &spec);
+	if (!ASSERT_OK(fx_run(&f, buf, len, &out), "run"))
+		goto out;
+	ASSERT_EQ(out.ret, XDP_DROP, "untracked: not new, dropped by prio 20");
+	ASSERT_EQ(fw_hits(&f, 1), 1, "prio 20 counted it");
+	ASSERT_EQ(fw_hits(&f, 0), 0, "prio 10 did not match");
+	/* Without the untracked rule the default decides. */
+	r[1].in_use = 0;
+	if (!fw_load(&f, r, 2, XNF_FW_DROP))
+		goto out;
+	ASSERT_OK(fx_run(&f, buf, len, &out), "run");
+	ASSERT_EQ(out.ret, XDP_DROP, "untracked: default drop");
+	r[1].in_use = 1;
+	r[1].action = XNF_FW_ALLOW;
+	if (!fw_load(&f, r, 2, XNF_FW_DROP))
+		goto out;
+	ASSERT_OK(fx_run(&f, buf, len, &out), "run");
+	ASSERT_EQ(out.ret, XDP_PASS, "untracked: allowed by prio 20");
+out:
+	fx_close(&f);
+}
+
+TEST(firewall_ct_state_untracked)
+{
+	fw_ct_untracked();
+	fw_tables_only = true;
+	fw_ct_untracked();
+	fw_tables_only = false;
+}
+
+/* fw_input: with the default, kernel, a packet to one of the router's own
+ * addresses (a local route; in fib mode a local address of the kernel's)
+ * goes to the kernel before the rules, reason local, however the rules
+ * and the default policy say; a forwarded one meets the rules. With
+ * rules, the rules decide both. Twice each: the second packet from the
+ * flow cache. */
+static const char fw_fib_setup[] =
+	"ip addr add 198.51.100.254/24 dev ut1 && "
+	"ip -6 addr add 2001:db8:2::fe/64 dev ut1 nodad && "
+	"sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1";
+static const char fw_fib_cleanup[] =
+	"sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0; "
+	"ip -6 addr del 2001:db8:2::fe/64 dev ut1 2>/dev/null; "
+	"ip addr del 198.51.100.254/24 dev ut1 2>/dev/null; true";
+
+static bool fw_set_input(struct fx *f, __u32 input)
+{
+	struct xnf_config cfg;
+
+	if (!ASSERT_OK(xnf_cfg_read(f->dp, &cfg), "read xnf_cfg"))
+		return false;
+	cfg.fw_input = input;
+	return ASSERT_OK(xnf_cfg_write(f->dp, &cfg), "write xnf_cfg");
+}
+
+static void fw_input_case(struct fx *f, const struct pkt_spec *spec, int ret,
+			  __u32 reason, const char *what)
+{
+	struct xnf_stats st;
+	__u8 buf[PKT_MAX];
+	struct fx_out out;
+	int len, i;
+
+	len = pkt_build(buf, sizeof(buf), spec);
+	for (i = 0; i < 2; i++) {
+		if (!fx_stats_reset(f) ||
+		    !ASSERT_OK(fx_run(f, buf, len, &out), what))
+			return;
+		ASSERT_EQ(out.ret, ret, what);
+		if (fx_stats(f, &st))
+			fx_expect_entry(&st, ret, reason, what);
+	}
+}
+
+static void fw_input_split(bool fused, bool fib)
+{
+	struct pkt_spec to4 = { .family = 4, .dst = "198.51.100.254" };
+	struct pkt_spec to6 = { .family = 6, .dst = "2001:db8:2::fe" };
+	struct pkt_spec fwd4 = { .family = 4, .dst = "198.51.100.7" };
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	if (fib && !ASSERT_OK(fx_sh("%s", fw_fib_setup), "kernel addresses"))
+		goto out;
+	if (!fx_l3_table(&f) || !fw_load(&f, NULL, 0, XNF_FW_DROP) ||
+	    !fx_chain(&f, "firewall,l3fwd", fused, fib))
+		goto out;
+	fw_input_case(&f, &to4, XDP_PASS, XNF_R_LOCAL,
+		      "kernel: v4 to the router passes, reason local");
+	fw_input_case(&f, &to6, XDP_PASS, XNF_R_LOCAL,
+		      "kernel: v6 to the router passes, reason local");
+	fw_input_case(&f, &fwd4, XDP_DROP, XNF_R_FW_DENY,
+		      "kernel: forwarded, the default drops");
+	if (!fw_set_input(&f, XNF_FW_INPUT_RULES))
+		goto out;
+	fw_input_case(&f, &to4, XDP_DROP, XNF_R_FW_DENY,
+		      "rules: v4 to the router, the default drops");
+	fw_input_case(&f, &to6, XDP_DROP, XNF_R_FW_DENY,
+		      "rules: v6 to the router, the default drops");
+	if (!fw_set_input(&f, XNF_FW_INPUT_KERNEL))
+		goto out;
+	fw_input_case(&f, &to4, XDP_PASS, XNF_R_LOCAL,
+		      "kernel again: v4 to the router passes");
+out:
+	if (fib)
+		fx_sh("%s", fw_fib_cleanup);
+	fx_close(&f);
+}
+
+TEST(firewall_input_split)
+{
+	SUBTEST("tail-called")
+		fw_input_split(false, false);
+	SUBTEST("fused")
+		fw_input_split(true, false);
+	SUBTEST("fib")
+		fw_input_split(false, true);
+}
+
+/* ---- with the conntrack NF ---- */
+
+/* A TCP frame @src:@sport -> @dst:@dport with @flags. */
+static int fw_tcp_frame(__u8 *buf, const char *src, const char *dst,
+			__u16 sport, __u16 dport, __u8 flags)
+{
+	struct pkt_spec s = { .family = 4,
+			      .proto = IPPROTO_TCP,
+			      .src = src,
+			      .dst = dst,
+			      .sport = sport,
+			      .dport = dport };
+	int len = pkt_build(buf, PKT_MAX, &s);
+
+	if (len > 0)
+		buf[14 + 20 + 13] = flags;
+	return len;
+}
+
+static void fw_ct_expect(struct fx *f, const char *src, const char *dst,
+			 __u16 sport, __u16 dport, __u8 flags, int ret,
+			 int slot, const char *what)
+{
+	__u64 before = fw_hits(f, slot < 0 ? XNF_FW_HIT_DEFAULT : slot);
+	__u8 buf[PKT_MAX];
+	struct fx_out out;
+	int len = fw_tcp_frame(buf, src, dst, sport, dport, flags);
+
+	if (!ASSERT_GT(len, 0, what) ||
+	    !ASSERT_OK(fx_run(f, buf, len, &out), what))
+		return;
+	ASSERT_EQ(out.ret, ret, what);
+	ASSERT_EQ(fw_hits(f, slot < 0 ? XNF_FW_HIT_DEFAULT : slot), before + 1,
+		  what);
+}
+
+/* The classic stateful policy on chain conntrack,firewall: replies of a
+ * connection let in (established), flag combinations no stack sends and
+ * unsolicited replies dropped (invalid), new connections only from the
+ * inside port (iif), and a new connection the rules drop leaves no entry
+ * behind. */
+static void fw_ct_policy(bool fused)
+{
+	const char *a = "192.0.2.1", *b = "198.51.100.1";
+	struct xnf_fw_rule r[3] = {
+		{ .prio = 10,
+		  .action = XNF_FW_ALLOW,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT,
+		  .ct_states = 1 << XNF_CT_ESTABLISHED | 1 << XNF_CT_RELATED },
+		{ .prio = 20,
+		  .action = XNF_FW_DROP,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT,
+		  .ct_states = 1 << XNF_CT_INVALID },
+		{ .prio = 30,
+		  .action = XNF_FW_ALLOW,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT | XNF_FW_F_IIF,
+		  .ct_states = 1 << XNF_CT_NEW },
+	};
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	r[2].iif = f.ifindex[0];
+	if (!fw_load(&f, r, 3, XNF_FW_DROP) ||
+	    !fx_chain(&f, "conntrack,firewall", fused, false))
+		goto out;
+	fw_ct_expect(&f, a, b, 40000, 80, 0x02, XDP_PASS, 2,
+		     "SYN from the inside: new, allowed by iif");
+	fw_ct_expect(&f, b, a, 80, 40000, 0x12, XDP_PASS, 0,
+		     "SYN-ACK: established");
+	fw_ct_expect(&f, a, b, 40000, 80, 0x10, XDP_PASS, 0, "ACK: established");
+	fw_ct_expect(&f, a, b, 40001, 80, 0x03, XDP_DROP, 1, "SYN+FIN: invalid");
+	fw_ct_expect(&f, b, a, 443, 40002, 0x12, XDP_DROP, 1,
+		     "unsolicited SYN-ACK: invalid");
+	/* New connections only from ut1 now: ut0's SYN meets the default,
+	 * and its drop leaves no entry (the reply is no reply). */
+	r[2].iif = f.ifindex[1];
+	if (!fw_load(&f, r, 3, XNF_FW_DROP))
+		goto out;
+	fw_ct_expect(&f, a, b, 40003, 80, 0x02, XDP_DROP, -1,
+		     "SYN from ut0 with new allowed only from ut1: default");
+	fw_ct_expect(&f, b, a, 80, 40003, 0x12, XDP_DROP, 1,
+		     "SYN-ACK to a dropped SYN: invalid, no entry was made");
+	fw_ct_expect(&f, a, b, 40000, 80, 0x10, XDP_PASS, 0,
+		     "the earlier connection kept over the rule change");
+out:
+	fx_close(&f);
+}
+
+TEST(firewall_ct_policy)
+{
+	SUBTEST("tail-called")
+		fw_ct_policy(false);
+	SUBTEST("fused")
+		fw_ct_policy(true);
+	SUBTEST("tables") {
+		fw_tables_only = true;
+		fw_ct_policy(false);
+		fw_tables_only = false;
+	}
 }

@@ -108,9 +108,10 @@ static struct xnf_fw_pkt pkt(const char *src, const char *dst, int proto,
 
 /* The slot the compiled tables choose, or -1. */
 static int classify_slot(const struct xnf_fw_compiled *c,
+			 const struct xnf_fw_rule *rules,
 			 const struct xnf_fw_pkt *p)
 {
-	int i = xnf_fw_classify(c, p);
+	int i = xnf_fw_classify(c, rules, p);
 
 	if (i < 0)
 		return -1;
@@ -124,7 +125,7 @@ static bool expect(const struct xnf_fw_rule *rules, __u32 n,
 		   const struct xnf_fw_compiled *c, struct xnf_fw_pkt p,
 		   int slot, const char *what)
 {
-	bool ok = ASSERT_EQ(classify_slot(c, &p), slot, what);
+	bool ok = ASSERT_EQ(classify_slot(c, rules, &p), slot, what);
 
 	return ASSERT_EQ(xnf_fw_linear(rules, n, &p), slot, what) && ok;
 }
@@ -651,6 +652,76 @@ static void rand_pkt(struct trng *g, const struct xnf_fw_rule *rules, __u32 n,
 		p->dport = near_range(g, o->dport_lo, o->dport_hi);
 }
 
+/* Extra matches (ct state, iif, icmp type and code, tcp flags) on about
+ * half of the rules, each one a rule may have by its protocol and family,
+ * from small value sets so that packets often meet them. */
+static void add_extras(struct trng *g, struct xnf_fw_rule *rules, __u32 n)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++) {
+		struct xnf_fw_rule *r = &rules[i];
+		bool icmp4 = r->proto == ICMP && r->family != XNF_AF_INET6;
+		bool icmp6 = r->proto == ICMP6 && r->family != XNF_AF_INET;
+
+		if (!(r->flags & XNF_FW_F_PROTO) && tbelow(g, 4) == 0) {
+			/* make room for the protocol's own matches */
+			r->flags |= XNF_FW_F_PROTO;
+			r->proto = tbelow(g, 2) ? TCP : ICMP;
+			if (r->proto == ICMP && r->family == XNF_AF_INET6)
+				r->proto = ICMP6;
+			icmp4 = r->proto == ICMP;
+			icmp6 = r->proto == ICMP6;
+			if (!(r->proto == TCP))
+				r->flags &= ~(XNF_FW_F_SPORT | XNF_FW_F_DPORT);
+		}
+		if (tbelow(g, 2))
+			continue;
+		if (tbelow(g, 2)) {
+			r->flags |= XNF_FW_F_CT;
+			r->ct_states = 1 + tbelow(g, 31);
+		}
+		if (tbelow(g, 3) == 0) {
+			r->flags |= XNF_FW_F_IIF;
+			r->iif = 1 + tbelow(g, 3);
+		}
+		if ((r->flags & XNF_FW_F_PROTO) && r->proto == TCP &&
+		    tbelow(g, 2)) {
+			r->tcp_mask = 1 + tbelow(g, 255);
+			if (tbelow(g, 2)) {
+				r->flags |= XNF_FW_F_TCP_ANY;
+			} else {
+				r->flags |= XNF_FW_F_TCP_FLAGS;
+				r->tcp_flags = trand(g) & r->tcp_mask;
+			}
+		}
+		if ((r->flags & XNF_FW_F_PROTO) && (icmp4 || icmp6) &&
+		    tbelow(g, 2)) {
+			r->flags |= XNF_FW_F_ICMP_TYPE;
+			r->icmp_type = tbelow(g, 4);
+			if (tbelow(g, 2)) {
+				r->flags |= XNF_FW_F_ICMP_CODE;
+				r->icmp_code = tbelow(g, 2);
+			}
+		}
+	}
+}
+
+/* The packet's values for extra matches: near rule @r's when given. */
+static void rand_extra(struct trng *g, const struct xnf_fw_rule *r,
+		       struct xnf_fw_pkt *p)
+{
+	p->ct_state = tbelow(g, __XNF_CT_STATE_MAX);
+	p->ifindex = 1 + tbelow(g, 3);
+	p->tcp = p->proto == TCP && tbelow(g, 10);
+	p->tcp_flags = trand(g);
+	if (r && (r->flags & XNF_FW_F_TCP_FLAGS) && tbelow(g, 2))
+		p->tcp_flags = (p->tcp_flags & ~r->tcp_mask) | r->tcp_flags;
+	p->icmp = (p->proto == ICMP || p->proto == ICMP6) && tbelow(g, 10);
+	p->icmp_type = tbelow(g, 4);
+	p->icmp_code = tbelow(g, 2);
+}
+
 /* How narrow a rule is: bits of prefix (IPv6 scaled to IPv4), plus a
  * protocol, plus narrow port ranges. */
 static __u32 specificity(const struct xnf_fw_rule *r)
@@ -704,7 +775,7 @@ static bool specific_first(struct xnf_fw_rule *rules, __u32 n)
 /* Compiles a generated set of @n rules and compares the compiled
  * classifier with the linear scan on 20,000 packets; with @specific, the
  * same after specific_first(). */
-static void differential(__u32 n, __u32 seed, bool specific)
+static void differential_x(__u32 n, __u32 seed, bool specific, bool extras)
 {
 	struct trng g = { .s = 0x9e3779b97f4a7c15ULL ^ seed };
 	__u32 i, hits = 0, bad = 0, distinct = 0, nwords = 0;
@@ -723,6 +794,8 @@ static void differential(__u32 n, __u32 seed, bool specific)
 		goto out;
 	if (specific && !ASSERT_TRUE(specific_first(rules, n), "reorder"))
 		goto out;
+	if (extras)
+		add_extras(&g, rules, n);
 	t0 = now();
 	if (!ASSERT_OK(xnf_fw_compile(rules, n, XNF_FW_DROP, &c, NULL, 0),
 		       "compile"))
@@ -738,9 +811,11 @@ static void differential(__u32 n, __u32 seed, bool specific)
 		int want, got, idx;
 
 		rand_pkt(&g, rules, n, &p);
+		if (extras)
+			rand_extra(&g, &rules[tbelow(&g, n)], &p);
 		want = xnf_fw_linear(rules, n, &p);
-		idx = xnf_fw_classify(c, &p);
-		got = classify_slot(c, &p);
+		idx = xnf_fw_classify(c, rules, &p);
+		got = classify_slot(c, rules, &p);
 		if (want != got && bad++ < 5)
 			ASSERT_EQ(got, want, "classify == linear");
 		if (want < 0 || want != got)
@@ -759,13 +834,31 @@ static void differential(__u32 n, __u32 seed, bool specific)
 	/* The bias must make the test meaningful: many hits, and with the
 	 * specific rules first, hits in most 64-rule words, not only in the
 	 * first few. */
-	ASSERT_GE(hits, 20000 / 4, "enough packets hit a rule");
-	if (specific)
+	ASSERT_GE(hits, 20000 / (extras ? 8 : 4), "enough packets hit a rule");
+	if (specific && !extras)
 		ASSERT_GE(nwords, (n + 63) / 64 * 3 / 4, "words with a hit");
 out:
 	xnf_fw_compiled_free(c);
 	free(seen);
 	free(rules);
+}
+
+static void differential(__u32 n, __u32 seed, bool specific)
+{
+	differential_x(n, seed, specific, false);
+}
+
+/* Rules with extra matches: the tables' candidates are checked on them
+ * and the next candidate of a word taken when they fail; the linear
+ * form (at most XNF_FW_LINEAR_MAX rules) and the tables (more) against
+ * the reference. */
+TEST(fw_compile_diff_extra)
+{
+	differential_x(10, 11, false, true);
+	differential_x(XNF_FW_LINEAR_MAX + 1, 12, false, true);
+	differential_x(100, 13, true, true);
+	differential_x(1000, 14, false, true);
+	differential_x(1000, 14, true, true);
 }
 
 TEST(fw_compile_diff_10)
