@@ -1880,23 +1880,39 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 		       form, med, lo, hi, BM_CT_TARGET,
 		       bm_pf(med <= BM_CT_TARGET));
 	}
-	printf("  Other ratios (same form):\n");
+	printf("\nOther ratios, same form, as above: conntrack alone and a new flow "
+	       "every packet (cache on:\nmiss) against the stateless firewall; the "
+	       "4-NF chain conntrack,firewall,l3fwd,l2fwd\n(established) against "
+	       "the 3-NF firewall,l3fwd,l2fwd\n");
+	printf("  %-24s %-22s %-22s %-22s\n", "form", "conntrack alone",
+	       "new flow", "4-NF / 3-NF");
 	for (j = 0; j < BM_CT_FORMS; j++) {
-		double m1 = 0, l1 = 0, h1 = 0, m2, l2, h2, m3, l3, h3;
+		static const int rows[3][2] = {
+			{ BM_CT_ROW_CT, BM_CT_ROW_FW },
+			{ BM_CT_ROW_NEW, BM_CT_ROW_FW },
+			{ BM_CT_ROW_4NF, BM_CT_ROW_3NF },
+		};
+		char form[24], cell[24];
+		int k;
 
-		if (pos[BM_CT_ROW_4NF][j] >= 0 && pos[BM_CT_ROW_3NF][j] >= 0)
-			bm_ratio(b, &bm_ct_rows[BM_CT_ROW_4NF].v[j],
-				 &bm_ct_rows[BM_CT_ROW_3NF].v[j], &m1, &l1, &h1);
-		bm_ratio(b, &bm_ct_rows[BM_CT_ROW_NEW].v[j],
-			 &bm_ct_rows[BM_CT_ROW_FW].v[j], &m2, &l2, &h2);
-		bm_ratio(b, &bm_ct_rows[BM_CT_ROW_CT].v[j],
-			 &bm_ct_rows[BM_CT_ROW_FW].v[j], &m3, &l3, &h3);
-		printf("  %-5s %-9s 4-NF/3-NF %4.2f x (%4.2f..%4.2f); new flow/"
-		       "stateless %4.2f x (%4.2f..%4.2f);\n"
-		       "                  conntrack alone/stateless %4.2f x "
-		       "(%4.2f..%4.2f)\n",
-		       j % 2 ? "fused" : "tail", j / 2 ? "cache off" : "cache on",
-		       m1, l1, h1, m2, l2, h2, m3, l3, h3);
+		snprintf(form, sizeof(form), "%s%s",
+			 j % 2 ? "fused" : "tail-called",
+			 j / 2 ? ", cache off" : ", cache on");
+		printf("  %-24s", form);
+		for (k = 0; k < 3; k++) {
+			double med, lo, hi;
+
+			if (pos[rows[k][0]][j] < 0 || pos[rows[k][1]][j] < 0) {
+				printf(" %-22s", "-");
+				continue;
+			}
+			bm_ratio(b, &bm_ct_rows[rows[k][0]].v[j],
+				 &bm_ct_rows[rows[k][1]].v[j], &med, &lo, &hi);
+			snprintf(cell, sizeof(cell), "%.2f x (%.2f..%.2f)", med,
+				 lo, hi);
+			printf(" %-22s", cell);
+		}
+		printf("\n");
 	}
 	return 0;
 }
