@@ -1583,7 +1583,7 @@ static int bm_firewall(struct bm *b, struct bm_fw_size *fw, struct bm_var *v)
 #define BM_CT_RULES    10
 #define BM_CT_SLOT_EST 0 /* allow ct state established,related */
 #define BM_CT_SLOT_IIF 2 /* allow iif bm0: the new flows' rule */
-#define BM_CT_ROWS     7
+#define BM_CT_ROWS     9
 #define BM_CT_FORMS    4 /* tail, fused; x cache on, off */
 
 static int bm_ct_rules(struct bm *b, struct bm_rules *rs)
@@ -1668,6 +1668,9 @@ struct bm_ct_row {
 	const char *chain;
 	bool new_flows; /* a new flow every packet (b->ct[1]) */
 	int hit_slot;
+	bool tcp;      /* the TCP ACK of an established connection, not
+			* the chains' UDP packet */
+	bool optional; /* left out, and said so, if the verifier refuses */
 	struct bm_var v[BM_CT_FORMS];
 };
 
@@ -1677,17 +1680,30 @@ static struct bm_ct_row bm_ct_rows[BM_CT_ROWS] = {
 	{ "ct,fw new flow", 1, "conntrack,firewall", true, BM_CT_SLOT_IIF },
 	{ "conntrack established", 0, "conntrack", false, -2 },
 	{ "conntrack new flow", 1, "conntrack", true, -2 },
-	{ "stateless fw,l3,l2", -1, "firewall,l3fwd,l2fwd", false, -1 },
+	{ "ct,fw established TCP", 0, "conntrack,firewall", false,
+	  BM_CT_SLOT_EST, true },
+	{ "conntrack established TCP", 0, "conntrack", false, -2, true },
+	{ "stateless fw,l3,l2", -1, "firewall,l3fwd,l2fwd", false, -1, false,
+	  true },
 	{ "ct,fw,l3,l2 established", 0, "conntrack,firewall,l3fwd,l2fwd", false,
-	  BM_CT_SLOT_EST },
+	  BM_CT_SLOT_EST, false, true },
 };
 #define BM_CT_ROW_FW	 0
 #define BM_CT_ROW_EST	 1
 #define BM_CT_ROW_NEW	 2
 #define BM_CT_ROW_CT	 3
 #define BM_CT_ROW_CT_NEW 4
-#define BM_CT_ROW_3NF	 5
-#define BM_CT_ROW_4NF	 6
+#define BM_CT_ROW_TCP	 5
+#define BM_CT_ROW_3NF	 7
+#define BM_CT_ROW_4NF	 8
+
+/* Sets the TCP flags of @f's segment. */
+static void bm_tcp_flags(struct bm_frame *f, __u8 flags)
+{
+	__u32 l3 = pkt_l3_off(f->data);
+
+	f->data[l3 + (f->data[l3] & 0xf) * 4 + 13] = flags;
+}
 
 /* Over the rounds, the ratio of @a's net to @b's: median, min, max. */
 static void bm_ratio(const struct bm *bm, const struct bm_var *a,
@@ -1738,7 +1754,7 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 	int pos[BM_CT_ROWS][BM_CT_FORMS];
 	__u32 n = 0, left_out = 0;
 	struct xnf_ct_counters c0, c1;
-	struct bm_frame reply;
+	struct bm_frame reply, syn, synack, ack;
 	struct xnf_fw_pkt q = *p;
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info), i, j;
@@ -1754,6 +1770,20 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 	q.dport = p->sport;
 	if ((err = bm_frame_build(&reply, &q, b->mac[0])))
 		return err;
+	/* The same connection over TCP: its handshake, and the ACK that
+	 * the TCP rows time. */
+	q.proto = IPPROTO_TCP;
+	if ((err = bm_frame_build(&synack, &q, b->mac[0])))
+		return err;
+	memcpy(q.src, p->src, 16);
+	memcpy(q.dst, p->dst, 16);
+	q.sport = p->sport;
+	q.dport = p->dport;
+	if ((err = bm_frame_build(&syn, &q, b->mac[0])))
+		return err;
+	ack = syn;
+	bm_tcp_flags(&synack, 0x12);
+	bm_tcp_flags(&ack, 0x10);
 	for (i = 0; i < BM_CT_ROWS && !err; i++) {
 		struct bm_ct_row *r = &bm_ct_rows[i];
 		bool l3 = strstr(r->chain, "l3fwd");
@@ -1770,11 +1800,11 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 
 		for (j = 0; j < BM_CT_FORMS && !err; j++) {
 			err = bm_var_load(b, &r->v[j], in, r->chain, j % 2,
-					  false, chain_frame, &e);
+					  false, r->tcp ? &ack : chain_frame, &e);
 			/* The chains with l3fwd are extra: one the verifier
 			 * refuses (a fused chain's stack) is left out and
 			 * said so, the rest still measured. */
-			if (err && i >= BM_CT_ROW_3NF) {
+			if (err && r->optional) {
 				r->v[j].c = NULL;
 				left_out++;
 				err = 0;
@@ -1795,6 +1825,15 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 	if (!err)
 		err = bm_ct_send(b, &bm_ct_rows[BM_CT_ROW_EST].v[0], &reply,
 				 XDP_PASS, "reply");
+	if (!err)
+		err = bm_ct_send(b, &bm_ct_rows[BM_CT_ROW_EST].v[0], &syn,
+				 XDP_PASS, "SYN");
+	if (!err)
+		err = bm_ct_send(b, &bm_ct_rows[BM_CT_ROW_EST].v[0], &synack,
+				 XDP_PASS, "SYN-ACK");
+	if (!err)
+		err = bm_ct_send(b, &bm_ct_rows[BM_CT_ROW_EST].v[0], &ack,
+				 XDP_PASS, "ACK");
 	/* The members in one array for bm_group (which the rows' v[] are
 	 * copied into and back from). */
 	for (i = 0; i < BM_CT_ROWS && !err; i++) {
@@ -1830,7 +1869,7 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 	       "%s proto tcp dport 22 ct state new;\n6 rules of the stateless set; "
 	       "default drop) against the stateless 10-rule firewall\n",
 	       BM_DEV, BM_PREFIX "1");
-	printf("  %-24s %-10s %-9s %9s %9s %9s %7s\n", "chain", "form",
+	printf("  %-26s %-10s %-9s %9s %9s %9s %7s\n", "chain", "form",
 	       "verdict", "baseline", "measured", "net", "spread");
 	for (i = 0; i < BM_CT_ROWS; i++) {
 		for (j = 0; j < BM_CT_FORMS; j++) {
@@ -1842,7 +1881,7 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 
 			snprintf(form, sizeof(form), "%s%s",
 				 j % 2 ? "fused" : "tail", bm_fc_names[v->fc]);
-			printf("  %-24s %-10s ", bm_ct_rows[i].label, form);
+			printf("  %-26s %-10s ", bm_ct_rows[i].label, form);
 			bm_var_print(v);
 		}
 	}
@@ -1851,8 +1890,10 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 		       "verifier refused them, see above)\n",
 		       left_out);
 	printf("  (established: the packet's connection is in the table and has "
-	       "seen a reply;\n   new flow: source and destination port from the "
-	       "harness' counter, never the same twice)\n");
+	       "seen a reply;\n   TCP: the ACK %s after its SYN, SYN-ACK and ACK;\n"
+	       "   new flow: source and destination port from the "
+	       "harness' counter, never the same twice)\n",
+	       ack.desc);
 	printf("  new-flow table: %llu entries of %u after the rows; %llu "
 	       "created, %llu evicted by the LRU\n  during them (created - "
 	       "expired - deleted - entries gained)\n",
@@ -1880,16 +1921,18 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 		       form, med, lo, hi, BM_CT_TARGET,
 		       bm_pf(med <= BM_CT_TARGET));
 	}
-	printf("\nOther ratios, same form, as above: conntrack alone and a new flow "
-	       "every packet (cache on:\nmiss) against the stateless firewall; the "
-	       "4-NF chain conntrack,firewall,l3fwd,l2fwd\n(established) against "
-	       "the 3-NF firewall,l3fwd,l2fwd\n");
-	printf("  %-24s %-22s %-22s %-22s\n", "form", "conntrack alone",
-	       "new flow", "4-NF / 3-NF");
+	printf("\nOther ratios, same form, as above: conntrack alone, a new flow "
+	       "every packet (cache on:\nmiss) and conntrack,firewall for the ACK "
+	       "of an established TCP connection against\nthe stateless firewall "
+	       "(its UDP packet); the 4-NF chain conntrack,firewall,l3fwd,l2fwd\n"
+	       "(established) against the 3-NF firewall,l3fwd,l2fwd\n");
+	printf("  %-24s %-22s %-22s %-22s %-22s\n", "form", "conntrack alone",
+	       "new flow", "TCP established", "4-NF / 3-NF");
 	for (j = 0; j < BM_CT_FORMS; j++) {
-		static const int rows[3][2] = {
+		static const int rows[4][2] = {
 			{ BM_CT_ROW_CT, BM_CT_ROW_FW },
 			{ BM_CT_ROW_NEW, BM_CT_ROW_FW },
+			{ BM_CT_ROW_TCP, BM_CT_ROW_FW },
 			{ BM_CT_ROW_4NF, BM_CT_ROW_3NF },
 		};
 		char form[24], cell[24];
@@ -1899,7 +1942,7 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 			 j % 2 ? "fused" : "tail-called",
 			 j / 2 ? ", cache off" : ", cache on");
 		printf("  %-24s", form);
-		for (k = 0; k < 3; k++) {
+		for (k = 0; k < 4; k++) {
 			double med, lo, hi;
 
 			if (pos[rows[k][0]][j] < 0 || pos[rows[k][1]][j] < 0) {
