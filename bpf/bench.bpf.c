@@ -46,6 +46,14 @@ __u64 xnf_bench_frame[XNF_BENCH_FRAME / 8];
  */
 __u32 xnf_bench_vary;
 __u32 xnf_bench_seq;
+/*
+ * The conntrack rows of new flows: when not 0 (and xnf_bench_vary set),
+ * the next 16-bit field too (the UDP destination port) gets the run
+ * counter's upper half, so that no flow comes round again in the whole
+ * benchmark (2^32 runs): 65,536 source ports alone would find their
+ * connections in the table from the 65,537th run on.
+ */
+__u32 xnf_bench_vary_wide;
 
 /* Slot 0: the program under test. The key is a constant, so the verifier
  * turns the tail call into a direct jump that the kernel re-patches
@@ -73,8 +81,12 @@ int xnf_bench(struct xdp_md *ctx)
 	if (xnf_bench_vary) {
 		__u16 *field = data + (xnf_bench_vary & (XNF_BENCH_FRAME - 2));
 
-		if ((void *)(field + 1) <= data_end)
-			*field = xnf_bench_seq++;
+		if ((void *)(field + 2) <= data_end) {
+			field[0] = xnf_bench_seq;
+			if (xnf_bench_vary_wide)
+				field[1] = xnf_bench_seq >> 16;
+			xnf_bench_seq++;
+		}
 	}
 	bpf_tail_call(ctx, &xnf_bench_prog, 0);
 	/* Only reached when the slot is empty: user space reads ABORTED as

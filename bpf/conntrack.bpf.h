@@ -506,8 +506,9 @@ static __always_inline int xnf_ct_invalid(struct xnf_pkt *p)
 
 /*
  * The NF's work on one packet is two global (not inlined) functions, as
- * xnf_firewall_fn: the verifier checks each once instead of once per
- * state the NFs before it in a fused chain leave, and each has a small
+ * the firewall's rule search is (xnf_fw_linear_fn, xnf_fw_tables_fn):
+ * the verifier checks each once instead of once per state the NFs
+ * before it in a fused chain leave, and each has a small
  * stack frame of its own (a fused chain with l3fwd leaves less than 100
  * bytes of the 512 to a function it calls).
  *

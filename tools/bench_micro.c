@@ -15,8 +15,15 @@
  *     of 64 frames, on the same tables, net of copying and parsing them;
  *   - how late the paced traffic generator (bpf/gen.bpf.c) sends its live
  *     frames (a timing the unit tests must not assert on);
- * then the two figures the project targets: the cost of a tail-called hop
- * over the fused form, and how the firewall scales with its rule count.
+ *   - the stateful firewall (-S alone): conntrack,firewall with the classic
+ *     policy for an established flow (UDP, and the ACK of a TCP
+ *     connection) and for a new flow every packet, conntrack alone, the
+ *     4-NF chain, against the stateless 10-rule firewall and the 3-NF
+ *     chain, checked on the connection table's counters;
+ * then the figures the project targets: the cost of a tail-called hop
+ * over the fused form, how the firewall scales with its rule count, and
+ * (printed with the stateful group) an established flow through the
+ * stateful policy over the stateless firewall.
  *
  * It is a benchmark, not a test: timings never fail it. It exits non-zero
  * only when something could not be set up, or when a packet does not take
@@ -81,6 +88,7 @@
 #define BM_MAX_RUNS	   99
 #define BM_HOP_TARGET	   5.0 /* ns per tail-called hop */
 #define BM_FW_TARGET	   4.0 /* 10,000 rules / 10 rules */
+#define BM_CT_TARGET	   1.2 /* established flow, stateful / stateless */
 
 /* Firewall sizes; the first is also the chains' rule set. */
 static const __u32 bm_fw_sizes[] = { 10, 1000, 10000 };
@@ -92,6 +100,7 @@ struct bm_opts {
 	__u32 seed;
 	int cpu;
 	bool chains_only; /* -C: the NF and chain rows, nothing after */
+	bool ct_only;	  /* -S: the conntrack group, nothing else */
 };
 
 /* A rule set as installed: xnf_fw_generate() minus catch-alls. */
@@ -113,6 +122,10 @@ struct bm_expect {
 	int hit_slot;	  /* firewall slot hit, -1 none, -2 no check */
 	const __u8 *dmac; /* rewritten destination MAC, or NULL */
 	bool ttl_dec;	  /* TTL 64 -> 63 */
+	/* The connection table (xnf_ct_stats), per packet: when @ct, a
+	 * live entry found (established) or one created (a new flow). */
+	bool ct;
+	__u8 ct_found, ct_created;
 };
 
 /* One xnf instance: its own tables under its own pin root. */
@@ -120,6 +133,7 @@ struct bm_inst {
 	char root[64];
 	struct xnf_dp *dp;
 	struct bm_rules rules;
+	int ct_fd, ct_stats_fd; /* its xnf_ct and xnf_ct_stats, or -1 */
 };
 
 /* A member of a group: one chain on one instance, one packet. */
@@ -149,6 +163,7 @@ struct bm_var {
 	char what[96]; /* for messages */
 	enum bm_fc fc;
 	__u32 vary; /* offset of the UDP source port, for BM_FC_MISS */
+	bool wide;  /* ... and the destination port (xnf_bench_vary_wide) */
 	struct bm_inst *in;
 	struct xnf_chain *c;
 	const struct bm_frame *f;
@@ -161,6 +176,7 @@ struct bm_var {
 struct bm {
 	struct bm_opts o;
 	struct bm_inst inst[BM_FW_SIZES];
+	struct bm_inst ct[2]; /* the stateful policy: established, new */
 	struct xnf_bench *h;
 	int bench_fd; /* the harness */
 	int drop_fd;  /* the baseline's target */
@@ -306,13 +322,14 @@ static int bm_mp_route(struct bm *b, struct bm_inst *in)
 	return err;
 }
 
-static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
+static int bm_inst_open(struct bm *b, struct bm_inst *in, const char *name)
 {
 	char msg[512];
 	__u32 i;
 	int err;
 
-	snprintf(in->root, sizeof(in->root), BM_ROOT "-%u", nrules);
+	in->ct_fd = in->ct_stats_fd = -1;
+	snprintf(in->root, sizeof(in->root), BM_ROOT "-%s", name);
 	xnf_dp_destroy(in->root);
 	err = xnf_dp_open(in->root, true, &in->dp, msg, sizeof(msg));
 	if (err) {
@@ -355,6 +372,10 @@ static int bm_inst_open(struct bm *b, struct bm_inst *in, __u32 nrules)
 
 static void bm_inst_close(struct bm_inst *in)
 {
+	if (in->ct_fd > 0)
+		close(in->ct_fd);
+	if (in->ct_stats_fd > 0)
+		close(in->ct_stats_fd);
 	if (in->dp) {
 		xnf_dp_close(in->dp);
 		xnf_dp_destroy(in->root);
@@ -457,8 +478,8 @@ static int bm_rules_make(struct bm_rules *rs, __u32 n, __u32 seed)
 }
 
 /* Applies @in->rules in slots 0..n-1 (slots past the set unused),
- * default policy allow. */
-static int bm_rules_install(struct bm_inst *in)
+ * default policy @def. */
+static int bm_rules_install(struct bm_inst *in, __u32 def)
 {
 	const struct bm_rules *rs = &in->rules;
 	struct xnf_fw_set *set = xnf_fw_set_new();
@@ -467,6 +488,7 @@ static int bm_rules_install(struct bm_inst *in)
 
 	if (!set)
 		return -ENOMEM;
+	err = xnf_fw_set_policy(set, def);
 	for (i = 0; i < rs->n && !err; i++)
 		err = xnf_fw_set_replace(set, i, &rs->r[i]);
 	err = err ?: xnf_fw_apply(in->dp, set, NULL, 0);
@@ -912,11 +934,90 @@ static void bm_var_free(struct bm_var *v)
 	v->c = NULL;
 }
 
+/* xnf_ct_stats of @in, summed over CPUs. */
+static int bm_ct_stats(struct bm *b, struct bm_inst *in,
+		       struct xnf_ct_counters *sum)
+{
+	struct xnf_ct_counters *v = calloc(b->ncpus, sizeof(*v));
+	__u32 zero = 0;
+	int i, err = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(in->ct_stats_fd, &zero, v))
+		err = -errno;
+	for (i = 0; !err && i < b->ncpus; i++) {
+		sum->created += v[i].created;
+		sum->expired += v[i].expired;
+		sum->deleted += v[i].deleted;
+		sum->flushed += v[i].flushed;
+		sum->insert_failed += v[i].insert_failed;
+		sum->invalid += v[i].invalid;
+		sum->related += v[i].related;
+		sum->searched += v[i].searched;
+		sum->found += v[i].found;
+	}
+	free(v);
+	return err;
+}
+
+/* The connection of @f's IPv4 packet in xnf_ct's canonical form
+ * (xnf_ct.h: the lower endpoint is "a"). */
+static void bm_ct_key(const struct bm_frame *f, struct xnf_ct_key *k)
+{
+	const __u8 *ip = f->data + pkt_l3_off(f->data),
+		   *l4 = ip + (ip[0] & 0xf) * 4;
+	__u16 sport, dport;
+	int cmp = memcmp(ip + 12, ip + 16, 4);
+
+	memcpy(&sport, l4, 2);
+	memcpy(&dport, l4 + 2, 2);
+	if (!cmp)
+		cmp = ntohs(sport) < ntohs(dport) ? -1 :
+						    ntohs(sport) > ntohs(dport);
+	memset(k, 0, sizeof(*k));
+	k->family = XNF_AF_INET;
+	k->proto = ip[9];
+	memcpy(k->a_addr, ip + (cmp <= 0 ? 12 : 16), 4);
+	memcpy(k->b_addr, ip + (cmp <= 0 ? 16 : 12), 4);
+	k->a_port = cmp <= 0 ? sport : dport;
+	k->b_port = cmp <= 0 ? dport : sport;
+}
+
+/* The connection table did for each of @n packets what @v claims: found a
+ * live entry (the packet is established or, unreplied, new) or created
+ * one (a new flow, accepted), nothing else; no packet invalid. */
+static int bm_ct_check(const struct bm_var *v, __u64 n,
+		       const struct xnf_ct_counters *c0,
+		       const struct xnf_ct_counters *c1)
+{
+	__u64 found = c1->found - c0->found, created = c1->created - c0->created,
+	      searched = c1->searched - c0->searched,
+	      invalid = c1->invalid - c0->invalid;
+
+	if (!v->e.ct)
+		return 0;
+	if (searched == n && invalid == 0 && found == n * v->e.ct_found &&
+	    created == n * v->e.ct_created)
+		return 0;
+	fprintf(stderr,
+		"Error: %s: over %llu packets the connection table searched "
+		"%llu, found %llu, created %llu, invalid %llu; the row claims "
+		"every packet %s\n",
+		v->what, (unsigned long long)n, (unsigned long long)searched,
+		(unsigned long long)found, (unsigned long long)created,
+		(unsigned long long)invalid,
+		v->e.ct_found ? "found its connection" : "made a new one");
+	return -EPROTO;
+}
+
 /* Runs the program under test once on its own and checks that the packet
  * takes the path the row is about. */
 static int bm_check(struct bm *b, struct bm_var *v)
 {
 	const struct bm_expect *e = &v->e;
+	struct xnf_ct_counters ct0, ct1;
 	__u8 out[sizeof(v->f->data)];
 	__u32 out_len = sizeof(out), l3;
 	__u64 h0 = 0, h1 = 0;
@@ -924,10 +1025,23 @@ static int bm_check(struct bm *b, struct bm_var *v)
 
 	if (e->hit_slot > -2 && (err = bm_hits(b, v->in, e->hit_slot, &h0)))
 		goto fail_err;
+	if (e->ct && e->ct_created) {
+		struct xnf_ct_key k;
+
+		/* A new flow: an earlier member's check made its entry. */
+		bm_ct_key(v->f, &k);
+		bpf_map_delete_elem(v->in->ct_fd, &k);
+	}
+	if (e->ct && (err = bm_ct_stats(b, v->in, &ct0)))
+		goto fail_err;
 	err = bm_run(b, xnf_chain_prog_fd(v->c), v->f, 1, out, &out_len, &ret,
 		     NULL);
 	if (err)
 		goto fail_err;
+	if (e->ct && (err = bm_ct_stats(b, v->in, &ct1)))
+		goto fail_err;
+	if (e->ct && (err = bm_ct_check(v, 1, &ct0, &ct1)))
+		return err;
 	if (ret != e->action) {
 		fprintf(stderr, "Error: %s: the packet got %s, expected %s\n",
 			v->what, bm_action_name(ret), bm_action_name(e->action));
@@ -986,6 +1100,7 @@ static __u64 bm_entry_count(const struct xnf_stats *st, int action)
 struct bm_count {
 	struct xnf_stats st;
 	__u64 hits;
+	struct xnf_ct_counters ct;
 };
 
 static int bm_count_read(struct bm *b, struct bm_var *v, struct bm_count *c)
@@ -994,6 +1109,8 @@ static int bm_count_read(struct bm *b, struct bm_var *v, struct bm_count *c)
 
 	if (!err && v->e.hit_slot >= 0)
 		err = bm_hits(b, v->in, v->e.hit_slot, &c->hits);
+	if (!err && v->e.ct)
+		err = bm_ct_stats(b, v->in, &c->ct);
 	if (err)
 		fprintf(stderr, "Error: %s: cannot read the counters: %s\n",
 			v->what, strerror(-err));
@@ -1021,6 +1138,7 @@ static int bm_fc_apply(struct bm *b, struct bm_var *v)
 		fprintf(stderr, "Error: %s: cannot set the flow cache: %s\n",
 			v->what, strerror(-err));
 	b->h->bss->xnf_bench_vary = bm_fc_many(v->fc) ? v->vary : 0;
+	b->h->bss->xnf_bench_vary_wide = bm_fc_many(v->fc) && v->wide;
 	return err;
 }
 
@@ -1086,7 +1204,8 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 			bm_action_name(v->e.action));
 		return -EPROTO;
 	}
-	return bm_fc_check(v, repeat, &c0, &c1);
+	return bm_ct_check(v, repeat, &c0.ct, &c1.ct) ?:
+		       bm_fc_check(v, repeat, &c0, &c1);
 }
 
 /*
@@ -1108,6 +1227,7 @@ static int bm_group(struct bm *b, struct bm_var *v, __u32 nv)
 	}
 	for (r = 0; r < b->o.runs; r++) {
 		b->h->bss->xnf_bench_vary = 0;
+		b->h->bss->xnf_bench_vary_wide = 0;
 		err = bm_set_target(b, b->drop_fd);
 		if (!err)
 			err = bm_run(b, b->bench_fd, v[0].f, b->o.repeat, NULL,
@@ -1127,6 +1247,7 @@ static int bm_group(struct bm *b, struct bm_var *v, __u32 nv)
 	}
 	bm_set_target(b, b->drop_fd);
 	b->h->bss->xnf_bench_vary = 0;
+	b->h->bss->xnf_bench_vary_wide = 0;
 	for (k = 0; k < nv; k++) {
 		lo = hi = v[k].net[0];
 		for (r = 1; r < b->o.runs; r++) {
@@ -1248,7 +1369,7 @@ static const char *bm_pf(bool ok)
 static void bm_usage(const char *prog, FILE *out)
 {
 	fprintf(out,
-		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-v]\n"
+		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-S] [-v]\n"
 		"  ns/packet of the xnf NFs, chains and firewall sizes, with\n"
 		"  BPF_PROG_TEST_RUN in a private network namespace (needs root).\n"
 		"  -r REPEAT  packets per timed run (default 1000000)\n"
@@ -1256,6 +1377,7 @@ static void bm_usage(const char *prog, FILE *out)
 		"  -c CPU     CPU to measure on (default: the highest allowed)\n"
 		"  -s SEED    seed of the firewall rule sets (default 1)\n"
 		"  -C         the NF and chain rows only (to compare builds)\n"
+		"  -S         the stateful firewall's group only (conntrack)\n"
 		"  -v         libbpf and xnf debug messages\n",
 		prog, BM_MAX_RUNS);
 }
@@ -1451,6 +1573,396 @@ static int bm_firewall(struct bm *b, struct bm_fw_size *fw, struct bm_var *v)
 			       j ? "no match" : "last rule", match);
 			bm_var_print(&v[2 * i + j]);
 		}
+	}
+	return 0;
+}
+
+/* ---- the stateful firewall: conntrack ---- */
+
+/*
+ * The classic stateful policy (issue 35, docs/conntrack.md) and, behind
+ * it, the first 6 rules of the stateless set: 10 rules, as many as the
+ * stateless firewall it is compared with, so that the comparison is one
+ * of conntrack and the stateful matches, not of a shorter list. Both sets
+ * are within XNF_FW_LINEAR_MAX and classified by the linear scan. Default
+ * drop. Slot i holds rule i.
+ */
+#define BM_CT_RULES    10
+#define BM_CT_SLOT_EST 0 /* allow ct state established,related */
+#define BM_CT_SLOT_IIF 2 /* allow iif bm0: the new flows' rule */
+#define BM_CT_ROWS     9
+#define BM_CT_FORMS    4 /* tail, fused; x cache on, off */
+
+static int bm_ct_rules(struct bm *b, struct bm_rules *rs)
+{
+	const struct bm_rules *st = &b->inst[0].rules;
+	struct xnf_fw_rule *r;
+	__u32 i;
+
+	memset(rs, 0, sizeof(*rs));
+	rs->r = calloc(BM_CT_RULES, sizeof(*rs->r));
+	if (!rs->r)
+		return -ENOMEM;
+	rs->n = BM_CT_RULES;
+	r = rs->r;
+	r[0].flags = XNF_FW_F_CT;
+	r[0].ct_states = 1 << XNF_CT_ESTABLISHED | 1 << XNF_CT_RELATED;
+	r[1].flags = XNF_FW_F_CT;
+	r[1].action = XNF_FW_DROP;
+	r[1].ct_states = 1 << XNF_CT_INVALID;
+	r[2].flags = XNF_FW_F_IIF;
+	r[2].iif = b->ifindex[0];
+	r[3].flags = XNF_FW_F_IIF | XNF_FW_F_PROTO | XNF_FW_F_DPORT | XNF_FW_F_CT;
+	r[3].iif = b->ifindex[1];
+	r[3].proto = IPPROTO_TCP;
+	r[3].dport_lo = r[3].dport_hi = 22;
+	r[3].ct_states = 1 << XNF_CT_NEW;
+	for (i = 4; i < BM_CT_RULES; i++)
+		r[i] = st->r[i - 4];
+	for (i = 0; i < BM_CT_RULES; i++) {
+		r[i].prio = (i + 1) * 10;
+		r[i].in_use = 1;
+	}
+	return 0;
+}
+
+/* An instance with the stateful policy, its connection table opened. */
+static int bm_ct_inst_open(struct bm *b, struct bm_inst *in, const char *name)
+{
+	char path[128];
+	int err;
+
+	err = bm_inst_open(b, in, name);
+	err = err ?: bm_ct_rules(b, &in->rules);
+	err = err ?: bm_rules_install(in, XNF_FW_DROP);
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), "%s/tables/%s", in->root,
+		 XNF_MAP_STR(XNF_MAP_CT));
+	in->ct_fd = bpf_obj_get(path);
+	snprintf(path, sizeof(path), "%s/tables/%s", in->root,
+		 XNF_MAP_STR(XNF_MAP_CT_STATS));
+	in->ct_stats_fd = bpf_obj_get(path);
+	if (in->ct_fd < 0 || in->ct_stats_fd < 0) {
+		err = -errno;
+		fprintf(stderr,
+			"Error: cannot open the connection table of %s: %s\n",
+			in->root, strerror(-err));
+	}
+	return err;
+}
+
+/* Entries in @in's connection table. */
+static __u64 bm_ct_entries(struct bm_inst *in)
+{
+	struct xnf_ct_key k, next;
+	__u64 n = 0;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(in->ct_fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		n++;
+	}
+	return n;
+}
+
+/* The rows of the conntrack group, each tail-called and fused, with the
+ * flow cache on and off: v[2 * (fc is off) + fused]. */
+struct bm_ct_row {
+	const char *label;
+	int inst; /* -1 the stateless 10-rule instance, else b->ct[] */
+	const char *chain;
+	bool new_flows; /* a new flow every packet (b->ct[1]) */
+	int hit_slot;
+	bool tcp;      /* the TCP ACK of an established connection, not
+			* the chains' UDP packet */
+	bool optional; /* left out, and said so, if the verifier refuses */
+	struct bm_var v[BM_CT_FORMS];
+};
+
+static struct bm_ct_row bm_ct_rows[BM_CT_ROWS] = {
+	{ "stateless firewall", -1, "firewall", false, -1 },
+	{ "ct,fw established", 0, "conntrack,firewall", false, BM_CT_SLOT_EST },
+	{ "ct,fw new flow", 1, "conntrack,firewall", true, BM_CT_SLOT_IIF },
+	{ "conntrack established", 0, "conntrack", false, -2 },
+	{ "conntrack new flow", 1, "conntrack", true, -2 },
+	{ "ct,fw established TCP", 0, "conntrack,firewall", false,
+	  BM_CT_SLOT_EST, true },
+	{ "conntrack established TCP", 0, "conntrack", false, -2, true },
+	{ "stateless fw,l3,l2", -1, "firewall,l3fwd,l2fwd", false, -1, false,
+	  true },
+	{ "ct,fw,l3,l2 established", 0, "conntrack,firewall,l3fwd,l2fwd", false,
+	  BM_CT_SLOT_EST, false, true },
+};
+#define BM_CT_ROW_FW	 0
+#define BM_CT_ROW_EST	 1
+#define BM_CT_ROW_NEW	 2
+#define BM_CT_ROW_CT	 3
+#define BM_CT_ROW_CT_NEW 4
+#define BM_CT_ROW_TCP	 5
+#define BM_CT_ROW_3NF	 7
+#define BM_CT_ROW_4NF	 8
+
+/* Sets the TCP flags of @f's segment. */
+static void bm_tcp_flags(struct bm_frame *f, __u8 flags)
+{
+	__u32 l3 = pkt_l3_off(f->data);
+
+	f->data[l3 + (f->data[l3] & 0xf) * 4 + 13] = flags;
+}
+
+/* Over the rounds, the ratio of @a's net to @b's: median, min, max. */
+static void bm_ratio(const struct bm *bm, const struct bm_var *a,
+		     const struct bm_var *b, double *med, double *lo, double *hi)
+{
+	double d[BM_MAX_RUNS];
+	__u32 r;
+
+	for (r = 0; r < bm->o.runs; r++) {
+		d[r] = a->net[r] / b->net[r];
+		*lo = !r || d[r] < *lo ? d[r] : *lo;
+		*hi = !r || d[r] > *hi ? d[r] : *hi;
+	}
+	*med = bm_median(d, bm->o.runs);
+}
+
+/* Sends @f through @v's chain once: the verdict must be @action. */
+static int bm_ct_send(struct bm *b, struct bm_var *v, const struct bm_frame *f,
+		      int action, const char *what)
+{
+	__u8 out[sizeof(f->data)];
+	__u32 out_len = sizeof(out);
+	int ret, err;
+
+	err = bm_run(b, xnf_chain_prog_fd(v->c), f, 1, out, &out_len, &ret, NULL);
+	if (!err && ret != action) {
+		fprintf(stderr, "Error: %s: the %s got %s, expected %s\n",
+			v->what, what, bm_action_name(ret),
+			bm_action_name(action));
+		err = -EPROTO;
+	}
+	return err;
+}
+
+/*
+ * Stateless against stateful, timed as one group: the 10-rule firewall
+ * (the chains' packet matches none, default allow) and the stateful
+ * policy for an established flow (the packet's connection is in the
+ * table and has seen a reply), for a new flow every packet (lookup miss,
+ * accepted by `allow iif bm0`, inserted), and conntrack alone. The
+ * established rows and the new-flow rows have an instance each: the new
+ * flows turn the table over, and would evict the established one.
+ */
+static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
+		 const struct xnf_fw_pkt *p, const __u8 nh_mac[6])
+{
+	struct bm_var all[BM_CT_ROWS * BM_CT_FORMS];
+	int pos[BM_CT_ROWS][BM_CT_FORMS];
+	__u32 n = 0, left_out = 0;
+	struct xnf_ct_counters c0, c1;
+	struct bm_frame reply, syn, synack, ack;
+	struct xnf_fw_pkt q = *p;
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info), i, j;
+	__u64 entries0 = 0, entries;
+	int err;
+
+	if ((err = bm_ct_inst_open(b, &b->ct[0], "ct-est")) ||
+	    (err = bm_ct_inst_open(b, &b->ct[1], "ct-new")))
+		return err;
+	memcpy(q.src, p->dst, 16);
+	memcpy(q.dst, p->src, 16);
+	q.sport = p->dport;
+	q.dport = p->sport;
+	if ((err = bm_frame_build(&reply, &q, b->mac[0])))
+		return err;
+	/* The same connection over TCP: its handshake, and the ACK that
+	 * the TCP rows time. */
+	q.proto = IPPROTO_TCP;
+	if ((err = bm_frame_build(&synack, &q, b->mac[0])))
+		return err;
+	memcpy(q.src, p->src, 16);
+	memcpy(q.dst, p->dst, 16);
+	q.sport = p->sport;
+	q.dport = p->dport;
+	if ((err = bm_frame_build(&syn, &q, b->mac[0])))
+		return err;
+	ack = syn;
+	bm_tcp_flags(&synack, 0x12);
+	bm_tcp_flags(&ack, 0x10);
+	for (i = 0; i < BM_CT_ROWS && !err; i++) {
+		struct bm_ct_row *r = &bm_ct_rows[i];
+		bool l3 = strstr(r->chain, "l3fwd");
+		struct bm_expect e = {
+			.action = l3 ? XDP_REDIRECT : XDP_PASS,
+			.hit_slot = r->hit_slot,
+			.dmac = l3 ? nh_mac : NULL,
+			.ttl_dec = l3,
+			.ct = r->inst >= 0,
+			.ct_found = !r->new_flows,
+			.ct_created = r->new_flows,
+		};
+		struct bm_inst *in = r->inst < 0 ? &b->inst[0] : &b->ct[r->inst];
+
+		for (j = 0; j < BM_CT_FORMS && !err; j++) {
+			err = bm_var_load(b, &r->v[j], in, r->chain, j % 2,
+					  false, r->tcp ? &ack : chain_frame, &e);
+			/* The chains with l3fwd are extra: one the verifier
+			 * refuses (a fused chain's stack) is left out and
+			 * said so, the rest still measured. */
+			if (err && r->optional) {
+				r->v[j].c = NULL;
+				left_out++;
+				err = 0;
+			}
+			r->v[j].fc = r->new_flows ?
+					     (j / 2 ? BM_FC_OFF_MANY :
+						      BM_FC_MISS) :
+					     (j / 2 ? BM_FC_OFF : BM_FC_HIT);
+			r->v[j].vary = bm_sport_off(chain_frame);
+			r->v[j].wide = true;
+		}
+	}
+	/* The established connection: the packet, accepted as new by
+	 * `allow iif bm0`, then its reply, established. */
+	if (!err)
+		err = bm_ct_send(b, &bm_ct_rows[BM_CT_ROW_EST].v[0],
+				 chain_frame, XDP_PASS, "first packet");
+	if (!err)
+		err = bm_ct_send(b, &bm_ct_rows[BM_CT_ROW_EST].v[0], &reply,
+				 XDP_PASS, "reply");
+	if (!err)
+		err = bm_ct_send(b, &bm_ct_rows[BM_CT_ROW_EST].v[0], &syn,
+				 XDP_PASS, "SYN");
+	if (!err)
+		err = bm_ct_send(b, &bm_ct_rows[BM_CT_ROW_EST].v[0], &synack,
+				 XDP_PASS, "SYN-ACK");
+	if (!err)
+		err = bm_ct_send(b, &bm_ct_rows[BM_CT_ROW_EST].v[0], &ack,
+				 XDP_PASS, "ACK");
+	/* The members in one array for bm_group (which the rows' v[] are
+	 * copied into and back from). */
+	for (i = 0; i < BM_CT_ROWS && !err; i++) {
+		for (j = 0; j < BM_CT_FORMS; j++) {
+			pos[i][j] = bm_ct_rows[i].v[j].c ? (int)n : -1;
+			if (pos[i][j] >= 0)
+				all[n++] = bm_ct_rows[i].v[j];
+		}
+	}
+	if (!err) {
+		entries0 = bm_ct_entries(&b->ct[1]);
+		err = bm_ct_stats(b, &b->ct[1], &c0);
+	}
+	if (!err)
+		err = bm_group(b, all, n);
+	for (i = 0; i < BM_CT_ROWS; i++) {
+		for (j = 0; j < BM_CT_FORMS; j++) {
+			if (!err && pos[i][j] >= 0)
+				bm_ct_rows[i].v[j] = all[pos[i][j]];
+			bm_var_free(&bm_ct_rows[i].v[j]);
+		}
+	}
+	if (!err)
+		err = bm_ct_stats(b, &b->ct[1], &c1);
+	if (!err && bpf_obj_get_info_by_fd(b->ct[1].ct_fd, &info, &len))
+		err = -errno;
+	if (err)
+		return err;
+	entries = bm_ct_entries(&b->ct[1]);
+
+	printf("\nStateful firewall: conntrack and the classic policy (allow ct state "
+	       "established,related;\ndrop ct state invalid; allow iif %s; allow iif "
+	       "%s proto tcp dport 22 ct state new;\n6 rules of the stateless set; "
+	       "default drop) against the stateless 10-rule firewall\n",
+	       BM_DEV, BM_PREFIX "1");
+	printf("  %-26s %-10s %-9s %9s %9s %9s %7s\n", "chain", "form",
+	       "verdict", "baseline", "measured", "net", "spread");
+	for (i = 0; i < BM_CT_ROWS; i++) {
+		for (j = 0; j < BM_CT_FORMS; j++) {
+			const struct bm_var *v = &bm_ct_rows[i].v[j];
+			char form[16];
+
+			if (pos[i][j] < 0)
+				continue;
+
+			snprintf(form, sizeof(form), "%s%s",
+				 j % 2 ? "fused" : "tail", bm_fc_names[v->fc]);
+			printf("  %-26s %-10s ", bm_ct_rows[i].label, form);
+			bm_var_print(v);
+		}
+	}
+	if (left_out)
+		printf("  (%u forms of the chains with l3fwd left out: the "
+		       "verifier refused them, see above)\n",
+		       left_out);
+	printf("  (established: the packet's connection is in the table and has "
+	       "seen a reply;\n   TCP: the ACK %s after its SYN, SYN-ACK and ACK;\n"
+	       "   new flow: source and destination port from the "
+	       "harness' counter, never the same twice)\n",
+	       ack.desc);
+	printf("  new-flow table: %llu entries of %u after the rows; %llu "
+	       "created, %llu evicted by the LRU\n  during them (created - "
+	       "expired - deleted - entries gained)\n",
+	       (unsigned long long)entries, info.max_entries,
+	       (unsigned long long)(c1.created - c0.created),
+	       (unsigned long long)(c1.created - c0.created -
+				    (c1.expired - c0.expired) -
+				    (c1.deleted - c0.deleted) -
+				    (entries - entries0)));
+
+	printf("\nTarget (c): established flow through conntrack,firewall / the "
+	       "stateless 10-rule firewall\n(net; median of the per-round ratio, "
+	       "min..max over the rounds)\n");
+	for (j = 0; j < BM_CT_FORMS; j++) {
+		const struct bm_var *a = &bm_ct_rows[BM_CT_ROW_EST].v[j],
+				    *s = &bm_ct_rows[BM_CT_ROW_FW].v[j];
+		double med, lo, hi;
+		char form[24];
+
+		snprintf(form, sizeof(form), "%s%s",
+			 j % 2 ? "fused" : "tail-called",
+			 j / 2 ? ", cache off" : ", cache on");
+		bm_ratio(b, a, s, &med, &lo, &hi);
+		printf("  %-24s = %5.2f x (%4.2f..%4.2f)   target <= %.1f x   %s\n",
+		       form, med, lo, hi, BM_CT_TARGET,
+		       bm_pf(med <= BM_CT_TARGET));
+	}
+	printf("\nOther ratios, same form, as above: conntrack alone, a new flow "
+	       "every packet (cache on:\nmiss) and conntrack,firewall for the ACK "
+	       "of an established TCP connection against\nthe stateless firewall "
+	       "(its UDP packet); the 4-NF chain conntrack,firewall,l3fwd,l2fwd\n"
+	       "(established) against the 3-NF firewall,l3fwd,l2fwd\n");
+	printf("  %-24s %-22s %-22s %-22s %-22s\n", "form", "conntrack alone",
+	       "new flow", "TCP established", "4-NF / 3-NF");
+	for (j = 0; j < BM_CT_FORMS; j++) {
+		static const int rows[4][2] = {
+			{ BM_CT_ROW_CT, BM_CT_ROW_FW },
+			{ BM_CT_ROW_NEW, BM_CT_ROW_FW },
+			{ BM_CT_ROW_TCP, BM_CT_ROW_FW },
+			{ BM_CT_ROW_4NF, BM_CT_ROW_3NF },
+		};
+		char form[24], cell[24];
+		int k;
+
+		snprintf(form, sizeof(form), "%s%s",
+			 j % 2 ? "fused" : "tail-called",
+			 j / 2 ? ", cache off" : ", cache on");
+		printf("  %-24s", form);
+		for (k = 0; k < 4; k++) {
+			double med, lo, hi;
+
+			if (pos[rows[k][0]][j] < 0 || pos[rows[k][1]][j] < 0) {
+				printf(" %-22s", "-");
+				continue;
+			}
+			bm_ratio(b, &bm_ct_rows[rows[k][0]].v[j],
+				 &bm_ct_rows[rows[k][1]].v[j], &med, &lo, &hi);
+			snprintf(cell, sizeof(cell), "%.2f x (%.2f..%.2f)", med,
+				 lo, hi);
+			printf(" %-22s", cell);
+		}
+		printf("\n");
 	}
 	return 0;
 }
@@ -1903,7 +2415,7 @@ int main(int argc, char **argv)
 	__u8 nh_mac[6];
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:n:c:s:Cvh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:s:CSvh")) != -1) {
 		switch (opt) {
 		case 'r':
 			err = bm_parse_u32(optarg, 1, 1u << 30, &b.o.repeat);
@@ -1920,6 +2432,10 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			b.o.chains_only = true;
+			err = 0;
+			break;
+		case 'S':
+			b.o.ct_only = true;
 			err = 0;
 			break;
 		case 'v':
@@ -1972,12 +2488,15 @@ int main(int argc, char **argv)
 	b.drop_fd = bpf_program__fd(b.h->progs.xnf_bench_drop);
 
 	/* One instance per rule set, and the packets that exercise it. */
-	for (i = 0; i < BM_FW_SIZES; i++) {
+	/* -S needs the 10-rule set alone. */
+	for (i = 0; i < (b.o.ct_only ? 1 : BM_FW_SIZES); i++) {
 		struct bm_inst *in = &b.inst[i];
+		char name[16];
 
-		if (bm_inst_open(&b, in, bm_fw_sizes[i]) ||
+		snprintf(name, sizeof(name), "%u", bm_fw_sizes[i]);
+		if (bm_inst_open(&b, in, name) ||
 		    bm_rules_make(&in->rules, bm_fw_sizes[i], b.o.seed) ||
-		    bm_rules_install(in))
+		    bm_rules_install(in, XNF_FW_ALLOW))
 			goto fail;
 		fw[i].slot = bm_find_last(&in->rules, b.o.seed, &p, &fw[i].rank);
 		if (fw[i].slot < 0 ||
@@ -2031,7 +2550,7 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 
-	big = &b.inst[BM_FW_SIZES - 1].rules;
+	big = &b.inst[b.o.ct_only ? 0 : BM_FW_SIZES - 1].rules;
 	printf("xnf bench-micro: ns per packet, BPF_PROG_TEST_RUN\n");
 	printf("  kernel    %s\n", m.kernel);
 	printf("  cpu       %s, %ld online; measuring on CPU %d\n", m.cpu,
@@ -2054,6 +2573,14 @@ int main(int argc, char **argv)
 	       big->n + big->dropped);
 	fflush(stdout);
 
+	if (b.o.ct_only) {
+		if (bm_ct(&b, &chain_frame, &p, nh_mac))
+			goto fail;
+		printf("\nPackets (ingress %s; TTL 64)\n  %-22s %s\n", BM_DEV,
+		       "chains, conntrack", chain_frame.desc);
+		err = 0;
+		goto out;
+	}
 	if (bm_chains(&b, &chain_frame, &l2_frame, &mp_frame, nh_mac))
 		goto fail;
 	if (b.o.chains_only) {
@@ -2062,7 +2589,7 @@ int main(int argc, char **argv)
 	}
 	if (bm_rx_checks(&b, &chain_frame,
 			 bm_chain_rows[BM_ROW_L3FWD].v[0].net_med) ||
-	    bm_firewall(&b, fw, fw_var) ||
+	    bm_firewall(&b, fw, fw_var) || bm_ct(&b, &chain_frame, &p, nh_mac) ||
 	    bm_userspace(&b, &chain_frame, &l2_frame, fw) || bm_pacing(&b))
 		goto fail;
 
@@ -2136,5 +2663,7 @@ out:
 	xnf_bench__destroy(b.h);
 	for (i = 0; i < BM_FW_SIZES; i++)
 		bm_inst_close(&b.inst[i]);
+	for (i = 0; i < 2; i++)
+		bm_inst_close(&b.ct[i]);
 	return err;
 }
