@@ -536,7 +536,10 @@ TEST(nexthop_list_while_freed)
 	pthread_join(thr, NULL);
 	ASSERT_OK(c.err, "the writer's gets and puts");
 	ASSERT_OK(err, "every list while next hops are freed");
-	ASSERT_TRUE(rounds >= 5000, "the writer freed 5,000 next hops meanwhile");
+	/* 5,000 rounds take a second on a quiet machine; on a busy one the
+	 * deadline may come first, and a few hundred still race the lists
+	 * (without the fix a list failed at once). */
+	ASSERT_TRUE(rounds >= 500, "the writer freed 500 next hops meanwhile");
 	fprintf(stderr, "# %u lists, %u next hops made and freed\n", lists,
 		c.rounds);
 out:
