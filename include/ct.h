@@ -115,6 +115,10 @@ int xnf_ct_list(struct xnf_dp *dp, const struct xnf_ct_filter *f,
  * (the counter is written under its lock). */
 int xnf_ct_flush(struct xnf_dp *dp, const struct xnf_ct_filter *f,
 		 __u64 *flushed, char *err, size_t errlen);
+/* The table's counters alone, summed over the CPUs: no walk of the
+ * table (xnf_ct_stats_read's occupancy and evictions need one). */
+int xnf_ct_counters_read(struct xnf_dp *dp, struct xnf_ct_counters *sum,
+			 char *err, size_t errlen);
 /* The table's occupancy and counters. */
 int xnf_ct_stats_read(struct xnf_dp *dp, struct xnf_ct_stats *st, char *err,
 		      size_t errlen);

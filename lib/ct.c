@@ -267,6 +267,41 @@ int xnf_ct_flush_fd(int ct_fd, int stats_fd, const struct xnf_ct_filter *f,
 	return err;
 }
 
+/* The counters of both entries of xnf_ct_stats (the programs', libxnf's),
+ * summed over the CPUs, into @sum. */
+static int ct_counters_sum(int stats_fd, struct xnf_ct_counters *sum)
+{
+	int ncpus = libbpf_num_possible_cpus(), cpu, err = 0;
+	struct xnf_ct_counters *v;
+	__u32 key;
+
+	memset(sum, 0, sizeof(*sum));
+	if (ncpus < 0)
+		return ncpus;
+	v = calloc(ncpus, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (key = 0; key < __XNF_CT_STATS_MAX && !err; key++) {
+		if (bpf_map_lookup_elem(stats_fd, &key, v)) {
+			err = -errno;
+			break;
+		}
+		for (cpu = 0; cpu < ncpus; cpu++) {
+			sum->created += v[cpu].created;
+			sum->expired += v[cpu].expired;
+			sum->deleted += v[cpu].deleted;
+			sum->flushed += v[cpu].flushed;
+			sum->insert_failed += v[cpu].insert_failed;
+			sum->invalid += v[cpu].invalid;
+			sum->related += v[cpu].related;
+			sum->searched += v[cpu].searched;
+			sum->found += v[cpu].found;
+		}
+	}
+	free(v);
+	return err;
+}
+
 /*
  * The eviction count. xnf_ct is an LRU hash: when an update finds no free
  * element, the kernel takes the least recently used one
@@ -285,38 +320,17 @@ int xnf_ct_stats_fd(int ct_fd, int stats_fd, __u64 now, struct xnf_ct_stats *st)
 {
 	struct xnf_ct_entry *ents = NULL;
 	struct xnf_ct_key *keys = NULL;
-	struct xnf_ct_counters *v;
-	int ncpus, err, cpu;
-	__u32 count, max, i, key;
+	__u32 count, max, i;
 	__u64 left;
+	int err;
 
 	memset(st, 0, sizeof(*st));
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus < 0)
-		return ncpus;
-	v = calloc(ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
 	/* The counters before the table: an entry made in between is
 	 * present but not yet created, which makes the count of evictions
 	 * smaller for a moment, never larger than it will be. */
-	for (key = 0; key < __XNF_CT_STATS_MAX; key++) {
-		if (bpf_map_lookup_elem(stats_fd, &key, v)) {
-			err = -errno;
-			goto out;
-		}
-		for (cpu = 0; cpu < ncpus; cpu++) {
-			st->c.created += v[cpu].created;
-			st->c.expired += v[cpu].expired;
-			st->c.deleted += v[cpu].deleted;
-			st->c.flushed += v[cpu].flushed;
-			st->c.insert_failed += v[cpu].insert_failed;
-			st->c.invalid += v[cpu].invalid;
-			st->c.related += v[cpu].related;
-			st->c.searched += v[cpu].searched;
-			st->c.found += v[cpu].found;
-		}
-	}
+	err = ct_counters_sum(stats_fd, &st->c);
+	if (err)
+		goto out;
 	err = ct_read(ct_fd, &keys, &ents, &count, &max);
 	if (err)
 		goto out;
@@ -331,7 +345,6 @@ int xnf_ct_stats_fd(int ct_fd, int stats_fd, __u64 now, struct xnf_ct_stats *st)
 	       st->dead;
 	st->evicted = st->c.created > left ? st->c.created - left : 0;
 out:
-	free(v);
 	free(keys);
 	free(ents);
 	return err;
@@ -594,6 +607,22 @@ int xnf_ct_flush(struct xnf_dp *dp, const struct xnf_ct_filter *f,
 				"cannot flush %s (%llu entries removed): %s",
 				XNF_MAP_STR(XNF_MAP_CT),
 				(unsigned long long)*flushed, strerror(-ret));
+	return 0;
+}
+
+int xnf_ct_counters_read(struct xnf_dp *dp, struct xnf_ct_counters *sum,
+			 char *err, size_t errlen)
+{
+	int sfd, ret;
+
+	memset(sum, 0, sizeof(*sum));
+	sfd = ct_table(dp, XNF_T_CT_STATS, err, errlen);
+	if (sfd < 0)
+		return sfd;
+	ret = ct_counters_sum(sfd, sum);
+	if (ret)
+		return xnf_errf(err, errlen, ret, "cannot read %s: %s",
+				XNF_MAP_STR(XNF_MAP_CT_STATS), strerror(-ret));
 	return 0;
 }
 

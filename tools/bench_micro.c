@@ -70,6 +70,7 @@
 #include <bpf/libbpf.h>
 
 #include "xnf.h"
+#include "ct.h"
 #include "stats.h"
 #include "pkt.h"
 #include "sandbox.h"
@@ -133,7 +134,7 @@ struct bm_inst {
 	char root[64];
 	struct xnf_dp *dp;
 	struct bm_rules rules;
-	int ct_fd, ct_stats_fd; /* its xnf_ct and xnf_ct_stats, or -1 */
+	int ct_fd; /* its xnf_ct, or -1 */
 };
 
 /* A member of a group: one chain on one instance, one packet. */
@@ -328,7 +329,7 @@ static int bm_inst_open(struct bm *b, struct bm_inst *in, const char *name)
 	__u32 i;
 	int err;
 
-	in->ct_fd = in->ct_stats_fd = -1;
+	in->ct_fd = -1;
 	snprintf(in->root, sizeof(in->root), BM_ROOT "-%s", name);
 	xnf_dp_destroy(in->root);
 	err = xnf_dp_open(in->root, true, &in->dp, msg, sizeof(msg));
@@ -374,8 +375,6 @@ static void bm_inst_close(struct bm_inst *in)
 {
 	if (in->ct_fd > 0)
 		close(in->ct_fd);
-	if (in->ct_stats_fd > 0)
-		close(in->ct_stats_fd);
 	if (in->dp) {
 		xnf_dp_close(in->dp);
 		xnf_dp_destroy(in->root);
@@ -935,31 +934,14 @@ static void bm_var_free(struct bm_var *v)
 }
 
 /* xnf_ct_stats of @in, summed over CPUs. */
-static int bm_ct_stats(struct bm *b, struct bm_inst *in,
-		       struct xnf_ct_counters *sum)
+static int bm_ct_stats(struct bm_inst *in, struct xnf_ct_counters *sum)
 {
-	struct xnf_ct_counters *v = calloc(b->ncpus, sizeof(*v));
-	__u32 zero = 0;
-	int i, err = 0;
+	char err[256] = "";
+	int ret = xnf_ct_counters_read(in->dp, sum, err, sizeof(err));
 
-	memset(sum, 0, sizeof(*sum));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(in->ct_stats_fd, &zero, v))
-		err = -errno;
-	for (i = 0; !err && i < b->ncpus; i++) {
-		sum->created += v[i].created;
-		sum->expired += v[i].expired;
-		sum->deleted += v[i].deleted;
-		sum->flushed += v[i].flushed;
-		sum->insert_failed += v[i].insert_failed;
-		sum->invalid += v[i].invalid;
-		sum->related += v[i].related;
-		sum->searched += v[i].searched;
-		sum->found += v[i].found;
-	}
-	free(v);
-	return err;
+	if (ret)
+		fprintf(stderr, "Error: %s\n", err);
+	return ret;
 }
 
 /* The connection of @f's IPv4 packet in xnf_ct's canonical form
@@ -1032,13 +1014,13 @@ static int bm_check(struct bm *b, struct bm_var *v)
 		bm_ct_key(v->f, &k);
 		bpf_map_delete_elem(v->in->ct_fd, &k);
 	}
-	if (e->ct && (err = bm_ct_stats(b, v->in, &ct0)))
+	if (e->ct && (err = bm_ct_stats(v->in, &ct0)))
 		goto fail_err;
 	err = bm_run(b, xnf_chain_prog_fd(v->c), v->f, 1, out, &out_len, &ret,
 		     NULL);
 	if (err)
 		goto fail_err;
-	if (e->ct && (err = bm_ct_stats(b, v->in, &ct1)))
+	if (e->ct && (err = bm_ct_stats(v->in, &ct1)))
 		goto fail_err;
 	if (e->ct && (err = bm_ct_check(v, 1, &ct0, &ct1)))
 		return err;
@@ -1110,7 +1092,7 @@ static int bm_count_read(struct bm *b, struct bm_var *v, struct bm_count *c)
 	if (!err && v->e.hit_slot >= 0)
 		err = bm_hits(b, v->in, v->e.hit_slot, &c->hits);
 	if (!err && v->e.ct)
-		err = bm_ct_stats(b, v->in, &c->ct);
+		err = bm_ct_stats(v->in, &c->ct);
 	if (err)
 		fprintf(stderr, "Error: %s: cannot read the counters: %s\n",
 			v->what, strerror(-err));
@@ -1640,10 +1622,7 @@ static int bm_ct_inst_open(struct bm *b, struct bm_inst *in, const char *name)
 	snprintf(path, sizeof(path), "%s/tables/%s", in->root,
 		 XNF_MAP_STR(XNF_MAP_CT));
 	in->ct_fd = bpf_obj_get(path);
-	snprintf(path, sizeof(path), "%s/tables/%s", in->root,
-		 XNF_MAP_STR(XNF_MAP_CT_STATS));
-	in->ct_stats_fd = bpf_obj_get(path);
-	if (in->ct_fd < 0 || in->ct_stats_fd < 0) {
+	if (in->ct_fd < 0) {
 		err = -errno;
 		fprintf(stderr,
 			"Error: cannot open the connection table of %s: %s\n",
@@ -1852,7 +1831,7 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 	}
 	if (!err) {
 		entries0 = bm_ct_entries(&b->ct[1]);
-		err = bm_ct_stats(b, &b->ct[1], &c0);
+		err = bm_ct_stats(&b->ct[1], &c0);
 	}
 	if (!err)
 		err = bm_group(b, all, n);
@@ -1864,7 +1843,7 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
 		}
 	}
 	if (!err)
-		err = bm_ct_stats(b, &b->ct[1], &c1);
+		err = bm_ct_stats(&b->ct[1], &c1);
 	if (!err && bpf_obj_get_info_by_fd(b->ct[1].ct_fd, &info, &len))
 		err = -errno;
 	if (err)

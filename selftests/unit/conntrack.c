@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "conf.h"
+#include "ct.h"
 #include "fixture.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -260,28 +261,9 @@ static bool ct_only(struct fx *f, struct xnf_ct_key *k, struct xnf_ct_entry *e)
 
 static bool ct_stats(struct fx *f, struct xnf_ct_counters *sum)
 {
-	int ncpu = libbpf_num_possible_cpus(), i;
-	struct xnf_ct_counters *v = calloc(ncpu, sizeof(*v));
-	__u32 zero = 0;
-	bool ok;
+	char err[256] = "";
 
-	memset(sum, 0, sizeof(*sum));
-	ok = ASSERT_TRUE(v, "calloc") &&
-	     ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(f->dp, XNF_T_CT_STATS),
-					   &zero, v),
-		       "read xnf_ct_stats");
-	for (i = 0; ok && i < ncpu; i++) {
-		sum->created += v[i].created;
-		sum->expired += v[i].expired;
-		sum->deleted += v[i].deleted;
-		sum->insert_failed += v[i].insert_failed;
-		sum->invalid += v[i].invalid;
-		sum->related += v[i].related;
-		sum->searched += v[i].searched;
-		sum->found += v[i].found;
-	}
-	free(v);
-	return ok;
+	return ASSERT_OK(xnf_ct_counters_read(f->dp, sum, err, sizeof(err)), err);
 }
 
 static __u64 now_ns(void)
