@@ -181,6 +181,8 @@ int do_fw(int argc, char **argv);
 int do_fdb(int argc, char **argv);
 int do_xconnect(int argc, char **argv);
 int do_config(int argc, char **argv);
+/* xnf ct: the connection table (cmd_ct.c). */
+int do_ct(int argc, char **argv);
 int do_destroy(int argc, char **argv);
 int do_plan(int argc, char **argv);
 int do_worker(int argc, char **argv);

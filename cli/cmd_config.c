@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-/* xnf config show | set KEY VALUE: the exception actions and the flow
- * cache (the keys and their values are the library's: xnf_cfg_key). */
+/* xnf config show | set KEY VALUE: the exception actions, the flow
+ * cache and the connection table's settings (the keys and their values
+ * are the library's: xnf_conf_key). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,9 +26,10 @@ static int do_config_set(int argc, char **argv)
 
 static int do_config_show(int argc, char **argv)
 {
-	const char *key, *val;
-	struct xnf_config cfg;
+	char val[XNF_CONF_VAL_MAX], err[512];
+	struct xnf_conf *c;
 	struct xnf_dp *dp;
+	const char *key;
 	size_t i;
 
 	if (argc > 0)
@@ -35,14 +37,15 @@ static int do_config_show(int argc, char **argv)
 	dp = cli_dp_read();
 	if (!dp)
 		return -1;
-	if (xnf_cfg_read(dp, &cfg))
-		return cli_err("cannot read %s", XNF_MAP_STR(XNF_MAP_CFG));
+	if (xnf_conf_settings(dp, &c, err, sizeof(err)))
+		return cli_err("%s", err);
 	open_json_doc("xnf/config/1");
-	for (i = 0; !xnf_cfg_key(i, &cfg, &key, &val); i++) {
-		print_text("%-13s ", key);
+	for (i = 0; !xnf_conf_key(c, i, &key, val, sizeof(val)); i++) {
+		print_text("%-22s ", key);
 		print_string(PRINT_ANY, key, "%s\n", val);
 	}
 	close_json_object();
+	xnf_conf_free(c);
 	return 0;
 }
 
@@ -52,8 +55,20 @@ static int do_config_help(int argc, char **argv)
 	       "       xnf config set KEY { pass | drop | flood }\n"
 	       "       xnf config set flow_cache { on | off }\n"
 	       "       xnf config set fw_input { kernel | rules }\n"
+	       "       xnf config set ct_fragments { pass | drop }\n"
+	       "       xnf config set CT_TIMEOUT SECONDS\n"
+	       "       xnf config set ct_max ENTRIES\n"
 	       "KEY := { no_route | ttl_expired | local | l2_miss | "
-	       "xsk_fallback | martian }\n");
+	       "xsk_fallback | martian }\n"
+	       "CT_TIMEOUT := { ct_timeout_syn_sent | ct_timeout_syn_recv |\n"
+	       "               ct_timeout_established | ct_timeout_fin_wait |\n"
+	       "               ct_timeout_close_wait | ct_timeout_last_ack |\n"
+	       "               ct_timeout_time_wait | ct_timeout_close |\n"
+	       "               ct_timeout_syn_sent2 | ct_timeout_udp |\n"
+	       "               ct_timeout_udp_stream | ct_timeout_icmp |\n"
+	       "               ct_timeout_generic }\n"
+	       "ct_max, the connection table's size, is set when the instance is made:\n"
+	       "on a running instance a change is refused.\n");
 	return 0;
 }
 

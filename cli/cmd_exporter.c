@@ -116,8 +116,9 @@ static char *scrape(size_t *len, bool *up)
 	struct xnf_dp *dp = NULL;
 	char err[512], *text = NULL;
 	struct xnf_sample s = {};
+	struct xnf_ct_stats ct;
 	double t0 = mono_ms();
-	bool was_up = *up;
+	bool was_up = *up, ct_ok = false;
 	FILE *f;
 
 	f = open_memstream(&text, len);
@@ -132,9 +133,11 @@ static char *scrape(size_t *len, bool *up)
 	else if (*up && !was_up)
 		fprintf(stderr, "xnf exporter: reading the instance at %s\n",
 			cli.root);
-	if (*up)
+	if (*up) {
 		stats_sample_read(dp, NULL, &s);
-	prom_write(f, *up ? &s : NULL);
+		ct_ok = !stats_ct_read(dp, &ct);
+	}
+	prom_write(f, *up ? &s : NULL, ct_ok ? &ct : NULL);
 	xnf_sample_free(&s);
 	xnf_dp_close(dp);
 	fprintf(f,

@@ -95,12 +95,13 @@ static const char *line_xconnect(const struct xnf_xconnect_ent *e,
 	return buf;
 }
 
-static const char *line_config(const struct xnf_config *cfg, __u32 key,
-			       char *buf, size_t len)
+static const char *line_config(const struct xnf_conf *c, __u32 key, char *buf,
+			       size_t len)
 {
-	const char *k, *v;
+	char v[XNF_CONF_VAL_MAX];
+	const char *k;
 
-	xnf_cfg_key(key, cfg, &k, &v);
+	xnf_conf_key(c, key, &k, v, sizeof(v));
 	snprintf(buf, len, "config set %s %s", k, v);
 	return buf;
 }
@@ -131,7 +132,7 @@ const char *cli_conf_line(const struct xnf_conf_diff *d,
 
 	switch (ch->obj) {
 	case XNF_OBJ_CONFIG:
-		return line_config(&c->cfg, ch->key, buf, len);
+		return line_config(c, ch->key, buf, len);
 	case XNF_OBJ_FW_DEFAULT:
 		return line_fw_default(c->fw, buf, len);
 	case XNF_OBJ_FW_RULE:
@@ -251,7 +252,8 @@ int do_save(int argc, char **argv)
 	struct xnf_conf *c = NULL;
 	struct xnf_dp *dp;
 	char err[1024], *buf;
-	const char *key, *val;
+	char val[XNF_CONF_VAL_MAX];
+	const char *key;
 	int ret;
 	__u32 i;
 
@@ -288,8 +290,8 @@ int do_save(int argc, char **argv)
 		 "# xnf save (table schema %u): apply with 'xnf apply FILE'",
 		 XNF_SCHEMA);
 	save_line(buf);
-	for (i = 0; !xnf_cfg_key(i, &c->cfg, &key, &val); i++)
-		save_line(line_config(&c->cfg, i, buf, LINE_MAX_LEN));
+	for (i = 0; !xnf_conf_key(c, i, &key, val, sizeof(val)); i++)
+		save_line(line_config(c, i, buf, LINE_MAX_LEN));
 	ret = save_fw(c->fw, buf, LINE_MAX_LEN);
 	for (i = 0; !ret && i < c->natt; i++)
 		save_line(line_attach(&c->att[i], buf, LINE_MAX_LEN));

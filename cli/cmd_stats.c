@@ -139,6 +139,14 @@ int stats_sample_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s)
 	return ret ? cli_err("%s", err) : 0;
 }
 
+int stats_ct_read(struct xnf_dp *dp, struct xnf_ct_stats *ct)
+{
+	char err[512];
+
+	return xnf_ct_stats_read(dp, ct, err, sizeof(err)) ? cli_err("%s", err) :
+							     0;
+}
+
 static int sample_read(struct xnf_dp *dp, const struct stats_opts *o,
 		       struct xnf_sample *s)
 {
@@ -1068,7 +1076,7 @@ int do_stats(int argc, char **argv)
 		return -1;
 	dp = o.reset ? cli_dp(false) : cli_dp_read();
 	if (!dp && o.prom)
-		prom_write(stdout, NULL);
+		prom_write(stdout, NULL, NULL);
 	if (!dp)
 		return -1;
 	if (o.reset && stats_reset(dp, &o))
@@ -1079,7 +1087,11 @@ int do_stats(int argc, char **argv)
 		return 0;
 	err = sample_read(dp, &o, &s);
 	if (o.prom) {
-		if (prom_write(stdout, &s))
+		struct xnf_ct_stats ct;
+		bool ct_ok = !stats_ct_read(dp, &ct);
+
+		err = err ?: ct_ok ? 0 : -1;
+		if (prom_write(stdout, &s, ct_ok ? &ct : NULL))
 			err = cli_err("cannot write the counters: %s",
 				      strerror(errno));
 		xnf_sample_free(&s);

@@ -160,8 +160,8 @@ static void usage(FILE *f)
 		"Usage: xnf [OPTIONS] OBJECT { COMMAND | help }\n"
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
-		"            xconnect | config | save | apply | destroy | plan | worker | neigh |\n"
-		"            model | exporter | monitor }\n"
+		"            xconnect | config | ct | save | apply | destroy | plan | worker |\n"
+		"            neigh | model | exporter | monitor }\n"
 		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -V | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode { native | generic }]\n"
@@ -194,8 +194,23 @@ static void usage(FILE *f)
 		"  xnf config show\n"
 		"  xnf config set KEY { pass | drop | flood }\n"
 		"  xnf config set flow_cache { on | off }\n"
+		"  xnf config set ct_fragments { pass | drop }\n"
+		"  xnf config set { CT_TIMEOUT SECONDS | ct_max ENTRIES }\n"
 		"             KEY := { no_route | ttl_expired | local | l2_miss | xsk_fallback |\n"
 		"                      martian }\n"
+		"             CT_TIMEOUT := { ct_timeout_syn_sent | ct_timeout_syn_recv |\n"
+		"                      ct_timeout_established | ct_timeout_fin_wait |\n"
+		"                      ct_timeout_close_wait | ct_timeout_last_ack |\n"
+		"                      ct_timeout_time_wait | ct_timeout_close |\n"
+		"                      ct_timeout_syn_sent2 | ct_timeout_udp |\n"
+		"                      ct_timeout_udp_stream | ct_timeout_icmp |\n"
+		"                      ct_timeout_generic }\n"
+		"  xnf ct [show] [FILTER] | xnf ct flush [FILTER] | xnf ct stats\n"
+		"             FILTER := [family { inet | inet6 }] [proto PROTO] [addr ADDR]\n"
+		"                       [src ADDR] [dst ADDR] [port N] [sport N] [dport N]\n"
+		"                       [state STATE[,STATE...]]\n"
+		"             PROTO := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
+		"             STATE := { SYN_SENT | ESTABLISHED | ... | assured | unreplied }\n"
 		"  xnf save\n"
 		"  xnf apply [check] { FILE | - }\n"
 		"  xnf destroy\n"
@@ -332,6 +347,7 @@ static const struct cli_cmd objects[] = {
 	{ "fdb", do_fdb, CLI_CONF_OBJ },
 	{ "xconnect", do_xconnect, CLI_CONF_OBJ },
 	{ "config", do_config, CLI_CONF_OBJ },
+	{ "ct", do_ct },
 	{ "destroy", do_destroy, CLI_EDIT | CLI_EXISTING },
 	{ "save", do_save },
 	{ "apply", do_apply },

@@ -46,6 +46,7 @@ enum prom_src {
 	SRC_FW,		/* struct xnf_fw_hit of each firewall rule */
 	SRC_FW_RULES,	/* how many rules the active rule set has */
 	SRC_FW_DEFAULT, /* struct xnf_fw_hit of the default policy */
+	SRC_CT,		/* struct xnf_ct_stats: the connection table */
 };
 
 struct prom_metric {
@@ -79,6 +80,7 @@ static const char *fc_nf_name(unsigned int nf)
 #define W(f)	  offsetof(struct xnf_worker_stats, f)
 #define FW(f)	  offsetof(struct xnf_fw_hit, f)
 #define X(f)	  offsetof(struct xnf_xmit_counters, f)
+#define CT(f)	  offsetof(struct xnf_ct_stats, f)
 #define ARR(a)	  (sizeof(a) / sizeof((a)[0]))
 #define WARR(f)	  ARR(((struct xnf_worker_stats *)0)->f)
 #define REASONS	  "reason", __XNF_R_MAX, reason_name
@@ -228,6 +230,37 @@ static const struct prom_metric metrics[] = {
 	{ "xnf_fw_default_matched_bytes_total", "counter",
 	  "Bytes of the packets the firewall's default policy decided",
 	  SRC_FW_DEFAULT, FW(bytes) },
+	{ "xnf_ct_entries", "gauge", "Live entries of the connection table",
+	  SRC_CT, CT(entries) },
+	{ "xnf_ct_max", "gauge",
+	  "Entries the connection table holds at most (ct_max)", SRC_CT, CT(max) },
+	{ "xnf_ct_created_total", "counter",
+	  "Connections entered into the table (their first packet accepted)",
+	  SRC_CT, CT(c.created) },
+	{ "xnf_ct_expired_total", "counter",
+	  "Entries a packet found past their timeout and replaced", SRC_CT,
+	  CT(c.expired) },
+	{ "xnf_ct_deleted_total", "counter",
+	  "Entries a packet removed (a TCP connection reopened)", SRC_CT,
+	  CT(c.deleted) },
+	{ "xnf_ct_flushed_total", "counter", "Entries xnf ct flush removed",
+	  SRC_CT, CT(c.flushed) },
+	{ "xnf_ct_evicted_total", "counter",
+	  "Entries the full table gave up to make room for a new one (derived: "
+	  "created less expired, deleted, flushed and the entries present)",
+	  SRC_CT, CT(evicted) },
+	{ "xnf_ct_insert_failed_total", "counter",
+	  "New connections that could not be entered (a race lost, no room)",
+	  SRC_CT, CT(c.insert_failed) },
+	{ "xnf_ct_invalid_total", "counter", "Packets conntrack found invalid",
+	  SRC_CT, CT(c.invalid) },
+	{ "xnf_ct_related_total", "counter",
+	  "ICMP errors related to a tracked connection", SRC_CT, CT(c.related) },
+	{ "xnf_ct_searched_total", "counter", "Lookups of the connection table",
+	  SRC_CT, CT(c.searched) },
+	{ "xnf_ct_found_total", "counter",
+	  "Lookups of the connection table that found a live entry", SRC_CT,
+	  CT(c.found) },
 };
 
 /* Up to this many labels, each "name=\"value\"" with the value escaped. */
@@ -500,7 +533,7 @@ static void port_lines(FILE *f, const struct prom_metric *m,
 	}
 }
 
-int prom_write(FILE *f, const struct xnf_sample *s)
+int prom_write(FILE *f, const struct xnf_sample *s, const struct xnf_ct_stats *ct)
 {
 	const struct prom_metric *m;
 	struct labels none = {};
@@ -510,9 +543,13 @@ int prom_write(FILE *f, const struct xnf_sample *s)
 		   "# TYPE xnf_up gauge\n");
 	sample_line(f, "xnf_up", "", &none, NULL, !!s);
 	for (m = metrics; s && m < metrics + ARR(metrics); m++) {
+		if (m->src == SRC_CT && !ct)
+			continue;
 		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", m->name, m->help,
 			m->name, m->type);
-		if (m->src == SRC_FW)
+		if (m->src == SRC_CT)
+			values(f, m, ct, &none);
+		else if (m->src == SRC_FW)
 			fw_lines(f, m, s);
 		else if (m->src == SRC_FW_RULES)
 			sample_line(f, m->name, "", &none, NULL, s->nfw);

@@ -33,6 +33,7 @@
 
 #include "xnf.h"
 #include "placement.h"
+#include "ct.h"
 
 struct xnf_conf_attach {
 	char dev[16];
@@ -62,7 +63,8 @@ struct xnf_conf_route {
  * touched (and cfg and fw only once an edit touched them: fw is NULL
  * before). */
 struct xnf_conf {
-	struct xnf_config cfg; /* the exception actions */
+	struct xnf_config cfg;	   /* the exception actions */
+	struct xnf_ct_settings ct; /* the connection table's, known with cfg */
 	struct xnf_fw_set *fw;
 	struct xnf_conf_attach *att;
 	__u32 natt;
@@ -148,8 +150,10 @@ int xnf_conf_fw_default(struct xnf_conf *c, __u32 action, char *err,
 			size_t errlen);
 /* Removes every rule; the default stays. */
 int xnf_conf_fw_flush(struct xnf_conf *c, char *err, size_t errlen);
-/* An exception action or switch by its key (xnf_cfg_key): "no_route"
- * "drop", "flow_cache" "off", ... */
+/* A setting by its key (xnf_conf_key): an exception action or switch
+ * ("no_route" "drop", "flow_cache" "off", ...), or the connection
+ * table's ("ct_fragments" "drop", "ct_timeout_established" "3600",
+ * "ct_max" "1048576"). */
 int xnf_conf_config_set(struct xnf_conf *c, const char *key, const char *val,
 			char *err, size_t errlen);
 /* What `xnf destroy` leaves: a fresh instance's configuration, and no
@@ -157,11 +161,16 @@ int xnf_conf_config_set(struct xnf_conf *c, const char *key, const char *val,
  * attached. */
 int xnf_conf_destroy(struct xnf_conf *c, char *err, size_t errlen);
 
-/* The keys of xnf_config a configuration sets, in `xnf save` order: the
- * @i-th key and its value in @cfg as xnf_conf_config_set() takes it; -1
- * past the last. */
-int xnf_cfg_key(size_t i, const struct xnf_config *cfg, const char **key,
-		const char **val);
+/* The settings a configuration holds, in `xnf save` order: the @i-th
+ * key and its value in @c, as xnf_conf_config_set() takes it, into
+ * @val[@len]; -1 past the last. */
+#define XNF_CONF_VAL_MAX 16
+int xnf_conf_key(const struct xnf_conf *c, size_t i, const char **key,
+		 char *val, size_t len);
+/* The settings of what runs (a reader may ask): a candidate over @dp
+ * whose only known part is theirs, for xnf_conf_key(). */
+int xnf_conf_settings(struct xnf_dp *dp, struct xnf_conf **out, char *err,
+		      size_t errlen);
 /* The cross-connect entry of @c arriving on @in, or NULL: the peer of a
  * pair's end. */
 const struct xnf_xconnect_ent *xnf_conf_xc_find(const struct xnf_conf *c,
@@ -196,7 +205,7 @@ struct xnf_conf_change {
 	enum xnf_conf_obj obj;
 	enum xnf_conf_op op;
 	const void *old, *new;
-	__u32 key; /* XNF_OBJ_CONFIG: the key's index (xnf_cfg_key) */
+	__u32 key; /* XNF_OBJ_CONFIG: the key's index (xnf_conf_key) */
 };
 
 struct xnf_conf_diff {
@@ -206,6 +215,7 @@ struct xnf_conf_diff {
 	__u32 n;
 	/* Private to the library. */
 	__u32 cap;
+	bool fresh; /* the commit's instance was made for it (dp->created) */
 	struct xnf_conf *owned; /* from, when the diff read it */
 };
 

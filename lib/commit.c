@@ -287,14 +287,15 @@ static int diff_removals(struct xnf_conf_diff *d, const struct xnf_conf *from,
 static int diff_build(const struct xnf_conf *from, const struct xnf_conf *to,
 		      struct xnf_conf_diff *d)
 {
-	const char *kf, *vf, *kt, *vt;
+	char vf[XNF_CONF_VAL_MAX], vt[XNF_CONF_VAL_MAX];
+	const char *kf, *kt;
 	int i, ret = 0;
 
 	d->from = from;
 	d->to = to;
 	for (i = 0; from->cfg_known && to->cfg_known && i < conf_cfg_keys(); i++) {
-		xnf_cfg_key(i, &from->cfg, &kf, &vf);
-		xnf_cfg_key(i, &to->cfg, &kt, &vt);
+		xnf_conf_key(from, i, &kf, vf, sizeof(vf));
+		xnf_conf_key(to, i, &kt, vt, sizeof(vt));
 		if (strcmp(vf, vt) && diff_push(d, XNF_OBJ_CONFIG, XNF_OP_CHANGE,
 						&from->cfg, &to->cfg, i))
 			return -ENOMEM;
@@ -516,7 +517,7 @@ static int diff_check(struct xnf_dp *dp, const struct xnf_conf_diff *d,
 	struct xnf_fw_compiled *compiled;
 	struct xnf_plan *plan;
 	__u32 i, ifindex;
-	bool fw_changes = false, routes_checked = false;
+	bool fw_changes = false, routes_checked = false, ct_checked = false;
 	int ret;
 
 	*fw = NULL;
@@ -524,6 +525,14 @@ static int diff_check(struct xnf_dp *dp, const struct xnf_conf_diff *d,
 	for (i = 0; i < d->n; i++) {
 		fw_changes |= d->v[i].obj == XNF_OBJ_FW_DEFAULT ||
 			      d->v[i].obj == XNF_OBJ_FW_RULE;
+		/* The connection table's size, only where it can change. */
+		if (d->v[i].obj == XNF_OBJ_CONFIG && !undo && !ct_checked) {
+			ct_checked = true;
+			ret = xnf_ct_settings_check(dp, &d->to->ct, d->fresh,
+						    err, errlen);
+			if (ret)
+				goto refused;
+		}
 		if (d->v[i].obj == XNF_OBJ_ROUTE &&
 		    d->v[i].op != XNF_OP_REMOVE && !undo && !routes_checked) {
 			routes_checked = true;
@@ -573,6 +582,7 @@ int xnf_conf_diff(struct xnf_dp *dp, const struct xnf_conf *c,
 	ret = diff_of(dp, c, out, err, errlen);
 	if (ret)
 		return ret;
+	(*out)->fresh = !dp || dp->created;
 	ret = diff_check(dp, *out, false, &fw, &bad, err, errlen);
 	xnf_fw_set_free(fw);
 	if (ret) {
@@ -759,6 +769,10 @@ static int diff_exec(struct xnf_dp *dp, const struct xnf_conf_diff *d,
 				xnf_errf(err, errlen, ret, "cannot write %s: %s",
 					 XNF_MAP_STR(XNF_MAP_CFG),
 					 strerror(-ret));
+			else
+				ret = xnf_ct_settings_write(dp, &d->to->ct,
+							    d->fresh, err,
+							    errlen);
 			done->config += !ret;
 			cfg_done = true;
 			break;
@@ -824,8 +838,10 @@ static int undo_candidate(struct xnf_dp *dp, const struct xnf_conf *from,
 		for (i = 0; i < c->nxc && !ret; i++)
 			ret = conf_touch_xc(u, c->xc[i].in, err, errlen);
 	}
-	if (!ret && from->cfg_known && !(ret = conf_touch_cfg(u, err, errlen)))
+	if (!ret && from->cfg_known && !(ret = conf_touch_cfg(u, err, errlen))) {
 		u->cfg = from->cfg;
+		u->ct = from->ct;
+	}
 	if (!ret && from->fw && !(ret = conf_touch_fw(u, err, errlen))) {
 		xnf_fw_set_free(u->fw);
 		u->fw = xnf_fw_set_dup(from->fw);
@@ -877,6 +893,10 @@ int conf_undo(struct xnf_dp *dp, const struct xnf_conf *from,
 		ret = undo_candidate(dp, from, to, &u, err, errlen);
 	if (!ret)
 		ret = diff_of(dp, u, &d, err, errlen);
+	/* A commit changes ct_max only on an instance made for it: an undo
+	 * that finds another size puts back that one's. */
+	if (!ret)
+		d->fresh = true;
 	if (!ret)
 		ret = diff_check(dp, d, true, &fw, &failed, err, errlen);
 	if (!ret)
@@ -943,8 +963,13 @@ int xnf_conf_commit(struct xnf_dp *dp, const struct xnf_conf *c,
 		r.destroyed = !ret;
 		goto out;
 	}
-	ret = diff_of(dp, c, &d, err, errlen) ?:
-		      diff_check(dp, d, false, &fw, &failed, err, errlen);
+	ret = diff_of(dp, c, &d, err, errlen);
+	if (!ret) {
+		/* Writes clear dp->created: what the instance was when the
+		 * commit began is what its changes may do (ct_max). */
+		d->fresh = fresh;
+		ret = diff_check(dp, d, false, &fw, &failed, err, errlen);
+	}
 	if (ret) {
 		if (d && failed < d->n) {
 			r.failed_obj = d->v[failed].obj;

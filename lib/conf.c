@@ -351,6 +351,7 @@ int conf_alloc(bool whole, struct xnf_conf **out)
 	if (!c)
 		return -ENOMEM;
 	xnf_cfg_default(&c->cfg);
+	xnf_ct_settings_default(&c->ct);
 	c->whole = whole;
 	c->cfg_known = whole;
 	if (whole && !(c->fw = xnf_fw_set_new())) {
@@ -370,6 +371,7 @@ int conf_copy(const struct xnf_conf *src, bool whole, struct xnf_conf **out)
 	if (ret)
 		return ret;
 	c->cfg = src->cfg;
+	c->ct = src->ct;
 	c->cfg_known = whole || src->cfg_known;
 	if (src->fw) {
 		xnf_fw_set_free(c->fw);
@@ -609,6 +611,9 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 			 XNF_MAP_STR(XNF_MAP_CFG), strerror(-ret));
 		goto fail;
 	}
+	ret = xnf_ct_settings_read(dp, &c->ct, err, errlen);
+	if (ret)
+		goto fail;
 	ret = xnf_fw_read(dp, &c->fw);
 	if (ret) {
 		xnf_errf(err, errlen, ret,
@@ -669,9 +674,13 @@ int conf_touch_cfg(struct xnf_conf *c, char *err, size_t errlen)
 		if (ret)
 			return read_failed(err, errlen, ret,
 					   XNF_MAP_STR(XNF_MAP_CFG));
+		ret = xnf_ct_settings_read(c->dp, &c->base->ct, err, errlen);
+		if (ret)
+			return ret;
 	}
 	c->base->cfg_known = c->cfg_known = true;
 	c->cfg = c->base->cfg;
+	c->ct = c->base->ct;
 	return 0;
 }
 
@@ -1438,22 +1447,109 @@ static __u32 *cfg_field(struct xnf_config *cfg, size_t i)
 	return (__u32 *)((char *)cfg + cfg_keys[i].off);
 }
 
-int xnf_cfg_key(size_t i, const struct xnf_config *cfg, const char **key,
-		const char **val)
-{
-	__u32 v;
-
-	if (i >= N_CFG)
-		return -1;
-	v = *cfg_field((struct xnf_config *)cfg, i);
-	*key = cfg_keys[i].key;
-	*val = v < 4 && cfg_keys[i].vals[v] ? cfg_keys[i].vals[v] : "?";
-	return 0;
-}
+/* After cfg_keys, the connection table's: ct_fragments, ct_max, then
+ * ct_timeout_<name> by slot (lib/ct.c names them). */
+enum { KEY_CT_FRAGMENTS = N_CFG, KEY_CT_MAX, KEY_CT_TIMEOUT };
+/* The slots that have a key, in order: TCP's states (not NONE), then
+ * udp, udp_stream, icmp, generic. */
+#define N_TIMEOUTS (__XNF_CT_TO_MAX - 1)
+#define N_KEYS	   (KEY_CT_TIMEOUT + N_TIMEOUTS)
 
 int conf_cfg_keys(void)
 {
-	return N_CFG;
+	return N_KEYS;
+}
+
+int xnf_conf_key(const struct xnf_conf *c, size_t i, const char **key,
+		 char *val, size_t len)
+{
+	__u32 v, slot;
+
+	if (i >= N_KEYS)
+		return -1;
+	if (i < N_CFG) {
+		v = *cfg_field((struct xnf_config *)&c->cfg, i);
+		*key = cfg_keys[i].key;
+		snprintf(val, len, "%s",
+			 v < 4 && cfg_keys[i].vals[v] ? cfg_keys[i].vals[v] :
+							"?");
+	} else if (i == KEY_CT_FRAGMENTS) {
+		*key = "ct_fragments";
+		snprintf(val, len, "%s",
+			 c->ct.cfg.fragments == XNF_CT_FRAG_DROP ? "drop" :
+								   "pass");
+	} else if (i == KEY_CT_MAX) {
+		*key = "ct_max";
+		snprintf(val, len, "%u", c->ct.max);
+	} else {
+		slot = i - KEY_CT_TIMEOUT + 1;
+		*key = xnf_ct_timeout_name(slot);
+		snprintf(val, len, "%u", c->ct.cfg.timeout[slot]);
+	}
+	return 0;
+}
+
+int xnf_conf_settings(struct xnf_dp *dp, struct xnf_conf **out, char *err,
+		      size_t errlen)
+{
+	struct xnf_conf *c;
+	int ret;
+
+	ret = xnf_conf_running(dp, &c);
+	if (ret)
+		return xnf_errf(err, errlen, ret, "out of memory");
+	ret = conf_touch_cfg(c, err, errlen);
+	if (ret) {
+		xnf_conf_free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+/* The connection table's keys: a number of seconds, or entries. */
+static int conf_ct_set(struct xnf_conf *c, const char *key, const char *val,
+		       char *err, size_t errlen)
+{
+	int slot = xnf_ct_timeout_slot(key);
+	unsigned long long n;
+	char *end;
+	int ret;
+
+	if (!strcmp(key, "ct_fragments")) {
+		if (strcmp(val, "pass") && strcmp(val, "drop"))
+			return xnf_errf(err, errlen, -EINVAL,
+					"invalid value '%s' for %s: expected pass or drop",
+					val, key);
+		ret = conf_touch_cfg(c, err, errlen);
+		if (!ret)
+			c->ct.cfg.fragments = strcmp(val, "drop") ?
+						      XNF_CT_FRAG_PASS :
+						      XNF_CT_FRAG_DROP;
+		return ret;
+	}
+	if (strcmp(key, "ct_max") && slot <= 0)
+		return xnf_errf(err, errlen, -EINVAL, "unknown key '%s'", key);
+	errno = 0;
+	n = strtoull(val, &end, 10);
+	if (slot > 0 && (errno || end == val || *end || *val == '-' || !n ||
+			 n > 0xffffffffULL))
+		return xnf_errf(err, errlen, -EINVAL,
+				"invalid value '%s' for %s: expected seconds, 1 to 4294967295",
+				val, key);
+	if (slot <= 0 && (errno || end == val || *end || *val == '-' ||
+			  n < XNF_CT_MAX_MIN || n > XNF_CT_MAX_MAX))
+		return xnf_errf(err, errlen, -EINVAL,
+				"invalid value '%s' for %s: expected entries, %u to %u",
+				val, key, XNF_CT_MAX_MIN, XNF_CT_MAX_MAX);
+	ret = conf_touch_cfg(c, err, errlen);
+	if (ret)
+		return ret;
+	if (slot > 0)
+		c->ct.cfg.timeout[slot] = n;
+	else
+		c->ct.max = n;
+	return 0;
 }
 
 int xnf_conf_config_set(struct xnf_conf *c, const char *key, const char *val,
@@ -1463,6 +1559,8 @@ int xnf_conf_config_set(struct xnf_conf *c, const char *key, const char *val,
 	__u32 v;
 	int ret;
 
+	if (!strncmp(key, "ct_", 3))
+		return conf_ct_set(c, key, val, err, errlen);
 	for (i = 0; i < N_CFG && strcmp(key, cfg_keys[i].key); i++)
 		;
 	if (i == N_CFG)
@@ -1502,6 +1600,7 @@ int xnf_conf_destroy(struct xnf_conf *c, char *err, size_t errlen)
 	xnf_fw_set_free(c->fw);
 	c->fw = fw;
 	xnf_cfg_default(&c->cfg);
+	xnf_ct_settings_default(&c->ct);
 	c->whole = c->cfg_known = true;
 	c->destroy = true;
 	return 0;

@@ -76,7 +76,7 @@ int conf_journal_write(struct xnf_dp *dp, const struct xnf_conf_diff *d,
 		       bool whole, __u32 steps, const char *cmd);
 void conf_journal_unpin(struct xnf_dp *dp);
 
-/* How many keys xnf_cfg_key() knows. */
+/* How many keys xnf_conf_key() knows. */
 int conf_cfg_keys(void);
 
 #endif /* XNF_LIB_CONF_PRIV_H */

@@ -101,7 +101,8 @@ static __u32 get_count(struct buf *b, size_t size)
  * refused rather than misread. */
 static __u32 journal_sig(void)
 {
-	return sizeof(struct xnf_config) ^ sizeof(struct xnf_fw_rule) << 8 ^
+	return sizeof(struct xnf_config) ^ sizeof(struct xnf_ct_settings) << 4 ^
+	       sizeof(struct xnf_fw_rule) << 8 ^
 	       sizeof(struct xnf_conf_attach) << 12 ^
 	       sizeof(struct xnf_route_entry) << 18 ^
 	       sizeof(struct xnf_route) << 24 ^ XNF_SCHEMA << 27;
@@ -114,6 +115,7 @@ static void put_conf(struct buf *b, const struct xnf_conf *c)
 
 	put_u32(b, c->cfg_known);
 	put(b, &c->cfg, sizeof(c->cfg));
+	put(b, &c->ct, sizeof(c->ct));
 	put_u32(b, !!c->fw);
 	if (c->fw) {
 		rules = xnf_fw_set_rules(c->fw);
@@ -146,6 +148,7 @@ static int get_conf(struct buf *b, struct xnf_conf *c)
 
 	c->cfg_known = get_u32(b);
 	get(b, &c->cfg, sizeof(c->cfg));
+	get(b, &c->ct, sizeof(c->ct));
 	if (get_u32(b)) {
 		if (!c->fw && !(c->fw = xnf_fw_set_new()))
 			return -ENOMEM;

@@ -52,8 +52,8 @@ teardown()
 # Every object and mode: two attachments (native tail-called LPM with a
 # placement; generic fused fib), routes of every type, both families, by
 # gateway and by MAC, rules of every field, the default policy, an FDB
-# entry, a cross-connect, an exception action changed and the flow cache
-# off.
+# entry, a cross-connect, an exception action changed, the flow cache
+# off and connection tracking's settings changed.
 full_config()
 {
 	tb_xnf attach d0 chain firewall,l3fwd,l2fwd cores 1 &&
@@ -70,7 +70,9 @@ full_config()
 	tb_xnf fdb add 02:00:00:00:00:aa dev d1 &&
 	tb_xnf xconnect d0 d1 lladdr 02:00:00:00:00:01 02:00:00:00:00:02 &&
 	tb_xnf config set no_route drop &&
-	tb_xnf config set flow_cache off
+	tb_xnf config set flow_cache off &&
+	tb_xnf config set ct_timeout_established 3600 &&
+	tb_xnf config set ct_fragments drop
 }
 
 # prog and link ids of what runs: equal when nothing was reloaded.
@@ -87,6 +89,8 @@ ids()
 	grep -q '^attach d1 chain firewall,l3fwd mode generic fused fib$' "$TB_TMP/a.conf"
 	grep -q '^xconnect add d0 d1 lladdr 02:00:00:00:00:01 02:00:00:00:00:02$' "$TB_TMP/a.conf"
 	grep -q '^config set flow_cache off$' "$TB_TMP/a.conf"
+	grep -q '^config set ct_timeout_established 3600$' "$TB_TMP/a.conf"
+	grep -q '^config set ct_fragments drop$' "$TB_TMP/a.conf"
 	tb_xnf detach all
 	tb_xnf destroy
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = none ]
@@ -99,6 +103,31 @@ ids()
 	# What it printed is what runs.
 	tb_xnf -j status | jq -e '.devices[] | select(.dev == "d1") |
 		.fused and .mode == "generic" and .l3fwd == "fib" and .chain == "firewall,l3fwd"'
+}
+
+@test "ct_max is the size of the instance an apply makes; on a running one a change is refused" {
+	local before
+	printf '%s\n' "config set ct_max 2048" "config set ct_timeout_udp 45" \
+		>"$TB_TMP/ct.conf"
+	run -0 tb_xnf apply "$TB_TMP/ct.conf"
+	tb_expect "the table's size" "$(tb_xnf -j ct stats | jq .max)" -eq 2048
+	tb_expect "the timeout" "$(tb_xnf -j config show | jq -r .ct_timeout_udp)" = 45
+	before=$(tb_xnf save)
+	grep -qx 'config set ct_max 2048' <<<"$before"
+
+	run -1 tb_xnf config set ct_max 4096
+	[[ "$output" == Error:* ]]
+	tb_expect "size kept" "$(tb_xnf -j ct stats | jq .max)" -eq 2048
+	tb_expect "nothing changed" "$(tb_xnf save)" = "$before"
+
+	# What the refusal says: destroy, and apply the file again.
+	sed 's/^config set ct_max 2048$/config set ct_max 4096/' <<<"$before" \
+		>"$TB_TMP/ct4096.conf"
+	tb_xnf destroy
+	run -0 tb_xnf apply "$TB_TMP/ct4096.conf"
+	tb_expect "resized" "$(tb_xnf -j ct stats | jq .max)" -eq 4096
+	tb_expect "the other settings kept" \
+		"$(tb_xnf -j config show | jq -r .ct_timeout_udp)" = 45
 }
 
 @test "apply of what runs changes nothing: no program reloaded, counters kept" {

@@ -99,6 +99,7 @@ same_stats()
 		tb_xnf stats -f prometheus >"$TB_TMP/once.txt"
 		scrape >"$TB_TMP/scrape.txt"
 		tb_stats_json >"$TB_TMP/stats.json"
+		tb_xnf -j ct stats >"$TB_TMP/ct.json"
 		tb_stats_json | jq -S 'del(.time, .timestamp)' >"$TB_TMP/c.json"
 		cmp -s "$TB_TMP/a.json" "$TB_TMP/c.json" && break
 	done
@@ -106,8 +107,19 @@ same_stats()
 
 	run -0 promtool check metrics <"$TB_TMP/once.txt"
 	run -0 promtool check metrics <"$TB_TMP/scrape.txt"
-	run -0 python3 "$TB_TOP/selftests/lib/prom_vs_json.py" "$TB_TMP/once.txt" "$TB_TMP/stats.json"
-	run -0 python3 "$TB_TOP/selftests/lib/prom_vs_json.py" "$TB_TMP/scrape.txt" "$TB_TMP/stats.json"
+	run -0 python3 "$TB_TOP/selftests/lib/prom_vs_json.py" "$TB_TMP/once.txt" \
+		"$TB_TMP/stats.json" "$TB_TMP/ct.json"
+	run -0 python3 "$TB_TOP/selftests/lib/prom_vs_json.py" "$TB_TMP/scrape.txt" \
+		"$TB_TMP/stats.json" "$TB_TMP/ct.json"
+	# The connection table's metrics, each with its type.
+	for n in entries max; do
+		grep -qx "# TYPE xnf_ct_$n gauge" "$TB_TMP/scrape.txt"
+	done
+	for n in created expired deleted flushed evicted insert_failed invalid \
+		related searched found; do
+		grep -qx "# TYPE xnf_ct_${n}_total counter" "$TB_TMP/scrape.txt"
+	done
+	grep -qx "xnf_ct_max $(jq .max "$TB_TMP/ct.json")" "$TB_TMP/scrape.txt"
 	# One code path: the same text but the exporter's own lines.
 	diff "$TB_TMP/once.txt" <(counters_only <"$TB_TMP/scrape.txt")
 

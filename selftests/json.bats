@@ -193,6 +193,9 @@ collect()
 	keep fdb 0 xnf/fdb/1 one none tb_xnf -j fdb show
 	keep xconnects 0 xnf/xconnects/1 one none tb_xnf -j xconnect show
 	keep config 0 xnf/config/1 one none tb_xnf -j config show
+	keep ct 0 xnf/ct/1 one none tb_xnf -j ct show
+	keep ct-stats 0 xnf/ct-stats/1 one none tb_xnf -j ct stats
+	keep ct-flush 0 xnf/ct-flush/1 one none tb_xnf -j ct flush proto udp
 	keep save 0 xnf/save/1 one none tb_xnf -j save
 	tb_xnf save >"$conf" || return 1
 	keep apply 0 xnf/apply/1 one none tb_xnf -j apply "$conf"

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
-"""prom_vs_json.py METRICS JSON: every counter of `xnf -j stats` (JSON)
-that the Prometheus text (METRICS, from `xnf stats -f prometheus` or the
-exporter) carries has the same value there, and each is there; the
-firewall's rules come in JSON's order (by prio). Prints one
+"""prom_vs_json.py METRICS JSON [CT_JSON]: every counter of `xnf -j stats`
+(JSON) and of `xnf -j ct stats` (CT_JSON) that the Prometheus text
+(METRICS, from `xnf stats -f prometheus` or the exporter) carries has the
+same value there, and each is there; the firewall's rules come in JSON's
+order (by prio). Prints one
 line per difference and exits 1 if there is any; prints how many values
 it compared.
 """
@@ -134,6 +135,16 @@ def main():
           stats['fw_default_packets'])
     check('xnf_fw_default_matched_bytes_total', policy,
           stats['fw_default_bytes'])
+    if len(sys.argv) > 3:
+        ct = json.load(open(sys.argv[3]))
+        # The table's gauges, and its counters (all but dead, which is
+        # in the entries' arithmetic only).
+        for key in ('entries', 'max'):
+            check(f'xnf_ct_{key}', {}, ct[key])
+        for key in ('created', 'expired', 'deleted', 'flushed', 'evicted',
+                    'insert_failed', 'invalid', 'related', 'searched',
+                    'found'):
+            check(f'xnf_ct_{key}_total', {}, ct[key])
     for b in bad:
         print(b)
     print(f'{n} values compared, {len(bad)} differ')
