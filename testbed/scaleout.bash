@@ -627,11 +627,14 @@ so_restore()
 # no carrier change) but it forwards and answers nothing. Its xnf drops
 # every frame: the service's datagrams by a rule of their own, whose
 # hit counter counts the frames lost in it exactly (so_stall_lost), all
-# else (BFD, BGP) by the default policy. Only BFD (or, seconds later, the
-# BGP hold timer) can tell the edge.
+# else (BFD, BGP) by the default policy: the rules filter what is
+# addressed to the router too (fw_input rules; by default it goes to the
+# kernel before them). Only BFD (or, seconds later, the BGP hold timer)
+# can tell the edge.
 so_stall()
 {
-	so_xnf "$1" fw add prio 10 drop proto udp dport $SO_DPORT &&
+	so_xnf "$1" config set fw_input rules &&
+		so_xnf "$1" fw add prio 10 drop proto udp dport $SO_DPORT &&
 		so_xnf "$1" fw default drop
 }
 
@@ -643,6 +646,7 @@ so_stall_lost()
 so_unstall()
 {
 	so_xnf "$1" fw default allow && so_xnf "$1" fw flush &&
+		so_xnf "$1" config set fw_input kernel &&
 		tb_until "r$1 back in the edge's route" so_path_via "$1"
 }
 
