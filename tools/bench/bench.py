@@ -1480,6 +1480,8 @@ class Bench:
         Linux) and of each round's DUT CPU time per packet (Linux / xnf),
         their medians with min-max. Printed, and written to
         vs_nft_ct.json."""
+        if not self.a.vs_nft_ct:
+            return
         by = {(r["dataplane"], r["size"], r["rep"]): r for r in self.rows["throughput"]}
         out = []
         for size in self.a.sizes:
