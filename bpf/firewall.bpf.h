@@ -30,13 +30,6 @@ static __always_inline struct xnf_fw_class *xnf_fw_class_get(__u32 gen,
 	return bpf_map_lookup_elem(&xnf_fw_class, &key);
 }
 
-static __always_inline __u32 *xnf_fw_port_class(void *map, __u32 gen, __be16 port)
-{
-	__u32 key = gen * 65536 + bpf_ntohs(port);
-
-	return bpf_map_lookup_elem(map, &key);
-}
-
 /* Index of the lowest set bit of x != 0, without branches (clang 14 cannot
  * lower __builtin_ctzll for BPF): the bits below it, counted SWAR-style. */
 static __always_inline __u32 xnf_ctz64(__u64 x)
@@ -125,9 +118,9 @@ __noinline __u64 xnf_fw_word_best(__u32 base, __u64 m, const struct xnf_pkt *p)
 	return ~0ULL;
 }
 
-/* Finds the first matching rule by priority: its xnf_fw_order key in
- * @best_key and its rank in @best_rank, which stays @nrules when no rule
- * matches. Only 64-rule words whose summary bit is set in all five classes
+/* Finds the first matching rule by priority: returns its rank << 32 | its
+ * xnf_fw_order key (a value, not out-parameters: they would take stack),
+ * the rank @nrules when no rule matches. Only 64-rule words whose summary bit is set in all five classes
  * are read; each word's lowest set bit is its best rule (bits are sorted by
  * rank within a word), and the best rank over the words wins. A candidate
  * whose rule has extra matches (xnf_fw_match.x) is checked against
@@ -138,15 +131,17 @@ __noinline __u64 xnf_fw_word_best(__u32 base, __u64 m, const struct xnf_pkt *p)
  * constant there would let the verifier decide the final test for the
  * no-match paths, mark the variable precise, and then fail to prune the
  * loop's states (a million instructions instead of twenty thousand). */
-static __always_inline void
-xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
-		   const struct xnf_fw_class *b, const struct xnf_fw_class *c,
-		   const struct xnf_fw_class *d, const struct xnf_fw_class *e,
-		   const struct xnf_pkt *p, __u32 *best_key, __u32 *best_rank)
+static __always_inline __u64 xnf_fw_first_match(__u32 gen, __u32 nrules,
+						const struct xnf_fw_class *a,
+						const struct xnf_fw_class *b,
+						const struct xnf_fw_class *c,
+						const struct xnf_fw_class *d,
+						const struct xnf_fw_class *e,
+						const struct xnf_pkt *p)
 {
+	__u32 best_key = 0, best_rank = nrules;
 	int s, j;
 
-	*best_rank = nrules;
 	for (s = 0; s < XNF_FW_SUMMARY; s++) {
 		__u64 sum = a->summary[s] & b->summary[s] & c->summary[s] &
 			    d->summary[s] & e->summary[s];
@@ -158,30 +153,32 @@ xnf_fw_first_match(__u32 gen, __u32 nrules, const struct xnf_fw_class *a,
 
 			sum &= sum - 1;
 			if (w >= XNF_FW_WORDS)
-				return;
+				goto out;
 			m = a->bits[w] & b->bits[w] & c->bits[w] & d->bits[w] &
 			    e->bits[w];
 			if (!m)
 				continue;
 			key = gen * XNF_FW_MAX_RULES + w * 64 + xnf_ctz64(m);
 			mt = bpf_map_lookup_elem(&xnf_fw_order, &key);
-			if (!mt || mt->rank >= *best_rank)
+			if (!mt || mt->rank >= best_rank)
 				continue;
 			if (mt->x.flags) {
 				__u64 best = xnf_fw_word_best(gen * XNF_FW_MAX_RULES +
 								      w * 64,
 							      m, p);
 
-				if (best == ~0ULL || best >> 32 >= *best_rank)
+				if (best == ~0ULL || best >> 32 >= best_rank)
 					continue;
-				*best_rank = best >> 32;
-				*best_key = (__u32)best;
+				best_rank = best >> 32;
+				best_key = (__u32)best;
 				continue;
 			}
-			*best_rank = mt->rank;
-			*best_key = key;
+			best_rank = mt->rank;
+			best_key = key;
 		}
 	}
+out:
+	return (__u64)best_rank << 32 | best_key;
 }
 
 /* Whether the first @len (0..32) bits of two network-order words agree. */
@@ -272,39 +269,70 @@ static __always_inline int xnf_fw_scan(__u32 gen, __u32 nrules,
 	return 0;
 }
 
-/* The first rule that matches @p: returns its action and puts its
- * xnf_fw_hits slot in @slot, or the default action and
- * XNF_FW_HIT_DEFAULT; -1 when the tables are missing or inconsistent.
- * @deps receives the rule set's xnf_fw_hdr.deps. */
-static __always_inline int xnf_firewall_classify(struct xdp_md *ctx,
-						 const struct xnf_pkt *p,
-						 __u32 *slot, __u32 *deps)
+/* What xnf_fw_linear_fn() and xnf_fw_tables_fn() find besides the
+ * action: one out-value on the caller's stack. */
+struct xnf_fw_res {
+	__u32 slot; /* xnf_fw_hits slot: a rule's, XNF_FW_HIT_DEFAULT */
+	__u32 deps; /* the rule set's xnf_fw_hdr.deps */
+};
+
+/* xnf_fw_linear_fn()'s answer for a set it leaves to the tables. */
+#define XNF_FW_TABLES 3
+
+/* The active generation's header into *@gen and the return value; NULL
+ * when a table is missing. */
+static __always_inline struct xnf_fw_hdr *xnf_fw_hdr_get(__u32 *gen)
+{
+	__u32 key = 0, *active;
+
+	active = bpf_map_lookup_elem(&xnf_fw_active, &key);
+	if (!active)
+		return NULL;
+	*gen = *active & 1;
+	return bpf_map_lookup_elem(&xnf_fw_hdr, gen);
+}
+
+/*
+ * The rule search is two global (not inlined) functions, called one after
+ * the other from the chain's level: the verifier checks each once, on its
+ * own, instead of once for every state the NFs before it in a fused chain
+ * leave behind (inlined after l2fwd and l3fwd, the rule search alone took
+ * 90% of the one-million-instruction budget), the code after them (the
+ * flow cache, the counters) sees one return value instead of every state
+ * the search ends in, and their stack frames are not stacked on each
+ * other: the fused chain's frame, the tables' search's and
+ * xnf_fw_word_best()'s must fit in 512 bytes together.
+ *
+ * xnf_fw_linear_fn(): the default for an empty set, the first matching
+ * rule of a linear set (xnf_fw_hdr.linear), or XNF_FW_TABLES for the
+ * tables' set; -1 when a table is missing. *@res gets the slot of the hit
+ * counter and the set's deps.
+ */
+__noinline int xnf_fw_linear_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
+				struct xnf_fw_res *res)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	struct xnf_fw_class *src, *dst, *proto, *sport, *dport;
-	__u32 *c_src, *c_dst, *c_proto, *c_sport, *c_dport;
-	__u32 zero = 0, gen, key, action;
 	struct xnf_fw_fields k = {};
 	struct xnf_fw_match *match;
 	struct xnf_fw_hdr *hdr;
-	__u32 *active, rank;
+	__u32 gen, off;
 
-	*slot = XNF_FW_HIT_DEFAULT;
-	active = bpf_map_lookup_elem(&xnf_fw_active, &zero);
-	if (!active)
-		goto internal;
-	gen = *active & 1;
-	hdr = bpf_map_lookup_elem(&xnf_fw_hdr, &gen);
+	if (!p || !res)
+		return -1;
+	res->slot = XNF_FW_HIT_DEFAULT;
+	res->deps = 0;
+	hdr = xnf_fw_hdr_get(&gen);
 	if (!hdr)
-		goto internal;
-	action = hdr->default_action;
-	*deps = hdr->deps;
+		return -1;
+	res->deps = hdr->deps;
 	if (!hdr->nrules)
-		goto decide;
-
-	if (p->l3_off > XNF_MAX_L3_OFF)
-		goto internal;
+		return hdr->default_action;
+	if (!hdr->linear)
+		return XNF_FW_TABLES;
+	off = p->l3_off;
+	if (off > XNF_MAX_L3_OFF)
+		return -1;
 	k.family = p->family;
 	k.proto = p->l4_proto;
 	if (p->flags & XNF_PKT_F_PORTS) {
@@ -313,49 +341,87 @@ static __always_inline int xnf_firewall_classify(struct xdp_md *ctx,
 		k.dport = bpf_ntohs(p->dport);
 	}
 	if (p->family == XNF_AF_INET) {
-		struct iphdr *iph = data + p->l3_off;
+		struct iphdr *iph = data + off;
 
 		if ((void *)(iph + 1) > data_end)
-			goto internal;
+			return -1;
 		k.src[0] = iph->saddr;
 		k.dst[0] = iph->daddr;
 	} else {
-		struct ipv6hdr *ip6h = data + p->l3_off;
+		struct ipv6hdr *ip6h = data + off;
 
 		if ((void *)(ip6h + 1) > data_end)
-			goto internal;
+			return -1;
 		__builtin_memcpy(k.src, &ip6h->saddr, 16);
 		__builtin_memcpy(k.dst, &ip6h->daddr, 16);
 	}
+	if (xnf_fw_scan(gen, hdr->nrules, &k, p, &match))
+		return -1;
+	if (!match)
+		return hdr->default_action;
+	res->slot = match->slot;
+	return match->action;
+}
 
-	if (hdr->linear) {
-		if (xnf_fw_scan(gen, hdr->nrules, &k, p, &match))
-			goto internal;
-		if (!match)
-			goto decide;
-		goto hit;
-	}
+/* The tables' search, for a set xnf_fw_linear_fn() left to them: the
+ * first matching rule's action and slot, or the default; -1 when a table
+ * is missing. The addresses go from the packet straight into the tries'
+ * key: no copy of them on this frame. */
+__noinline int xnf_fw_tables_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
+				struct xnf_fw_res *res)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	struct xnf_fw_class *src, *dst, *proto, *sport, *dport;
+	__u32 *c_src, *c_dst, *c_proto, *c_sport, *c_dport;
+	union {
+		struct xnf_fw_lpm4_key k4;
+		struct xnf_fw_lpm6_key k6;
+	} lk;
+	struct xnf_fw_match *match;
+	struct xnf_fw_hdr *hdr;
+	__u32 gen, key, off;
+	__u64 best;
 
+	if (!p || !res)
+		return -1;
+	res->slot = XNF_FW_HIT_DEFAULT;
+	hdr = xnf_fw_hdr_get(&gen);
+	if (!hdr)
+		return -1;
+	off = p->l3_off;
+	if (off > XNF_MAX_L3_OFF)
+		return -1;
 	if (p->family == XNF_AF_INET) {
-		struct xnf_fw_lpm4_key k4 = { .prefixlen = 64, .gen = gen };
+		struct iphdr *iph = data + off;
 
-		__builtin_memcpy(k4.addr, &k.src[0], 4);
-		c_src = bpf_map_lookup_elem(&xnf_fw_src4, &k4);
-		__builtin_memcpy(k4.addr, &k.dst[0], 4);
-		c_dst = bpf_map_lookup_elem(&xnf_fw_dst4, &k4);
+		if ((void *)(iph + 1) > data_end)
+			return -1;
+		lk.k4.prefixlen = 64;
+		lk.k4.gen = gen;
+		__builtin_memcpy(lk.k4.addr, &iph->saddr, 4);
+		c_src = bpf_map_lookup_elem(&xnf_fw_src4, &lk.k4);
+		__builtin_memcpy(lk.k4.addr, &iph->daddr, 4);
+		c_dst = bpf_map_lookup_elem(&xnf_fw_dst4, &lk.k4);
 	} else {
-		struct xnf_fw_lpm6_key k6 = { .prefixlen = 160, .gen = gen };
+		struct ipv6hdr *ip6h = data + off;
 
-		__builtin_memcpy(k6.addr, k.src, 16);
-		c_src = bpf_map_lookup_elem(&xnf_fw_src6, &k6);
-		__builtin_memcpy(k6.addr, k.dst, 16);
-		c_dst = bpf_map_lookup_elem(&xnf_fw_dst6, &k6);
+		if ((void *)(ip6h + 1) > data_end)
+			return -1;
+		lk.k6.prefixlen = 160;
+		lk.k6.gen = gen;
+		__builtin_memcpy(lk.k6.addr, &ip6h->saddr, 16);
+		c_src = bpf_map_lookup_elem(&xnf_fw_src6, &lk.k6);
+		__builtin_memcpy(lk.k6.addr, &ip6h->daddr, 16);
+		c_dst = bpf_map_lookup_elem(&xnf_fw_dst6, &lk.k6);
 	}
 	key = gen * 256 + p->l4_proto;
 	c_proto = bpf_map_lookup_elem(&xnf_fw_proto, &key);
 	if (p->flags & XNF_PKT_F_PORTS) {
-		c_sport = xnf_fw_port_class(&xnf_fw_sport, gen, p->sport);
-		c_dport = xnf_fw_port_class(&xnf_fw_dport, gen, p->dport);
+		key = gen * 65536 + bpf_ntohs(p->sport);
+		c_sport = bpf_map_lookup_elem(&xnf_fw_sport, &key);
+		key = gen * 65536 + bpf_ntohs(p->dport);
+		c_dport = bpf_map_lookup_elem(&xnf_fw_dport, &key);
 	} else {
 		c_sport = &hdr->sport_none;
 		c_dport = &hdr->dport_none;
@@ -368,39 +434,18 @@ static __always_inline int xnf_firewall_classify(struct xdp_md *ctx,
 	sport = xnf_fw_class_get(gen, c_sport);
 	dport = xnf_fw_class_get(gen, c_dport);
 	if (!src || !dst || !proto || !sport || !dport)
-		goto decide;
+		return hdr->default_action;
 
-	xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport, dport, p,
-			   &key, &rank);
-	if (rank >= hdr->nrules)
-		goto decide;
+	best = xnf_fw_first_match(gen, hdr->nrules, src, dst, proto, sport,
+				  dport, p);
+	if (best >> 32 >= hdr->nrules)
+		return hdr->default_action;
+	key = (__u32)best;
 	match = bpf_map_lookup_elem(&xnf_fw_order, &key);
 	if (!match)
-		goto internal;
-hit:
-	action = match->action;
-	*slot = match->slot;
-decide:
-	return action;
-internal:
-	return -1;
-}
-
-/*
- * A global (not inlined) function: the verifier checks it once, on its own,
- * instead of once for every state the NFs before it in a fused chain leave
- * behind (inlined after l2fwd and l3fwd, the rule search alone took 90% of
- * the one-million-instruction budget), and the code after it (the flow
- * cache, the counters) sees one return value instead of every state the
- * rule search ends in.
- */
-__noinline int xnf_firewall_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
-			       __u32 *slot, __u32 *deps)
-{
-	if (!p || !slot || !deps)
 		return -1;
-	*deps = 0;
-	return xnf_firewall_classify(ctx, p, slot, deps);
+	res->slot = match->slot;
+	return match->action;
 }
 
 /*
@@ -484,6 +529,7 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 	struct xnf_fc_entry *e;
 	struct xnf_config *cfg;
 	struct xnf_fw_hit *hit;
+	struct xnf_fw_res res;
 	__u32 slot, deps, input;
 	int action, cached;
 
@@ -530,7 +576,11 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 			slot = XNF_FW_HIT_DEFAULT;
 			deps = 0;
 		} else {
-			action = xnf_firewall_fn(ctx, p, &slot, &deps);
+			action = xnf_fw_linear_fn(ctx, p, &res);
+			if (action == XNF_FW_TABLES)
+				action = xnf_fw_tables_fn(ctx, p, &res);
+			slot = res.slot;
+			deps = res.deps;
 		}
 		if (action < 0) {
 			/* The tables are missing or inconsistent: fail

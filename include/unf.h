@@ -77,12 +77,13 @@ struct xnf_unf {
 	void *priv;
 };
 
-/* Set in meta.flags by an NF that chose egress_ifindex itself (the
+/* Set in meta.pad by an NF that chose egress_ifindex itself (the
  * worker's default egress is no choice): l2fwd keeps such a choice on an
  * FDB miss or a hairpin, as the XDP l2fwd keeps l3fwd's, and applies
- * cfg.l2_miss otherwise. Above the flags of the XDP chain. */
-#define XNF_UPKT_F_EGRESS (1 << 7)
-_Static_assert(XNF_UPKT_F_EGRESS > XNF_PKT_F_L4_UNKNOWN, "flag clash");
+ * cfg.l2_miss otherwise. In meta.pad, which the XDP chain leaves 0 and
+ * xnf_uparse() zeroes: meta.flags has no bit left (XNF_PKT_F_TCP took
+ * the last, the one this flag had). */
+#define XNF_UPKT_F_EGRESS (1 << 0)
 
 /* What every NF does with the packets of its vector. */
 
@@ -96,7 +97,7 @@ static inline bool xnf_upkt_decided(const struct xnf_upkt *p)
 static inline void xnf_upkt_redirect(struct xnf_upkt *p, __u32 ifindex)
 {
 	p->meta.verdict = XNF_V_REDIRECT;
-	p->meta.flags |= XNF_UPKT_F_EGRESS;
+	p->meta.pad |= XNF_UPKT_F_EGRESS;
 	p->meta.egress_ifindex = ifindex;
 	p->egress_ifindex = ifindex;
 }

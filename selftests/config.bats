@@ -130,6 +130,36 @@ ids()
 		"$(tb_xnf -j config show | jq -r .ct_timeout_udp)" = 45
 }
 
+@test "the firewall's ct state, iif, icmp and tcp flags matches and fw_input: save | apply rebuilds them, fw show -j names them" {
+	local fw
+
+	tb_xnf attach d0 chain conntrack,firewall,l3fwd
+	tb_xnf fw add allow ct state established,related
+	tb_xnf fw add drop ct state invalid
+	tb_xnf fw add allow iif d0 proto tcp dport 22 ct state new
+	tb_xnf fw add allow icmp type echo-request
+	tb_xnf fw add drop icmpv6 type destination-unreachable code port-unreachable
+	tb_xnf fw add drop tcp flags syn / syn,ack src 192.0.2.0/24
+	tb_xnf fw add drop tcp flags fin,rst
+	tb_xnf fw default drop
+	tb_xnf config set fw_input rules
+	tb_xnf save >"$TB_TMP/a.conf"
+	grep -qx 'fw add prio 30 allow proto tcp dport 22 ct state new iif d0' "$TB_TMP/a.conf"
+	grep -qx 'fw add prio 60 drop src 192.0.2.0/24 tcp flags syn / syn,ack' "$TB_TMP/a.conf"
+	fw=$(tb_xnf -j fw show)
+	jq -e '.rules[0].ct_state == "established,related" and
+		.rules[2].iif == "d0" and .rules[3].icmp_type == "echo-request" and
+		.rules[3].proto == "icmp" and
+		.rules[4].icmp_code == "port-unreachable" and
+		.rules[5].tcp_flags == "syn / syn,ack" and
+		.rules[6].tcp_flags == "fin,rst"' <<<"$fw"
+	tb_xnf detach all
+	tb_xnf destroy
+	tb_xnf apply "$TB_TMP/a.conf"
+	tb_xnf save >"$TB_TMP/b.conf"
+	diff "$TB_TMP/a.conf" "$TB_TMP/b.conf"
+}
+
 @test "apply of what runs changes nothing: no program reloaded, counters kept" {
 	local before after hits
 	tb_xnf attach d0 chain firewall,l3fwd

@@ -195,6 +195,17 @@ no_pins_for()
 	refuse fw add prio 100 drop proto udp dport 5001
 }
 
+@test "firewall matches that cannot hold: oif, a device that does not exist, flags outside their mask, icmp of the other family" {
+	refuse fw add allow oif d1
+	refuse fw add allow iif no-such-dev0
+	refuse fw add drop tcp flags syn / ack
+	refuse fw add drop proto udp tcp flags syn
+	refuse fw add drop icmp type echo-request src 2001:db8:1::/64
+	refuse fw add drop icmp type no-such-type
+	refuse fw add allow ct state new,bogus
+	refuse fw add allow ct status new
+}
+
 @test "a route that exists is not added again" {
 	refuse route add 198.51.100.0/24 via $TB_SINK4
 	refuse route add 2001:db8:2::/64 via $TB_SINK6

@@ -194,6 +194,37 @@ fw_hits_grew()
 	tb_expect "fused: hits of the drop rule" "$hits" -eq $((2 * n))
 }
 
+# nft's input vs forward: under a default-drop firewall, what is addressed
+# to the router itself goes to its kernel (fw_input kernel, the default),
+# whose own rules (none here) let the ping be answered; forwarded traffic
+# meets the rules. With fw_input rules the rules filter both. (Multicast,
+# such as IPv6 neighbour discovery, meets the rules either way: not
+# counted here.)
+@test "traffic to the router itself reaches its kernel under a default-drop firewall; fw_input rules drops it" {
+	local before after r
+
+	tb_attach_both firewall,l3fwd,l2fwd
+	tb_routes
+	tb_xnf fw default drop
+
+	before=$(tb_stats_json)
+	tb_ping_ok "$TB_SRC" $TB_D04 5
+	after=$(tb_stats_json)
+	tb_expect "passed to the kernel as local on d0" \
+		"$(tb_delta "$before" "$after" d0 .pass_reasons.local)" -ge 5
+	r=$(tb_ping_unanswered "$TB_SRC" $TB_SINK4 3)
+	tb_expect "forwarded pings answered" "${r#* }" -eq 0
+
+	tb_xnf config set fw_input rules
+	tb_xnf save | grep -qx 'config set fw_input rules'
+	before=$(tb_stats_json)
+	r=$(tb_ping_unanswered "$TB_SRC" $TB_D04 5)
+	after=$(tb_stats_json)
+	tb_expect "fw_input rules: pings to the router answered" "${r#* }" -eq 0
+	tb_expect "fw_input rules: dropped as fw_deny on d0" \
+		"$(tb_delta "$before" "$after" d0 .drop_reasons.fw_deny)" -ge 5
+}
+
 # The issue 34 case: a router whose connected subnet is a `kernel` route
 # (as `xnf route sync` mirrors one) and a firewall that keeps SSH from
 # outside out. With l3fwd before the firewall, l3fwd would hand the SYN to

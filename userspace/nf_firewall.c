@@ -13,6 +13,18 @@
  *   first matching rule / default  allow: untouched; drop: drop (fw_deny)
  *   no readable ports (ICMP, later the class of "no ports": a port rule
  *   fragments, short L4 header)    never matches
+ *   iif, icmp type and code, tcp   checked on a candidate as the XDP
+ *   flags                          firewall does (xnf_fw_match.x)
+ *   a rule set with ct state       refused: every packet dropped (below)
+ *
+ * `ct state` cannot be honoured here: the packets a worker gets were
+ * redirected to it by the xsk NF, and the connection table is the
+ * conntrack NF's, in XDP, which these packets did not go through in a way
+ * that sets their state (a worker chain has no conntrack NF). A worker
+ * whose rule set matches ct state fails closed: it refuses to start with
+ * the reason, and when such a set is applied while it runs, the refresh
+ * fails with the reason and it drops every packet (fw_deny) until a set
+ * it can honour runs again.
  *
  * The one difference from xnf_fw_classify(): the source and destination
  * prefix classes come from hash tables per prefix length (unf_priv.h)
@@ -45,7 +57,7 @@
 #include "unf_priv.h"
 
 struct fw_tables {
-	struct xnf_fw_compiled *c;
+	struct xnf_fw_compiled *c; /* NULL: refused, drop every packet */
 	struct xnf_lpm src4, dst4, src6, dst6;
 	struct xnf_fw_set *set;		 /* the copy compiled */
 	const struct xnf_fw_rule *rules; /* its slots */
@@ -97,8 +109,22 @@ out:
 	return err;
 }
 
+/* -EOPNOTSUPP with the reason when a rule of @rules matches ct state. */
+static int fw_refuse(const struct xnf_fw_rule *rules, char *errbuf, size_t errlen)
+{
+	__u32 i;
+
+	for (i = 0; i < XNF_FW_MAX_RULES; i++)
+		if (rules[i].in_use && (rules[i].flags & XNF_FW_F_CT))
+			return xnf_errf(errbuf, errlen, -EOPNOTSUPP,
+					"the rule of prio %u matches ct state, which the AF_XDP workers' firewall cannot honour (the connection table is the XDP conntrack NF's); the worker drops every packet until the rule set has no ct state match: filter by state in the XDP firewall (chain conntrack,firewall,...,xsk)",
+					rules[i].prio);
+	return 0;
+}
+
 /* Reads and compiles the rule set; *@out stays NULL when it is the one
- * @cur already holds. */
+ * @cur already holds. A set with a ct state match gives *@out tables that
+ * drop every packet, and its error. */
 static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
 		       struct fw_tables **out, char *errbuf, size_t errlen)
 {
@@ -125,6 +151,15 @@ static int fw_snapshot(struct xnf_dp *dp, const struct fw_tables *cur,
 	}
 	t->default_action = xnf_fw_set_default(set);
 	t->rules = xnf_fw_set_rules(set);
+	err = fw_refuse(t->rules, errbuf, errlen);
+	if (err) {
+		/* Fail closed: these tables drop every packet. */
+		t->set = set;
+		set = NULL;
+		*out = t;
+		t = NULL;
+		goto out;
+	}
 	err = xnf_fw_compile(t->rules, XNF_FW_MAX_RULES, t->default_action,
 			     &t->c, errbuf, errlen);
 	if (err)
@@ -152,10 +187,18 @@ static int fw_init(struct xnf_unf *nf, const struct xnf_unf_env *env,
 		   char *errbuf, size_t errlen)
 {
 	struct fw *fw = nf->priv;
+	int err;
 
-	return fw_snapshot(env->dp, NULL, &fw->t, errbuf, errlen);
+	err = fw_snapshot(env->dp, NULL, &fw->t, errbuf, errlen);
+	if (err) { /* a refused set: the worker does not start */
+		fw_tables_free(fw->t);
+		fw->t = NULL;
+	}
+	return err;
 }
 
+/* A refused set replaces the running one all the same (its tables drop
+ * every packet), and the error says why. */
 static int fw_refresh(struct xnf_unf *nf, char *errbuf, size_t errlen)
 {
 	struct fw *fw = nf->priv;
@@ -163,11 +206,11 @@ static int fw_refresh(struct xnf_unf *nf, char *errbuf, size_t errlen)
 	int err;
 
 	err = fw_snapshot(nf->env.dp, fw->t, &t, errbuf, errlen);
-	if (err || !t)
+	if (!t)
 		return err;
 	fw_tables_free(fw->t);
 	fw->t = t;
-	return 0;
+	return err;
 }
 
 static void fw_fini(struct xnf_unf *nf)
@@ -183,6 +226,32 @@ static inline __u32 ctz64(__u64 x)
 	return __builtin_ctzll(x);
 }
 
+/* The extra matches of a candidate, as xnf_fw_extra_hit() in
+ * bpf/firewall.bpf.h (ct state never gets here: fw_refuse()). */
+static inline bool fw_extra_hit(const struct xnf_fw_extra *x,
+				const struct xnf_pkt *p)
+{
+	__u16 f = x->flags;
+
+	if ((f & XNF_FW_F_CT) && !(x->ct_states & (1u << (p->ct_state & 7))))
+		return false;
+	if ((f & XNF_FW_F_IIF) && x->iif != p->ingress_ifindex)
+		return false;
+	if ((f & XNF_FW_F_ICMP_TYPE) &&
+	    (!(p->flags & XNF_PKT_F_ICMP) || p->icmp_type != x->icmp_type))
+		return false;
+	if ((f & XNF_FW_F_ICMP_CODE) && p->icmp_code != x->icmp_code)
+		return false;
+	if ((f & XNF_FW_F_TCP_FLAGS) &&
+	    (!(p->flags & XNF_PKT_F_TCP) ||
+	     (p->tcp_flags & x->tcp_mask) != x->tcp_flags))
+		return false;
+	if ((f & XNF_FW_F_TCP_ANY) &&
+	    (!(p->flags & XNF_PKT_F_TCP) || !(p->tcp_flags & x->tcp_mask)))
+		return false;
+	return true;
+}
+
 /* The action for an IP packet whose protocol is known: the first
  * matching rule's, or the default. */
 static inline __u32 fw_action(const struct fw_tables *t, const struct xnf_upkt *pk)
@@ -195,6 +264,8 @@ static inline __u32 fw_action(const struct fw_tables *t, const struct xnf_upkt *
 	__u64 hi, lo, sum, m;
 	bool v4 = p->family == XNF_AF_INET;
 
+	if (!c)
+		return XNF_FW_DROP; /* refused: fail closed */
 	if (!c->hdr.nrules)
 		return t->default_action;
 	xnf_lpm_key(p->family, l3 + (v4 ? 12 : 8), &hi, &lo);
@@ -229,14 +300,19 @@ static inline __u32 fw_action(const struct fw_tables *t, const struct xnf_upkt *
 				break;
 			m = k[0]->bits[w] & k[1]->bits[w] & k[2]->bits[w] &
 			    k[3]->bits[w] & k[4]->bits[w];
-			if (m) {
+			/* The word's candidates in priority order: the
+			 * first whose extra matches hold. */
+			for (; m; m &= m - 1) {
 				__u32 bit = w * 64 + ctz64(m);
+				const struct xnf_fw_match *o = &c->order[bit];
 
-				if (bit < c->hdr.nrules &&
-				    c->order[bit].rank < best_rank) {
-					best = bit;
-					best_rank = c->order[bit].rank;
-				}
+				if (bit >= c->hdr.nrules || o->rank >= best_rank)
+					break;
+				if (o->x.flags && !fw_extra_hit(&o->x, p))
+					continue;
+				best = bit;
+				best_rank = o->rank;
+				break;
 			}
 		}
 	}

@@ -28,8 +28,8 @@ static inline __u16 rd16(const __u8 *p)
 	return v; /* network order */
 }
 
-/* Ports or ICMP type/code from a header that lies whole within the IP
- * payload [.., end). */
+/* Ports (and TCP's flags) or ICMP type/code from a header that lies whole
+ * within the IP payload [.., end). */
 static void up_l4(struct xnf_pkt *p, const __u8 *data, __u32 off, __u32 end)
 {
 	__u32 need;
@@ -65,6 +65,10 @@ static void up_l4(struct xnf_pkt *p, const __u8 *data, __u32 off, __u32 end)
 	p->sport = rd16(data + off);
 	p->dport = rd16(data + off + 2);
 	p->flags |= XNF_PKT_F_PORTS;
+	if (p->l4_proto == IPPROTO_TCP) { /* need covers byte 13 */
+		p->tcp_flags = data[off + 13];
+		p->flags |= XNF_PKT_F_TCP;
+	}
 }
 
 static int up_ipv4(struct xnf_pkt *p, const __u8 *data, __u32 len, __u32 off)

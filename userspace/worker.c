@@ -780,8 +780,8 @@ static void tick(struct wthread *t)
 			failed = err;
 			/* A warning of its own: the worker goes on. */
 			if (!t->refresh_warned)
-				pr_warn("NF %s on queue %u keeps its old "
-					"tables: refresh failed: %s; retrying\n",
+				pr_warn("NF %s on queue %u: refresh failed: "
+					"%s; retrying\n",
 					t->nfs[i]->ops->name, t->queue,
 					why[0] ? why : strerror(-err));
 		}

@@ -794,3 +794,108 @@ TEST(firewall_input_split)
 	SUBTEST("fib")
 		fw_input_split(false, true);
 }
+
+/* ---- with the conntrack NF ---- */
+
+/* A TCP frame @src:@sport -> @dst:@dport with @flags. */
+static int fw_tcp_frame(__u8 *buf, const char *src, const char *dst,
+			__u16 sport, __u16 dport, __u8 flags)
+{
+	struct pkt_spec s = { .family = 4,
+			      .proto = IPPROTO_TCP,
+			      .src = src,
+			      .dst = dst,
+			      .sport = sport,
+			      .dport = dport };
+	int len = pkt_build(buf, PKT_MAX, &s);
+
+	if (len > 0)
+		buf[14 + 20 + 13] = flags;
+	return len;
+}
+
+static void fw_ct_expect(struct fx *f, const char *src, const char *dst,
+			 __u16 sport, __u16 dport, __u8 flags, int ret,
+			 int slot, const char *what)
+{
+	__u64 before = fw_hits(f, slot < 0 ? XNF_FW_HIT_DEFAULT : slot);
+	__u8 buf[PKT_MAX];
+	struct fx_out out;
+	int len = fw_tcp_frame(buf, src, dst, sport, dport, flags);
+
+	if (!ASSERT_GT(len, 0, what) ||
+	    !ASSERT_OK(fx_run(f, buf, len, &out), what))
+		return;
+	ASSERT_EQ(out.ret, ret, what);
+	ASSERT_EQ(fw_hits(f, slot < 0 ? XNF_FW_HIT_DEFAULT : slot), before + 1,
+		  what);
+}
+
+/* The classic stateful policy on chain conntrack,firewall: replies of a
+ * connection let in (established), flag combinations no stack sends and
+ * unsolicited replies dropped (invalid), new connections only from the
+ * inside port (iif), and a new connection the rules drop leaves no entry
+ * behind. */
+static void fw_ct_policy(bool fused)
+{
+	const char *a = "192.0.2.1", *b = "198.51.100.1";
+	struct xnf_fw_rule r[3] = {
+		{ .prio = 10,
+		  .action = XNF_FW_ALLOW,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT,
+		  .ct_states = 1 << XNF_CT_ESTABLISHED | 1 << XNF_CT_RELATED },
+		{ .prio = 20,
+		  .action = XNF_FW_DROP,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT,
+		  .ct_states = 1 << XNF_CT_INVALID },
+		{ .prio = 30,
+		  .action = XNF_FW_ALLOW,
+		  .in_use = 1,
+		  .flags = XNF_FW_F_CT | XNF_FW_F_IIF,
+		  .ct_states = 1 << XNF_CT_NEW },
+	};
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	r[2].iif = f.ifindex[0];
+	if (!fw_load(&f, r, 3, XNF_FW_DROP) ||
+	    !fx_chain(&f, "conntrack,firewall", fused, false))
+		goto out;
+	fw_ct_expect(&f, a, b, 40000, 80, 0x02, XDP_PASS, 2,
+		     "SYN from the inside: new, allowed by iif");
+	fw_ct_expect(&f, b, a, 80, 40000, 0x12, XDP_PASS, 0,
+		     "SYN-ACK: established");
+	fw_ct_expect(&f, a, b, 40000, 80, 0x10, XDP_PASS, 0, "ACK: established");
+	fw_ct_expect(&f, a, b, 40001, 80, 0x03, XDP_DROP, 1, "SYN+FIN: invalid");
+	fw_ct_expect(&f, b, a, 443, 40002, 0x12, XDP_DROP, 1,
+		     "unsolicited SYN-ACK: invalid");
+	/* New connections only from ut1 now: ut0's SYN meets the default,
+	 * and its drop leaves no entry (the reply is no reply). */
+	r[2].iif = f.ifindex[1];
+	if (!fw_load(&f, r, 3, XNF_FW_DROP))
+		goto out;
+	fw_ct_expect(&f, a, b, 40003, 80, 0x02, XDP_DROP, -1,
+		     "SYN from ut0 with new allowed only from ut1: default");
+	fw_ct_expect(&f, b, a, 80, 40003, 0x12, XDP_DROP, 1,
+		     "SYN-ACK to a dropped SYN: invalid, no entry was made");
+	fw_ct_expect(&f, a, b, 40000, 80, 0x10, XDP_PASS, 0,
+		     "the earlier connection kept over the rule change");
+out:
+	fx_close(&f);
+}
+
+TEST(firewall_ct_policy)
+{
+	SUBTEST("tail-called")
+		fw_ct_policy(false);
+	SUBTEST("fused")
+		fw_ct_policy(true);
+	SUBTEST("tables") {
+		fw_tables_only = true;
+		fw_ct_policy(false);
+		fw_tables_only = false;
+	}
+}

@@ -119,7 +119,7 @@ static void u_chain(struct xnf_unf **nfs, int nnf, struct xnf_upkt *pk, __u32 n)
 static bool same_parse(const struct xnf_pkt *x, const struct xnf_pkt *u,
 		       const char *what)
 {
-	__u8 nf_flags = XNF_PKT_F_DONE | XNF_UPKT_F_EGRESS;
+	__u8 nf_flags = XNF_PKT_F_DONE;
 
 	return ASSERT_EQ(u->ingress_ifindex, x->ingress_ifindex, what) &&
 	       ASSERT_EQ(u->rx_queue, x->rx_queue, what) &&
@@ -156,7 +156,7 @@ static bool same_verdict(const struct xref *x, const struct uref *u, __u32 dflt,
 		if (x->meta.reason == XNF_R_NONE)
 			ok = ASSERT_EQ(m->verdict, XNF_V_REDIRECT, what) &&
 			     ASSERT_EQ(u->u.egress_ifindex, dflt, what) &&
-			     ASSERT_FALSE(m->flags & XNF_UPKT_F_EGRESS, what);
+			     ASSERT_FALSE(m->pad & XNF_UPKT_F_EGRESS, what);
 		else
 			ok = ASSERT_EQ(m->verdict, XNF_V_PASS, what) &&
 			     ASSERT_EQ(m->reason, x->meta.reason, what);
@@ -1289,6 +1289,141 @@ TEST(unf_firewall_vs_xdp)
 	}
 	unf_close(nfs, 1);
 out:
+	fx_close(&f);
+}
+
+/* Rules with iif, tcp flags and icmp type matches (the worker honours
+ * them as XDP does): a generated set of @nrules with such matches on
+ * half of its rules, and frames with TCP flags and ICMP types around
+ * them; the worker's verdict is XDP's. Over 16 rules the tables find the
+ * candidates and check each on its extra matches. */
+static void fw_extra_vs_xdp(__u32 nrules, int npkts)
+{
+	struct xnf_fw_rule *rules = calloc(nrules, sizeof(*rules));
+	struct xnf_unf *nfs[1] = { NULL };
+	unsigned int seed = nrules + 7;
+	int i, bad = 0, len;
+	static struct uref u;
+	struct xnf_fw_pkt p;
+	char what[96];
+	struct fx f;
+	__u32 k;
+
+	if (!ASSERT_TRUE(rules, "calloc"))
+		return;
+	if (!fx_open(&f))
+		goto out_free;
+	if (!ASSERT_OK(xnf_fw_generate(rules, nrules, 13), "xnf_fw_generate"))
+		goto out;
+	for (k = 0; k < nrules; k++) {
+		struct xnf_fw_rule *r = &rules[k];
+
+		if (rand_r(&seed) & 1)
+			continue;
+		if (rand_r(&seed) & 1) {
+			r->flags |= XNF_FW_F_IIF;
+			r->iif = f.ifindex[rand_r(&seed) & 1];
+		}
+		if ((r->flags & XNF_FW_F_PROTO) && r->proto == IPPROTO_TCP) {
+			r->flags |= XNF_FW_F_TCP_FLAGS;
+			r->tcp_mask = 0x12;
+			r->tcp_flags = rand_r(&seed) & 0x12;
+		}
+		if ((r->flags & XNF_FW_F_PROTO) &&
+		    ((r->proto == IPPROTO_ICMP && r->family != XNF_AF_INET6) ||
+		     (r->proto == IPPROTO_ICMPV6 && r->family != XNF_AF_INET))) {
+			r->flags |= XNF_FW_F_ICMP_TYPE;
+			r->icmp_type = rand_r(&seed) % 4;
+		}
+	}
+	if (!fx_chain(&f, "firewall", false, false) ||
+	    !fx_fw_load(&f, rules, nrules, XNF_FW_ALLOW) ||
+	    unf_open(&f, "firewall", NULL, nfs) != 1)
+		goto out;
+	for (i = 0; i < npkts && bad < 5; i++) {
+		size_t l4;
+
+		fw_pkt(&rules[rand_r(&seed) % nrules], &seed, &p);
+		len = fw_frame(&p, c_frame);
+		if (!ASSERT_GE(len, ETH_HLEN, "frame"))
+			break;
+		l4 = ETH_HLEN + (p.family == XNF_AF_INET ? 20 : 40);
+		if (p.proto == IPPROTO_TCP)
+			c_frame[l4 + 13] = rand_r(&seed) & 0x12;
+		if (p.proto == IPPROTO_ICMP || p.proto == IPPROTO_ICMPV6)
+			c_frame[l4] = rand_r(&seed) % 4;
+		snprintf(what, sizeof(what), "%u rules, packet %d", nrules, i);
+		if (!xdp_ref(&f, c_frame, len, &x_res, what))
+			break;
+		u_prep(&u, c_frame, len, f.ifindex[0], f.ifindex[0]);
+		u_chain(nfs, 1, &u.u, 1);
+		if (!same_verdict(&x_res, &u, f.ifindex[0], what))
+			bad++;
+	}
+	ASSERT_EQ(bad, 0, "the worker's verdicts are XDP's");
+	unf_close(nfs, 1);
+out:
+	fx_close(&f);
+out_free:
+	free(rules);
+}
+
+TEST(unf_firewall_extra_vs_xdp)
+{
+	fw_extra_vs_xdp(12, 1500);
+	fw_extra_vs_xdp(200, 1500);
+}
+
+/* A rule set with ct state: the worker refuses to start with it, and
+ * when one is applied while it runs it drops every packet until the set
+ * loses the match (fail closed). */
+TEST(unf_firewall_refuses_ct_state)
+{
+	const struct xnf_unf_ops *ops = xnf_unf_find("firewall");
+	struct xnf_fw_rule ct = fw_rule(10, XNF_FW_ALLOW, XNF_FW_F_CT);
+	struct xnf_fw_rule any = fw_rule(10, XNF_FW_ALLOW, 0);
+	struct xnf_unf_env env = { 0 };
+	struct xnf_unf *nf = NULL;
+	static struct uref u;
+	char err[512];
+	struct fx f;
+	int len;
+
+	ct.ct_states = 1 << XNF_CT_UNTRACKED;
+	if (!fx_open(&f))
+		return;
+	env.dp = f.dp;
+	env.ingress_ifindex = env.default_egress = f.ifindex[0];
+	len = pkt_build(c_frame, sizeof(c_frame),
+			&(struct pkt_spec){ .family = 4 });
+	if (!fx_fw_load(&f, &ct, 1, XNF_FW_ALLOW) ||
+	    !ASSERT_EQ(xnf_unf_new(ops, &env, &nf, err, sizeof(err)),
+		       -EOPNOTSUPP, "init refuses a set with ct state"))
+		goto out;
+	ASSERT_TRUE(strstr(err, "ct state") != NULL, err);
+	if (!fx_fw_load(&f, &any, 1, XNF_FW_ALLOW) ||
+	    !ASSERT_OK(xnf_unf_new(ops, &env, &nf, err, sizeof(err)), err))
+		goto out;
+	u_prep(&u, c_frame, len, f.ifindex[0], f.ifindex[0]);
+	u_chain(&nf, 1, &u.u, 1);
+	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT, "allowed");
+	if (!fx_fw_load(&f, &ct, 1, XNF_FW_ALLOW))
+		goto out;
+	ASSERT_EQ(nf->ops->refresh(nf, err, sizeof(err)), -EOPNOTSUPP,
+		  "refresh refuses a set with ct state");
+	u_prep(&u, c_frame, len, f.ifindex[0], f.ifindex[0]);
+	u_chain(&nf, 1, &u.u, 1);
+	ASSERT_EQ(u.u.meta.verdict, XNF_V_DROP, "fail closed: dropped");
+	ASSERT_EQ(u.u.meta.reason, XNF_R_FW_DENY, "as fw_deny");
+	if (!fx_fw_load(&f, &any, 1, XNF_FW_ALLOW) ||
+	    !ASSERT_OK(nf->ops->refresh(nf, err, sizeof(err)), err))
+		goto out;
+	u_prep(&u, c_frame, len, f.ifindex[0], f.ifindex[0]);
+	u_chain(&nf, 1, &u.u, 1);
+	ASSERT_EQ(u.u.meta.verdict, XNF_V_REDIRECT, "allowed again");
+out:
+	if (nf)
+		xnf_unf_free(nf);
 	fx_close(&f);
 }
 
