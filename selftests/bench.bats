@@ -278,3 +278,34 @@ EOF
 	echo "$output" | grep -q ': 4 dataplanes, 20 test beds, 20 trials;'
 	[ "$(echo "$output" | grep -c '^  testpmd-napi-other rules=10: 1 tasks')" -eq 5 ]
 }
+
+@test "bench: --vs-nft-ct runs xnf's stateful chain and Linux + nftables side by side at 1 and 65,536 flows" {
+	# The full run plans neither: they are --vs-nft-ct's.
+	run /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --dry-run --build "$BUILD" --out "$OUT"
+	[ "$status" -eq 0 ]
+	! echo "$output" | grep -q -- '-ct-'
+	run /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --dry-run --vs-nft-ct \
+		--build "$BUILD" --out "$OUT"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -q ': 5 dataplanes, 25 test beds, 25 trials;'
+	[ "$(echo "$output" | grep -c '^  xnf-ct-65536flows rules=10: 1 tasks')" -eq 5 ]
+
+	run timeout 300 /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --vs-nft-ct \
+		--build "$BUILD" --out "$OUT" --repeat 1 --duration 0.3
+	echo "$output" | tail -12
+	[ "$status" -eq 0 ]
+	# Both dataplanes forwarded through their stateful policy (a ratio
+	# needs both rates), the DUT's CPU time per packet measured, and the
+	# connections tracked: one, or (nearly: a flow whose frames the
+	# veth's ring all dropped is not seen) all 65,536 source ports.
+	jq -e 'map(select(.xnf)) | length == 2 and all(.[];
+		.rounds == 1 and .rate_ratio_median > 0 and .cpu_ratio_median > 0 and
+		.xnf_ns_per_pkt[0] > 0 and .linux_ns_per_pkt[0] > 0)' "$OUT/vs_nft_ct.json"
+	jq -e 'map(select(.xnf == "xnf-ct-1flows"))[0] |
+		.xnf_ct_entries == [1] and .linux_ct_entries == [1]' "$OUT/vs_nft_ct.json"
+	jq -e 'map(select(.xnf == "xnf-ct-65536flows"))[0] |
+		(.xnf_ct_entries[0] | . > 60000 and . <= 65536) and
+		(.linux_ct_entries[0] | . > 60000 and . <= 65536)' "$OUT/vs_nft_ct.json"
+	jq -e 'map(select(.ceiling == "redirect"))[0].ns_per_pkt[0] > 0' "$OUT/vs_nft_ct.json"
+}

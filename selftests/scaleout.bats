@@ -252,6 +252,131 @@ t_follow()
 	so_sync_running 1
 }
 
+# ---- stateful routers -----------------------------------------------------------
+#
+# Every router runs conntrack,firewall,l3fwd with the classic stateful
+# policy (so_ct_policy). CT_CONNS TCP connections from the source (inside,
+# p0) to the sink's server echo CT_BYTES1 bytes each; then router 1 is
+# drained and they echo CT_BYTES2 more, and close. The connections router
+# 1 carried now reach another router in mid-stream, which has no entry for
+# them: as Linux with nf_conntrack_tcp_loose=1 (its default), that router
+# picks the connection up from its next packet (an entry made ESTABLISHED
+# in the TCP state). Linux gives that packet ct state new (IP_CT_NEW: the
+# original direction, no reply seen yet), and so does xnf: it is not let
+# through by `ct state established`, but by `iif p0` (the inside may open
+# anything), which confirms the entry; the server's answers then match
+# the entry in the reply direction and pass as established. (Had the
+# server's packet come first, from the outside, it would be new and
+# dropped, and no entry made: the client's next packet makes it.)
+CT_PORT=8080
+CT_CONNS=${CT_CONNS:-16}
+CT_BYTES1=65536
+CT_BYTES2=131072
+
+# ct_entries_of JSON SPORTS: the entries of JSON (so_ct_conns) whose
+# original source port is in SPORTS (a JSON array).
+ct_entries_of()
+{
+	jq -c --argjson p "$2" '[.[] | select(.orig.sport as $s | $p | index($s))]' <<<"$1"
+}
+
+# ct_closed K SPORTS: router K's entries of the connections SPORTS are all
+# in TIME_WAIT (both FINs and the last ACK seen).
+ct_closed()
+{
+	local c
+	c=$(ct_entries_of "$(so_ct_conns "$1" $CT_PORT)" "$2") &&
+		jq -e --argjson p "$2" 'length == ($p | length) and all(.[]; .state == "TIME_WAIT")' \
+			<<<"$c" >/dev/null
+}
+
+t_ct_drain()
+{
+	local k st=$TB_TMP/ct-status go=$TB_TMP/ct-go out=$TB_TMP/ct-client.json \
+		srv=$TB_TMP/ct-server.out py="$TB_TOP/selftests/lib/tcp_phases.py" \
+		pid conns all=0 mine1 n1 c hits0=() hits=0
+	for ((k = 1; k <= SO_N; k++)); do
+		tb_until "router $k's route back to the source" so_back_synced "$k"
+	done
+	so_ct_return $CT_PORT
+	: >"$srv"
+	tb_bg "$(so_ns sink)" timeout 150 /usr/bin/python3 "$py" serve "$(so_svc)" \
+		$CT_PORT "$CT_CONNS" "$srv"
+	tb_until "the server to listen" eval \
+		'tb_run "$(so_ns sink)" ss -Hltn "sport = :$CT_PORT" | grep -q .'
+	tb_bg "$(so_ns src)" timeout 120 /usr/bin/python3 "$py" client "$(so_svc)" \
+		$CT_PORT "$CT_CONNS" $CT_BYTES1 $CT_BYTES2 "$st" "$go" >"$out"
+	pid=$TB_BG_PID
+	tb_until "phase 1 of every connection" test -s "$st"
+
+	# Each connection went through one router, which tracks it as
+	# established, with the phase's bytes in both directions.
+	for ((k = 1; k <= SO_N; k++)); do
+		conns=$(so_ct_conns "$k" $CT_PORT)
+		echo "router $k before the drain: $(jq -c '[.[] | {sport: .orig.sport, state, o: .orig.bytes, r: .reply.bytes}]' <<<"$conns")"
+		jq -e --argjson b $CT_BYTES1 'all(.[]; .state == "ESTABLISHED" and
+			.orig.bytes > $b and .reply.bytes > $b)' <<<"$conns"
+		all=$((all + $(jq length <<<"$conns")))
+		((k == 1)) || hits0[k]=$(so_fw_hits "$k" 30)
+	done
+	tb_expect "connections tracked, all routers" "$all" -eq "$CT_CONNS"
+	mine1=$(so_ct_conns 1 $CT_PORT | jq -c '[.[].orig.sport]')
+	n1=$(jq length <<<"$mine1")
+	tb_expect "connections through router 1" "$n1" -ge 1
+
+	so_drain 1
+	touch "$go"
+	wait "$pid"
+	echo "client: $(cat "$out")"
+	echo "server: $(tr '\n' ' ' <"$srv")"
+	# Every byte of both phases came back, unchanged, on every connection;
+	# the server received each connection's bytes exactly.
+	jq -e --argjson n "$CT_CONNS" --argjson a $CT_BYTES1 --argjson b $CT_BYTES2 \
+		'.connections | length == $n and all(.[];
+			.phase1 == {sent: $a, echoed: $a, same: true} and
+			.phase2 == {sent: $b, echoed: $b, same: true})' "$out"
+	tb_until "the server to log every connection" eval \
+		'[ "$(wc -l <"$srv")" -eq "$CT_CONNS" ]'
+	jq -se --argjson t $((CT_BYTES1 + CT_BYTES2)) --slurpfile c "$out" \
+		'(map(.sport) | sort) == ($c[0].connections | map(.sport) | sort) and
+			all(.[]; .bytes == $t)' "$srv"
+
+	# Router 1's connections continued through the others: picked up
+	# there from the client's packet (the original direction is the
+	# client's), the server's phase 2 answers counted in the reply
+	# direction, and the closes tracked to TIME_WAIT.
+	c="[]"
+	for ((k = 2; k <= SO_N; k++)); do
+		c=$(jq -sc 'add' <(echo "$c") <(ct_entries_of "$(so_ct_conns "$k" $CT_PORT)" "$mine1"))
+		hits=$((hits + $(so_fw_hits "$k" 30) - hits0[k]))
+	done
+	# Each picked-up connection's first packet there was new.
+	echo "the others' rule 'allow iif p0' matched $hits packets after the drain"
+	tb_expect "packets of new connections from the inside, after the drain" "$hits" -ge "$n1"
+	echo "router 1's connections, on the others: $c"
+	jq -e --argjson p "$mine1" --argjson b $CT_BYTES2 --arg s "$(so_src)" \
+		'(map(.orig.sport) | sort) == ($p | sort) and all(.[];
+			.orig.src == $s and .orig.bytes > $b and .reply.bytes > $b)' <<<"$c"
+	for ((k = 2; k <= SO_N; k++)); do
+		tb_until "router $k to see the closes" ct_closed "$k" \
+			"$(jq -c '[.[].orig.sport]' <<<"$(ct_entries_of "$(so_ct_conns "$k" $CT_PORT)" "$mine1")")"
+	done
+}
+
+@test "stateful routers, IPv4: a drained router's TCP connections continue through the others" {
+	SO_CT=1
+	SO_FAMILY=4
+	so_up
+	attempt t_ct_drain
+}
+
+@test "stateful routers, IPv6: a drained router's TCP connections continue through the others" {
+	SO_CT=1
+	SO_FAMILY=6
+	so_up
+	attempt t_ct_drain
+}
+
 @test "fib mode, IPv4: flows spread over every router, each flow through one router" {
 	SO_MODE=fib
 	SO_FAMILY=4

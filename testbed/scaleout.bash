@@ -60,6 +60,7 @@ SO_MODE=${SO_MODE:-sync}
 
 SO_SRC4=192.0.2.1 SO_E04=192.0.2.254
 SO_SRC6=2001:db8:1::1 SO_E06=2001:db8:1::fe
+SO_SRC_NET4=192.0.2.0/24 SO_SRC_NET6=2001:db8:1::/64
 SO_SVC_NET4=203.0.113.0/24 SO_SVC4=203.0.113.1
 SO_SVC_NET6=2001:db8:5::/48 SO_SVC6=2001:db8:5::1
 # The family of the traffic (4 or 6): routing is dual stack, with a BGP
@@ -69,6 +70,10 @@ SO_FAMILY=${SO_FAMILY:-4}
 SO_AS_EDGE=64500 SO_AS_XNF=64501
 SO_SPORT=1024 SO_DPORT=9 SO_FENCE_PORT=10
 
+# Set (to anything): every router runs conntrack,firewall,l3fwd with the
+# classic stateful policy (so_ct_policy) instead of firewall,l3fwd,l2fwd
+# with no rules.
+SO_CT=${SO_CT:-}
 SO_ID=${SO_ID:-}
 SO_MOUNTS=() # bpffs this process mounted (one per router)
 SO_SYNC_PIDS=() # per router, the timeout around its xnf route sync
@@ -223,7 +228,9 @@ so_edge_conf()
 # so_router_conf K [drain]: the service prefix as a static route toward
 # the sink, exported to the kernel (where the route sync, or fib mode,
 # finds it) and to the edge; with drain, announced with the graceful
-# shutdown community. SO_STATIC_EXTRA, when set, is more of the config
+# shutdown community; the way back to the source's prefix (for the
+# answers of TCP connections) via the edge, into the kernel only.
+# SO_STATIC_EXTRA, when set, is more of the config
 # (static protocols named follow*, which go into the kernel but not to
 # the edge: scaleout.bats changes routes by them).
 so_router_conf()
@@ -235,6 +242,8 @@ so_router_conf()
 		protocol device { scan time 1; }
 		protocol static { ipv4; route $SO_SVC_NET4 via $(so_sink_addr "$k"); }
 		protocol static { ipv6; route $SO_SVC_NET6 via $(so_sink_addr6 "$k"); }
+		protocol static back4 { ipv4; route $SO_SRC_NET4 via $(so_edge_addr "$k"); }
+		protocol static back6 { ipv6; route $SO_SRC_NET6 via $(so_edge_addr6 "$k"); }
 		${SO_STATIC_EXTRA:-}
 		protocol kernel {
 		  ipv4 { import none; export where source = RTS_STATIC; };
@@ -243,7 +252,7 @@ so_router_conf()
 		  ipv6 { import none; export where source = RTS_STATIC; };
 		}
 		filter to_edge {
-		  if source != RTS_STATIC || proto ~ "follow*" then reject;
+		  if source != RTS_STATIC || proto ~ "follow*" || proto ~ "back*" then reject;
 		  ${drain:+bgp_community.add((65535, 0));}
 		  accept;
 		}
@@ -380,8 +389,16 @@ so_router_up()
 		SO_FAMILY=6 tb_until "bird of r$k to install $SO_SVC_NET6" \
 			so_router_has_route "$k" || return 1
 	[ "$SO_MODE" = sync ] || fib=fib
-	so_xnf "$k" attach p0 chain firewall,l3fwd,l2fwd $fib &&
-		so_xnf "$k" attach p1 chain firewall,l3fwd,l2fwd $fib || return 1
+	# TCP's senders into router K (the edge's xK, the sink's kK) send
+	# with checksums complete (tx off): xnf redirects what they send,
+	# and a redirect never completes a checksum left to the hardware.
+	if [ -n "$SO_CT" ]; then
+		tb_run "$(so_ns sink)" ethtool -K "k$k" tx off >/dev/null &&
+			tb_run "$(so_ns edge)" ethtool -K "x$k" tx off >/dev/null || return 1
+	fi
+	so_xnf "$k" attach p0 chain "$(so_chain)" $fib &&
+		so_xnf "$k" attach p1 chain "$(so_chain)" $fib || return 1
+	[ -z "$SO_CT" ] || so_ct_policy "$k" || return 1
 	[ "$SO_MODE" = sync ] || return 0
 	so_sync_start "$k" && so_wait_synced "$k"
 }
@@ -610,11 +627,14 @@ so_restore()
 # no carrier change) but it forwards and answers nothing. Its xnf drops
 # every frame: the service's datagrams by a rule of their own, whose
 # hit counter counts the frames lost in it exactly (so_stall_lost), all
-# else (BFD, BGP) by the default policy. Only BFD (or, seconds later, the
-# BGP hold timer) can tell the edge.
+# else (BFD, BGP) by the default policy: the rules filter what is
+# addressed to the router too (fw_input rules; by default it goes to the
+# kernel before them). Only BFD (or, seconds later, the BGP hold timer)
+# can tell the edge.
 so_stall()
 {
-	so_xnf "$1" fw add prio 10 drop proto udp dport $SO_DPORT &&
+	so_xnf "$1" config set fw_input rules &&
+		so_xnf "$1" fw add prio 10 drop proto udp dport $SO_DPORT &&
 		so_xnf "$1" fw default drop
 }
 
@@ -626,6 +646,7 @@ so_stall_lost()
 so_unstall()
 {
 	so_xnf "$1" fw default allow && so_xnf "$1" fw flush &&
+		so_xnf "$1" config set fw_input kernel &&
 		tb_until "r$1 back in the edge's route" so_path_via "$1"
 }
 
@@ -954,4 +975,101 @@ so_outage_ms()
 {
 	((SO_K_FLOWS > 0)) || { echo 0; return; }
 	echo $((SO_LOST * 1000 * SO_FLOWS / (SO_RATE * SO_K_FLOWS)))
+}
+
+# ---- stateful routers (SO_CT) ------------------------------------------------------
+#
+# Inside is the source's side (p0, toward the edge: the LAN), outside the
+# sink's (p1: the WAN, where the service is). TCP connections from the
+# source to the sink need a way back that follows the way in: the sink
+# answers through the router whose link the connection's latest packet
+# came in by (so_ct_return), as a stateful firewall on each router needs
+# (a reply that takes another router than its connection is, for Linux
+# and for xnf alike, a packet of a connection that router never saw).
+
+so_chain()
+{
+	if [ -n "$SO_CT" ]; then
+		echo conntrack,firewall,l3fwd
+	else
+		echo firewall,l3fwd,l2fwd
+	fi
+}
+
+# so_ct_policy K: router K's firewall gets the classic stateful policy
+# (docs/xnf.8, firewall.md): what belongs to a known connection passes,
+# the invalid is dropped, the inside may open anything, the outside only
+# SSH. The router's own BGP and BFD packets go to its kernel before the
+# rules (fw_input kernel, the default).
+so_ct_policy()
+{
+	so_xnf "$1" fw add prio 10 allow ct state established,related &&
+		so_xnf "$1" fw add prio 20 drop ct state invalid &&
+		so_xnf "$1" fw add prio 30 allow iif p0 &&
+		so_xnf "$1" fw add prio 40 allow iif p1 proto tcp dport 22 ct state new &&
+		so_xnf "$1" fw default drop
+}
+
+# so_ct_return PORT: the sink answers TCP port PORT's connections through
+# the router the connection's latest packet came in by: prerouting puts
+# the arrival link's router (K of kK) into the connection's mark, output
+# copies it into the packet's mark (a route chain, which routes the packet
+# again), and the mark picks a routing table whose route to the source's
+# prefix goes through that router. The main table's route, via router 1,
+# is what a SYN-ACK is routed by before output's chain routes it again.
+so_ct_return()
+{
+	local port=$1 sink k map=""
+	sink=$(so_ns sink)
+	for ((k = 1; k <= SO_N; k++)); do
+		map+="${map:+, }\"k$k\" : $k"
+		ip -n "$sink" rule add fwmark "$k" table $((100 + k)) &&
+			ip -n "$sink" -6 rule add fwmark "$k" table $((100 + k)) &&
+			ip -n "$sink" route add $SO_SRC_NET4 via "$(so_dn_addr "$k")" \
+				dev "k$k" table $((100 + k)) &&
+			ip -n "$sink" -6 route add $SO_SRC_NET6 via "$(so_dn_addr6 "$k")" \
+				dev "k$k" table $((100 + k)) || return 1
+	done
+	ip -n "$sink" route add $SO_SRC_NET4 via "$(so_dn_addr 1)" dev k1 &&
+		ip -n "$sink" -6 route add $SO_SRC_NET6 via "$(so_dn_addr6 1)" dev k1 || return 1
+	tb_run "$sink" nft -f - <<-EOF
+		table inet soct {
+		  chain pre {
+		    type filter hook prerouting priority mangle; policy accept;
+		    tcp dport $port ct mark set iifname map { $map }
+		  }
+		  chain out {
+		    type route hook output priority mangle; policy accept;
+		    tcp sport $port meta mark set ct mark
+		  }
+		}
+	EOF
+}
+
+# so_back_synced K: router K's xnf routes the source's address back via
+# the edge (BIRD's static route back, through the sync in sync mode).
+so_back_synced()
+{
+	local v
+	if [ "$SO_MODE" != sync ]; then
+		return 0
+	fi
+	v=$(if [ "$SO_FAMILY" = 6 ]; then so_edge_addr6 "$1"; else so_edge_addr "$1"; fi)
+	so_route_get "$1" "$(so_src)" 2>/dev/null |
+		jq -e --arg v "$v" '.via == $v and .dev == "p0" and .neighbour' >/dev/null
+}
+
+# so_ct_conns K PORT: router K's connection table entries of TCP
+# connections from the source to the service's PORT, one JSON array
+# (xnf ct show -j: state, orig and reply with packets and bytes).
+so_ct_conns()
+{
+	so_xnf "$1" -j ct show proto tcp dport "$2" |
+		jq -ec --arg s "$(so_src)" '[.entries[] | select(.orig.src == $s)]'
+}
+
+# so_fw_hits K PRIO: packets router K's firewall rule PRIO matched.
+so_fw_hits()
+{
+	so_xnf "$1" -j fw show | jq -e --argjson p "$2" '.rules[] | select(.prio == $p) | .packets'
 }

@@ -55,6 +55,12 @@ TESTPMD_MBUFS = 16384     # the UMEM: fill, RX, TX and completion rings of both 
 VS_TESTPMD_PAIRS = [("worker-macswap", "testpmd"),
                     ("worker-macswap-napi-other", "testpmd-napi-other")]
 VS_TESTPMD = [d for pair in VS_TESTPMD_PAIRS for d in pair]
+# The stateful firewall against Linux's (issue 35): conntrack,firewall,l3fwd
+# with the classic policy, and Linux forwarding with nftables and the same
+# policy, each at 1 flow and at 65,536 (every source port of the generator).
+CT_FLOWS = (1, 65536)
+VS_NFT_CT_PAIRS = [(f"xnf-ct-{n}flows", f"linux-nft-ct-{n}flows") for n in CT_FLOWS]
+VS_NFT_CT = [d for pair in VS_NFT_CT_PAIRS for d in pair]
 UDP_SPORT, UDP_DPORT = 1024, 9
 MODEL_DP = "worker-l3fwd-napi-other"   # the model sweep's dataplane: the worker
 MODEL_XDP_DP = "xnf-1nf-model"          # and the XDP path's
@@ -87,10 +93,14 @@ class DP:
     not the napi thread)."""
 
     def __init__(self, name, kind, nfs=(), form="", route="", worker_nf="", napi="same",
-                 fifo=()):
+                 fifo=(), flows=None, ct=False):
         self.name, self.kind, self.nfs = name, kind, list(nfs)
         self.form, self.route, self.worker_nf = form, route, worker_nf
         self.napi = napi
+        # flows: the generator's flows for this dataplane (None: --flows);
+        # ct: the classic stateful policy (ct_policy_xnf, ct_policy_nft)
+        # instead of the 10-rule set, and the DUT's CPU time measured.
+        self.flows, self.ct = flows, ct
         # Threads run SCHED_FIFO (FIFO_PRIO): "napi", the ingress's napi
         # thread, preempts the generator on their CPU as a NIC's interrupt
         # would; "worker", the forwarding thread, preempts the machine's
@@ -145,6 +155,11 @@ def all_dataplanes():
                   "macswap", napi="other"))
     dps.append(DP("testpmd", "testpmd", ["macswap"], "afxdp-dpdk", ""))
     dps.append(DP("testpmd-napi-other", "testpmd", ["macswap"], "afxdp-dpdk", "", napi="other"))
+    for n in CT_FLOWS:
+        dps.append(DP(f"xnf-ct-{n}flows", "xnf", ["conntrack", "firewall", "l3fwd"], "tailcall",
+                      "lpm", flows=n, ct=True))
+        dps.append(DP(f"linux-nft-ct-{n}flows", "nft", ["conntrack", "firewall", "l3fwd"],
+                      "kernel", "kernel", flows=n, ct=True))
     return dps
 
 
@@ -244,6 +259,26 @@ def nft_ruleset(rules):
     return ("table inet xnfbench {\n\tchain forward {\n"
             "\t\ttype filter hook forward priority filter; policy accept;\n"
             f"{body}\n\t}}\n}}\n")
+
+
+def ct_policy_xnf(lan, wan):
+    """The classic stateful policy in xnf's rules (docs/xnf.8)."""
+    return ["fw flush", "fw default drop",
+            "fw add prio 10 allow ct state established,related",
+            "fw add prio 20 drop ct state invalid",
+            f"fw add prio 30 allow iif {lan}",
+            f"fw add prio 40 allow iif {wan} proto tcp dport 22 ct state new"]
+
+
+def ct_policy_nft(lan, wan):
+    """The same policy in nftables, as an operator writes it."""
+    return ("table inet filter {\n\tchain forward {\n"
+            "\t\ttype filter hook forward priority filter; policy drop;\n"
+            "\t\tct state established,related accept\n"
+            "\t\tct state invalid drop\n"
+            f"\t\tiifname \"{lan}\" accept\n"
+            f"\t\tiifname \"{wan}\" tcp dport 22 ct state new accept\n"
+            "\t}\n}\n")
 
 
 # ---- the harness ----------------------------------------------------------------
@@ -416,7 +451,9 @@ class Bench:
                 self.routes_linux(tb)
             else:
                 self.routes_xnf(tb)
-            if dp.has_fw:
+            if dp.ct:
+                tb.xnf_batch(ct_policy_xnf(tb.i, tb.e))
+            elif dp.has_fw:
                 self.load_fw_xnf(tb, nrules)
             if "l2fwd" in dp.nfs:
                 tb.xnf_cmd("fdb", "add", tb.mac["k0"], "dev", tb.e)
@@ -426,7 +463,12 @@ class Bench:
             place["how"] = f"xnf attach {tb.i} ... cores {cpu}"
         elif dp.kind in ("linux", "nft"):
             self.routes_linux(tb)
-            if dp.kind == "nft":
+            if dp.ct:
+                path = os.path.join(tb.tmp, "nft-ct.conf")
+                with open(path, "w") as f:
+                    f.write(ct_policy_nft(tb.i, tb.e))
+                run(["nft", "-f", path], ns=tb.dut)
+            elif dp.kind == "nft":
                 self.load_fw_nft(tb, nrules)
             place["napi"] = tb.pin_napi(tb.i, cpu)
             place["how"] = "GRO on (veth NAPI without XDP), threaded NAPI pinned by the harness"
@@ -591,13 +633,13 @@ class Bench:
                 raise CmdError(f"xnf-sink did not attach: {err.strip()}")
             time.sleep(0.01)
         st0 = self.xnf_stats(tb) if dp.kind in ("xnf", "worker") else None
-        cpu0 = self.afxdp_cpu_ns(tb, dp)
+        cpu0 = self.dut_cpu_ns(tb, dp)
         # "gen" in dp.fifo: the generator is not time-sliced with the
         # machine's other work on its CPU (its frames come as the rate says,
         # not in runs between other tasks' slices).
         fifo = ["chrt", "-f", GEN_FIFO_PRIO] if "gen" in dp.fifo else []
         cmd = fifo + ["taskset", "-c", self.a.gen_cpu, self.gen, tb.s, "duration", duration,
-               "size", size, "flows", self.a.flows, "ipv4", "udp", "src", tb.addr["src4"],
+               "size", size, "flows", dp.flows or self.a.flows, "ipv4", "udp", "src", tb.addr["src4"],
                "dst", tb.addr["sink4"], "smac", tb.mac["s0"], "dmac", tb.mac["d0"],
                "sport", UDP_SPORT, "dport", UDP_DPORT, "cpu", self.a.gen_cpu, "-j"]
         if rate is not None:
@@ -656,7 +698,7 @@ class Bench:
                     if isinstance(busy, (int, float)) and isinstance(idle, (int, float)):
                         w["utilization"] = round(busy / (busy + idle), 4) if busy + idle else 0.0
         row["batch_mean"], row["batch_source"] = batch_mean(rec)
-        cpu1 = self.afxdp_cpu_ns(tb, dp)
+        cpu1 = self.dut_cpu_ns(tb, dp)
         if cpu0 and cpu1:
             # CPU time the forwarding process and the ingress's napi threads
             # got during the trial (schedstat): on a shared VM, how much of
@@ -664,12 +706,33 @@ class Bench:
             fwd, napi = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
             row["fwd_cpu_ms"], row["napi_cpu_ms"] = round(fwd / 1e6, 2), round(napi / 1e6, 2)
             row["pkts_per_cpu_ms"] = round(received / ((fwd + napi) / 1e6), 1) if fwd + napi else ""
+            row["cpu_ns_per_pkt"] = round((fwd + napi) / received, 1) if received else ""
+        if dp.ct:
+            row["ct_entries"] = self.ct_entries(tb, dp)
         self.trial_count += 1
         return row, rec
 
-    def afxdp_cpu_ns(self, tb, dp):
+    def ct_entries(self, tb, dp):
+        """Connections the DUT tracks now: xnf's table (xnf ct stats), or
+        the DUT namespace's nf_conntrack_count."""
+        try:
+            if dp.kind == "xnf":
+                return json.loads(tb.xnf_cmd("-j", "ct", "stats"))["entries"]
+            return int(run(["cat", "/proc/sys/net/netfilter/nf_conntrack_count"],
+                           ns=tb.dut).strip())
+        except (CmdError, ValueError, KeyError, json.JSONDecodeError):
+            return ""
+
+    def dut_cpu_ns(self, tb, dp):
         """(ns on CPU of every thread of the AF_XDP forwarder's processes,
-        ns of the ingress's napi threads), None for other dataplanes."""
+        ns of the ingress's napi threads), None for other dataplanes but
+        the stateful ones (dp.ct) and, in --vs-nft-ct, the bare redirect
+        (the veth's own cost), whose forwarding, XDP or the kernel's, all
+        runs in the ingress's napi thread (and the sink's XDP after it, in
+        its softirq: the same for all)."""
+        if dp.kind in ("xnf", "nft", "redirect") and (dp.ct or self.a.vs_nft_ct):
+            return 0, sum((schedstat(t["pid"]) or {}).get("run_ns", 0)
+                          for t in tb.napi_threads(tb.i))
         if dp.kind not in ("worker", "xskfwd", "testpmd") or not self.worker:
             return None
         pids, todo = [], [self.worker.pid]
@@ -711,6 +774,17 @@ class Bench:
                     raise
                 time.sleep(0.5)
 
+    def warm(self, tb, dp):
+        """Before measuring a stateful dataplane with many flows: one
+        trial at maximum load, not recorded, so that the trials measure
+        the table holding every flow rather than its filling."""
+        row, rec = self.trial_retry(tb, dp, "64", None, self.a.ct_warm, "warm")
+        self.say(f"  {dp.name}: warm-up {row['sent']} frames, {row.get('ct_entries')} "
+                 "connections tracked")
+        if row["sent"] < (dp.flows or self.a.flows):
+            raise CmdError(f"the warm-up sent {row['sent']} frames, fewer than the "
+                           f"{dp.flows} flows: raise --ct-warm")
+
     def smoke(self, tb, dp):
         """A short trial before measuring: does this dataplane forward?"""
         row, rec = self.trial_retry(tb, dp, "64", 1000, 0.3, "smoke")
@@ -722,10 +796,10 @@ class Bench:
     def plan(self, dps):
         a = self.a
         names = {d.name: d for d in dps}
-        # The model's dataplanes are for the model experiment: in another
-        # only when a pattern names them.
+        # The model's dataplanes are for the model experiment, the stateful
+        # ones for --vs-nft-ct: in another only when a pattern names them.
         pick = lambda pats: [names[n] for n in names if any(fnmatch.fnmatch(n, p) for p in pats)
-                             and (n not in MODEL_DPS or n in pats)]
+                             and (n not in MODEL_DPS + tuple(VS_NFT_CT) or n in pats)]
         exps = set(a.experiments.split(","))
         sessions = []
         if "throughput" in exps:
@@ -797,6 +871,8 @@ class Bench:
             place = self.setup_dp(tb, dp, sess["rules"])
             self.placements.setdefault(dp.name, place)
             self.smoke(tb, dp)
+            if dp.ct and (dp.flows or self.a.flows) > 1:
+                self.warm(tb, dp)
             model_sat = None
             for t in tasks:
                 exp, size, rate, rep = t
@@ -1349,6 +1425,7 @@ class Bench:
                           indent=1)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
         self.vs_testpmd()
+        self.vs_nft_ct()
         self.validate_model()
         import report
         report.write(self.out)
@@ -1395,6 +1472,65 @@ class Bench:
                          f"{statistics.median(res['testpmd_mpps']):.3f}{per_cpu})")
         if out:
             with open(os.path.join(self.out, "vs_testpmd.json"), "w") as f:
+                json.dump(out, f, indent=1)
+
+    def vs_nft_ct(self):
+        """xnf's stateful chain against Linux + nftables with the same
+        policy, per flow count: the ratio of each round's rates (xnf /
+        Linux) and of each round's DUT CPU time per packet (Linux / xnf),
+        their medians with min-max. Printed, and written to
+        vs_nft_ct.json."""
+        if not self.a.vs_nft_ct:
+            return
+        by = {(r["dataplane"], r["size"], r["rep"]): r for r in self.rows["throughput"]}
+        out = []
+        for size in self.a.sizes:
+            red = [by[("redirect", size, k)] for k in range(self.a.repeat)
+                   if ("redirect", size, k) in by]
+            if not red:
+                continue
+            ns = [r["cpu_ns_per_pkt"] for r in red if r.get("cpu_ns_per_pkt")]
+            out.append({"ceiling": "redirect", "size": size, "rounds": len(red),
+                        "mpps": [r["rx_mpps"] for r in red], "ns_per_pkt": ns})
+            self.say(f"redirect (the ceiling), {size} B: Mpps "
+                     f"{statistics.median(r['rx_mpps'] for r in red):.3f}, DUT CPU per packet "
+                     + (f"{statistics.median(ns):.0f} ns" if ns else "-"))
+        for xdp, ldp in VS_NFT_CT_PAIRS:
+            for size in self.a.sizes:
+                pairs = [(by[(xdp, size, k)], by[(ldp, size, k)]) for k in range(self.a.repeat)
+                         if (xdp, size, k) in by and (ldp, size, k) in by]
+                if not pairs:
+                    continue
+                ratios = [x["rx_pps"] / l["rx_pps"] for x, l in pairs if l["rx_pps"] > 0]
+                cpu = [l["cpu_ns_per_pkt"] / x["cpu_ns_per_pkt"] for x, l in pairs
+                       if x.get("cpu_ns_per_pkt") and l.get("cpu_ns_per_pkt")]
+                med = lambda v: round(statistics.median(v), 3) if v else None
+                res = {"xnf": xdp, "linux": ldp, "size": size, "rounds": len(pairs),
+                       "xnf_mpps": [x["rx_mpps"] for x, _ in pairs],
+                       "linux_mpps": [l["rx_mpps"] for _, l in pairs],
+                       "xnf_ns_per_pkt": [x.get("cpu_ns_per_pkt") for x, _ in pairs],
+                       "linux_ns_per_pkt": [l.get("cpu_ns_per_pkt") for _, l in pairs],
+                       "xnf_ct_entries": [x.get("ct_entries") for x, _ in pairs],
+                       "linux_ct_entries": [l.get("ct_entries") for _, l in pairs],
+                       "xnf_loss": [x["loss"] for x, _ in pairs],
+                       "linux_loss": [l["loss"] for _, l in pairs],
+                       "rate_ratios": [round(v, 3) for v in ratios],
+                       "rate_ratio_median": med(ratios),
+                       "rate_ratio_min": round(min(ratios), 3) if ratios else None,
+                       "rate_ratio_max": round(max(ratios), 3) if ratios else None,
+                       "cpu_ratios": [round(v, 3) for v in cpu],
+                       "cpu_ratio_median": med(cpu),
+                       "cpu_ratio_min": round(min(cpu), 3) if cpu else None,
+                       "cpu_ratio_max": round(max(cpu), 3) if cpu else None}
+                out.append(res)
+                self.say(f"{xdp} / {ldp}, {size} B: rate {res['rate_ratio_median']}x "
+                         f"({res['rate_ratio_min']}-{res['rate_ratio_max']}), Mpps "
+                         f"{statistics.median(res['xnf_mpps']):.3f} / "
+                         f"{statistics.median(res['linux_mpps']):.3f}; DUT CPU per packet "
+                         f"{res['cpu_ratio_median']}x ({res['cpu_ratio_min']}-"
+                         f"{res['cpu_ratio_max']}), {len(pairs)} rounds")
+        if out:
+            with open(os.path.join(self.out, "vs_nft_ct.json"), "w") as f:
                 json.dump(out, f, indent=1)
 
     def validate_model(self):
@@ -1666,6 +1802,15 @@ def parse_args(argv):
                    help="the short side-by-side run: the macswap worker and testpmd in both "
                         "NAPI placements, throughput at 64 B, --repeat interleaved rounds "
                         "(default 5); prints the worker/testpmd ratios")
+    p.add_argument("--vs-nft-ct", action="store_true",
+                   help="the stateful firewall's side-by-side run: xnf conntrack,firewall,l3fwd "
+                        "with the classic policy against Linux forwarding with nftables and the "
+                        "same policy, at 1 and 65,536 flows, with the bare redirect (the "
+                        "ceiling); throughput at 64 B and the DUT's CPU time per packet, "
+                        "--repeat interleaved rounds (default 5); prints the xnf/Linux ratios")
+    p.add_argument("--ct-warm", type=float, default=2.0,
+                   help="seconds of unrecorded traffic before a stateful dataplane with many "
+                        "flows is measured (the table filled first)")
     p.add_argument("--keep", action="store_true", help="keep old raw/ files in --out")
     p.add_argument("--dry-run", action="store_true", help="print the plan and its estimate")
     p.add_argument("--report-only", action="store_true", help="rewrite report and plots of --out")
@@ -1673,6 +1818,14 @@ def parse_args(argv):
     a = p.parse_args(argv)
     if a.vs_testpmd:
         a.only = a.only or ",".join(VS_TESTPMD)
+        a.experiments = "throughput"
+        a.sizes = a.sizes or "64"
+        a.repeat = a.repeat or 5
+        a.duration = a.duration or 1.0
+    if a.vs_nft_ct:
+        if a.vs_testpmd:
+            p.error("--vs-nft-ct and --vs-testpmd are separate runs")
+        a.only = a.only or ",".join(VS_NFT_CT + ["redirect"])
         a.experiments = "throughput"
         a.sizes = a.sizes or "64"
         a.repeat = a.repeat or 5
@@ -1714,7 +1867,7 @@ def parse_args(argv):
         a.lat_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft", "worker-l3fwd"]
         a.chain_dps = ["redirect", "xnf-?nf-tailcall-lpm", "linux", "linux-nft"]
     else:
-        a.tput_dps = []
+        a.tput_dps = VS_NFT_CT + ["redirect"] if a.vs_nft_ct else []
         a.zl_dps = ["*"]
         a.zl_all_sizes_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft"]
         a.lat_dps = ["redirect", "xnf-1nf-tailcall-lpm", "xnf-3nf-tailcall-lpm",

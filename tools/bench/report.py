@@ -249,11 +249,12 @@ def fig_zeroloss(out, zl, tput, made):
 def fig_chain(out, rows, made):
     """Fig. 3: throughput against chain length, one line per frame size."""
     name = "fig3_throughput_chain.png"
-    xr = [r for r in rows if r["kind"] == "xnf"]
+    forms = ("tailcall-lpm", "fused-lpm", "tailcall-fib", "fused-fib")
+    # The chains of 1-3 NFs by form (not, e.g., --vs-nft-ct's stateful ones).
+    xr = [r for r in rows if r["kind"] == "xnf" and r["dataplane"].endswith(forms)]
     if not xr:
         return empty_fig(out, name, "Throughput vs chain length", "no xnf chain rows", made)
-    variants = [v for v in ("tailcall-lpm", "fused-lpm", "tailcall-fib", "fused-fib")
-                if any(r["dataplane"].endswith(v) for r in xr)]
+    variants = [v for v in forms if any(r["dataplane"].endswith(v) for r in xr)]
     sizes = [s for s in SIZE_ORDER if any(r["size"] == s for r in xr)]
     base = group([r for r in rows if r["dataplane"] == "redirect"], "size")
     g = group(xr, "form", "route", "chain_len", "size")
