@@ -74,10 +74,14 @@ const volatile __u32 xnf_fc_used = 0;
  * l3fwd, and by the xsk NF, which asks the FIB for the workers' l3fwd
  * (bpf/fib.bpf.h). */
 const volatile __u32 xnf_l3_fib = 0;
-/* 1: an NF after conntrack confirms its new connections when it accepts
- * their packets (XNF_NFF_CT_CONFIRM: the firewall); 0: conntrack confirms
- * them itself (bpf/conntrack.bpf.h). */
-const volatile __u32 xnf_ct_defer = 0;
+/* The NF that confirms new connections (xnf_ct_confirm(),
+ * conntrack_maps.bpf.h): the last with XNF_NFF_CT_CONFIRM after conntrack
+ * (the firewall when it accepts their packets, else nat), or conntrack
+ * itself; 0 without conntrack. An enum xnf_nf_id. */
+const volatile __u32 xnf_ct_confirmer = 0;
+/* The chain has the nat NF (XNF_NFF_NAT): xnf_finish() translates the
+ * source of what leaves forwarded (xnf_pkt.nat). */
+const volatile __u32 xnf_nat_used = 0;
 
 static __always_inline struct xnf_stats *xnf_stats_get(void)
 {

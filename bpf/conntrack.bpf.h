@@ -737,7 +737,7 @@ __noinline int xnf_ct_track_fn(struct xnf_pkt *p, __u32 what)
 }
 
 /* The NF: tracks the packet, and confirms its new connection itself when
- * no later NF of the chain does (xnf_ct_defer). */
+ * no later NF of the chain does (xnf_ct_confirmer). */
 static __always_inline void xnf_conntrack_run(struct xdp_md *ctx,
 					      struct xnf_pkt *p)
 {
@@ -750,7 +750,7 @@ static __always_inline void xnf_conntrack_run(struct xdp_md *ctx,
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
 		return;
 	}
-	if (!xnf_ct_defer)
+	if (xnf_ct_confirmer == XNF_NF_CONNTRACK)
 		xnf_ct_confirm(p);
 }
 

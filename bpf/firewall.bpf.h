@@ -610,7 +610,7 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 	}
 	if (action == XNF_FW_DROP)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);
-	else
+	else if (xnf_ct_confirmer == XNF_NF_FIREWALL)
 		xnf_ct_confirm(p);
 }
 

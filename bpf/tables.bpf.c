@@ -10,6 +10,7 @@
 #include "l3fwd_maps.bpf.h"
 #include "l2fwd_maps.bpf.h"
 #include "conntrack_maps.bpf.h"
+#include "nat_maps.bpf.h"
 #include "xnf_changes.h"
 
 struct {

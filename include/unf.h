@@ -38,7 +38,9 @@ struct xnf_upkt {
 	__u8 *data;	      /* the frame, in the UMEM; NFs may rewrite it */
 	__u32 len;	      /* NFs may shrink it, never grow it */
 	__u32 egress_ifindex; /* with XNF_V_REDIRECT */
-	struct xnf_pkt meta;  /* parsed: same fields as the XDP chain's */
+	__u32 flags;	      /* XNF_UPKT_F_*, 0 after the parse */
+	__u32 pad;
+	struct xnf_pkt meta; /* parsed: same fields as the XDP chain's */
 };
 
 /* The context an NF instance gets at init. */
@@ -77,12 +79,10 @@ struct xnf_unf {
 	void *priv;
 };
 
-/* Set in meta.pad by an NF that chose egress_ifindex itself (the
- * worker's default egress is no choice): l2fwd keeps such a choice on an
- * FDB miss or a hairpin, as the XDP l2fwd keeps l3fwd's, and applies
- * cfg.l2_miss otherwise. In meta.pad, which the XDP chain leaves 0 and
- * xnf_uparse() zeroes: meta.flags has no bit left (XNF_PKT_F_TCP took
- * the last, the one this flag had). */
+/* Set in flags by an NF that chose egress_ifindex itself (the worker's
+ * default egress is no choice): l2fwd keeps such a choice on an FDB miss
+ * or a hairpin, as the XDP l2fwd keeps l3fwd's, and applies cfg.l2_miss
+ * otherwise. Not in meta.flags, which has no bit left. */
 #define XNF_UPKT_F_EGRESS (1 << 0)
 
 /* What every NF does with the packets of its vector. */
@@ -97,7 +97,7 @@ static inline bool xnf_upkt_decided(const struct xnf_upkt *p)
 static inline void xnf_upkt_redirect(struct xnf_upkt *p, __u32 ifindex)
 {
 	p->meta.verdict = XNF_V_REDIRECT;
-	p->meta.pad |= XNF_UPKT_F_EGRESS;
+	p->flags |= XNF_UPKT_F_EGRESS;
 	p->meta.egress_ifindex = ifindex;
 	p->egress_ifindex = ifindex;
 }

@@ -24,6 +24,7 @@
 #include "xnf_changes.h"
 #include "xnf_fc.h"
 #include "xnf_ct.h"
+#include "xnf_nat.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
 _Static_assert(sizeof(struct xnf_config) == 64 &&
@@ -38,11 +39,13 @@ _Static_assert(sizeof(struct xnf_stats) ==
 	       "xnf_stats layout");
 _Static_assert(sizeof(struct xnf_dev_key) == 8, "xnf_dev_key layout");
 _Static_assert(sizeof(struct xnf_ct_key) == 40, "xnf_ct_key layout");
-_Static_assert(sizeof(struct xnf_ct_entry) == 64, "xnf_ct_entry layout");
-_Static_assert(sizeof(struct xnf_ct_pending) == 104, "xnf_ct_pending layout");
+_Static_assert(sizeof(struct xnf_ct_entry) == 104, "xnf_ct_entry layout");
+_Static_assert(sizeof(struct xnf_ct_pending) == 264, "xnf_ct_pending layout");
 _Static_assert(sizeof(struct xnf_ct_config) == 4 * XNF_CT_TIMEOUTS + 8,
 	       "xnf_ct_config layout");
-_Static_assert(sizeof(struct xnf_ct_counters) == 72, "xnf_ct_counters layout");
+_Static_assert(sizeof(struct xnf_ct_counters) == 112, "xnf_ct_counters layout");
+_Static_assert(sizeof(struct xnf_nat_rule) == 96, "xnf_nat_rule layout");
+_Static_assert(sizeof(struct xnf_nat_hdr) == 16, "xnf_nat_hdr layout");
 _Static_assert(sizeof(struct xnf_fc_key) == 48, "xnf_fc_key layout");
 _Static_assert(sizeof(struct xnf_fc_entry) == 112 &&
 		       offsetof(struct xnf_fc_entry, l2_mac) == 72,

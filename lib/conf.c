@@ -938,6 +938,10 @@ static int order_check(__u32 a, __u32 b, char *err, size_t errlen)
 		return xnf_errf(err, errlen, -EINVAL,
 				"%s before %s would see no connection state: %s sets the state %s matches and whose new connections it confirms; put %s before %s",
 				na, nb, nb, na, nb, na);
+	if ((fa & XNF_NFF_CT_CONFIRM) && !(fa & XNF_NFF_NAT) && (fb & XNF_NFF_NAT))
+		return xnf_errf(err, errlen, -EINVAL,
+				"%s before %s would judge packets before their translation: %s translates the destination first, as nft's prerouting does before its forward chain; put %s before %s",
+				na, nb, nb, nb, na);
 	return 0;
 }
 
@@ -970,6 +974,17 @@ static int chain_check(const __u32 *nf, __u32 len, bool fused, char *err,
 			if (ret)
 				return ret;
 		}
+	for (i = 0; i < len; i++) {
+		if (!(xnf_nf_flags(nf[i]) & XNF_NFF_NAT))
+			continue;
+		for (j = 0; j < i; j++)
+			if (xnf_nf_flags(nf[j]) & XNF_NFF_CT)
+				break;
+		if (j == i)
+			return xnf_errf(err, errlen, -EINVAL,
+					"%s translates the connections conntrack tracks: put conntrack before %s",
+					xnf_nf_name(nf[i]), xnf_nf_name(nf[i]));
+	}
 	return 0;
 }
 

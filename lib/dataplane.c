@@ -909,44 +909,45 @@ static bool chain_caches(const struct xnf_chain_spec *spec)
 	return false;
 }
 
-/* An NF of @spec confirms the connections conntrack tracks
- * (XNF_NFF_CT_CONFIRM after an XNF_NFF_CT one): conntrack leaves the
- * confirming to it (xnf_ct_defer, bpf/chain.bpf.h). */
-static bool chain_ct_defer(const struct xnf_chain_spec *spec)
+/* The NF of @spec that confirms the connections conntrack tracks: the
+ * last with XNF_NFF_CT_CONFIRM after an XNF_NFF_CT one, else the
+ * XNF_NFF_CT one itself; 0 without (xnf_ct_confirmer, bpf/chain.bpf.h). */
+static __u32 chain_ct_confirmer(const struct xnf_chain_spec *spec)
 {
-	bool ct = false;
-	__u32 i, f;
+	__u32 i, f, who = 0;
 
 	for (i = 0; i < spec->len; i++) {
 		f = xnf_nf_flags(spec->nf[i]);
-		if (ct && (f & XNF_NFF_CT_CONFIRM))
-			return true;
 		if (f & XNF_NFF_CT)
-			ct = true;
+			who = spec->nf[i];
+		else if (who && (f & XNF_NFF_CT_CONFIRM))
+			who = spec->nf[i];
 	}
-	return false;
+	return who;
 }
 
 /* Opens skeleton @sk and sets the load-time constants every chain
  * program has (bpf/chain.bpf.h). */
-#define XNF_OPEN_SKEL(sk, o, next_slot, spec)                                \
-	({                                                                   \
-		struct sk *_s = sk##__open();                                \
-		int _err = _s ? 0 : -errno;                                  \
-		if (_s) {                                                    \
-			_s->rodata->xnf_next_slot = (next_slot);             \
-			_s->rodata->xnf_chain_len = (spec)->len;             \
-			_s->rodata->xnf_fail_closed =                        \
-				chain_flag(spec, XNF_NFF_FAIL_CLOSED);       \
-			_s->rodata->xnf_fc_used = chain_caches(spec);        \
-			_s->rodata->xnf_l3_fib = (spec)->l3_fib;             \
-			_s->rodata->xnf_ct_defer = chain_ct_defer(spec);     \
-			(o)->skel = _s;                                      \
-			(o)->destroy = (void (*)(void *))sk##__destroy;      \
-			(o)->obj = _s->obj;                                  \
-			(o)->prog = bpf_object__next_program(_s->obj, NULL); \
-		}                                                            \
-		_err;                                                        \
+#define XNF_OPEN_SKEL(sk, o, next_slot, spec)                                    \
+	({                                                                       \
+		struct sk *_s = sk##__open();                                    \
+		int _err = _s ? 0 : -errno;                                      \
+		if (_s) {                                                        \
+			_s->rodata->xnf_next_slot = (next_slot);                 \
+			_s->rodata->xnf_chain_len = (spec)->len;                 \
+			_s->rodata->xnf_fail_closed =                            \
+				chain_flag(spec, XNF_NFF_FAIL_CLOSED);           \
+			_s->rodata->xnf_fc_used = chain_caches(spec);            \
+			_s->rodata->xnf_l3_fib = (spec)->l3_fib;                 \
+			_s->rodata->xnf_ct_confirmer = chain_ct_confirmer(spec); \
+			_s->rodata->xnf_nat_used = chain_flag(spec,              \
+							      XNF_NFF_NAT);      \
+			(o)->skel = _s;                                          \
+			(o)->destroy = (void (*)(void *))sk##__destroy;          \
+			(o)->obj = _s->obj;                                      \
+			(o)->prog = bpf_object__next_program(_s->obj, NULL);     \
+		}                                                                \
+		_err;                                                            \
 	})
 
 /* The tail-called program of NF @nf for slot @slot: skeleton xnf_<name>

@@ -236,7 +236,7 @@ static void l2fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 		fdb = (eth[0] & 1) ? NULL : l2_fdb_find(t, eth);
 		if (fdb) {
 			if (fdb->ifindex == p->ingress_ifindex) {
-				if (!(p->pad & XNF_UPKT_F_EGRESS))
+				if (!(pk->flags & XNF_UPKT_F_EGRESS))
 					xnf_upkt_exception(pk, XNF_ACT_DROP,
 							   XNF_R_HAIRPIN);
 				continue;
@@ -244,7 +244,7 @@ static void l2fwd_run(struct xnf_unf *nf, struct xnf_upkt *pkts, __u32 n)
 			xnf_upkt_redirect(pk, fdb->ifindex);
 			continue;
 		}
-		if (p->pad & XNF_UPKT_F_EGRESS)
+		if (pk->flags & XNF_UPKT_F_EGRESS)
 			continue;
 		/* Flood: see the top of the file. */
 		xnf_upkt_exception(pk,

@@ -837,6 +837,7 @@ static int rx_batch(struct wthread *t, __u32 n, __u32 idx, __u64 t0)
 		p->len = d->len;
 		st->rx_bytes += d->len;
 		xnf_uparse(p->data, p->len, w->ifindex, t->queue, &p->meta);
+		p->flags = 0;
 		if (p->meta.verdict != XNF_V_DROP) {
 			p->meta.verdict = XNF_V_REDIRECT;
 			p->egress_ifindex = w->egress_ifindex[0];

@@ -93,6 +93,16 @@ enum xnf_ct_status {
 	XNF_CT_S_SEEN_REPLY = 1 << 1,
 	XNF_CT_S_ASSURED = 1 << 2, /* as Linux: a reply seen (and for TCP,
 				    * established) */
+	XNF_CT_S_SNAT = 1 << 3,	   /* IPS_SRC_NAT: the original source is
+				    * translated (snat, masquerade) */
+	XNF_CT_S_DNAT = 1 << 4,	   /* IPS_DST_NAT: the original destination
+				    * is translated (dnat) */
+	XNF_CT_S_MASQ = 1 << 5,	   /* the source translation is a masquerade:
+				    * it ends when its address goes (as
+				    * Linux's masquerade notifier) */
+	XNF_CT_S_ALIAS = 1 << 6,   /* not a connection: the reply tuple of a
+				    * translated one, which differs from its
+				    * key (docs/nat.md) */
 };
 
 /*
@@ -118,7 +128,18 @@ struct xnf_ct_entry {
 	__u8 tcp_last_index; /* ... last_index (enum tcp_bit_set) */
 	__u8 tcp_retrans;    /* ... retrans */
 	__u8 tcp_flags[2];   /* ... seen[dir].flags (IP_CT_TCP_FLAG_*) */
-	__u8 pad[6];
+	__u8 pad[2];
+	__u32 nat_oif; /* XNF_CT_S_MASQ: the egress device whose address the
+			* source took (Linux's masq_index) */
+	/*
+	 * With XNF_CT_S_SNAT or XNF_CT_S_DNAT: the reply tuple, as conntrack
+	 * -L prints the second one: a is the reply's source, b its
+	 * destination (not ordered, family and proto as the key's). A
+	 * translated connection has a second entry, keyed by the canonical
+	 * form of this tuple, with XNF_CT_S_ALIAS, whose nat is the
+	 * connection's key: a reply finds the connection through it.
+	 */
+	struct xnf_ct_key nat;
 };
 
 /* A new flow's entry, made by the conntrack NF for the packet that would
@@ -128,6 +149,17 @@ struct xnf_ct_entry {
 struct xnf_ct_pending {
 	struct xnf_ct_key key;
 	struct xnf_ct_entry entry;
+	/* A new translated connection (entry.status & (XNF_CT_S_SNAT |
+	 * XNF_CT_S_DNAT)): the canonical key of its reply tuple, written
+	 * with it (BPF_NOEXIST) by xnf_ct_confirm(). */
+	struct xnf_ct_key alias;
+	/* Per packet, with xnf_pkt.nat: the tuple the packet leaves with (a
+	 * = source, b = destination, not ordered; XNF_PKT_NAT_SRC and
+	 * _DST say which side changes) ... */
+	struct xnf_ct_key xlat;
+	/* ... and with XNF_PKT_NAT_INNER, the tuple of the packet an ICMP
+	 * error quotes, as it must read after translation (a = its source). */
+	struct xnf_ct_key inner;
 };
 
 enum xnf_ct_frag {
@@ -163,6 +195,15 @@ struct xnf_ct_counters {
 	__u64 related;	     /* ICMP errors related to a connection */
 	__u64 searched;	     /* lookups */
 	__u64 found;	     /* lookups that found a live entry */
+	__u64 nat_created;   /* translated connections confirmed (each has
+			      * a second entry, its alias) */
+	__u64 nat_no_port;   /* new connections refused: no free port in
+			      * their rule's range (reason nat_no_port) */
+	__u64 nat_no_addr;   /* ... masquerade found no address */
+	__u64 nat_clash;     /* ... another CPU took the chosen reply tuple
+			      * between choice and confirm */
+	__u64 nat_retries;   /* ports tried beyond the first, by the
+			      * connections that found one */
 };
 
 enum xnf_ct_stats_key {

@@ -26,7 +26,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 13
+#define XNF_SCHEMA 14
 
 /*
  * A field of a pinned map's value that holds one enumerator has the enum
@@ -106,7 +106,10 @@ enum xnf_verdict {
 	X(POLICED, policed)	/* userspace ratelimit: the flow's token bucket is empty */ \
 	X(BAD_CSUM, bad_csum)	/* l3fwd: IPv4 header checksum wrong (RFC 1812 5.2.2) */ \
 	X(MARTIAN, martian)	/* l3fwd: an address Linux refuses to forward (include/uapi/xnf_rx.h) */ \
-	X(FRAG, frag)		/* conntrack: a fragment, which only the kernel can reassemble (ct_fragments) */
+	X(FRAG, frag)		/* conntrack: a fragment, which only the kernel can reassemble (ct_fragments) */ \
+	X(NAT_NO_PORT, nat_no_port) /* nat: every port of the rule's range is taken for this destination */ \
+	X(NAT_NO_ADDR, nat_no_addr) /* nat: masquerade found no address on the egress device */ \
+	X(NAT_CLASH, nat_clash)	/* nat: another CPU took the chosen port first (as Linux's confirm clash) */
 /* clang-format on */
 
 #define XNF_REASON_ENUM_(id, name) XNF_R_##id,
@@ -192,6 +195,21 @@ enum xnf_pkt_flags {
 	XNF_PKT_F_TCP = 1 << 7, /* tcp_flags were read from a full TCP header */
 };
 
+/* xnf_pkt.nat: the translation of a packet of a translated connection
+ * (set by conntrack for a packet of one, by the nat NF for the first
+ * packet of a new one). The destination is changed by the nat NF, before
+ * the firewall and the route lookup (nft's prerouting); the source when
+ * the packet leaves the chain forwarded (xnf_finish(), bpf/chain.bpf.h:
+ * nft's postrouting), so that the firewall sees the original source. */
+enum xnf_pkt_nat {
+	XNF_PKT_NAT_SRC = 1 << 0,   /* source address or port changes */
+	XNF_PKT_NAT_DST = 1 << 1,   /* destination address or port changes */
+	XNF_PKT_NAT_INNER = 1 << 2, /* an ICMP error related to a translated
+				     * connection: the header it quotes is
+				     * translated back too (xnf_ct_pending[0]
+				     * .inner) */
+};
+
 enum xnf_family {
 	XNF_AF_NONE = 0,
 	XNF_AF_INET = 4,
@@ -230,10 +248,13 @@ struct xnf_pkt {
 			 * with XNF_PKT_F_TCP */
 	__u8 ct_state;	/* enum xnf_ct_state, set by the conntrack NF */
 	__u8 ct_dir;	/* enum xnf_ct_dir, with a tracked ct_state */
-	__u8 pad;	/* a multiple of 8 bytes: user space reads
-			 * xnf_scratch as an array of struct xnf_pkt, one
-			 * per CPU, and the kernel lays per-CPU values out
-			 * 8-byte aligned */
+	__u8 nat;	/* enum xnf_pkt_nat: what of the packet's addresses
+			 * and ports the nat NF changes; the tuple it
+			 * leaves with waits in xnf_ct_pending[0].xlat
+			 * (xnf_ct.h). The struct stays a multiple of 8
+			 * bytes: user space reads xnf_scratch as an array
+			 * of struct xnf_pkt, one per CPU, and the kernel
+			 * lays per-CPU values out 8-byte aligned */
 };
 
 /* Per-NF counters. Each counts the verdict a packet carries when it leaves

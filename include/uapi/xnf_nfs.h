@@ -61,6 +61,12 @@
  * leaves the confirming to it (xnf_ct_defer, bpf/chain.bpf.h). */
 #define XNF_NFF_CT_CONFIRM    (1u << 7)
 
+/* The NF translates addresses (nat, xnf_nat.h): it runs after conntrack,
+ * whose connections it translates, and before every other NF with
+ * XNF_NFF_CT_CONFIRM (the firewall), whose rules see the translated
+ * destination and the original source, as nft's forward chain does. */
+#define XNF_NFF_NAT (1u << 8)
+
 /* clang-format off */
 /*	  id        name      flags */
 #define XNF_NFS(X)							\
@@ -70,7 +76,9 @@
 			      XNF_NFF_FORWARDS)				\
 	X(L2FWD,    l2fwd,    XNF_NFF_FCACHE | XNF_NFF_FORWARDS)	\
 	X(XSK,      xsk,      XNF_NFF_AFTER_FWD)			\
-	X(CONNTRACK, conntrack, XNF_NFF_CT)
+	X(CONNTRACK, conntrack, XNF_NFF_CT)				\
+	X(NAT,      nat,      XNF_NFF_FAIL_CLOSED | XNF_NFF_BEFORE_FWD |	\
+			      XNF_NFF_CT_CONFIRM | XNF_NFF_NAT)
 /* clang-format on */
 
 #endif /* XNF_UAPI_NFS_H */

@@ -156,7 +156,7 @@ static bool same_verdict(const struct xref *x, const struct uref *u, __u32 dflt,
 		if (x->meta.reason == XNF_R_NONE)
 			ok = ASSERT_EQ(m->verdict, XNF_V_REDIRECT, what) &&
 			     ASSERT_EQ(u->u.egress_ifindex, dflt, what) &&
-			     ASSERT_FALSE(m->pad & XNF_UPKT_F_EGRESS, what);
+			     ASSERT_FALSE(u->u.flags & XNF_UPKT_F_EGRESS, what);
 		else
 			ok = ASSERT_EQ(m->verdict, XNF_V_PASS, what) &&
 			     ASSERT_EQ(m->reason, x->meta.reason, what);
