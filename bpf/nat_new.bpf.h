@@ -445,21 +445,32 @@ __noinline int xnf_nat_addr_fn(struct xdp_md *ctx)
 }
 
 /* Whether a live entry holds @k: a connection, or an alias whose
- * connection lives. Dead ones are deleted (their key can be taken). */
+ * connection lives. A dead one is deleted, so that the key can be taken
+ * (the alias of a dead connection goes when it is found). Counted as
+ * xnf_ct_lookup() counts. */
 static __always_inline int xnf_nat_taken(const struct xnf_ct_key *k, __u64 now,
 					 struct xnf_ct_counters *cs)
 {
-	struct xnf_ct_entry *e = xnf_ct_lookup(k, now, cs), *c;
+	struct xnf_ct_entry *e, *c;
+	__u32 alias;
 
+	cs->searched++;
+	e = bpf_map_lookup_elem(&XNF_MAP_CT, k);
 	if (!e)
 		return 0;
-	if (!(e->status & XNF_CT_S_ALIAS))
+	alias = e->status & XNF_CT_S_ALIAS;
+	if (alias) {
+		c = bpf_map_lookup_elem(&XNF_MAP_CT, &e->nat);
+		if (c && c->expires > now) {
+			cs->found++;
+			return 1;
+		}
+	} else if (e->expires > now) {
+		cs->found++;
 		return 1;
-	c = bpf_map_lookup_elem(&XNF_MAP_CT, &e->nat);
-	if (c && c->expires > now)
-		return 1;
-	/* The alias of a connection that is gone. */
-	bpf_map_delete_elem(&XNF_MAP_CT, k);
+	}
+	if (!bpf_map_delete_elem(&XNF_MAP_CT, k) && !alias)
+		cs->expired++;
 	return 0;
 }
 
