@@ -844,3 +844,117 @@ next:
 		nt_close(&f);
 	}
 }
+
+/* Runs @fr and gives the frame as it left in @out. */
+static int nt_run_out(struct fx *f, struct frame fr, struct fx_out *out)
+{
+	if (!ASSERT_GT(fr.len, 0, "frame built") ||
+	    !ASSERT_OK(fx_run(f, fr.data, fr.len, out), "run"))
+		return -1;
+	return out->ret;
+}
+
+/* The frame @out is @want (addresses and ports as given) with right
+ * checksums. */
+static bool nt_frame_is(const struct fx_out *out, struct frame want,
+			const char *what)
+{
+	size_t l3 = pkt_l3_off(want.data);
+	bool v4 = (want.data[l3] >> 4) == 4;
+	/* Addresses and the L4 ports: after the TTL or hop limit. */
+	size_t a = l3 + (v4 ? 12 : 8), n = v4 ? 8 + 4 : 32 + 4;
+
+	return ASSERT_EQ(out->len, want.len, what) &&
+	       ASSERT_MEM(out->data + a, want.data + a, n, what) &&
+	       (!v4 || ASSERT_TRUE(pkt_ipv4_csum_ok(out->data, out->len), what)) &&
+	       ASSERT_TRUE(pkt_l4_csum_ok(out->data, out->len), what);
+}
+
+/* End to end with the datapath (branch nat-dp): two inside hosts with the
+ * same source port masqueraded to one server leave with the egress
+ * address and different ports; each reply goes back to its host; dnat's
+ * first packet leaves for the translated destination. */
+TEST(nat_new_e2e)
+{
+	FOR_BOTH(fused)
+	for (int fm = 4; fm <= 6; fm += 2) {
+		const char *h1 = fm == 4 ? "192.0.2.1" : "2001:db8:1::1";
+		const char *h2 = fm == 4 ? "192.0.2.2" : "2001:db8:1::2";
+		const char *srv = fm == 4 ? "198.51.100.1" : "2001:db8:2::1";
+		const char *masq = fm == 4 ? NT_MASQ4 : NT_MASQ6;
+		static struct fx_out out;
+		struct xnf_nat_rule r[2];
+		char what[64];
+		struct fx f;
+		__u16 p2;
+
+		snprintf(what, sizeof(what), "IPv%d %s", fm,
+			 fused ? "fused" : "tail-called");
+		if (!nt_open(&f, fused, false))
+			return;
+		r[0] = nt_rule(XNF_NAT_MASQUERADE, fm, f.ifindex[1]);
+		r[1] = nt_rule(XNF_NAT_DNAT, fm, 0);
+		r[1].proto = IPPROTO_TCP;
+		r[1].dport_min = 8080;
+		r[1].dport_max = 8080;
+		nt_to(&r[1], fm, srv, NULL, 80, 80);
+		if (!nt_rules(&f, r, 2) ||
+		    !(fm == 4 ? fx_route4(&f, "192.0.2.0/24", 2, XNF_RT_UNICAST) :
+				fx_route6(&f, "2001:db8:1::/48", 2,
+					  XNF_RT_UNICAST)))
+			goto next;
+		if (!ASSERT_EQ(nt_run_out(&f,
+					  nt_frame(fm, IPPROTO_UDP, h1, srv,
+						   4000, 53),
+					  &out),
+			       XDP_REDIRECT, what) ||
+		    !nt_frame_is(&out,
+				 nt_frame(fm, IPPROTO_UDP, masq, srv, 4000, 53),
+				 what) ||
+		    !ASSERT_EQ(nt_run_out(&f,
+					  nt_frame(fm, IPPROTO_UDP, h2, srv,
+						   4000, 53),
+					  &out),
+			       XDP_REDIRECT, what))
+			goto next;
+		p2 = nt_reply_port(&f,
+				   nt_tuple(fm, IPPROTO_UDP, h2, 4000, srv, 53));
+		if (!ASSERT_NEQ(p2, 4000, what) ||
+		    !nt_frame_is(&out,
+				 nt_frame(fm, IPPROTO_UDP, masq, srv, p2, 53),
+				 what))
+			goto next;
+		/* The replies, each to its host. */
+		if (!ASSERT_EQ(nt_run_out(&f,
+					  nt_frame(fm, IPPROTO_UDP, srv, masq,
+						   53, p2),
+					  &out),
+			       XDP_REDIRECT, what) ||
+		    !nt_frame_is(&out,
+				 nt_frame(fm, IPPROTO_UDP, srv, h2, 53, 4000),
+				 what) ||
+		    !ASSERT_EQ(nt_run_out(&f,
+					  nt_frame(fm, IPPROTO_UDP, srv, masq,
+						   53, 4000),
+					  &out),
+			       XDP_REDIRECT, what) ||
+		    !nt_frame_is(&out,
+				 nt_frame(fm, IPPROTO_UDP, srv, h1, 53, 4000),
+				 what))
+			goto next;
+		/* dnat to the server, then masquerade out of ut1. */
+		if (ASSERT_EQ(nt_run_out(&f,
+					 nt_frame(fm, IPPROTO_TCP, h1,
+						  fm == 4 ? "203.0.113.1" :
+							    "2001:db8:3::1",
+						  40000, 8080),
+					 &out),
+			      XDP_REDIRECT, what))
+			nt_frame_is(&out,
+				    nt_frame(fm, IPPROTO_TCP, masq, srv, 40000,
+					     80),
+				    what);
+next:
+		nt_close(&f);
+	}
+}
