@@ -6,7 +6,8 @@
 # One test bed for the whole file (testbed/testbed.bash): xnf attached
 # to d0 and d1 with routes, a firewall rule, a NAT rule and an FDB entry,
 # plus a veth pair f0/f1 in the DUT that xnf does not own, with a foreign
-# XDP program (build/bpf/xmit.bpf.o) on f0. Each test runs refused commands and checks
+# XDP program (build/bpf/xmit.bpf.o) on f0. Each test runs refused
+# commands and checks
 # - the exit status is not 0 (and not timeout's 124 or a signal's),
 # - stdout is empty and stderr is one line, starting with "Error:" (the
 #   only wording checked),
