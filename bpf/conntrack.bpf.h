@@ -838,6 +838,21 @@ static __always_inline int xnf_ct_nat_info(struct xnf_ct_pending *pe,
 	return XNF_CT_N_NAT | info;
 }
 
+/* An ICMP or ICMPv6 echo (or other query) whose type is not the one of
+ * its direction of the connection: a request in the reply direction, a
+ * reply in the original one. */
+static __always_inline int xnf_ct_echo_misdirected(const struct xnf_pkt *p,
+						   __u8 family, __u8 proto,
+						   __u32 dir)
+{
+	if (proto != IPPROTO_ICMP && proto != IPPROTO_ICMPV6)
+		return 0;
+	if ((proto == IPPROTO_ICMP) != (family == XNF_AF_INET))
+		return 0;
+	return xnf_ct_icmp_kind(family, p->icmp_type) !=
+	       (dir == XNF_CT_DIR_ORIG ? XNF_CT_ICMP_REQUEST : XNF_CT_ICMP_REPLY);
+}
+
 /* The second: looks the key up and moves the connection on, or prepares
  * a new one (xnf_ct_new). @what: xnf_ct_key_fn()'s bits. Returns 0,
  * XNF_CT_N_* bits for xnf_ct_nat_fn(), or -1 when the tables are
@@ -894,6 +909,15 @@ __noinline int xnf_ct_track_fn(struct xnf_pkt *p, __u32 what)
 	 * whose reply tuple is the translated one). */
 	if (dir == XNF_CT_DIR_REPLY && !via && (e->status & XNF_CT_S_NAT))
 		goto new;
+	/* Linux's ICMP tuple holds the type, and the reply tuple of a
+	 * request the reply type: an echo request from the other side with
+	 * the same identifier is another connection (new), an echo reply
+	 * in the original direction answers none (invalid). */
+	if (xnf_ct_echo_misdirected(p, pe->key.family, pe->key.proto, dir)) {
+		if (via)
+			pe->key = pe->alias;
+		goto new;
+	}
 	/* resolve_normal_ct(): until a reply was seen, a packet in the
 	 * original direction is IP_CT_NEW, which nft calls "new". */
 	p->ct_state = dir == XNF_CT_DIR_REPLY ||
