@@ -1,0 +1,774 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
+"""nat_diff.py - the same NAT packet sequences through several routers,
+every packet that leaves compared (selftests/nat_diff.bats).
+
+Each router ("bed") sits between an inside network and an outside one,
+each side's hosts being one network namespace with a packet socket; every
+bed has the same addresses and MACs (testbed/testbed.bash's), so what the
+hosts send is the same on every bed but for the translation the bed chose.
+The beds are described by a JSON file (--beds):
+
+    [{"name": "linux", "in_ns": NS, "in_dev": DEV, "out_ns": NS,
+      "out_dev": DEV}]
+
+The hosts behave as hosts do: each addresses a flow's next packet to the
+peer as it last saw it (its address and port, the echo identifier), so
+the outside answers a masqueraded flow at the address and port its bed
+chose; an ICMP error quotes the packet as its sender received it.
+
+How a fate is known without timing: as in ct_diff.py, every packet carries
+a marker (its IPv4 id, which no router changes) and is followed on its
+path by a sentinel that every rule set forwards (a new TCP connection to
+port 22); once the sentinel arrived, the packet arrived or was dropped.
+A packet for the router itself has no other side: it is followed by an
+echo request to the router on the same path, whose reply comes after the
+router's answer to the packet, if any.
+
+What is compared, per packet and bed: whether it left (or, sent to the
+router, whether and what the router answered), its addresses, ports or
+echo identifier, ICMP type and code, the header an ICMP error quotes, and
+whether its checksums are valid (IPv4 header, TCP, UDP (0 stays 0), ICMP,
+the quoted IPv4 header), recomputed from the bytes. A source translation
+(masquerade, snat) is compared by its properties, not its number: the
+translated source of a flow is named "XLAT(flow)" and must be the same
+for every packet of the flow on that bed; its address must be the
+router's outside address (masquerade) or one of the pool (snat); its port
+is "kept" (the original one) or "in LO-HI" (the range it must be in).
+
+Prints every packet with what left on each bed, and each difference.
+Exit status: 0 when all beds agree and every checksum is valid, 1 if
+not, 2 on an error of the harness (a sentinel lost).
+"""
+
+import argparse
+import ctypes
+import ipaddress
+import json
+import os
+import select
+import socket
+import struct
+import sys
+import time
+
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+
+CLONE_NEWNET = 0x40000000
+ETH_P_ALL = 0x0003
+PACKET_OUTGOING = 4
+
+# The addresses (testbed.bash's and more of the same networks).
+IN1 = "192.0.2.1"          # inside host
+IN2 = "192.0.2.2"          # a second inside host (port collisions)
+SRV = "192.0.2.10"         # the inside server of the port forward
+POOLED = "192.0.2.130"     # an inside host of the snat rule (192.0.2.128/25)
+R_LAN = "192.0.2.254"      # the router, inside
+R_WAN = "198.51.100.254"   # the router, outside (masquerade's address)
+OUT = "198.51.100.1"       # outside host
+FAR = "203.0.113.9"        # a router further out (ICMP errors)
+POOL = ("198.51.100.200", "198.51.100.201")
+POOL_PORTS = (30000, 30009)
+FWD_PORT = 8080            # dnat: R_WAN:8080 -> SRV:80
+
+# testbed.bash's MACs: s0 (inside), d0 (router, inside), d1, k0 (outside)
+MAC = {"in": "02:78:6e:00:00:01", "rin": "02:78:6e:00:00:02",
+       "rout": "02:78:6e:00:00:03", "out": "02:78:6e:00:00:04"}
+OTHER = {"in": "out", "out": "in"}
+
+# Seconds a sentinel may take before the harness gives up: a guard against
+# a hang (a lost sentinel is an error of the test bed, never a fate).
+SENTINEL_WAIT = 20
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def in_netns(ns, fn):
+    """fn() run in network namespace ns (a socket made there stays there)."""
+    own = os.open("/proc/self/ns/net", os.O_RDONLY)
+    fd = os.open(f"/run/netns/{ns}", os.O_RDONLY)
+    try:
+        if libc.setns(fd, CLONE_NEWNET) != 0:
+            e = ctypes.get_errno()
+            raise OSError(e, f"setns to {ns}: {os.strerror(e)}")
+        try:
+            return fn()
+        finally:
+            if libc.setns(own, CLONE_NEWNET) != 0:
+                e = ctypes.get_errno()
+                raise OSError(e, f"setns back: {os.strerror(e)}")
+    finally:
+        os.close(fd)
+        os.close(own)
+
+
+def packet_socket(ns, dev):
+    def make():
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                          socket.htons(ETH_P_ALL))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        s.bind((dev, 0))
+        s.setblocking(False)
+        return s
+    return in_netns(ns, make)
+
+
+# ---- what a frame says -----------------------------------------------------
+
+
+def csum(b):
+    """The Internet checksum of b (0 when b holds a valid checksum)."""
+    if len(b) % 2:
+        b += b"\0"
+    s = sum(struct.unpack(f"!{len(b) // 2}H", b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def ip4(a):
+    return socket.inet_ntop(socket.AF_INET, a)
+
+
+def l4_ports(proto, l4):
+    """(sport, dport) of a TCP or UDP header, (id, id) of an ICMP echo."""
+    if proto in (6, 17) and len(l4) >= 4:
+        return struct.unpack_from("!HH", l4, 0)
+    if proto == 1 and len(l4) >= 8 and l4[0] in (0, 8):
+        i = struct.unpack_from("!H", l4, 4)[0]
+        return i, i
+    return None, None
+
+
+def describe(ip):
+    """What an IPv4 packet (bytes from its header on) says, checksums
+    recomputed: a dict of plain values."""
+    ihl = (ip[0] & 0xF) * 4
+    tot = struct.unpack_from("!H", ip, 2)[0]
+    ip = ip[:tot]
+    proto = ip[9]
+    src, dst = ip4(ip[12:16]), ip4(ip[16:20])
+    l4 = ip[ihl:]
+    d = {"src": src, "dst": dst, "proto": proto,
+         "ip_csum": "ok" if csum(ip[:ihl]) == 0 else "BAD"}
+    d["sport"], d["dport"] = l4_ports(proto, l4)
+    if proto in (6, 17):
+        pseudo = ip[12:20] + struct.pack("!BBH", 0, proto, len(l4))
+        if proto == 17 and struct.unpack_from("!H", l4, 6)[0] == 0:
+            d["l4_csum"] = "zero"
+        else:
+            d["l4_csum"] = "ok" if csum(pseudo + l4) == 0 else "BAD"
+        if proto == 6:
+            d["flags"] = l4[13]
+    elif proto == 1:
+        d["l4_csum"] = "ok" if csum(l4) == 0 else "BAD"
+        d["icmp"] = [l4[0], l4[1]]
+        if l4[0] in (3, 11, 12) and len(l4) >= 28:
+            q = l4[8:]
+            qihl = (q[0] & 0xF) * 4
+            qd = {"src": ip4(q[12:16]), "dst": ip4(q[16:20]), "proto": q[9],
+                  "id": struct.unpack_from("!H", q, 4)[0],
+                  "ip_csum": "ok" if csum(q[:qihl]) == 0 else "BAD"}
+            ql4 = q[qihl:]
+            qd["sport"], qd["dport"] = l4_ports(q[9], ql4)
+            # The quoted L4 checksum: valid when the whole datagram is
+            # quoted, else only its value can be compared.
+            qtot = struct.unpack_from("!H", q, 2)[0]
+            off = {6: 16, 17: 6, 1: 2}.get(q[9])
+            if off is not None and len(ql4) >= off + 2:
+                qd["l4_csum_field"] = struct.unpack_from("!H", ql4, off)[0]
+                if len(q) >= qtot:
+                    if q[9] == 1:
+                        ok = csum(ql4[:qtot - qihl]) == 0
+                    elif q[9] == 17 and qd["l4_csum_field"] == 0:
+                        ok = True
+                    else:
+                        pseudo = q[12:20] + struct.pack("!BBH", 0, q[9], qtot - qihl)
+                        ok = csum(pseudo + ql4[:qtot - qihl]) == 0
+                    qd["l4_csum"] = "ok" if ok else "BAD"
+            d["quoted"] = qd
+    return d
+
+
+def frame_ip(buf):
+    """The IPv4 packet of an Ethernet frame, or None."""
+    if len(buf) < 34 or struct.unpack_from("!H", buf, 12)[0] != 0x0800:
+        return None
+    return buf[14:]
+
+
+# ---- beds, flows, the harness ----------------------------------------------
+
+
+class Bed:
+    def __init__(self, spec):
+        self.name = spec["name"]
+        self.tx = {"in": packet_socket(spec["in_ns"], spec["in_dev"]),
+                   "out": packet_socket(spec["out_ns"], spec["out_dev"])}
+        # rx[side]: the IPv4 packets side's hosts received, in order
+        self.rx = {"in": [], "out": []}
+
+    def drain(self, side):
+        s = self.tx[side]
+        while True:
+            try:
+                buf, addr = s.recvfrom(65535)
+            except BlockingIOError:
+                return
+            if addr[2] == PACKET_OUTGOING:
+                continue
+            ip = frame_ip(buf)
+            if ip:
+                self.rx[side].append(ip)
+
+    def wait_for(self, side, match, what):
+        end = time.monotonic() + SENTINEL_WAIT
+        while True:
+            self.drain(side)
+            if any(match(p) for p in self.rx[side]):
+                return
+            left = end - time.monotonic()
+            if left <= 0:
+                raise RuntimeError(
+                    f"{self.name}: {what} never reached the {side} side "
+                    f"(gave up after {SENTINEL_WAIT} s): the test bed is broken")
+            select.select([self.tx[side]], [], [], min(left, 0.5))
+
+
+def marked(mark, proto, length):
+    """A frame's test: the packet with this marker (id, protocol and
+    length: the router's own packets have ids of their own)."""
+    def match(p):
+        return (struct.unpack_from("!H", p, 4)[0] == mark and p[9] == proto
+                and struct.unpack_from("!H", p, 2)[0] == length)
+    return match
+
+
+class Flow:
+    """One flow between a host of each side. ep[side]: the address and port
+    (echo: identifier) that side's host uses; peer[bed][side]: where that
+    side's host sends to, as it last saw the other (first: to)."""
+
+    def __init__(self, h, name, proto, opener, ep_in, ep_out, to, xlat=None):
+        self.h, self.name, self.proto = h, name, proto
+        self.ep = {"in": ep_in, "out": ep_out}
+        self.opener = opener
+        self.peer = {b.name: {opener: to, OTHER[opener]: None} for b in h.beds}
+        # xlat: the source translation the flow must get ("masquerade",
+        # "snat") and the port range it must be in when not kept
+        self.xlat = xlat
+        self.seen = {b.name: None for b in h.beds}   # the XLAT(flow)
+        self.seq = {"in": 1000, "out": 500000}
+        self.n = 0      # TCP segments sent, for their labels
+        h.flows.append(self)
+
+    def dst(self, bed, side):
+        return self.peer[bed.name][side] or self.ep[OTHER[side]]
+
+    def learn(self, bed, side, p):
+        """side's host received p of this flow: its view of the peer."""
+        d = describe(p)
+        if d["sport"] is not None:
+            self.peer[bed.name][side] = (d["src"], d["sport"])
+
+    def port_range(self):
+        if self.xlat == "snat":
+            return POOL_PORTS
+        if self.proto == 1:
+            return (0, 65535)
+        port = self.ep["in"][1]
+        # Linux's default ranges by the original port
+        if port < 512:
+            return (1, 511)
+        if port < 1024:
+            return (600, 1023)
+        return (1024, 65535)
+
+    def tcp(self, side, flags, data=b"", label=None):
+        """A TCP segment from side, with seq and ack following the flow."""
+        def build(bed):
+            src, dst = self.ep[side], self.dst(bed, side)
+            ack = self.seq[OTHER[side]] if "A" in flags else 0
+            p = IP(src=src[0], dst=dst[0], ttl=64) / TCP(
+                sport=src[1], dport=dst[1], flags=flags, seq=self.seq[side],
+                ack=ack, window=8192)
+            return p / Raw(data) if data else p
+        self.n += 1
+        pkts = self.h.send(side, build, self, label or
+                           f"{self.name}#{self.n} {side} {flags}"
+                           f"{' +%d' % len(data) if data else ''}")
+        self.seq[side] = (self.seq[side] + len(data) + ("S" in flags)
+                          + ("F" in flags)) & 0xFFFFFFFF
+        return pkts
+
+    def handshake(self):
+        c, s = self.opener, OTHER[self.opener]
+        self.tcp(c, "S")
+        self.tcp(s, "SA")
+        self.tcp(c, "A")
+
+    def data(self):
+        c, s = self.opener, OTHER[self.opener]
+        self.tcp(c, "PA", b"hello")
+        self.tcp(s, "PA", b"world!")
+        self.tcp(c, "A")
+
+    def close(self):
+        c, s = self.opener, OTHER[self.opener]
+        self.tcp(c, "FA")
+        self.tcp(s, "FA")
+        self.tcp(c, "A")
+
+    def udp(self, side, label, zero_csum=False, data=b"query"):
+        def build(bed):
+            src, dst = self.ep[side], self.dst(bed, side)
+            u = UDP(sport=src[1], dport=dst[1])
+            if zero_csum:
+                u.chksum = 0
+            return IP(src=src[0], dst=dst[0], ttl=64) / u / Raw(data)
+        return self.h.send(side, build, self, label)
+
+    def echo(self, side, reply, seq, label):
+        def build(bed):
+            src, dst = self.ep[side], self.dst(bed, side)
+            # the identifier: the requester's own, the replier's view
+            ident = dst[1] if reply else src[1]
+            return IP(src=src[0], dst=dst[0], ttl=64) / ICMP(
+                type=0 if reply else 8, id=ident, seq=seq) / Raw(b"ping")
+        return self.h.send(side, build, self, label)
+
+
+class Harness:
+    def __init__(self, beds):
+        self.beds = beds
+        self.mark = 0
+        self.sport = 20000      # sentinels' source ports
+        self.rid = 0x7E00       # router sentinels' echo identifiers
+        self.flows = []
+        # log: [{label, scenario, from, to, flow, mark, sent{bed: bytes},
+        #        match{bed: fn} (to the router)}]
+        self.log = []
+        self.scenario = ""
+
+    def next_mark(self):
+        self.mark += 1
+        if self.mark > 0xFFFF:
+            raise RuntimeError("more than 65535 packets: markers ran out")
+        return self.mark
+
+    def frame(self, side, l3):
+        router = "rin" if side == "in" else "rout"
+        return bytes(Ether(src=MAC[side], dst=MAC[router]) / l3)
+
+    def sentinel(self, side):
+        """A SYN every rule set forwards from side, whatever the state."""
+        self.sport += 1
+        m = self.next_mark()
+        src, dst = (IN1, OUT) if side == "in" else (OUT, IN1)
+        l3 = IP(src=src, dst=dst, id=m, ttl=64) / TCP(
+            sport=self.sport, dport=22, flags="S", seq=1)
+        return self.frame(side, l3), marked(m, 6, len(l3))
+
+    def send(self, side, build, flow, label, to_router=None):
+        """One marked packet from side (build(bed): its IP packet on that
+        bed), on every bed; returns its bytes on each bed.
+        to_router(marker): the packet is the router's; a test of the
+        frames that answer it."""
+        m = self.next_mark()
+        sent = {}
+        for b in self.beds:
+            p = build(b)
+            p.id = m
+            sent[b.name] = bytes(p)
+        for b in self.beds:
+            b.tx[side].send(self.frame(side, IP(sent[b.name])))
+        if to_router:
+            self.router_sentinel(side)
+        else:
+            sframe, smatch = self.sentinel(side)
+            for b in self.beds:
+                b.tx[side].send(sframe)
+            for b in self.beds:
+                b.wait_for(OTHER[side], smatch, "a sentinel")
+        any_sent = next(iter(sent.values()))
+        match = to_router(m) if to_router else marked(m, any_sent[9], len(any_sent))
+        if flow and not to_router:
+            for b in self.beds:
+                got = [p for p in b.rx[OTHER[side]] if match(p)]
+                if got:
+                    flow.learn(b, OTHER[side], got[0])
+        self.log.append({"label": label, "scenario": self.scenario,
+                         "from": side, "to": side if to_router else OTHER[side],
+                         "flow": flow, "mark": m, "sent": sent,
+                         "match": match})
+        return sent
+
+    def router_sentinel(self, side):
+        """An echo request to the router from side, and its reply awaited:
+        the router answered what came before on this path, if anything."""
+        self.rid += 1
+        ident, m = self.rid, self.next_mark()
+        src, dst = (IN1, R_LAN) if side == "in" else (OUT, R_WAN)
+        l3 = IP(src=src, dst=dst, id=m, ttl=64) / ICMP(type=8, id=ident, seq=1)
+
+        def match(p):
+            d = describe(p)
+            return d["proto"] == 1 and d["icmp"] == [0, 0] and d["sport"] == ident
+        for b in self.beds:
+            b.tx[side].send(self.frame(side, l3))
+        for b in self.beds:
+            b.wait_for(side, match, "the router's echo reply (router sentinel)")
+
+    def received(self, bed, rec):
+        """The packets of bed that rec's packet became (or that answered it)."""
+        return [p for p in bed.rx[rec["to"]] if rec["match"](p)]
+
+    def final(self):
+        # one last sentinel each way: whatever was on the way has arrived
+        for side in ("in", "out"):
+            sframe, smatch = self.sentinel(side)
+            for b in self.beds:
+                b.tx[side].send(sframe)
+            for b in self.beds:
+                b.wait_for(OTHER[side], smatch, "the last sentinel")
+
+
+# ---- comparing ---------------------------------------------------------------
+
+
+def addr_class(flow, a):
+    if flow.xlat == "masquerade":
+        return "the router's outside address" if a == R_WAN else f"{a} (NOT the router's)"
+    lo, hi = (ipaddress.ip_address(x) for x in POOL)
+    if lo <= ipaddress.ip_address(a) <= hi:
+        return "in the pool"
+    return f"{a} (NOT in the pool)"
+
+
+def port_class(flow, port):
+    if port == flow.ep["in"][1]:
+        return "kept"
+    lo, hi = flow.port_range()
+    if lo <= port <= hi:
+        return f"in {lo}-{hi}"
+    return f"{port} (NOT in {lo}-{hi})"
+
+
+def normalize(h, bed, rec, d):
+    """d with each flow's source translation named XLAT(flow); the
+    translation's properties checked on its first packet, and its being
+    the same for every packet of the flow."""
+    notes = []
+    xl = {}
+    for f in h.flows:
+        if f.seen[bed.name]:
+            xl[f.seen[bed.name]] = f"XLAT({f.name})"
+    f = rec["flow"]
+    if f and f.xlat and rec["from"] == "in" and rec["to"] == "out":
+        mine = (d["src"], d["sport"])
+        if f.seen[bed.name] is None:
+            f.seen[bed.name] = mine
+            xl[mine] = f"XLAT({f.name})"
+            notes.append(f"XLAT({f.name}): address {addr_class(f, mine[0])}, "
+                         f"port {port_class(f, mine[1])}")
+        elif f.seen[bed.name] != mine:
+            notes.append(f"XLAT({f.name}) CHANGED from "
+                         f"{f.seen[bed.name][0]}:{f.seen[bed.name][1]} to "
+                         f"{mine[0]}:{mine[1]}")
+
+    def sub(x, a, p):
+        if (x.get(a), x.get(p)) in xl:
+            x[a] = x[p] = xl[(x[a], x[p])]
+    for x in [d] + ([d["quoted"]] if "quoted" in d else []):
+        if x["proto"] == 1:
+            # an echo's identifier is its "port" both ways: the
+            # translated end's name stands for it
+            for a in ("src", "dst"):
+                if (x[a], x["sport"]) in xl:
+                    x[a] = xl[(x[a], x["sport"])]
+                    x["sport"] = x["dport"] = x[a]
+        else:
+            sub(x, "src", "sport")
+            sub(x, "dst", "dport")
+    return d, notes
+
+
+def checksum_problems(d):
+    bad = [k for k in ("ip_csum", "l4_csum") if d.get(k) == "BAD"]
+    q = d.get("quoted", {})
+    bad += [f"quoted {k}" for k in ("ip_csum", "l4_csum") if q.get(k) == "BAD"]
+    return bad
+
+
+def show(d):
+    if d is None:
+        return "-"
+    s = f"{d['src']}:{d['sport']} > {d['dst']}:{d['dport']} p{d['proto']}"
+    if "icmp" in d:
+        s += f" icmp {d['icmp'][0]}/{d['icmp'][1]}"
+    if "quoted" in d:
+        q = d["quoted"]
+        s += f" [quoting {q['src']}:{q['sport']} > {q['dst']}:{q['dport']} p{q['proto']}]"
+    return s
+
+
+def compare(h):
+    """Every packet's results on every bed; the number of problems."""
+    out, bad = [], 0
+    for rec in h.log:
+        res, problems = {}, []
+        for b in h.beds:
+            got = h.received(b, rec)
+            if not got:
+                res[b.name] = {"left": False}
+                continue
+            d, notes = normalize(h, b, rec, describe(got[0]))
+            cs = checksum_problems(d)
+            problems += [f"{b.name}: {n}" for n in notes if "NOT" in n or "CHANGED" in n]
+            problems += [f"{b.name}: invalid {c}" for c in cs]
+            res[b.name] = {"left": True, "packet": d, "notes": notes, "copies": len(got)}
+        first = res[h.beds[0].name]
+        for b in h.beds[1:]:
+            r = res[b.name]
+            if r["left"] != first["left"]:
+                problems.append(f"fate: {h.beds[0].name} {'left' if first['left'] else 'dropped'}, "
+                                f"{b.name} {'left' if r['left'] else 'dropped'}")
+            elif r["left"]:
+                if r["packet"] != first["packet"]:
+                    problems.append(f"packet: {h.beds[0].name} {show(first['packet'])}, "
+                                    f"{b.name} {show(r['packet'])}")
+                if r["notes"] != first["notes"]:
+                    problems.append(f"translation: {h.beds[0].name} {first['notes']}, "
+                                    f"{b.name} {r['notes']}")
+        bad += bool(problems)
+        sent = IP(next(iter(rec["sent"].values()))).summary()
+        out.append({"label": rec["label"], "scenario": rec["scenario"],
+                    "from": rec["from"], "to": rec["to"], "mark": rec["mark"],
+                    "sent": sent, "beds": res, "problems": problems})
+    return out, bad
+
+
+# ---- the sequences -------------------------------------------------------------
+
+
+def scenario(h, name):
+    h.scenario = name
+
+
+def masquerade_sequences(h):
+    scenario(h, "masquerade: TCP handshake, data, FIN close")
+    t = Flow(h, "masq-tcp", 6, "in", (IN1, 40000), (OUT, 80), (OUT, 80), "masquerade")
+    t.handshake()
+    t.data()
+    t.close()
+    t.tcp("out", "A", label="masq-tcp out last A")
+
+    scenario(h, "masquerade: UDP with a checksum and with checksum 0")
+    u = Flow(h, "masq-udp", 17, "in", (IN1, 5353), (OUT, 53), (OUT, 53), "masquerade")
+    u.udp("in", "masq-udp request")
+    u.udp("out", "masq-udp answer")
+    z = Flow(h, "masq-udp0", 17, "in", (IN1, 5354), (OUT, 53), (OUT, 53), "masquerade")
+    z.udp("in", "masq-udp0 request, checksum 0", zero_csum=True)
+    z.udp("out", "masq-udp0 answer, checksum 0", zero_csum=True)
+    z.udp("in", "masq-udp0 second request, with a checksum")
+
+    scenario(h, "masquerade: ICMP echo")
+    e = Flow(h, "masq-echo", 1, "in", (IN1, 0x1234), (OUT, 0x1234), (OUT, 0x1234),
+             "masquerade")
+    e.echo("in", False, 1, "masq-echo request")
+    e.echo("out", True, 1, "masq-echo reply")
+    e.echo("in", False, 2, "masq-echo second request")
+    e.echo("out", True, 2, "masq-echo second reply")
+
+    scenario(h, "masquerade: ICMP errors about a translated flow, back in")
+    t = Flow(h, "err-tcp", 6, "in", (IN1, 40100), (OUT, 80), (OUT, 80), "masquerade")
+    t.handshake()
+    big = t.tcp("in", "PA", b"x" * 600, label="err-tcp big segment")
+    icmp_error(h, "out", t, big, "toobig", "err-tcp frag needed from a far router",
+               src=FAR, quote=68)
+    u = Flow(h, "err-udp", 17, "in", (IN1, 33434), (OUT, 33435), (OUT, 33435),
+             "masquerade")
+    q = u.udp("in", "err-udp probe")
+    icmp_error(h, "out", u, q, "ttl", "err-udp time exceeded from a far router",
+               src=FAR, quote=28)
+    icmp_error(h, "out", u, q, "unreach", "err-udp port unreachable, fully quoted",
+               quote=None)
+    e = Flow(h, "err-echo", 1, "in", (IN1, 0x2345), (OUT, 0x2345), (OUT, 0x2345),
+             "masquerade")
+    q = e.echo("in", False, 1, "err-echo request")
+    icmp_error(h, "out", e, q, "ttl", "err-echo time exceeded from a far router",
+               src=FAR, quote=28)
+
+    scenario(h, "masquerade: two inside hosts, the same source port, the same destination")
+    a = Flow(h, "coll-a", 6, "in", (IN1, 33333), (OUT, 80), (OUT, 80), "masquerade")
+    b = Flow(h, "coll-b", 6, "in", (IN2, 33333), (OUT, 80), (OUT, 80), "masquerade")
+    a.tcp("in", "S")
+    b.tcp("in", "S")
+    a.tcp("out", "SA")
+    b.tcp("out", "SA")
+    a.tcp("in", "A")
+    b.tcp("in", "A")
+    a.tcp("in", "PA", b"from a")
+    b.tcp("in", "PA", b"from b")
+    b.tcp("out", "PA", b"to b")
+    a.tcp("out", "PA", b"to a")
+    a = Flow(h, "coll-udp-a", 17, "in", (IN1, 7777), (OUT, 53), (OUT, 53), "masquerade")
+    b = Flow(h, "coll-udp-b", 17, "in", (IN2, 7777), (OUT, 53), (OUT, 53), "masquerade")
+    a.udp("in", "coll-udp-a request")
+    b.udp("in", "coll-udp-b request")
+    b.udp("out", "coll-udp-b answer")
+    a.udp("out", "coll-udp-a answer")
+
+
+def snat_sequences(h):
+    scenario(h, "snat to a range of addresses and ports")
+    t = Flow(h, "snat-tcp", 6, "in", (POOLED, 40200), (OUT, 80), (OUT, 80), "snat")
+    t.handshake()
+    t.data()
+    t.close()
+    u = Flow(h, "snat-udp", 17, "in", (POOLED, 5353), (OUT, 53), (OUT, 53), "snat")
+    q = u.udp("in", "snat-udp request")
+    u.udp("out", "snat-udp answer")
+    icmp_error(h, "out", u, q, "ttl", "snat-udp time exceeded from a far router",
+               src=FAR, quote=28)
+
+
+def dnat_sequences(h):
+    scenario(h, "port forward: outside to the router's 8080, the inside server's 80")
+    t = Flow(h, "fwd-tcp", 6, "out", (SRV, 80), (OUT, 45000), (R_WAN, FWD_PORT))
+    t.handshake()
+    t.data()
+    t.tcp("in", "PA", b"more from the server")
+    t.tcp("out", "A")
+    q = t.tcp("out", "PA", b"z" * 100, label="fwd-tcp a segment the server rejects")
+    icmp_error(h, "in", t, q, "unreach", "fwd-tcp unreachable from the server, "
+               "back out", quote=48)
+    t.close()
+    scenario(h, "port forward: another port of the router is not forwarded")
+    n = Flow(h, "fwd-none", 6, "out", (SRV, 80), (OUT, 45001), (R_WAN, FWD_PORT + 1))
+    n.tcp("out", "S", label="fwd-none SYN to the router's 8081")
+
+
+def router_sequences(h):
+    scenario(h, "the router's own addresses, no translation: its kernel answers")
+    own(h, "out", None, lambda b: IP(src=OUT, dst=R_WAN, ttl=64) / ICMP(
+        type=8, id=0x7123, seq=1) / Raw(b"own"), "own echo request to the outside address",
+        lambda d: d.get("icmp") == [0, 0] and d["sport"] == 0x7123)
+    own(h, "in", None, lambda b: IP(src=IN1, dst=R_LAN, ttl=64) / ICMP(
+        type=8, id=0x7124, seq=1) / Raw(b"own"), "own echo request to the inside address",
+        lambda d: d.get("icmp") == [0, 0] and d["sport"] == 0x7124)
+    own(h, "out", None, lambda b: IP(src=OUT, dst=R_WAN, ttl=64) / UDP(
+        sport=46000, dport=9) / Raw(b"own"), "own udp to a closed port",
+        lambda d: d.get("icmp") == [3, 3])
+    own(h, "out", None, lambda b: IP(src=OUT, dst=R_WAN, ttl=64) / TCP(
+        sport=46001, dport=8081, flags="S", seq=1), "own SYN to a closed port",
+        lambda d: d["proto"] == 6 and d["sport"] == 8081 and d["dport"] == 46001)
+
+
+def own(h, side, flow, build, label, answer):
+    """A packet to the router; answer(description): a frame that answers it."""
+    def answers(mark):
+        def match(p):
+            d = describe(p)
+            if d["src"] not in (R_WAN, R_LAN) or not answer(d):
+                return False
+            # an ICMP error answers the packet it quotes
+            return "quoted" not in d or d["quoted"]["id"] == mark
+        return match
+    h.send(side, build, flow, label, to_router=answers)
+
+
+def icmp_error(h, side, flow, quoted, kind, label, src=None, quote=None):
+    """An ICMP error from side (src: its host's address of the flow, or
+    another router's) quoting the packet quoted as side's host received it
+    on each bed (its first `quote` bytes, or all of it)."""
+    rec = next(r for r in h.log if r["sent"] is quoted)
+
+    def build(bed):
+        got = h.received(bed, rec)
+        q = got[0] if got else rec["sent"][bed.name]
+        q = q[:struct.unpack_from("!H", q, 2)[0]]
+        if quote:
+            q = q[:quote]
+        code = {"unreach": (3, 3), "ttl": (11, 0), "toobig": (3, 4)}[kind]
+        icmp = ICMP(type=code[0], code=code[1])
+        if kind == "toobig":
+            icmp.nexthopmtu = 576
+        # the error goes to the quoted packet's source
+        return IP(src=src or flow.ep[side][0], dst=ip4(q[12:16]), ttl=64) / icmp / Raw(q)
+    h.send(side, build, flow, label)
+
+
+SEQUENCES = ["masquerade", "snat", "dnat", "router"]
+
+
+def run(h, which):
+    if "masquerade" in which:
+        masquerade_sequences(h)
+    if "snat" in which:
+        snat_sequences(h)
+    if "dnat" in which:
+        dnat_sequences(h)
+    if "router" in which:
+        router_sequences(h)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--beds", required=True, help="the beds, as JSON (a file)")
+    ap.add_argument("--out", help="write the results here, as JSON")
+    ap.add_argument("--only", default=",".join(SEQUENCES),
+                    help="the sequences to run: " + ",".join(SEQUENCES))
+    args = ap.parse_args()
+    which = args.only.split(",")
+    for w in which:
+        if w not in SEQUENCES:
+            sys.exit(f"Error: no sequence {w!r}; the sequences are "
+                     f"{', '.join(SEQUENCES)}")
+
+    # one CPU: the packets of a path keep their order (one backlog)
+    os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    try:
+        with open(args.beds) as f:
+            specs = json.load(f)
+        if not isinstance(specs, list) or not specs:
+            raise RuntimeError(f"{args.beds}: no bed (a JSON array of beds)")
+        beds = [Bed(b) for b in specs]
+        h = Harness(beds)
+        run(h, which)
+        h.final()
+    except (OSError, RuntimeError, KeyError, ValueError) as e:
+        print(f"Error: {e}", file=sys.stderr)
+        return 2
+
+    results, bad = compare(h)
+    labels = [r["label"] for r in results]
+    dup = {x for x in labels if labels.count(x) > 1}
+    if dup:
+        print(f"Error: labels used twice: {sorted(dup)}", file=sys.stderr)
+        return 2
+    scen = None
+    for r in results:
+        if r["scenario"] != scen:
+            scen = r["scenario"]
+            print(f"# {scen}")
+        print(f"  {r['label']}  [{r['from']}: {r['sent']}]")
+        for name, res in r["beds"].items():
+            if not res["left"]:
+                print(f"      {name}: nothing left")
+            else:
+                notes = f"  ({'; '.join(res['notes'])})" if res["notes"] else ""
+                print(f"      {name}: {show(res['packet'])}{notes}")
+        for p in r["problems"]:
+            print(f"      DIFFERENT: {p}")
+    print(f"{len(results)} packets, {bad} with differences or invalid checksums")
+    if args.out:
+        with open(args.out, "w") as out:
+            json.dump(results, out, indent=1)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
