@@ -26,21 +26,24 @@ load ../testbed/testbed
 
 DIFF=("/usr/bin/python3" "$TB_TOP/selftests/lib/nat_diff.py")
 
-# The inside hosts besides 192.0.2.1 (nat_diff.py's IN2, SRV, POOLED).
-MORE_INSIDE=(192.0.2.2 192.0.2.10 192.0.2.130)
+# The inside hosts besides 192.0.2.1 (nat_diff.py's IN2, SRV, POOLED,
+# IN2_6).
+MORE_INSIDE=(192.0.2.2 192.0.2.10 192.0.2.130 2001:db8:1::2)
 
 # The Linux router's rule set. NAT statements end a chain's evaluation:
 # the first rule that matches translates. (`snat to` with ports needs the
-# protocol: one rule each for TCP and UDP, ICMP falls to masquerade.)
-LINUX_RULES='table ip nat {
+# protocol: one rule each for TCP and UDP, ICMP falls to masquerade.) An
+# inet table: masquerade is IPv4's and IPv6's (NAT66), as xnf's rule
+# without addresses is.
+LINUX_RULES='table inet nat {
 	chain pre {
 		type nat hook prerouting priority dstnat; policy accept;
-		iifname "wan0" tcp dport 8080 dnat to 192.0.2.10:80
+		iifname "wan0" tcp dport 8080 dnat ip to 192.0.2.10:80
 	}
 	chain post {
 		type nat hook postrouting priority srcnat; policy accept;
-		oifname "wan0" ip saddr 192.0.2.128/25 meta l4proto tcp snat to 198.51.100.200-198.51.100.201:30000-30009
-		oifname "wan0" ip saddr 192.0.2.128/25 meta l4proto udp snat to 198.51.100.200-198.51.100.201:30000-30009
+		oifname "wan0" ip saddr 192.0.2.128/25 meta l4proto tcp snat ip to 198.51.100.200-198.51.100.201:30000-30009
+		oifname "wan0" ip saddr 192.0.2.128/25 meta l4proto udp snat ip to 198.51.100.200-198.51.100.201:30000-30009
 		oifname "wan0" masquerade
 	}
 }
@@ -116,7 +119,8 @@ setup()
 			net.ipv4.conf.default.send_redirects=0 \
 			net.ipv4.conf.lan0.send_redirects=0 \
 			net.ipv4.conf.wan0.send_redirects=0 >/dev/null &&
-		ip -n "$ns" route add 203.0.113.0/24 via $TB_SINK4 || return 1
+		ip -n "$ns" route add 203.0.113.0/24 via $TB_SINK4 &&
+		ip -n "$ns" -6 route add 2001:db8:3::/64 via $TB_SINK6 || return 1
 		for a in "${MORE_INSIDE[@]}"; do
 			ip -n "$ns" neigh replace "$a" lladdr $TB_MAC_S0 dev lan0 \
 				nud permanent || return 1
@@ -231,6 +235,21 @@ got()
 		"own udp to a closed port" "own SYN to a closed port"; do
 		tb_expect "$l" "$(got "$l" linux .left)" = true
 	done
+	# NAT66
+	tb_expect "masq6 SYN's translation" "$(got "masq6-tcp#1 in S" linux .notes)" = \
+		"[\"XLAT(masq6-tcp): address the router's outside address, port kept\"]"
+	tb_expect "masq6 echo's translation" "$(got "masq6-echo request" linux .notes)" = \
+		"[\"XLAT(masq6-echo): address the router's outside address, port kept\"]"
+	tb_expect "collision v6, second" "$(got "coll6-b#1 in S" linux .notes[0])" = \
+		"\"XLAT(coll6-b): address the router's outside address, port in 1024-65535\""
+	tb_expect "masq6 SYN/ACK back" "$(got "masq6-tcp#2 out SA" linux \
+		'.packet | [.dst, .dport]')" = '["2001:db8:1::1",40000]'
+	for l in "masq6-tcp packet too big from a far router" \
+		"masq6-udp time exceeded from a far router" "masq6-udp port unreachable"; do
+		tb_expect "$l: outer destination, quoted source" "$(got "$l" linux \
+			'.packet | [.dst, .quoted.src, .l4_csum]')" = '["2001:db8:1::1","2001:db8:1::1","ok"]'
+	done
+	tb_expect "own6 echo" "$(got "own6 echo request to the outside address" linux .left)" = true
 	tb_expect "the port unreachable quotes the datagram untouched" \
 		"$(got "own udp to a closed port" linux '.packet.quoted | [.src, .dst, .dport, .l4_csum]')" \
 		= '["198.51.100.1","198.51.100.254",9,"ok"]'

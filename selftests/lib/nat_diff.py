@@ -53,6 +53,14 @@ import sys
 import time
 
 from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import (
+    ICMPv6DestUnreach,
+    ICMPv6EchoReply,
+    ICMPv6EchoRequest,
+    ICMPv6PacketTooBig,
+    ICMPv6TimeExceeded,
+    IPv6,
+)
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
@@ -69,6 +77,13 @@ R_LAN = "192.0.2.254"      # the router, inside
 R_WAN = "198.51.100.254"   # the router, outside (masquerade's address)
 OUT = "198.51.100.1"       # outside host
 FAR = "203.0.113.9"        # a router further out (ICMP errors)
+# IPv6 (NAT66: masquerade)
+IN1_6 = "2001:db8:1::1"
+IN2_6 = "2001:db8:1::2"
+R_LAN6 = "2001:db8:1::fe"
+R_WAN6 = "2001:db8:2::fe"
+OUT6 = "2001:db8:2::1"
+FAR6 = "2001:db8:3::9"
 POOL = ("198.51.100.200", "198.51.100.201")
 POOL_PORTS = (30000, 30009)
 FWD_PORT = 8080            # dnat: R_WAN:8080 -> SRV:80
@@ -132,19 +147,50 @@ def ip4(a):
     return socket.inet_ntop(socket.AF_INET, a)
 
 
+def ip6(a):
+    return socket.inet_ntop(socket.AF_INET6, a)
+
+
+ECHO_TYPES = {1: (0, 8), 58: (128, 129)}
+ERROR_TYPES = {1: (3, 11, 12), 58: (1, 2, 3, 4)}
+
+
 def l4_ports(proto, l4):
     """(sport, dport) of a TCP or UDP header, (id, id) of an ICMP echo."""
     if proto in (6, 17) and len(l4) >= 4:
         return struct.unpack_from("!HH", l4, 0)
-    if proto == 1 and len(l4) >= 8 and l4[0] in (0, 8):
+    if proto in ECHO_TYPES and len(l4) >= 8 and l4[0] in ECHO_TYPES[proto]:
         i = struct.unpack_from("!H", l4, 4)[0]
         return i, i
     return None, None
 
 
+def pkt_mark(p):
+    """The marker of an IP packet: its IPv4 id, its IPv6 flow label."""
+    if p[0] >> 4 == 4:
+        return struct.unpack_from("!H", p, 4)[0]
+    return struct.unpack_from("!I", p, 0)[0] & 0xFFFFF
+
+
+def pkt_proto(p):
+    return p[9] if p[0] >> 4 == 4 else p[6]
+
+
+def pkt_len(p):
+    if p[0] >> 4 == 4:
+        return struct.unpack_from("!H", p, 2)[0]
+    return 40 + struct.unpack_from("!H", p, 4)[0]
+
+
+def pkt_src(p):
+    return ip4(p[12:16]) if p[0] >> 4 == 4 else ip6(p[8:24])
+
+
 def describe(ip):
-    """What an IPv4 packet (bytes from its header on) says, checksums
+    """What an IP packet (bytes from its header on) says, checksums
     recomputed: a dict of plain values."""
+    if ip[0] >> 4 == 6:
+        return describe6(ip)
     ihl = (ip[0] & 0xF) * 4
     tot = struct.unpack_from("!H", ip, 2)[0]
     ip = ip[:tot]
@@ -192,11 +238,45 @@ def describe(ip):
     return d
 
 
+def describe6(ip):
+    """describe() of an IPv6 packet (no extension headers)."""
+    ip = ip[:pkt_len(ip)]
+    nh = ip[6]
+    l4 = ip[40:]
+    d = {"src": ip6(ip[8:24]), "dst": ip6(ip[24:40]), "proto": nh}
+    d["sport"], d["dport"] = l4_ports(nh, l4)
+    if nh in (6, 17, 58):
+        pseudo = ip[8:40] + struct.pack("!I3xB", len(l4), nh)
+        d["l4_csum"] = "ok" if csum(pseudo + l4) == 0 else "BAD"
+    if nh == 6:
+        d["flags"] = l4[13]
+    if nh == 58:
+        d["icmp"] = [l4[0], l4[1]]
+        if l4[0] in ERROR_TYPES[58] and len(l4) >= 48:
+            q = l4[8:]
+            qd = {"src": ip6(q[8:24]), "dst": ip6(q[24:40]), "proto": q[6],
+                  "id": pkt_mark(q)}
+            ql4 = q[40:]
+            qd["sport"], qd["dport"] = l4_ports(q[6], ql4)
+            off = {6: 16, 17: 6, 58: 2}.get(q[6])
+            if off is not None and len(ql4) >= off + 2:
+                qd["l4_csum_field"] = struct.unpack_from("!H", ql4, off)[0]
+                if len(q) >= pkt_len(q):
+                    ql4 = ql4[:pkt_len(q) - 40]
+                    pseudo = q[8:40] + struct.pack("!I3xB", len(ql4), q[6])
+                    qd["l4_csum"] = "ok" if csum(pseudo + ql4) == 0 else "BAD"
+            d["quoted"] = qd
+    return d
+
+
 def frame_ip(buf):
-    """The IPv4 packet of an Ethernet frame, or None."""
-    if len(buf) < 34 or struct.unpack_from("!H", buf, 12)[0] != 0x0800:
+    """The IP packet of an Ethernet frame, or None."""
+    if len(buf) < 34:
         return None
-    return buf[14:]
+    t = struct.unpack_from("!H", buf, 12)[0]
+    if t == 0x0800 or (t == 0x86DD and len(buf) >= 54):
+        return buf[14:]
+    return None
 
 
 # ---- beds, flows, the harness ----------------------------------------------
@@ -207,7 +287,7 @@ class Bed:
         self.name = spec["name"]
         self.tx = {"in": packet_socket(spec["in_ns"], spec["in_dev"]),
                    "out": packet_socket(spec["out_ns"], spec["out_dev"])}
-        # rx[side]: the IPv4 packets side's hosts received, in order
+        # rx[side]: the IP packets side's hosts received, in order
         self.rx = {"in": [], "out": []}
 
     def drain(self, side):
@@ -238,11 +318,10 @@ class Bed:
 
 
 def marked(mark, proto, length):
-    """A frame's test: the packet with this marker (id, protocol and
+    """A frame's test: the packet with this marker (and protocol and
     length: the router's own packets have ids of their own)."""
     def match(p):
-        return (struct.unpack_from("!H", p, 4)[0] == mark and p[9] == proto
-                and struct.unpack_from("!H", p, 2)[0] == length)
+        return pkt_mark(p) == mark and pkt_proto(p) == proto and pkt_len(p) == length
     return match
 
 
@@ -253,6 +332,7 @@ class Flow:
 
     def __init__(self, h, name, proto, opener, ep_in, ep_out, to, xlat=None):
         self.h, self.name, self.proto = h, name, proto
+        self.fam = 6 if ":" in ep_in[0] else 4
         self.ep = {"in": ep_in, "out": ep_out}
         self.opener = opener
         self.peer = {b.name: {opener: to, OTHER[opener]: None} for b in h.beds}
@@ -276,7 +356,7 @@ class Flow:
     def port_range(self):
         if self.xlat == "snat":
             return POOL_PORTS
-        if self.proto == 1:
+        if self.proto in (1, 58):
             return (0, 65535)
         port = self.ep["in"][1]
         # Linux's default ranges by the original port
@@ -286,12 +366,17 @@ class Flow:
             return (600, 1023)
         return (1024, 65535)
 
+    def l3(self, src, dst):
+        if self.fam == 6:
+            return IPv6(src=src[0], dst=dst[0], hlim=64)
+        return IP(src=src[0], dst=dst[0], ttl=64)
+
     def tcp(self, side, flags, data=b"", label=None):
         """A TCP segment from side, with seq and ack following the flow."""
         def build(bed):
             src, dst = self.ep[side], self.dst(bed, side)
             ack = self.seq[OTHER[side]] if "A" in flags else 0
-            p = IP(src=src[0], dst=dst[0], ttl=64) / TCP(
+            p = self.l3(src, dst) / TCP(
                 sport=src[1], dport=dst[1], flags=flags, seq=self.seq[side],
                 ack=ack, window=8192)
             return p / Raw(data) if data else p
@@ -327,7 +412,7 @@ class Flow:
             u = UDP(sport=src[1], dport=dst[1])
             if zero_csum:
                 u.chksum = 0
-            return IP(src=src[0], dst=dst[0], ttl=64) / u / Raw(data)
+            return self.l3(src, dst) / u / Raw(data)
         return self.h.send(side, build, self, label)
 
     def echo(self, side, reply, seq, label):
@@ -335,7 +420,10 @@ class Flow:
             src, dst = self.ep[side], self.dst(bed, side)
             # the identifier: the requester's own, the replier's view
             ident = dst[1] if reply else src[1]
-            return IP(src=src[0], dst=dst[0], ttl=64) / ICMP(
+            if self.fam == 6:
+                t = ICMPv6EchoReply if reply else ICMPv6EchoRequest
+                return self.l3(src, dst) / t(id=ident, seq=seq, data=b"ping")
+            return self.l3(src, dst) / ICMP(
                 type=0 if reply else 8, id=ident, seq=seq) / Raw(b"ping")
         return self.h.send(side, build, self, label)
 
@@ -360,7 +448,8 @@ class Harness:
 
     def frame(self, side, l3):
         router = "rin" if side == "in" else "rout"
-        return bytes(Ether(src=MAC[side], dst=MAC[router]) / l3)
+        t = 0x86DD if isinstance(l3, IPv6) or bytes(l3)[0] >> 4 == 6 else 0x0800
+        return bytes(Ether(src=MAC[side], dst=MAC[router], type=t) / l3)
 
     def sentinel(self, side):
         """A SYN every rule set forwards from side, whatever the state."""
@@ -380,10 +469,13 @@ class Harness:
         sent = {}
         for b in self.beds:
             p = build(b)
-            p.id = m
+            if isinstance(p, IPv6):
+                p.fl = m
+            else:
+                p.id = m
             sent[b.name] = bytes(p)
         for b in self.beds:
-            b.tx[side].send(self.frame(side, IP(sent[b.name])))
+            b.tx[side].send(self.frame(side, Raw(sent[b.name])))
         if to_router:
             self.router_sentinel(side)
         else:
@@ -393,7 +485,8 @@ class Harness:
             for b in self.beds:
                 b.wait_for(OTHER[side], smatch, "a sentinel")
         any_sent = next(iter(sent.values()))
-        match = to_router(m) if to_router else marked(m, any_sent[9], len(any_sent))
+        match = to_router(m) if to_router else marked(m, pkt_proto(any_sent),
+                                                       len(any_sent))
         if flow and not to_router:
             for b in self.beds:
                 got = [p for p in b.rx[OTHER[side]] if match(p)]
@@ -440,7 +533,9 @@ class Harness:
 
 def addr_class(flow, a):
     if flow.xlat == "masquerade":
-        return "the router's outside address" if a == R_WAN else f"{a} (NOT the router's)"
+        if a == (R_WAN6 if flow.fam == 6 else R_WAN):
+            return "the router's outside address"
+        return f"{a} (NOT the router's)"
     lo, hi = (ipaddress.ip_address(x) for x in POOL)
     if lo <= ipaddress.ip_address(a) <= hi:
         return "in the pool"
@@ -482,7 +577,7 @@ def normalize(h, bed, rec, d):
         if (x.get(a), x.get(p)) in xl:
             x[a] = x[p] = xl[(x[a], x[p])]
     for x in [d] + ([d["quoted"]] if "quoted" in d else []):
-        if x["proto"] == 1:
+        if x["proto"] in (1, 58):
             # an echo's identifier is its "port" both ways: the
             # translated end's name stands for it
             for a in ("src", "dst"):
@@ -543,7 +638,8 @@ def compare(h):
                     problems.append(f"translation: {h.beds[0].name} {first['notes']}, "
                                     f"{b.name} {r['notes']}")
         bad += bool(problems)
-        sent = IP(next(iter(rec["sent"].values()))).summary()
+        raw = next(iter(rec["sent"].values()))
+        sent = (IPv6 if raw[0] >> 4 == 6 else IP)(raw).summary()
         out.append({"label": rec["label"], "scenario": rec["scenario"],
                     "from": rec["from"], "to": rec["to"], "mark": rec["mark"],
                     "sent": sent, "beds": res, "problems": problems})
@@ -672,7 +768,7 @@ def own(h, side, flow, build, label, answer):
     def answers(mark):
         def match(p):
             d = describe(p)
-            if d["src"] not in (R_WAN, R_LAN) or not answer(d):
+            if d["src"] not in (R_WAN, R_LAN, R_WAN6, R_LAN6) or not answer(d):
                 return False
             # an ICMP error answers the packet it quotes
             return "quoted" not in d or d["quoted"]["id"] == mark
@@ -689,9 +785,14 @@ def icmp_error(h, side, flow, quoted, kind, label, src=None, quote=None):
     def build(bed):
         got = h.received(bed, rec)
         q = got[0] if got else rec["sent"][bed.name]
-        q = q[:struct.unpack_from("!H", q, 2)[0]]
+        q = q[:pkt_len(q)]
         if quote:
             q = q[:quote]
+        if flow.fam == 6:
+            icmp = {"unreach": ICMPv6DestUnreach(code=4),
+                    "ttl": ICMPv6TimeExceeded(code=0),
+                    "toobig": ICMPv6PacketTooBig(mtu=1280)}[kind]
+            return IPv6(src=src or flow.ep[side][0], dst=pkt_src(q), hlim=64) / icmp / Raw(q)
         code = {"unreach": (3, 3), "ttl": (11, 0), "toobig": (3, 4)}[kind]
         icmp = ICMP(type=code[0], code=code[1])
         if kind == "toobig":
@@ -701,12 +802,46 @@ def icmp_error(h, side, flow, quoted, kind, label, src=None, quote=None):
     h.send(side, build, flow, label)
 
 
-SEQUENCES = ["masquerade", "snat", "dnat", "router"]
+def nat66_sequences(h):
+    scenario(h, "NAT66 masquerade: TCP, UDP, ICMPv6 echo")
+    t = Flow(h, "masq6-tcp", 6, "in", (IN1_6, 40000), (OUT6, 80), (OUT6, 80), "masquerade")
+    t.handshake()
+    t.data()
+    big = t.tcp("in", "PA", b"x" * 1300, label="masq6-tcp big segment")
+    icmp_error(h, "out", t, big, "toobig", "masq6-tcp packet too big from a far router",
+               src=FAR6, quote=128)
+    t.close()
+    u = Flow(h, "masq6-udp", 17, "in", (IN1_6, 5353), (OUT6, 53), (OUT6, 53), "masquerade")
+    q = u.udp("in", "masq6-udp request")
+    u.udp("out", "masq6-udp answer")
+    icmp_error(h, "out", u, q, "ttl", "masq6-udp time exceeded from a far router",
+               src=FAR6)
+    icmp_error(h, "out", u, q, "unreach", "masq6-udp port unreachable")
+    e = Flow(h, "masq6-echo", 58, "in", (IN1_6, 0x1236), (OUT6, 0x1236), (OUT6, 0x1236),
+             "masquerade")
+    e.echo("in", False, 1, "masq6-echo request")
+    e.echo("out", True, 1, "masq6-echo reply")
+    scenario(h, "NAT66 masquerade: two inside hosts, the same source port")
+    a = Flow(h, "coll6-a", 6, "in", (IN1_6, 33333), (OUT6, 80), (OUT6, 80), "masquerade")
+    b = Flow(h, "coll6-b", 6, "in", (IN2_6, 33333), (OUT6, 80), (OUT6, 80), "masquerade")
+    a.tcp("in", "S")
+    b.tcp("in", "S")
+    b.tcp("out", "SA")
+    a.tcp("out", "SA")
+    scenario(h, "NAT66: the router's own address")
+    own(h, "out", None, lambda b: IPv6(src=OUT6, dst=R_WAN6, hlim=64) / ICMPv6EchoRequest(
+        id=0x7126, seq=1, data=b"own"), "own6 echo request to the outside address",
+        lambda d: d.get("icmp") == [129, 0] and d["sport"] == 0x7126)
+
+
+SEQUENCES = ["masquerade", "snat", "dnat", "router", "nat66"]
 
 
 def run(h, which):
     if "masquerade" in which:
         masquerade_sequences(h)
+    if "nat66" in which:
+        nat66_sequences(h)
     if "snat" in which:
         snat_sequences(h)
     if "dnat" in which:
