@@ -26,10 +26,13 @@ echo request to the router on the same path, whose reply comes after the
 router's answer to the packet, if any.
 
 What is compared, per packet and bed: whether it left (or, sent to the
-router, whether and what the router answered), its addresses, ports or
-echo identifier, ICMP type and code, the header an ICMP error quotes, and
-whether its checksums are valid (IPv4 header, TCP, UDP (0 stays 0), ICMP,
-the quoted IPv4 header), recomputed from the bytes. A source translation
+router, whether and what the router answered) and how many copies, its
+addresses, ports or echo identifier, TTL (hop limit), TCP flags, ICMP
+type and code, the header an ICMP error quotes (its addresses, ports,
+the value of its L4 checksum field), and whether its checksums are valid
+(IPv4 header, TCP, UDP (0 stays 0), ICMP, ICMPv6, the quoted IPv4 header,
+the quoted L4 checksum when the whole packet is quoted), recomputed from
+the bytes. IPv6 (NAT66) the same, marked by the flow label. A source translation
 (masquerade, snat) is compared by its properties, not its number: the
 translated source of a flow is named "XLAT(flow)" and must be the same
 for every packet of the flow on that bed; its address must be the
@@ -197,7 +200,7 @@ def describe(ip):
     proto = ip[9]
     src, dst = ip4(ip[12:16]), ip4(ip[16:20])
     l4 = ip[ihl:]
-    d = {"src": src, "dst": dst, "proto": proto,
+    d = {"src": src, "dst": dst, "proto": proto, "ttl": ip[8],
          "ip_csum": "ok" if csum(ip[:ihl]) == 0 else "BAD"}
     d["sport"], d["dport"] = l4_ports(proto, l4)
     if proto in (6, 17):
@@ -243,7 +246,7 @@ def describe6(ip):
     ip = ip[:pkt_len(ip)]
     nh = ip[6]
     l4 = ip[40:]
-    d = {"src": ip6(ip[8:24]), "dst": ip6(ip[24:40]), "proto": nh}
+    d = {"src": ip6(ip[8:24]), "dst": ip6(ip[24:40]), "proto": nh, "ttl": ip[7]}
     d["sport"], d["dport"] = l4_ports(nh, l4)
     if nh in (6, 17, 58):
         pseudo = ip[8:40] + struct.pack("!I3xB", len(l4), nh)
@@ -634,6 +637,9 @@ def compare(h):
                 if r["packet"] != first["packet"]:
                     problems.append(f"packet: {h.beds[0].name} {show(first['packet'])}, "
                                     f"{b.name} {show(r['packet'])}")
+                if r["copies"] != first["copies"]:
+                    problems.append(f"copies: {h.beds[0].name} {first['copies']}, "
+                                    f"{b.name} {r['copies']}")
                 if r["notes"] != first["notes"]:
                     problems.append(f"translation: {h.beds[0].name} {first['notes']}, "
                                     f"{b.name} {r['notes']}")
