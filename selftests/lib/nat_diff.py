@@ -579,6 +579,9 @@ def normalize(h, bed, rec, d):
     def sub(x, a, p):
         if (x.get(a), x.get(p)) in xl:
             x[a] = x[p] = xl[(x[a], x[p])]
+    if rec["to"] != "out":
+        # only the outside sees a translated source
+        return d, notes
     for x in [d] + ([d["quoted"]] if "quoted" in d else []):
         if x["proto"] in (1, 58):
             # an echo's identifier is its "port" both ways: the
@@ -644,8 +647,8 @@ def compare(h):
                     problems.append(f"translation: {h.beds[0].name} {first['notes']}, "
                                     f"{b.name} {r['notes']}")
         bad += bool(problems)
-        raw = next(iter(rec["sent"].values()))
-        sent = (IPv6 if raw[0] >> 4 == 6 else IP)(raw).summary()
+        sent = {n: (IPv6 if raw[0] >> 4 == 6 else IP)(raw).summary()
+                for n, raw in rec["sent"].items()}
         out.append({"label": rec["label"], "scenario": rec["scenario"],
                     "from": rec["from"], "to": rec["to"], "mark": rec["mark"],
                     "sent": sent, "beds": res, "problems": problems})
@@ -895,7 +898,12 @@ def main():
         if r["scenario"] != scen:
             scen = r["scenario"]
             print(f"# {scen}")
-        print(f"  {r['label']}  [{r['from']}: {r['sent']}]")
+        sent = list(r["sent"].values())
+        if all(x == sent[0] for x in sent):
+            print(f"  {r['label']}  [{r['from']}: {sent[0]}]")
+        else:
+            print(f"  {r['label']}  [{r['from']}: "
+                  + "; ".join(f"{n}: {x}" for n, x in r["sent"].items()) + "]")
         for name, res in r["beds"].items():
             if not res["left"]:
                 print(f"      {name}: nothing left")
