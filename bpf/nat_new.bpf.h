@@ -449,10 +449,20 @@ __noinline int xnf_nat_addr_fn(struct xdp_md *ctx)
 static __always_inline int xnf_nat_taken(const struct xnf_ct_key *k, __u64 now,
 					 struct xnf_ct_counters *cs)
 {
-	struct xnf_ct_entry *e = xnf_ct_lookup(k, now, cs), *c;
+	struct xnf_ct_entry *e, *c;
 
+	/* (Merge of nat-new and nat-dp: xnf_ct_lookup() now looks up
+	 * pe->key; this is nat-new's lookup of @k as it was.) */
+	cs->searched++;
+	e = bpf_map_lookup_elem(&XNF_MAP_CT, k);
 	if (!e)
 		return 0;
+	if (e->expires <= now) {
+		if (!bpf_map_delete_elem(&XNF_MAP_CT, k))
+			cs->expired++;
+		return 0;
+	}
+	cs->found++;
 	if (!(e->status & XNF_CT_S_ALIAS))
 		return 1;
 	c = bpf_map_lookup_elem(&XNF_MAP_CT, &e->nat);
