@@ -287,9 +287,8 @@ diff_xnf()
 	[ "$status" -eq 1 ]
 	tb_expect "xnf's translation" "$(got "snat-tcp#1 in S" xnf .notes[0])" = \
 		"\"XLAT(snat-tcp): address 198.51.100.254 (NOT in the pool), port kept\""
-	# every packet the pool's host sent that left differs
-	tb_expect "outgoing packets without a difference" "$(jq '[.[] | select(.from == "in"
-		and .beds.linux.left and .problems == [])] | length' "$TB_TMP/res.json")" -eq 0
-	tb_expect "outgoing packets" "$(jq '[.[] | select(.from == "in" and .beds.linux.left)] |
-		length' "$TB_TMP/res.json")" -ge 8
+	# a translation is compared on a flow's first packet (its later ones
+	# must have the same): each snat flow's first one differs
+	tb_expect "the packets that differ" "$(jq -c '[.[] | select(.problems != []) | .label]' \
+		"$TB_TMP/res.json")" = '["snat-tcp#1 in S","snat-udp request"]'
 }
