@@ -125,6 +125,8 @@ setup()
 			ip -n "$ns" neigh replace "$a" lladdr $TB_MAC_S0 dev lan0 \
 				nud permanent || return 1
 		done
+		ip -n "$ns" neigh replace 198.51.100.2 lladdr $TB_MAC_K0 dev wan0 \
+			nud permanent || return 1
 	done
 	tb_run "$L_R" nft -f - <<<"$LINUX_RULES" &&
 	tb_run "$L_R" sysctl -q -w net.netfilter.nf_conntrack_tcp_be_liberal=1 >/dev/null
@@ -230,9 +232,19 @@ got()
 	tb_expect "the server's error" "$(got "fwd-tcp unreachable from the server, back out" linux \
 		'.packet | [.src, .quoted.dst, .quoted.dport]')" = '["198.51.100.254","198.51.100.254",8080]'
 	tb_expect "not forwarded" "$(got "fwd-none SYN to the router's 8081" linux .left)" = false
+	tb_expect "the far router's error back in" "$(got "fwd-tcp time exceeded from a far router, back in" \
+		linux '.packet | [.dst, .quoted.src, .quoted.sport]')" = '["192.0.2.10","192.0.2.10",80]'
+	tb_expect "the inside's error out" "$(got "err-udp port unreachable from inside, out" \
+		linux '.packet | [.src, .quoted.dst]')" = '["198.51.100.254","XLAT(err-udp)"]'
+	tb_expect "collision echo, second" "$(got "coll-echo-b request" linux .notes[0])" = \
+		"\"XLAT(coll-echo-b): address the router's outside address, port in 0-65535\""
+	tb_expect "snat udp0" "$(got "snat-udp0 answer, checksum 0" linux .packet.l4_csum)" = '"zero"'
 	# the router's own addresses: its kernel answers what it got
 	for l in "own echo request to the outside address" "own echo request to the inside address" \
-		"own udp to a closed port" "own SYN to a closed port"; do
+		"own udp to a closed port" "own SYN to a closed port" \
+		"own udp to the forwarded port (the rule is TCP's)" \
+		"own SYN from inside to the forwarded port (no hairpin: iif wan0)" \
+		"udp to masq-udp's mapping from another host"; do
 		tb_expect "$l" "$(got "$l" linux .left)" = true
 	done
 	# NAT66
@@ -290,5 +302,6 @@ diff_xnf()
 	# a translation is compared on a flow's first packet (its later ones
 	# must have the same): each snat flow's first one differs
 	tb_expect "the packets that differ" "$(jq -c '[.[] | select(.problems != []) | .label]' \
-		"$TB_TMP/res.json")" = '["snat-tcp#1 in S","snat-udp request"]'
+		"$TB_TMP/res.json")" = \
+		'["snat-tcp#1 in S","snat-udp request","snat-udp0 request, checksum 0"]'
 }

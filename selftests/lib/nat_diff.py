@@ -79,6 +79,7 @@ POOLED = "192.0.2.130"     # an inside host of the snat rule (192.0.2.128/25)
 R_LAN = "192.0.2.254"      # the router, inside
 R_WAN = "198.51.100.254"   # the router, outside (masquerade's address)
 OUT = "198.51.100.1"       # outside host
+OUT2 = "198.51.100.2"      # another outside host
 FAR = "203.0.113.9"        # a router further out (ICMP errors)
 # IPv6 (NAT66: masquerade)
 IN1_6 = "2001:db8:1::1"
@@ -564,7 +565,8 @@ def normalize(h, bed, rec, d):
         if f.seen[bed.name]:
             xl[f.seen[bed.name]] = f"XLAT({f.name})"
     f = rec["flow"]
-    if f and f.xlat and rec["from"] == "in" and rec["to"] == "out":
+    if f and f.xlat and rec["from"] == "in" and rec["to"] == "out" \
+            and "quoted" not in d:
         mine = (d["src"], d["sport"])
         if f.seen[bed.name] is None:
             f.seen[bed.name] = mine
@@ -700,6 +702,16 @@ def masquerade_sequences(h):
                src=FAR, quote=28)
     icmp_error(h, "out", u, q, "unreach", "err-udp port unreachable, fully quoted",
                quote=None)
+    a = u.udp("out", "err-udp answer the inside refuses")
+    icmp_error(h, "in", u, a, "unreach", "err-udp port unreachable from inside, out")
+    scenario(h, "masquerade: a mapped port from another outside host, RST on a flow")
+    own(h, "out", None, lambda b: IP(src=OUT2, dst=R_WAN, ttl=64) / UDP(
+        sport=53, dport=5353) / Raw(b"other"), "udp to masq-udp's mapping from another host",
+        lambda d: d.get("icmp") == [3, 3])
+    t = Flow(h, "rst-tcp", 6, "in", (IN1, 40300), (OUT, 80), (OUT, 80), "masquerade")
+    t.handshake()
+    t.tcp("out", "R")
+    t.tcp("in", "PA", b"after the RST", label="rst-tcp data after the RST")
     e = Flow(h, "err-echo", 1, "in", (IN1, 0x2345), (OUT, 0x2345), (OUT, 0x2345),
              "masquerade")
     q = e.echo("in", False, 1, "err-echo request")
@@ -719,6 +731,14 @@ def masquerade_sequences(h):
     b.tcp("in", "PA", b"from b")
     b.tcp("out", "PA", b"to b")
     a.tcp("out", "PA", b"to a")
+    a = Flow(h, "coll-echo-a", 1, "in", (IN1, 0x3456), (OUT, 0x3456), (OUT, 0x3456),
+             "masquerade")
+    b = Flow(h, "coll-echo-b", 1, "in", (IN2, 0x3456), (OUT, 0x3456), (OUT, 0x3456),
+             "masquerade")
+    a.echo("in", False, 1, "coll-echo-a request")
+    b.echo("in", False, 1, "coll-echo-b request")
+    b.echo("out", True, 1, "coll-echo-b reply")
+    a.echo("out", True, 1, "coll-echo-a reply")
     a = Flow(h, "coll-udp-a", 17, "in", (IN1, 7777), (OUT, 53), (OUT, 53), "masquerade")
     b = Flow(h, "coll-udp-b", 17, "in", (IN2, 7777), (OUT, 53), (OUT, 53), "masquerade")
     a.udp("in", "coll-udp-a request")
@@ -736,6 +756,9 @@ def snat_sequences(h):
     u = Flow(h, "snat-udp", 17, "in", (POOLED, 5353), (OUT, 53), (OUT, 53), "snat")
     q = u.udp("in", "snat-udp request")
     u.udp("out", "snat-udp answer")
+    z = Flow(h, "snat-udp0", 17, "in", (POOLED, 5354), (OUT, 53), (OUT, 53), "snat")
+    z.udp("in", "snat-udp0 request, checksum 0", zero_csum=True)
+    z.udp("out", "snat-udp0 answer, checksum 0", zero_csum=True)
     icmp_error(h, "out", u, q, "ttl", "snat-udp time exceeded from a far router",
                src=FAR, quote=28)
 
@@ -750,6 +773,9 @@ def dnat_sequences(h):
     q = t.tcp("out", "PA", b"z" * 100, label="fwd-tcp a segment the server rejects")
     icmp_error(h, "in", t, q, "unreach", "fwd-tcp unreachable from the server, "
                "back out", quote=48)
+    r = t.tcp("in", "PA", b"r" * 200, label="fwd-tcp a segment to a far router's network")
+    icmp_error(h, "out", t, r, "ttl", "fwd-tcp time exceeded from a far router, back in",
+               src=FAR, quote=28)
     t.close()
     scenario(h, "port forward: another port of the router is not forwarded")
     n = Flow(h, "fwd-none", 6, "out", (SRV, 80), (OUT, 45001), (R_WAN, FWD_PORT + 1))
@@ -770,6 +796,15 @@ def router_sequences(h):
     own(h, "out", None, lambda b: IP(src=OUT, dst=R_WAN, ttl=64) / TCP(
         sport=46001, dport=8081, flags="S", seq=1), "own SYN to a closed port",
         lambda d: d["proto"] == 6 and d["sport"] == 8081 and d["dport"] == 46001)
+    own(h, "out", None, lambda b: IP(src=OUT, dst=R_WAN, ttl=64) / UDP(
+        sport=46002, dport=FWD_PORT) / Raw(b"own"), "own udp to the forwarded port "
+        "(the rule is TCP's)", lambda d: d.get("icmp") == [3, 3])
+    # hairpin: the port forward's rule has iif wan0: from the inside, the
+    # router's own port
+    own(h, "in", None, lambda b: IP(src=IN1, dst=R_WAN, ttl=64) / TCP(
+        sport=46003, dport=FWD_PORT, flags="S", seq=1), "own SYN from inside to "
+        "the forwarded port (no hairpin: iif wan0)",
+        lambda d: d["proto"] == 6 and d["sport"] == FWD_PORT and d["dport"] == 46003)
 
 
 def own(h, side, flow, build, label, answer):
