@@ -39,9 +39,11 @@ for every packet of the flow on that bed; its address must be the
 router's outside address (masquerade) or one of the pool (snat); its port
 is "kept" (the original one) or "in LO-HI" (the range it must be in).
 
-Prints every packet with what left on each bed, and each difference.
-Exit status: 0 when all beds agree and every checksum is valid, 1 if
-not, 2 on an error of the harness (a sentinel lost).
+Prints every packet with what left on each bed, and each difference;
+--expect LABEL=REASON (repeatable) lists a known difference. Exit status:
+0 when all beds agree (but where a difference is expected: there it must
+differ) and every checksum is valid, 1 if not, 2 on an error of the
+harness (a sentinel lost).
 """
 
 import argparse
@@ -55,7 +57,7 @@ import struct
 import sys
 import time
 
-from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet import ICMP, IP, TCP, UDP, fragment
 from scapy.layers.inet6 import (
     ICMPv6DestUnreach,
     ICMPv6EchoReply,
@@ -100,6 +102,8 @@ OTHER = {"in": "out", "out": "in"}
 # Seconds a sentinel may take before the harness gives up: a guard against
 # a hang (a lost sentinel is an error of the test bed, never a fate).
 SENTINEL_WAIT = 20
+# Bytes of data per fragment of a fragmented datagram.
+FRAG_SIZE = 32
 
 libc = ctypes.CDLL(None, use_errno=True)
 
@@ -204,6 +208,13 @@ def describe(ip):
     d = {"src": src, "dst": dst, "proto": proto, "ttl": ip[8],
          "ip_csum": "ok" if csum(ip[:ihl]) == 0 else "BAD"}
     d["sport"], d["dport"] = l4_ports(proto, l4)
+    frag = struct.unpack_from("!H", ip, 6)[0] & 0x3FFF
+    if frag:
+        # a fragment: its L4 checksum covers the whole datagram
+        d["frag"] = frag
+        if frag & 0x1FFF:
+            d["sport"] = d["dport"] = None
+        return d
     if proto in (6, 17):
         pseudo = ip[12:20] + struct.pack("!BBH", 0, proto, len(l4))
         if proto == 17 and struct.unpack_from("!H", l4, 6)[0] == 0:
@@ -325,7 +336,8 @@ def marked(mark, proto, length):
     """A frame's test: the packet with this marker (and protocol and
     length: the router's own packets have ids of their own)."""
     def match(p):
-        return pkt_mark(p) == mark and pkt_proto(p) == proto and pkt_len(p) == length
+        return (pkt_mark(p) == mark and pkt_proto(p) == proto
+                and length in (None, pkt_len(p)))
     return match
 
 
@@ -410,14 +422,17 @@ class Flow:
         self.tcp(s, "FA")
         self.tcp(c, "A")
 
-    def udp(self, side, label, zero_csum=False, data=b"query"):
+    def udp(self, side, label, zero_csum=False, data=b"query", frag=False, options=b""):
         def build(bed):
             src, dst = self.ep[side], self.dst(bed, side)
             u = UDP(sport=src[1], dport=dst[1])
             if zero_csum:
                 u.chksum = 0
-            return self.l3(src, dst) / u / Raw(data)
-        return self.h.send(side, build, self, label)
+            ip = self.l3(src, dst)
+            if options:
+                ip.options = options
+            return ip / u / Raw(data)
+        return self.h.send(side, build, self, label, frag=frag)
 
     def echo(self, side, reply, seq, label):
         def build(bed):
@@ -464,13 +479,13 @@ class Harness:
             sport=self.sport, dport=22, flags="S", seq=1)
         return self.frame(side, l3), marked(m, 6, len(l3))
 
-    def send(self, side, build, flow, label, to_router=None):
+    def send(self, side, build, flow, label, to_router=None, frag=False):
         """One marked packet from side (build(bed): its IP packet on that
         bed), on every bed; returns its bytes on each bed.
         to_router(marker): the packet is the router's; a test of the
         frames that answer it."""
         m = self.next_mark()
-        sent = {}
+        sent, parts = {}, {}
         for b in self.beds:
             p = build(b)
             if isinstance(p, IPv6):
@@ -478,8 +493,13 @@ class Harness:
             else:
                 p.id = m
             sent[b.name] = bytes(p)
+            # fragmented: the datagram (whose fragments all have the
+            # marker) in FRAG_SIZE pieces
+            parts[b.name] = [bytes(f) for f in fragment(IP(sent[b.name]), FRAG_SIZE)] \
+                if frag else [sent[b.name]]
         for b in self.beds:
-            b.tx[side].send(self.frame(side, Raw(sent[b.name])))
+            for f in parts[b.name]:
+                b.tx[side].send(self.frame(side, Raw(f)))
         if to_router:
             self.router_sentinel(side)
         else:
@@ -490,7 +510,7 @@ class Harness:
                 b.wait_for(OTHER[side], smatch, "a sentinel")
         any_sent = next(iter(sent.values()))
         match = to_router(m) if to_router else marked(m, pkt_proto(any_sent),
-                                                       len(any_sent))
+                                                       None if frag else len(any_sent))
         if flow and not to_router:
             for b in self.beds:
                 got = [p for p in b.rx[OTHER[side]] if match(p)]
@@ -617,8 +637,9 @@ def show(d):
     return s
 
 
-def compare(h):
-    """Every packet's results on every bed; the number of problems."""
+def compare(h, expected):
+    """Every packet's results on every bed; the number of problems but
+    the expected ones (expected: {label: reason})."""
     out, bad = [], 0
     for rec in h.log:
         res, problems = {}, []
@@ -648,10 +669,18 @@ def compare(h):
                 if r["notes"] != first["notes"]:
                     problems.append(f"translation: {h.beds[0].name} {first['notes']}, "
                                     f"{b.name} {r['notes']}")
-        bad += bool(problems)
+        reason = expected.get(rec["label"])
+        if reason and problems:
+            problems = [f"expected difference ({reason}): {p}" for p in problems]
+        elif reason:
+            problems = [f"EQUAL, BUT A DIFFERENCE WAS EXPECTED ({reason})"]
+            bad += 1
+        else:
+            bad += bool(problems)
         sent = {n: (IPv6 if raw[0] >> 4 == 6 else IP)(raw).summary()
                 for n, raw in rec["sent"].items()}
         out.append({"label": rec["label"], "scenario": rec["scenario"],
+                    "expected_difference": reason,
                     "from": rec["from"], "to": rec["to"], "mark": rec["mark"],
                     "sent": sent, "beds": res, "problems": problems})
     return out, bad
@@ -782,6 +811,20 @@ def dnat_sequences(h):
     n.tcp("out", "S", label="fwd-none SYN to the router's 8081")
 
 
+def edge_sequences(h):
+    scenario(h, "masquerade: IP options, fragments")
+    u = Flow(h, "opt-udp", 17, "in", (IN1, 5400), (OUT, 53), (OUT, 53), "masquerade")
+    u.udp("in", "opt-udp request with IP options (4 NOPs)", options=b"\x01\x01\x01\x00")
+    u.udp("out", "opt-udp answer with IP options (4 NOPs)", options=b"\x01\x01\x01\x00")
+    u.udp("out", "opt-udp answer")
+    f = Flow(h, "frag-udp", 17, "in", (IN1, 5500), (OUT, 53), (OUT, 53), "masquerade")
+    f.udp("in", "frag-udp request", data=b"f" * 80)
+    f.udp("out", "frag-udp fragmented answer", data=b"h" * 80, frag=True)
+    f.udp("in", "frag-udp fragmented request", data=b"g" * 80, frag=True)
+    g = Flow(h, "frag-first", 17, "in", (IN1, 5501), (OUT, 53), (OUT, 53), "masquerade")
+    g.udp("in", "frag-first fragmented first request", data=b"i" * 80, frag=True)
+
+
 def router_sequences(h):
     scenario(h, "the router's own addresses, no translation: its kernel answers")
     own(h, "out", None, lambda b: IP(src=OUT, dst=R_WAN, ttl=64) / ICMP(
@@ -878,7 +921,7 @@ def nat66_sequences(h):
         lambda d: d.get("icmp") == [129, 0] and d["sport"] == 0x7126)
 
 
-SEQUENCES = ["masquerade", "snat", "dnat", "router", "nat66"]
+SEQUENCES = ["masquerade", "snat", "dnat", "router", "nat66", "edge"]
 
 
 def run(h, which):
@@ -892,12 +935,16 @@ def run(h, which):
         dnat_sequences(h)
     if "router" in which:
         router_sequences(h)
+    if "edge" in which:
+        edge_sequences(h)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--beds", required=True, help="the beds, as JSON (a file)")
     ap.add_argument("--out", help="write the results here, as JSON")
+    ap.add_argument("--expect", action="append", default=[],
+                    metavar="LABEL=REASON", help="a known difference")
     ap.add_argument("--only", default=",".join(SEQUENCES),
                     help="the sequences to run: " + ",".join(SEQUENCES))
     args = ap.parse_args()
@@ -922,11 +969,20 @@ def main():
         print(f"Error: {e}", file=sys.stderr)
         return 2
 
-    results, bad = compare(h)
+    expected = {}
+    for e in args.expect:
+        label, _, reason = e.partition("=")
+        expected[label] = reason
+    results, bad = compare(h, expected)
     labels = [r["label"] for r in results]
     dup = {x for x in labels if labels.count(x) > 1}
     if dup:
         print(f"Error: labels used twice: {sorted(dup)}", file=sys.stderr)
+        return 2
+    unknown = set(expected) - set(labels)
+    if unknown:
+        print(f"Error: expected differences of no packet: {sorted(unknown)}",
+              file=sys.stderr)
         return 2
     scen = None
     for r in results:
@@ -946,8 +1002,9 @@ def main():
                 notes = f"  ({'; '.join(res['notes'])})" if res["notes"] else ""
                 print(f"      {name}: {show(res['packet'])}{notes}")
         for p in r["problems"]:
-            print(f"      DIFFERENT: {p}")
-    print(f"{len(results)} packets, {bad} with differences or invalid checksums")
+            print(f"      {'' if r['expected_difference'] else 'DIFFERENT: '}{p}")
+    print(f"{len(results)} packets, {bad} with unexpected differences or invalid "
+          "checksums")
     if args.out:
         with open(args.out, "w") as out:
             json.dump(results, out, indent=1)
