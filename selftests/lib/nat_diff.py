@@ -830,6 +830,11 @@ def router_sequences(h):
     own(h, "out", None, lambda b: IP(src=OUT, dst=R_WAN, ttl=64) / ICMP(
         type=8, id=0x7123, seq=1) / Raw(b"own"), "own echo request to the outside address",
         lambda d: d.get("icmp") == [0, 0] and d["sport"] == 0x7123)
+    # an echo request from the peer of a masqueraded echo with its
+    # identifier: a request is no reply, the router's own
+    own(h, "out", None, lambda b: IP(src=OUT, dst=R_WAN, ttl=64) / ICMP(
+        type=8, id=0x1234, seq=9) / Raw(b"own"), "own echo request with masq-echo's "
+        "identifier", lambda d: d.get("icmp") == [0, 0] and d["sport"] == 0x1234)
     own(h, "in", None, lambda b: IP(src=IN1, dst=R_LAN, ttl=64) / ICMP(
         type=8, id=0x7124, seq=1) / Raw(b"own"), "own echo request to the inside address",
         lambda d: d.get("icmp") == [0, 0] and d["sport"] == 0x7124)
