@@ -519,7 +519,8 @@ class Harness:
         self.log.append({"label": label, "scenario": self.scenario,
                          "from": side, "to": side if to_router else OTHER[side],
                          "flow": flow, "mark": m, "sent": sent,
-                         "match": match})
+                         "match": match,
+                         "marked": marked(m, pkt_proto(any_sent), None)})
         return sent
 
     def router_sentinel(self, side):
@@ -601,8 +602,9 @@ def normalize(h, bed, rec, d):
     def sub(x, a, p):
         if (x.get(a), x.get(p)) in xl:
             x[a] = x[p] = xl[(x[a], x[p])]
-    if rec["to"] != "out":
-        # only the outside sees a translated source
+    if rec["to"] != "out" or rec["from"] == "out":
+        # only the outside sees a translated source (not in the
+        # router's answers)
         return d, notes
     for x in [d] + ([d["quoted"]] if "quoted" in d else []):
         if x["proto"] in (1, 58):
@@ -645,17 +647,28 @@ def compare(h, expected):
         res, problems = {}, []
         for b in h.beds:
             got = h.received(b, rec)
+            # a packet for the router must reach no host
+            other = [p for p in b.rx[OTHER[rec["from"]]] if rec["marked"](p)] \
+                if rec["to"] == rec["from"] else []
             if not got:
                 res[b.name] = {"left": False}
+                if other:
+                    res[b.name]["forwarded"] = show(describe(other[0]))
                 continue
             d, notes = normalize(h, b, rec, describe(got[0]))
             cs = checksum_problems(d)
             problems += [f"{b.name}: {n}" for n in notes if "NOT" in n or "CHANGED" in n]
             problems += [f"{b.name}: invalid {c}" for c in cs]
             res[b.name] = {"left": True, "packet": d, "notes": notes, "copies": len(got)}
+            if other:
+                res[b.name]["forwarded"] = show(describe(other[0]))
         first = res[h.beds[0].name]
         for b in h.beds[1:]:
             r = res[b.name]
+            if r.get("forwarded") != first.get("forwarded"):
+                problems.append(f"forwarded to the {OTHER[rec['from']]} side: "
+                                f"{h.beds[0].name} {first.get('forwarded', 'no')}, "
+                                f"{b.name} {r.get('forwarded', 'no')}")
             if r["left"] != first["left"]:
                 problems.append(f"fate: {h.beds[0].name} {'left' if first['left'] else 'dropped'}, "
                                 f"{b.name} {'left' if r['left'] else 'dropped'}")
