@@ -89,6 +89,7 @@ EXPECTED=(
 	# key of an echo has no type) and is forwarded to the inside host;
 	# for Linux's conntrack a request is no reply, the router answers it.
 	"own echo request with masq-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
+	"own6 echo request with masq6-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
 )
 
 # The hosts' kernels must see nothing of the test: their prerouting and
@@ -258,6 +259,12 @@ got()
 		linux '.packet | [.src, .quoted.dst]')" = '["198.51.100.254","XLAT(err-udp)"]'
 	tb_expect "collision echo, second" "$(got "coll-echo-b request" linux .notes[0])" = \
 		"\"XLAT(coll-echo-b): address the router's outside address, port in 0-65535\""
+	tb_expect "the forwarded connection's tuple is taken" "$(got "fwd-clash#1 in S" linux .notes[0])" = \
+		"\"XLAT(fwd-clash): address the router's outside address, port in 1024-65535\""
+	tb_expect "a second host's forward" "$(got "fwd-tcp2#1 out S" linux '.packet | [.src, .dst]')" = \
+		'["198.51.100.2","192.0.2.10"]'
+	tb_expect "an error about nothing stays" "$(got "own time exceeded about no connection" linux \
+		'[.left, .forwarded]')" = '[false,null]'
 	tb_expect "snat udp0" "$(got "snat-udp0 answer, checksum 0" linux .packet.l4_csum)" = '"zero"'
 	# the router's own addresses: its kernel answers what it got
 	for l in "own echo request to the outside address" "own echo request to the inside address" \

@@ -815,6 +815,19 @@ def dnat_sequences(h):
     q = t.tcp("out", "PA", b"z" * 100, label="fwd-tcp a segment the server rejects")
     icmp_error(h, "in", t, q, "unreach", "fwd-tcp unreachable from the server, "
                "back out", quote=48)
+    scenario(h, "port forward and masquerade: an inside host's port of the "
+             "forwarded connection's tuple")
+    # IN1:8080 -> OUT:45000 keeping its port would be answered by the
+    # tuple of the forwarded connection's original direction: taken
+    c = Flow(h, "fwd-clash", 6, "in", (IN1, FWD_PORT), (OUT, 45000), (OUT, 45000),
+             "masquerade")
+    c.tcp("in", "S")
+    c.tcp("out", "SA")
+    scenario(h, "port forward: a second outside host")
+    t2 = Flow(h, "fwd-tcp2", 6, "out", (SRV, 80), (OUT2, 45000), (R_WAN, FWD_PORT))
+    t2.handshake()
+    t2.data()
+    scenario(h, "port forward: errors")
     r = t.tcp("in", "PA", b"r" * 200, label="fwd-tcp a segment to a far router's network")
     icmp_error(h, "out", t, r, "ttl", "fwd-tcp time exceeded from a far router, back in",
                src=FAR, quote=28)
@@ -860,6 +873,11 @@ def router_sequences(h):
     own(h, "out", None, lambda b: IP(src=OUT, dst=R_WAN, ttl=64) / UDP(
         sport=46002, dport=FWD_PORT) / Raw(b"own"), "own udp to the forwarded port "
         "(the rule is TCP's)", lambda d: d.get("icmp") == [3, 3])
+    # an ICMP error about no connection: the router's, forwarded nowhere
+    ghost = IP(src=R_WAN, dst=OUT, ttl=1) / UDP(sport=5999, dport=53) / Raw(b"q")
+    own(h, "out", None, lambda b: IP(src=FAR, dst=R_WAN, ttl=64) / ICMP(type=11, code=0)
+        / Raw(bytes(ghost)[:28]), "own time exceeded about no connection",
+        lambda d: False)
     # hairpin: the port forward's rule has iif wan0: from the inside, the
     # router's own port
     own(h, "in", None, lambda b: IP(src=IN1, dst=R_WAN, ttl=64) / TCP(
@@ -933,6 +951,9 @@ def nat66_sequences(h):
     b.tcp("in", "S")
     b.tcp("out", "SA")
     a.tcp("out", "SA")
+    own(h, "out", None, lambda b: IPv6(src=OUT6, dst=R_WAN6, hlim=64) / ICMPv6EchoRequest(
+        id=0x1236, seq=9, data=b"own"), "own6 echo request with masq6-echo's identifier",
+        lambda d: d.get("icmp") == [129, 0] and d["sport"] == 0x1236)
     scenario(h, "NAT66: the router's own address")
     own(h, "out", None, lambda b: IPv6(src=OUT6, dst=R_WAN6, hlim=64) / ICMPv6EchoRequest(
         id=0x7126, seq=1, data=b"own"), "own6 echo request to the outside address",
