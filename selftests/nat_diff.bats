@@ -90,6 +90,13 @@ EXPECTED=(
 	# for Linux's conntrack a request is no reply, the router answers it.
 	"own echo request with masq-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
 	"own6 echo request with masq6-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
+	# A bug too: a packet of a masqueraded flow from the outside whose
+	# TTL expires has its destination translated by nat before l3fwd
+	# passes it to the router's kernel (ttl_expired); the kernel's time
+	# exceeded then quotes the inside host's address and port. Linux's
+	# quotes the packet as the outside sent it.
+	"err-udp TTL 1 from outside=BUG: the time exceeded quotes the inside's address"
+	"masq6-udp hop limit 1 from outside=BUG: the time exceeded quotes the inside's address"
 )
 
 # The hosts' kernels must see nothing of the test: their prerouting and
@@ -265,6 +272,10 @@ got()
 		'["198.51.100.2","192.0.2.10"]'
 	tb_expect "an error about nothing stays" "$(got "own time exceeded about no connection" linux \
 		'[.left, .forwarded]')" = '[false,null]'
+	tb_expect "TTL 1 from outside: quoted as sent" "$(got "err-udp TTL 1 from outside" linux \
+		'.packet.quoted | [.dst, .dport]')" = '["198.51.100.254",33434]'
+	tb_expect "hop limit 1 from outside: quoted as sent" "$(got "masq6-udp hop limit 1 from outside" \
+		linux '.packet.quoted | [.dst, .dport]')" = '["2001:db8:2::fe",5353]'
 	tb_expect "snat udp0" "$(got "snat-udp0 answer, checksum 0" linux .packet.l4_csum)" = '"zero"'
 	# the router's own addresses: its kernel answers what it got
 	for l in "own echo request to the outside address" "own echo request to the inside address" \

@@ -746,6 +746,18 @@ def masquerade_sequences(h):
                quote=None)
     a = u.udp("out", "err-udp answer the inside refuses")
     icmp_error(h, "in", u, a, "unreach", "err-udp port unreachable from inside, out")
+    scenario(h, "masquerade: TTL 1 both ways (the router's time exceeded)")
+
+    def ttl1(side):
+        def build(bed):
+            src, dst = u.ep[side], u.dst(bed, side)
+            return IP(src=src[0], dst=dst[0], ttl=1) / UDP(sport=src[1], dport=dst[1]) \
+                / Raw(b"ttl")
+        return build
+    own(h, "in", None, ttl1("in"), "err-udp TTL 1 from inside",
+        lambda d: d.get("icmp") == [11, 0])
+    own(h, "out", None, ttl1("out"), "err-udp TTL 1 from outside",
+        lambda d: d.get("icmp") == [11, 0])
     scenario(h, "masquerade: a mapped port from another outside host, RST on a flow")
     own(h, "out", None, lambda b: IP(src=OUT2, dst=R_WAN, ttl=64) / UDP(
         sport=53, dport=5353) / Raw(b"other"), "udp to masq-udp's mapping from another host",
@@ -940,6 +952,13 @@ def nat66_sequences(h):
     icmp_error(h, "out", u, q, "ttl", "masq6-udp time exceeded from a far router",
                src=FAR6)
     icmp_error(h, "out", u, q, "unreach", "masq6-udp port unreachable")
+
+    def hlim1(bed):
+        src, dst = u.ep["out"], u.dst(bed, "out")
+        return IPv6(src=src[0], dst=dst[0], hlim=1) / UDP(sport=src[1], dport=dst[1]) \
+            / Raw(b"hlim")
+    own(h, "out", None, hlim1, "masq6-udp hop limit 1 from outside",
+        lambda d: d.get("icmp") == [3, 0])
     e = Flow(h, "masq6-echo", 58, "in", (IN1_6, 0x1236), (OUT6, 0x1236), (OUT6, 0x1236),
              "masquerade")
     e.echo("in", False, 1, "masq6-echo request")
