@@ -91,11 +91,14 @@ EXPECTED=(
 	"own echo request with masq-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
 	"own6 echo request with masq6-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
 	# A bug too: a packet of a masqueraded flow from the outside whose
-	# TTL expires has its destination translated by nat before l3fwd
-	# passes it to the router's kernel (ttl_expired); the kernel's time
-	# exceeded then quotes the inside host's address and port. Linux's
-	# quotes the packet as the outside sent it.
+	# TTL expires, or too big for the inside, has its destination
+	# translated by nat before l3fwd passes it to the router's kernel
+	# (ttl_expired, frag_needed); the kernel's error then quotes the
+	# inside host's address and port. Linux's quotes the packet as the
+	# outside sent it (path MTU discovery and traceroute from the outside
+	# through a port forward or to a masqueraded peer break).
 	"err-udp TTL 1 from outside=BUG: the time exceeded quotes the inside's address"
+	"err-udp too big for the inside, DF, from outside=BUG: the frag needed quotes the inside's address"
 	"masq6-udp hop limit 1 from outside=BUG: the time exceeded quotes the inside's address"
 )
 
@@ -155,6 +158,9 @@ setup()
 		done
 		ip -n "$ns" neigh replace 198.51.100.2 lladdr $TB_MAC_K0 dev wan0 \
 			nud permanent || return 1
+		# a smaller MTU inside (nat_diff.py's LAN_MTU): a datagram
+		# from the outside can be too big
+		ip -n "$ns" link set lan0 mtu 1400 || return 1
 	done
 	tb_run "$L_R" nft -f - <<<"$LINUX_RULES" &&
 	tb_run "$L_R" sysctl -q -w net.netfilter.nf_conntrack_tcp_be_liberal=1 >/dev/null
@@ -274,6 +280,9 @@ got()
 		'[.left, .forwarded]')" = '[false,null]'
 	tb_expect "TTL 1 from outside: quoted as sent" "$(got "err-udp TTL 1 from outside" linux \
 		'.packet.quoted | [.dst, .dport]')" = '["198.51.100.254",33434]'
+	tb_expect "too big from outside: quoted as sent" "$(got \
+		"err-udp too big for the inside, DF, from outside" linux \
+		'.packet | [.icmp, .quoted.dst, .quoted.dport]')" = '[[3,4],"198.51.100.254",33434]'
 	tb_expect "hop limit 1 from outside: quoted as sent" "$(got "masq6-udp hop limit 1 from outside" \
 		linux '.packet.quoted | [.dst, .dport]')" = '["2001:db8:2::fe",5353]'
 	tb_expect "snat udp0" "$(got "snat-udp0 answer, checksum 0" linux .packet.l4_csum)" = '"zero"'

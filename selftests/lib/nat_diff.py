@@ -102,6 +102,9 @@ OTHER = {"in": "out", "out": "in"}
 # Seconds a sentinel may take before the harness gives up: a guard against
 # a hang (a lost sentinel is an error of the test bed, never a fate).
 SENTINEL_WAIT = 20
+# The MTU of the routers' lan0 (the caller sets it): a datagram from the
+# outside bigger than that is too big for the inside.
+LAN_MTU = 1400
 # Bytes of data per fragment of a fragmented datagram.
 FRAG_SIZE = 32
 
@@ -758,6 +761,14 @@ def masquerade_sequences(h):
         lambda d: d.get("icmp") == [11, 0])
     own(h, "out", None, ttl1("out"), "err-udp TTL 1 from outside",
         lambda d: d.get("icmp") == [11, 0])
+
+    def big(bed):
+        # the routers' lan0 has an MTU of LAN_MTU (the caller's setup)
+        src, dst = u.ep["out"], u.dst(bed, "out")
+        return IP(src=src[0], dst=dst[0], ttl=64, flags="DF") / UDP(
+            sport=src[1], dport=dst[1]) / Raw(b"b" * (LAN_MTU + 20))
+    own(h, "out", None, big, "err-udp too big for the inside, DF, from outside",
+        lambda d: d.get("icmp") == [3, 4])
     scenario(h, "masquerade: a mapped port from another outside host, RST on a flow")
     own(h, "out", None, lambda b: IP(src=OUT2, dst=R_WAN, ttl=64) / UDP(
         sport=53, dport=5353) / Raw(b"other"), "udp to masq-udp's mapping from another host",
