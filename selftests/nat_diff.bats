@@ -99,6 +99,7 @@ EXPECTED=(
 	# through a port forward or to a masqueraded peer break).
 	"err-udp TTL 1 from outside=BUG: the time exceeded quotes the inside's address"
 	"err-udp too big for the inside, DF, from outside=BUG: the frag needed quotes the inside's address"
+	"fwd-tcp TTL 1 from outside=BUG: the time exceeded quotes the forward's inside address"
 	"masq6-udp hop limit 1 from outside=BUG: the time exceeded quotes the inside's address"
 )
 
@@ -280,6 +281,8 @@ got()
 		'[.left, .forwarded]')" = '[false,null]'
 	tb_expect "TTL 1 from outside: quoted as sent" "$(got "err-udp TTL 1 from outside" linux \
 		'.packet.quoted | [.dst, .dport]')" = '["198.51.100.254",33434]'
+	tb_expect "TTL 1 through the forward: quoted as sent" "$(got "fwd-tcp TTL 1 from outside" \
+		linux '.packet.quoted | [.dst, .dport]')" = '["198.51.100.254",8080]'
 	tb_expect "too big from outside: quoted as sent" "$(got \
 		"err-udp too big for the inside, DF, from outside" linux \
 		'.packet | [.icmp, .quoted.dst, .quoted.dport]')" = '[[3,4],"198.51.100.254",33434]'

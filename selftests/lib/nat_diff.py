@@ -854,6 +854,13 @@ def dnat_sequences(h):
     r = t.tcp("in", "PA", b"r" * 200, label="fwd-tcp a segment to a far router's network")
     icmp_error(h, "out", t, r, "ttl", "fwd-tcp time exceeded from a far router, back in",
                src=FAR, quote=28)
+
+    def ttl1(bed):
+        src, dst = t.ep["out"], t.dst(bed, "out")
+        return IP(src=src[0], dst=dst[0], ttl=1) / TCP(
+            sport=src[1], dport=dst[1], flags="A", seq=t.seq["out"], ack=t.seq["in"])
+    own(h, "out", None, ttl1, "fwd-tcp TTL 1 from outside",
+        lambda d: d.get("icmp") == [11, 0])
     t.close()
     scenario(h, "port forward: another port of the router is not forwarded")
     n = Flow(h, "fwd-none", 6, "out", (SRV, 80), (OUT, 45001), (R_WAN, FWD_PORT + 1))
