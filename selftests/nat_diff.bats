@@ -88,6 +88,9 @@ EXPECTED=(
 	# identifier of a masqueraded echo finds that connection's alias (the
 	# key of an echo has no type) and is forwarded to the inside host;
 	# for Linux's conntrack a request is no reply, the router answers it.
+	# (Conntrack's without NAT too: an echo request from the outside
+	# with the identifier of an inside host's request to it is taken as
+	# established.)
 	"own echo request with masq-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
 	"own6 echo request with masq6-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
 	# A bug too: a packet of a masqueraded flow from the outside whose
