@@ -46,7 +46,8 @@ need=(
 	"py:scipy:python3-scipy"
 	# selftests/json.bats: the JSON Schemas of docs/json (draft 2020-12)
 	"py:jsonschema:python3-jsonschema"
-	# selftests/ct_diff.bats: the packet sequences sent through Linux and xnf
+	# selftests/ct_diff.bats, nat_diff.bats: the packet sequences sent through
+	# Linux and xnf
 	"py:scapy:python3-scapy"
 )
 
