@@ -83,17 +83,8 @@ EXPECTED=(
 	"frag-udp fragmented answer=fragments go to the kernel, which has no NAT rules here"
 	"frag-udp fragmented request=fragments go to the kernel, which has no NAT rules here"
 	"frag-first fragmented first request=fragments go to the kernel, which has no NAT rules here"
-	# A bug, listed so that its fix shows (the difference then ends:
-	# remove this line): an echo request from the outside with the
-	# identifier of a masqueraded echo finds that connection's alias (the
-	# key of an echo has no type) and is forwarded to the inside host;
-	# for Linux's conntrack a request is no reply, the router answers it.
-	# (Conntrack's without NAT too: an echo request from the outside
-	# with the identifier of an inside host's request to it is taken as
-	# established.)
-	"own echo request with masq-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
-	"own6 echo request with masq6-echo's identifier=BUG: an echo request taken for a reply, forwarded inside"
-	# A bug too: a packet of a masqueraded flow from the outside whose
+	# Listed so that a fix shows (the difference then ends: remove these
+	# lines): a packet of a translated flow from the outside whose
 	# TTL expires, or too big for the inside, has its destination
 	# translated by nat before l3fwd passes it to the router's kernel
 	# (ttl_expired, frag_needed); the kernel's error then quotes the
