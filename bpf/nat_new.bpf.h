@@ -434,7 +434,11 @@ __noinline int xnf_nat_addr_fn(struct xdp_md *ctx)
 		w->min = port;
 		w->size = 1;
 	}
-	w->keep = port >= w->min && port - w->min < w->size;
+	/* get_unique_tuple(): the original port first when it is in the
+	 * rule's range, or, without one, whatever it is (Linux's default
+	 * ranges are only where a port that must change goes). */
+	w->keep = (port >= w->min && port - w->min < w->size) ||
+		  !(pr && (pr->flags & XNF_NAT_F_PORTS));
 	if (sn && (sn->flags & XNF_NAT_F_RANDOM)) {
 		w->keep = 0;
 		w->start = bpf_get_prandom_u32();

@@ -331,12 +331,20 @@ TEST(nat_new_masquerade)
 		int fam;
 		__u8 proto;
 		const char *src, *dst, *masq;
+		__u16 sport;
 	} cases[] = {
-		{ 4, IPPROTO_UDP, "192.0.2.1", "198.51.100.1", NT_MASQ4 },
-		{ 4, IPPROTO_TCP, "192.0.2.1", "198.51.100.1", NT_MASQ4 },
-		{ 4, IPPROTO_ICMP, "192.0.2.1", "198.51.100.1", NT_MASQ4 },
-		{ 6, IPPROTO_UDP, "2001:db8:1::1", "2001:db8:2::1", NT_MASQ6 },
-		{ 6, IPPROTO_ICMPV6, "2001:db8:1::1", "2001:db8:2::1", NT_MASQ6 },
+		{ 4, IPPROTO_UDP, "192.0.2.1", "198.51.100.1", NT_MASQ4, 4000 },
+		{ 4, IPPROTO_TCP, "192.0.2.1", "198.51.100.1", NT_MASQ4, 4000 },
+		{ 4, IPPROTO_ICMP, "192.0.2.1", "198.51.100.1", NT_MASQ4, 4000 },
+		{ 6, IPPROTO_UDP, "2001:db8:1::1", "2001:db8:2::1", NT_MASQ6,
+		  4000 },
+		{ 6, IPPROTO_ICMPV6, "2001:db8:1::1", "2001:db8:2::1", NT_MASQ6,
+		  4000 },
+		/* Without a port range a free port is kept whatever it is
+		 * (get_unique_tuple()), also outside Linux's default ranges
+		 * for a port that must change (512-599). */
+		{ 4, IPPROTO_UDP, "192.0.2.1", "198.51.100.1", NT_MASQ4, 550 },
+		{ 4, IPPROTO_TCP, "192.0.2.1", "198.51.100.1", NT_MASQ4, 599 },
 	};
 	size_t i;
 
@@ -346,14 +354,15 @@ TEST(nat_new_masquerade)
 		bool icmp = cases[i].proto == IPPROTO_ICMP ||
 			    cases[i].proto == IPPROTO_ICMPV6;
 		__u16 dport = icmp ? 4000 : 53;
+		__u16 sport = cases[i].sport;
 		struct xnf_ct_key orig = nt_tuple(fm, cases[i].proto,
-						  cases[i].src, 4000,
+						  cases[i].src, sport,
 						  cases[i].dst, dport);
 		struct xnf_ct_key reply = nt_tuple(fm, cases[i].proto,
 						   cases[i].dst, dport,
-						   cases[i].masq, 4000);
+						   cases[i].masq, sport);
 		struct xnf_ct_key xlat = nt_tuple(fm, cases[i].proto,
-						  cases[i].masq, 4000,
+						  cases[i].masq, sport,
 						  cases[i].dst, dport);
 		struct xnf_nat_rule r;
 		struct xnf_ct_counters cs;
@@ -362,15 +371,15 @@ TEST(nat_new_masquerade)
 		struct fx f;
 		__u8 nat;
 
-		snprintf(what, sizeof(what), "IPv%d proto %u %s", fm,
-			 cases[i].proto, fused ? "fused" : "tail-called");
+		snprintf(what, sizeof(what), "IPv%d proto %u port %u %s", fm,
+			 cases[i].proto, sport, fused ? "fused" : "tail-called");
 		if (!nt_open(&f, fused, false))
 			return;
 		r = nt_rule(XNF_NAT_MASQUERADE, fm, f.ifindex[1]);
 		if (!nt_rules(&f, &r, 1))
 			goto next;
 		if (!ASSERT_EQ(nt_run(&f, nt_frame(fm, cases[i].proto, cases[i].src,
-						   cases[i].dst, 4000, dport)),
+						   cases[i].dst, sport, dport)),
 			       XDP_REDIRECT, what) ||
 		    !ASSERT_EQ(nt_count(&f), 2, what) ||
 		    !nt_expect(&f, orig, reply, XNF_CT_S_SNAT | XNF_CT_S_MASQ,
