@@ -76,6 +76,7 @@
 
 #include "xnf.h"
 #include "ct.h"
+#include "nat.h"
 #include "stats.h"
 #include "pkt.h"
 #include "sandbox.h"
@@ -2022,7 +2023,8 @@ static int bm_ct(struct bm *b, const struct bm_frame *chain_frame,
  *     (no translation);
  *   - nat-masq: `masquerade oif bm1`: the source becomes bm1's address in
  *     the sandbox's kernel (what bpf_fib_lookup chooses), the port kept;
- *   - nat-snat: `snat oif bm1 to 198.51.100.250:40000`: address and port.
+ *   - nat-snat: `snat oif bm1 proto udp to 198.51.100.250:40000`: address
+ *     and port.
  * Each translated connection is made as the datapath makes it: its first
  * packet through conntrack,nat,firewall,l3fwd (the rule chooses, the
  * firewall's confirm writes the alias and the connection), then the reply
@@ -2042,53 +2044,32 @@ static const char *const bm_nat_inst_names[BM_NAT_INSTS] = { "nat-plain",
 							     "nat-masq",
 							     "nat-snat" };
 
-/*
- * The instance's one NAT rule, written into generation 0 of its rule maps
- * as include/uapi/xnf_nat.h lays them out (the rules, their count, then
- * the active generation), before any packet: what libxnf's `xnf nat add`
- * writes, without the change log and the flow cache's generation, which
- * no packet has used yet.
- */
+/* The instance's one NAT rule, applied as `xnf nat add` applies it
+ * (lib/nat.c), before any packet. */
 static int bm_nat_rule(struct bm *b, struct bm_inst *in, __u8 type)
 {
 	struct xnf_nat_rule r = { .prio = 10,
 				  .type = type,
 				  .family = XNF_AF_INET,
 				  .oif = b->ifindex[1] };
-	struct xnf_nat_hdr h = { .count = 1, .serial = 1 };
-	__u32 key = 0, active = XNF_NAT_HDR_ACTIVE;
-	int rfd = -1, hfd = -1, err = 0;
-	char path[2][128];
+	struct xnf_nat_set *set = xnf_nat_set_new();
+	char msg[256] = "";
+	int err;
 
 	if (type == XNF_NAT_SNAT) {
 		r.flags = XNF_NAT_F_PORTS;
+		r.proto = IPPROTO_UDP; /* a port mapping needs one */
 		inet_pton(AF_INET, BM_NAT_SNAT_ADDR, r.to_min);
 		memcpy(r.to_max, r.to_min, 16);
 		r.to_port_min = r.to_port_max = BM_NAT_SNAT_PORT;
 	}
-	snprintf(path[0], sizeof(path[0]), "%s/tables/%s", in->root,
-		 XNF_MAP_STR(XNF_MAP_NAT_RULES));
-	snprintf(path[1], sizeof(path[1]), "%s/tables/%s", in->root,
-		 XNF_MAP_STR(XNF_MAP_NAT_HDR));
-	rfd = bpf_obj_get(path[0]);
-	hfd = rfd < 0 ? -1 : bpf_obj_get(path[1]);
-	if (rfd < 0 || hfd < 0 || bpf_map_update_elem(rfd, &key, &r, BPF_ANY) ||
-	    bpf_map_update_elem(hfd, &key, &h, BPF_ANY)) {
-		err = -errno;
-		goto out;
-	}
-	memset(&h, 0, sizeof(h));
-	h.active = 0;
-	if (bpf_map_update_elem(hfd, &active, &h, BPF_ANY))
-		err = -errno;
-out:
+	err = set ? 0 : -ENOMEM;
+	err = err ?: xnf_nat_set_add(set, &r, false, msg, sizeof(msg));
+	err = err ?: xnf_nat_apply(in->dp, set, msg, sizeof(msg));
 	if (err)
-		fprintf(stderr, "Error: cannot write the NAT rule of %s: %s\n",
-			in->root, strerror(-err));
-	if (rfd >= 0)
-		close(rfd);
-	if (hfd >= 0)
-		close(hfd);
+		fprintf(stderr, "Error: cannot add the NAT rule of %s: %s\n",
+			in->root, *msg ? msg : strerror(-err));
+	xnf_nat_set_free(set);
 	return err;
 }
 
