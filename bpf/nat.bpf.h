@@ -12,9 +12,20 @@
 #include "conntrack_maps.bpf.h"
 #include "nat_maps.bpf.h"
 #include "chain.bpf.h"
+#include "nat_new.bpf.h"
 
 static __always_inline void xnf_nat_run(struct xdp_md *ctx, struct xnf_pkt *p)
 {
+	int reason;
+
+	/* The first packet of a new connection: its translation. */
+	if (p->flags & XNF_PKT_F_CT_PENDING) {
+		reason = xnf_nat_new_fn(ctx, p);
+		if (reason > 0) {
+			xnf_exception(p, XNF_ACT_DROP, reason);
+			return;
+		}
+	}
 	if (xnf_ct_confirmer == XNF_NF_NAT)
 		xnf_ct_confirm(p);
 }
