@@ -198,6 +198,7 @@ static void usage(FILE *f)
 		"             [proto PROTO] to ADDR[-ADDR][:PORTS] [random] [persistent]\n"
 		"  xnf nat add [prio N] dnat [iif DEV] [saddr PREFIX] [daddr PREFIX]\n"
 		"             [proto { tcp | udp } [dport PORTS]] to ADDR[:PORT]\n"
+		"             PROTO := { tcp | udp | icmp | icmpv6 }\n"
 		"  xnf nat { del prio N | flush | show }\n"
 		"  xnf fdb { add | replace } MAC dev DEV | xnf fdb { del MAC | show }\n"
 		"  xnf xconnect [add] DEV1 DEV2 [lladdr MAC1 MAC2]\n"

@@ -6,7 +6,7 @@
  *
  * A configuration holds the attachments of the caller's network namespace
  * (device, chain, XDP mode, placement request), the routes written by
- * hand, the firewall rules and default policy, the FDB, the
+ * hand, the firewall rules and default policy, the NAT rules, the FDB, the
  * cross-connects and the exception actions. Devices are by name for
  * attachments and by ifindex elsewhere, as the tables hold them.
  * Counters, AF_XDP workers, routes mirrored by a route sync and

@@ -407,3 +407,51 @@ out:
 	xnf_conf_free(c);
 	fx_close(&f);
 }
+
+/* A commit that switched the NAT rules and then failed (a route to a
+ * device that does not exist) puts the rules that ran back. */
+TEST(nat_commit_undone)
+{
+	struct xnf_route rt = { .type = XNF_RT_UNICAST,
+				.ifindex = 999999,
+				.dmac = { 2, 0, 0, 0, 0, 9 } };
+	struct xnf_nat_rule r1 = masq(10),
+			    r2 = snat4(5, "203.0.113.1", "203.0.113.1");
+	struct xnf_commit_result res;
+	struct xnf_nat_set *got = NULL;
+	struct xnf_conf *c = NULL;
+	__u8 a[16] = {};
+	char err[512];
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	r1.oif = f.ifindex[0];
+	if (!ASSERT_OK(xnf_conf_running(f.dp, &c), "candidate") ||
+	    !ASSERT_OK(xnf_conf_nat_add(c, &r1, false, err, sizeof(err)), err) ||
+	    !ASSERT_OK(xnf_conf_commit(f.dp, c, NULL, &res, err, sizeof(err)),
+		       err))
+		goto out;
+	xnf_conf_free(c);
+	c = NULL;
+	if (!ASSERT_OK(xnf_conf_running(f.dp, &c), "candidate") ||
+	    !ASSERT_OK(xnf_conf_nat_flush(c, err, sizeof(err)), err) ||
+	    !ASSERT_OK(xnf_conf_nat_add(c, &r2, false, err, sizeof(err)), err))
+		goto out;
+	inet_pton(AF_INET, "203.0.113.0", a);
+	ASSERT_OK(xnf_conf_route_add(c, XNF_AF_INET, a, 24, &rt, false, err,
+				     sizeof(err)),
+		  err);
+	ASSERT_ERR(xnf_conf_commit(f.dp, c, NULL, &res, err, sizeof(err)),
+		   "the route fails after the rules switched");
+	ASSERT_EQ(res.done.nat, 1, "the rules had switched");
+	ASSERT_TRUE(res.rolled_back, "undone");
+	if (ASSERT_OK(xnf_nat_read(f.dp, &got, err, sizeof(err)), err) &&
+	    ASSERT_EQ(got->n, 1, "one rule runs"))
+		ASSERT_TRUE(xnf_nat_rule_same(&got->r[0], &r1),
+			    "the rule that ran before");
+out:
+	xnf_nat_set_free(got);
+	xnf_conf_free(c);
+	fx_close(&f);
+}
