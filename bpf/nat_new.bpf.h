@@ -149,8 +149,8 @@ __noinline int xnf_nat_find_fn(const struct xnf_ct_key *t, __u32 kind,
 
 /*
  * The egress device l3fwd would choose for the tuple the packet leaves
- * with so far (pe->xlat: its destination translated) into w->oif, 0 when it would not forward it (a
- * local destination, no route); w->fib's destination becomes what the
+ * with so far (pe->xlat: its destination translated) into w->oif, 0 when
+ * it would not forward it (a local destination, no route); w->fib's destination becomes what the
  * masquerade asks the address for: the route's IPv4 gateway when it has
  * one, else the destination. Returns 0, or -1 when the tables are
  * missing.
@@ -245,6 +245,9 @@ __noinline int xnf_nat_masq_fn(struct xdp_md *ctx, struct xnf_ct_key *t)
 		return -1;
 	addr = t->a_addr;
 	w->fib.ifindex = w->oif;
+	/* A fib mode lookup left the MTU here (a union with tot_len): no
+	 * MTU check. */
+	w->fib.tot_len = 0;
 	__builtin_memset(w->fib.ipv6_src, 0, 16);
 	if (w->fib.family == XNF_SYS_AF_INET6)
 		__builtin_memcpy(w->fib.ipv6_dst, t->b_addr, 16);
@@ -445,21 +448,32 @@ __noinline int xnf_nat_addr_fn(struct xdp_md *ctx)
 }
 
 /* Whether a live entry holds @k: a connection, or an alias whose
- * connection lives. Dead ones are deleted (their key can be taken). */
+ * connection lives. A dead one is deleted, so that the key can be taken
+ * (the alias of a dead connection goes when it is found). Counted as
+ * xnf_ct_lookup() counts. */
 static __always_inline int xnf_nat_taken(const struct xnf_ct_key *k, __u64 now,
 					 struct xnf_ct_counters *cs)
 {
-	struct xnf_ct_entry *e = xnf_ct_lookup(k, now, cs), *c;
+	struct xnf_ct_entry *e, *c;
+	__u32 alias;
 
+	cs->searched++;
+	e = bpf_map_lookup_elem(&XNF_MAP_CT, k);
 	if (!e)
 		return 0;
-	if (!(e->status & XNF_CT_S_ALIAS))
+	alias = e->status & XNF_CT_S_ALIAS;
+	if (alias) {
+		c = bpf_map_lookup_elem(&XNF_MAP_CT, &e->nat);
+		if (c && c->expires > now) {
+			cs->found++;
+			return 1;
+		}
+	} else if (e->expires > now) {
+		cs->found++;
 		return 1;
-	c = bpf_map_lookup_elem(&XNF_MAP_CT, &e->nat);
-	if (c && c->expires > now)
-		return 1;
-	/* The alias of a connection that is gone. */
-	bpf_map_delete_elem(&XNF_MAP_CT, k);
+	}
+	if (!bpf_map_delete_elem(&XNF_MAP_CT, k) && !alias)
+		cs->expired++;
 	return 0;
 }
 

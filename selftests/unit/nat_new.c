@@ -33,6 +33,8 @@ static const char nt_setup[] =
 	"ip -6 addr add " NT_MASQ6 "/64 dev ut1 nodad && "
 	"sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1";
 static const char nt_cleanup[] =
+	"ip route del 203.0.113.0/24 dev ut2 2>/dev/null; "
+	"ip -6 route del 2001:db8:3::/48 dev ut2 2>/dev/null; "
 	"sysctl -qw net.ipv4.ip_forward=0 net.ipv6.conf.all.forwarding=0; "
 	"ip -6 addr del " NT_MASQ6 "/64 dev ut1 2>/dev/null; "
 	"ip addr del " NT_MASQ4 "/24 dev ut1 2>/dev/null; true";
@@ -304,6 +306,20 @@ static __u16 nt_reply_port(struct fx *f, struct xnf_ct_key orig)
 	return ntohs(e.nat.b_port);
 }
 
+/* Makes the connection of @orig dead (its timeout passed). */
+static bool nt_kill(struct fx *f, struct xnf_ct_key orig)
+{
+	int fd = xnf_table_fd(f->dp, XNF_T_CT);
+	struct xnf_ct_key k = nt_canon(orig);
+	struct xnf_ct_entry e;
+
+	if (!nt_entry(f, &k, &e, "the connection to end"))
+		return false;
+	e.expires = 1;
+	return ASSERT_OK(bpf_map_update_elem(fd, &k, &e, BPF_EXIST),
+			 "end the connection");
+}
+
 #define FOR_BOTH(fused) for (int fused = 0; fused < 2; fused++)
 
 /* masquerade takes the egress device's address (IPv4, IPv6), keeps the
@@ -562,9 +578,24 @@ TEST(nat_new_ports_exhausted)
 		ASSERT_EQ(cs.nat_created, 4, what);
 		ASSERT_EQ(st.drop[XNF_R_NAT_NO_PORT], 1, what);
 		/* Another destination has all 4 ports free again. */
-		ASSERT_EQ(nt_run(&f, nt_frame(4, IPPROTO_UDP, "192.0.2.20",
-					      "198.51.100.2", 7777, 53)),
-			  XDP_REDIRECT, what);
+		if (!ASSERT_EQ(nt_run(&f, nt_frame(4, IPPROTO_UDP, "192.0.2.20",
+						   "198.51.100.2", 7777, 53)),
+			       XDP_REDIRECT, what))
+			goto next;
+		/* A dead connection's port (and its alias) can be taken. */
+		if (!nt_kill(&f, nt_tuple(4, IPPROTO_UDP, "192.0.2.11", 7777,
+					  "198.51.100.1", 53)) ||
+		    !ASSERT_EQ(nt_run(&f, nt_frame(4, IPPROTO_UDP, "192.0.2.21",
+						   "198.51.100.1", 7777, 53)),
+			       XDP_REDIRECT, what) ||
+		    !ASSERT_GE(nt_reply_port(&f, nt_tuple(4, IPPROTO_UDP,
+							  "192.0.2.21", 7777,
+							  "198.51.100.1", 53)),
+			       50000, what) ||
+		    !nt_stats(&f, &cs))
+			goto next;
+		ASSERT_EQ(cs.nat_no_port, 1, what);
+		ASSERT_EQ(cs.nat_created, 6, what);
 next:
 		nt_close(&f);
 	}
@@ -761,6 +792,169 @@ TEST(nat_new_snat_range)
 				memcpy(first, e.nat.b_addr, 4);
 			ASSERT_MEM(e.nat.b_addr, first, 4, "persistent");
 		}
+next:
+		nt_close(&f);
+	}
+}
+
+/* In fib mode, masquerade finds the egress by the kernel's FIB, as l3fwd
+ * does, and takes its address; a destination the FIB forwards out of
+ * another device is not translated. */
+TEST(nat_new_masquerade_fib)
+{
+	FOR_BOTH(fused)
+	for (int fm = 4; fm <= 6; fm += 2) {
+		const char *src = fm == 4 ? "192.0.2.1" : "2001:db8:1::1";
+		const char *dst = fm == 4 ? "198.51.100.1" : "2001:db8:2::1";
+		const char *far = fm == 4 ? "203.0.113.1" : "2001:db8:3::1";
+		const char *masq = fm == 4 ? NT_MASQ4 : NT_MASQ6;
+		struct xnf_ct_key o = nt_tuple(fm, IPPROTO_UDP, src, 4000, dst,
+					       53);
+		struct xnf_ct_key k = nt_canon(
+			nt_tuple(fm, IPPROTO_UDP, src, 4000, far, 53));
+		struct xnf_nat_rule r;
+		struct xnf_ct_entry e;
+		char what[64];
+		struct fx f;
+
+		snprintf(what, sizeof(what), "IPv%d %s", fm,
+			 fused ? "fused" : "tail-called");
+		if (!nt_open(&f, fused, true))
+			return;
+		r = nt_rule(XNF_NAT_MASQUERADE, fm, f.ifindex[1]);
+		if (!ASSERT_OK(fx_sh("ip route add 203.0.113.0/24 dev ut2 && "
+				     "ip -6 route add 2001:db8:3::/48 dev ut2"),
+			       "kernel routes to ut2"))
+			goto next;
+		/* No neighbour: l3fwd passes it to the kernel (no_neigh),
+		 * after the firewall confirmed it. */
+		if (nt_rules(&f, &r, 1) &&
+		    ASSERT_EQ(nt_run(&f, nt_frame(fm, IPPROTO_UDP, src, dst,
+						  4000, 53)),
+			      XDP_PASS, what) &&
+		    nt_expect(&f, o,
+			      nt_tuple(fm, IPPROTO_UDP, dst, 53, masq, 4000),
+			      XNF_CT_S_SNAT | XNF_CT_S_MASQ, what) &&
+		    ASSERT_EQ(nt_run(&f, nt_frame(fm, IPPROTO_UDP, src, far,
+						  4000, 53)),
+			      XDP_PASS, what) &&
+		    nt_entry(&f, &k, &e, what))
+			ASSERT_EQ(e.status & XNF_CT_S_SNAT, 0, what);
+next:
+		nt_close(&f);
+	}
+}
+
+/* random: a source port is remapped even when free (three connections:
+ * that all three land on their own port again by chance is 1 in 2^47). */
+TEST(nat_new_random)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct xnf_nat_rule r;
+		int i, kept = 0;
+		struct fx f;
+
+		if (!nt_open(&f, fused, false))
+			return;
+		r = nt_rule(XNF_NAT_MASQUERADE, 4, f.ifindex[1]);
+		r.flags = XNF_NAT_F_RANDOM;
+		if (!nt_rules(&f, &r, 1))
+			goto next;
+		for (i = 0; i < 3; i++) {
+			__u16 port;
+
+			if (!ASSERT_EQ(nt_run(&f, nt_frame(4, IPPROTO_UDP,
+							   "192.0.2.1",
+							   "198.51.100.1",
+							   40000 + i, 53)),
+				       XDP_REDIRECT, what))
+				goto next;
+			port = nt_reply_port(&f, nt_tuple(4, IPPROTO_UDP,
+							  "192.0.2.1", 40000 + i,
+							  "198.51.100.1", 53));
+			ASSERT_GE(port, 1024, what);
+			kept += port == 40000 + i;
+		}
+		ASSERT_LT(kept, 3, what);
+next:
+		nt_close(&f);
+	}
+}
+
+/* IPv6 dnat (NAT66) to an address and port. */
+TEST(nat_new_dnat6)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct xnf_nat_rule r;
+		struct fx f;
+
+		if (!nt_open(&f, fused, false))
+			return;
+		r = nt_rule(XNF_NAT_DNAT, 6, 0);
+		r.proto = IPPROTO_TCP;
+		r.dport_min = 8000;
+		r.dport_max = 8099;
+		nt_to(&r, 6, "2001:db8:2::7", NULL, 80, 80);
+		if (nt_rules(&f, &r, 1) &&
+		    ASSERT_EQ(nt_run(&f, nt_frame(6, IPPROTO_TCP, "2001:db8:1::1",
+						  "2001:db8:3::1", 40000, 8043)),
+			      XDP_REDIRECT, what))
+			nt_expect(&f,
+				  nt_tuple(6, IPPROTO_TCP, "2001:db8:1::1",
+					   40000, "2001:db8:3::1", 8043),
+				  nt_tuple(6, IPPROTO_TCP, "2001:db8:2::7", 80,
+					   "2001:db8:1::1", 40000),
+				  XNF_CT_S_DNAT, what);
+		nt_close(&f);
+	}
+}
+
+/* A multipath route: masquerade on ut1 translates exactly the flows
+ * whose path l3fwd sends out of ut1 (paths 0 and 2; 1 and 3 leave on
+ * ut2), by the same flow hash. */
+TEST(nat_new_multipath)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		static struct fx_out out;
+		int k, on[2] = { 0, 0 };
+		struct xnf_nat_rule r;
+		struct fx f;
+
+		if (!nt_open(&f, fused, false))
+			return;
+		r = nt_rule(XNF_NAT_MASQUERADE, 4, f.ifindex[1]);
+		if (!nt_rules(&f, &r, 1) ||
+		    !fx_mp_route(&f, "198.51.100.0/24", 0xf))
+			goto next;
+		for (k = 0; k < 16; k++) {
+			struct frame fr = nt_frame(4, IPPROTO_UDP, "192.0.2.1",
+						   "198.51.100.1", 5000 + k, 53);
+			struct xnf_ct_key ck = nt_canon(
+				nt_tuple(4, IPPROTO_UDP, "192.0.2.1", 5000 + k,
+					 "198.51.100.1", 53));
+			struct xnf_ct_entry e;
+			int path;
+
+			if (!ASSERT_OK(fx_run(&f, fr.data, fr.len, &out), what) ||
+			    !ASSERT_EQ(out.ret, XDP_REDIRECT, what) ||
+			    !nt_entry(&f, &ck, &e, what))
+				goto next;
+			path = fx_mp_path_of(out.data);
+			if (!ASSERT_GE(path, 0, what) ||
+			    !ASSERT_EQ(!!(e.status & XNF_CT_S_SNAT),
+				       path % 2 == 0, what))
+				goto next;
+			on[path % 2]++;
+		}
+		/* Both devices had flows. */
+		ASSERT_GT(on[0], 0, what);
+		ASSERT_GT(on[1], 0, what);
 next:
 		nt_close(&f);
 	}
