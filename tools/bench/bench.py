@@ -61,6 +61,14 @@ VS_TESTPMD = [d for pair in VS_TESTPMD_PAIRS for d in pair]
 CT_FLOWS = (1, 65536)
 VS_NFT_CT_PAIRS = [(f"xnf-ct-{n}flows", f"linux-nft-ct-{n}flows") for n in CT_FLOWS]
 VS_NFT_CT = [d for pair in VS_NFT_CT_PAIRS for d in pair]
+# NAT against Linux's (issue 36): conntrack,nat,firewall,l3fwd with the
+# classic policy masquerading out of the egress, and Linux forwarding with
+# the same policy and nftables' masquerade, at 1 flow and 65,536.
+VS_NFT_MASQ_PAIRS = [(f"xnf-masq-{n}flows", f"linux-nft-masq-{n}flows") for n in CT_FLOWS]
+VS_NFT_MASQ = [d for pair in VS_NFT_MASQ_PAIRS for d in pair]
+# Frames the smoke trial of a masquerading dataplane captures at the sink
+# (without its XDP program) to see their source translated.
+MASQ_CHECK_FRAMES = 20
 UDP_SPORT, UDP_DPORT = 1024, 9
 MODEL_DP = "worker-l3fwd-napi-other"   # the model sweep's dataplane: the worker
 MODEL_XDP_DP = "xnf-1nf-model"          # and the XDP path's
@@ -93,7 +101,7 @@ class DP:
     not the napi thread)."""
 
     def __init__(self, name, kind, nfs=(), form="", route="", worker_nf="", napi="same",
-                 fifo=(), flows=None, ct=False):
+                 fifo=(), flows=None, ct=False, masq=False):
         self.name, self.kind, self.nfs = name, kind, list(nfs)
         self.form, self.route, self.worker_nf = form, route, worker_nf
         self.napi = napi
@@ -101,6 +109,9 @@ class DP:
         # ct: the classic stateful policy (ct_policy_xnf, ct_policy_nft)
         # instead of the 10-rule set, and the DUT's CPU time measured.
         self.flows, self.ct = flows, ct
+        # masq: the source masqueraded out of the egress (masq_xnf,
+        # masq_nft), on top of the stateful policy.
+        self.masq = masq
         # Threads run SCHED_FIFO (FIFO_PRIO): "napi", the ingress's napi
         # thread, preempts the generator on their CPU as a NIC's interrupt
         # would; "worker", the forwarding thread, preempts the machine's
@@ -160,6 +171,12 @@ def all_dataplanes():
                       "lpm", flows=n, ct=True))
         dps.append(DP(f"linux-nft-ct-{n}flows", "nft", ["conntrack", "firewall", "l3fwd"],
                       "kernel", "kernel", flows=n, ct=True))
+    for n in CT_FLOWS:
+        dps.append(DP(f"xnf-masq-{n}flows", "xnf", ["conntrack", "nat", "firewall", "l3fwd"],
+                      "tailcall", "lpm", flows=n, ct=True, masq=True))
+        dps.append(DP(f"linux-nft-masq-{n}flows", "nft", ["conntrack", "nat", "firewall",
+                                                          "l3fwd"],
+                      "kernel", "kernel", flows=n, ct=True, masq=True))
     return dps
 
 
@@ -278,6 +295,21 @@ def ct_policy_nft(lan, wan):
             "\t\tct state invalid drop\n"
             f"\t\tiifname \"{lan}\" accept\n"
             f"\t\tiifname \"{wan}\" tcp dport 22 ct state new accept\n"
+            "\t}\n}\n")
+
+
+def masq_xnf(wan):
+    """Masquerading out of wan in xnf's rules (docs/xnf.8)."""
+    return ["nat flush", f"nat add masquerade oif {wan}"]
+
+
+def masq_nft(wan):
+    """The same in nftables, as an operator writes it; the counter
+    counts the connections translated (only a connection's first packet
+    passes the nat chain)."""
+    return ("table ip nat {\n\tchain postrouting {\n"
+            "\t\ttype nat hook postrouting priority srcnat; policy accept;\n"
+            f"\t\toifname \"{wan}\" counter masquerade\n"
             "\t}\n}\n")
 
 
@@ -452,7 +484,8 @@ class Bench:
             else:
                 self.routes_xnf(tb)
             if dp.ct:
-                tb.xnf_batch(ct_policy_xnf(tb.i, tb.e))
+                tb.xnf_batch(ct_policy_xnf(tb.i, tb.e) +
+                             (masq_xnf(tb.e) if dp.masq else []))
             elif dp.has_fw:
                 self.load_fw_xnf(tb, nrules)
             if "l2fwd" in dp.nfs:
@@ -466,7 +499,7 @@ class Bench:
             if dp.ct:
                 path = os.path.join(tb.tmp, "nft-ct.conf")
                 with open(path, "w") as f:
-                    f.write(ct_policy_nft(tb.i, tb.e))
+                    f.write(ct_policy_nft(tb.i, tb.e) + (masq_nft(tb.e) if dp.masq else ""))
                 run(["nft", "-f", path], ns=tb.dut)
             elif dp.kind == "nft":
                 self.load_fw_nft(tb, nrules)
@@ -709,6 +742,8 @@ class Bench:
             row["cpu_ns_per_pkt"] = round((fwd + napi) / received, 1) if received else ""
         if dp.ct:
             row["ct_entries"] = self.ct_entries(tb, dp)
+        if dp.masq:
+            row["nat_translated"] = self.nat_translated(tb, dp)
         self.trial_count += 1
         return row, rec
 
@@ -723,14 +758,55 @@ class Bench:
         except (CmdError, ValueError, KeyError, json.JSONDecodeError):
             return ""
 
+    def nat_translated(self, tb, dp):
+        """Connections translated since the dataplane was set up: xnf's
+        nat_created (xnf ct stats), or the packets of the masquerade rule's
+        counter (a connection's first packet alone passes nft's nat
+        chain)."""
+        try:
+            if dp.kind == "xnf":
+                v = find_key(json.loads(tb.xnf_cmd("-j", "ct", "stats")), "nat_created")
+                return v if isinstance(v, int) else ""
+            got = json.loads(run(["nft", "-j", "list", "chain", "ip", "nat", "postrouting"],
+                                 ns=tb.dut))
+            return next(r["counter"]["packets"] for x in got["nftables"]
+                        for r in x.get("rule", {}).get("expr", []) if "counter" in r)
+        except (CmdError, ValueError, KeyError, StopIteration, json.JSONDecodeError):
+            return ""
+
+    def masq_check(self, tb, dp):
+        """The frames of a masquerading dataplane reach the sink with the
+        DUT's egress address as their source and the generator's port: a
+        capture on the sink's device (its XDP program not attached, so the
+        frames reach the kernel) while the generator sends at a low rate."""
+        cap = tb.bg(["timeout", 10, "tcpdump", "-i", tb.k, "-nn", "-l", "-c", MASQ_CHECK_FRAMES,
+                     "udp", "and", "dst", "port", UDP_DPORT], tb.sink)
+        time.sleep(1.0)     # tcpdump is listening (it says so on stderr, buffered)
+        run(["timeout", 10, "taskset", "-c", self.a.gen_cpu, self.gen, tb.s, "duration", 1,
+             "size", 64, "flows", dp.flows or self.a.flows, "ipv4", "udp",
+             "src", tb.addr["src4"], "dst", tb.addr["sink4"], "smac", tb.mac["s0"],
+             "dmac", tb.mac["d0"], "sport", UDP_SPORT, "dport", UDP_DPORT,
+             "rate", 200, "-j"], ns=tb.src, timeout=20)
+        out, err = tb.stop(cap, sig=signal.SIGINT)
+        # "TIME IP SRC.SPORT > DST.DPORT: UDP, length N"
+        srcs = [ln.split()[2].rsplit(".", 1)[0] for ln in out.splitlines()
+                if len(ln.split()) > 4 and ln.split()[1] == "IP"]
+        want = tb.addr["d14"]
+        if len(srcs) < MASQ_CHECK_FRAMES // 2 or set(srcs) != {want}:
+            raise CmdError(f"{dp.name} does not masquerade: the sink captured {len(srcs)} "
+                           f"frames, from {sorted(set(srcs))[:4]}, expected all from {want}"
+                           + ("" if srcs else f" ({err.strip()[-200:]})"))
+        return len(srcs)
+
     def dut_cpu_ns(self, tb, dp):
         """(ns on CPU of every thread of the AF_XDP forwarder's processes,
         ns of the ingress's napi threads), None for other dataplanes but
-        the stateful ones (dp.ct) and, in --vs-nft-ct, the bare redirect
+        the stateful ones (dp.ct) and, in --vs-nft-ct and --vs-nft-masq, the bare redirect
         (the veth's own cost), whose forwarding, XDP or the kernel's, all
         runs in the ingress's napi thread (and the sink's XDP after it, in
         its softirq: the same for all)."""
-        if dp.kind in ("xnf", "nft", "redirect") and (dp.ct or self.a.vs_nft_ct):
+        if dp.kind in ("xnf", "nft", "redirect") and (dp.ct or self.a.vs_nft_ct or
+                                                       self.a.vs_nft_masq):
             return 0, sum((schedstat(t["pid"]) or {}).get("run_ns", 0)
                           for t in tb.napi_threads(tb.i))
         if dp.kind not in ("worker", "xskfwd", "testpmd") or not self.worker:
@@ -786,7 +862,12 @@ class Bench:
                            f"{dp.flows} flows: raise --ct-warm")
 
     def smoke(self, tb, dp):
-        """A short trial before measuring: does this dataplane forward?"""
+        """A short trial before measuring: does this dataplane forward
+        (and masquerade)?"""
+        if dp.masq:
+            n = self.masq_check(tb, dp)
+            self.say(f"  {dp.name}: {n} frames captured at the sink, their source "
+                     f"{tb.addr['d14']}")
         row, rec = self.trial_retry(tb, dp, "64", 1000, 0.3, "smoke")
         if row["received"] < 0.5 * max(1, row["sent"]):
             raise CmdError(f"{dp.name} forwards {row['received']} of {row['sent']} frames "
@@ -797,9 +878,11 @@ class Bench:
         a = self.a
         names = {d.name: d for d in dps}
         # The model's dataplanes are for the model experiment, the stateful
-        # ones for --vs-nft-ct: in another only when a pattern names them.
+        # ones for --vs-nft-ct and --vs-nft-masq: in another only when a
+        # pattern names them.
         pick = lambda pats: [names[n] for n in names if any(fnmatch.fnmatch(n, p) for p in pats)
-                             and (n not in MODEL_DPS + tuple(VS_NFT_CT) or n in pats)]
+                             and (n not in MODEL_DPS + tuple(VS_NFT_CT + VS_NFT_MASQ)
+                                  or n in pats)]
         exps = set(a.experiments.split(","))
         sessions = []
         if "throughput" in exps:
@@ -1425,7 +1508,10 @@ class Bench:
                           indent=1)
             signal.signal(signal.SIGINT, signal.SIG_DFL)
         self.vs_testpmd()
-        self.vs_nft_ct()
+        if self.a.vs_nft_ct:
+            self.vs_nft(VS_NFT_CT_PAIRS, "vs_nft_ct.json")
+        if self.a.vs_nft_masq:
+            self.vs_nft(VS_NFT_MASQ_PAIRS, "vs_nft_masq.json")
         self.validate_model()
         import report
         report.write(self.out)
@@ -1474,14 +1560,13 @@ class Bench:
             with open(os.path.join(self.out, "vs_testpmd.json"), "w") as f:
                 json.dump(out, f, indent=1)
 
-    def vs_nft_ct(self):
-        """xnf's stateful chain against Linux + nftables with the same
-        policy, per flow count: the ratio of each round's rates (xnf /
-        Linux) and of each round's DUT CPU time per packet (Linux / xnf),
-        their medians with min-max. Printed, and written to
-        vs_nft_ct.json."""
-        if not self.a.vs_nft_ct:
-            return
+    def vs_nft(self, pairs, fname):
+        """xnf's stateful chain (--vs-nft-ct; with masquerade,
+        --vs-nft-masq) against Linux + nftables with the same policy, per
+        flow count: the ratio of each round's rates (xnf / Linux) and of
+        each round's DUT CPU time per packet (Linux / xnf), their medians
+        with min-max. Printed, and written to fname (vs_nft_ct.json,
+        vs_nft_masq.json)."""
         by = {(r["dataplane"], r["size"], r["rep"]): r for r in self.rows["throughput"]}
         out = []
         for size in self.a.sizes:
@@ -1495,7 +1580,7 @@ class Bench:
             self.say(f"redirect (the ceiling), {size} B: Mpps "
                      f"{statistics.median(r['rx_mpps'] for r in red):.3f}, DUT CPU per packet "
                      + (f"{statistics.median(ns):.0f} ns" if ns else "-"))
-        for xdp, ldp in VS_NFT_CT_PAIRS:
+        for xdp, ldp in pairs:
             for size in self.a.sizes:
                 pairs = [(by[(xdp, size, k)], by[(ldp, size, k)]) for k in range(self.a.repeat)
                          if (xdp, size, k) in by and (ldp, size, k) in by]
@@ -1512,6 +1597,9 @@ class Bench:
                        "linux_ns_per_pkt": [l.get("cpu_ns_per_pkt") for _, l in pairs],
                        "xnf_ct_entries": [x.get("ct_entries") for x, _ in pairs],
                        "linux_ct_entries": [l.get("ct_entries") for _, l in pairs],
+                       # masquerade: connections translated, after each trial
+                       "xnf_nat_translated": [x.get("nat_translated") for x, _ in pairs],
+                       "linux_nat_translated": [l.get("nat_translated") for _, l in pairs],
                        "xnf_loss": [x["loss"] for x, _ in pairs],
                        "linux_loss": [l["loss"] for _, l in pairs],
                        "rate_ratios": [round(v, 3) for v in ratios],
@@ -1530,7 +1618,7 @@ class Bench:
                          f"{res['cpu_ratio_median']}x ({res['cpu_ratio_min']}-"
                          f"{res['cpu_ratio_max']}), {len(pairs)} rounds")
         if out:
-            with open(os.path.join(self.out, "vs_nft_ct.json"), "w") as f:
+            with open(os.path.join(self.out, fname), "w") as f:
                 json.dump(out, f, indent=1)
 
     def validate_model(self):
@@ -1808,6 +1896,13 @@ def parse_args(argv):
                         "same policy, at 1 and 65,536 flows, with the bare redirect (the "
                         "ceiling); throughput at 64 B and the DUT's CPU time per packet, "
                         "--repeat interleaved rounds (default 5); prints the xnf/Linux ratios")
+    p.add_argument("--vs-nft-masq", action="store_true",
+                   help="NAT's side-by-side run: xnf conntrack,nat,firewall,l3fwd with the "
+                        "classic policy and `nat add masquerade oif EGRESS` against Linux "
+                        "forwarding with nftables' `oifname EGRESS masquerade` and the same "
+                        "policy, at 1 and 65,536 flows, with the bare redirect (the ceiling); "
+                        "throughput at 64 B and the DUT's CPU time per packet, --repeat "
+                        "interleaved rounds (default 5); prints the xnf/Linux ratios")
     p.add_argument("--ct-warm", type=float, default=2.0,
                    help="seconds of unrecorded traffic before a stateful dataplane with many "
                         "flows is measured (the table filled first)")
@@ -1822,10 +1917,10 @@ def parse_args(argv):
         a.sizes = a.sizes or "64"
         a.repeat = a.repeat or 5
         a.duration = a.duration or 1.0
-    if a.vs_nft_ct:
-        if a.vs_testpmd:
-            p.error("--vs-nft-ct and --vs-testpmd are separate runs")
-        a.only = a.only or ",".join(VS_NFT_CT + ["redirect"])
+    if a.vs_nft_ct + a.vs_nft_masq + a.vs_testpmd > 1:
+        p.error("--vs-nft-ct, --vs-nft-masq and --vs-testpmd are separate runs")
+    if a.vs_nft_ct or a.vs_nft_masq:
+        a.only = a.only or ",".join((VS_NFT_CT if a.vs_nft_ct else VS_NFT_MASQ) + ["redirect"])
         a.experiments = "throughput"
         a.sizes = a.sizes or "64"
         a.repeat = a.repeat or 5
@@ -1867,7 +1962,8 @@ def parse_args(argv):
         a.lat_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft", "worker-l3fwd"]
         a.chain_dps = ["redirect", "xnf-?nf-tailcall-lpm", "linux", "linux-nft"]
     else:
-        a.tput_dps = VS_NFT_CT + ["redirect"] if a.vs_nft_ct else []
+        a.tput_dps = (VS_NFT_CT + ["redirect"] if a.vs_nft_ct else
+                      VS_NFT_MASQ + ["redirect"] if a.vs_nft_masq else [])
         a.zl_dps = ["*"]
         a.zl_all_sizes_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft"]
         a.lat_dps = ["redirect", "xnf-1nf-tailcall-lpm", "xnf-3nf-tailcall-lpm",
