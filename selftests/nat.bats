@@ -271,6 +271,11 @@ probe()
 	got=$(ct_entry ".proto == \"icmp\" and .orig.dst == \"$TB_SINK4\"" |
 		jq -r '[.orig.src, .reply.src, .reply.dst] | join(" ")')
 	tb_expect "icmp: original and reply tuples" "$got" = "$TB_SRC4 $TB_SINK4 $TB_D14"
+	got=$(ct_entry ".orig.src == \"$TB_SRC4\" and .orig.dst == \"$TB_SINK4\"" | jq -c .nat | sort -u)
+	tb_expect "the connections' translation" "$got" = \
+		'{"snat":true,"dnat":false,"masquerade":true,"oif":"wan0"}'
+	# Each translated connection has a second entry, its reply tuple's.
+	tb_expect "aliases" "$(ct_stat aliases)" -ge 3
 	tb_expect "translations counted" $(($(ct_stat nat_created) - n0)) -ge 3
 }
 
@@ -301,6 +306,9 @@ probe()
 			.reply.dst, .reply.dport] | join(" ")')
 	tb_expect "original and reply tuples" "$got" = \
 		"$TB_SINK4 $lport $TB_D14 $TB_SRC4 80 $TB_SINK4 $lport"
+	tb_expect "the connection's translation" \
+		"$(ct_entry ".proto == \"tcp\" and .orig.dport == 8080" | jq -c .nat)" = \
+		'{"snat":false,"dnat":true,"masquerade":false,"oif":null}'
 	# A port nothing forwards is the router's: its kernel resets it.
 	tb_expect "the outside to port 8081" "$(conn_try p8081 "$TB_SINK" $TB_D14 8081)" = refused
 }
