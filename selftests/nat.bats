@@ -488,24 +488,54 @@ probe()
 		"$(tb_src ip -o route get $FAR4B | grep -o 'mtu [0-9]*')" = "mtu 1280"
 }
 
-@test "masquerade follows the wan address: new flows take the new one" {
-	local got
+# follow_start: `xnf -j neigh follow` in the DUT (the daemon that watches
+# the kernel's addresses, neighbours and links for routes added by hand),
+# its events in $TB_TMP/follow.out.
+follow_start()
+{
+	: >"$TB_TMP/follow.out"
+	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" timeout 200 "$XNF" -j neigh follow \
+		>"$TB_TMP/follow.out" 2>&1
+	tb_until "neigh follow to start" follow_event started ||
+		{ cat "$TB_TMP/follow.out" >&2; return 1; }
+}
+
+# follow_event NAME [JQ]: neigh follow printed the event NAME (JQ holds).
+follow_event()
+{
+	jq -e --arg e "$1" "select(.event == \$e) | ${2:-true}" "$TB_TMP/follow.out" \
+		2>/dev/null | grep -qx true
+}
+
+@test "masquerade follows the wan address: new flows take the new one, the old address's end" {
+	local got f0
 	router "masquerade oif wan0"
 	tcp_server "$TB_SINK" 80 outside
 	udp_server "$TB_SINK" 7000 outside
 	conn_open old "$TB_SRC" $TB_SINK4 80
 	tb_expect "before: the source" "$(conn_hello old | awk '{ print $2 }')" = $TB_D14
+	follow_start
+	f0=$(ct_stat flushed)
 	# The wan address changes: the new one added, the old one removed (a
 	# secondary promoted, as a DHCP renewal with a new lease does).
 	tb_dut sysctl -q -w net.ipv4.conf.wan0.promote_secondaries=1
 	ip -n "$TB_DUT" addr add $WAN_C4/24 dev wan0
 	ip -n "$TB_DUT" addr del $TB_D14/24 dev wan0
+	# As Linux's masquerade notifier: the connections masqueraded to the
+	# removed address are flushed.
+	tb_until "the ct_flush event" follow_event ct_flush '.dev == "wan0" and .flushed >= 1' ||
+		{ cat "$TB_TMP/follow.out" >&2; return 1; }
+	tb_expect "connections to the old address left" \
+		"$(ct_entry ".reply.dst == \"$TB_D14\"" | grep -c .)" -eq 0
+	tb_expect "flushed" $(($(ct_stat flushed) - f0)) -ge 1
 	conn_open new "$TB_SRC" $TB_SINK4 80
 	tb_expect "after: a new connection's source" "$(conn_hello new | awk '{ print $2 }')" = $WAN_C4
 	conn_send new one
 	got=$(udp_flow "$TB_SRC" $TB_SINK4 7000 6100 2 n) || return 1
 	tb_expect "after: a new udp flow's source" "$(sort -u <<<"$got" | awk '{ print $1 }')" = $WAN_C4
 	tb_expect "after: ping through the new address" "$(tb_ping "$TB_SRC" $TB_SINK4 2)" = "2 2"
+	# The flush took only the old address's connections.
+	conn_send new two
 }
 
 @test "packets to the router's own addresses that match no translation reach its kernel untouched" {
