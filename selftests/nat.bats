@@ -315,7 +315,9 @@ probe()
 
 @test "a port range exhausted: the connection one too many is dropped and counted, the others keep working" {
 	local i got ports st0 st1 r0 r1 drop0 drops n=5 sent addr port
-	router "snat oif wan0 to $TB_D14:40000-40002"
+	# (A port range needs the protocol, as in nft.)
+	router "snat oif wan0 proto udp to $TB_D14:40000-40002" \
+		"snat oif wan0 proto tcp to $TB_D14:40000-40002"
 	udp_server "$TB_SINK" 7000 outside
 	udp_server "$TB_SINK" 7001 outside
 	tcp_server "$TB_SINK" 80 outside
