@@ -10,6 +10,7 @@
 
 #include "common.bpf.h"
 #include "tables.bpf.h"
+#include "nat_xlat.bpf.h"
 
 #define XNF_MAX_QUEUES 256
 
@@ -160,6 +161,14 @@ static __always_inline int xnf_finish(struct xdp_md *ctx, struct xnf_pkt *p,
 	case XNF_V_PASS:
 		goto pass;
 	case XNF_V_REDIRECT:
+		/* nft's postrouting: the source of a translated connection's
+		 * packet changes as it leaves (a global function: chains
+		 * without nat, xnf_nat_used 0, drop the call at load). */
+		if (xnf_nat_used && (p->nat & XNF_PKT_NAT_SRC) &&
+		    xnf_nat_src_fn(ctx, p) < 0) {
+			reason = XNF_R_INTERNAL;
+			goto drop;
+		}
 		/* The low bits of flags are the action returned when the
 		 * ifindex is not in the devmap. */
 		ret = bpf_redirect_map(&xnf_tx, p->egress_ifindex, XDP_DROP);

@@ -257,25 +257,67 @@ static __always_inline int xnf_ct_key_order(struct xnf_ct_key *k, __u8 family,
 	return 1;
 }
 
-/* The live entry of @k, or NULL; a dead one (its timeout passed, the LRU
- * has not reaped it yet) is deleted, so that a new connection can take
- * its key. */
+#define XNF_CT_S_NAT (XNF_CT_S_SNAT | XNF_CT_S_DNAT)
+
+/* Deletes the alias of the translated connection @e: the entry under the
+ * canonical key of its reply tuple, made in pe->inner (scratch until the
+ * packet's translation is written). An alias is no connection: its
+ * removal is not counted (lib/ct.c). */
+static __always_inline void xnf_ct_alias_del(struct xnf_ct_pending *pe,
+					     const struct xnf_ct_entry *e)
+{
+	pe->inner = e->nat;
+	xnf_ct_key_order(&pe->inner, e->nat.family, e->nat.proto, e->nat.a_port,
+			 e->nat.b_port);
+	bpf_map_delete_elem(&XNF_MAP_CT, &pe->inner);
+}
+
+/* The live entry of pe->key, or NULL; a dead one (its timeout passed, the
+ * LRU has not reaped it yet) is deleted, with its alias when it was
+ * translated, so that a new connection can take its key. */
 static __always_inline struct xnf_ct_entry *
-xnf_ct_lookup(const struct xnf_ct_key *k, __u64 now, struct xnf_ct_counters *cs)
+xnf_ct_lookup(struct xnf_ct_pending *pe, __u64 now, struct xnf_ct_counters *cs)
 {
 	struct xnf_ct_entry *e;
 
 	cs->searched++;
-	e = bpf_map_lookup_elem(&XNF_MAP_CT, k);
+	e = bpf_map_lookup_elem(&XNF_MAP_CT, &pe->key);
 	if (!e)
 		return NULL;
 	if (e->expires <= now) {
-		if (!bpf_map_delete_elem(&XNF_MAP_CT, k))
+		if (e->status & XNF_CT_S_NAT)
+			xnf_ct_alias_del(pe, e);
+		if (!bpf_map_delete_elem(&XNF_MAP_CT, &pe->key))
 			cs->expired++;
 		return NULL;
 	}
 	cs->found++;
 	return e;
+}
+
+/* Endpoint (address, port) @x_b (0: a, 1: b) of @x is @y's endpoint
+ * @y_b. */
+static __always_inline int xnf_ct_ep_eq(const struct xnf_ct_key *x, int x_b,
+					const struct xnf_ct_key *y, int y_b)
+{
+	const __u32 *a = (const __u32 *)(x_b ? x->b_addr : x->a_addr);
+	const __u32 *b = (const __u32 *)(y_b ? y->b_addr : y->a_addr);
+
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3] &&
+	       (x_b ? x->b_port : x->a_port) == (y_b ? y->b_port : y->a_port);
+}
+
+/* Endpoint @to_b of @to becomes @from's endpoint @from_b. */
+static __always_inline void xnf_ct_ep_copy(struct xnf_ct_key *to, int to_b,
+					   const struct xnf_ct_key *from,
+					   int from_b)
+{
+	__builtin_memcpy(to_b ? to->b_addr : to->a_addr,
+			 from_b ? from->b_addr : from->a_addr, 16);
+	if (to_b)
+		to->b_port = from_b ? from->b_port : from->a_port;
+	else
+		to->a_port = from_b ? from->b_port : from->a_port;
 }
 
 /* The packet's source address into a_addr of @k, its destination into
@@ -660,12 +702,149 @@ static __always_inline __u64 xnf_ct_update(struct xnf_ct_entry *e,
 	return xnf_ct_timeout(cfg, XNF_CT_TO_GENERIC);
 }
 
+/*
+ * A key found an alias (XNF_CT_S_ALIAS): the connection it names, whose
+ * key goes into pe->key, the packet's into pe->alias. A reply comes from
+ * the reply tuple's source to its destination; the packet an ICMP error
+ * (@error) quotes is one of the original direction as it left
+ * translated, from the reply tuple's destination. NULL, the packet's key
+ * back in pe->key, when it is no packet of the connection; an alias whose
+ * connection is gone is deleted.
+ */
+static __always_inline struct xnf_ct_entry *
+xnf_ct_via_alias(struct xnf_ct_pending *pe, const struct xnf_ct_entry *al,
+		 int src_b, int error, __u64 now, struct xnf_ct_counters *cs)
+{
+	struct xnf_ct_entry *e;
+
+	pe->alias = pe->key;
+	pe->key = al->nat;
+	e = xnf_ct_lookup(pe, now, cs);
+	if (!e || !(e->status & XNF_CT_S_NAT)) {
+		bpf_map_delete_elem(&XNF_MAP_CT, &pe->alias);
+		pe->key = pe->alias;
+		return NULL;
+	}
+	if (!xnf_ct_ep_eq(&pe->alias, src_b, &e->nat, error) ||
+	    !xnf_ct_ep_eq(&pe->alias, !src_b, &e->nat, !error)) {
+		pe->key = pe->alias;
+		return NULL;
+	}
+	return e;
+}
+
+/* What xnf_ct_track_fn() found, for xnf_ct_nat_fn(): a packet of a
+ * translated connection, whose reply tuple it left in pe->xlat. */
+#define XNF_CT_N_NAT	0x100
+#define XNF_CT_N_REPLY	0x001 /* the packet's direction is the reply */
+#define XNF_CT_N_VIA	0x002 /* found through the alias (xnf_ct_via_alias) */
+#define XNF_CT_N_ERROR	0x004 /* an ICMP error: the quoted packet's key */
+#define XNF_CT_N_SRC_B	0x008 /* the (quoted) packet's source is its key's b */
+#define XNF_CT_N_ORIG_B 0x010 /* the connection's XNF_CT_S_ORIG_B ... */
+#define XNF_CT_N_SNAT	0x020 /* ... XNF_CT_S_SNAT ... */
+#define XNF_CT_N_DNAT	0x040 /* ... and XNF_CT_S_DNAT */
+
+/*
+ * The third, for a packet of a translated connection (its key in pe->key,
+ * its reply tuple in pe->xlat; @info: XNF_CT_N_* bits): the tuple the
+ * packet leaves with, into pe->xlat, and what of it changes, into p->nat.
+ * The original direction leaves as the reply tuple's inverse, the reply
+ * as the original tuple's inverse. An ICMP error leaves with the header it
+ * quotes translated back (pe->inner) and its outer addresses as Linux's
+ * nf_nat_icmp_reply_translation() makes them: the one of the translated
+ * side of each hook (destination: dnat's prerouting, or snat's for a
+ * reply; source: snat's postrouting, or dnat's for a reply). Called by the
+ * NF itself, not by xnf_ct_track_fn(): a fused chain's stack has room for
+ * one frame below the NF, not two. Returns 0, or -1 when the tables are
+ * missing.
+ */
+__noinline int xnf_ct_nat_fn(struct xnf_pkt *p, __u32 info)
+{
+	int src_b = !!(info & XNF_CT_N_SRC_B), ob = !!(info & XNF_CT_N_ORIG_B);
+	int snat = !!(info & XNF_CT_N_SNAT), dnat = !!(info & XNF_CT_N_DNAT);
+	struct xnf_ct_pending *pe;
+	struct xnf_ct_key *pk;
+	__u32 zero = 0;
+
+	pe = bpf_map_lookup_elem(&XNF_MAP_CT_PENDING, &zero);
+	if (!p || !pe)
+		return -1;
+	pk = info & XNF_CT_N_VIA ? &pe->alias : &pe->key;
+	/* The reply tuple, while pe->xlat is written. */
+	pe->inner = pe->xlat;
+	p->nat = 0;
+	if (!(info & XNF_CT_N_ERROR)) {
+		if (info & XNF_CT_N_REPLY) {
+			xnf_ct_ep_copy(&pe->xlat, 0, &pe->key, !ob);
+			xnf_ct_ep_copy(&pe->xlat, 1, &pe->key, ob);
+		} else {
+			xnf_ct_ep_copy(&pe->xlat, 0, &pe->inner, 1);
+			xnf_ct_ep_copy(&pe->xlat, 1, &pe->inner, 0);
+		}
+		if (!xnf_ct_ep_eq(pk, src_b, &pe->xlat, 0))
+			p->nat |= XNF_PKT_NAT_SRC;
+		if (!xnf_ct_ep_eq(pk, !src_b, &pe->xlat, 1))
+			p->nat |= XNF_PKT_NAT_DST;
+		return 0;
+	}
+	if (info & XNF_CT_N_VIA) {
+		/* It quotes the original direction, translated: it reads
+		 * as the original tuple again, and goes to the original
+		 * source. */
+		pe->inner = pe->key;
+		xnf_ct_ep_copy(&pe->inner, 0, &pe->key, ob);
+		xnf_ct_ep_copy(&pe->inner, 1, &pe->key, !ob);
+	} else if (src_b != ob) {
+		/* It quotes a reply, translated: it reads as the reply
+		 * tuple (pe->inner already), and goes to the reply's
+		 * destination, with the roles of snat and dnat swapped. */
+		ob = snat;
+		snat = dnat;
+		dnat = ob;
+	} else {
+		/* It quotes the original direction untranslated: nothing
+		 * to translate back. */
+		return 0;
+	}
+	p->nat = XNF_PKT_NAT_INNER;
+	/* The error goes to the quoted packet's source (its outer
+	 * destination), from its destination's side. */
+	if (snat) {
+		xnf_ct_ep_copy(&pe->xlat, 1, &pe->inner, 0);
+		if (xnf_ct_addr_differs(pk->a_addr + (src_b ? 16 : 0),
+					pe->xlat.b_addr, 16))
+			p->nat |= XNF_PKT_NAT_DST;
+	}
+	if (dnat) {
+		xnf_ct_ep_copy(&pe->xlat, 0, &pe->inner, 1);
+		p->nat |= XNF_PKT_NAT_SRC;
+	}
+	return 0;
+}
+
+/* The bits for xnf_ct_nat_fn() of a packet of the translated connection
+ * @e, whose reply tuple goes into pe->xlat. */
+static __always_inline int xnf_ct_nat_info(struct xnf_ct_pending *pe,
+					   const struct xnf_ct_entry *e,
+					   __u32 info)
+{
+	pe->xlat = e->nat;
+	if (e->status & XNF_CT_S_ORIG_B)
+		info |= XNF_CT_N_ORIG_B;
+	if (e->status & XNF_CT_S_SNAT)
+		info |= XNF_CT_N_SNAT;
+	if (e->status & XNF_CT_S_DNAT)
+		info |= XNF_CT_N_DNAT;
+	return XNF_CT_N_NAT | info;
+}
+
 /* The second: looks the key up and moves the connection on, or prepares
- * a new one (xnf_ct_new). @what: xnf_ct_key_fn()'s bits. Returns 0, or -1
- * when the tables are missing. */
+ * a new one (xnf_ct_new). @what: xnf_ct_key_fn()'s bits. Returns 0,
+ * XNF_CT_N_* bits for xnf_ct_nat_fn(), or -1 when the tables are
+ * missing. */
 __noinline int xnf_ct_track_fn(struct xnf_pkt *p, __u32 what)
 {
-	__u32 zero = 0, dir, index = (what >> XNF_CT_K_INDEX_S) & 7;
+	__u32 zero = 0, dir, index = (what >> XNF_CT_K_INDEX_S) & 7, via = 0;
 	int src_b = what & XNF_CT_K_SRC_B;
 	struct xnf_ct_pending *pe;
 	struct xnf_ct_config *cfg;
@@ -682,24 +861,39 @@ __noinline int xnf_ct_track_fn(struct xnf_pkt *p, __u32 what)
 	if (!cfg || !pe || !cs)
 		return -1;
 	now = bpf_ktime_get_coarse_ns();
-	e = xnf_ct_lookup(&pe->key, now, cs);
+	e = xnf_ct_lookup(pe, now, cs);
+	if (e && (e->status & XNF_CT_S_ALIAS)) {
+		e = xnf_ct_via_alias(pe, e, src_b, !!(what & XNF_CT_K_ERROR),
+				     now, cs);
+		via = XNF_CT_N_VIA;
+	}
 	if (what & XNF_CT_K_ERROR) {
 		if (!e)
 			return xnf_ct_invalid(p);
 		/* The error goes from the quoted packet's destination back
 		 * to its source: the opposite of the quoted packet's
-		 * direction. */
+		 * direction (through an alias, the original one). */
 		p->ct_state = XNF_CT_RELATED;
-		p->ct_dir = !src_b == !!(e->status & XNF_CT_S_ORIG_B) ?
-				    XNF_CT_DIR_ORIG :
-				    XNF_CT_DIR_REPLY;
+		p->ct_dir = via || !src_b != !!(e->status & XNF_CT_S_ORIG_B) ?
+				    XNF_CT_DIR_REPLY :
+				    XNF_CT_DIR_ORIG;
 		cs->related++;
+		if (e->status & XNF_CT_S_NAT)
+			return xnf_ct_nat_info(pe, e,
+					       XNF_CT_N_ERROR | via |
+						       (src_b ? XNF_CT_N_SRC_B :
+								0));
 		return 0;
 	}
 	if (!e)
 		goto new;
-	dir = src_b == !!(e->status & XNF_CT_S_ORIG_B) ? XNF_CT_DIR_ORIG :
-							 XNF_CT_DIR_REPLY;
+	dir = via || src_b != !!(e->status & XNF_CT_S_ORIG_B) ? XNF_CT_DIR_REPLY :
+								XNF_CT_DIR_ORIG;
+	/* A translated connection's replies find it through its alias:
+	 * one from its original destination is another flow (as Linux,
+	 * whose reply tuple is the translated one). */
+	if (dir == XNF_CT_DIR_REPLY && !via && (e->status & XNF_CT_S_NAT))
+		goto new;
 	/* resolve_normal_ct(): until a reply was seen, a packet in the
 	 * original direction is IP_CT_NEW, which nft calls "new". */
 	p->ct_state = dir == XNF_CT_DIR_REPLY ||
@@ -712,11 +906,16 @@ __noinline int xnf_ct_track_fn(struct xnf_pkt *p, __u32 what)
 	if (to == XNF_CT_BAD)
 		return xnf_ct_invalid(p);
 	if (to == XNF_CT_REOPEN || to == XNF_CT_KILL) {
+		if (e->status & XNF_CT_S_NAT)
+			xnf_ct_alias_del(pe, e);
 		if (!bpf_map_delete_elem(&XNF_MAP_CT, &pe->key))
 			cs->deleted++;
-		if (to == XNF_CT_REOPEN)
-			goto new;
-		return 0;
+		if (to == XNF_CT_KILL)
+			return 0;
+		/* The new connection is the packet's own. */
+		if (via)
+			pe->key = pe->alias;
+		goto new;
 	}
 	if (to) {
 		e->expires = now + to;
@@ -727,6 +926,9 @@ __noinline int xnf_ct_track_fn(struct xnf_pkt *p, __u32 what)
 	 * its own packet was handled. */
 	if (dir == XNF_CT_DIR_REPLY && !(e->status & XNF_CT_S_SEEN_REPLY))
 		__sync_fetch_and_or(&e->status, XNF_CT_S_SEEN_REPLY);
+	if (e->status & XNF_CT_S_NAT)
+		return xnf_ct_nat_info(pe, e,
+				       dir | via | (src_b ? XNF_CT_N_SRC_B : 0));
 	return 0;
 
 	new : to = xnf_ct_new_timeout(cfg, p, pe->key.family, pe->key.proto,
@@ -745,6 +947,8 @@ static __always_inline void xnf_conntrack_run(struct xdp_md *ctx,
 
 	if (what > 0)
 		what = xnf_ct_track_fn(p, what);
+	if (what > 0)
+		what = xnf_ct_nat_fn(p, what);
 	if (what < 0) {
 		/* Its tables are missing: fail closed. */
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
