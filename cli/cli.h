@@ -178,6 +178,8 @@ int do_status(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_route(int argc, char **argv);
 int do_fw(int argc, char **argv);
+/* xnf nat: the NAT rules (cmd_nat.c). */
+int do_nat(int argc, char **argv);
 int do_fdb(int argc, char **argv);
 int do_xconnect(int argc, char **argv);
 int do_config(int argc, char **argv);
@@ -203,6 +205,9 @@ int cli_parse_placement(int *argc, char ***argv, struct xnf_plan_req *req,
 			bool *have_queues, bool *have_cores);
 /* "prio 10 drop proto tcp dport 23": @r in the words of 'xnf fw add'. */
 const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len);
+/* A NAT rule in the words of `xnf nat add` (cmd_nat.c). */
+const char *cli_nat_rule_text(const struct xnf_nat_rule *r, char *buf,
+			      size_t len);
 /* "proto tcp dport 23", or "any": what @r matches, in the same words and
  * order (fw show, stats and Prometheus print a rule alike). */
 const char *cli_fw_match_text(const struct xnf_fw_rule *r, char *buf, size_t len);

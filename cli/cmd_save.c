@@ -122,6 +122,16 @@ static const char *line_fw_rule(const struct xnf_fw_rule *r, char *buf, size_t l
 	return buf;
 }
 
+static const char *line_nat_rule(const struct xnf_nat_rule *r, char *buf,
+				 size_t len)
+{
+	char text[512];
+
+	snprintf(buf, len, "nat add %s",
+		 cli_nat_rule_text(r, text, sizeof(text)));
+	return buf;
+}
+
 const char *cli_conf_line(const struct xnf_conf_diff *d,
 			  const struct xnf_conf_change *ch, bool new, char *buf,
 			  size_t len)
@@ -137,6 +147,8 @@ const char *cli_conf_line(const struct xnf_conf_diff *d,
 		return line_fw_default(c->fw, buf, len);
 	case XNF_OBJ_FW_RULE:
 		return line_fw_rule(e, buf, len);
+	case XNF_OBJ_NAT_RULE:
+		return line_nat_rule(e, buf, len);
 	case XNF_OBJ_ATTACH:
 		return line_attach(e, buf, len);
 	case XNF_OBJ_ROUTE:
@@ -244,6 +256,9 @@ static int save_devs_check(const struct xnf_conf *c)
 		ret = save_dev_check(c->fdb[i].e.ifindex);
 	for (i = 0; !ret && i < c->nxc; i++)
 		ret = save_dev_check(c->xc[i].in);
+	for (i = 0; !ret && i < c->nat->n; i++)
+		ret = save_dev_check(c->nat->r[i].iif) ?:
+			      save_dev_check(c->nat->r[i].oif);
 	return ret;
 }
 
@@ -293,6 +308,8 @@ int do_save(int argc, char **argv)
 	for (i = 0; !xnf_conf_key(c, i, &key, val, sizeof(val)); i++)
 		save_line(line_config(c, i, buf, LINE_MAX_LEN));
 	ret = save_fw(c->fw, buf, LINE_MAX_LEN);
+	for (i = 0; !ret && i < c->nat->n; i++)
+		save_line(line_nat_rule(&c->nat->r[i], buf, LINE_MAX_LEN));
 	for (i = 0; !ret && i < c->natt; i++)
 		save_line(line_attach(&c->att[i], buf, LINE_MAX_LEN));
 	for (i = 0; !ret && i < c->nroutes; i++)
@@ -318,12 +335,12 @@ static void print_changes(const struct xnf_conf_changes *chg)
 {
 	static const char *const names[] = {
 		"attached", "detached", "reattached", "chains",	   "config",
-		"firewall", "routes",	"fdb",	      "xconnects",
+		"firewall", "routes",	"fdb",	      "xconnects", "nat",
 	};
 	const __u32 vals[] = {
-		chg->attached, chg->detached, chg->reattached,
-		chg->chains,   chg->config,   chg->firewall,
-		chg->routes,   chg->fdb,      chg->xconnects,
+		chg->attached,	chg->detached, chg->reattached, chg->chains,
+		chg->config,	chg->firewall, chg->routes,	chg->fdb,
+		chg->xconnects, chg->nat,
 	};
 	__u32 i, total = 0;
 	size_t n;
@@ -356,7 +373,7 @@ static const char *const obj_names[] = {
 	[XNF_OBJ_CONFIG] = "config",	 [XNF_OBJ_FW_DEFAULT] = "fw_default",
 	[XNF_OBJ_FW_RULE] = "fw_rule",	 [XNF_OBJ_ATTACH] = "attach",
 	[XNF_OBJ_ROUTE] = "route",	 [XNF_OBJ_FDB] = "fdb",
-	[XNF_OBJ_XCONNECT] = "xconnect",
+	[XNF_OBJ_XCONNECT] = "xconnect", [XNF_OBJ_NAT_RULE] = "nat_rule",
 };
 
 static const char *const op_names[] = {

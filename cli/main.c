@@ -161,7 +161,7 @@ static void usage(FILE *f)
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
 		"            xconnect | config | ct | save | apply | destroy | plan | worker |\n"
-		"            neigh | model | exporter | monitor }\n"
+		"            neigh | model | exporter | monitor | nat }\n"
 		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -V | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode { native | generic }]\n"
@@ -192,6 +192,14 @@ static void usage(FILE *f)
 		"             STATE := { new | established | related | invalid | untracked }\n"
 		"             FLAG := { fin | syn | rst | psh | ack | urg | ecn | cwr }\n"
 		"  xnf fw { del prio N | default { allow | drop } | flush | show | reset }\n"
+		"  xnf nat add [prio N] masquerade [oif DEV] [saddr PREFIX] [daddr PREFIX]\n"
+		"             [proto PROTO] [to :PORTS] [random] [persistent]\n"
+		"  xnf nat add [prio N] snat [oif DEV] [saddr PREFIX] [daddr PREFIX]\n"
+		"             [proto PROTO] to ADDR[-ADDR][:PORTS] [random] [persistent]\n"
+		"  xnf nat add [prio N] dnat [iif DEV] [saddr PREFIX] [daddr PREFIX]\n"
+		"             [proto { tcp | udp } [dport PORTS]] to ADDR[:PORT]\n"
+		"             PROTO := { tcp | udp | icmp | icmpv6 }\n"
+		"  xnf nat { del prio N | flush | show }\n"
 		"  xnf fdb { add | replace } MAC dev DEV | xnf fdb { del MAC | show }\n"
 		"  xnf xconnect [add] DEV1 DEV2 [lladdr MAC1 MAC2]\n"
 		"  xnf xconnect { del DEV | show }\n"
@@ -362,6 +370,7 @@ static const struct cli_cmd objects[] = {
 	{ "monitor", do_monitor },
 	{ "model", do_model },
 	{ "exporter", do_exporter },
+	{ "nat", do_nat, CLI_CONF_OBJ },
 	{ NULL, NULL },
 };
 

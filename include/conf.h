@@ -6,7 +6,7 @@
  *
  * A configuration holds the attachments of the caller's network namespace
  * (device, chain, XDP mode, placement request), the routes written by
- * hand, the firewall rules and default policy, the FDB, the
+ * hand, the firewall rules and default policy, the NAT rules, the FDB, the
  * cross-connects and the exception actions. Devices are by name for
  * attachments and by ifindex elsewhere, as the tables hold them.
  * Counters, AF_XDP workers, routes mirrored by a route sync and
@@ -34,6 +34,7 @@
 #include "xnf.h"
 #include "placement.h"
 #include "ct.h"
+#include "nat.h"
 
 struct xnf_conf_attach {
 	char dev[16];
@@ -66,6 +67,7 @@ struct xnf_conf {
 	struct xnf_config cfg;	   /* the exception actions */
 	struct xnf_ct_settings ct; /* the connection table's, known with cfg */
 	struct xnf_fw_set *fw;
+	struct xnf_nat_set *nat; /* as fw: NULL in a candidate until touched */
 	struct xnf_conf_attach *att;
 	__u32 natt;
 	struct xnf_conf_route *routes;
@@ -150,6 +152,14 @@ int xnf_conf_fw_default(struct xnf_conf *c, __u32 action, char *err,
 			size_t errlen);
 /* Removes every rule; the default stays. */
 int xnf_conf_fw_flush(struct xnf_conf *c, char *err, size_t errlen);
+/* NAT rules (nat.h): @r is checked as xnf_nat_rule_check() does; with
+ * @auto_prio its prio becomes the highest in use plus XNF_NAT_PRIO_STEP.
+ * The commit applies the rule set once (xnf_nat_apply), whatever the
+ * number of edits. */
+int xnf_conf_nat_add(struct xnf_conf *c, const struct xnf_nat_rule *r,
+		     bool auto_prio, char *err, size_t errlen);
+int xnf_conf_nat_del(struct xnf_conf *c, __u32 prio, char *err, size_t errlen);
+int xnf_conf_nat_flush(struct xnf_conf *c, char *err, size_t errlen);
 /* A setting by its key (xnf_conf_key): an exception action or switch
  * ("no_route" "drop", "flow_cache" "off", ...), or the connection
  * table's ("ct_fragments" "drop", "ct_timeout_established" "3600",
@@ -194,6 +204,7 @@ enum xnf_conf_obj {
 	XNF_OBJ_FDB,	    /* struct xnf_fdb_ent */
 	XNF_OBJ_XCONNECT,   /* struct xnf_xconnect_ent: the pair's end of
 			     * the lower ifindex, the other in its conf */
+	XNF_OBJ_NAT_RULE,   /* struct xnf_nat_rule */
 };
 
 enum xnf_conf_op { XNF_OP_ADD, XNF_OP_REMOVE, XNF_OP_CHANGE };
@@ -235,7 +246,7 @@ void xnf_conf_diff_free(struct xnf_conf_diff *d);
  * back), counted per kind of element. */
 struct xnf_conf_changes {
 	__u32 attached, detached, reattached, chains, config, firewall;
-	__u32 routes, fdb, xconnects;
+	__u32 routes, fdb, xconnects, nat;
 };
 
 struct xnf_commit_result {

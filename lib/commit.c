@@ -119,6 +119,30 @@ out:
 	return ret;
 }
 
+/* The NAT rules' changes by prio (both sets are in prio order). */
+static int diff_nat(struct xnf_conf_diff *d, const struct xnf_nat_set *from,
+		    const struct xnf_nat_set *to)
+{
+	const struct xnf_nat_rule *f = from->r, *t = to->r;
+	__u32 i = 0, j = 0;
+	int ret = 0;
+
+	while (!ret && (i < from->n || j < to->n)) {
+		if (j == to->n || (i < from->n && f[i].prio < t[j].prio))
+			ret = diff_push(d, XNF_OBJ_NAT_RULE, XNF_OP_REMOVE,
+					&f[i++], NULL, 0);
+		else if (i == from->n || t[j].prio < f[i].prio)
+			ret = diff_push(d, XNF_OBJ_NAT_RULE, XNF_OP_ADD, NULL,
+					&t[j++], 0);
+		else if (!xnf_nat_rule_same(&f[i], &t[j]))
+			ret = diff_push(d, XNF_OBJ_NAT_RULE, XNF_OP_CHANGE,
+					&f[i++], &t[j++], 0);
+		else
+			i++, j++;
+	}
+	return ret;
+}
+
 static bool place_equal(const struct xnf_conf_attach *a,
 			const struct xnf_conf_attach *b)
 {
@@ -302,6 +326,8 @@ static int diff_build(const struct xnf_conf *from, const struct xnf_conf *to,
 	}
 	if (from->fw && to->fw)
 		ret = diff_fw(d, from->fw, to->fw);
+	if (!ret && from->nat && to->nat)
+		ret = diff_nat(d, from->nat, to->nat);
 	if (!ret)
 		ret = diff_adds(d, from, to);
 	if (!ret)
@@ -750,7 +776,7 @@ static int diff_exec(struct xnf_dp *dp, const struct xnf_conf_diff *d,
 		     size_t errlen)
 {
 	const struct xnf_conf_change *ch;
-	bool cfg_done = false, fw_done = false;
+	bool cfg_done = false, fw_done = false, nat_done = false;
 	struct xnf_config cfg;
 	__u32 i;
 	int ret = 0;
@@ -783,6 +809,13 @@ static int diff_exec(struct xnf_dp *dp, const struct xnf_conf_diff *d,
 			ret = xnf_fw_apply(dp, fw, err, errlen);
 			done->firewall += !ret;
 			fw_done = true;
+			break;
+		case XNF_OBJ_NAT_RULE:
+			if (nat_done)
+				continue;
+			ret = xnf_nat_apply(dp, d->to->nat, err, errlen);
+			done->nat += !ret;
+			nat_done = true;
 			break;
 		case XNF_OBJ_ATTACH:
 			ret = change_attach(dp, ch, done, err, errlen);
@@ -846,6 +879,11 @@ static int undo_candidate(struct xnf_dp *dp, const struct xnf_conf *from,
 		xnf_fw_set_free(u->fw);
 		u->fw = xnf_fw_set_dup(from->fw);
 		ret = u->fw ? 0 : -ENOMEM;
+	}
+	if (!ret && from->nat && !(ret = conf_touch_nat(u, err, errlen))) {
+		xnf_nat_set_free(u->nat);
+		u->nat = xnf_nat_set_dup(from->nat);
+		ret = u->nat ? 0 : -ENOMEM;
 	}
 	/* Then what @from holds, in place of what runs. */
 	for (k = 0; k < 2 && !ret; k++) {
@@ -924,7 +962,7 @@ static void append(char *err, size_t errlen, const char *fmt, const char *s)
  * the firewall one each, whatever their changes. */
 static __u32 diff_steps(const struct xnf_conf_diff *d)
 {
-	bool cfg = false, fw = false;
+	bool cfg = false, fw = false, nat = false;
 	__u32 i, n = 0;
 
 	for (i = 0; i < d->n; i++) {
@@ -937,6 +975,10 @@ static __u32 diff_steps(const struct xnf_conf_diff *d)
 		case XNF_OBJ_FW_RULE:
 			n += !fw;
 			fw = true;
+			break;
+		case XNF_OBJ_NAT_RULE:
+			n += !nat;
+			nat = true;
 			break;
 		default:
 			n += change_steps(&d->v[i]);

@@ -339,6 +339,7 @@ void xnf_conf_free(struct xnf_conf *c)
 	if (!c)
 		return;
 	xnf_fw_set_free(c->fw);
+	xnf_nat_set_free(c->nat);
 	parts_free(c);
 	xnf_conf_free(c->base);
 	free(c);
@@ -354,7 +355,9 @@ int conf_alloc(bool whole, struct xnf_conf **out)
 	xnf_ct_settings_default(&c->ct);
 	c->whole = whole;
 	c->cfg_known = whole;
-	if (whole && !(c->fw = xnf_fw_set_new())) {
+	if (whole &&
+	    (!(c->fw = xnf_fw_set_new()) || !(c->nat = xnf_nat_set_new()))) {
+		xnf_fw_set_free(c->fw);
 		free(c);
 		return -ENOMEM;
 	}
@@ -377,6 +380,11 @@ int conf_copy(const struct xnf_conf *src, bool whole, struct xnf_conf **out)
 		xnf_fw_set_free(c->fw);
 		c->fw = xnf_fw_set_dup(src->fw);
 		ret = c->fw ? 0 : -ENOMEM;
+	}
+	if (!ret && src->nat) {
+		xnf_nat_set_free(c->nat);
+		c->nat = xnf_nat_set_dup(src->nat);
+		ret = c->nat ? 0 : -ENOMEM;
 	}
 	if (!ret)
 		ret = conf_put_all(c, src);
@@ -605,6 +613,8 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 		return xnf_errf(err, errlen, ret, "out of memory");
 	xnf_fw_set_free(c->fw);
 	c->fw = NULL;
+	xnf_nat_set_free(c->nat);
+	c->nat = NULL;
 	ret = xnf_cfg_read(dp, &c->cfg);
 	if (ret) {
 		xnf_errf(err, errlen, ret, "cannot read %s: %s",
@@ -622,6 +632,9 @@ int xnf_conf_read(struct xnf_dp *dp, struct xnf_conf **out, char *err,
 			 XNF_MAP_STR(XNF_MAP_FW_HDR), strerror(-ret));
 		goto fail;
 	}
+	ret = xnf_nat_read(dp, &c->nat, err, errlen);
+	if (ret)
+		goto fail;
 	ret = read_attachments(dp, c, err, errlen);
 	if (ret)
 		goto fail;
@@ -698,6 +711,24 @@ int conf_touch_fw(struct xnf_conf *c, char *err, size_t errlen)
 		return read_failed(err, errlen, ret, "the firewall rules");
 	c->fw = xnf_fw_set_dup(c->base->fw);
 	if (!c->fw)
+		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	return 0;
+}
+
+int conf_touch_nat(struct xnf_conf *c, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (c->nat)
+		return 0;
+	if (c->dp)
+		ret = xnf_nat_read(c->dp, &c->base->nat, err, errlen);
+	else if (!(c->base->nat = xnf_nat_set_new()))
+		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	if (ret)
+		return ret;
+	c->nat = xnf_nat_set_dup(c->base->nat);
+	if (!c->nat)
 		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -1425,6 +1456,37 @@ int xnf_conf_fw_flush(struct xnf_conf *c, char *err, size_t errlen)
 	return ret;
 }
 
+int xnf_conf_nat_add(struct xnf_conf *c, const struct xnf_nat_rule *r,
+		     bool auto_prio, char *err, size_t errlen)
+{
+	int ret = conf_touch_nat(c, err, errlen);
+
+	/* Checked by the add, with the prio the rule gets. */
+	return ret ?: xnf_nat_set_add(c->nat, r, auto_prio, err, errlen);
+}
+
+int xnf_conf_nat_del(struct xnf_conf *c, __u32 prio, char *err, size_t errlen)
+{
+	int ret = conf_touch_nat(c, err, errlen);
+
+	if (ret)
+		return ret;
+	if (xnf_nat_set_del(c->nat, prio))
+		return xnf_errf(err, errlen, -ENOENT,
+				"nat: no rule with prio %u; 'xnf nat show' lists the rules",
+				prio);
+	return 0;
+}
+
+int xnf_conf_nat_flush(struct xnf_conf *c, char *err, size_t errlen)
+{
+	int ret = conf_touch_nat(c, err, errlen);
+
+	if (!ret)
+		xnf_nat_set_flush(c->nat);
+	return ret;
+}
+
 /* The keys of xnf_config that are configuration, and their values. */
 static const struct {
 	const char *key;
@@ -1595,6 +1657,7 @@ int xnf_conf_config_set(struct xnf_conf *c, const char *key, const char *val,
 
 int xnf_conf_destroy(struct xnf_conf *c, char *err, size_t errlen)
 {
+	struct xnf_nat_set *nat;
 	struct xnf_fw_set *fw;
 	int ret;
 
@@ -1606,14 +1669,20 @@ int xnf_conf_destroy(struct xnf_conf *c, char *err, size_t errlen)
 				"xnf is still attached to %s%s: detach first",
 				c->att[0].dev, c->natt > 1 ? " and others" : "");
 	fw = xnf_fw_set_new();
-	if (!fw)
+	nat = xnf_nat_set_new();
+	if (!fw || !nat) {
+		xnf_fw_set_free(fw);
+		xnf_nat_set_free(nat);
 		return oom(err, errlen);
+	}
 	/* A fresh instance's configuration, whole from here on. */
 	parts_free(c);
 	xnf_conf_free(c->base);
 	c->base = NULL;
 	xnf_fw_set_free(c->fw);
 	c->fw = fw;
+	xnf_nat_set_free(c->nat);
+	c->nat = nat;
 	xnf_cfg_default(&c->cfg);
 	xnf_ct_settings_default(&c->ct);
 	c->whole = c->cfg_known = true;

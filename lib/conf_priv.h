@@ -54,6 +54,7 @@ int conf_read_att(struct xnf_dp *dp, const char *dev, __u32 netns,
  * c->base and @c, if it runs and is not known yet (conf.c). */
 int conf_touch_cfg(struct xnf_conf *c, char *err, size_t errlen);
 int conf_touch_fw(struct xnf_conf *c, char *err, size_t errlen);
+int conf_touch_nat(struct xnf_conf *c, char *err, size_t errlen);
 int conf_touch_att(struct xnf_conf *c, const char *dev, char *err, size_t errlen);
 int conf_touch_all_att(struct xnf_conf *c, char *err, size_t errlen);
 int conf_touch_route(struct xnf_conf *c, int family, const void *addr,

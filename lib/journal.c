@@ -105,7 +105,8 @@ static __u32 journal_sig(void)
 	       sizeof(struct xnf_fw_rule) << 8 ^
 	       sizeof(struct xnf_conf_attach) << 12 ^
 	       sizeof(struct xnf_route_entry) << 18 ^
-	       sizeof(struct xnf_route) << 24 ^ XNF_SCHEMA << 27;
+	       sizeof(struct xnf_route) << 24 ^ XNF_SCHEMA << 27 ^
+	       sizeof(struct xnf_nat_rule) << 5;
 }
 
 static void put_conf(struct buf *b, const struct xnf_conf *c)
@@ -124,6 +125,11 @@ static void put_conf(struct buf *b, const struct xnf_conf *c)
 		for (i = 0; i < XNF_FW_MAX_RULES; i++)
 			if (rules[i].in_use)
 				put(b, &rules[i], sizeof(rules[i]));
+	}
+	put_u32(b, !!c->nat);
+	if (c->nat) {
+		put_u32(b, c->nat->n);
+		put(b, c->nat->r, c->nat->n * sizeof(c->nat->r[0]));
 	}
 	put_u32(b, c->natt);
 	put(b, c->att, c->natt * sizeof(*c->att));
@@ -157,6 +163,20 @@ static int get_conf(struct buf *b, struct xnf_conf *c)
 		for (i = 0; i < n && !b->bad; i++) {
 			get(b, &r, sizeof(r));
 			if (!b->bad && xnf_fw_set_add(c->fw, &r, false, NULL))
+				b->bad = true;
+		}
+	}
+	if (get_u32(b)) {
+		if (!c->nat && !(c->nat = xnf_nat_set_new()))
+			return -ENOMEM;
+		xnf_nat_set_flush(c->nat);
+		n = get_count(b, sizeof(struct xnf_nat_rule));
+		for (i = 0; i < n && !b->bad; i++) {
+			struct xnf_nat_rule nr;
+
+			get(b, &nr, sizeof(nr));
+			if (!b->bad &&
+			    xnf_nat_set_add(c->nat, &nr, false, NULL, 0))
 				b->bad = true;
 		}
 	}

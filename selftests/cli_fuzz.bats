@@ -56,11 +56,13 @@ DEV_CMDS=("detach @" "chain set @ l3fwd" "chain show @" "status @"
 	"route add 203.0.113.0/24 dev @ lladdr 02:78:6e:00:00:09"
 	"route add 203.0.113.0/24 via 198.51.100.1 dev @"
 	"fdb add 02:78:6e:00:01:09 dev @" "xconnect @ d1" "xconnect d0 @"
-	"xconnect del @" "worker @ nf l2fwd duration 1" "plan @")
+	"xconnect del @" "worker @ nf l2fwd duration 1" "plan @"
+	"nat add masquerade oif @" "nat add dnat iif @ to 198.51.100.2")
 
 # The same names where other nouns go.
 WORD_CMDS=("@" "route @" "fw @" "route del @" "fw add drop src @"
-	"fdb add @ dev d1" "config set @ pass")
+	"fdb add @ dev d1" "config set @ pass" "nat @" "nat add @"
+	"nat add snat to @" "nat add masquerade saddr @")
 
 # Too few or too many words, missing values.
 COUNT_CASES=("" "detach" "detach d0 d1" "destroy now" "chain set"
@@ -74,7 +76,9 @@ COUNT_CASES=("" "detach" "detach d0 d1" "destroy now" "chain set"
 	"route del" "route del 203.0.113.0/24 extra" "route show extra"
 	"fw add" "fw add prio" "fw add drop proto" "fw del" "fw del prio"
 	"fw del prio 1 2" "fw default" "fw default allow drop" "fw flush now"
-	"fw show extra" "fdb add" "fdb add 02:78:6e:00:01:09"
+	"fw show extra" "nat add" "nat add prio" "nat add snat to"
+	"nat add masquerade oif" "nat del" "nat del prio" "nat del prio 1 2"
+	"nat flush now" "nat show extra" "fdb add" "fdb add 02:78:6e:00:01:09"
 	"fdb add 02:78:6e:00:01:09 dev" "fdb del" "fdb show extra"
 	"xconnect d0" "xconnect del" "xconnect show extra" "config set"
 	"config set no_route" "config set no_route pass extra"
@@ -88,7 +92,7 @@ UNKNOWN_CASES=("-Z status" "--bogus status" "-b" "-vZ status"
 	"--json=1 status" "-Z" "--verbose=2 status" "-b /nonexistent"
 	"-b - status" "bogus" "d" "de" "route bogus" "fw bogus" "fw d" "fw r"
 	"fw res"
-	"fdb bogus" "chain bogus" "config bogus" "xconnect bogus d1"
+	"fdb bogus" "nat bogus" "nat add masquerade bogus" "chain bogus" "config bogus" "xconnect bogus d1"
 	"attach d0 chain l3fwd bogus" "plan d0 bogus 1" "stats d0 bogus"
 	"worker d0 bogus 1" "route add 203.0.113.0/24 bogus")
 

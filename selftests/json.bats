@@ -149,7 +149,10 @@ state()
 		dst 198.51.100.0/24 sport 1000-2000 dport 53 &&
 	tb_xnf fw add drop proto tcp dport 23 &&
 	tb_xnf fw add allow src 2001:db8:1::/64 &&
-	tb_xnf fw add drop proto udp dport 5001 || return 1
+	tb_xnf fw add drop proto udp dport 5001 &&
+	tb_xnf nat add masquerade oif d1 saddr 192.0.2.0/24 proto udp \
+		to :1024-2047 random &&
+	tb_xnf nat add dnat iif d1 proto tcp dport 8080 to [2001:db8:2::9]:80 || return 1
 
 	keep_bg worker "$XNF" -j worker d0 nf l3fwd egress d1 duration 300
 	WPID=$BG_PID
@@ -190,6 +193,7 @@ collect()
 	keep status-none 0 xnf/status-list/1 one none timeout "$TB_TIMEOUT" \
 		ip netns exec "$TB_DUT" env XNF_PIN_ROOT="${XNF_PIN_ROOT%/*}/none" "$XNF" -j status
 	keep fw 0 xnf/fw/1 one none tb_xnf -j fw show
+	keep nat 0 xnf/nat/1 one none tb_xnf -j nat show
 	keep fdb 0 xnf/fdb/1 one none tb_xnf -j fdb show
 	keep xconnects 0 xnf/xconnects/1 one none tb_xnf -j xconnect show
 	keep config 0 xnf/config/1 one none tb_xnf -j config show
@@ -398,6 +402,8 @@ lines() { printf '%s\n' "$@" | sort -u; }
 		"status|.egress_ports[0].attached = true" \
 		"stats|.time = \"now\"" \
 		"routes|.routes[0].bogus = 1" \
+		"nat|.rules[1].bogus = 1" \
+		"nat|.rules[0].family = 4" \
 		"route-multipath|.nexthops[0].bogus = 1" \
 		"route-flow|.flow.bogus = 1" \
 		"route-flow|.flow.hash = null" \
@@ -415,7 +421,7 @@ lines() { printf '%s\n' "$@" | sort -u; }
 	done
 	# Unchanged, the same documents pass.
 	for file in status-dev status stats routes route-multipath route-flow \
-		status-l2fwd status-none worker; do
+		status-l2fwd status-none worker nat; do
 		run -0 shape validate "$J/$file.out"
 	done
 }

@@ -1078,6 +1078,35 @@ static int opts_check(struct worker *w, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * -EOPNOTSUPP when the device's chain translates addresses: the nat NF
+ * rewrites a connection's destination in the chain and its source in
+ * xnf_finish() when the packet leaves by a redirect; a packet the chain
+ * hands to a worker leaves by the worker's socket, past both, with no
+ * translation of its reply either. As the workers' firewall refuses ct
+ * state (nf_firewall.c), a worker refuses what it cannot honour rather
+ * than forward untranslated packets.
+ */
+static int chain_check(struct worker *w, char *err, size_t errlen)
+{
+	struct xnf_dev_status st;
+	__u32 i;
+	int ret;
+
+	ret = xnf_dev_status(w->dp, w->o->dev, &st);
+	if (ret)
+		return xnf_errf(err, errlen, ret,
+				"cannot read the chain of %s: %s", w->o->dev,
+				strerror(-ret));
+	for (i = 0; i < st.info.chain_len && i < XNF_CHAIN_MAX; i++)
+		if (xnf_nf_flags(st.info.nf[i]) & XNF_NFF_NAT)
+			return xnf_errf(err, errlen, -EOPNOTSUPP,
+					"the chain of %s has %s, which the AF_XDP workers cannot honour (packets they send would leave untranslated, and their replies would not be translated back); attach a chain without %s for the worker (xnf chain set %s ...), or translate on another device",
+					w->o->dev, xnf_nf_name(st.info.nf[i]),
+					xnf_nf_name(st.info.nf[i]), w->o->dev);
+	return 0;
+}
+
 int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 		   volatile sig_atomic_t *stop, char *errbuf, size_t errlen)
 {
@@ -1107,6 +1136,9 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 			       o->dev, path, strerror(errno), o->dev);
 		goto out;
 	}
+	err = chain_check(w, errbuf, errlen);
+	if (err)
+		goto out;
 	sfd = xnf_workers_open(o->pin_root, o->dev, true);
 	if (sfd < 0) {
 		err = xnf_errf(errbuf, errlen, sfd, "cannot create %s for %s: %s",

@@ -666,6 +666,7 @@ static struct xnf_conf *conf_make(int gen)
 	struct xnf_fw_rule r = { .action = XNF_FW_DROP,
 				 .flags = XNF_FW_F_PROTO | XNF_FW_F_DPORT,
 				 .proto = 17 };
+	struct xnf_nat_rule nat = { .prio = 10 };
 	struct xnf_conf *c;
 	char err[512] = "";
 	bool ok;
@@ -704,6 +705,26 @@ static struct xnf_conf *conf_make(int gen)
 		r.dport_lo = r.dport_hi = 1000 + i;
 		ok = conf_edit(xnf_conf_fw_add(c, &r, false, err, sizeof(err)),
 			       "rule", err);
+	}
+	/* NAT rules: old a masquerade of prio 10, new an snat of prio 10
+	 * and a dnat (the journal holds both sets). */
+	nat.oif = ut[1];
+	nat.type = XNF_NAT_MASQUERADE;
+	if (gen) {
+		nat.type = XNF_NAT_SNAT;
+		nat.family = XNF_AF_INET;
+		memcpy(nat.to_min, "\xcb\x00\x71\x01", 4); /* 203.0.113.1 */
+		memcpy(nat.to_max, nat.to_min, 4);
+	}
+	ok = ok && conf_edit(xnf_conf_nat_add(c, &nat, false, err, sizeof(err)),
+			     "nat", err);
+	if (ok && gen) {
+		nat.type = XNF_NAT_DNAT;
+		nat.prio = 20;
+		nat.oif = 0;
+		nat.iif = ut[2];
+		ok = conf_edit(xnf_conf_nat_add(c, &nat, false, err, sizeof(err)),
+			       "nat", err);
 	}
 	if (ok && gen)
 		ok = conf_edit(xnf_conf_xconnect_add(c, ut[1], &fwd, ut[2],
