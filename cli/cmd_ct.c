@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 
 #include "cli.h"
 #include "ct.h"
@@ -69,6 +70,35 @@ static int ct_states(const char *s, struct xnf_ct_filter *f)
 	return 0;
 }
 
+/* "K[,K...]": snat, dnat, masquerade, any (conntrack's --src-nat,
+ * --dst-nat, --any-nat): a translated connection of any of them. */
+static int ct_nat_kinds(const char *s, struct xnf_ct_filter *f)
+{
+	char buf[128], *tok, *save = NULL;
+
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
+		return cli_err("translation list '%s' too long", s);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "snat"))
+			f->nat |= XNF_CT_S_SNAT;
+		else if (!strcmp(tok, "dnat"))
+			f->nat |= XNF_CT_S_DNAT;
+		else if (!strcmp(tok, "masquerade"))
+			f->nat |= XNF_CT_S_MASQ;
+		else if (!strcmp(tok, "any"))
+			f->nat |= XNF_CT_S_SNAT | XNF_CT_S_DNAT;
+		else
+			return cli_err("unknown translation '%s': snat, dnat, "
+				       "masquerade or any",
+				       tok);
+	}
+	if (!f->nat)
+		return cli_err("empty translation list; %s", CT_HELP);
+	f->what |= XNF_CT_F_NAT;
+	return 0;
+}
+
 /* An address of the filter, which sets or must agree with its family. */
 static int ct_addr(const char *s, struct xnf_ct_filter *f, __u8 out[16])
 {
@@ -87,9 +117,11 @@ static int ct_addr(const char *s, struct xnf_ct_filter *f, __u8 out[16])
 static int ct_filter_parse(int argc, char **argv, const char *verb,
 			   struct xnf_ct_filter *f)
 {
-	static const char *const kws[] = { "family", "proto", "addr",  "src",
-					   "dst",    "port",  "sport", "dport",
-					   "state",  NULL };
+	static const char *const kws[] = {
+		"family",    "proto", "addr",  "src",	"dst",
+		"port",	     "sport", "dport", "state", "reply-src",
+		"reply-dst", "nat",   "oif",   NULL,
+	};
 	char help[64];
 	int kw;
 
@@ -159,6 +191,25 @@ static int ct_filter_parse(int argc, char **argv, const char *verb,
 			if (ct_states(argv[1], f))
 				return -1;
 			break;
+		case 9:
+			if (ct_addr(argv[1], f, f->rsrc))
+				return -1;
+			f->what |= XNF_CT_F_REPLY_SRC;
+			break;
+		case 10:
+			if (ct_addr(argv[1], f, f->rdst))
+				return -1;
+			f->what |= XNF_CT_F_REPLY_DST;
+			break;
+		case 11:
+			if (ct_nat_kinds(argv[1], f))
+				return -1;
+			break;
+		case 12:
+			if (cli_ifindex(argv[1], &f->oif))
+				return -1;
+			f->what |= XNF_CT_F_NAT_OIF;
+			break;
 		}
 	}
 	return 0;
@@ -192,9 +243,9 @@ static bool ct_is_icmp(const struct xnf_ct_conn *c)
  * ICMP echo " type=T code=0 id=I"), and the same as a JSON object. */
 static void ct_print_dir(const struct xnf_ct_conn *c, int dir)
 {
-	const __u8 *src = dir ? c->dst : c->src, *dst = dir ? c->src : c->dst;
-	__u16 sport = dir ? c->dport : c->sport,
-	      dport = dir ? c->sport : c->dport;
+	const __u8 *src = dir ? c->rsrc : c->src, *dst = dir ? c->rdst : c->dst;
+	__u16 sport = dir ? c->rsport : c->sport,
+	      dport = dir ? c->rdport : c->dport;
 	char a[INET6_ADDRSTRLEN];
 
 	open_json_object(dir ? "reply" : "orig");
@@ -228,6 +279,31 @@ static void ct_print_dir(const struct xnf_ct_conn *c, int dir)
 	close_json_object();
 }
 
+/* The translation: " [SNAT]", " [MASQUERADE oif=DEV]", " [DNAT]" (the
+ * reply tuple says to what); -j: "nat": {snat, dnat, masquerade, oif}. */
+static void ct_print_nat(const struct xnf_ct_conn *c)
+{
+	bool masq = c->status & XNF_CT_S_MASQ;
+	char dev[IF_NAMESIZE];
+
+	if (masq)
+		print_text(" [MASQUERADE oif=%s]", fmt_ifname(c->nat_oif, dev));
+	else if (c->status & XNF_CT_S_SNAT)
+		print_text(" [SNAT]");
+	if (c->status & XNF_CT_S_DNAT)
+		print_text(" [DNAT]");
+	open_json_object("nat");
+	print_bool(PRINT_JSON, "snat", NULL, c->status & XNF_CT_S_SNAT);
+	print_bool(PRINT_JSON, "dnat", NULL, c->status & XNF_CT_S_DNAT);
+	print_bool(PRINT_JSON, "masquerade", NULL, masq);
+	if (masq)
+		print_string(PRINT_JSON, "oif", NULL,
+			     fmt_ifname(c->nat_oif, dev));
+	else
+		print_null(PRINT_JSON, "oif", NULL);
+	close_json_object();
+}
+
 static void ct_print(const struct xnf_ct_conn *c)
 {
 	bool v6 = c->family == XNF_AF_INET6;
@@ -254,6 +330,7 @@ static void ct_print(const struct xnf_ct_conn *c)
 	print_bool(PRINT_JSON, "assured", NULL, c->status & XNF_CT_S_ASSURED);
 	print_bool(PRINT_JSON, "unreplied", NULL,
 		   !(c->status & XNF_CT_S_SEEN_REPLY));
+	ct_print_nat(c);
 	close_json_object();
 	print_nl();
 }
@@ -327,7 +404,8 @@ static int do_ct_stats(int argc, char **argv)
 	open_json_doc("xnf/ct-stats/1");
 	print_uint(PRINT_ANY, "entries", "entries %llu", st.entries);
 	print_uint(PRINT_ANY, "max", " max %llu", st.max);
-	print_uint(PRINT_ANY, "dead", " dead %llu\n", st.dead);
+	print_uint(PRINT_ANY, "dead", " dead %llu", st.dead);
+	print_uint(PRINT_ANY, "aliases", " aliases %llu\n", st.aliases);
 	print_uint(PRINT_ANY, "created", "created %llu", st.c.created);
 	print_uint(PRINT_ANY, "expired", " expired %llu", st.c.expired);
 	print_uint(PRINT_ANY, "deleted", " deleted %llu", st.c.deleted);
@@ -339,6 +417,15 @@ static int do_ct_stats(int argc, char **argv)
 	print_uint(PRINT_ANY, "related", " related %llu", st.c.related);
 	print_uint(PRINT_ANY, "insert_failed", " insert_failed %llu\n",
 		   st.c.insert_failed);
+	print_uint(PRINT_ANY, "nat_created", "nat_created %llu",
+		   st.c.nat_created);
+	print_uint(PRINT_ANY, "nat_retries", " nat_retries %llu",
+		   st.c.nat_retries);
+	print_uint(PRINT_ANY, "nat_no_port", " nat_no_port %llu",
+		   st.c.nat_no_port);
+	print_uint(PRINT_ANY, "nat_no_addr", " nat_no_addr %llu",
+		   st.c.nat_no_addr);
+	print_uint(PRINT_ANY, "nat_clash", " nat_clash %llu\n", st.c.nat_clash);
 	close_json_object();
 	return 0;
 }
@@ -351,16 +438,21 @@ static int do_ct_help(int argc, char **argv)
 	       "       xnf ct help\n"
 	       "FILTER := { family { inet | inet6 } | proto PROTO | addr ADDR |\n"
 	       "            src ADDR | dst ADDR | port N | sport N | dport N |\n"
-	       "            state STATE[,STATE...] } ...\n"
+	       "            state STATE[,STATE...] | reply-src ADDR | reply-dst ADDR |\n"
+	       "            nat NAT[,NAT...] | oif DEV } ...\n"
 	       "PROTO := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
+	       "NAT := { snat | dnat | masquerade | any }\n"
 	       "STATE := { SYN_SENT | SYN_RECV | ESTABLISHED | FIN_WAIT | CLOSE_WAIT |\n"
 	       "           LAST_ACK | TIME_WAIT | CLOSE | SYN_SENT2 | assured | unreplied }\n"
 	       "show lists the live connections, as 'conntrack -L -o extended' does: the\n"
 	       "original direction's tuple, then the reply's. addr and port match either\n"
 	       "side; src, dst, sport and dport the original direction's. TCP states\n"
-	       "match any of them; assured and unreplied must hold as well. flush\n"
-	       "deletes what the filter matches (all without one). flush is never\n"
-	       "abbreviated.\n");
+	       "match any of them; assured and unreplied must hold as well. A translated\n"
+	       "connection's reply tuple is its translation: reply-dst is a source NAT's\n"
+	       "address, reply-src a destination NAT's target. nat matches any of the\n"
+	       "kinds listed (any: snat or dnat); oif a masquerade out of DEV. flush\n"
+	       "deletes what the filter matches (all without one), a translated\n"
+	       "connection with its second entry. flush is never abbreviated.\n");
 	return 0;
 }
 

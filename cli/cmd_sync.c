@@ -38,9 +38,10 @@ static const char *event_name(enum xnf_rtsync_ev t)
 		[XNF_RTSYNC_NEIGH] = "neigh",
 		[XNF_RTSYNC_UNSUPPORTED] = "unsupported",
 		[XNF_RTSYNC_STOPPED] = "stopped",
+		[XNF_RTSYNC_CT_FLUSH] = "ct_flush",
 	};
 
-	return t <= XNF_RTSYNC_STOPPED ? names[t] : "unknown";
+	return t <= XNF_RTSYNC_CT_FLUSH ? names[t] : "unknown";
 }
 
 static void print_counts(const struct xnf_rtsync_event *ev)
@@ -106,6 +107,24 @@ static void on_event(const struct xnf_rtsync_event *ev, void *ctx)
 					sizeof(addr)));
 		print_string(PRINT_ANY, "reason", " passes to the kernel: %s",
 			     ev->reason);
+		break;
+	case XNF_RTSYNC_CT_FLUSH:
+		/* A masquerade's address went: its connections with it. */
+		print_string(PRINT_ANY, "dev", ": dev %s",
+			     fmt_ifname(ev->ifindex, dev));
+		if (ev->family)
+			print_string(PRINT_ANY, "addr", " address %s removed",
+				     fmt_addr(ev->family, ev->addr, addr,
+					      sizeof(addr)));
+		else
+			print_null(PRINT_ANY, "addr", " down");
+		print_uint(PRINT_ANY, "flushed",
+			   ": %llu masqueraded connections flushed", ev->flushed);
+		if (ev->reason)
+			print_string(PRINT_ANY, "reason", "; failed: %s",
+				     ev->reason);
+		else
+			print_null(PRINT_JSON, "reason", NULL);
 		break;
 	case XNF_RTSYNC_STOPPED:
 		if (!o->follow_only)

@@ -230,7 +230,7 @@ static const struct prom_metric metrics[] = {
 	{ "xnf_fw_default_matched_bytes_total", "counter",
 	  "Bytes of the packets the firewall's default policy decided",
 	  SRC_FW_DEFAULT, FW(bytes) },
-	{ "xnf_ct_entries", "gauge", "Live entries of the connection table",
+	{ "xnf_ct_entries", "gauge", "Live connections of the connection table",
 	  SRC_CT, CT(entries) },
 	{ "xnf_ct_max", "gauge",
 	  "Entries the connection table holds at most (ct_max)", SRC_CT, CT(max) },
@@ -261,6 +261,26 @@ static const struct prom_metric metrics[] = {
 	{ "xnf_ct_found_total", "counter",
 	  "Lookups of the connection table that found a live entry", SRC_CT,
 	  CT(c.found) },
+	{ "xnf_ct_aliases", "gauge",
+	  "Second entries of translated connections (their reply tuple): "
+	  "room taken in the connection table, no connections",
+	  SRC_CT, CT(aliases) },
+	{ "xnf_ct_nat_created_total", "counter",
+	  "Translated connections entered into the table", SRC_CT,
+	  CT(c.nat_created) },
+	{ "xnf_ct_nat_retries_total", "counter",
+	  "Ports tried beyond the first by the translations that found one",
+	  SRC_CT, CT(c.nat_retries) },
+	{ "xnf_ct_nat_no_port_total", "counter",
+	  "New connections refused a translation: no free port in the range",
+	  SRC_CT, CT(c.nat_no_port) },
+	{ "xnf_ct_nat_no_addr_total", "counter",
+	  "New connections refused a masquerade: no address on the egress",
+	  SRC_CT, CT(c.nat_no_addr) },
+	{ "xnf_ct_nat_clash_total", "counter",
+	  "New connections refused a translation: its reply tuple taken by "
+	  "another CPU before the confirm",
+	  SRC_CT, CT(c.nat_clash) },
 };
 
 /* Up to this many labels, each "name=\"value\"" with the value escaped. */

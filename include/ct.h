@@ -28,7 +28,15 @@ enum xnf_ct_filter_bits {
 	XNF_CT_F_TCP_STATE = 1 << 8,  /* a TCP entry in one of tcp_states */
 	XNF_CT_F_ASSURED = 1 << 9,    /* XNF_CT_S_ASSURED set */
 	XNF_CT_F_UNREPLIED = 1 << 10, /* no reply seen (XNF_CT_S_SEEN_REPLY) */
+	XNF_CT_F_REPLY_SRC = 1 << 11, /* rsrc is the reply's source */
+	XNF_CT_F_REPLY_DST = 1 << 12, /* rdst is the reply's destination (a
+				       * source NAT's address) */
+	XNF_CT_F_NAT = 1 << 13,	      /* status has one of the bits of nat */
+	XNF_CT_F_NAT_OIF = 1 << 14,   /* a masquerade out of device oif */
 };
+
+/* The translation bits a filter's nat may hold (XNF_CT_F_NAT). */
+#define XNF_CT_NAT_BITS (XNF_CT_S_SNAT | XNF_CT_S_DNAT | XNF_CT_S_MASQ)
 
 /* Addresses are of the family of the filter's own: an address filter
  * needs XNF_CT_F_FAMILY with it (xnf_ct_filter_check). Ports in host
@@ -40,11 +48,17 @@ struct xnf_ct_filter {
 	__u16 port, sport, dport;
 	__u8 addr[16], src[16], dst[16];
 	__u32 tcp_states; /* 1 << enum xnf_ct_tcp_state */
+	__u8 rsrc[16], rdst[16];
+	__u32 nat; /* XNF_CT_S_SNAT, _DNAT, _MASQ: any of them */
+	__u32 oif; /* ifindex */
 };
 
-/* A live entry, its tuple in the original direction (the reply's is the
- * same, swapped). For ICMP and ICMPv6 echo both ports are the identifier;
- * for protocols without ports, 0. */
+/* A live connection: its tuple in the original direction, and the
+ * reply's (the original swapped, unless the connection is translated:
+ * then its xnf_ct_entry.nat). For ICMP and ICMPv6 echo both ports are
+ * the identifier; for protocols without ports, 0. The aliases of
+ * translated connections (XNF_CT_S_ALIAS) are no connections: never one
+ * of these. */
 struct xnf_ct_conn {
 	__u8 family; /* enum xnf_family */
 	__u8 proto;
@@ -52,7 +66,10 @@ struct xnf_ct_conn {
 	__u8 pad;
 	__u16 sport, dport; /* host order */
 	__u8 src[16], dst[16];
+	__u16 rsport, rdport; /* the reply's, host order */
+	__u8 rsrc[16], rdst[16];
 	__u32 status;	  /* enum xnf_ct_status */
+	__u32 nat_oif;	  /* XNF_CT_S_MASQ: the device of its address */
 	__u64 timeout;	  /* seconds left before it expires */
 	__u64 packets[2]; /* by enum xnf_ct_dir */
 	__u64 bytes[2];
@@ -61,8 +78,10 @@ struct xnf_ct_conn {
 /* `xnf ct stats`: the table's occupancy and the counters of every CPU
  * summed. */
 struct xnf_ct_stats {
-	__u64 entries; /* live entries */
-	__u64 dead;    /* entries past their expiry, not yet replaced */
+	__u64 entries; /* live connections */
+	__u64 dead;    /* connections past their expiry, not yet replaced */
+	__u64 aliases; /* the second entries of translated connections
+			* (XNF_CT_S_ALIAS): no connections, but room taken */
 	__u64 max;     /* the table's size (its max_entries) */
 	struct xnf_ct_counters c;
 	__u64 evicted; /* made room for a new entry (lib/ct.c says how) */
@@ -110,9 +129,11 @@ int xnf_ct_filter_check(const struct xnf_ct_filter *f, char *err, size_t errlen)
  * them, in the table's order. A reader (XNF_OPEN_READ) may call it. */
 int xnf_ct_list(struct xnf_dp *dp, const struct xnf_ct_filter *f,
 		struct xnf_ct_conn **out, __u32 *n, char *err, size_t errlen);
-/* Deletes the live entries @f matches (NULL: all) and adds how many to
- * the table's flushed counter; *@flushed says how many. A writer's call
- * (the counter is written under its lock). */
+/* Deletes the live connections @f matches (NULL: all), a translated
+ * one's alias with it, and adds how many connections to the table's
+ * flushed counter; *@flushed says how many. Every flush also deletes the
+ * aliases whose connection is gone (not counted). A writer's call (the
+ * counter is written under its lock). */
 int xnf_ct_flush(struct xnf_dp *dp, const struct xnf_ct_filter *f,
 		 __u64 *flushed, char *err, size_t errlen);
 /* The table's counters alone, summed over the CPUs: no walk of the

@@ -71,6 +71,10 @@ enum xnf_rtsync_ev {
 	XNF_RTSYNC_NEIGH,	/* a next hop followed its neighbour */
 	XNF_RTSYNC_UNSUPPORTED, /* a route xnf leaves to the kernel */
 	XNF_RTSYNC_STOPPED,
+	XNF_RTSYNC_CT_FLUSH, /* masqueraded connections flushed: their
+			      * address was removed (family, addr) or their
+			      * device went down (family 0); ifindex,
+			      * flushed, reason: an error, else NULL */
 };
 
 struct xnf_rtsync_event {
@@ -90,6 +94,7 @@ struct xnf_rtsync_event {
 	__u32 nh;	/* NEIGH: the nexthop id */
 	__u8 lladdr[6]; /* NEIGH: the MAC now (state valid) */
 	bool usable;	/* NEIGH: forwarding (valid) or kernel */
+	__u64 flushed;	/* CT_FLUSH: connections */
 };
 
 typedef void (*xnf_rtsync_fn)(const struct xnf_rtsync_event *ev, void *ctx);

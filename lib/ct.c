@@ -69,7 +69,8 @@ __u64 xnf_ct_now(void)
 
 int xnf_ct_filter_check(const struct xnf_ct_filter *f, char *err, size_t errlen)
 {
-	__u32 addrs = XNF_CT_F_ADDR | XNF_CT_F_SRC | XNF_CT_F_DST;
+	__u32 addrs = XNF_CT_F_ADDR | XNF_CT_F_SRC | XNF_CT_F_DST |
+		      XNF_CT_F_REPLY_SRC | XNF_CT_F_REPLY_DST;
 
 	if (!f)
 		return 0;
@@ -85,7 +86,43 @@ int xnf_ct_filter_check(const struct xnf_ct_filter *f, char *err, size_t errlen)
 	    (!f->tcp_states || f->tcp_states >> __XNF_CT_TCP_MAX))
 		return xnf_errf(err, errlen, -EINVAL, "invalid TCP states 0x%x",
 				f->tcp_states);
+	if ((f->what & XNF_CT_F_NAT) &&
+	    (!f->nat || (f->nat & ~(__u32)XNF_CT_NAT_BITS)))
+		return xnf_errf(err, errlen, -EINVAL,
+				"invalid translation bits 0x%x: snat, dnat or masquerade",
+				f->nat);
+	if ((f->what & XNF_CT_F_NAT_OIF) && !f->oif)
+		return xnf_errf(err, errlen, -EINVAL,
+				"a masquerade's device needs its ifindex");
 	return 0;
+}
+
+/* Is the endpoint (@x, @xp) below (@y, @yp): addresses as bytes, then
+ * ports as numbers (the order of struct xnf_ct_key). */
+static bool ct_ep_below(const __u8 *x, __be16 xp, const __u8 *y, __be16 yp)
+{
+	int c = memcmp(x, y, 16);
+
+	return c < 0 || (!c && ntohs(xp) < ntohs(yp));
+}
+
+void xnf_ct_key_canon(const struct xnf_ct_key *t, struct xnf_ct_key *k)
+{
+	bool swap = ct_ep_below(t->b_addr, t->b_port, t->a_addr, t->a_port);
+
+	memset(k, 0, sizeof(*k));
+	k->family = t->family;
+	k->proto = t->proto;
+	memcpy(k->a_addr, swap ? t->b_addr : t->a_addr, 16);
+	memcpy(k->b_addr, swap ? t->a_addr : t->b_addr, 16);
+	k->a_port = swap ? t->b_port : t->a_port;
+	k->b_port = swap ? t->a_port : t->b_port;
+}
+
+static bool ct_translated(const struct xnf_ct_entry *e)
+{
+	return (e->status & (XNF_CT_S_SNAT | XNF_CT_S_DNAT)) &&
+	       !(e->status & XNF_CT_S_ALIAS);
 }
 
 /* The tuple of @k in its original direction into @c. */
@@ -102,7 +139,21 @@ static void ct_conn(const struct xnf_ct_key *k, const struct xnf_ct_entry *e,
 	memcpy(c->dst, b ? k->a_addr : k->b_addr, 16);
 	c->sport = ntohs(b ? k->b_port : k->a_port);
 	c->dport = ntohs(b ? k->a_port : k->b_port);
+	if (ct_translated(e)) {
+		/* The reply tuple as the translation made it: a is its
+		 * source (not ordered). */
+		memcpy(c->rsrc, e->nat.a_addr, 16);
+		memcpy(c->rdst, e->nat.b_addr, 16);
+		c->rsport = ntohs(e->nat.a_port);
+		c->rdport = ntohs(e->nat.b_port);
+	} else {
+		memcpy(c->rsrc, c->dst, 16);
+		memcpy(c->rdst, c->src, 16);
+		c->rsport = c->dport;
+		c->rdport = c->sport;
+	}
 	c->status = e->status;
+	c->nat_oif = e->status & XNF_CT_S_MASQ ? e->nat_oif : 0;
 	/* Whole seconds left, as conntrack(8) prints its jiffies / HZ. */
 	c->timeout = (e->expires - now) / 1000000000ULL;
 	memcpy(c->packets, e->packets, sizeof(c->packets));
@@ -139,6 +190,15 @@ static bool ct_match(const struct xnf_ct_filter *f, const struct xnf_ct_conn *c)
 	if ((w & XNF_CT_F_ASSURED) && !(c->status & XNF_CT_S_ASSURED))
 		return false;
 	if ((w & XNF_CT_F_UNREPLIED) && (c->status & XNF_CT_S_SEEN_REPLY))
+		return false;
+	if ((w & XNF_CT_F_REPLY_SRC) && memcmp(c->rsrc, f->rsrc, 16))
+		return false;
+	if ((w & XNF_CT_F_REPLY_DST) && memcmp(c->rdst, f->rdst, 16))
+		return false;
+	if ((w & XNF_CT_F_NAT) && !(c->status & f->nat))
+		return false;
+	if ((w & XNF_CT_F_NAT_OIF) &&
+	    (!(c->status & XNF_CT_S_MASQ) || c->nat_oif != f->oif))
 		return false;
 	return true;
 }
@@ -196,7 +256,7 @@ int xnf_ct_list_fd(int ct_fd, const struct xnf_ct_filter *f, __u64 now,
 		goto out;
 	}
 	for (i = 0; i < count; i++) {
-		if (ents[i].expires <= now)
+		if (ents[i].expires <= now || (ents[i].status & XNF_CT_S_ALIAS))
 			continue;
 		ct_conn(&keys[i], &ents[i], now, &c[*n]);
 		if (ct_match(f, &c[*n]))
@@ -230,6 +290,51 @@ static int ct_count_flushed(int stats_fd, __u64 n)
 	return err;
 }
 
+/* Deletes the alias of the translated connection @e (key @k): the entry
+ * under the canonical key of its reply tuple, when it is the alias of
+ * @k. 0, or -errno of a failed delete (gone meanwhile is no failure). */
+static int ct_alias_delete(int ct_fd, const struct xnf_ct_key *k,
+			   const struct xnf_ct_entry *e)
+{
+	struct xnf_ct_entry a;
+	struct xnf_ct_key ak;
+
+	xnf_ct_key_canon(&e->nat, &ak);
+	if (bpf_map_lookup_elem(ct_fd, &ak, &a))
+		return 0;
+	if (!(a.status & XNF_CT_S_ALIAS) || memcmp(&a.nat, k, sizeof(*k)))
+		return 0;
+	if (bpf_map_delete_elem(ct_fd, &ak) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+/*
+ * An alias young enough to be one xnf_ct_confirm() is writing: the alias
+ * goes in first, its connection right after it (microseconds), so an
+ * alias found alone is left alone for this long.
+ */
+#define CT_ALIAS_GRACE_NS 1000000000ULL
+
+/* Is the alias @a (key @ak) one whose connection is gone: absent, dead,
+ * or an entry that is not the connection it belongs to. Looked up again
+ * now, not in the snapshot: the connection may have been written since. */
+static bool ct_alias_orphan(int ct_fd, const struct xnf_ct_key *ak,
+			    const struct xnf_ct_entry *a, __u64 now)
+{
+	struct xnf_ct_entry e;
+	struct xnf_ct_key back;
+
+	if (a->created + CT_ALIAS_GRACE_NS > now)
+		return false;
+	if (bpf_map_lookup_elem(ct_fd, &a->nat, &e))
+		return errno == ENOENT;
+	if (e.expires <= now || !ct_translated(&e))
+		return true;
+	xnf_ct_key_canon(&e.nat, &back);
+	return memcmp(&back, ak, sizeof(back)) != 0;
+}
+
 int xnf_ct_flush_fd(int ct_fd, int stats_fd, const struct xnf_ct_filter *f,
 		    __u64 now, __u64 *flushed)
 {
@@ -245,9 +350,11 @@ int xnf_ct_flush_fd(int ct_fd, int stats_fd, const struct xnf_ct_filter *f,
 		return err;
 	/* One delete per entry, not a batch: the count is of the entries
 	 * this call removed, and one a packet replaced or the LRU evicted
-	 * meanwhile (ENOENT) is not one of them. */
+	 * meanwhile (ENOENT) is not one of them. A translated connection's
+	 * alias goes with it, after it: a reply that finds the alias
+	 * meanwhile finds no connection behind it, as after the flush. */
 	for (i = 0; i < count && !err; i++) {
-		if (ents[i].expires <= now)
+		if (ents[i].expires <= now || (ents[i].status & XNF_CT_S_ALIAS))
 			continue;
 		ct_conn(&keys[i], &ents[i], now, &c);
 		if (!ct_match(f, &c))
@@ -255,6 +362,17 @@ int xnf_ct_flush_fd(int ct_fd, int stats_fd, const struct xnf_ct_filter *f,
 		if (!bpf_map_delete_elem(ct_fd, &keys[i]))
 			(*flushed)++;
 		else if (errno != ENOENT)
+			err = -errno;
+		if (!err && ct_translated(&ents[i]))
+			err = ct_alias_delete(ct_fd, &keys[i], &ents[i]);
+	}
+	/* Aliases whose connection is gone (it expired, was evicted or
+	 * replaced, or went just above): no connection, nothing counted. */
+	for (i = 0; i < count && !err; i++) {
+		if (!(ents[i].status & XNF_CT_S_ALIAS) ||
+		    !ct_alias_orphan(ct_fd, &keys[i], &ents[i], now))
+			continue;
+		if (bpf_map_delete_elem(ct_fd, &keys[i]) && errno != ENOENT)
 			err = -errno;
 	}
 	if (*flushed) {
@@ -296,6 +414,11 @@ static int ct_counters_sum(int stats_fd, struct xnf_ct_counters *sum)
 			sum->related += v[cpu].related;
 			sum->searched += v[cpu].searched;
 			sum->found += v[cpu].found;
+			sum->nat_created += v[cpu].nat_created;
+			sum->nat_no_port += v[cpu].nat_no_port;
+			sum->nat_no_addr += v[cpu].nat_no_addr;
+			sum->nat_clash += v[cpu].nat_clash;
+			sum->nat_retries += v[cpu].nat_retries;
 		}
 	}
 	free(v);
@@ -315,6 +438,12 @@ static int ct_counters_sum(int stats_fd, struct xnf_ct_counters *sum)
  * So evicted = created - expired - deleted - flushed - present. The
  * counters and the table are read one after the other, not at one
  * instant: a negative difference is 0.
+ *
+ * All of it counts connections. A translated connection's alias
+ * (XNF_CT_S_ALIAS) entered by nat_created, not created, and leaves with
+ * its connection, uncounted: so aliases are not present in that sum
+ * (they are counted apart, for the room they take), and the evictions
+ * are of connections.
  */
 int xnf_ct_stats_fd(int ct_fd, int stats_fd, __u64 now, struct xnf_ct_stats *st)
 {
@@ -336,7 +465,9 @@ int xnf_ct_stats_fd(int ct_fd, int stats_fd, __u64 now, struct xnf_ct_stats *st)
 		goto out;
 	st->max = max;
 	for (i = 0; i < count; i++) {
-		if (ents[i].expires > now)
+		if (ents[i].status & XNF_CT_S_ALIAS)
+			st->aliases++;
+		else if (ents[i].expires > now)
 			st->entries++;
 		else
 			st->dead++;

@@ -9,6 +9,9 @@
 
 /* CLOCK_MONOTONIC_COARSE in ns: the clock of xnf_ct_entry.expires. */
 __u64 xnf_ct_now(void);
+/* The canonical key (xnf_ct.h: the lower endpoint is a) of the tuple @t
+ * (a = source, b = destination), into @k. */
+void xnf_ct_key_canon(const struct xnf_ct_key *t, struct xnf_ct_key *k);
 /* @ct_fd is an xnf_ct, @stats_fd an xnf_ct_stats; @now the time an
  * entry is alive before its expires. 0 or -errno. */
 int xnf_ct_list_fd(int ct_fd, const struct xnf_ct_filter *f, __u64 now,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <linux/if.h>
+#include <linux/if_addr.h>
 #include <linux/if_arp.h>
 #include <linux/lwtunnel.h>
 #include <linux/neighbour.h>
@@ -526,6 +527,39 @@ int rtnl_link_parse(const struct nlmsghdr *nh, struct rtnl_link *l)
 				n = sizeof(l->name) - 1;
 			memcpy(l->name, RTA_DATA(a), n);
 			l->name[n] = '\0';
+		}
+	}
+	return 0;
+}
+
+int rtnl_addr_parse(const struct nlmsghdr *nh, struct rtnl_addr *r)
+{
+	const struct ifaddrmsg *ifa = NLMSG_DATA(nh);
+	const struct rtattr *a;
+	bool local = false;
+	__u32 alen;
+	int len;
+
+	if ((nh->nlmsg_type != RTM_NEWADDR && nh->nlmsg_type != RTM_DELADDR) ||
+	    nh->nlmsg_len < NLMSG_LENGTH(sizeof(*ifa)))
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	r->family = xfamily(ifa->ifa_family);
+	if (!r->family)
+		return -EAFNOSUPPORT;
+	r->del = nh->nlmsg_type == RTM_DELADDR;
+	r->plen = ifa->ifa_prefixlen;
+	r->ifindex = ifa->ifa_index;
+	alen = r->family == XNF_AF_INET ? 4 : 16;
+	len = nh->nlmsg_len - NLMSG_LENGTH(sizeof(*ifa));
+	for (a = IFA_RTA(ifa); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (RTA_PAYLOAD(a) != alen)
+			continue;
+		if (a->rta_type == IFA_LOCAL) {
+			memcpy(r->addr, RTA_DATA(a), alen);
+			local = true;
+		} else if (a->rta_type == IFA_ADDRESS && !local) {
+			memcpy(r->addr, RTA_DATA(a), alen);
 		}
 	}
 	return 0;

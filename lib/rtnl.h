@@ -110,6 +110,17 @@ struct rtnl_link {
 	char name[16];
 };
 
+/* An address of the router (RTM_NEWADDR / RTM_DELADDR). */
+struct rtnl_addr {
+	bool del;
+	__u8 family; /* XNF_AF_INET / XNF_AF_INET6 */
+	__u8 plen;
+	__u32 ifindex;
+	/* The router's own: IFA_LOCAL (IPv4; IFA_ADDRESS is the peer of a
+	 * point-to-point address), else IFA_ADDRESS. */
+	__u8 addr[16];
+};
+
 /* A kernel nexthop object (ip nexthop): one next hop, a blackhole, or a
  * group of other objects' ids. */
 struct rtnl_nexthop {
@@ -136,5 +147,6 @@ int rtnl_route_parse(const struct nlmsghdr *nh, struct rtnl_route *r);
 int rtnl_neigh_parse(const struct nlmsghdr *nh, struct rtnl_neigh *n);
 int rtnl_link_parse(const struct nlmsghdr *nh, struct rtnl_link *l);
 int rtnl_nexthop_parse(const struct nlmsghdr *nh, struct rtnl_nexthop *n);
+int rtnl_addr_parse(const struct nlmsghdr *nh, struct rtnl_addr *a);
 
 #endif /* XNF_LIB_RTNL_H */

@@ -42,6 +42,7 @@
 #include "place_priv.h"
 #include "rtnl.h"
 #include "neigh.h"
+#include "ct.h"
 
 /* UNSUPPORTED events per flush; the rest are only counted. */
 #define UNSUPPORTED_EVENTS 8
@@ -1056,6 +1057,66 @@ static int neigh_msg(struct rs *s, const struct rtnl_neigh *m)
 	return 0;
 }
 
+/*
+ * A masquerade's source is its egress device's address: when that goes,
+ * so do the connections that took it, as Linux's masquerade notifiers do
+ * (nf_nat_masquerade.c: an address removed flushes the connections
+ * masqueraded out of its device whose reply goes to it, inet_cmp; the
+ * device going down all those masqueraded out of it, device_cmp). New
+ * connections ask the FIB for an address again and take what there is
+ * now. Both the sync and neigh follow do it: whichever runs. A failure
+ * is reported in the event and does not end the sync (the connections
+ * then live until their timeout, or `xnf ct flush nat masquerade
+ * reply-dst ADDR`).
+ */
+static void masq_flush(struct rs *s, __u32 ifindex, int family, const __u8 *addr)
+{
+	struct xnf_rtsync_event ev = { .type = XNF_RTSYNC_CT_FLUSH,
+				       .ifindex = ifindex };
+	struct xnf_ct_filter f = { .what = XNF_CT_F_NAT | XNF_CT_F_NAT_OIF,
+				   .nat = XNF_CT_S_MASQ,
+				   .oif = ifindex };
+	char err[256], a[INET6_ADDRSTRLEN] = "", dev[IF_NAMESIZE];
+	int ret;
+
+	if (addr) {
+		f.what |= XNF_CT_F_FAMILY | XNF_CT_F_REPLY_DST;
+		f.family = family;
+		memcpy(f.rdst, addr, 16);
+		ev.family = family;
+		memcpy(ev.addr, addr, 16);
+		inet_ntop(family == XNF_AF_INET ? AF_INET : AF_INET6, addr, a,
+			  sizeof(a));
+	}
+	if (!if_indextoname(ifindex, dev))
+		snprintf(dev, sizeof(dev), "if%u", ifindex);
+	ret = xnf_dp_lock(s->dp, LOCK_EX);
+	if (!ret)
+		ret = xnf_ct_flush(s->dp, &f, &ev.flushed, err, sizeof(err));
+	else
+		snprintf(err, sizeof(err), "cannot lock the instance: %s",
+			 strerror(-ret));
+	if (ev.flushed)
+		change_log(s, "%llu masqueraded connections flushed: %s%s%s",
+			   (unsigned long long)ev.flushed,
+			   addr ? "address " : "device ", addr ? a : dev,
+			   addr ? " removed" : " down");
+	xnf_dp_lock(s->dp, LOCK_UN);
+	ev.reason = ret ? err : NULL;
+	if (ret || ev.flushed)
+		emit(s, &ev);
+}
+
+static int addr_msg(struct rs *s, const struct rtnl_addr *m)
+{
+	if (m->del)
+		masq_flush(s, m->ifindex, m->family, m->addr);
+	/* IPv4 removes the routes whose source it was, silently. */
+	if (m->del && !s->o.follow_only)
+		s->resync = s->resync ?: "addr";
+	return 0;
+}
+
 static int link_msg(struct rs *s, const struct rtnl_link *m)
 {
 	struct link *l = link_get(s, m->ifindex);
@@ -1067,6 +1128,7 @@ static int link_msg(struct rs *s, const struct rtnl_link *m)
 			ht_remove(&s->link, &l->node);
 			free(l);
 		}
+		masq_flush(s, m->ifindex, 0, NULL);
 		/* Its routes went with it, unannounced. */
 		s->resync = s->resync ?: "link";
 		return 0;
@@ -1081,10 +1143,12 @@ static int link_msg(struct rs *s, const struct rtnl_link *m)
 		ht_insert(&s->link, &l->node);
 	}
 	l->gen = s->gen;
-	if (l->up && !up)
+	if (l->up && !up) {
 		/* IPv4 removes the routes through a device that goes down
 		 * without a message (fib_sync_down_dev): dump again. */
 		s->resync = s->resync ?: "link";
+		masq_flush(s, m->ifindex, 0, NULL);
+	}
 	if (l->ether != ether || memcmp(l->mac, m->addr, 6)) {
 		s->nh_check = true; /* the port's MAC: every next hop's smac */
 		s->changes++;
@@ -1218,11 +1282,11 @@ static int msg_cb(const struct nlmsghdr *nh, void *ctx)
 			ret = nexthop_msg(s, &u->x);
 		free(u);
 		return ret;
-	case RTM_DELADDR:
-		/* IPv4 removes the routes whose source it was, silently. */
-		if (!s->o.follow_only)
-			s->resync = s->resync ?: "addr";
-		return 0;
+	case RTM_DELADDR: {
+		struct rtnl_addr a;
+
+		return rtnl_addr_parse(nh, &a) ? 0 : addr_msg(s, &a);
+	}
 	}
 	return 0;
 }

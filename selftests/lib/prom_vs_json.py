@@ -139,11 +139,12 @@ def main():
         ct = json.load(open(sys.argv[3]))
         # The table's gauges, and its counters (all but dead, which is
         # in the entries' arithmetic only).
-        for key in ('entries', 'max'):
+        for key in ('entries', 'max', 'aliases'):
             check(f'xnf_ct_{key}', {}, ct[key])
         for key in ('created', 'expired', 'deleted', 'flushed', 'evicted',
                     'insert_failed', 'invalid', 'related', 'searched',
-                    'found'):
+                    'found', 'nat_created', 'nat_retries', 'nat_no_port',
+                    'nat_no_addr', 'nat_clash'):
             check(f'xnf_ct_{key}_total', {}, ct[key])
     for b in bad:
         print(b)

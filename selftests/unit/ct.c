@@ -4,7 +4,9 @@
  * written into a table of the uapi layout, listed by filters (the
  * original direction's tuple, the timeout left, dead entries left out),
  * flushed by a filter (what is counted), and the counters' eviction
- * arithmetic.
+ * arithmetic; translated connections (a connection and its alias, as
+ * xnf_ct_confirm() writes them): listed once with their reply tuple,
+ * flushed with their alias, orphan aliases flushed, counted apart.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -407,6 +409,311 @@ out:
 		xnf_dp_close(rd);
 	ct_base = NOW;
 	fx_close(&f_);
+}
+
+/* ---- translated connections: a connection and its alias ---- */
+
+/* A tuple (a = source, b = destination, not ordered). */
+static void tuple(struct xnf_ct_key *t, int family, __u8 proto, const char *src,
+		  __u16 sport, const char *dst, __u16 dport)
+{
+	memset(t, 0, sizeof(*t));
+	t->family = family;
+	t->proto = proto;
+	addr(family, src, t->a_addr);
+	addr(family, dst, t->b_addr);
+	t->a_port = htons(sport);
+	t->b_port = htons(dport);
+}
+
+/* The alias of the connection @ck: under the canonical key of @reply,
+ * made @age_ns before NOW. */
+static bool ct_put_alias(int fd, const struct xnf_ct_key *reply,
+			 const struct xnf_ct_key *ck, __u64 age_ns)
+{
+	struct xnf_ct_entry a = {};
+	struct xnf_ct_key ak;
+
+	xnf_ct_key_canon(reply, &ak);
+	a.expires = ~0ULL;
+	a.created = ct_base - age_ns;
+	a.status = XNF_CT_S_ALIAS;
+	a.nat = *ck;
+	return ASSERT_OK(bpf_map_update_elem(fd, &ak, &a, BPF_NOEXIST),
+			 "write an alias");
+}
+
+/*
+ * The translated connection src:sport -> dst:dport whose reply is
+ * rsrc:rsport -> rdst:rdport, as xnf_ct_confirm() writes it: the alias
+ * under the reply's canonical key (unless !@alias), the connection under
+ * the original's, with the reply tuple in nat.
+ */
+static bool ct_put_nat(int fd, __u8 proto, const char *src, __u16 sport,
+		       const char *dst, __u16 dport, const char *rsrc,
+		       __u16 rsport, const char *rdst, __u16 rdport,
+		       __u32 status, __u32 oif, bool alias)
+{
+	struct xnf_ct_key orig, ck, reply;
+	struct xnf_ct_entry e = {};
+
+	tuple(&orig, XNF_AF_INET, proto, src, sport, dst, dport);
+	tuple(&reply, XNF_AF_INET, proto, rsrc, rsport, rdst, rdport);
+	xnf_ct_key_canon(&orig, &ck);
+	e.expires = ct_base + 300 * NS;
+	e.created = ct_base - NS;
+	e.status = status | XNF_CT_S_SEEN_REPLY |
+		   (memcmp(ck.a_addr, orig.a_addr, 16) ? XNF_CT_S_ORIG_B : 0);
+	e.tcp_state = proto == IPPROTO_TCP ? XNF_CT_TCP_ESTABLISHED : 0;
+	e.packets[0] = 4;
+	e.packets[1] = 3;
+	e.nat_oif = oif;
+	e.nat = reply;
+	if (alias && !ct_put_alias(fd, &reply, &ck, NS))
+		return false;
+	return ASSERT_OK(bpf_map_update_elem(fd, &ck, &e, BPF_NOEXIST),
+			 "write a translated connection");
+}
+
+#define MASQ (XNF_CT_S_SNAT | XNF_CT_S_MASQ)
+
+/* Inside 192.0.2.0/24, the router's public 203.0.113.1 (masquerade out of
+ * ifindex 7) and .2 (snat), a server 198.51.100.20 outside, a port
+ * forward of 203.0.113.1:8080 to 192.0.2.80:80; one connection
+ * untranslated. 4 connections, 3 aliases. */
+static bool ct_fill_nat(int fd)
+{
+	return ct_put_nat(fd, IPPROTO_TCP, "192.0.2.10", 40000, "198.51.100.20",
+			  443, "198.51.100.20", 443, "203.0.113.1", 40000, MASQ,
+			  7, true) &&
+	       /* the port taken: another one */
+	       ct_put_nat(fd, IPPROTO_UDP, "192.0.2.11", 5353, "198.51.100.20",
+			  53, "198.51.100.20", 53, "203.0.113.2", 1024,
+			  XNF_CT_S_SNAT, 0, true) &&
+	       ct_put_nat(fd, IPPROTO_TCP, "198.51.100.30", 50000,
+			  "203.0.113.1", 8080, "192.0.2.80", 80,
+			  "198.51.100.30", 50000, XNF_CT_S_DNAT, 0, true) &&
+	       ct_put(fd, XNF_AF_INET, IPPROTO_TCP, "192.0.2.12", 41000,
+		      "198.51.100.20", 22, XNF_CT_TCP_ESTABLISHED, ASSURED,
+		      300 * NS, 2, 2);
+}
+
+/* Elements of the table, whatever they are. */
+static __u32 ct_elems(int fd)
+{
+	struct xnf_ct_key k, next;
+	__u32 n = 0;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		n++;
+	}
+	return n;
+}
+
+static const struct xnf_ct_conn *ct_find(const struct xnf_ct_conn *c, __u32 n,
+					 __u16 sport)
+{
+	__u32 i;
+
+	for (i = 0; i < n; i++)
+		if (c[i].sport == sport)
+			return &c[i];
+	return NULL;
+}
+
+TEST(ct_nat_list)
+{
+	struct ct_maps m = { -1, -1 };
+	const struct xnf_ct_conn *x;
+	struct xnf_ct_conn *c = NULL;
+	struct xnf_ct_filter f;
+	__u8 want[16];
+	char err[256];
+	__u32 n;
+
+	if (!ct_maps_open(&m) || !ct_fill_nat(m.ct))
+		goto out;
+	ASSERT_EQ(ct_elems(m.ct), 7, "4 connections and 3 aliases written");
+	if (!ASSERT_OK(xnf_ct_list_fd(m.ct, NULL, NOW, &c, &n), "list"))
+		goto out;
+	/* Aliases are no connections: each connection once. */
+	ASSERT_EQ(n, 4, "connections listed");
+	SUBTEST("masquerade: the reply tuple is the translation's") {
+		x = ct_find(c, n, 40000);
+		if (!ASSERT_TRUE(x, "listed"))
+			goto out;
+		addr(XNF_AF_INET, "192.0.2.10", want);
+		ASSERT_MEM(x->src, want, 16, "original source");
+		addr(XNF_AF_INET, "198.51.100.20", want);
+		ASSERT_MEM(x->rsrc, want, 16, "reply source");
+		addr(XNF_AF_INET, "203.0.113.1", want);
+		ASSERT_MEM(x->rdst, want, 16, "reply destination: the address");
+		ASSERT_EQ(x->rsport, 443, "reply sport");
+		ASSERT_EQ(x->rdport, 40000, "reply dport: the port kept");
+		ASSERT_EQ(x->status & MASQ, MASQ, "snat and masquerade");
+		ASSERT_EQ(x->nat_oif, 7, "its device");
+	}
+	SUBTEST("dnat") {
+		x = ct_find(c, n, 50000);
+		if (!ASSERT_TRUE(x, "listed"))
+			goto out;
+		addr(XNF_AF_INET, "203.0.113.1", want);
+		ASSERT_MEM(x->dst, want, 16, "original destination");
+		ASSERT_EQ(x->dport, 8080, "original dport");
+		addr(XNF_AF_INET, "192.0.2.80", want);
+		ASSERT_MEM(x->rsrc, want, 16, "reply source: the inside server");
+		ASSERT_EQ(x->rsport, 80, "its port");
+		ASSERT_EQ(x->nat_oif, 0, "no device");
+	}
+	SUBTEST("untranslated: the reply is the original swapped") {
+		x = ct_find(c, n, 41000);
+		if (!ASSERT_TRUE(x, "listed"))
+			goto out;
+		ASSERT_MEM(x->rsrc, x->dst, 16, "reply source");
+		ASSERT_MEM(x->rdst, x->src, 16, "reply destination");
+		ASSERT_EQ(x->rsport, 22, "reply sport");
+		ASSERT_EQ(x->rdport, 41000, "reply dport");
+	}
+	SUBTEST("filters of the reply and the translation") {
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_FAMILY |
+						    XNF_CT_F_REPLY_DST,
+					    .family = XNF_AF_INET };
+		addr(XNF_AF_INET, "203.0.113.1", f.rdst);
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "reply-dst: the public address");
+		f.what |= XNF_CT_F_DST;
+		memcpy(f.dst, f.rdst, 16);
+		ASSERT_EQ(ct_count(m.ct, &f), 0, "and dst: none has both");
+		f.what = XNF_CT_F_FAMILY | XNF_CT_F_DST;
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "dst: the port forward");
+		f.what = XNF_CT_F_FAMILY | XNF_CT_F_REPLY_SRC;
+		addr(XNF_AF_INET, "198.51.100.20", f.rsrc);
+		ASSERT_EQ(ct_count(m.ct, &f), 3, "reply-src: the server");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_NAT,
+					    .nat = XNF_CT_S_MASQ };
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "masquerade");
+		f.nat = XNF_CT_S_SNAT;
+		ASSERT_EQ(ct_count(m.ct, &f), 2, "snat: masquerade too");
+		f.nat = XNF_CT_S_SNAT | XNF_CT_S_DNAT;
+		ASSERT_EQ(ct_count(m.ct, &f), 3, "any");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_NAT_OIF, .oif = 7 };
+		ASSERT_EQ(ct_count(m.ct, &f), 1, "masquerade out of 7");
+		f.oif = 8;
+		ASSERT_EQ(ct_count(m.ct, &f), 0, "out of 8");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_NAT };
+		ASSERT_EQ(xnf_ct_filter_check(&f, err, sizeof(err)), -EINVAL,
+			  "no kind");
+		f.nat = XNF_CT_S_ALIAS;
+		ASSERT_EQ(xnf_ct_filter_check(&f, err, sizeof(err)), -EINVAL,
+			  "the alias bit is no kind");
+		f = (struct xnf_ct_filter){ .what = XNF_CT_F_REPLY_DST };
+		ASSERT_EQ(xnf_ct_filter_check(&f, err, sizeof(err)), -EINVAL,
+			  "a reply address without its family");
+	}
+out:
+	free(c);
+	ct_maps_close(&m);
+}
+
+TEST(ct_nat_flush_stats)
+{
+	struct ct_maps m = { -1, -1 };
+	int ncpus = libbpf_num_possible_cpus(), cpu;
+	struct xnf_ct_counters *v = NULL;
+	struct xnf_ct_key orphan, gone, young;
+	struct xnf_ct_filter f;
+	struct xnf_ct_stats st;
+	__u64 flushed;
+	__u32 key = XNF_CT_STATS_DP;
+
+	v = calloc(ncpus > 0 ? ncpus : 1, sizeof(*v));
+	if (!ASSERT_TRUE(v, "alloc") || !ct_maps_open(&m) || !ct_fill_nat(m.ct))
+		goto out;
+	/* An alias whose connection is gone (the LRU took it), one whose
+	 * key holds another connection now (untranslated, the 4th of
+	 * ct_fill_nat), and one an xnf_ct_confirm() may be writing the
+	 * connection of (made just now). */
+	tuple(&gone, XNF_AF_INET, IPPROTO_UDP, "192.0.2.99", 9, "198.51.100.9",
+	      9);
+	tuple(&orphan, XNF_AF_INET, IPPROTO_UDP, "198.51.100.9", 9,
+	      "203.0.113.1", 2000);
+	if (!ct_put_alias(m.ct, &orphan, &gone, 2 * NS))
+		goto out;
+	tuple(&gone, XNF_AF_INET, IPPROTO_TCP, "192.0.2.12", 41000,
+	      "198.51.100.20", 22);
+	xnf_ct_key_canon(&gone, &gone);
+	tuple(&orphan, XNF_AF_INET, IPPROTO_TCP, "198.51.100.20", 22,
+	      "203.0.113.1", 41000);
+	if (!ct_put_alias(m.ct, &orphan, &gone, 2 * NS))
+		goto out;
+	tuple(&gone, XNF_AF_INET, IPPROTO_UDP, "192.0.2.98", 9, "198.51.100.9",
+	      9);
+	tuple(&young, XNF_AF_INET, IPPROTO_UDP, "198.51.100.9", 9,
+	      "203.0.113.1", 2001);
+	if (!ct_put_alias(m.ct, &young, &gone, 0))
+		goto out;
+	/* 6 connections made, 3 of them translated (the 3 aliases of
+	 * ct_fill_nat), and 2 connections evicted: the two orphans'. */
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		v[cpu].created = cpu ? 0 : 6;
+		v[cpu].nat_created = cpu ? 0 : 3;
+		v[cpu].nat_retries = 1;
+		v[cpu].nat_no_port = 2;
+		v[cpu].nat_no_addr = 3;
+		v[cpu].nat_clash = 4;
+	}
+	if (!ASSERT_OK(bpf_map_update_elem(m.stats, &key, v, BPF_ANY),
+		       "write counters"))
+		goto out;
+
+	ASSERT_OK(xnf_ct_stats_fd(m.ct, m.stats, NOW, &st), "stats");
+	ASSERT_EQ(st.entries, 4, "connections, not aliases");
+	ASSERT_EQ(st.aliases, 6, "aliases apart");
+	ASSERT_EQ(st.dead, 0, "an alias is never dead");
+	ASSERT_EQ(st.evicted, 2, "evicted: connections only");
+	ASSERT_EQ(st.c.nat_created, 3, "nat_created");
+	ASSERT_EQ(st.c.nat_retries, 1ULL * ncpus, "nat_retries, summed");
+	ASSERT_EQ(st.c.nat_no_port, 2ULL * ncpus, "nat_no_port, summed");
+	ASSERT_EQ(st.c.nat_no_addr, 3ULL * ncpus, "nat_no_addr, summed");
+	ASSERT_EQ(st.c.nat_clash, 4ULL * ncpus, "nat_clash, summed");
+
+	/* What the address watcher asks when 203.0.113.1 leaves device 7:
+	 * its masqueraded connections. The connection goes with its alias;
+	 * the two old orphans go too, uncounted; the young one stays. */
+	f = (struct xnf_ct_filter){ .what = XNF_CT_F_FAMILY | XNF_CT_F_NAT |
+					    XNF_CT_F_NAT_OIF | XNF_CT_F_REPLY_DST,
+				    .family = XNF_AF_INET,
+				    .nat = XNF_CT_S_MASQ,
+				    .oif = 7 };
+	addr(XNF_AF_INET, "203.0.113.1", f.rdst);
+	ASSERT_OK(xnf_ct_flush_fd(m.ct, m.stats, &f, NOW, &flushed),
+		  "flush the address's masquerades");
+	ASSERT_EQ(flushed, 1, "one connection flushed");
+	ASSERT_EQ(ct_count(m.ct, NULL), 3, "the others stay");
+	ASSERT_EQ(ct_elems(m.ct), 3 + 2 + 1, "their aliases and the young one");
+	ASSERT_OK(xnf_ct_stats_fd(m.ct, m.stats, NOW, &st), "stats after");
+	ASSERT_EQ(st.aliases, 3, "aliases left");
+	ASSERT_EQ(st.c.flushed, 1, "flushed counts the connection");
+	ASSERT_EQ(st.evicted, 2, "a flush is no eviction");
+	/* The young alias, a second later, is an orphan too. */
+	ASSERT_OK(xnf_ct_flush_fd(m.ct, m.stats, &f, NOW + NS, &flushed),
+		  "flush again");
+	ASSERT_EQ(flushed, 0, "no connection");
+	ASSERT_EQ(ct_elems(m.ct), 3 + 2, "the young orphan gone");
+
+	/* Everything: every connection with its alias. */
+	ASSERT_OK(xnf_ct_flush_fd(m.ct, m.stats, NULL, NOW, &flushed),
+		  "flush all");
+	ASSERT_EQ(flushed, 3, "three connections");
+	ASSERT_EQ(ct_elems(m.ct), 0, "the table is empty");
+	ASSERT_OK(xnf_ct_stats_fd(m.ct, m.stats, NOW, &st), "stats at last");
+	ASSERT_EQ(st.c.flushed, 4, "flushed in all");
+	ASSERT_EQ(st.evicted, 2, "evicted unchanged");
+out:
+	free(v);
+	ct_maps_close(&m);
 }
 
 /* ---- the settings: config keys ct_* ---- */

@@ -3,7 +3,8 @@
  * `ip route` and `ip neigh` changes reach xnf's tables; a route through a
  * device without XDP transmit passes to the kernel; a stop keeps the
  * routes and the registration's table; flush removes both. And the names
- * of tables and protocols, both ways. */
+ * of tables and protocols, both ways. An address removed or a device
+ * down flushes the connections masqueraded through it. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -16,6 +17,10 @@
 #include <sys/wait.h>
 #include <arpa/inet.h>
 
+#include <bpf/bpf.h>
+
+#include "ct.h"
+#include "ct_priv.h"
 #include "fixture.h"
 #include "rtsync.h"
 
@@ -576,5 +581,176 @@ join:
 	ASSERT_OK(xnf_rtsync_flush(f.dp, &n, r.err, sizeof(r.err)), r.err);
 out:
 	ut1_clean();
+	fx_close(&f);
+}
+
+/* ---- masquerade and the router's addresses ---- */
+
+static atomic_int ct_flushes; /* CT_FLUSH events without an error */
+
+static void on_ct_event(const struct xnf_rtsync_event *ev, void *ctx)
+{
+	if (ev->type == XNF_RTSYNC_CT_FLUSH && !ev->reason)
+		atomic_fetch_add(&ct_flushes, 1);
+	on_event(ev, ctx);
+}
+
+static void *ct_sync_thread(void *arg)
+{
+	struct sync_run *r = arg;
+
+	r->ret = xnf_rtsync_run(r->dp, &r->o, on_ct_event, r, &r->stop, r->err,
+				sizeof(r->err));
+	atomic_store(&r->started, 1);
+	return NULL;
+}
+
+/* The IPv4 tuple src:sport -> dst:dport (a = source). */
+static void ct_tuple(struct xnf_ct_key *t, const char *src, __u16 sport,
+		     const char *dst, __u16 dport)
+{
+	memset(t, 0, sizeof(*t));
+	t->family = XNF_AF_INET;
+	t->proto = IPPROTO_UDP;
+	inet_pton(AF_INET, src, t->a_addr);
+	inet_pton(AF_INET, dst, t->b_addr);
+	t->a_port = htons(sport);
+	t->b_port = htons(dport);
+}
+
+/*
+ * A translated UDP connection from @src:@sport to 198.51.100.53:53 whose
+ * source became @pub (the port kept), with @status and @oif, and its
+ * alias, as xnf_ct_confirm() writes them (the alias first). *@ck gets the
+ * connection's key.
+ */
+static bool ct_put_masq(int fd, const char *src, __u16 sport, const char *pub,
+			__u32 status, __u32 oif, struct xnf_ct_key *ck)
+{
+	struct xnf_ct_entry e = {}, a = {};
+	struct xnf_ct_key orig, reply, ak;
+
+	ct_tuple(&orig, src, sport, "198.51.100.53", 53);
+	ct_tuple(&reply, "198.51.100.53", 53, pub, sport);
+	xnf_ct_key_canon(&orig, ck);
+	xnf_ct_key_canon(&reply, &ak);
+	a.expires = ~0ULL;
+	a.created = xnf_ct_now() - 10 * 1000000000ULL;
+	a.status = XNF_CT_S_ALIAS;
+	a.nat = *ck;
+	e.expires = xnf_ct_now() + 600 * 1000000000ULL;
+	e.created = a.created;
+	e.status = status | XNF_CT_S_SEEN_REPLY |
+		   (memcmp(ck->a_addr, orig.a_addr, 16) ? XNF_CT_S_ORIG_B : 0);
+	e.nat_oif = oif;
+	e.nat = reply;
+	return ASSERT_OK(bpf_map_update_elem(fd, &ak, &a, BPF_NOEXIST),
+			 "write an alias") &&
+	       ASSERT_OK(bpf_map_update_elem(fd, ck, &e, BPF_NOEXIST),
+			 "write a connection");
+}
+
+static bool ct_has(int fd, const struct xnf_ct_key *k)
+{
+	struct xnf_ct_entry e;
+
+	return !bpf_map_lookup_elem(fd, k, &e);
+}
+
+/* Waits (at most 20 s) until @k has left the table. */
+static bool ct_wait_gone(int fd, const struct xnf_ct_key *k)
+{
+	int i;
+
+	for (i = 0; i < 400 && ct_has(fd, k); i++)
+		usleep(50 * 1000);
+	return !ct_has(fd, k);
+}
+
+/* Elements of the table, connections and aliases. */
+static __u32 ct_elems(int fd)
+{
+	struct xnf_ct_key k, next;
+	void *prev = NULL;
+	__u32 n = 0;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k = next;
+		prev = &k;
+		n++;
+	}
+	return n;
+}
+
+#define MASQ (XNF_CT_S_SNAT | XNF_CT_S_MASQ)
+
+/*
+ * As Linux's masquerade notifiers: an address removed from ut1 flushes
+ * the connections masqueraded out of ut1 to it, not those masqueraded to
+ * another of its addresses, not a source NAT to it, not a masquerade out
+ * of another device; ut1 going down flushes every masquerade out of it.
+ * Each with its alias.
+ */
+TEST(rtsync_masquerade)
+{
+	struct xnf_ct_key a, b, snat, other;
+	struct sync_run r = {};
+	pthread_t th;
+	struct fx f;
+	int fd, i;
+
+	if (!fx_open(&f))
+		return;
+	fd = xnf_table_fd(f.dp, XNF_T_CT);
+	if (!ASSERT_GE(fd, 0, "xnf_ct") ||
+	    !ASSERT_OK(fx_sh("ip link set ut1 up && ip link set ut1p up && "
+			     "ip link set ut2 up && ip link set ut2p up && "
+			     "ip addr add 203.0.113.1/24 dev ut1 && "
+			     "ip addr add 198.51.100.1/24 dev ut1 && "
+			     "ip addr add 203.0.113.1/32 dev ut2"),
+		       "addresses"))
+		goto out;
+	if (!ct_put_masq(fd, "192.0.2.10", 4000, "203.0.113.1", MASQ,
+			 f.ifindex[1], &a) ||
+	    !ct_put_masq(fd, "192.0.2.11", 4001, "198.51.100.1", MASQ,
+			 f.ifindex[1], &b) ||
+	    !ct_put_masq(fd, "192.0.2.12", 4002, "203.0.113.1", XNF_CT_S_SNAT,
+			 0, &snat) ||
+	    !ct_put_masq(fd, "192.0.2.13", 4003, "203.0.113.1", MASQ,
+			 f.ifindex[2], &other))
+		goto out;
+	atomic_store(&ct_flushes, 0);
+	r.dp = f.dp;
+	if (!ASSERT_OK(pthread_create(&th, NULL, ct_sync_thread, &r), "thread"))
+		goto out;
+	for (i = 0; i < 400 && !atomic_load(&r.started); i++)
+		usleep(50 * 1000);
+	if (!ASSERT_OK(r.ret, r.err))
+		goto stop;
+	ASSERT_EQ(ct_elems(fd), 8, "4 connections, 4 aliases");
+
+	SUBTEST("an address removed") {
+		fx_sh("ip addr del 203.0.113.1/24 dev ut1");
+		ASSERT_TRUE(ct_wait_gone(fd, &a), "its masquerade flushed");
+		ASSERT_TRUE(ct_has(fd, &b), "another address's stays");
+		ASSERT_TRUE(ct_has(fd, &snat), "a source NAT to it stays");
+		ASSERT_TRUE(ct_has(fd, &other), "another device's stays");
+		ASSERT_EQ(ct_elems(fd), 6, "with its alias");
+	}
+	SUBTEST("the device down") {
+		fx_sh("ip link set ut1 down");
+		ASSERT_TRUE(ct_wait_gone(fd, &b), "its masquerades flushed");
+		ASSERT_TRUE(ct_has(fd, &snat), "a source NAT stays");
+		ASSERT_TRUE(ct_has(fd, &other), "another device's stays");
+		ASSERT_EQ(ct_elems(fd), 4, "with its alias");
+	}
+	ASSERT_GE(atomic_load(&ct_flushes), 2, "ct_flush events");
+stop:
+	r.stop = 1;
+	pthread_join(th, NULL);
+	ASSERT_OK(r.ret, r.err);
+	xnf_rtsync_flush(f.dp, &(__u32){ 0 }, r.err, sizeof(r.err));
+out:
+	fx_sh("ip addr flush dev ut1; ip addr flush dev ut2");
 	fx_close(&f);
 }
