@@ -201,9 +201,11 @@ conn_send()
 {
 	local name=$1 line=$2 fdv="CONN_FD_$1"
 	echo "$line" >&"${!fdv}"
+	# Fixed strings: a regular expression of a line of thousands of
+	# characters takes grep minutes.
 	tb_until "connection $name: an answer to ${line:0:40}" \
-		grep -q -e "^ok $line\$" -e "^lost $line\$" "$TB_TMP/$name.out"
-	grep -q "^ok $line\$" "$TB_TMP/$name.out" ||
+		grep -q -x -F -e "ok $line" -e "lost $line" "$TB_TMP/$name.out"
+	grep -q -x -F "ok $line" "$TB_TMP/$name.out" ||
 		{ echo "connection $name: ${line:0:40} lost" >&2; return 1; }
 }
 
