@@ -42,6 +42,7 @@ fw add allow iif wan0 proto tcp dport 80 ct state new
 fw default drop'
 
 FAR_GW4=203.0.113.1 FAR4=203.0.113.2 FAR4B=203.0.113.3
+FAR_GW6=2001:db8:3::1 FAR6=2001:db8:3::2
 # Addresses the router's wan port takes besides its own in some tests.
 WAN_B4=198.51.100.253 WAN_C4=198.51.100.252
 
@@ -79,8 +80,10 @@ far_setup()
 	ip -n "$TB_SINK" link add k1 mtu 1280 type veth peer name f0 mtu 1280 \
 		netns "$FAR" || return 1
 	ip -n "$TB_SINK" addr add $FAR_GW4/24 dev k1 &&
+	ip -n "$TB_SINK" addr add $FAR_GW6/64 dev k1 nodad &&
 	ip -n "$FAR" addr add $FAR4/24 dev f0 &&
 	ip -n "$FAR" addr add $FAR4B/24 dev f0 &&
+	ip -n "$FAR" addr add $FAR6/64 dev f0 nodad &&
 	ip -n "$TB_SINK" link set k1 up &&
 	ip -n "$FAR" link set f0 up || return 1
 	# The far host's MTU would make it announce an MSS that fits the
@@ -89,6 +92,7 @@ far_setup()
 	# link does, and makes the path MTU the sink's link's, found by
 	# discovery.
 	ip -n "$FAR" route add default via $FAR_GW4 advmss 1460 &&
+	ip -n "$FAR" -6 route add default via $FAR_GW6 advmss 1440 &&
 	ip -n "$TB_SINK" route del default &&
 	ip -n "$TB_SINK" -6 route del default || return 1
 	# The far host's and the sink's checksums complete (as tb_veths'):
@@ -96,14 +100,16 @@ far_setup()
 	tb_run "$FAR" ethtool -K f0 tx off >/dev/null &&
 	tb_sink ethtool -K k1 tx off >/dev/null || return 1
 	tb_sink sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.icmp_ratelimit=0 \
-		>/dev/null &&
-	tb_run "$FAR" sysctl -q -w net.ipv4.icmp_ratelimit=0 >/dev/null || return 1
+		net.ipv6.conf.all.forwarding=1 net.ipv6.icmp.ratelimit=0 >/dev/null &&
+	tb_run "$FAR" sysctl -q -w net.ipv4.icmp_ratelimit=0 \
+		net.ipv6.icmp.ratelimit=0 >/dev/null || return 1
 	# The router's other wan addresses, as the sink's neighbours.
 	ip -n "$TB_SINK" neigh replace $WAN_B4 lladdr $TB_MAC_D1 dev "$TB_K0" nud permanent &&
 	ip -n "$TB_SINK" neigh replace $WAN_C4 lladdr $TB_MAC_D1 dev "$TB_K0" nud permanent &&
 	# The DUT's kernel routes to the far network too (masquerade asks
 	# its FIB for the source address).
-	ip -n "$TB_DUT" route add 203.0.113.0/24 via $TB_SINK4
+	ip -n "$TB_DUT" route add 203.0.113.0/24 via $TB_SINK4 &&
+	ip -n "$TB_DUT" -6 route add 2001:db8:3::/64 via $TB_SINK6
 }
 
 # router [NAT_RULE...]: xnf on lan0 and wan0 with CHAIN and the edge
@@ -115,7 +121,8 @@ router()
 	printf '%s\n' "attach lan0 chain $CHAIN" "attach wan0 chain $CHAIN" \
 		"$RULES" >"$TB_TMP/router.conf" &&
 	tb_xnf apply "$TB_TMP/router.conf" && tb_routes &&
-	tb_xnf route add 203.0.113.0/24 via $TB_SINK4 || return 1
+	tb_xnf route add 203.0.113.0/24 via $TB_SINK4 &&
+	tb_xnf route add 2001:db8:3::/64 via $TB_SINK6 || return 1
 	for r in "$@"; do
 		# shellcheck disable=SC2086 # a rule is words
 		tb_xnf nat add $r || return 1
@@ -505,6 +512,21 @@ trace_hops()
 	tb_src ping -n -c 1 -w 10 -M do -s 1400 $FAR4B || true
 	tb_expect "the inside host's path MTU to the far host's other address" \
 		"$(tb_src ip -o route get $FAR4B | grep -o 'mtu [0-9]*')" = "mtu 1280"
+}
+
+@test "path MTU discovery through NAT66: the outside router's packet too big reaches the inside sender" {
+	local line
+	router "masquerade oif wan0"
+	tcp_server "$FAR" 80 far
+	conn_open p6 "$TB_SRC" $FAR6 80
+	tb_expect "the far server's peer" "$(conn_hello p6 | awk '{ print $1, $2 }')" = "far $TB_D16"
+	# As over IPv4, with ICMPv6's packet too big (whose checksum covers
+	# the addresses of the outer header too).
+	line=$(head -c 6000 /dev/zero | tr '\0' p)
+	conn_send p6 "$line"
+	conn_send p6 "$line$line"
+	tb_expect "the inside host's path MTU to the far host" \
+		"$(tb_src ip -o -6 route get $FAR6 | grep -o 'mtu [0-9]*')" = "mtu 1280"
 }
 
 # follow_start: `xnf -j neigh follow` in the DUT (the daemon that watches
