@@ -594,6 +594,24 @@ TEST(nat_dp_dead_alias)
 			ASSERT_FALSE(ct_has(&f, &ck), what);
 			ASSERT_FALSE(ct_has(&f, &ak), what);
 		}
+		/* A SYN from the outside reopens the closed connection: it
+		 * goes, with its alias, and the SYN makes a connection of
+		 * its own, untranslated (no rule in this test makes one). */
+		ct_clear(&f);
+		if (nd_insert(&f, &c, now_ns() + 3600 * S, &ck, &ak)) {
+			struct xnf_ct_entry e;
+			int fd = xnf_table_fd(f.dp, XNF_T_CT);
+
+			bpf_map_lookup_elem(fd, &ck, &e);
+			e.tcp_state = XNF_CT_TCP_TIME_WAIT;
+			e.tcp_flags[0] = 0x04; /* IP_CT_TCP_FLAG_CLOSE_INIT */
+			bpf_map_update_elem(fd, &ck, &e, BPF_EXIST);
+			nd_run(&f, pkt(4, IPPROTO_TCP, OUT4, PUB4, 53, 61000,
+				       0x02, false));
+			ASSERT_FALSE(ct_has(&f, &ck), what);
+			ASSERT_TRUE(no_alias(&f, &ak), what);
+			ASSERT_TRUE(ct_has(&f, &ak), what);
+		}
 		fx_close(&f);
 	}
 }
@@ -636,4 +654,28 @@ TEST(nat_dp_fcache)
 out:
 		fx_close(&f);
 	}
+}
+
+/* The fused chain (at most 4 NFs) has room for the nat NF with the others
+ * around it; tail-called too. */
+TEST(nat_dp_chains_load)
+{
+	static const char *const chains[] = {
+		"conntrack,nat",
+		"conntrack,nat,l3fwd",
+		"conntrack,nat,firewall",
+		"conntrack,nat,firewall,l3fwd",
+		"conntrack,nat,l3fwd,l2fwd",
+		"conntrack,nat,l3fwd,xsk",
+		"conntrack,nat,firewall,l2fwd",
+	};
+	struct fx f;
+
+	if (!fx_open(&f))
+		return;
+	for (size_t i = 0; i < sizeof(chains) / sizeof(chains[0]); i++) {
+		ASSERT_TRUE(fx_chain(&f, chains[i], true, false), chains[i]);
+		ASSERT_TRUE(fx_chain(&f, chains[i], false, false), chains[i]);
+	}
+	fx_close(&f);
 }
