@@ -444,34 +444,33 @@ __noinline int xnf_nat_addr_fn(struct xdp_md *ctx)
 	return 0;
 }
 
-/* Whether a live entry holds pe->alias: a connection, or an alias whose
- * connection lives. Dead ones are deleted (their key can be taken), a
- * dead connection with its own alias (xnf_ct_lookup() of nat-dp, which
- * looks up pe->key, as this looks up pe->alias). */
-static __always_inline int xnf_nat_taken(struct xnf_ct_pending *pe, __u64 now,
+/* Whether a live entry holds @k: a connection, or an alias whose
+ * connection lives. A dead one is deleted, so that the key can be taken
+ * (the alias of a dead connection goes when it is found). Counted as
+ * xnf_ct_lookup() counts. */
+static __always_inline int xnf_nat_taken(const struct xnf_ct_key *k, __u64 now,
 					 struct xnf_ct_counters *cs)
 {
 	struct xnf_ct_entry *e, *c;
+	__u32 alias;
 
 	cs->searched++;
-	e = bpf_map_lookup_elem(&XNF_MAP_CT, &pe->alias);
+	e = bpf_map_lookup_elem(&XNF_MAP_CT, k);
 	if (!e)
 		return 0;
-	if (e->expires <= now) {
-		if (e->status & XNF_CT_S_NAT)
-			xnf_ct_alias_del(pe, e);
-		if (!bpf_map_delete_elem(&XNF_MAP_CT, &pe->alias))
-			cs->expired++;
-		return 0;
+	alias = e->status & XNF_CT_S_ALIAS;
+	if (alias) {
+		c = bpf_map_lookup_elem(&XNF_MAP_CT, &e->nat);
+		if (c && c->expires > now) {
+			cs->found++;
+			return 1;
+		}
+	} else if (e->expires > now) {
+		cs->found++;
+		return 1;
 	}
-	cs->found++;
-	if (!(e->status & XNF_CT_S_ALIAS))
-		return 1;
-	c = bpf_map_lookup_elem(&XNF_MAP_CT, &e->nat);
-	if (c && c->expires > now)
-		return 1;
-	/* The alias of a connection that is gone. */
-	bpf_map_delete_elem(&XNF_MAP_CT, &pe->alias);
+	if (!bpf_map_delete_elem(&XNF_MAP_CT, k) && !alias)
+		cs->expired++;
 	return 0;
 }
 
@@ -507,7 +506,7 @@ __noinline int xnf_nat_try_fn(__u32 i)
 	__builtin_memcpy(pe->alias.a_addr, t->b_addr, 16);
 	__builtin_memcpy(pe->alias.b_addr, t->a_addr, 16);
 	xnf_ct_key_order(&pe->alias, t->family, t->proto, t->b_port, t->a_port);
-	return !xnf_nat_taken(pe, w->now, cs);
+	return !xnf_nat_taken(&pe->alias, w->now, cs);
 }
 
 /* The translation chosen: into the pending entry and p->nat. */
