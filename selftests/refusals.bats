@@ -4,9 +4,10 @@
 # refusals.bats - what xnf must refuse, and that a refusal changes nothing.
 #
 # One test bed for the whole file (testbed/testbed.bash): xnf attached
-# to d0 and d1 with routes, a firewall rule and an FDB entry, plus a veth
-# pair f0/f1 in the DUT that xnf does not own, with a foreign XDP program
-# (build/bpf/xmit.bpf.o) on f0. Each test runs refused commands and checks
+# to d0 and d1 with routes, a firewall rule, a NAT rule and an FDB entry,
+# plus a veth pair f0/f1 in the DUT that xnf does not own, with a foreign
+# XDP program (build/bpf/xmit.bpf.o) on f0. Each test runs refused
+# commands and checks
 # - the exit status is not 0 (and not timeout's 124 or a signal's),
 # - stdout is empty and stderr is one line, starting with "Error:" (the
 #   only wording checked),
@@ -30,6 +31,7 @@ setup_file()
 	tb_testbed_up firewall,l3fwd,l2fwd
 	tb_xnf fw add prio 100 drop proto udp dport 5001
 	tb_xnf fdb add $MAC_FDB dev d1
+	tb_xnf nat add prio 100 masquerade oif d1
 	tb_foreign_pair
 }
 
@@ -204,6 +206,17 @@ no_pins_for()
 	refuse fw add drop icmp type no-such-type
 	refuse fw add allow ct state new,bogus
 	refuse fw add allow ct status new
+}
+
+@test "NAT rules that cannot hold: a taken prio, an address for masquerade, ports without tcp or udp, a device that does not exist, families mixed" {
+	refuse nat add prio 100 snat to 203.0.113.1
+	refuse nat add masquerade to 203.0.113.1
+	refuse nat add masquerade to :1024-2047
+	refuse nat add dnat proto icmp dport 80 to 198.51.100.2
+	refuse nat add snat oif no-such-dev0 to 203.0.113.1
+	refuse nat add snat saddr 2001:db8:1::/64 to 203.0.113.1
+	refuse nat add snat to 203.0.113.9-203.0.113.1
+	refuse nat del prio 7
 }
 
 @test "a route that exists is not added again" {

@@ -123,7 +123,7 @@ tb_xnf()
 tb_snapshot()
 {
 	local out st
-	out=$(printf '%s\n' "route show" "fw show" "fdb show" "xconnect show" \
+	out=$(printf '%s\n' "route show" "fw show" "nat show" "fdb show" "xconnect show" \
 		"status" "config show" | tb_xnf -j -b - 2>&1)
 	st=$?
 	jq -c 'if .schema == "xnf/fw/1" then
