@@ -5,7 +5,9 @@
  * show   the live entries a filter matches, one line each as `conntrack -L
  *        -o extended` prints them (family, protocol, timeout left, TCP
  *        state, both directions' tuple and counters, [UNREPLIED],
- *        [ASSURED]); -j: an xnf/ct/1 document.
+ *        [ASSURED], and for a translated connection the reply tuple its
+ *        translation made, [SNAT], [MASQUERADE oif=DEV], [DNAT]); -j: an
+ *        xnf/ct/1 document.
  * flush  deletes them (xnf/ct-flush/1: how many).
  * stats  the table's occupancy and counters (xnf/ct-stats/1).
  *

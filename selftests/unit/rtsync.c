@@ -605,33 +605,38 @@ static void *ct_sync_thread(void *arg)
 	return NULL;
 }
 
-/* The IPv4 tuple src:sport -> dst:dport (a = source). */
+/* The UDP tuple src:sport -> dst:dport (a = source), of the family of
+ * the addresses. */
 static void ct_tuple(struct xnf_ct_key *t, const char *src, __u16 sport,
 		     const char *dst, __u16 dport)
 {
+	bool v6 = strchr(src, ':');
+
 	memset(t, 0, sizeof(*t));
-	t->family = XNF_AF_INET;
+	t->family = v6 ? XNF_AF_INET6 : XNF_AF_INET;
 	t->proto = IPPROTO_UDP;
-	inet_pton(AF_INET, src, t->a_addr);
-	inet_pton(AF_INET, dst, t->b_addr);
+	inet_pton(v6 ? AF_INET6 : AF_INET, src, t->a_addr);
+	inet_pton(v6 ? AF_INET6 : AF_INET, dst, t->b_addr);
 	t->a_port = htons(sport);
 	t->b_port = htons(dport);
 }
 
 /*
- * A translated UDP connection from @src:@sport to 198.51.100.53:53 whose
- * source became @pub (the port kept), with @status and @oif, and its
- * alias, as xnf_ct_confirm() writes them (the alias first). *@ck gets the
- * connection's key.
+ * A translated UDP connection from @src:@sport to a server's port 53
+ * (198.51.100.53, 2001:db8:53::53) whose source became @pub (the port
+ * kept), with @status and @oif, and its alias, as xnf_ct_confirm() writes
+ * them (the alias first). *@ck gets the connection's key.
  */
 static bool ct_put_masq(int fd, const char *src, __u16 sport, const char *pub,
 			__u32 status, __u32 oif, struct xnf_ct_key *ck)
 {
+	const char *server = strchr(src, ':') ? "2001:db8:53::53" :
+						"198.51.100.53";
 	struct xnf_ct_entry e = {}, a = {};
 	struct xnf_ct_key orig, reply, ak;
 
-	ct_tuple(&orig, src, sport, "198.51.100.53", 53);
-	ct_tuple(&reply, "198.51.100.53", 53, pub, sport);
+	ct_tuple(&orig, src, sport, server, 53);
+	ct_tuple(&reply, server, 53, pub, sport);
 	xnf_ct_key_canon(&orig, ck);
 	xnf_ct_key_canon(&reply, &ak);
 	a.expires = ~0ULL;
@@ -693,7 +698,7 @@ static __u32 ct_elems(int fd)
  */
 TEST(rtsync_masquerade)
 {
-	struct xnf_ct_key a, b, snat, other;
+	struct xnf_ct_key a, b, snat, other, a6, b6;
 	struct sync_run r = {};
 	pthread_t th;
 	struct fx f;
@@ -707,7 +712,9 @@ TEST(rtsync_masquerade)
 			     "ip link set ut2 up && ip link set ut2p up && "
 			     "ip addr add 203.0.113.1/24 dev ut1 && "
 			     "ip addr add 198.51.100.1/24 dev ut1 && "
-			     "ip addr add 203.0.113.1/32 dev ut2"),
+			     "ip addr add 203.0.113.1/32 dev ut2 && "
+			     "ip addr add 2001:db8:1::1/64 dev ut1 nodad && "
+			     "ip addr add 2001:db8:1::2/64 dev ut1 nodad"),
 		       "addresses"))
 		goto out;
 	if (!ct_put_masq(fd, "192.0.2.10", 4000, "203.0.113.1", MASQ,
@@ -717,7 +724,11 @@ TEST(rtsync_masquerade)
 	    !ct_put_masq(fd, "192.0.2.12", 4002, "203.0.113.1", XNF_CT_S_SNAT,
 			 0, &snat) ||
 	    !ct_put_masq(fd, "192.0.2.13", 4003, "203.0.113.1", MASQ,
-			 f.ifindex[2], &other))
+			 f.ifindex[2], &other) ||
+	    !ct_put_masq(fd, "2001:db8:2::10", 4004, "2001:db8:1::1", MASQ,
+			 f.ifindex[1], &a6) ||
+	    !ct_put_masq(fd, "2001:db8:2::11", 4005, "2001:db8:1::2", MASQ,
+			 f.ifindex[1], &b6))
 		goto out;
 	atomic_store(&ct_flushes, 0);
 	r.dp = f.dp;
@@ -727,7 +738,7 @@ TEST(rtsync_masquerade)
 		usleep(50 * 1000);
 	if (!ASSERT_OK(r.ret, r.err))
 		goto stop;
-	ASSERT_EQ(ct_elems(fd), 8, "4 connections, 4 aliases");
+	ASSERT_EQ(ct_elems(fd), 12, "6 connections, 6 aliases");
 
 	SUBTEST("an address removed") {
 		fx_sh("ip addr del 203.0.113.1/24 dev ut1");
@@ -735,16 +746,23 @@ TEST(rtsync_masquerade)
 		ASSERT_TRUE(ct_has(fd, &b), "another address's stays");
 		ASSERT_TRUE(ct_has(fd, &snat), "a source NAT to it stays");
 		ASSERT_TRUE(ct_has(fd, &other), "another device's stays");
-		ASSERT_EQ(ct_elems(fd), 6, "with its alias");
+		ASSERT_EQ(ct_elems(fd), 10, "with its alias");
+	}
+	SUBTEST("an IPv6 address removed") {
+		fx_sh("ip addr del 2001:db8:1::1/64 dev ut1");
+		ASSERT_TRUE(ct_wait_gone(fd, &a6), "its masquerade flushed");
+		ASSERT_TRUE(ct_has(fd, &b6), "another address's stays");
+		ASSERT_EQ(ct_elems(fd), 8, "with its alias");
 	}
 	SUBTEST("the device down") {
 		fx_sh("ip link set ut1 down");
 		ASSERT_TRUE(ct_wait_gone(fd, &b), "its masquerades flushed");
+		ASSERT_TRUE(ct_wait_gone(fd, &b6), "IPv6's too");
 		ASSERT_TRUE(ct_has(fd, &snat), "a source NAT stays");
 		ASSERT_TRUE(ct_has(fd, &other), "another device's stays");
 		ASSERT_EQ(ct_elems(fd), 4, "with its alias");
 	}
-	ASSERT_GE(atomic_load(&ct_flushes), 2, "ct_flush events");
+	ASSERT_GE(atomic_load(&ct_flushes), 3, "ct_flush events");
 stop:
 	r.stop = 1;
 	pthread_join(th, NULL);
