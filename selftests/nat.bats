@@ -114,11 +114,14 @@ far_setup()
 
 # router [NAT_RULE...]: xnf on lan0 and wan0 with CHAIN and the edge
 # policy (one apply), its routes, then each NAT rule (`xnf nat add
-# NAT_RULE`).
+# NAT_RULE`). UDP and ICMP flows live 10 minutes: a test's flows outlive
+# it however busy the machine (a flow that expired would give its port
+# away).
 router()
 {
 	local r
-	printf '%s\n' "attach lan0 chain $CHAIN" "attach wan0 chain $CHAIN" \
+	printf '%s\n' "config set ct_timeout_udp 600" "config set ct_timeout_icmp 600" \
+		"attach lan0 chain $CHAIN" "attach wan0 chain $CHAIN" \
 		"$RULES" >"$TB_TMP/router.conf" &&
 	tb_xnf apply "$TB_TMP/router.conf" && tb_routes &&
 	tb_xnf route add 203.0.113.0/24 via $TB_SINK4 &&
