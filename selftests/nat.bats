@@ -43,6 +43,8 @@ fw default drop'
 
 FAR_GW4=203.0.113.1 FAR4=203.0.113.2 FAR4B=203.0.113.3
 FAR_GW6=2001:db8:3::1 FAR6=2001:db8:3::2
+# A second inside host (an address of the inside host's).
+INSIDE2=192.0.2.2
 # Addresses the router's wan port takes besides its own in some tests.
 WAN_B4=198.51.100.253 WAN_C4=198.51.100.252
 
@@ -168,8 +170,8 @@ udp_flow()
 	awk '{ print $4, $5 }' <<<"$out"
 }
 
-# conn_open NAME NS HOST PORT: connection NAME from NS to HOST PORT; fails
-# if it cannot connect. conn_hello NAME then prints the server's greeting:
+# conn_open NAME NS HOST PORT [[SADDR,]SPORT]: connection NAME from NS
+# to HOST PORT (from SPORT of SADDR); fails if it cannot connect. conn_hello NAME then prints the server's greeting:
 # "SERVER ADDR PORT LPORT" (the server's name, the peer it saw, the
 # client's own port).
 conn_open()
@@ -180,7 +182,7 @@ conn_open()
 	# Opened for reading and writing, a fifo blocks nobody: the client's
 	# open for reading below finds a writer at once.
 	exec {fd}<>"$TB_TMP/$name.in"
-	ip netns exec "$ns" timeout 200 "${PEER[@]}" -w 5 client tcp "$host" "$port" \
+	ip netns exec "$ns" timeout 200 "${PEER[@]}" -w 5 client tcp "$host" "$port" ${5:+"$5"} \
 		<"$TB_TMP/$name.in" >"$TB_TMP/$name.out" 3>&- &
 	TB_PIDS+=($!)
 	CONN_FDS+=("$fd")
@@ -323,6 +325,40 @@ probe()
 		'{"snat":false,"dnat":true,"masquerade":false,"oif":null}'
 	# A port nothing forwards is the router's: its kernel resets it.
 	tb_expect "the outside to port 8081" "$(conn_try p8081 "$TB_SINK" $TB_D14 8081)" = refused
+}
+
+@test "two inside hosts, one source port, one destination: the first keeps its port, the second gets another" {
+	local p1 p2 got u1 u2
+	router "masquerade oif wan0"
+	ip -n "$TB_SRC" addr add $INSIDE2/24 dev "$TB_S0"
+	ip -n "$TB_DUT" neigh replace $INSIDE2 lladdr $TB_MAC_S0 dev lan0 nud permanent
+	tcp_server "$TB_SINK" 80 outside
+	udp_server "$TB_SINK" 7000 outside
+	conn_open c1 "$TB_SRC" $TB_SINK4 80 "$TB_SRC4,5555"
+	conn_open c2 "$TB_SRC" $TB_SINK4 80 "$INSIDE2,5555"
+	p1=$(conn_hello c1 | awk '{ print $2, $3 }')
+	p2=$(conn_hello c2 | awk '{ print $2, $3 }')
+	tb_expect "the first: its port kept" "$p1" = "$TB_D14 5555"
+	tb_expect "the second: the router's address" "${p2% *}" = $TB_D14
+	# Linux's range for a port of 1024 and above (no range given).
+	tb_expect "the second: another port" "${p2#* }" -ne 5555
+	tb_expect "the second: a port of 1024-65535" "${p2#* }" -ge 1024
+	conn_send c1 one
+	conn_send c2 one
+	got=$(ct_entry ".proto == \"tcp\" and .orig.sport == 5555" | jq -r .reply.dport | sort -n |
+		tr '\n' ' ')
+	tb_expect "the connections' reply ports" "$got" = "$(printf '%s\n' 5555 "${p2#* }" |
+		sort -n | tr '\n' ' ')"
+	# UDP the same, each flow keeping its port over its datagrams.
+	got=$(udp_flow "$TB_SRC" $TB_SINK4 7000 "$TB_SRC4,5556" 2 a) || return 1
+	u1=$(sort -u <<<"$got")
+	got=$(udp_flow "$TB_SRC" $TB_SINK4 7000 "$INSIDE2,5556" 2 b) || return 1
+	u2=$(sort -u <<<"$got")
+	tb_expect "udp: the first flow" "$u1" = "$TB_D14 5556"
+	tb_expect "udp: the second flow, one source" "$(wc -l <<<"$u2")" -eq 1
+	tb_expect "udp: the second flow's address" "${u2% *}" = $TB_D14
+	tb_expect "udp: the second flow's port" "${u2#* }" -ne 5556
+	tb_expect "udp: the second flow's port" "${u2#* }" -ge 1024
 }
 
 @test "a port range exhausted: the connection one too many is dropped and counted, the others keep working" {

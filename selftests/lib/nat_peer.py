@@ -10,12 +10,12 @@ what it sees of the other (selftests/nat.bats).
     nat_peer.py server udp PORT NAME LOG
         answers each datagram on PORT with "NAME ADDR PORT DATA" and
         appends the line "ADDR PORT DATA" to LOG (flushed)
-    nat_peer.py client tcp HOST PORT [SPORT]
-        connects to HOST PORT (from SPORT), prints "connected NAME ADDR
+    nat_peer.py client tcp HOST PORT [[SADDR,]SPORT]
+        connects to HOST PORT (from SPORT, of SADDR), prints "connected NAME ADDR
         PORT LPORT" (the server's greeting; LPORT: this end's port), or
         "refused ERROR" and exits 1; then each line of standard input is
         sent and its echo awaited, as ct_conn.py: "ok LINE" or "lost LINE"
-    nat_peer.py client udp HOST PORT SPORT COUNT TAG [nowait]
+    nat_peer.py client udp HOST PORT [SADDR,]SPORT COUNT TAG [nowait]
         sends COUNT datagrams "TAG-1".."TAG-COUNT" from SPORT to HOST
         PORT, one at a time; each answer is awaited and printed: "reply
         I NAME ADDR PORT", or "lost I" if none came within WAIT; with
@@ -85,13 +85,19 @@ def family(host):
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
+def local(spec):
+    """[SADDR,]SPORT as a local address to bind to."""
+    addr, _, port = spec.rpartition(",")
+    return (addr, int(port))
+
+
 def tcp_client(host, port, sport):
     s = socket.socket(family(host), socket.SOCK_STREAM)
     s.settimeout(WAIT)
     try:
         if sport:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind(("", sport))
+            s.bind(local(sport))
         s.connect((host, port))
         f = s.makefile("rb")
         hello = f.readline().decode().split()
@@ -121,7 +127,7 @@ def tcp_client(host, port, sport):
 
 def udp_client(host, port, sport, count, tag, nowait):
     s = socket.socket(family(host), socket.SOCK_DGRAM)
-    s.bind(("", sport))
+    s.bind(local(sport))
     s.settimeout(WAIT)
     for i in range(1, count + 1):
         s.sendto(f"{tag}-{i}".encode(), (host, port))
@@ -154,11 +160,11 @@ def main():
     elif a[:2] == ["server", "udp"] and len(a) == 5:
         udp_server(int(a[2]), a[3], a[4])
     elif a[:2] == ["client", "tcp"] and len(a) in (4, 5):
-        return tcp_client(a[2], int(a[3]), int(a[4]) if len(a) == 5 else 0)
+        return tcp_client(a[2], int(a[3]), a[4] if len(a) == 5 else None)
     elif a[:2] == ["client", "udp"] and len(a) in (7, 8):
         if len(a) == 8 and a[7] != "nowait":
             sys.exit(__doc__)
-        return udp_client(a[2], int(a[3]), int(a[4]), int(a[5]), a[6], len(a) == 8)
+        return udp_client(a[2], int(a[3]), a[4], int(a[5]), a[6], len(a) == 8)
     else:
         sys.exit(__doc__)
     return 0
