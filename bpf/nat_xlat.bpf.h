@@ -15,11 +15,14 @@
 #include "conntrack_maps.bpf.h"
 
 /* xnf_nat_ep_fn()'s @info: family (bits 0-7), L4 protocol (8-15), and: */
-#define XNF_NAT_EP_DST	 (1u << 16) /* the destination, else the source */
-#define XNF_NAT_EP_INNER (1u << 17) /* the packet an ICMP error quotes */
-#define XNF_NAT_EP_NOPORT \
-	(1u << 18) /* an ICMP error's own header: its
-				      * bytes 4-7 are no identifier */
+#define XNF_NAT_EP_DST	  (1u << 16) /* the destination, else the source */
+#define XNF_NAT_EP_INNER  (1u << 17) /* the packet an ICMP error quotes */
+/* An ICMP error's own header: its bytes 4-7 are no identifier. */
+#define XNF_NAT_EP_NOPORT (1u << 18)
+
+/* How far into the frame a header to rewrite may start: the headers of a
+ * packet and of the one an ICMP error quotes are in the first buffer. */
+#define XNF_NAT_MAX_OFF 512
 
 /* A 64-bit one's complement sum folded into 16 bits. */
 static __always_inline __u32 xnf_csum_fold(__u64 s)
@@ -30,6 +33,19 @@ static __always_inline __u32 xnf_csum_fold(__u64 s)
 	return (s & 0xffff) + (s >> 16);
 }
 
+/* @len bytes of the frame at @off, or NULL when they are not all in the
+ * first buffer. */
+static __always_inline void *xnf_nat_ptr(struct xdp_md *ctx, __u32 off,
+					 const __u32 len)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+
+	if (off > XNF_NAT_MAX_OFF || data + off + len > data_end)
+		return NULL;
+	return data + off;
+}
+
 /* Updates the checksum field at @off for covered bytes that changed by
  * @diff (a sum of ~old + new words). @udp: a UDP checksum, whose 0 means
  * "none" and stays, and which is never 0 otherwise (RFC 768). Returns
@@ -37,16 +53,42 @@ static __always_inline __u32 xnf_csum_fold(__u64 s)
 static __always_inline __u64 xnf_nat_csum_at(struct xdp_md *ctx, __u32 off,
 					     __u64 diff, int udp)
 {
-	__u16 old, new;
+	__u16 *c = xnf_nat_ptr(ctx, off, 2), old, new;
 
-	if (bpf_xdp_load_bytes(ctx, off, &old, 2) || (udp && !old))
+	if (!c)
+		return 0;
+	old = *c;
+	if (udp && !old)
 		return 0;
 	new = ~xnf_csum_fold((__u64)(__u16)~old + diff);
 	if (udp && !new)
 		new = 0xffff;
-	if (bpf_xdp_store_bytes(ctx, off, &new, 2))
-		return 0;
+	*c = new;
 	return (__u16)~old + (__u32) new;
+}
+
+/* Makes the @len-byte address at @off @new. Returns the one's
+ * complement sum of the change (0 when there is none), or -1. */
+static __always_inline __s64 xnf_nat_addr(struct xdp_md *ctx, __u32 off,
+					  const __u8 *new, const __u32 len)
+{
+	__u32 *a = xnf_nat_ptr(ctx, off, len), i, same = 1;
+	const __u32 *n = (const __u32 *)new;
+	__s64 d;
+
+	if (!a)
+		return -1;
+#pragma unroll
+	for (i = 0; i < len / 4; i++)
+		if (a[i] != n[i])
+			same = 0;
+	if (same)
+		return 0;
+	d = bpf_csum_diff(a, len, (__be32 *)n, len, 0);
+#pragma unroll
+	for (i = 0; i < len / 4; i++)
+		a[i] = n[i];
+	return (__u32)d;
 }
 
 /*
@@ -63,32 +105,27 @@ static __always_inline __u64 xnf_nat_csum_at(struct xdp_md *ctx, __u32 off,
 static __always_inline int xnf_nat_ep(struct xdp_md *ctx, __u32 offs,
 				      __u32 info, const struct xnf_ct_key *t)
 {
-	__u32 l3 = offs & 0xffff, l4 = offs >> 16, alen, aoff, coff = 0, i;
-	__u8 family = info & 0xff, proto = (info >> 8) & 0xff, old[16];
-	int dst = !!(info & XNF_NAT_EP_DST), pseudo = 1, udp = 0, same = 1;
-	__be16 oport, nport;
-	const __u8 *new;
-	__u64 ad = 0, l4d = 0, all = 0;
+	__u32 l3 = offs & 0xffff, l4 = offs >> 16, coff = 0, poff;
+	__u8 proto = (info >> 8) & 0xff;
+	int dst = !!(info & XNF_NAT_EP_DST), pseudo = 1, udp = 0;
+	__be16 *pp, nport;
+	__u64 l4d = 0, all = 0;
+	__s64 ad;
 
 	if (!t)
 		return -1;
-	alen = family == XNF_AF_INET ? 4 : 16;
-	aoff = l3 + (family == XNF_AF_INET ? 12 : 8) + (dst ? alen : 0);
-	new = dst ? t->b_addr : t->a_addr;
-	if (bpf_xdp_load_bytes(ctx, aoff, old, alen))
-		return -1;
-	for (i = 0; i < 16 && i < alen; i += 4)
-		if (*(__u32 *)(old + i) != *(const __u32 *)(new + i))
-			same = 0;
-	if (!same) {
-		ad = (__u32)bpf_csum_diff((__be32 *)old, alen, (__be32 *)new,
-					  alen, 0);
-		if (bpf_xdp_store_bytes(ctx, aoff, (void *)new, alen))
-			return -1;
-		all += ad;
-		if (family == XNF_AF_INET)
+	if ((info & 0xff) == XNF_AF_INET) {
+		ad = xnf_nat_addr(ctx, l3 + 12 + (dst ? 4 : 0),
+				  dst ? t->b_addr : t->a_addr, 4);
+		if (ad > 0)
 			all += xnf_nat_csum_at(ctx, l3 + 10, ad, 0);
+	} else {
+		ad = xnf_nat_addr(ctx, l3 + 8 + (dst ? 16 : 0),
+				  dst ? t->b_addr : t->a_addr, 16);
 	}
+	if (ad < 0)
+		return -1;
+	all += ad;
 
 	switch (proto) {
 	case IPPROTO_TCP:
@@ -114,16 +151,15 @@ static __always_inline int xnf_nat_ep(struct xdp_md *ctx, __u32 offs,
 		l4d = ad;
 	if (!(info & XNF_NAT_EP_NOPORT)) {
 		/* TCP and UDP ports at 0 and 2, an echo's identifier at 4. */
-		__u32 poff = l4 + (coff == l4 + 2 ? 4 : dst ? 2 : 0);
-
+		poff = l4 + (coff == l4 + 2 ? 4 : dst ? 2 : 0);
 		nport = dst ? t->b_port : t->a_port;
-		if (bpf_xdp_load_bytes(ctx, poff, &oport, 2))
+		pp = xnf_nat_ptr(ctx, poff, 2);
+		if (!pp)
 			return -1;
-		if (oport != nport) {
-			if (bpf_xdp_store_bytes(ctx, poff, &nport, 2))
-				return -1;
-			l4d += (__u16)~oport + (__u32)nport;
-			all += (__u16)~oport + (__u32)nport;
+		if (*pp != nport) {
+			l4d += (__u16) ~*pp + (__u32)nport;
+			all += (__u16) ~*pp + (__u32)nport;
+			*pp = nport;
 		}
 	}
 	if (coff && l4d)
