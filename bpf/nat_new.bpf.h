@@ -149,8 +149,8 @@ __noinline int xnf_nat_find_fn(const struct xnf_ct_key *t, __u32 kind,
 
 /*
  * The egress device l3fwd would choose for the tuple the packet leaves
- * with so far (pe->xlat: its destination translated) into w->oif, 0 when it would not forward it (a
- * local destination, no route); w->fib's destination becomes what the
+ * with so far (pe->xlat: its destination translated) into w->oif, 0 when
+ * it would not forward it (a local destination, no route); w->fib's destination becomes what the
  * masquerade asks the address for: the route's IPv4 gateway when it has
  * one, else the destination. Returns 0, or -1 when the tables are
  * missing.
@@ -245,6 +245,9 @@ __noinline int xnf_nat_masq_fn(struct xdp_md *ctx, struct xnf_ct_key *t)
 		return -1;
 	addr = t->a_addr;
 	w->fib.ifindex = w->oif;
+	/* A fib mode lookup left the MTU here (a union with tot_len): no
+	 * MTU check. */
+	w->fib.tot_len = 0;
 	__builtin_memset(w->fib.ipv6_src, 0, 16);
 	if (w->fib.family == XNF_SYS_AF_INET6)
 		__builtin_memcpy(w->fib.ipv6_dst, t->b_addr, 16);

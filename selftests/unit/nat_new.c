@@ -844,3 +844,71 @@ next:
 		nt_close(&f);
 	}
 }
+
+/* random: a source port is remapped even when free (three connections:
+ * that all three land on their own port again by chance is 1 in 2^47). */
+TEST(nat_new_random)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct xnf_nat_rule r;
+		int i, kept = 0;
+		struct fx f;
+
+		if (!nt_open(&f, fused, false))
+			return;
+		r = nt_rule(XNF_NAT_MASQUERADE, 4, f.ifindex[1]);
+		r.flags = XNF_NAT_F_RANDOM;
+		if (!nt_rules(&f, &r, 1))
+			goto next;
+		for (i = 0; i < 3; i++) {
+			__u16 port;
+
+			if (!ASSERT_EQ(nt_run(&f, nt_frame(4, IPPROTO_UDP,
+							   "192.0.2.1",
+							   "198.51.100.1",
+							   40000 + i, 53)),
+				       XDP_REDIRECT, what))
+				goto next;
+			port = nt_reply_port(&f, nt_tuple(4, IPPROTO_UDP,
+							  "192.0.2.1", 40000 + i,
+							  "198.51.100.1", 53));
+			ASSERT_GE(port, 1024, what);
+			kept += port == 40000 + i;
+		}
+		ASSERT_LT(kept, 3, what);
+next:
+		nt_close(&f);
+	}
+}
+
+/* IPv6 dnat (NAT66) to an address and port. */
+TEST(nat_new_dnat6)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct xnf_nat_rule r;
+		struct fx f;
+
+		if (!nt_open(&f, fused, false))
+			return;
+		r = nt_rule(XNF_NAT_DNAT, 6, 0);
+		r.proto = IPPROTO_TCP;
+		r.dport_min = 8000;
+		r.dport_max = 8099;
+		nt_to(&r, 6, "2001:db8:2::7", NULL, 80, 80);
+		if (nt_rules(&f, &r, 1) &&
+		    ASSERT_EQ(nt_run(&f, nt_frame(6, IPPROTO_TCP, "2001:db8:1::1",
+						  "2001:db8:3::1", 40000, 8043)),
+			      XDP_REDIRECT, what))
+			nt_expect(&f,
+				  nt_tuple(6, IPPROTO_TCP, "2001:db8:1::1",
+					   40000, "2001:db8:3::1", 8043),
+				  nt_tuple(6, IPPROTO_TCP, "2001:db8:2::7", 80,
+					   "2001:db8:1::1", 40000),
+				  XNF_CT_S_DNAT, what);
+		nt_close(&f);
+	}
+}
