@@ -293,6 +293,30 @@ probe()
 	tb_expect "translations counted" $(($(ct_stat nat_created) - n0)) -ge 3
 }
 
+@test "masquerade: a UDP checksum of 0 (none, IPv4) stays 0 both ways, others are right" {
+	local got cap
+	router "masquerade oif wan0"
+	tb_bg "$TB_SINK" env NAT_PEER_NO_CHECK=1 timeout 200 "${PEER[@]}" server udp 7000 outside \
+		"$TB_TMP/udp-outside-7000.log"
+	tb_wait_udp_listen "$TB_SINK" 7000
+	udp_server "$TB_SINK" 7001 outside
+	tb_capture "$TB_SINK" "$TB_K0" 4 "$TB_TMP/out.pcap" udp
+	cap=$TB_CAPTURE_PID
+	tb_capture "$TB_SRC" "$TB_S0" 4 "$TB_TMP/back.pcap" udp
+	got=$(NAT_PEER_NO_CHECK=1 udp_flow "$TB_SRC" $TB_SINK4 7000 5400 2 z) || return 1
+	tb_expect "no checksum: the source the outside saw" "$(sort -u <<<"$got")" = "$TB_D14 5400"
+	got=$(udp_flow "$TB_SRC" $TB_SINK4 7001 5401 2 c) || return 1
+	tb_expect "a checksum: the source the outside saw" "$(sort -u <<<"$got")" = "$TB_D14 5401"
+	wait "$cap" "$TB_CAPTURE_PID"
+	# tcpdump -vv: "[no cksum]" for 0, "[udp sum ok]" for a right one.
+	got=$(tcpdump -vv -n -r "$TB_TMP/out.pcap" 2>/dev/null | grep -o '\[no cksum\]\|\[udp sum ok\]\|\[bad udp cksum[^]]*\]' |
+		sort | uniq -c | awk '{ $1 = $1; print }' | tr '\n' ,)
+	tb_expect "what the outside received" "$got" = "2 [no cksum],2 [udp sum ok],"
+	got=$(tcpdump -vv -n -r "$TB_TMP/back.pcap" 2>/dev/null | grep -o '\[no cksum\]\|\[udp sum ok\]\|\[bad udp cksum[^]]*\]' |
+		sort | uniq -c | awk '{ $1 = $1; print }' | tr '\n' ,)
+	tb_expect "what the inside received" "$got" = "2 [no cksum],2 [udp sum ok],"
+}
+
 @test "masquerade over IPv6 (NAT66): the outside sees the router's wan address" {
 	local hello
 	router "masquerade oif wan0"
