@@ -6,8 +6,10 @@
 # inside host and the outside, which knows only the router's wan address:
 #
 #   [src] 192.0.2.1 -- lan0 [dut] wan0 198.51.100.254 -- 198.51.100.1 [sink]
-#                                                 203.0.113.1 (mtu 1280) |
-#                                                 203.0.113.2, .3    [far]
+#         2001:db8:1::1              2001:db8:2::fe      2001:db8:2::1   |
+#                                       203.0.113.1, 2001:db8:3::1  k1 |
+#                                                           (mtu 1280) |
+#                                 203.0.113.2, .3, 2001:db8:3::2  f0 [far]
 #
 # The sink is the outside host and the outside router (to the far host,
 # over a link with a small MTU): it has no route to the inside, so every
