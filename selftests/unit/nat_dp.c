@@ -10,11 +10,14 @@
  * packet), and its checksums are checked again with common/pkt.c's.
  */
 #define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
 #include <time.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <linux/if_ether.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "fixture.h"
 
@@ -678,4 +681,50 @@ TEST(nat_dp_chains_load)
 		ASSERT_TRUE(fx_chain(&f, chains[i], false, false), chains[i]);
 	}
 	fx_close(&f);
+}
+
+/* The ct state CPU 0's last packet left (a tail-called chain). */
+static int ct_state0(struct fx *f)
+{
+	int ncpu = libbpf_num_possible_cpus(), st = -1;
+	struct xnf_pkt *pk = calloc(ncpu, sizeof(*pk));
+	__u32 zero = 0;
+
+	if (pk &&
+	    !bpf_map_lookup_elem(xnf_table_fd(f->dp, XNF_T_SCRATCH), &zero, pk))
+		st = pk[0].ct_state;
+	free(pk);
+	return st;
+}
+
+/* A translated connection's replies are the ones to its reply tuple,
+ * which find it through the alias; a packet from its original
+ * destination back to its original source is another flow (new), as in
+ * Linux, whose reply tuple is the translated one. */
+TEST(nat_dp_untranslated_reverse)
+{
+	struct nd_conn c = { 4,	   IPPROTO_UDP, IN4, OUT4,  OUT4,	  PUB4,
+			     5000, 53,		53,  61000, XNF_CT_S_SNAT };
+	cpu_set_t old, cpu0;
+	struct xnf_ct_key ck, ak;
+	struct fx f;
+
+	if (!ASSERT_OK(sched_getaffinity(0, sizeof(old), &old), "CPUs"))
+		return;
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (!ASSERT_OK(sched_setaffinity(0, sizeof(cpu0), &cpu0), "CPU 0"))
+		return;
+	if (nd_open(&f, false)) {
+		if (nd_insert(&f, &c, now_ns() + 3600 * S, &ck, &ak)) {
+			nd_run(&f, pkt(4, IPPROTO_UDP, OUT4, PUB4, 53, 61000, 0,
+				       false));
+			ASSERT_EQ(ct_state0(&f), XNF_CT_ESTABLISHED, "reply");
+			nd_run(&f, pkt(4, IPPROTO_UDP, OUT4, IN4, 53, 5000, 0,
+				       false));
+			ASSERT_EQ(ct_state0(&f), XNF_CT_NEW, "reverse");
+		}
+		fx_close(&f);
+	}
+	sched_setaffinity(0, sizeof(old), &old);
 }
