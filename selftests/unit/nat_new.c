@@ -912,3 +912,50 @@ TEST(nat_new_dnat6)
 		nt_close(&f);
 	}
 }
+
+/* A multipath route: masquerade on ut1 translates exactly the flows
+ * whose path l3fwd sends out of ut1 (paths 0 and 2; 1 and 3 leave on
+ * ut2), by the same flow hash. */
+TEST(nat_new_multipath)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		static struct fx_out out;
+		int k, on[2] = { 0, 0 };
+		struct xnf_nat_rule r;
+		struct fx f;
+
+		if (!nt_open(&f, fused, false))
+			return;
+		r = nt_rule(XNF_NAT_MASQUERADE, 4, f.ifindex[1]);
+		if (!nt_rules(&f, &r, 1) ||
+		    !fx_mp_route(&f, "198.51.100.0/24", 0xf))
+			goto next;
+		for (k = 0; k < 16; k++) {
+			struct frame fr = nt_frame(4, IPPROTO_UDP, "192.0.2.1",
+						   "198.51.100.1", 5000 + k, 53);
+			struct xnf_ct_key ck = nt_canon(
+				nt_tuple(4, IPPROTO_UDP, "192.0.2.1", 5000 + k,
+					 "198.51.100.1", 53));
+			struct xnf_ct_entry e;
+			int path;
+
+			if (!ASSERT_OK(fx_run(&f, fr.data, fr.len, &out), what) ||
+			    !ASSERT_EQ(out.ret, XDP_REDIRECT, what) ||
+			    !nt_entry(&f, &ck, &e, what))
+				goto next;
+			path = fx_mp_path_of(out.data);
+			if (!ASSERT_GE(path, 0, what) ||
+			    !ASSERT_EQ(!!(e.status & XNF_CT_S_SNAT),
+				       path % 2 == 0, what))
+				goto next;
+			on[path % 2]++;
+		}
+		/* Both devices had flows. */
+		ASSERT_GT(on[0], 0, what);
+		ASSERT_GT(on[1], 0, what);
+next:
+		nt_close(&f);
+	}
+}
