@@ -71,8 +71,7 @@ struct xnf_nat_rule {
 	__u8 proto;    /* IPPROTO_TCP, _UDP, _ICMP, _ICMPV6; 0 any */
 	__u8 flags;    /* enum xnf_nat_rule_flags */
 	__u32 iif;     /* ingress device to match (ifindex), 0 any */
-	__u32 oif;     /* egress device to match (ifindex), 0 any; masquerade
-		      * needs one */
+	__u32 oif;     /* egress device to match (ifindex), 0 any */
 	__u8 src_plen; /* saddr prefix to match: its length, 0 any */
 	__u8 dst_plen; /* daddr prefix */
 	__u16 pad;
