@@ -23,6 +23,7 @@ bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=300}"
 
 load ../testbed/testbed
+load lib/twobed
 
 DIFF=("/usr/bin/python3" "$TB_TOP/selftests/lib/nat_diff.py")
 
@@ -108,36 +109,14 @@ HOST_RULES='table inet natdiff_host {
 
 setup_file()
 {
-	TB_SKIP=$(tb_missing)
-	if [ -z "$TB_SKIP" ]; then
-		/usr/bin/python3 -c 'import scapy' 2>/dev/null ||
-			TB_SKIP="needs python3-scapy (scripts/install-deps.sh)"
-	fi
-	export TB_SKIP
+	twobed_setup_file
 }
 
 setup()
 {
 	[ -z "$TB_SKIP" ] || skip "$TB_SKIP"
-	TB_D0=lan0 TB_D1=wan0
-	tb_base || return 1
-	# The xnf bed: TB_SRC, TB_DUT, TB_SINK.
-	X_IN=$TB_SRC X_R=$TB_DUT X_OUT=$TB_SINK
-	tb_veths || return 1
-	# The Linux bed, built by the same tb_veths in namespaces of its own.
-	L_IN="$TB_NAME-$TB_OWNER-$TB_TAG-lin" L_R="$TB_NAME-$TB_OWNER-$TB_TAG-lrt"
-	L_OUT="$TB_NAME-$TB_OWNER-$TB_TAG-lout"
-	tb_ns_new "$L_IN" && tb_ns_new "$L_R" && tb_ns_new "$L_OUT" || return 1
-	TB_SRC=$L_IN TB_DUT=$L_R TB_SINK=$L_OUT
-	tb_veths
-	local rc=$?
-	TB_SRC=$X_IN TB_DUT=$X_R TB_SINK=$X_OUT
-	[ $rc -eq 0 ] || return 1
-
+	twobed_beds || return 1
 	local ns a
-	for ns in "$L_IN" "$L_OUT" "$X_IN" "$X_OUT"; do
-		tb_run "$ns" nft -f - <<<"$HOST_RULES" || return 1
-	done
 	for ns in "$L_R" "$X_R"; do
 		# No redirects or other messages of the routers' own; the far
 		# router of the ICMP errors is out there (reverse path filter).

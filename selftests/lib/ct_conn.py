@@ -20,6 +20,8 @@ import socket
 import sys
 import threading
 
+from nsio import echo_lines
+
 WAIT = 10.0
 
 
@@ -51,20 +53,7 @@ def client(host, port):
         return 1
     s.settimeout(WAIT)
     print("connected", flush=True)
-    for line in sys.stdin:
-        line = line.rstrip("\n")
-        want = (line + "\n").encode()
-        got = b""
-        try:
-            s.sendall(want)
-            while len(got) < len(want):
-                b = s.recv(len(want) - len(got))
-                if not b:
-                    break
-                got += b
-        except OSError:
-            pass
-        print(f"{'ok' if got == want else 'lost'} {line}", flush=True)
+    echo_lines(s, s.recv)
     s.close()
     return 0
 

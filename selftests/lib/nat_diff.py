@@ -47,7 +47,6 @@ harness (a sentinel lost).
 """
 
 import argparse
-import ctypes
 import ipaddress
 import json
 import os
@@ -69,9 +68,7 @@ from scapy.layers.inet6 import (
 from scapy.layers.l2 import Ether
 from scapy.packet import Raw
 
-CLONE_NEWNET = 0x40000000
-ETH_P_ALL = 0x0003
-PACKET_OUTGOING = 4
+from nsio import MAC, OTHER, PACKET_OUTGOING, SENTINEL_WAIT, packet_socket
 
 # The addresses (testbed.bash's and more of the same networks).
 IN1 = "192.0.2.1"          # inside host
@@ -94,51 +91,11 @@ POOL = ("198.51.100.200", "198.51.100.201")
 POOL_PORTS = (30000, 30009)
 FWD_PORT = 8080            # dnat: R_WAN:8080 -> SRV:80
 
-# testbed.bash's MACs: s0 (inside), d0 (router, inside), d1, k0 (outside)
-MAC = {"in": "02:78:6e:00:00:01", "rin": "02:78:6e:00:00:02",
-       "rout": "02:78:6e:00:00:03", "out": "02:78:6e:00:00:04"}
-OTHER = {"in": "out", "out": "in"}
-
-# Seconds a sentinel may take before the harness gives up: a guard against
-# a hang (a lost sentinel is an error of the test bed, never a fate).
-SENTINEL_WAIT = 20
 # The MTU of the routers' lan0 (the caller sets it): a datagram from the
 # outside bigger than that is too big for the inside.
 LAN_MTU = 1400
 # Bytes of data per fragment of a fragmented datagram.
 FRAG_SIZE = 32
-
-libc = ctypes.CDLL(None, use_errno=True)
-
-
-def in_netns(ns, fn):
-    """fn() run in network namespace ns (a socket made there stays there)."""
-    own = os.open("/proc/self/ns/net", os.O_RDONLY)
-    fd = os.open(f"/run/netns/{ns}", os.O_RDONLY)
-    try:
-        if libc.setns(fd, CLONE_NEWNET) != 0:
-            e = ctypes.get_errno()
-            raise OSError(e, f"setns to {ns}: {os.strerror(e)}")
-        try:
-            return fn()
-        finally:
-            if libc.setns(own, CLONE_NEWNET) != 0:
-                e = ctypes.get_errno()
-                raise OSError(e, f"setns back: {os.strerror(e)}")
-    finally:
-        os.close(fd)
-        os.close(own)
-
-
-def packet_socket(ns, dev):
-    def make():
-        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
-                          socket.htons(ETH_P_ALL))
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-        s.bind((dev, 0))
-        s.setblocking(False)
-        return s
-    return in_netns(ns, make)
 
 
 # ---- what a frame says -----------------------------------------------------

@@ -32,6 +32,8 @@ import socket
 import sys
 import threading
 
+from nsio import echo_lines
+
 WAIT = 10.0
 SO_NO_CHECK = 11  # <asm-generic/socket.h>, not in Python's socket module
 
@@ -117,20 +119,7 @@ def tcp_client(host, port, sport):
         print(f"refused {e}", flush=True)
         return 1
     print(f"connected {' '.join(hello[1:])} {s.getsockname()[1]}", flush=True)
-    for line in sys.stdin:
-        line = line.rstrip("\n")
-        want = (line + "\n").encode()
-        got = b""
-        try:
-            s.sendall(want)
-            while len(got) < len(want):
-                b = f.read1(len(want) - len(got))
-                if not b:
-                    break
-                got += b
-        except OSError:
-            pass
-        print(f"{'ok' if got == want else 'lost'} {line}", flush=True)
+    echo_lines(s, f.read1)
     s.close()
     return 0
 
