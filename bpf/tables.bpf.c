@@ -11,6 +11,7 @@
 #include "l2fwd_maps.bpf.h"
 #include "conntrack_maps.bpf.h"
 #include "nat_maps.bpf.h"
+#include "trace_maps.bpf.h"
 #include "xnf_changes.h"
 
 struct {

@@ -25,13 +25,14 @@
 #include "xnf_fc.h"
 #include "xnf_ct.h"
 #include "xnf_nat.h"
+#include "xnf_trace.h"
 
 /* The user side checks the layout the BPF side was compiled with. */
-_Static_assert(sizeof(struct xnf_config) == 64 &&
+_Static_assert(sizeof(struct xnf_config) == 80 &&
 		       offsetof(struct xnf_config, fw_input) == 56,
 	       "xnf_config layout");
 _Static_assert(sizeof(struct xnf_change) == 520, "xnf_change layout");
-_Static_assert(sizeof(struct xnf_pkt) == 48, "xnf_pkt layout");
+_Static_assert(sizeof(struct xnf_pkt) == 56, "xnf_pkt layout");
 _Static_assert(sizeof(struct xnf_nf_counters) == 64, "xnf_nf_counters layout");
 _Static_assert(sizeof(struct xnf_stats) ==
 		       XNF_NF_SLOTS * 64 + 4 * 8 * XNF_REASON_SLOTS +
@@ -70,7 +71,20 @@ _Static_assert(sizeof(struct xnf_nhg_key) == 4 + 4 * XNF_NHG_PATHS,
 _Static_assert(sizeof(struct xnf_fdb_key) == 8, "xnf_fdb_key layout");
 _Static_assert(sizeof(struct xnf_fdb_entry) == 8, "xnf_fdb_entry layout");
 _Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
-_Static_assert(sizeof(struct xnf_fw_rule) == 64, "xnf_fw_rule layout");
+_Static_assert(sizeof(struct xnf_fw_rule) == 144 &&
+		       offsetof(struct xnf_fw_rule, log_prefix) == 80,
+	       "xnf_fw_rule layout");
+_Static_assert(sizeof(struct xnf_trace_cfg) == 32 + 144, "xnf_trace_cfg layout");
+_Static_assert(sizeof(struct xnf_trace_step) == 56, "xnf_trace_step layout");
+_Static_assert(sizeof(struct xnf_trace_rec) ==
+		       96 + XNF_TRACE_STEPS * sizeof(struct xnf_trace_step),
+	       "xnf_trace_rec layout");
+_Static_assert(sizeof(struct xnf_trace_stats) == 16, "xnf_trace_stats layout");
+_Static_assert(sizeof(struct xnf_log_limit) == 40 + XNF_LOG_PREFIX_MAX,
+	       "xnf_log_limit layout");
+_Static_assert(sizeof(struct xnf_log_counters) == 16, "xnf_log_counters layout");
+_Static_assert(sizeof(struct xnf_log_rec) == 96 + XNF_LOG_PREFIX_MAX,
+	       "xnf_log_rec layout");
 /* firewall.bpf.h's linear scan reads the addresses as 32-bit words. */
 _Static_assert(offsetof(struct xnf_fw_rule, src) % 4 == 0 &&
 		       offsetof(struct xnf_fw_rule, dst) % 4 == 0,

@@ -26,7 +26,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 14
+#define XNF_SCHEMA 15
 
 /*
  * A field of a pinned map's value that holds one enumerator has the enum
@@ -165,6 +165,13 @@ struct xnf_config {
 	 * hook): enum xnf_fw_input, bpf/firewall.bpf.h. */
 	__u32 fw_input;
 	__u32 pad;
+	/* Reasons whose drops and passes are logged (bit 1 << enum
+	 * xnf_reason), rate-limited by their xnf_log_limit entries
+	 * (xnf_trace.h), at log_rate packets per log_unit_s seconds each:
+	 * what libxnf wrote there. 0: none (the default). */
+	__u64 log_reasons;
+	__u32 log_rate;
+	__u32 log_unit_s;
 };
 
 /* xnf_config.fw_input: a packet whose destination is the router's own
@@ -255,6 +262,9 @@ struct xnf_pkt {
 			 * bytes: user space reads xnf_scratch as an array
 			 * of struct xnf_pkt, one per CPU, and the kernel
 			 * lays per-CPU values out 8-byte aligned */
+	__u8 trace;	/* 1: a trace matched the packet: the NFs fill
+			 * their steps of xnf_trace_buf (xnf_trace.h) */
+	__u8 pad[7];
 };
 
 /* Per-NF counters. Each counts the verdict a packet carries when it leaves

@@ -48,15 +48,17 @@
  * generation whole. Readers of the rules read the active generation and
  * never write.
  */
-#define XNF_FW_MAX_RULES   10240
-#define XNF_FW_WORDS	   (XNF_FW_MAX_RULES / 64)    /* 160 */
-#define XNF_FW_SUMMARY	   ((XNF_FW_WORDS + 63) / 64) /* 3 */
-#define XNF_FW_MAX_CLASSES 16384		      /* per generation */
-#define XNF_FW_GENS	   2
+#define XNF_FW_MAX_RULES      10240
+#define XNF_FW_WORDS	      (XNF_FW_MAX_RULES / 64)	 /* 160 */
+#define XNF_FW_SUMMARY	      ((XNF_FW_WORDS + 63) / 64) /* 3 */
+#define XNF_FW_MAX_CLASSES    16384			 /* per generation */
+#define XNF_FW_GENS	      2
 /* The most rules a set may have to be classified by a linear scan: where
  * bench-micro saw the scan of generated rules (3-4 ns a rule) cost about
  * what the tables do (docs/perf.md, change 3). */
-#define XNF_FW_LINEAR_MAX  16
+#define XNF_FW_LINEAR_MAX     16
+/* A log prefix's bytes with its NUL (nft allows 127 characters). */
+#define XNF_FW_LOG_PREFIX_MAX 64
 
 enum xnf_fw_action {
 	XNF_FW_ALLOW = 0,
@@ -108,7 +110,14 @@ struct xnf_fw_rule {
 	__u8 icmp_code; /* with XNF_FW_F_ICMP_CODE */
 	__u8 tcp_flags; /* byte 13 of the TCP header under tcp_mask: */
 	__u8 tcp_mask;	/* XNF_FW_F_TCP_FLAGS, XNF_FW_F_TCP_ANY */
-	__u8 pad[3];
+	__u8 log;	/* 1: the rule logs what it matches (nft's log),
+			 * rate-limited: xnf_log_limit (xnf_trace.h) */
+	__u8 pad[2];
+	__u32 log_rate;	  /* packets per log_unit_s seconds (limit rate) */
+	__u32 log_unit_s; /* 1, 60, 3600, 86400 */
+	__u32 log_burst;
+	__u32 log_pad;
+	char log_prefix[XNF_FW_LOG_PREFIX_MAX]; /* NUL-terminated; "" none */
 };
 
 /*
