@@ -70,6 +70,18 @@ teardown()
 		    assert {'summary', 'description', 'runbook'} <= set(r['annotations']), r
 		sys.exit(1 if bad else 0)
 	PY
+	# The reasons the rules name are reasons xnf counts.
+	run -0 python3 - "$RULES" "$BATS_TEST_DIRNAME/../include/uapi/xnf_dp.h" <<-'PY'
+		import re, sys, yaml
+		rules = yaml.safe_load(open(sys.argv[1]))
+		known = set(re.findall(r'^\s*X\([A-Z_0-9]+, *([a-z_0-9]+)\)',
+		                       open(sys.argv[2]).read(), re.M))
+		named = {n for g in rules['groups'] for r in g['rules']
+		         for m in re.findall(r'reason[!=]~?"([^"]*)"', r['expr'])
+		         for n in m.split('|')}
+		assert named, 'no reason named'
+		sys.exit(0 if named <= known else f'not reasons: {named - known}')
+	PY
 }
 
 @test "the dashboard is JSON Grafana imports, with its variables, and every query parses" {
