@@ -256,7 +256,7 @@ complete_line()
 		./usr/share/xnf/monitoring/dashboards/xnf.json \
 		./usr/share/xnf/monitoring/alerts/xnf-alerts.yaml \
 		./usr/share/xnf/monitoring/tests/xnf-alerts.test.yaml \
-		./usr/share/doc/xnf/monitoring.md \
+		./usr/share/doc/xnf/monitoring.md.gz \
 		./lib/systemd/system/xnf.service \
 		./lib/systemd/system/xnf-worker@.service \
 		./lib/systemd/system/xnf-route-sync.service \
