@@ -9,8 +9,9 @@
 # - the dashboard is JSON that Grafana 9/10 imports (a datasource
 #   variable, instance and interface variables from label_values, unique
 #   panel ids and positions) and each of its queries parses as PromQL;
-# - on a test bed with every part of xnf that has metrics (firewall,
-#   conntrack, NAT, l3fwd, a route sync, an AF_XDP worker) every metric
+# - on a test bed with every part of xnf that has metrics (firewall with
+#   a rule that logs, a sampled drop reason, conntrack, NAT, l3fwd, a
+#   route sync, an AF_XDP worker, the trace's counters) every metric
 #   name a query or a rule names is one the exporter serves with a
 #   sample, and the check fails on the served text with one name renamed
 #   (selftests/lib/monitoring_names.py);
@@ -167,7 +168,10 @@ worker_running()
 	[ -z "$(tb_missing)" ]
 	tb_setup
 	tb_attach_both $CHAIN
-	tb_xnf fw add prio 10 allow proto icmp
+	# A rule that logs and a reason sampled: the packet log's counters
+	# have samples (only sources that log have them).
+	tb_xnf fw add prio 10 log allow proto icmp
+	tb_xnf config set log-reasons martian
 	exporter_start
 
 	# A route sync owns the tables: the kernel's route to $SYNCED via
