@@ -171,7 +171,7 @@ worker_running()
 	# A rule that logs and a reason sampled: the packet log's counters
 	# have samples (only sources that log have them).
 	tb_xnf fw add prio 10 log allow proto icmp
-	tb_xnf config set log-reasons martian
+	tb_xnf config set log_reasons martian
 	exporter_start
 
 	# A route sync owns the tables: the kernel's route to $SYNCED via
