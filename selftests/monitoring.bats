@@ -8,7 +8,8 @@
 #   series through each alert that make it fire and that do not;
 # - the dashboard is JSON that Grafana 9/10 imports (a datasource
 #   variable, instance and interface variables from label_values, unique
-#   panel ids and positions) and each of its queries parses as PromQL;
+#   panel ids and positions), is what its source (xnf.py) writes, and
+#   each of its queries parses as PromQL;
 # - on a test bed with every part of xnf that has metrics (firewall with
 #   a rule that logs, a sampled drop reason, conntrack, NAT, l3fwd, a
 #   route sync, an AF_XDP worker, the trace's counters) every metric
@@ -90,6 +91,8 @@ teardown()
 	local rules=$BATS_TEST_TMPDIR/dash-rules.yaml
 
 	run -0 python3 -m json.tool "$DASH"
+	# The file is what its source writes.
+	python3 "$MON/dashboards/xnf.py" | cmp - "$DASH"
 	jq -e '.schemaVersion >= 36 and .uid == "xnf-dataplane"' "$DASH"
 	jq -e '.templating.list[] | select(.name == "datasource") |
 		.type == "datasource" and .query == "prometheus"' "$DASH"
