@@ -210,7 +210,9 @@ $(OUTPUT)/xnf-gen $(OUTPUT)/xnf-sink: $(OUTPUT)/xnf-%: $(OUTPUT)/tools/%.o $(LIB
 # make install [PREFIX=/usr/local] [DESTDIR=DIR]: xnf in sbin, the traffic
 # tools in bin, the man pages, bash completion, the model's Python package
 # (a private module directory, share/xnf/python, where `xnf model` looks
-# next to its binary), the systemd units and generator, the examples, and
+# next to its binary), the systemd units and generator, the examples, the
+# monitoring mixin (share/xnf/monitoring: Grafana dashboard, Prometheus
+# rules and their tests, docs/monitoring.md), and
 # /etc/xnf/xnf.conf unless there is one. The units say /usr/sbin/xnf;
 # another PREFIX is written into them. `make uninstall` removes it all but
 # /etc/xnf (the operator's configuration).
@@ -227,6 +229,8 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
 INSTALL ?= install
 MODEL_SRCS := $(wildcard tools/xnf_model/*.py)
+MONITORING := dashboards/xnf.json alerts/xnf-alerts.yaml \
+	tests/xnf-alerts.test.yaml
 UNITS := xnf.service xnf-worker@.service xnf-route-sync.service \
 	xnf-neigh-follow.service xnf-exporter.service
 
@@ -241,13 +245,17 @@ install: programs
 		$(DESTDIR)$(MAN1DIR) $(DESTDIR)$(MAN8DIR) $(DESTDIR)$(BASHCOMPDIR) \
 		$(DESTDIR)$(DATADIR)/python/xnf_model $(DESTDIR)$(DOCDIR)/examples \
 		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(GENERATORDIR) \
-		$(DESTDIR)$(SYSCONFDIR)/xnf/worker
+		$(DESTDIR)$(SYSCONFDIR)/xnf/worker \
+		$(addprefix $(DESTDIR)$(DATADIR)/monitoring/,dashboards alerts tests)
 	$(Q)$(INSTALL) -m 0755 $(XNF) $(DESTDIR)$(SBINDIR)/xnf
 	$(Q)$(INSTALL) -m 0755 $(OUTPUT)/xnf-gen $(OUTPUT)/xnf-sink $(DESTDIR)$(BINDIR)
 	$(Q)$(INSTALL) -m 0644 docs/xnf.8 $(DESTDIR)$(MAN8DIR)/xnf.8
 	$(Q)$(INSTALL) -m 0644 docs/xnf-gen.1 docs/xnf-sink.1 $(DESTDIR)$(MAN1DIR)
 	$(Q)$(INSTALL) -m 0644 dist/bash-completion/xnf $(DESTDIR)$(BASHCOMPDIR)/xnf
 	$(Q)$(INSTALL) -m 0644 $(MODEL_SRCS) $(DESTDIR)$(DATADIR)/python/xnf_model
+	$(Q)for f in $(MONITORING); do \
+		$(INSTALL) -m 0644 dist/monitoring/$$f \
+			$(DESTDIR)$(DATADIR)/monitoring/$$f || exit 1; done
 	$(Q)for u in $(UNITS); do \
 		sed 's|/usr/sbin/xnf|$(SBINDIR)/xnf|g' dist/systemd/$$u \
 			>$(DESTDIR)$(UNITDIR)/$$u && \

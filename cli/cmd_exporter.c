@@ -116,9 +116,10 @@ static char *scrape(size_t *len, bool *up)
 	struct xnf_dp *dp = NULL;
 	char err[512], *text = NULL;
 	struct xnf_sample s = {};
+	struct xnf_rtsync_status rs;
 	struct xnf_ct_stats ct;
 	double t0 = mono_ms();
-	bool was_up = *up, ct_ok = false;
+	bool was_up = *up, ct_ok = false, rs_ok = false;
 	FILE *f;
 
 	f = open_memstream(&text, len);
@@ -136,8 +137,9 @@ static char *scrape(size_t *len, bool *up)
 	if (*up) {
 		stats_sample_read(dp, NULL, &s);
 		ct_ok = !stats_ct_read(dp, &ct);
+		rs_ok = !stats_rtsync_read(dp, &rs);
 	}
-	prom_write(f, *up ? &s : NULL, ct_ok ? &ct : NULL);
+	prom_write(f, *up ? &s : NULL, ct_ok ? &ct : NULL, rs_ok ? &rs : NULL);
 	xnf_sample_free(&s);
 	xnf_dp_close(dp);
 	fprintf(f,

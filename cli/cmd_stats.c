@@ -147,6 +147,15 @@ int stats_ct_read(struct xnf_dp *dp, struct xnf_ct_stats *ct)
 							     0;
 }
 
+int stats_rtsync_read(struct xnf_dp *dp, struct xnf_rtsync_status *rs)
+{
+	int ret = xnf_rtsync_status(dp, rs);
+
+	return ret ? cli_err("cannot read the route sync's state: %s",
+			     strerror(-ret)) :
+		     0;
+}
+
 static int sample_read(struct xnf_dp *dp, const struct stats_opts *o,
 		       struct xnf_sample *s)
 {
@@ -1076,7 +1085,7 @@ int do_stats(int argc, char **argv)
 		return -1;
 	dp = o.reset ? cli_dp(false) : cli_dp_read();
 	if (!dp && o.prom)
-		prom_write(stdout, NULL, NULL);
+		prom_write(stdout, NULL, NULL, NULL);
 	if (!dp)
 		return -1;
 	if (o.reset && stats_reset(dp, &o))
@@ -1087,11 +1096,13 @@ int do_stats(int argc, char **argv)
 		return 0;
 	err = sample_read(dp, &o, &s);
 	if (o.prom) {
+		struct xnf_rtsync_status rs;
 		struct xnf_ct_stats ct;
 		bool ct_ok = !stats_ct_read(dp, &ct);
+		bool rs_ok = !stats_rtsync_read(dp, &rs);
 
-		err = err ?: ct_ok ? 0 : -1;
-		if (prom_write(stdout, &s, ct_ok ? &ct : NULL))
+		err = err ?: ct_ok && rs_ok ? 0 : -1;
+		if (prom_write(stdout, &s, ct_ok ? &ct : NULL, rs_ok ? &rs : NULL))
 			err = cli_err("cannot write the counters: %s",
 				      strerror(errno));
 		xnf_sample_free(&s);

@@ -19,6 +19,7 @@
  *   queue      the receive queue of an AF_XDP worker
  *   prio, rule the firewall rule (its priority, its `xnf fw add` words)
  *   policy     the firewall's default policy (allow or drop)
+ *   table      the kernel table a route sync mirrors
  * Counters are since attach (or `xnf stats reset`); a detach and attach
  * starts them from zero, which Prometheus's rate() takes as a reset.
  */
@@ -553,7 +554,46 @@ static void port_lines(FILE *f, const struct prom_metric *m,
 	}
 }
 
-int prom_write(FILE *f, const struct xnf_sample *s, const struct xnf_ct_stats *ct)
+/* The route sync that owns the route tables (@rs: xnf_rtsync_status()),
+ * under the label table (the kernel table it mirrors): no sample when no
+ * sync owns them, whether one runs when one does, and what it last did. */
+static void rtsync_lines(FILE *f, const struct xnf_rtsync_status *rs)
+{
+	struct labels l = {};
+
+	fprintf(f, "# HELP xnf_route_sync_running A route sync owns the route "
+		   "tables: 1 while it runs, 0 when it stopped or was killed (its "
+		   "routes stay and forward, but no longer follow the kernel)\n"
+		   "# TYPE xnf_route_sync_running gauge\n");
+	if (rs->info.table) {
+		label_addu(&l, "table", rs->info.table);
+		sample_line(f, "xnf_route_sync_running", "", &l, NULL,
+			    rs->running);
+	}
+	fprintf(f,
+		"# HELP xnf_route_sync_start_time_seconds When the route sync "
+		"that owns the route tables started last, in seconds since the "
+		"epoch\n"
+		"# TYPE xnf_route_sync_start_time_seconds gauge\n");
+	if (rs->info.table && rs->info.since)
+		fprintf(f, "xnf_route_sync_start_time_seconds{%s} %.3f\n",
+			l.buf, rs->info.since / 1e9);
+	fprintf(f,
+		"# HELP xnf_route_sync_last_change_timestamp_seconds When a "
+		"route sync last changed the tables (a batch of routes, a next "
+		"hop after its neighbour), in seconds since the epoch, as the "
+		"change log (its last %d changes) records it\n"
+		"# TYPE xnf_route_sync_last_change_timestamp_seconds gauge\n",
+		XNF_CHANGES_MAX);
+	if (rs->info.table && rs->last_change)
+		fprintf(f,
+			"xnf_route_sync_last_change_timestamp_seconds{%s} "
+			"%.3f\n",
+			l.buf, rs->last_change / 1e9);
+}
+
+int prom_write(FILE *f, const struct xnf_sample *s,
+	       const struct xnf_ct_stats *ct, const struct xnf_rtsync_status *rs)
 {
 	const struct prom_metric *m;
 	struct labels none = {};
@@ -581,6 +621,8 @@ int prom_write(FILE *f, const struct xnf_sample *s, const struct xnf_ct_stats *c
 		if (m->src == SRC_XMIT)
 			port_lines(f, m, s);
 	}
+	if (s && rs)
+		rtsync_lines(f, rs);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -15,6 +15,7 @@
 #include "xnf.h"
 #include "stats.h"
 #include "ct.h"
+#include "rtsync.h"
 
 /* xnf_sample_read() for `xnf stats` and `xnf exporter`: 0, or -1 after an
  * error message (cli_err) naming what could not be read; what could be
@@ -24,14 +25,18 @@ int stats_sample_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s);
 /* xnf_ct_stats_read() for the same: 0, or -1 after an error message. */
 int stats_ct_read(struct xnf_dp *dp, struct xnf_ct_stats *ct);
 
+/* xnf_rtsync_status() for the same: 0, or -1 after an error message. */
+int stats_rtsync_read(struct xnf_dp *dp, struct xnf_rtsync_status *rs);
+
 /* The Prometheus text exposition format (version 0.0.4, which
- * OpenMetrics scrapers read too) of @s and of the connection table's @ct
- * (NULL: it could not be read, no xnf_ct_* lines); @s NULL when no
- * instance could be read: then only xnf_up 0. 0, or -errno when @f could
- * not be written. */
+ * OpenMetrics scrapers read too) of @s, of the connection table's @ct
+ * (NULL: it could not be read, no xnf_ct_* lines) and of the route sync
+ * @rs (NULL: it could not be read, no xnf_route_sync_* lines); @s NULL
+ * when no instance could be read: then only xnf_up 0. 0, or -errno when
+ * @f could not be written. */
 #define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 int prom_write(FILE *f, const struct xnf_sample *s,
-	       const struct xnf_ct_stats *ct);
+	       const struct xnf_ct_stats *ct, const struct xnf_rtsync_status *rs);
 
 /* Names of a worker's drop reasons (enum xnf_wdrop) and of the places of
  * its frames (enum xnf_frame_place), as `xnf stats` prints them

@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "xnf.h" /* struct xnf_rtsync_info */
 
 struct xnf_dp;
 
@@ -116,6 +117,26 @@ typedef void (*xnf_rtsync_fn)(const struct xnf_rtsync_event *ev, void *ctx);
 int xnf_rtsync_run(struct xnf_dp *dp, const struct xnf_rtsync_opts *o,
 		   xnf_rtsync_fn fn, void *ctx, volatile sig_atomic_t *stop,
 		   char *err, size_t errlen);
+
+/* The route sync of @dp as a reader sees it, without taking any lock (a
+ * reader must never make a sync's start fail, as trying its flock would):
+ *   info         the registration (xnf_rtsync): table 0 when no sync owns
+ *                the routes; pid 0 after a sync stopped cleanly
+ *   running      a process holds the sync's flock on <root>/tables, as
+ *                /proc/locks lists it: true while a sync runs, false
+ *                once it stopped or was killed, whatever pid it registered
+ *   last_change  CLOCK_REALTIME ns of the newest change a route sync
+ *                recorded in the change log ("route sync": a batch or
+ *                resync that changed routes, a next hop that followed its
+ *                neighbour) among the XNF_CHANGES_MAX the log keeps; 0:
+ *                none there
+ * 0, or -errno when the registration or /proc/locks cannot be read. */
+struct xnf_rtsync_status {
+	struct xnf_rtsync_info info;
+	bool running;
+	__u64 last_change;
+};
+int xnf_rtsync_status(struct xnf_dp *dp, struct xnf_rtsync_status *st);
 
 /* Removes every synced route (one batch) and the registration; -EBUSY
  * while a sync runs (holds its lock). *@n gets how many were removed. */

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <linux/if_arp.h>
@@ -792,7 +794,10 @@ static int pfx_apply(struct rs *s, struct pfx *p)
 
 /* ---- next hops after their neighbours and ports ---- */
 
-/* The change log: what a daemon did on its own, under its name. */
+/* The change log: what a daemon did on its own, under its name (which
+ * xnf_rtsync_status() looks for). */
+#define CHANGE_CMD_SYNC "route sync"
+
 static void change_log(struct rs *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -805,8 +810,8 @@ static void change_log(struct rs *s, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	xnf_change_log(s->dp, XNF_CHANGE_AUTOMATIC,
-		       s->o.follow_only ? "neigh follow" : "route sync", false,
-		       msg);
+		       s->o.follow_only ? "neigh follow" : CHANGE_CMD_SYNC,
+		       false, msg);
 }
 
 static void nh_logged(struct rs *s, __u32 id, const struct xnf_nexthop *nh)
@@ -1643,6 +1648,65 @@ bool xnf_rtsync_runs(struct xnf_dp *dp)
 	if (!ret)
 		close(fd);
 	return ret == -EBUSY;
+}
+
+/* Whether a process holds an exclusive flock on the file of @dev/@ino:
+ * /proc/locks lines as "1: FLOCK  ADVISORY  WRITE PID MAJ:MIN:INODE 0 EOF"
+ * (major and minor in hex; a waiter's line has "->" after the number).
+ * Read, not tried: trying the lock would, for a moment, make a sync that
+ * starts then fail as if another one ran. */
+static int flock_held(dev_t dev, ino_t ino, bool *held)
+{
+	unsigned int maj, min;
+	unsigned long long i;
+	char line[256], kind[16], mode[16];
+	FILE *f;
+	int pid;
+
+	*held = false;
+	f = fopen("/proc/locks", "re");
+	if (!f)
+		return -errno;
+	while (!*held && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*d: %15s %*s %15s %d %x:%x:%llu", kind, mode,
+			   &pid, &maj, &min, &i) == 6 &&
+		    !strcmp(kind, "FLOCK") && !strcmp(mode, "WRITE"))
+			*held = maj == major(dev) && min == minor(dev) &&
+				i == (unsigned long long)ino;
+	fclose(f);
+	return 0;
+}
+
+int xnf_rtsync_status(struct xnf_dp *dp, struct xnf_rtsync_status *st)
+{
+	char path[XNF_ROOT_MAX + 8];
+	struct xnf_change c;
+	struct stat sb;
+	__u64 seq, n;
+	int ret;
+
+	*st = (struct xnf_rtsync_status){};
+	ret = xnf_rtsync_get(dp, &st->info);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/tables", xnf_dp_root(dp));
+	if (stat(path, &sb))
+		return -errno;
+	ret = flock_held(sb.st_dev, sb.st_ino, &st->running);
+	if (ret)
+		return ret;
+	/* The log is read back from its newest record; a record being
+	 * written or one written over ends the search. */
+	ret = xnf_change_seq(dp, &seq);
+	for (n = 0; !ret && n < XNF_CHANGES_MAX && n < seq; n++) {
+		if (xnf_change_read(dp, seq - n, &c))
+			break;
+		if (!strcmp(c.cmd, CHANGE_CMD_SYNC)) {
+			st->last_change = c.time;
+			break;
+		}
+	}
+	return ret;
 }
 
 /* The sync's lock into *@fd (-1 when the caller need not keep it), or

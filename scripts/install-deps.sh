@@ -49,6 +49,8 @@ need=(
 	# selftests/ct_diff.bats, nat_diff.bats: the packet sequences sent through
 	# Linux and xnf
 	"py:scapy:python3-scapy"
+	# selftests/monitoring.bats: the expressions of the alerting rules
+	"py:yaml:python3-yaml"
 )
 
 missing=()

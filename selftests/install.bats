@@ -105,6 +105,9 @@ complete_line()
 		usr/local/share/bash-completion/completions/xnf \
 		usr/local/share/xnf/python/xnf_model/__main__.py \
 		usr/local/share/xnf/python/xnf_model/model.py \
+		usr/local/share/xnf/monitoring/dashboards/xnf.json \
+		usr/local/share/xnf/monitoring/alerts/xnf-alerts.yaml \
+		usr/local/share/xnf/monitoring/tests/xnf-alerts.test.yaml \
 		usr/local/lib/systemd/system/xnf.service \
 		usr/local/lib/systemd/system/xnf-worker@.service \
 		usr/local/lib/systemd/system/xnf-route-sync.service \
@@ -250,6 +253,10 @@ complete_line()
 		./usr/share/man/man8/xnf.8.gz ./usr/share/man/man1/xnf-gen.1.gz \
 		./usr/share/bash-completion/completions/xnf \
 		./usr/share/xnf/python/xnf_model/__main__.py \
+		./usr/share/xnf/monitoring/dashboards/xnf.json \
+		./usr/share/xnf/monitoring/alerts/xnf-alerts.yaml \
+		./usr/share/xnf/monitoring/tests/xnf-alerts.test.yaml \
+		./usr/share/doc/xnf/monitoring.md.gz \
 		./lib/systemd/system/xnf.service \
 		./lib/systemd/system/xnf-worker@.service \
 		./lib/systemd/system/xnf-route-sync.service \

@@ -356,11 +356,15 @@ static bool is_zombie(pid_t pid)
  * counted in the STARTED event. Whether a sync runs is its lock, not the
  * pid a dead one left registered: a zombie's pid (kill(pid, 0) succeeds)
  * does not stop a restart, and a running sync refuses a second one and a
- * flush (issue 33).
+ * flush (issue 33). A reader sees the same without the lock
+ * (xnf_rtsync_status(), the exporter's xnf_route_sync_running): running
+ * while the sync holds it, not once it stopped, whatever pid is
+ * registered; the sync's last change is its first batch or later.
  */
 TEST(rtsync_restart)
 {
 	struct sync_run r = {}, r2 = {};
+	struct xnf_rtsync_status st;
 	struct xnf_rtsync_info info;
 	struct xnf_route_entry e;
 	pthread_t th;
@@ -383,9 +387,16 @@ TEST(rtsync_restart)
 	ASSERT_TRUE(wait_route(&f, "203.0.113.97", XNF_RT_UNICAST,
 			       "02:00:00:00:aa:02", XNF_NH_VALID),
 		    "mirrored");
+	ASSERT_OK(xnf_rtsync_status(f.dp, &st), "status while it runs");
+	ASSERT_TRUE(st.running && st.info.table == 254, "seen running");
+	ASSERT_TRUE(st.info.since && st.last_change >= st.info.since,
+		    "its first batch is its last change");
 	r.stop = 1;
 	pthread_join(th, NULL);
 	ASSERT_OK(r.ret, r.err);
+	ASSERT_OK(xnf_rtsync_status(f.dp, &st), "status once stopped");
+	ASSERT_TRUE(!st.running && st.info.table == 254 && !st.info.pid,
+		    "stopped: the table still claimed, not running");
 
 	/* Down: the kernel deletes the route; the registration names a
 	 * process that is gone but not reaped. */
@@ -401,6 +412,9 @@ TEST(rtsync_restart)
 	ASSERT_OK(xnf_rtsync_get(f.dp, &info), "registration");
 	info.pid = zombie;
 	ASSERT_OK(xnf_rtsync_set(f.dp, &info), "a dead sync's pid");
+	ASSERT_OK(xnf_rtsync_status(f.dp, &st), "status with a zombie's pid");
+	ASSERT_TRUE(!st.running && st.info.pid == (__u32)zombie,
+		    "a registered pid is not a running sync");
 
 	memset(&r, 0, sizeof(r));
 	r.dp = f.dp;
