@@ -34,10 +34,13 @@ static void on_signal(int sig)
 
 static void trace_help(void)
 {
-	printf("Usage: xnf trace [MATCH...] [count N] [timeout SECONDS]\n"
-	       "       MATCH := [proto PROTO] [src PREFIX] [dst PREFIX] [sport PORTS]\n"
-	       "                [dport PORTS] [iif DEV] [{ icmp | icmpv6 } type TYPE [code CODE]]\n"
-	       "                [tcp flags FLAGS [/ FLAGS]]\n"
+	printf("Usage: xnf trace [proto PROTO] [src PREFIX] [dst PREFIX] [sport PORTS]\n"
+	       "                 [dport PORTS] [iif DEV] [{ icmp | icmpv6 } type TYPE [code CODE]]\n"
+	       "                 [tcp flags FLAGS [/ FLAGS]] [count N] [timeout SECONDS]\n"
+	       "PROTO := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
+	       "FLAGS := FLAG[,FLAG...]\n"
+	       "FLAG := { fin | syn | rst | psh | ack | urg | ecn | cwr }\n"
+	       "\n"
 	       "Shows what every NF of the chain did to the packets that match (the\n"
 	       "words of 'xnf fw add'; no match: every packet), one block per packet\n"
 	       "as it happens, until N packets were traced or SECONDS passed (without\n"
