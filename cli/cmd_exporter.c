@@ -140,6 +140,7 @@ static char *scrape(size_t *len, bool *up)
 		rs_ok = !stats_rtsync_read(dp, &rs);
 	}
 	prom_write(f, *up ? &s : NULL, ct_ok ? &ct : NULL, rs_ok ? &rs : NULL);
+	prom_write_trace(f, dp);
 	xnf_sample_free(&s);
 	xnf_dp_close(dp);
 	fprintf(f,

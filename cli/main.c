@@ -161,7 +161,7 @@ static void usage(FILE *f)
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
 		"            xconnect | config | ct | save | apply | destroy | plan | worker |\n"
-		"            neigh | model | exporter | monitor | nat }\n"
+		"            neigh | model | exporter | monitor | nat | trace }\n"
 		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -V | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode { native | generic }]\n"
@@ -174,6 +174,12 @@ static void usage(FILE *f)
 		"  xnf stats [[dev] DEV] { -f | format } { text | prometheus }\n"
 		"  xnf exporter [listen ADDR:PORT]\n"
 		"  xnf monitor [last N] [once]\n"
+		"  xnf trace [proto PROTO] [src PREFIX] [dst PREFIX] [sport PORTS]\n"
+		"             [dport PORTS] [iif DEV] [{ icmp | icmpv6 } type TYPE [code CODE]]\n"
+		"             [tcp flags FLAGS [/ FLAGS]] [count N] [timeout SECONDS]\n"
+		"             PROTO := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
+		"             FLAGS := FLAG[,FLAG...]\n"
+		"             FLAG := { fin | syn | rst | psh | ack | urg | ecn | cwr }\n"
 		"  xnf route { add | replace } PREFIX { NEXTHOP | nexthop NH nexthop NH ... }\n"
 		"             NEXTHOP := { NH | local | blackhole | unreachable | kernel }\n"
 		"             NH := { via ADDR [dev DEV [lladdr MAC]] | dev DEV lladdr MAC }\n"
@@ -373,6 +379,7 @@ static const struct cli_cmd objects[] = {
 	{ "model", do_model },
 	{ "exporter", do_exporter },
 	{ "nat", do_nat, CLI_CONF_OBJ },
+	{ "trace", do_trace },
 	{ NULL, NULL },
 };
 
