@@ -228,7 +228,7 @@ GENERATORDIR ?= $(PREFIX)/lib/systemd/system-generators
 INSTALL ?= install
 MODEL_SRCS := $(wildcard tools/xnf_model/*.py)
 UNITS := xnf.service xnf-worker@.service xnf-route-sync.service \
-	xnf-neigh-follow.service xnf-exporter.service
+	xnf-neigh-follow.service xnf-exporter.service xnf-log.service
 
 # What is installed, built without the tests and benchmark tools.
 .PHONY: programs

@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 
 #include "cli.h"
+#include "pktlog.h"
 
 #define FW_HELP "see 'xnf fw help'"
 
@@ -318,51 +319,20 @@ static int fw_parse_tcp(int *pargc, char ***pargv, struct xnf_fw_rule *r)
 	return 0;
 }
 
-/* The units of a log's `limit rate N/UNIT`, as nft names them. */
-static const struct {
-	const char *name;
-	__u32 secs;
-} fw_log_units[] = {
-	{ "second", 1 },
-	{ "minute", 60 },
-	{ "hour", 3600 },
-	{ "day", 86400 },
-};
-
-static const char *fw_log_unit_name(__u32 secs)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(fw_log_units) / sizeof(fw_log_units[0]); i++)
-		if (fw_log_units[i].secs == secs)
-			return fw_log_units[i].name;
-	return "?";
-}
-
-/* "N/UNIT" of `limit rate`. */
+/* "N/UNIT" of `limit rate`: the library's syntax (config set
+ * log-reasons-limit reads the same). */
 static int fw_parse_log_rate(const char *s, struct xnf_fw_rule *r)
 {
-	char num[16];
-	const char *slash = strchr(s, '/');
-	size_t i;
+	char err[256];
 
-	if (!slash || (size_t)(slash - s) >= sizeof(num))
-		return cli_err("limit rate: say 'limit rate N/UNIT' (UNIT: "
-			       "second, minute, hour or day), not '%s'; %s",
-			       s, FW_HELP);
-	memcpy(num, s, slash - s);
-	num[slash - s] = '\0';
-	if (parse_u32(num, "limit rate", &r->log_rate))
-		return -1;
-	for (i = 0; i < sizeof(fw_log_units) / sizeof(fw_log_units[0]); i++)
-		if (!strcmp(slash + 1, fw_log_units[i].name))
-			break;
-	if (i == sizeof(fw_log_units) / sizeof(fw_log_units[0]))
-		return cli_err("limit rate: unknown unit '%s': second, minute, "
-			       "hour or day",
-			       slash + 1);
-	r->log_unit_s = fw_log_units[i].secs;
+	if (xnf_log_rate_parse(s, &r->log_rate, &r->log_unit_s, err, sizeof(err)))
+		return cli_err("%s; %s", err, FW_HELP);
 	return 0;
+}
+
+static const char *fw_log_unit_name(__u32 unit_s)
+{
+	return xnf_log_unit_name(unit_s) ?: "?";
 }
 
 /*
