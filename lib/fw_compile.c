@@ -757,6 +757,7 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 	for (i = 0; i < n; i++) {
 		bitslot[i] = slot[rank[i]];
 		c->order[i].action = rules[bitslot[i]].action;
+		c->order[i].log = rules[bitslot[i]].log ? XNF_FW_ACTION_LOG : 0;
 		c->order[i].slot = bitslot[i];
 		c->order[i].rank = rank[i];
 		fw_extra_copy(&rules[bitslot[i]], &c->order[i].x);
