@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -434,4 +435,112 @@ int xnf_log_reasons_format(__u64 mask, char *buf, size_t len)
 		sep = ",";
 	}
 	return b.n;
+}
+
+/* ---- the buckets, written by the firewall's apply and the config ---- */
+
+/* Whether two entries ask for the same limit and record. */
+static bool log_limit_same(const struct xnf_log_limit *a,
+			   const struct xnf_log_limit *b)
+{
+	return a->rate == b->rate && a->unit_s == b->unit_s &&
+	       a->burst == b->burst && a->prio == b->prio &&
+	       !strncmp(a->prefix, b->prefix, XNF_LOG_PREFIX_MAX);
+}
+
+/* xnf_log_limit[@base .. @base + @n) as @want asks: the entries whose
+ * setting changed, with a full bucket (bpf/log.bpf.h: max(burst, 1)
+ * packets' worth, as of now); the others keep their tokens. */
+static int log_limits_sync(struct xnf_dp *dp, __u32 base, __u32 n,
+			   const struct xnf_log_limit *want, char *err,
+			   size_t errlen)
+{
+	int fd = xnf_table_fd(dp, XNF_T_LOG_LIMIT), ret;
+	struct xnf_log_limit *now = NULL, *put = NULL;
+	__u32 *keys = NULL, *pkeys = NULL, got, i, np = 0;
+	struct timespec ts;
+	__u64 cost;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = calloc(XNF_LOG_SOURCES, sizeof(*now));
+	put = calloc(n ?: 1, sizeof(*put));
+	keys = calloc(XNF_LOG_SOURCES, sizeof(*keys));
+	pkeys = calloc(n ?: 1, sizeof(*pkeys));
+	if (!now || !put || !keys || !pkeys) {
+		ret = xnf_errf(err, errlen, -ENOMEM, "out of memory");
+		goto out;
+	}
+	ret = xnf_map_read_all(fd, sizeof(*keys), sizeof(*now), XNF_LOG_SOURCES,
+			       keys, now, &got);
+	if (ret)
+		goto fail;
+	/* An array map returns its entries by index. */
+	for (i = 0; i < n; i++) {
+		if (base + i < got && log_limit_same(&now[base + i], &want[i]))
+			continue;
+		put[np] = want[i];
+		memset(&put[np].lock, 0, sizeof(put[np].lock));
+		if (want[i].rate) {
+			cost = want[i].unit_s * 1000000000ULL / want[i].rate;
+			put[np].tokens = cost * (want[i].burst ?: 1);
+			put[np].last_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+		}
+		pkeys[np++] = base + i;
+	}
+	ret = xnf_map_update_all(fd, pkeys, put, sizeof(*pkeys), sizeof(*put),
+				 np, BPF_ANY);
+	if (!ret)
+		goto out;
+fail:
+	xnf_errf(err, errlen, ret, "packet log: cannot %s %s/tables/%s: %s",
+		 np ? "write" : "read", dp->root,
+		 XNF_MAP_STR(XNF_MAP_LOG_LIMIT), strerror(-ret));
+out:
+	free(pkeys);
+	free(keys);
+	free(put);
+	free(now);
+	return ret;
+}
+
+int xnf_log_rules_write(struct xnf_dp *dp, const struct xnf_fw_rule *rules,
+			char *err, size_t errlen)
+{
+	struct xnf_log_limit *want;
+	__u32 i;
+	int ret;
+
+	want = calloc(XNF_FW_MAX_RULES, sizeof(*want));
+	if (!want)
+		return xnf_errf(err, errlen, -ENOMEM, "out of memory");
+	for (i = 0; i < XNF_FW_MAX_RULES; i++) {
+		if (!rules[i].in_use || !rules[i].log)
+			continue;
+		want[i].rate = rules[i].log_rate;
+		want[i].unit_s = rules[i].log_unit_s;
+		want[i].burst = rules[i].log_burst;
+		want[i].prio = rules[i].prio;
+		memcpy(want[i].prefix, rules[i].log_prefix, XNF_LOG_PREFIX_MAX);
+		want[i].prefix[XNF_LOG_PREFIX_MAX - 1] = '\0';
+	}
+	ret = log_limits_sync(dp, 0, XNF_FW_MAX_RULES, want, err, errlen);
+	free(want);
+	return ret;
+}
+
+int xnf_log_reasons_write(struct xnf_dp *dp, const struct xnf_config *cfg)
+{
+	struct xnf_log_limit want[XNF_REASON_SLOTS] = {};
+	__u32 r;
+
+	for (r = 1; r < __XNF_R_MAX; r++) {
+		if (!(cfg->log_reasons & (1ULL << r)) || !cfg->log_rate ||
+		    !xnf_log_unit_name(cfg->log_unit_s))
+			continue;
+		want[r].rate = cfg->log_rate;
+		want[r].unit_s = cfg->log_unit_s;
+		want[r].burst = XNF_LOG_BURST;
+	}
+	return log_limits_sync(dp, XNF_LOG_REASON_BASE, XNF_REASON_SLOTS, want,
+			       NULL, 0);
 }

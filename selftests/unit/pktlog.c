@@ -4,8 +4,11 @@
  * fields, the limit rate and log-reasons syntax, the nf_log line.
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <time.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <bpf/bpf.h>
 
 #include "pktlog.h"
 #include "fixture.h"
@@ -205,4 +208,221 @@ TEST(pktlog_format)
 	n = xnf_log_format(&r, line, 10);
 	ASSERT_GE(n, 10, "cut: the length it needs");
 	ASSERT_EQ(strlen(line), 9, "cut, NUL-terminated");
+}
+
+/* ---- the datapath: rules that log, the limit, the ring, the reasons ---- */
+
+/* Runs @pkt @repeat times through the chain in one BPF_PROG_TEST_RUN;
+ * the last run's action. */
+static int log_run(struct fx *f, const void *pkt, __u32 len, __u32 repeat)
+{
+	struct xdp_md ctx = { .ingress_ifindex = f->ifindex[0], .data_end = len };
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = pkt,
+		    .data_size_in = len, .ctx_in = &ctx,
+		    .ctx_size_in = sizeof(ctx), .repeat = repeat, );
+
+	if (bpf_prog_test_run_opts(xnf_chain_prog_fd(f->chain), &opts))
+		return -errno;
+	return opts.retval;
+}
+
+/* The records xnf_log_read() delivers, kept. */
+struct log_got {
+	struct xnf_log_rec rec[XNF_LOG_SLOTS];
+	__u32 n;
+};
+
+static int log_keep(const struct xnf_log_rec *r, void *ctx)
+{
+	struct log_got *g = ctx;
+
+	if (g->n < XNF_LOG_SLOTS)
+		g->rec[g->n] = *r;
+	g->n++;
+	return 0;
+}
+
+/* Reads what the ring holds from *@next on into a fresh @g. */
+static int log_drain(struct fx *f, __u64 *next, __u64 *lost, struct log_got *g)
+{
+	memset(g, 0, sizeof(*g));
+	return xnf_log_read(f->dp, next, lost, log_keep, g);
+}
+
+static struct xnf_log_counters log_counters(struct fx *f, __u32 source)
+{
+	static struct xnf_log_counters c[XNF_LOG_SOURCES];
+
+	memset(c, 0, sizeof(c));
+	ASSERT_OK(xnf_log_counters_read(f->dp, c), "read xnf_log_stats");
+	return c[source];
+}
+
+static __u64 log_hits(struct fx *f, __u32 slot)
+{
+	static struct xnf_fw_hit hits[XNF_FW_HITS];
+
+	memset(hits, 0, sizeof(hits));
+	ASSERT_OK(xnf_fw_hits_read(f->dp, hits), "read xnf_fw_hits");
+	return hits[slot].packets;
+}
+
+/* @rules[@n] in slots 0.., default allow, in the linear form or the
+ * tables. */
+static bool log_rules(struct fx *f, const struct xnf_fw_rule *rules, __u32 n,
+		      bool tables)
+{
+	struct xnf_fw_set *set = xnf_fw_set_new();
+	char err[256] = "";
+	int ret = 0;
+	__u32 i;
+
+	if (!ASSERT_TRUE(set, "a set"))
+		return false;
+	for (i = 0; i < n && !ret; i++)
+		ret = xnf_fw_set_replace(set, i, &rules[i]);
+	xnf_fw_set_linear(set, !tables);
+	ret = ret ?: xnf_fw_apply(f->dp, set, err, sizeof(err));
+	xnf_fw_set_free(set);
+	return ASSERT_OK(ret, err[0] ? err : "xnf_fw_apply");
+}
+
+static struct xnf_fw_rule log_proto_rule(__u32 prio, __u8 action, __u8 proto,
+					 bool log)
+{
+	struct xnf_fw_rule r = { .prio = prio, .action = action };
+
+	r.flags = XNF_FW_F_PROTO;
+	r.proto = proto;
+	if (log) {
+		r.log = 1;
+		r.log_rate = XNF_LOG_RATE_MAX;
+		r.log_unit_s = 1;
+		r.log_burst = XNF_LOG_BURST_MAX;
+	}
+	return r;
+}
+
+/* A rule with log logs every packet it matches, whatever its action, and
+ * the packet gets the action all the same; from the flow cache too; a
+ * rule without log writes nothing. */
+static void log_rule_case(bool fused, bool tables)
+{
+	struct xnf_fw_rule r[3] = {
+		log_proto_rule(10, XNF_FW_DROP, IPPROTO_UDP, true),
+		log_proto_rule(20, XNF_FW_ALLOW, IPPROTO_TCP, true),
+		log_proto_rule(30, XNF_FW_DROP, IPPROTO_ICMP, false),
+	};
+	struct pkt_spec udp = { .family = 4, .dport = 53, .ttl = 33 };
+	struct pkt_spec tcp = { .family = 4, .proto = IPPROTO_TCP };
+	struct pkt_spec icmp = { .family = 4, .proto = IPPROTO_ICMP };
+	static struct log_got g;
+	struct xnf_log_limit *lim = NULL;
+	__u64 next = ~0ULL, lost = 0, fc_hits;
+	__u8 buf[PKT_MAX], want_src[4], want_dst[4];
+	struct xnf_stats st;
+	struct fx f;
+	int len;
+
+	snprintf(r[0].log_prefix, sizeof(r[0].log_prefix), "dns: ");
+	if (!fx_open(&f))
+		return;
+	if (!log_rules(&f, r, 3, tables) ||
+	    !fx_chain(&f, "firewall", fused, false))
+		goto out;
+	lim = calloc(XNF_LOG_SOURCES, sizeof(*lim));
+	if (!ASSERT_TRUE(lim, "room") ||
+	    !ASSERT_OK(xnf_log_limits_read(f.dp, lim), "limits"))
+		goto out;
+	ASSERT_EQ(lim[0].rate, XNF_LOG_RATE_MAX, "slot 0's bucket written");
+	ASSERT_EQ(lim[0].prio, 10, "with its prio");
+	ASSERT_STREQ(lim[0].prefix, "dns: ", "and its prefix");
+	ASSERT_EQ(lim[1].rate, XNF_LOG_RATE_MAX, "slot 1's bucket");
+	ASSERT_EQ(lim[2].rate, 0, "slot 2 does not log");
+	ASSERT_OK(xnf_log_read(f.dp, &next, &lost, log_keep, &g), "the end");
+	ASSERT_EQ(next, 0, "an empty ring's end");
+
+	len = pkt_build(buf, sizeof(buf), &udp);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_DROP, "udp: the rule's drop");
+	len = pkt_build(buf, sizeof(buf), &tcp);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_PASS, "tcp: the rule's allow");
+	len = pkt_build(buf, sizeof(buf), &icmp);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_DROP, "icmp: dropped");
+	if (!ASSERT_EQ(log_drain(&f, &next, &lost, &g), 2, "two records"))
+		goto out;
+	ASSERT_EQ(next, 2, "next moved past them");
+	ASSERT_EQ(lost, 0, "none lost");
+	inet_pton(AF_INET, "192.0.2.1", want_src);
+	inet_pton(AF_INET, "198.51.100.1", want_dst);
+	ASSERT_EQ(g.rec[0].seq, 1, "first record's seq");
+	ASSERT_EQ(g.rec[0].source, 0, "source: slot 0");
+	ASSERT_EQ(g.rec[0].prio, 10, "prio");
+	ASSERT_EQ(g.rec[0].verdict, XNF_V_DROP, "verdict drop");
+	ASSERT_EQ(g.rec[0].reason, XNF_R_FW_DENY, "reason fw_deny");
+	ASSERT_EQ(g.rec[0].ifindex, f.ifindex[0], "ingress");
+	ASSERT_EQ(g.rec[0].family, XNF_AF_INET, "family");
+	ASSERT_EQ(g.rec[0].l4_proto, IPPROTO_UDP, "udp");
+	ASSERT_EQ(g.rec[0].ttl, 33, "ttl from the frame");
+	ASSERT_EQ(ntohs(g.rec[0].sport), 1024, "sport");
+	ASSERT_EQ(ntohs(g.rec[0].dport), 53, "dport");
+	ASSERT_EQ(ntohs(g.rec[0].eth_proto), 0x0800, "ethertype");
+	ASSERT_EQ(g.rec[0].len, 64, "frame length");
+	ASSERT_EQ(g.rec[0].ip_len, 50, "IP total length");
+	ASSERT_MEM(g.rec[0].src, want_src, 4, "source address");
+	ASSERT_MEM(g.rec[0].dst, want_dst, 4, "destination address");
+	ASSERT_MEM(g.rec[0].dmac, ((__u8[6]){ 2, 0, 0, 0, 0, 1 }), 6, "dmac");
+	ASSERT_MEM(g.rec[0].smac, ((__u8[6]){ 2, 0, 0, 0, 0, 2 }), 6, "smac");
+	ASSERT_STREQ(g.rec[0].prefix, "dns: ", "prefix");
+	ASSERT_EQ(g.rec[1].seq, 2, "second record's seq");
+	ASSERT_EQ(g.rec[1].source, 1, "source: slot 1");
+	ASSERT_EQ(g.rec[1].prio, 20, "its prio");
+	ASSERT_EQ(g.rec[1].reason, XNF_R_NONE, "an allow: no reason");
+	ASSERT_TRUE(g.rec[1].pkt_flags & XNF_PKT_F_TCP, "tcp flags read");
+	ASSERT_STREQ(g.rec[1].prefix, "", "no prefix");
+
+	/* The flow's second packet: the decision from the flow cache. */
+	ASSERT_TRUE(fx_stats(&f, &st), "stats");
+	fc_hits = st.fc_hit[XNF_NF_FIREWALL];
+	len = pkt_build(buf, sizeof(buf), &udp);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_DROP, "udp again: dropped");
+	ASSERT_TRUE(fx_stats(&f, &st), "stats");
+	ASSERT_EQ(st.fc_hit[XNF_NF_FIREWALL], fc_hits + 1,
+		  "decided by the flow cache");
+	ASSERT_EQ(log_drain(&f, &next, &lost, &g), 1, "and logged");
+	ASSERT_EQ(g.rec[0].source, 0, "by its rule");
+
+	ASSERT_EQ(log_counters(&f, 0).logged, 2, "slot 0 logged 2");
+	ASSERT_EQ(log_counters(&f, 1).logged, 1, "slot 1 logged 1");
+	ASSERT_EQ(log_counters(&f, 2).logged + log_counters(&f, 2).suppressed,
+		  0, "slot 2 never logs");
+	ASSERT_EQ(log_hits(&f, 2), 1, "though it matched");
+
+	/* The same rules without log: nothing more is written. */
+	r[0].log = r[1].log = 0;
+	r[0].log_rate = r[1].log_rate = 0;
+	r[0].log_unit_s = r[1].log_unit_s = 0;
+	r[0].log_burst = r[1].log_burst = 0;
+	r[0].log_prefix[0] = '\0';
+	if (!log_rules(&f, r, 3, tables))
+		goto out;
+	ASSERT_OK(xnf_log_limits_read(f.dp, lim), "limits");
+	ASSERT_EQ(lim[0].rate, 0, "slot 0's bucket cleared");
+	len = pkt_build(buf, sizeof(buf), &udp);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_DROP, "udp: still dropped");
+	ASSERT_EQ(log_drain(&f, &next, &lost, &g), 0, "no record");
+	ASSERT_EQ(log_counters(&f, 0).logged, 0,
+		  "a changed rule's counters start over");
+out:
+	free(lim);
+	fx_close(&f);
+}
+
+TEST(pktlog_rule)
+{
+	SUBTEST("tail-called")
+		log_rule_case(false, false);
+	SUBTEST("fused")
+		log_rule_case(true, false);
+	SUBTEST("tables")
+		log_rule_case(false, true);
 }
