@@ -320,7 +320,7 @@ static int fw_parse_tcp(int *pargc, char ***pargv, struct xnf_fw_rule *r)
 }
 
 /* "N/UNIT" of `limit rate`: the library's syntax (config set
- * log-reasons-limit reads the same). */
+ * log_reasons_limit reads the same). */
 static int fw_parse_log_rate(const char *s, struct xnf_fw_rule *r)
 {
 	char err[256];

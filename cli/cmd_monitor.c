@@ -438,7 +438,7 @@ static int monitor_help(void)
 	       "command (or a route sync's batch, a next hop that followed its\n"
 	       "neighbour), when, who (pid, uid, login uid) and how it ended;\n"
 	       "and the packet log's records (rules with 'log', reasons of\n"
-	       "'config set log-reasons'), as nf_log prints a packet; both in\n"
+	       "'config set log_reasons'), as nf_log prints a packet; both in\n"
 	       "the order of their time, until SIGINT or SIGTERM.\n"
 	       "  changes  only the changes\n"
 	       "  log      only the packet log\n"

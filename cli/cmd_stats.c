@@ -685,7 +685,7 @@ static void fw_table(const struct xnf_sample *s)
 
 /* The packet log: records written and matches left out by the limit, of
  * every rule with `log` (text: in priority order, with its log words) and
- * of every sampled reason (log-reasons). */
+ * of every sampled reason (log_reasons). */
 static void log_table(const struct xnf_sample *s)
 {
 	char text[256];

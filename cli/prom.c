@@ -21,7 +21,7 @@
  *   policy     the firewall's default policy (allow or drop)
  * The packet log's counters (docs/logging.md) have lines only for the
  * sources that log: the rules with `log` (prio) and the reasons of
- * log-reasons (reason).
+ * log_reasons (reason).
  * Counters are since attach (or `xnf stats reset`); a detach and attach
  * starts them from zero, which Prometheus's rate() takes as a reset.
  */
@@ -244,12 +244,12 @@ static const struct prom_metric metrics[] = {
 	  "its limit rate",
 	  SRC_LOG_RULE, LOG(suppressed) },
 	{ "xnf_reason_logged_packets_total", "counter",
-	  "Packets dropped or passed for a reason of log-reasons that were "
+	  "Packets dropped or passed for a reason of log_reasons that were "
 	  "written to the packet log",
 	  SRC_LOG_REASON, LOG(logged) },
 	{ "xnf_reason_log_suppressed_packets_total", "counter",
-	  "Packets dropped or passed for a reason of log-reasons that were "
-	  "not logged: over log-reasons-limit",
+	  "Packets dropped or passed for a reason of log_reasons that were "
+	  "not logged: over log_reasons_limit",
 	  SRC_LOG_REASON, LOG(suppressed) },
 	{ "xnf_ct_entries", "gauge", "Live connections of the connection table",
 	  SRC_CT, CT(entries) },

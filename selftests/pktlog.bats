@@ -3,7 +3,7 @@
 #
 # pktlog.bats - the packet log (docs/logging.md): firewall rules with
 # `log [prefix TEXT] [limit rate N/UNIT [burst B packets]]`, and reasons
-# sampled by `config set log-reasons`.
+# sampled by `config set log_reasons`.
 # - the syntax: fw add, fw show (text and -j), save and apply read it back,
 #   the library's refusals;
 # - a flood at a rule with `log limit rate 5/second burst 5 packets`: exact
@@ -299,13 +299,13 @@ in_devlog_ns()
 	[ "$output" -eq "$logged" ]
 }
 
-@test "log-reasons: martian drops are logged with XNF=reason:martian, other drops are not" {
+@test "log_reasons: martian drops are logged with XNF=reason:martian, other drops are not" {
 	local mon=$TB_TMP/monitor.json st
 
 	tb_attach_both firewall,l3fwd
 	tb_routes
-	tb_xnf config set log-reasons martian
-	tb_xnf config set log-reasons-limit 1000/second
+	tb_xnf config set log_reasons martian
+	tb_xnf config set log_reasons_limit 1000/second
 	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
 		timeout "$TB_TIMEOUT" "$XNF" -j monitor log >"$mon"
 	sleep 0.5
