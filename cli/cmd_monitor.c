@@ -467,10 +467,13 @@ int do_monitor(int argc, char **argv)
 			return monitor_help();
 		if (!strcmp(argv[0], "once")) {
 			m.once = true;
-		} else if (!strcmp(argv[0], "changes") && m.what != MON_LOG) {
-			m.what = MON_CHANGES;
-		} else if (!strcmp(argv[0], "log") && m.what != MON_CHANGES) {
-			m.what = MON_LOG;
+		} else if (!strcmp(argv[0], "changes") ||
+			   !strcmp(argv[0], "log")) {
+			if (m.what != (MON_CHANGES | MON_LOG))
+				return cli_err("say changes or log, not both: "
+					       "without either the monitor "
+					       "prints both");
+			m.what = argv[0][0] == 'c' ? MON_CHANGES : MON_LOG;
 		} else if (!strcmp(argv[0], "syslog")) {
 			m.syslog = true;
 		} else if (!strcmp(argv[0], "last")) {

@@ -134,6 +134,14 @@ rule_counted()
 	run -1 tb_xnf fw add prio 50 allow log limit 5/second
 	tb_xnf -j fw show >"$TB_TMP/after.json"
 	cmp "$TB_TMP/before.json" "$TB_TMP/after.json"
+
+	# The monitor's words: changes or log, syslog only with log, last N
+	# only with the changes.
+	run -1 tb_xnf monitor log changes once
+	run -1 tb_xnf monitor syslog once
+	run -1 tb_xnf monitor log last 3 once
+	run -0 tb_xnf -j monitor changes last 2 once
+	[ "$(jq -sc 'map(.schema) | unique' <<<"$output")" = '["xnf/change/1"]' ]
 }
 
 @test "a flood at a rule with log limit rate 5/second: logged + suppressed is every hit, logged within the limit, every record in monitor log, the action kept" {
