@@ -211,6 +211,8 @@ static void usage(FILE *f)
 		"  xnf config set fw_input { kernel | rules }\n"
 		"  xnf config set ct_fragments { pass | drop }\n"
 		"  xnf config set { CT_TIMEOUT SECONDS | ct_max ENTRIES }\n"
+		"  xnf config set log_reasons { none | REASON[,REASON...] }\n"
+		"  xnf config set log_reasons_limit N/{ second | minute | hour | day }\n"
 		"             KEY := { no_route | ttl_expired | local | l2_miss | xsk_fallback |\n"
 		"                      martian }\n"
 		"             CT_TIMEOUT := { ct_timeout_syn_sent | ct_timeout_syn_recv |\n"

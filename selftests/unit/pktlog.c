@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <bpf/bpf.h>
 
+#include "conf.h"
 #include "pktlog.h"
 #include "fixture.h"
 
@@ -425,4 +427,251 @@ TEST(pktlog_rule)
 		log_rule_case(true, false);
 	SUBTEST("tables")
 		log_rule_case(false, true);
+}
+
+static double log_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* nft's limit: a burst, then the rate; every packet the rule matched is
+ * either logged or suppressed. */
+TEST(pktlog_limit)
+{
+	struct xnf_fw_rule r = log_proto_rule(10, XNF_FW_DROP, IPPROTO_UDP, true);
+	struct pkt_spec udp = { .family = 4 };
+	struct xnf_log_counters c;
+	double t0, t1, t2;
+	__u8 buf[PKT_MAX];
+	struct fx f;
+	int len;
+
+	r.log_rate = 10;
+	r.log_burst = 5;
+	if (!fx_open(&f))
+		return;
+	if (!fx_chain(&f, "firewall", false, false))
+		goto out;
+	len = pkt_build(buf, sizeof(buf), &udp);
+	t0 = log_now();
+	if (!log_rules(&f, &r, 1, false))
+		goto out;
+	ASSERT_EQ(log_run(&f, buf, len, 200), XDP_DROP, "200 dropped");
+	t1 = log_now();
+	c = log_counters(&f, 0);
+	ASSERT_EQ(c.logged + c.suppressed, 200, "each logged or suppressed");
+	ASSERT_EQ(log_hits(&f, 0), 200, "the rule's hits");
+	ASSERT_GE(c.logged, 5, "the burst");
+	ASSERT_LE(c.logged, 5 + 10 * (t1 - t0) + 1, "then at most the rate");
+	usleep(350 * 1000);
+	ASSERT_EQ(log_run(&f, buf, len, 200), XDP_DROP, "200 more");
+	t2 = log_now();
+	c = log_counters(&f, 0);
+	ASSERT_EQ(c.logged + c.suppressed, 400, "each logged or suppressed");
+	ASSERT_EQ(log_hits(&f, 0), 400, "the rule's hits");
+	ASSERT_GE(c.logged, 5 + 3, "350 ms refilled 3 tokens at 10/second");
+	ASSERT_LE(c.logged, 5 + 10 * (t2 - t0) + 1, "never above the rate");
+out:
+	fx_close(&f);
+}
+
+/* More records than the ring holds: the reader learns how many it lost
+ * and reads the rest in order; a reader from the end sees only new
+ * records. */
+TEST(pktlog_ring_wraps)
+{
+	struct xnf_fw_rule r = log_proto_rule(10, XNF_FW_ALLOW, IPPROTO_UDP,
+					      true);
+	struct pkt_spec udp = { .family = 4 };
+	__u64 next = 0, lost = 0, late = ~0ULL, late_lost = 0;
+	static struct log_got g;
+	__u32 i, bad = 0;
+	__u8 buf[PKT_MAX];
+	struct fx f;
+	int len;
+
+	if (!fx_open(&f))
+		return;
+	if (!log_rules(&f, &r, 1, false) ||
+	    !fx_chain(&f, "firewall", false, false))
+		goto out;
+	len = pkt_build(buf, sizeof(buf), &udp);
+	ASSERT_EQ(log_run(&f, buf, len, 1500), XDP_PASS, "1500 allowed");
+	ASSERT_EQ(log_counters(&f, 0).logged, 1500, "all logged");
+	ASSERT_OK(xnf_log_read(f.dp, &late, &late_lost, log_keep, &g),
+		  "a reader from the end");
+	ASSERT_EQ(late, 1500, "starts at the end");
+	if (!ASSERT_EQ(log_drain(&f, &next, &lost, &g), XNF_LOG_SLOTS,
+		       "the ring's worth"))
+		goto out;
+	ASSERT_EQ(lost, 1500 - XNF_LOG_SLOTS, "the others lost");
+	ASSERT_EQ(next, 1500, "next at the end");
+	for (i = 0; i < XNF_LOG_SLOTS; i++)
+		bad += g.rec[i].seq != 1500 - XNF_LOG_SLOTS + i + 1;
+	ASSERT_EQ(bad, 0, "in order, consecutive");
+	ASSERT_EQ(log_drain(&f, &next, &lost, &g), 0, "nothing new");
+	ASSERT_EQ(log_run(&f, buf, len, 3), XDP_PASS, "3 more");
+	ASSERT_EQ(log_drain(&f, &next, &lost, &g), 3, "read 3");
+	ASSERT_EQ(g.rec[2].seq, 1503, "the last");
+	ASSERT_EQ(log_drain(&f, &late, &late_lost, &g), 3,
+		  "the late reader reads the 3 new ones");
+	ASSERT_EQ(late_lost, 0, "and lost none");
+out:
+	fx_close(&f);
+}
+
+/* Drops and passes for a configured reason are logged; others, and what
+ * is forwarded, are not. */
+static void log_reason_case(bool fused)
+{
+	struct pkt_spec no_route = { .family = 4, .dst = "192.0.2.9" };
+	struct pkt_spec bad_csum = { .family = 4, .ip_csum = PKT_CSUM_PLUS1 };
+	struct pkt_spec fwd = { .family = 4 };
+	struct pkt_spec ttl = { .family = 4, .ttl = 1 };
+	__u64 next = ~0ULL, lost = 0;
+	struct xnf_log_limit *lim = NULL;
+	static struct log_got g;
+	struct xnf_config cfg;
+	__u8 buf[PKT_MAX];
+	struct fx f;
+	int len;
+
+	if (!fx_open(&f))
+		return;
+	if (!fx_l3_table(&f) || !fx_chain(&f, "l3fwd", fused, false))
+		goto out;
+	ASSERT_OK(xnf_log_read(f.dp, &next, &lost, log_keep, &g), "the end");
+	len = pkt_build(buf, sizeof(buf), &no_route);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_PASS, "no route: passed");
+	ASSERT_EQ(log_drain(&f, &next, &lost, &g), 0, "not sampled yet");
+
+	if (!ASSERT_OK(xnf_cfg_read(f.dp, &cfg), "read xnf_cfg"))
+		goto out;
+	cfg.log_reasons = 1ULL << XNF_R_NO_ROUTE | 1ULL << XNF_R_BAD_CSUM;
+	cfg.log_rate = 1000;
+	cfg.log_unit_s = 60;
+	if (!ASSERT_OK(xnf_cfg_write(f.dp, &cfg), "write xnf_cfg"))
+		goto out;
+	lim = calloc(XNF_LOG_SOURCES, sizeof(*lim));
+	if (!ASSERT_TRUE(lim, "room") ||
+	    !ASSERT_OK(xnf_log_limits_read(f.dp, lim), "limits"))
+		goto out;
+	ASSERT_EQ(lim[XNF_LOG_REASON_BASE + XNF_R_NO_ROUTE].rate, 1000,
+		  "no_route's bucket");
+	ASSERT_EQ(lim[XNF_LOG_REASON_BASE + XNF_R_NO_ROUTE].unit_s, 60,
+		  "per minute");
+	ASSERT_EQ(lim[XNF_LOG_REASON_BASE + XNF_R_TTL].rate, 0,
+		  "ttl_expired has none");
+
+	len = pkt_build(buf, sizeof(buf), &no_route);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_PASS, "no route: passed");
+	len = pkt_build(buf, sizeof(buf), &bad_csum);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_DROP, "bad checksum: dropped");
+	len = pkt_build(buf, sizeof(buf), &fwd);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_REDIRECT, "forwarded");
+	len = pkt_build(buf, sizeof(buf), &ttl);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_PASS, "ttl: passed");
+	if (!ASSERT_EQ(log_drain(&f, &next, &lost, &g), 2,
+		       "the two sampled reasons"))
+		goto out;
+	ASSERT_EQ(g.rec[0].source, XNF_LOG_REASON_BASE + XNF_R_NO_ROUTE,
+		  "no_route's source");
+	ASSERT_EQ(g.rec[0].verdict, XNF_V_PASS, "a pass");
+	ASSERT_EQ(g.rec[0].reason, XNF_R_NO_ROUTE, "reason no_route");
+	ASSERT_EQ(g.rec[1].source, XNF_LOG_REASON_BASE + XNF_R_BAD_CSUM,
+		  "bad_csum's source");
+	ASSERT_EQ(g.rec[1].verdict, XNF_V_DROP, "a drop");
+	ASSERT_EQ(log_counters(&f, XNF_LOG_REASON_BASE + XNF_R_NO_ROUTE).logged,
+		  1, "no_route logged 1");
+
+	cfg.log_reasons = 0;
+	if (!ASSERT_OK(xnf_cfg_write(f.dp, &cfg), "write xnf_cfg"))
+		goto out;
+	len = pkt_build(buf, sizeof(buf), &no_route);
+	ASSERT_EQ(log_run(&f, buf, len, 1), XDP_PASS, "no route: passed");
+	ASSERT_EQ(log_drain(&f, &next, &lost, &g), 0, "no longer sampled");
+	ASSERT_OK(xnf_log_limits_read(f.dp, lim), "limits");
+	ASSERT_EQ(lim[XNF_LOG_REASON_BASE + XNF_R_NO_ROUTE].rate, 0,
+		  "no_route's bucket cleared");
+out:
+	free(lim);
+	fx_close(&f);
+}
+
+TEST(pktlog_reasons)
+{
+	SUBTEST("tail-called")
+		log_reason_case(false);
+	SUBTEST("fused")
+		log_reason_case(true);
+}
+
+/* The config keys: set, read back as set, committed into xnf_cfg and the
+ * reasons' buckets. */
+TEST(pktlog_config_keys)
+{
+	struct xnf_log_limit *lim = NULL;
+	struct xnf_conf *c = NULL, *run = NULL;
+	struct xnf_commit_result res;
+	char err[512], val[XNF_CONF_VAL_MAX];
+	const char *key;
+	struct xnf_config cfg;
+	struct fx f;
+	size_t i;
+	int seen = 0;
+
+	if (!fx_open(&f))
+		return;
+	if (!ASSERT_OK(xnf_conf_running(f.dp, &c), "running"))
+		goto out;
+	ASSERT_OK(xnf_conf_config_set(c, "log_reasons", "martian,bad_csum", err,
+				      sizeof(err)),
+		  err);
+	ASSERT_OK(xnf_conf_config_set(c, "log_reasons_limit", "3/minute", err,
+				      sizeof(err)),
+		  err);
+	ASSERT_EQ(xnf_conf_config_set(c, "log_reasons", "none,martian", err,
+				      sizeof(err)),
+		  -EINVAL, "none mixed");
+	ASSERT_EQ(xnf_conf_config_set(c, "log_reasons", "bogus", err, sizeof(err)),
+		  -EINVAL, "an unknown reason");
+	ASSERT_EQ(xnf_conf_config_set(c, "log_reasons_limit", "3/week", err,
+				      sizeof(err)),
+		  -EINVAL, "an unknown unit");
+	if (!ASSERT_OK(xnf_conf_commit(f.dp, c, NULL, &res, err, sizeof(err)),
+		       err))
+		goto out;
+	ASSERT_OK(xnf_cfg_read(f.dp, &cfg), "read xnf_cfg");
+	ASSERT_EQ(cfg.log_reasons,
+		  1ULL << XNF_R_MARTIAN | 1ULL << XNF_R_BAD_CSUM, "the bits");
+	ASSERT_EQ(cfg.log_rate, 3, "rate");
+	ASSERT_EQ(cfg.log_unit_s, 60, "unit");
+	lim = calloc(XNF_LOG_SOURCES, sizeof(*lim));
+	if (ASSERT_TRUE(lim, "room") &&
+	    ASSERT_OK(xnf_log_limits_read(f.dp, lim), "limits")) {
+		ASSERT_EQ(lim[XNF_LOG_REASON_BASE + XNF_R_MARTIAN].rate, 3,
+			  "martian's bucket");
+		ASSERT_EQ(lim[XNF_LOG_REASON_BASE + XNF_R_MARTIAN].burst,
+			  XNF_LOG_BURST, "the default burst");
+	}
+	if (!ASSERT_OK(xnf_conf_settings(f.dp, &run, err, sizeof(err)), err))
+		goto out;
+	for (i = 0; !xnf_conf_key(run, i, &key, val, sizeof(val)); i++) {
+		if (!strcmp(key, "log_reasons")) {
+			ASSERT_STREQ(val, "bad_csum,martian", "read back");
+			seen++;
+		} else if (!strcmp(key, "log_reasons_limit")) {
+			ASSERT_STREQ(val, "3/minute", "read back");
+			seen++;
+		}
+	}
+	ASSERT_EQ(seen, 2, "both keys listed");
+out:
+	free(lim);
+	xnf_conf_free(run);
+	xnf_conf_free(c);
+	fx_close(&f);
 }
