@@ -22,8 +22,8 @@ case (`add`, `via`, `kernel`, `flow_cache`, `-f`), not a metavariable
 - `xnf OBJECT help`: its "Usage:" lines, the lines indented deeper below
   them, and its "NAME := ..." lines up to two blanks in a row (what
   follows is prose);
-- the completion: the words given to _xnf_reply, _xnf_keywords,
-  _xnf_list, _xnf_rate and _xnf_full in the object's branch of `case $obj`; the
+- the completion: the words given to _xnf_reply, _xnf_keywords, _xnf_rate,
+  _xnf_list and _xnf_full in the object's branch of `case $obj`; the
   `objects` and option lists for the whole command;
 - xnf(8): the SYNOPSIS, and in OBJECTS AND COMMANDS each section
   ".SS xnf OBJECT ..." from its title to the first paragraph.
