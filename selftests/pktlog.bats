@@ -57,12 +57,6 @@ stats_rule()
 	jq -e ".fw_hits[] | select(.prio == $2) | $3" <<<"$1"
 }
 
-# log_records FILE: the log events in FILE (xnf -j monitor output).
-log_records()
-{
-	jq -c 'select(.event == "log")' "$1" | wc -l
-}
-
 # flood N PORT: N UDP frames to the sink's PORT from s0, at 1000 a second;
 # sets ELAPSED (seconds, rounded up, from before the first frame to after
 # the last) and SENT (the frames that reached d0: those s0 did not drop
@@ -78,6 +72,48 @@ flood()
 	t1=$(date +%s%N)
 	ELAPSED=$(((t1 - t0 + 999999999) / 1000000000))
 	SENT=$((n - ($(tb_link "$TB_SRC" s0 tx.dropped) - drop0)))
+}
+
+# records_at_least FILE N [JQ]: FILE has at least N log events (that JQ
+# selects).
+records_at_least()
+{
+	[ "$(jq -c "select(.event == \"log\" and (${3:-true}))" "$1" | wc -l)" -ge "$2" ]
+}
+
+# sink_got K0 N: the sink's k0 received N frames more than K0.
+sink_got()
+{
+	[ "$(($(tb_link "$TB_SINK" k0 rx.packets) - $1))" -ge "$2" ]
+}
+
+# drops_grew BEFORE REASON N: d0's drops for REASON grew by N since BEFORE
+# (xnf -j stats).
+drops_grew()
+{
+	[ "$(tb_delta "$1" "$(tb_xnf -j stats)" d0 ".drop_reasons.$2")" -ge "$3" ]
+}
+
+# monitor_start MON: `xnf -j monitor log` in the DUT into MON, and a
+# marker rule (prio 1, UDP port 6999, logging) whose packets are sent
+# until the monitor prints one: it reads the log from where it was when it
+# started, so a record it printed shows it is reading.
+monitor_start()
+{
+	local mon=$1 i j
+	tb_xnf fw add prio 1 allow proto udp dport 6999 log prefix "marker: " \
+		limit rate 1000/second burst 100 packets || return 1
+	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
+		timeout "$TB_TIMEOUT" "$XNF" -j monitor log >"$mon"
+	for ((i = 0; i < 100; i++)); do
+		flood 1 6999
+		for ((j = 0; j < 10; j++)); do
+			records_at_least "$mon" 1 '.prio == 1' && return 0
+			sleep 0.05
+		done
+	done
+	echo "the monitor printed no record of the marker rule" >&2
+	return 1
 }
 
 # rule_counted PRIO N: the rule's hits reached N.
@@ -153,10 +189,7 @@ rule_counted()
 		limit rate 5/second burst 5 packets
 	tb_xnf fw add prio 20 drop proto udp dport 7001 log prefix "dropped: " \
 		limit rate 5/second burst 5 packets
-	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
-		timeout "$TB_TIMEOUT" "$XNF" -j monitor log >"$mon"
-	# The monitor reads from where the log is when it starts: let it.
-	sleep 0.5
+	monitor_start "$mon"
 
 	k0=$(tb_link "$TB_SINK" k0 rx.packets)
 	flood $n 7000
@@ -172,18 +205,16 @@ rule_counted()
 		$((5 + 5 * ELAPSED))
 	tb_expect "suppressed: most of the flood" "$suppressed" -gt 0
 	# allow: all of them forwarded, logged or not.
-	tb_until "the frames at the sink" \
-		test "$(($(tb_link "$TB_SINK" k0 rx.packets) - k0))" -ge "$hits"
+	tb_until "the frames at the sink" sink_got "$k0" "$hits"
 
 	# Every logged record reaches the monitor, as it was written.
-	tb_until "$logged records in the monitor" \
-		test "$(log_records "$mon")" -ge "$logged"
-	tb_expect "records seen" "$(log_records "$mon")" -eq "$logged"
+	tb_until "$logged records in the monitor" records_at_least "$mon" "$logged" '.prio == 10'
+	tb_expect "records seen" "$(jq -c 'select(.prio == 10)' "$mon" | wc -l)" -eq "$logged"
 	tb_expect "records: the rule" \
-		"$(jq -c 'select(.event == "log") | [.source, .prio, .prefix, .verdict, .in, .proto, .dport, .src, .dst]' "$mon" | sort -u)" = \
+		"$(jq -c 'select(.event == "log" and .prio == 10) | [.source, .prio, .prefix, .verdict, .in, .proto, .dport, .src, .dst]' "$mon" | sort -u)" = \
 		"[\"rule\",10,\"flood: \",\"allow\",\"d0\",17,7000,\"$TB_SRC4\",\"$TB_SINK4\"]"
 	# nf_log's line: the prefix first, the kernel's fields, then xnf's.
-	tb_expect "lines" "$(jq -r 'select(.event == "log") | .line' "$mon" |
+	tb_expect "lines" "$(jq -r 'select(.event == "log" and .prio == 10) | .line' "$mon" |
 		grep -c "^flood: IN=d0 OUT= MAC=.* SRC=$TB_SRC4 DST=$TB_SINK4 .*PROTO=UDP SPT=1024 DPT=7000 .*XNF=rule:10 allow$")" \
 		-eq "$logged"
 	"${SHAPE[@]}" validate "$TB_TOP/docs/json" "$mon"
@@ -207,8 +238,7 @@ rule_counted()
 	logged=$(stats_rule "$st" 20 .log.logged)
 	tb_expect "dropped and logged + suppressed" \
 		$((logged + $(stats_rule "$st" 20 .log.suppressed))) -eq $SENT
-	tb_until "the drop rule's records" \
-		test "$(jq -c 'select(.event == "log" and .prio == 20)' "$mon" | wc -l)" -ge "$logged"
+	tb_until "the drop rule's records" records_at_least "$mon" "$logged" '.prio == 20'
 	tb_expect "drop records" \
 		"$(jq -c 'select(.event == "log" and .prio == 20) | [.verdict, .reason]' "$mon" | sort -u)" = \
 		'["drop","fw_deny"]'
@@ -221,15 +251,13 @@ rule_counted()
 	tb_routes
 	tb_xnf fw add prio 10 allow proto udp dport 7000
 	tb_xnf fw add prio 20 allow proto udp dport 7001 log
-	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
-		timeout "$TB_TIMEOUT" "$XNF" -j monitor log >"$mon"
-	sleep 0.5
+	monitor_start "$mon"
 	flood 50 7000
 	tb_until "the rule's hits" rule_counted 10 $SENT
 	# The logging rule's one packet after: its record follows any other.
 	flood 1 7001
-	tb_until "the logging rule's record" test "$(log_records "$mon")" -ge 1
-	tb_expect "records" "$(jq -c 'select(.event == "log") | .prio' "$mon" | sort -u)" = 20
+	tb_until "the logging rule's record" records_at_least "$mon" 1 '.prio == 20'
+	tb_expect "records" "$(jq -c 'select(.event == "log" and .prio != 1) | .prio' "$mon" | sort -u)" = 20
 	run -0 tb_xnf -j stats
 	[ "$(stats_rule "$output" 10 .log)" = null ]
 }
@@ -272,6 +300,7 @@ in_devlog_ns()
 
 	tb_attach_both firewall,l3fwd
 	tb_routes
+	tb_xnf fw add prio 1 allow proto udp dport 6999 log prefix "marker: "
 	tb_xnf fw add prio 10 allow proto udp dport 7000 log prefix "to-syslog: " \
 		limit rate 100/second burst 20 packets
 	caps=$(sed -n 's/^CapabilityBoundingSet=//p' "$unit" | tr 'A-Z' 'a-z' |
@@ -287,7 +316,13 @@ in_devlog_ns()
 			setpriv --no-new-privs --bounding-set="-all,$caps" -- \
 			timeout "$TB_TIMEOUT" $cmd &
 		mon=$!
-		sleep 0.5
+		for i in $(seq 100); do
+			ip netns exec "$TB_SRC" "$GEN" s0 count 1 rate 100 \
+				duration 30 size 64 src $TB_SRC4 dst $TB_SINK4 \
+				smac $TB_MAC_S0 dmac $TB_MAC_D0 dport 6999 >/dev/null
+			sleep 0.2
+			! grep -q " XNF=rule:1 " "$TB_TMP/syslog.txt" || break
+		done
 		ip netns exec "$TB_SRC" "$GEN" s0 count 10 rate 100 duration 30 \
 			size 64 src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 \
 			dmac $TB_MAC_D0 dport 7000 >/dev/null
@@ -314,24 +349,21 @@ in_devlog_ns()
 	tb_routes
 	tb_xnf config set log_reasons martian
 	tb_xnf config set log_reasons_limit 1000/second
-	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" \
-		timeout "$TB_TIMEOUT" "$XNF" -j monitor log >"$mon"
-	sleep 0.5
+	monitor_start "$mon"
 	st=$(tb_xnf -j stats)
 	tb_src "$GEN" s0 count 20 rate 200 duration 30 size 64 src 127.0.0.1 \
 		dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 dport 7002 >/dev/null
 	# A drop for another reason: no route.
 	tb_src "$GEN" s0 count 5 rate 200 duration 30 size 64 src $TB_SRC4 \
 		dst 203.0.113.7 smac $TB_MAC_S0 dmac $TB_MAC_D0 dport 7003 >/dev/null
-	tb_until "the martian drops" test \
-		"$(tb_delta "$st" "$(tb_xnf -j stats)" d0 .drop_reasons.martian)" -ge 20
-	tb_until "20 records" test "$(log_records "$mon")" -ge 20
+	tb_until "the martian drops" drops_grew "$st" martian 20
+	tb_until "20 records" records_at_least "$mon" 20 '.source == "reason"'
 	sleep 0.3
 	tb_expect "records: martian only" \
-		"$(jq -c 'select(.event == "log") | [.source, .reason, .verdict, .src]' "$mon" | sort -u)" = \
+		"$(jq -c 'select(.event == "log" and .prio != 1) | [.source, .reason, .verdict, .src]' "$mon" | sort -u)" = \
 		'["reason","martian","drop","127.0.0.1"]'
-	tb_expect "records" "$(log_records "$mon")" -eq 20
-	tb_expect "lines" "$(jq -r 'select(.event == "log") | .line' "$mon" |
+	tb_expect "records" "$(jq -c 'select(.source == "reason")' "$mon" | wc -l)" -eq 20
+	tb_expect "lines" "$(jq -r 'select(.source == "reason") | .line' "$mon" |
 		grep -c ' XNF=reason:martian drop$')" -eq 20
 	run -0 tb_xnf -j stats
 	[ "$(jq -c '.log_reasons' <<<"$output")" = '[{"reason":"martian","logged":20,"suppressed":0}]' ]
