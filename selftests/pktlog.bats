@@ -16,7 +16,9 @@
 #   capability bounding set), writes each record to syslog at priority
 #   warning, in a private mount namespace whose /dev/log the test reads;
 #   the unit passes systemd-analyze verify;
-# - reason sampling: martian sources appear with XNF=reason:martian.
+# - reason sampling: martian sources appear with XNF=reason:martian;
+# - a monitor stopped while more records than the ring holds are written
+#   says how many it lost, and seen + lost is exactly what was logged.
 # Traffic only in the test bed's namespaces (testbed/testbed.bash).
 
 bats_require_minimum_version 1.5.0
@@ -42,6 +44,8 @@ setup()
 
 teardown()
 {
+	# A monitor stopped by a test that failed: it must see its SIGTERM.
+	[ -z "${STOPPED:-}" ] || kill -CONT "$STOPPED" 2>/dev/null || true
 	tb_teardown
 }
 
@@ -369,4 +373,32 @@ in_devlog_ns()
 	[ "$(jq -c '.log_reasons' <<<"$output")" = '[{"reason":"martian","logged":20,"suppressed":0}]' ]
 	run -0 tb_xnf stats -f prometheus
 	grep -qx 'xnf_reason_logged_packets_total{reason="martian"} 20' <<<"$output"
+}
+
+@test "a monitor that falls more than the ring behind says how many records it lost: seen + lost is every record logged" {
+	local mon=$TB_TMP/monitor.json pid logged seen lost
+
+	tb_attach_both firewall,l3fwd
+	tb_routes
+	tb_xnf fw add prio 10 allow proto udp dport 7000 log \
+		limit rate 1000000/second burst 10000 packets
+	monitor_start "$mon"
+	# The monitor is timeout's child: stop it, not timeout.
+	pid=$(ps -o pid= --ppid "$TB_BG_PID" | tr -d ' ')
+	[ -n "$pid" ]
+	STOPPED=$pid
+	kill -STOP "$pid"
+	# More records than the ring's 1024 slots, while nobody reads.
+	flood 3000 7000
+	tb_until "the rule's hits" rule_counted 10 $SENT
+	kill -CONT "$pid"
+	logged=$(tb_xnf -j stats | jq '.fw_hits[] | select(.prio == 10) | .log.logged')
+	tb_expect "every hit logged" "$logged" -eq $SENT
+	tb_until "the records the ring still held" records_at_least "$mon" 1024 '.prio == 10'
+	sleep 0.5
+	seen=$(jq -c 'select(.event == "log" and .prio == 10)' "$mon" | wc -l)
+	lost=$(jq -s 'map(select(.event == "lost") | .count) | add // 0' "$mon")
+	tb_expect "lost" "$lost" -ge $((logged - 1024))
+	tb_expect "seen + lost" $((seen + lost)) -eq "$logged"
+	"${SHAPE[@]}" validate "$TB_TOP/docs/json" "$mon"
 }
