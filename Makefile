@@ -232,7 +232,7 @@ MODEL_SRCS := $(wildcard tools/xnf_model/*.py)
 MONITORING := dashboards/xnf.json alerts/xnf-alerts.yaml \
 	tests/xnf-alerts.test.yaml
 UNITS := xnf.service xnf-worker@.service xnf-route-sync.service \
-	xnf-neigh-follow.service xnf-exporter.service
+	xnf-neigh-follow.service xnf-exporter.service xnf-log.service
 
 # What is installed, built without the tests and benchmark tools.
 .PHONY: programs

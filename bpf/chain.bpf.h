@@ -12,6 +12,7 @@
 #include "tables.bpf.h"
 #include "nat_xlat.bpf.h"
 #include "trace.bpf.h"
+#include "log.bpf.h"
 
 #define XNF_MAX_QUEUES 256
 
@@ -149,6 +150,19 @@ static __always_inline void xnf_count_in(struct xnf_stats *st, __u64 len)
 	st->nf[XNF_NF_ENTRY].in_bytes += len;
 }
 
+/* The packet log's sample of drops and passes for @reason (the config key
+ * log-reasons): one array lookup the verifier inlines and a test, on the
+ * drop and pass paths only; what is forwarded never gets here. */
+static __always_inline void xnf_log_reason(struct xdp_md *ctx,
+					   const struct xnf_pkt *p,
+					   __u32 verdict, __u32 reason)
+{
+	struct xnf_config *cfg = xnf_cfg_get();
+
+	if (cfg && (cfg->log_reasons & (1ULL << (reason & 63))))
+		xnf_log_fn(ctx, p, XNF_LOG_REASON_BASE + reason, verdict, reason);
+}
+
 /* Carries out the accumulated verdict and counts it in the entry row. */
 static __always_inline int xnf_finish(struct xdp_md *ctx, struct xnf_pkt *p,
 				      struct xnf_stats *st, __u64 len)
@@ -205,6 +219,7 @@ redirect:
 pass:
 	if (reason >= __XNF_R_MAX)
 		reason = XNF_R_INTERNAL;
+	xnf_log_reason(ctx, p, XNF_V_PASS, reason);
 	st->pass[reason]++;
 	st->pass_bytes[reason] += len;
 	c->pass++;
@@ -215,6 +230,7 @@ pass:
 drop:
 	if (reason >= __XNF_R_MAX || reason == XNF_R_NONE)
 		reason = XNF_R_INTERNAL;
+	xnf_log_reason(ctx, p, XNF_V_DROP, reason);
 	st->drop[reason]++;
 	st->drop_bytes[reason] += len;
 	c->drop++;

@@ -257,7 +257,7 @@ __noinline int xnf_fw_linear_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
 	if (!match)
 		return hdr->default_action;
 	res->slot = match->slot;
-	return match->action;
+	return match->action | match->log;
 }
 
 /* The tables' search, for a set xnf_fw_linear_fn() left to them: the
@@ -342,7 +342,7 @@ __noinline int xnf_fw_tables_fn(struct xdp_md *ctx, const struct xnf_pkt *p,
 	if (!match)
 		return -1;
 	res->slot = match->slot;
-	return match->action;
+	return match->action | match->log;
 }
 
 /*
@@ -536,6 +536,14 @@ static __always_inline void xnf_firewall_run(struct xdp_md *ctx,
 	if (hit) {
 		hit->packets++;
 		hit->bytes += p->len;
+	}
+	/* nft's `log` before the verdict: the record says what the rule
+	 * does with the packet (the rule's drop, or on through the chain). */
+	if (action & XNF_FW_ACTION_LOG) {
+		action &= ~XNF_FW_ACTION_LOG;
+		xnf_log_fn(ctx, p, slot,
+			   action == XNF_FW_DROP ? XNF_V_DROP : p->verdict,
+			   action == XNF_FW_DROP ? XNF_R_FW_DENY : XNF_R_NONE);
 	}
 	if (action == XNF_FW_DROP)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_FW_DENY);

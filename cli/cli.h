@@ -221,6 +221,8 @@ int do_trace(int argc, char **argv);
 /* "proto tcp dport 23", or "any": what @r matches, in the same words and
  * order (fw show, stats and Prometheus print a rule alike). */
 const char *cli_fw_match_text(const struct xnf_fw_rule *r, char *buf, size_t len);
+/* A rule's log statement in the words of 'xnf fw add' ("" without). */
+const char *cli_fw_log_text(const struct xnf_fw_rule *r, char *buf, size_t len);
 /* "198.51.100.0/24 via 192.0.2.1 dev d1 lladdr MAC", "203.0.113.0/24
  * blackhole": @e in the words of 'xnf route add' (the device a word,
  * cli_word). */

@@ -58,6 +58,8 @@ static int do_config_help(int argc, char **argv)
 	       "       xnf config set ct_fragments { pass | drop }\n"
 	       "       xnf config set CT_TIMEOUT SECONDS\n"
 	       "       xnf config set ct_max ENTRIES\n"
+	       "       xnf config set log_reasons { none | REASON[,REASON...] }\n"
+	       "       xnf config set log_reasons_limit N/{ second | minute | hour | day }\n"
 	       "KEY := { no_route | ttl_expired | local | l2_miss | "
 	       "xsk_fallback | martian }\n"
 	       "CT_TIMEOUT := { ct_timeout_syn_sent | ct_timeout_syn_recv |\n"
@@ -68,7 +70,10 @@ static int do_config_help(int argc, char **argv)
 	       "               ct_timeout_udp_stream | ct_timeout_icmp |\n"
 	       "               ct_timeout_generic }\n"
 	       "ct_max, the connection table's size, is set when the instance is made:\n"
-	       "on a running instance a change is refused.\n");
+	       "on a running instance a change is refused.\n"
+	       "REASON is a drop or pass reason of 'xnf stats' (not none): its\n"
+	       "packets are logged, each reason at most log_reasons_limit (default\n"
+	       "10/second, bursts of 5).\n");
 	return 0;
 }
 

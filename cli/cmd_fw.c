@@ -25,6 +25,7 @@
 #include <netinet/in.h>
 
 #include "cli.h"
+#include "pktlog.h"
 
 #define FW_HELP "see 'xnf fw help'"
 
@@ -43,13 +44,17 @@ enum {
 	KW_ICMP,
 	KW_ICMPV6,
 	KW_TCP,
+	KW_LOG,
 };
 static const char *const fw_kws[] = {
-	[KW_PRIO] = "prio",	[KW_ALLOW] = "allow", [KW_DROP] = "drop",
-	[KW_PROTO] = "proto",	[KW_SRC] = "src",     [KW_DST] = "dst",
-	[KW_SPORT] = "sport",	[KW_DPORT] = "dport", [KW_CT] = "ct",
-	[KW_IIF] = "iif",	[KW_OIF] = "oif",     [KW_ICMP] = "icmp",
-	[KW_ICMPV6] = "icmpv6", [KW_TCP] = "tcp",     NULL,
+	[KW_PRIO] = "prio",	[KW_ALLOW] = "allow",
+	[KW_DROP] = "drop",	[KW_PROTO] = "proto",
+	[KW_SRC] = "src",	[KW_DST] = "dst",
+	[KW_SPORT] = "sport",	[KW_DPORT] = "dport",
+	[KW_CT] = "ct",		[KW_IIF] = "iif",
+	[KW_OIF] = "oif",	[KW_ICMP] = "icmp",
+	[KW_ICMPV6] = "icmpv6", [KW_TCP] = "tcp",
+	[KW_LOG] = "log",	NULL,
 };
 
 /* nft's names (nft describe ct_state, tcp_flag, icmp_type, icmpv6_type,
@@ -314,6 +319,77 @@ static int fw_parse_tcp(int *pargc, char ***pargv, struct xnf_fw_rule *r)
 	return 0;
 }
 
+/* "N/UNIT" of `limit rate`: the library's syntax (config set
+ * log_reasons_limit reads the same). */
+static int fw_parse_log_rate(const char *s, struct xnf_fw_rule *r)
+{
+	char err[256];
+
+	if (xnf_log_rate_parse(s, &r->log_rate, &r->log_unit_s, err, sizeof(err)))
+		return cli_err("%s; %s", err, FW_HELP);
+	return 0;
+}
+
+static const char *fw_log_unit_name(__u32 unit_s)
+{
+	return xnf_log_unit_name(unit_s) ?: "?";
+}
+
+/*
+ * "log [prefix TEXT] [limit rate N/UNIT [burst B packets]]", at "log"
+ * (nft's log statement with a limit): consumes through its last word. A
+ * log without limit logs at the default rate (XNF_LOG_RATE per
+ * XNF_LOG_UNIT_S, bursts of XNF_LOG_BURST); the library checks the
+ * values (xnf_fw_rule_check).
+ */
+static int fw_parse_log(int *pargc, char ***pargv, struct xnf_fw_rule *r)
+{
+	char **argv = *pargv;
+	int argc = *pargc;
+
+	r->log = 1;
+	r->log_rate = XNF_LOG_RATE;
+	r->log_unit_s = XNF_LOG_UNIT_S;
+	r->log_burst = XNF_LOG_BURST;
+	if (argc > 1 && !strcmp(argv[1], "prefix")) {
+		NEXT_ARG();
+		NEXT_ARG();
+		REQ_ARGS(1, "fw");
+		if (strlen(argv[0]) >= sizeof(r->log_prefix))
+			return cli_err("log prefix '%s' is %zu bytes: at most "
+				       "%zu",
+				       argv[0], strlen(argv[0]),
+				       sizeof(r->log_prefix) - 1);
+		snprintf(r->log_prefix, sizeof(r->log_prefix), "%s", argv[0]);
+	}
+	if (argc > 1 && !strcmp(argv[1], "limit")) {
+		NEXT_ARG();
+		NEXT_ARG();
+		REQ_ARGS(1, "fw");
+		if (strcmp(argv[0], "rate"))
+			return cli_err("log: say 'limit rate N/UNIT', not "
+				       "'limit %s'; %s",
+				       argv[0], FW_HELP);
+		NEXT_ARG();
+		REQ_ARGS(1, "fw");
+		if (fw_parse_log_rate(argv[0], r))
+			return -1;
+		if (argc > 1 && !strcmp(argv[1], "burst")) {
+			NEXT_ARG();
+			NEXT_ARG();
+			REQ_ARGS(1, "fw");
+			if (parse_u32(argv[0], "burst", &r->log_burst))
+				return -1;
+			/* nft's word after the number; optional here */
+			if (argc > 1 && !strcmp(argv[1], "packets"))
+				NEXT_ARG();
+		}
+	}
+	*pargc = argc;
+	*pargv = argv;
+	return 0;
+}
+
 /* Parses the match and action of 'fw add' into @r; *@prio_given says
  * whether r->prio came from the command line. @trace: only the match, of
  * a trace (cli_fw_parse_match). */
@@ -350,6 +426,11 @@ static int fw_parse(int argc, char **argv, struct xnf_fw_rule *r,
 		seen |= 1u << kw;
 		if (kw == KW_ALLOW || kw == KW_DROP) {
 			r->action = kw == KW_DROP ? XNF_FW_DROP : XNF_FW_ALLOW;
+			continue;
+		}
+		if (kw == KW_LOG) {
+			if (fw_parse_log(&argc, &argv, r))
+				return -1;
 			continue;
 		}
 		NEXT_ARG();
@@ -673,15 +754,50 @@ const char *cli_fw_match_text(const struct xnf_fw_rule *r, char *buf, size_t len
 	return buf;
 }
 
+const char *cli_fw_log_text(const struct xnf_fw_rule *r, char *buf, size_t len)
+{
+	char word[2 * XNF_FW_LOG_PREFIX_MAX + 3];
+
+	buf[0] = '\0';
+	if (!r->log)
+		return buf;
+	snprintf(buf, len, "log%s%s limit rate %u/%s burst %u packets",
+		 r->log_prefix[0] ? " prefix " : "",
+		 r->log_prefix[0] ? cli_word(r->log_prefix, word, sizeof(word)) :
+				    "",
+		 r->log_rate, fw_log_unit_name(r->log_unit_s), r->log_burst);
+	return buf;
+}
+
 const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len)
 {
-	char match[512];
+	char match[512], log[256];
 
 	cli_fw_match_text(r, match, sizeof(match));
-	snprintf(buf, len, "prio %u %s%s%s", r->prio, fw_action_name(r->action),
-		 strcmp(match, "any") ? " " : "",
-		 strcmp(match, "any") ? match : "");
+	cli_fw_log_text(r, log, sizeof(log));
+	snprintf(buf, len, "prio %u %s%s%s%s%s", r->prio,
+		 fw_action_name(r->action), strcmp(match, "any") ? " " : "",
+		 strcmp(match, "any") ? match : "", log[0] ? " " : "", log);
 	return buf;
+}
+
+/* A rule's log: its words in text; in JSON an object, null without. */
+static void fw_print_log(const struct xnf_fw_rule *r)
+{
+	char text[256];
+
+	if (!r->log) {
+		print_null(PRINT_JSON, "log", NULL);
+		return;
+	}
+	print_string(PRINT_FP, NULL, " %s",
+		     cli_fw_log_text(r, text, sizeof(text)));
+	open_json_object("log");
+	print_string(PRINT_JSON, "prefix", NULL, r->log_prefix);
+	print_uint(PRINT_JSON, "rate", NULL, r->log_rate);
+	print_string(PRINT_JSON, "unit", NULL, fw_log_unit_name(r->log_unit_s));
+	print_uint(PRINT_JSON, "burst", NULL, r->log_burst);
+	close_json_object();
 }
 
 /* One rule in the words of 'xnf fw add', so a line can be typed back;
@@ -706,6 +822,7 @@ static void fw_print_rule(const struct xnf_fw_rule *r,
 		else
 			print_null(PRINT_JSON, rule_keys[i], NULL);
 	}
+	fw_print_log(r);
 	print_uint(PRINT_ANY, "packets", "  packets %llu", hit->packets);
 	print_uint(PRINT_ANY, "bytes", " bytes %llu\n", hit->bytes);
 	close_json_object();
@@ -776,6 +893,7 @@ static int do_fw_help(int argc, char **argv)
 	       "                  [ ct state STATES ] [ iif DEV ]\n"
 	       "                  [ { icmp | icmpv6 } type TYPE [ code CODE ] ]\n"
 	       "                  [ tcp flags FLAGS [ / FLAGS ] ]\n"
+	       "                  [ log [ prefix TEXT ] [ limit rate N/UNIT [ burst B packets ] ] ]\n"
 	       "       xnf fw del prio N\n"
 	       "       xnf fw default { allow | drop }\n"
 	       "       xnf fw flush\n"
@@ -797,6 +915,11 @@ static int do_fw_help(int argc, char **argv)
 	       "port-unreachable, ...) or numbers; they imply the protocol. tcp flags\n"
 	       "F / M: the flags under M are F; F alone: any of F (as nft); implies tcp.\n"
 	       "oif cannot be matched: the firewall runs before l3fwd chooses the egress.\n"
+	       "UNIT   := { second | minute | hour | day }\n"
+	       "log: every packet the rule matches is logged before its action, as\n"
+	       "nft's log statement, at most N per UNIT with bursts of B (default\n"
+	       "%d/second burst %d packets); TEXT (at most %d bytes, printable, no '\"')\n"
+	       "starts the record's line. 'xnf monitor log' shows the records.\n"
 	       "Packets to the router's own addresses go to the kernel before the rules\n"
 	       "unless 'xnf config set fw_input rules'.\n"
 	       "Rules are tried by ascending prio, the first match decides; a packet no\n"
@@ -807,6 +930,7 @@ static int do_fw_help(int argc, char **argv)
 	       "show prints each rule's hits and the default policy's (the packets no\n"
 	       "rule matched); reset (never abbreviated) zeroes them all and changes no\n"
 	       "rule.\n",
+	       XNF_LOG_RATE, XNF_LOG_BURST, XNF_FW_LOG_PREFIX_MAX - 1,
 	       XNF_FW_PRIO_STEP, XNF_FW_PRIO_STEP);
 	return 0;
 }

@@ -640,6 +640,14 @@ static void fw_row_print(const struct xnf_fw_row *f, bool shown)
 	print_uint(t, "slot", " %5llu", f->slot);
 	print_uint(t, "packets", NUM_FMT, f->hit.packets);
 	print_uint(t, "bytes", NUM_FMT, f->hit.bytes);
+	if (f->rule.log) {
+		open_json_object("log");
+		print_uint(PRINT_JSON, "logged", NULL, f->log.logged);
+		print_uint(PRINT_JSON, "suppressed", NULL, f->log.suppressed);
+		close_json_object();
+	} else {
+		print_null(PRINT_JSON, "log", NULL);
+	}
 	close_json_object();
 	if (shown)
 		print_text("  %s\n",
@@ -682,6 +690,45 @@ static void fw_table(const struct xnf_sample *s)
 	print_uint(t, "fw_default_bytes", NUM_FMT, dflt->bytes);
 	if (dflt->packets)
 		print_nl();
+}
+
+/* The packet log: records written and matches left out by the limit, of
+ * every rule with `log` (text: in priority order, with its log words) and
+ * of every sampled reason (log_reasons). */
+static void log_table(const struct xnf_sample *s)
+{
+	char text[256];
+	bool any = s->log_reasons != 0;
+	int i;
+
+	for (i = 0; i < s->nfw && !any; i++)
+		any = s->fw[i].rule.log;
+	if (any)
+		print_text("\npacket log:\n  %-20s %*s %*s\n", "source", NUM_W,
+			   "logged", NUM_W, "suppressed");
+	for (i = 0; i < s->nfw; i++) {
+		if (!s->fw[i].rule.log)
+			continue;
+		print_text("  rule %-15u" NUM_FMT NUM_FMT "  %s\n",
+			   s->fw[i].rule.prio,
+			   (unsigned long long)s->fw[i].log.logged,
+			   (unsigned long long)s->fw[i].log.suppressed,
+			   cli_fw_log_text(&s->fw[i].rule, text, sizeof(text)));
+	}
+	open_json_array("log_reasons");
+	for (i = 0; i < XNF_REASON_SLOTS; i++) {
+		if (!(s->log_reasons & (1ULL << i)))
+			continue;
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "reason", "  reason %-13s",
+			     xnf_reason_name(i));
+		print_uint(PRINT_ANY, "logged", NUM_FMT, s->log_reason[i].logged);
+		print_uint(PRINT_ANY, "suppressed", NUM_FMT,
+			   s->log_reason[i].suppressed);
+		print_nl();
+		close_json_object();
+	}
+	close_json_array();
 }
 
 static const struct xnf_dev_sample *dev_find(const struct xnf_sample *s,
@@ -745,6 +792,7 @@ static void sample_print(const struct stats_opts *o, const struct xnf_sample *cu
 	if (fw_shown(cur))
 		print_nl();
 	fw_table(cur);
+	log_table(cur);
 	close_json_object();
 	if (o->watch)
 		print_nl();

@@ -20,6 +20,9 @@
  *   prio, rule the firewall rule (its priority, its `xnf fw add` words)
  *   policy     the firewall's default policy (allow or drop)
  *   table      the kernel table a route sync mirrors
+ * The packet log's counters (docs/logging.md) have lines only for the
+ * sources that log: the rules with `log` (prio) and the reasons of
+ * log_reasons (reason).
  * Counters are since attach (or `xnf stats reset`); a detach and attach
  * starts them from zero, which Prometheus's rate() takes as a reset.
  */
@@ -49,6 +52,8 @@ enum prom_src {
 	SRC_FW_RULES,	/* how many rules the active rule set has */
 	SRC_FW_DEFAULT, /* struct xnf_fw_hit of the default policy */
 	SRC_CT,		/* struct xnf_ct_stats: the connection table */
+	SRC_LOG_RULE,	/* struct xnf_log_counters of each rule with log */
+	SRC_LOG_REASON, /* struct xnf_log_counters of each sampled reason */
 };
 
 struct prom_metric {
@@ -83,6 +88,7 @@ static const char *fc_nf_name(unsigned int nf)
 #define FW(f)	  offsetof(struct xnf_fw_hit, f)
 #define X(f)	  offsetof(struct xnf_xmit_counters, f)
 #define CT(f)	  offsetof(struct xnf_ct_stats, f)
+#define LOG(f)	  offsetof(struct xnf_log_counters, f)
 #define ARR(a)	  (sizeof(a) / sizeof((a)[0]))
 #define WARR(f)	  ARR(((struct xnf_worker_stats *)0)->f)
 #define REASONS	  "reason", __XNF_R_MAX, reason_name
@@ -232,6 +238,21 @@ static const struct prom_metric metrics[] = {
 	{ "xnf_fw_default_matched_bytes_total", "counter",
 	  "Bytes of the packets the firewall's default policy decided",
 	  SRC_FW_DEFAULT, FW(bytes) },
+	{ "xnf_fw_rule_logged_packets_total", "counter",
+	  "Packets a firewall rule with log wrote to the packet log",
+	  SRC_LOG_RULE, LOG(logged) },
+	{ "xnf_fw_rule_log_suppressed_packets_total", "counter",
+	  "Packets a firewall rule with log matched and did not log: over "
+	  "its limit rate",
+	  SRC_LOG_RULE, LOG(suppressed) },
+	{ "xnf_reason_logged_packets_total", "counter",
+	  "Packets dropped or passed for a reason of log_reasons that were "
+	  "written to the packet log",
+	  SRC_LOG_REASON, LOG(logged) },
+	{ "xnf_reason_log_suppressed_packets_total", "counter",
+	  "Packets dropped or passed for a reason of log_reasons that were "
+	  "not logged: over log_reasons_limit",
+	  SRC_LOG_REASON, LOG(suppressed) },
 	{ "xnf_ct_entries", "gauge", "Live connections of the connection table",
 	  SRC_CT, CT(entries) },
 	{ "xnf_ct_max", "gauge",
@@ -490,6 +511,31 @@ static void fw_default_lines(FILE *f, const struct prom_metric *m,
 	values(f, m, &s->fw_default_hit, &l);
 }
 
+/* The packet log's counters of the sources that log. */
+static void log_lines(FILE *f, const struct prom_metric *m,
+		      const struct xnf_sample *s)
+{
+	struct labels l;
+	int i;
+
+	for (i = 0; m->src == SRC_LOG_RULE && i < s->nfw; i++) {
+		if (!s->fw[i].rule.log)
+			continue;
+		l.len = 0;
+		l.buf[0] = '\0';
+		label_addu(&l, "prio", s->fw[i].rule.prio);
+		values(f, m, &s->fw[i].log, &l);
+	}
+	for (i = 0; m->src == SRC_LOG_REASON && i < XNF_REASON_SLOTS; i++) {
+		if (!(s->log_reasons & (1ULL << i)))
+			continue;
+		l.len = 0;
+		l.buf[0] = '\0';
+		label_add(&l, "reason", xnf_reason_name(i));
+		values(f, m, &s->log_reason[i], &l);
+	}
+}
+
 static void dev_lines(FILE *f, const struct prom_metric *m,
 		      const struct xnf_sample *s, const struct xnf_dev_sample *d)
 {
@@ -616,6 +662,8 @@ int prom_write(FILE *f, const struct xnf_sample *s,
 			sample_line(f, m->name, "", &none, NULL, s->nfw);
 		else if (m->src == SRC_FW_DEFAULT)
 			fw_default_lines(f, m, s);
+		else if (m->src == SRC_LOG_RULE || m->src == SRC_LOG_REASON)
+			log_lines(f, m, s);
 		else
 			for (d = 0; d < s->ndevs; d++)
 				dev_lines(f, m, s, &s->devs[d]);

@@ -174,7 +174,8 @@ int xnf_conf_destroy(struct xnf_conf *c, char *err, size_t errlen);
 /* The settings a configuration holds, in `xnf save` order: the @i-th
  * key and its value in @c, as xnf_conf_config_set() takes it, into
  * @val[@len]; -1 past the last. */
-#define XNF_CONF_VAL_MAX 16
+/* The longest: log_reasons naming every reason. */
+#define XNF_CONF_VAL_MAX 512
 int xnf_conf_key(const struct xnf_conf *c, size_t i, const char **key,
 		 char *val, size_t len);
 /* The settings of what runs (a reader may ask): a candidate over @dp

@@ -64,6 +64,9 @@ struct xnf_fw_row {
 	__u32 slot;
 	struct xnf_fw_rule rule;
 	struct xnf_fw_hit hit;
+	/* Its packet log (rule.log): records written, and matches its
+	 * limit suppressed, summed over CPUs (xnf_log_stats[slot]). */
+	struct xnf_log_counters log;
 };
 
 struct xnf_sample {
@@ -81,6 +84,11 @@ struct xnf_sample {
 	struct timespec wall;
 	/* The packets the default policy decided (no rule matched). */
 	struct xnf_fw_hit fw_default_hit;
+	/* The reasons whose drops and passes are logged (bit 1 << reason,
+	 * xnf_config.log_reasons), and every reason's packet log counters
+	 * (logged while sampled before are kept), summed over CPUs. */
+	__u64 log_reasons;
+	struct xnf_log_counters log_reason[XNF_REASON_SLOTS];
 };
 
 /* Reads the interface @dev (NULL: every attached one, and the egress

@@ -83,7 +83,8 @@ _Static_assert(sizeof(struct xnf_trace_stats) == 16, "xnf_trace_stats layout");
 _Static_assert(sizeof(struct xnf_log_limit) == 40 + XNF_LOG_PREFIX_MAX,
 	       "xnf_log_limit layout");
 _Static_assert(sizeof(struct xnf_log_counters) == 16, "xnf_log_counters layout");
-_Static_assert(sizeof(struct xnf_log_rec) == 96 + XNF_LOG_PREFIX_MAX,
+_Static_assert(sizeof(struct xnf_log_rec) == 96 + XNF_LOG_PREFIX_MAX &&
+		       offsetof(struct xnf_log_rec, ip_len) == 60,
 	       "xnf_log_rec layout");
 /* firewall.bpf.h's linear scan reads the addresses as 32-bit words. */
 _Static_assert(offsetof(struct xnf_fw_rule, src) % 4 == 0 &&

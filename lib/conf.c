@@ -29,6 +29,7 @@
 
 #include "conf.h"
 #include "conf_priv.h"
+#include "pktlog.h"
 #include "placement.h"
 #include "priv.h"
 
@@ -1525,12 +1526,15 @@ static __u32 *cfg_field(struct xnf_config *cfg, size_t i)
 }
 
 /* After cfg_keys, the connection table's: ct_fragments, ct_max, then
- * ct_timeout_<name> by slot (lib/ct.c names them). */
+ * ct_timeout_<name> by slot (lib/ct.c names them); then the packet log's:
+ * log_reasons, log_reasons_limit. */
 enum { KEY_CT_FRAGMENTS = N_CFG, KEY_CT_MAX, KEY_CT_TIMEOUT };
 /* The slots that have a key, in order: TCP's states (not NONE), then
  * udp, udp_stream, icmp, generic. */
-#define N_TIMEOUTS (__XNF_CT_TO_MAX - 1)
-#define N_KEYS	   (KEY_CT_TIMEOUT + N_TIMEOUTS)
+#define N_TIMEOUTS	(__XNF_CT_TO_MAX - 1)
+#define KEY_LOG_REASONS (KEY_CT_TIMEOUT + N_TIMEOUTS)
+#define KEY_LOG_LIMIT	(KEY_LOG_REASONS + 1)
+#define N_KEYS		(KEY_LOG_LIMIT + 1)
 
 int conf_cfg_keys(void)
 {
@@ -1558,6 +1562,13 @@ int xnf_conf_key(const struct xnf_conf *c, size_t i, const char **key,
 	} else if (i == KEY_CT_MAX) {
 		*key = "ct_max";
 		snprintf(val, len, "%u", c->ct.max);
+	} else if (i == KEY_LOG_REASONS) {
+		*key = "log_reasons";
+		xnf_log_reasons_format(c->cfg.log_reasons, val, len);
+	} else if (i == KEY_LOG_LIMIT) {
+		*key = "log_reasons_limit";
+		snprintf(val, len, "%u/%s", c->cfg.log_rate,
+			 xnf_log_unit_name(c->cfg.log_unit_s) ?: "?");
 	} else {
 		slot = i - KEY_CT_TIMEOUT + 1;
 		*key = xnf_ct_timeout_name(slot);
@@ -1629,6 +1640,33 @@ static int conf_ct_set(struct xnf_conf *c, const char *key, const char *val,
 	return 0;
 }
 
+/* The packet log's keys: which reasons' drops and passes are logged, and
+ * the limit of each (lib/pktlog.c reads the syntax). */
+static int conf_log_set(struct xnf_conf *c, const char *key, const char *val,
+			char *err, size_t errlen)
+{
+	__u32 rate, unit_s;
+	__u64 mask;
+	int ret;
+
+	if (!strcmp(key, "log_reasons")) {
+		ret = xnf_log_reasons_parse(val, &mask, err, errlen);
+		if (!ret)
+			ret = conf_touch_cfg(c, err, errlen);
+		if (!ret)
+			c->cfg.log_reasons = mask;
+		return ret;
+	}
+	ret = xnf_log_rate_parse(val, &rate, &unit_s, err, errlen);
+	if (!ret)
+		ret = conf_touch_cfg(c, err, errlen);
+	if (!ret) {
+		c->cfg.log_rate = rate;
+		c->cfg.log_unit_s = unit_s;
+	}
+	return ret;
+}
+
 int xnf_conf_config_set(struct xnf_conf *c, const char *key, const char *val,
 			char *err, size_t errlen)
 {
@@ -1638,6 +1676,8 @@ int xnf_conf_config_set(struct xnf_conf *c, const char *key, const char *val,
 
 	if (!strncmp(key, "ct_", 3))
 		return conf_ct_set(c, key, val, err, errlen);
+	if (!strcmp(key, "log_reasons") || !strcmp(key, "log_reasons_limit"))
+		return conf_log_set(c, key, val, err, errlen);
 	for (i = 0; i < N_CFG && strcmp(key, cfg_keys[i].key); i++)
 		;
 	if (i == N_CFG)

@@ -48,6 +48,9 @@ static const struct xnf_config xnf_default_cfg = {
 	.martian = XNF_ACT_DROP,
 	.flow_cache = 1,
 	.fw_input = XNF_FW_INPUT_KERNEL,
+	.log_reasons = 0,
+	.log_rate = XNF_LOG_RATE,
+	.log_unit_s = XNF_LOG_UNIT_S,
 };
 
 void xnf_cfg_default(struct xnf_config *cfg)
@@ -445,6 +448,10 @@ int xnf_cfg_write(struct xnf_dp *dp, const struct xnf_config *cfg)
 	next.change_seq = now.change_seq;
 	next.xconnects = now.xconnects;
 	dp->created = false;
+	/* The buckets of the sampled reasons before the bits that use them. */
+	err = xnf_log_reasons_write(dp, &next);
+	if (err)
+		return err;
 	return bpf_map_update_elem(xnf_table_fd(dp, XNF_T_CFG), &zero, &next,
 				   BPF_ANY) ?
 		       -errno :

@@ -65,4 +65,12 @@ int xnf_dp_denied(const char *root, int e, char *err, size_t errlen);
  * (routes.c). */
 int xnf_route_table_fd(struct xnf_dp *dp, int family);
 
+/* The packet log's buckets (pktlog.c): xnf_log_limit of every rule slot
+ * as @rules[XNF_FW_MAX_RULES] (a copy of xnf_fw_rules; slots not in use
+ * do not log) asks, of every reason as @cfg asks; only entries whose
+ * setting changed are written, full. With a message in @err. */
+int xnf_log_rules_write(struct xnf_dp *dp, const struct xnf_fw_rule *rules,
+			char *err, size_t errlen);
+int xnf_log_reasons_write(struct xnf_dp *dp, const struct xnf_config *cfg);
+
 #endif /* XNF_LIB_DP_PRIV_H */

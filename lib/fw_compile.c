@@ -45,6 +45,7 @@
 
 #include "xnf.h"
 #include "fw_priv.h"
+#include "pktlog.h"
 
 #ifndef IPPROTO_SCTP
 #define IPPROTO_SCTP 132
@@ -245,6 +246,9 @@ int xnf_fw_rule_check(const struct xnf_fw_rule *r, char *err, size_t errlen)
 			      "ports only exist for tcp (6), udp (17) and sctp (132), not for protocol %u",
 			      r->proto);
 	ret = fw_check_extra(r, err, errlen);
+	if (ret)
+		return ret;
+	ret = xnf_fw_log_check(r, err, errlen);
 	if (ret)
 		return ret;
 	if (err && errlen)
@@ -753,6 +757,7 @@ int xnf_fw_compile(const struct xnf_fw_rule *rules, __u32 nslots,
 	for (i = 0; i < n; i++) {
 		bitslot[i] = slot[rank[i]];
 		c->order[i].action = rules[bitslot[i]].action;
+		c->order[i].log = rules[bitslot[i]].log ? XNF_FW_ACTION_LOG : 0;
 		c->order[i].slot = bitslot[i];
 		c->order[i].rank = rank[i];
 		fw_extra_copy(&rules[bitslot[i]], &c->order[i].x);

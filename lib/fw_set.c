@@ -343,21 +343,15 @@ void xnf_fw_set_flush(struct xnf_fw_set *set)
 	set->last_stale = false;
 }
 
-/* Zeroes the hit counters of the slots in use in @rules whose rule is not
- * the one @old holds there: one batch update. */
-static int fw_hits_zero_changed(struct xnf_dp *dp, const struct xnf_fw_rule *old,
-				const struct xnf_fw_rule *rules, __u32 *keys,
-				char *errbuf, size_t errlen)
+/* Zeroes the per-CPU counters @keys[@n] of table @t: one batch update. */
+static int fw_zero_slots(struct xnf_dp *dp, enum xnf_table t, const __u32 *keys,
+			 __u32 n, char *errbuf, size_t errlen)
 {
-	__u32 i, n = 0, vsz;
 	void *zeros = NULL;
+	__u32 vsz;
 	int err;
 
-	for (i = 0; i < XNF_FW_MAX_RULES; i++)
-		if (rules[i].in_use &&
-		    memcmp(&old[i], &rules[i], sizeof(rules[i])))
-			keys[n++] = i;
-	err = xnf_map_value_size(xnf_table_fd(dp, XNF_T_FW_HITS), &vsz);
+	err = xnf_map_value_size(xnf_table_fd(dp, t), &vsz);
 	if (err)
 		goto out;
 	zeros = calloc(n ?: 1, vsz);
@@ -365,14 +359,31 @@ static int fw_hits_zero_changed(struct xnf_dp *dp, const struct xnf_fw_rule *old
 		err = -ENOMEM;
 		goto out;
 	}
-	err = xnf_map_update_all(xnf_table_fd(dp, XNF_T_FW_HITS), keys, zeros,
+	err = xnf_map_update_all(xnf_table_fd(dp, t), keys, zeros,
 				 sizeof(*keys), vsz, n, BPF_ANY);
 out:
 	if (err)
-		fw_map_err(dp, XNF_T_FW_HITS, "zero counters in", err, errbuf,
-			   errlen);
+		fw_map_err(dp, t, "zero counters in", err, errbuf, errlen);
 	free(zeros);
 	return err;
+}
+
+/* Zeroes the hit counters of the slots in use in @rules whose rule is not
+ * the one @old holds there, and their packet log counters (a rule's
+ * logged and suppressed packets add up to its hits). */
+static int fw_hits_zero_changed(struct xnf_dp *dp, const struct xnf_fw_rule *old,
+				const struct xnf_fw_rule *rules, __u32 *keys,
+				char *errbuf, size_t errlen)
+{
+	__u32 i, n = 0;
+
+	for (i = 0; i < XNF_FW_MAX_RULES; i++)
+		if (rules[i].in_use &&
+		    memcmp(&old[i], &rules[i], sizeof(rules[i])))
+			keys[n++] = i;
+	return fw_zero_slots(dp, XNF_T_FW_HITS, keys, n, errbuf, errlen) ?:
+		       fw_zero_slots(dp, XNF_T_LOG_STATS, keys, n, errbuf,
+				     errlen);
 }
 
 /**
@@ -453,6 +464,11 @@ int xnf_fw_apply(struct xnf_dp *dp, const struct xnf_fw_set *set, char *errbuf,
 	if (!err)
 		err = fw_tables_write(dp, gen, c, a.hdr.serial + 1, errbuf,
 				      errlen);
+	/* The buckets of the rules that log, before a packet can match
+	 * them; a slot whose old rule logged and whose new one does not
+	 * stops logging here, a few packets early. */
+	if (!err)
+		err = xnf_log_rules_write(dp, rules, errbuf, errlen);
 	if (err)
 		goto out;
 	/* 5. */

@@ -26,6 +26,7 @@
 #include "stats.h"
 #include "worker.h"
 #include "priv.h"
+#include "pktlog.h"
 
 int xnf_ncpus(void)
 {
@@ -530,6 +531,40 @@ out:
 	return err;
 }
 
+/* The packet log's counters of the rules of s->fw and of every reason,
+ * and which reasons are sampled. */
+static int log_read(struct xnf_dp *dp, struct xnf_sample *s, char *errbuf,
+		    size_t errlen)
+{
+	struct xnf_log_counters *c;
+	struct xnf_config cfg;
+	int err, i;
+
+	c = calloc(XNF_LOG_SOURCES, sizeof(*c));
+	if (!c) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = xnf_log_counters_read(dp, c);
+	if (err)
+		goto out;
+	err = xnf_cfg_read(dp, &cfg);
+	if (err)
+		goto out;
+	for (i = 0; i < s->nfw; i++)
+		s->fw[i].log = c[s->fw[i].slot];
+	s->log_reasons = cfg.log_reasons;
+	memcpy(s->log_reason, c + XNF_LOG_REASON_BASE, sizeof(s->log_reason));
+out:
+	free(c);
+	if (err)
+		err_add(errbuf, errlen,
+			"cannot read the packet log's counters (%s, %s): %s",
+			XNF_MAP_STR(XNF_MAP_LOG_STATS),
+			XNF_MAP_STR(XNF_MAP_CFG), strerror(-err));
+	return err;
+}
+
 int xnf_sample_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 		    char *err, size_t errlen)
 {
@@ -563,6 +598,7 @@ int xnf_sample_read(struct xnf_dp *dp, const char *dev, struct xnf_sample *s,
 			XNF_MAP_STR(XNF_MAP_XMIT), strerror(-ports));
 	ports = ports < 0 ? ports : 0;
 	fw = fw_read(dp, s, err, errlen);
+	fw = fw ?: log_read(dp, s, err, errlen);
 	return ret ?: ports ?: fw;
 }
 

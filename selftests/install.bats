@@ -113,6 +113,7 @@ complete_line()
 		usr/local/lib/systemd/system/xnf-route-sync.service \
 		usr/local/lib/systemd/system/xnf-neigh-follow.service \
 		usr/local/lib/systemd/system/xnf-exporter.service \
+		usr/local/lib/systemd/system/xnf-log.service \
 		usr/local/share/doc/xnf/examples/xnf.conf \
 		usr/local/share/doc/xnf/examples/worker.conf \
 		usr/local/share/doc/xnf/examples/route-sync.conf \
@@ -262,6 +263,7 @@ complete_line()
 		./lib/systemd/system/xnf-route-sync.service \
 		./lib/systemd/system/xnf-neigh-follow.service \
 		./lib/systemd/system/xnf-exporter.service \
+		./lib/systemd/system/xnf-log.service \
 		./lib/systemd/system-generators/xnf-generator \
 		./etc/xnf/xnf.conf ./usr/share/doc/xnf/copyright \
 		./usr/share/doc/xnf/examples/worker.conf; do

@@ -172,7 +172,8 @@ state()
 		dst 198.51.100.0/24 sport 1000-2000 dport 53 &&
 	tb_xnf fw add drop proto tcp dport 23 &&
 	tb_xnf fw add allow src 2001:db8:1::/64 &&
-	tb_xnf fw add drop proto udp dport 5001 &&
+	tb_xnf fw add drop proto udp dport 5001 log prefix "json: " &&
+	tb_xnf config set log_reasons martian,no_route &&
 	tb_xnf nat add masquerade oif d1 saddr 192.0.2.0/24 proto udp \
 		to :1024-2047 random &&
 	tb_xnf nat add dnat iif d1 proto tcp dport 8080 to [2001:db8:2::9]:80 || return 1
@@ -314,11 +315,13 @@ collect()
 	keep sync-flush 0 xnf/sync-flush/1 one none tb_xnf -j route sync flush
 	tb_until "the monitor to see the flush" event "$J/monitor.out" change \
 		'.command == "route sync flush"' &&
-		keep_end monitor xnf/change/1 "$MPID" || return 1
+		keep_end monitor any "$MPID" || return 1
+	# The packet log's records of the datagrams to 5001, from the ring.
+	keep monitor-log 0 xnf/log/1 lines none tb_xnf -j monitor log once
 	# More changes than the change log keeps (256): the first are lost.
 	for ((i = 0; i < 260; i++)); do echo "config set no_route pass"; done |
 		tb_xnf -b - || return 1
-	keep monitor-lost 0 xnf/change/1 lines none tb_xnf -j monitor last 1000 once
+	keep monitor-lost 0 xnf/change/1 lines none tb_xnf -j monitor changes last 1000 once
 	[ -z "${JSON_KEEP:-}" ] || cp -r "$J" "$JSON_KEEP"
 }
 
@@ -381,10 +384,16 @@ lines() { printf '%s\n' "$@" | sort -u; }
 		'[["xnf/stats/1",true,"object"],["xnf/stats/1",true,"object"]]'
 	tb_expect "monitor: the events" \
 		"$(cat "$J/monitor.out" "$J/monitor-lost.out" | jq -sc 'map(.event) | unique')" = \
-		'["change","instance","lost"]'
+		'["change","instance","log","lost"]'
+	tb_expect "monitor log: the datagrams' records" \
+		"$(jq -sc 'map(select(.source == "rule") | [.schema, .prefix, .dport])' "$J/monitor-log.out")" = \
+		'[["xnf/log/1","json: ",5001],["xnf/log/1","json: ",5001],["xnf/log/1","json: ",5001]]'
+	tb_expect "monitor: the same records" \
+		"$(jq -sc 'map(select(.source == "rule") | [.schema, .prefix, .dport])' "$J/monitor.out")" = \
+		'[["xnf/log/1","json: ",5001],["xnf/log/1","json: ",5001],["xnf/log/1","json: ",5001]]'
 	tb_expect "every line a document" \
 		"$(cat "$J/sync.out" "$J/follow.out" "$J/stats-watch.out" "$J/monitor.out" \
-			"$J/monitor-lost.out" | grep -vc '^{"schema":')" -eq 0
+			"$J/monitor-lost.out" "$J/monitor-log.out" | grep -vc '^{"schema":')" -eq 0
 }
 
 # Coverage: the schemas the sources print, the files of docs/json, and

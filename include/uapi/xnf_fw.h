@@ -179,13 +179,20 @@ struct xnf_fw_extra {
 	__u8 pad;
 };
 
+/* Or'ed into a rule's action on its way from the rule search to the
+ * firewall (and in the flow cache's decision): the rule logs the packets
+ * it matches. A rule that does not log costs one test of this bit. */
+#define XNF_FW_ACTION_LOG 0x100
+
 /* xnf_fw_order[gen * XNF_FW_MAX_RULES + bit]: the rule behind a bit. */
 struct xnf_fw_match {
 	enum xnf_fw_action action;
 	__u32 slot; /* the rule's slot: xnf_fw_rules[gen * XNF_FW_MAX_RULES
 		     * + slot], xnf_fw_hits[slot] */
 	__u32 rank; /* position in priority order, 0 first */
-	__u32 pad;
+	__u32 log;  /* XNF_FW_ACTION_LOG when the rule logs (xnf_fw_rule.log),
+		     * else 0: or'ed into the action the rule search returns
+		     * and the flow cache keeps (xnf_fc_entry.fw_action) */
 	struct xnf_fw_extra x; /* x.flags != 0: a candidate the tables
 				* found is checked on these */
 	__u32 pad2;

@@ -205,7 +205,8 @@ struct xnf_log_rec {
 	__be16 dport;
 	__u8 dmac[6];
 	__u8 smac[6];
-	__u8 pad2[4];
+	__u16 ip_len; /* IPv4 total length / IPv6 40 + payload length */
+	__u8 pad2[2];
 	__u8 src[16];
 	__u8 dst[16];
 	char prefix[XNF_LOG_PREFIX_MAX];

@@ -22,7 +22,7 @@ case (`add`, `via`, `kernel`, `flow_cache`, `-f`), not a metavariable
 - `xnf OBJECT help`: its "Usage:" lines, the lines indented deeper below
   them, and its "NAME := ..." lines up to two blanks in a row (what
   follows is prose);
-- the completion: the words given to _xnf_reply, _xnf_keywords,
+- the completion: the words given to _xnf_reply, _xnf_keywords, _xnf_rate,
   _xnf_list and _xnf_full in the object's branch of `case $obj`; the
   `objects` and option lists for the whole command;
 - xnf(8): the SYNOPSIS, and in OBJECTS AND COMMANDS each section
@@ -230,7 +230,7 @@ def completion(path):
         if not cur:
             continue
         for call in re.finditer(
-                r"_xnf_(?:reply|keywords|list|full)\s+([^;&|]*)", line):
+                r"_xnf_(?:reply|keywords|list|full|rate)\s+([^;&|]*)", line):
             args = call.group(1)
             # _xnf_full "WORD" CANDIDATE...: the candidates.
             args = re.sub(r'"[^"]*"', " ", args)

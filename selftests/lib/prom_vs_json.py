@@ -122,6 +122,28 @@ def main():
             if hits != [r[key]]:
                 bad.append(f'rule prio {prio} {name}: {hits}, '
                            f'JSON says {r[key]}')
+        # The packet log: lines only for a rule that logs.
+        for name, key in (('logged', 'logged'),
+                          ('log_suppressed', 'suppressed')):
+            lines = [v for (m, lab), v in metrics.items()
+                     if m == f'xnf_fw_rule_{name}_packets_total'
+                     and ('prio', prio) in lab]
+            want = [r['log'][key]] if r.get('log') else []
+            n += 1
+            if lines != want:
+                bad.append(f'rule prio {prio} {name}: {lines}, '
+                           f'JSON says {want}')
+    for r in stats.get('log_reasons', []):
+        check('xnf_reason_logged_packets_total', {'reason': r['reason']},
+              r['logged'])
+        check('xnf_reason_log_suppressed_packets_total',
+              {'reason': r['reason']}, r['suppressed'])
+    n += 1
+    nreasons = len([1 for (m, _) in metrics
+                    if m == 'xnf_reason_logged_packets_total'])
+    if nreasons != len(stats.get('log_reasons', [])):
+        bad.append(f'{nreasons} reasons logged, JSON says '
+                   f'{len(stats.get("log_reasons", []))}')
     # The rules in one order: JSON's, by prio.
     order = [int(p) for p in re.findall(
         r'^xnf_fw_rule_matched_packets_total\{prio="(\d+)"', text, re.M)]

@@ -1325,6 +1325,11 @@ TEST(fw_compile_write_maps)
 		{ XNF_T_FW_PROTO, BPF_MAP_TYPE_ARRAY, 4, 4, XNF_FW_GENS * 256 },
 		{ XNF_T_FW_SPORT, BPF_MAP_TYPE_ARRAY, 4, 4, XNF_FW_GENS * 65536 },
 		{ XNF_T_FW_DPORT, BPF_MAP_TYPE_ARRAY, 4, 4, XNF_FW_GENS * 65536 },
+		/* and the packet log's buckets and counters of its rules */
+		{ XNF_T_LOG_LIMIT, BPF_MAP_TYPE_ARRAY, 4,
+		  sizeof(struct xnf_log_limit), XNF_LOG_SOURCES },
+		{ XNF_T_LOG_STATS, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+		  sizeof(struct xnf_log_counters), XNF_LOG_SOURCES },
 	};
 	static const __u32 sizes[] = { 10000, 10, 0, 1000 };
 	struct xnf_fw_compiled *c = NULL;
