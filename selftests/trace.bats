@@ -55,14 +55,14 @@ teardown()
 trace_cfg()
 {
 	timeout 10 bpftool -j map dump pinned "$XNF_PIN_ROOT/tables/xnf_trace_cfg" |
-		jq -er ".[0].value.$1 // .[0].formatted.value.$1"
+		jq -er ".[0].formatted.value.$1"
 }
 
 # trace_stat FIELD: xnf_trace_stats' FIELD (traced, lost) summed over CPUs.
 trace_stat()
 {
 	timeout 10 bpftool -j map dump pinned "$XNF_PIN_ROOT/tables/xnf_trace_stats" |
-		jq -e "[.[0] | (.values // .formatted.values)[] | .value.$1] | add"
+		jq -e "[.[0].formatted.values[].value.$1] | add"
 }
 
 trace_armed_by()
