@@ -225,10 +225,13 @@ rule_hits()
 		port=$((7000 + ${#mode}))
 		tb_xnf fw add prio 10 allow proto udp dport $port
 
+		# A socket listens: no port unreachable fails the second write.
+		tb_udp_sink "$TB_SINK" 4 $port "$TB_TMP/u$port"
 		trace_start fwd-$mode proto udp dport $port count 2 timeout 20
 		before=$(tb_stats_json)
 		udp_same "$TB_SRC" $TB_SINK4 $port 2
 		trace_wait
+		tb_wait_lines "$TB_TMP/u$port" 2
 		after=$(tb_stats_json)
 		tb_expect "$mode: packets traced" "$(npkts)" -eq 2
 		tb_expect "$mode: d0 redirects" "$(tb_chain_delta "$before" "$after" d0 redirect)" -eq 2
