@@ -11,6 +11,7 @@
 #include "common.bpf.h"
 #include "tables.bpf.h"
 #include "nat_xlat.bpf.h"
+#include "trace.bpf.h"
 
 #define XNF_MAX_QUEUES 256
 
@@ -198,6 +199,8 @@ static __always_inline int xnf_finish(struct xdp_md *ctx, struct xnf_pkt *p,
 redirect:
 	c->redirect++;
 	c->redirect_bytes += len;
+	if (p->trace)
+		xnf_trace_end_fn(p, XDP_REDIRECT, reason);
 	return XDP_REDIRECT;
 pass:
 	if (reason >= __XNF_R_MAX)
@@ -206,6 +209,8 @@ pass:
 	st->pass_bytes[reason] += len;
 	c->pass++;
 	c->pass_bytes += len;
+	if (p->trace)
+		xnf_trace_end_fn(p, XDP_PASS, reason);
 	return XDP_PASS;
 drop:
 	if (reason >= __XNF_R_MAX || reason == XNF_R_NONE)
@@ -214,6 +219,8 @@ drop:
 	st->drop_bytes[reason] += len;
 	c->drop++;
 	c->drop_bytes += len;
+	if (p->trace)
+		xnf_trace_end_fn(p, XDP_DROP, reason);
 	return XDP_DROP;
 }
 
@@ -247,6 +254,7 @@ static __always_inline int xnf_next(struct xdp_md *ctx, struct xnf_pkt *p,
 		if (!st || !p)                          \
 			return XDP_ABORTED;             \
 		run(ctx, p);                            \
+		xnf_trace_step_end(ctx, p, nf_id);      \
 		len = p->len;                           \
 		xnf_count_nf(st, nf_id, p, len);        \
 		return xnf_next(ctx, p, st, len);       \

@@ -26,6 +26,8 @@ int xnf_entry(struct xdp_md *ctx)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);
 	else
 		xnf_fc_begin(ctx, p);
+	/* A malformed packet too: a trace on iif alone shows it. */
+	xnf_trace_begin(ctx, p);
 	return xnf_next(ctx, p, st, len);
 }
 

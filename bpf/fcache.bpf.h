@@ -116,9 +116,15 @@ static __always_inline int xnf_fc_fresh(const struct xnf_fc_entry *e,
 	return (e->parts & part) && gen == p->fc_gen;
 }
 
-static __always_inline void xnf_fc_count(__u32 nf, int hit)
+/* Counts the flow cache's answer for NF @nf; a traced packet's step
+ * notes it too. */
+static __always_inline void xnf_fc_count(const struct xnf_pkt *p, __u32 nf,
+					 int hit)
 {
 	struct xnf_stats *st = xnf_stats_get();
+
+	if (p->trace)
+		xnf_trace_fc_fn(p, hit);
 
 	if (!st || nf >= __XNF_NF_MAX)
 		return;

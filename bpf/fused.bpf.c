@@ -19,10 +19,11 @@
 const volatile __u32 xnf_fused[XNF_FUSED_MAX] = {};
 const volatile __u32 xnf_fused_len = 0;
 
-#define XNF_FUSED_CASE_(id, name, flags)               \
-	case XNF_NF_##id:                              \
-		xnf_##name##_run(ctx, p);              \
-		xnf_count_nf(st, XNF_NF_##id, p, len); \
+#define XNF_FUSED_CASE_(id, name, flags)                 \
+	case XNF_NF_##id:                                \
+		xnf_##name##_run(ctx, p);                \
+		xnf_trace_step_end(ctx, p, XNF_NF_##id); \
+		xnf_count_nf(st, XNF_NF_##id, p, len);   \
 		break;
 
 SEC("xdp.frags")
@@ -37,10 +38,12 @@ int xnf_fused_chain(struct xdp_md *ctx)
 		return XDP_ABORTED;
 	xnf_poll_mark(ctx);
 	xnf_count_in(st, len);
-	if (xnf_parse(ctx, p, len) < 0) {
+	if (xnf_parse(ctx, p, len) < 0)
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_MALFORMED);
+	/* A malformed packet too: a trace on iif alone shows it. */
+	xnf_trace_begin(ctx, p);
+	if (p->flags & XNF_PKT_F_DONE)
 		return xnf_finish(ctx, p, st, len);
-	}
 	xnf_fc_begin(ctx, p);
 
 #pragma unroll

@@ -35,7 +35,7 @@ static __always_inline __u32 xnf_l2_fdb(const struct xnf_pkt *p, const __u8 *mac
 	/* Both MACs as the 8 bytes of an FDB key, compared in one go. */
 	if (e && xnf_fc_fresh(e, p, XNF_FC_L2, e->l2_gen) &&
 	    *(__u64 *)e->l2_mac == *(__u64 *)&key) {
-		xnf_fc_count(XNF_NF_L2FWD, 1);
+		xnf_fc_count(p, XNF_NF_L2FWD, 1);
 		return e->l2_ifindex;
 	}
 	fdb = bpf_map_lookup_elem(&xnf_fdb, &key);
@@ -45,7 +45,7 @@ static __always_inline __u32 xnf_l2_fdb(const struct xnf_pkt *p, const __u8 *mac
 		e->l2_ifindex = ifindex;
 		e->l2_gen = p->fc_gen;
 		e->parts |= XNF_FC_L2;
-		xnf_fc_count(XNF_NF_L2FWD, 0);
+		xnf_fc_count(p, XNF_NF_L2FWD, 0);
 	}
 	return ifindex;
 }

@@ -111,7 +111,7 @@ static __always_inline int xnf_l3_cached(const struct xnf_pkt *p,
 	*e = xnf_fc_get(p);
 	if (!*e || !xnf_fc_fresh(*e, p, XNF_FC_L3, (*e)->l3_gen))
 		return 0;
-	xnf_fc_count(XNF_NF_L3FWD, 1);
+	xnf_fc_count(p, XNF_NF_L3FWD, 1);
 	*rt = (*e)->l3_found ? &(*e)->l3_rt : NULL;
 	return 1;
 }
@@ -127,7 +127,7 @@ static __always_inline void xnf_l3_store(struct xnf_fc_entry *e,
 		e->l3_rt = *rt;
 	e->l3_gen = p->fc_gen;
 	e->parts |= XNF_FC_L3;
-	xnf_fc_count(XNF_NF_L3FWD, 0);
+	xnf_fc_count(p, XNF_NF_L3FWD, 0);
 }
 
 /* Forwards along a route of xnf's own table, or raises its exception.
@@ -141,6 +141,8 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 	const struct xnf_nexthop *nh;
 	__u32 mtu = p->l3_len;
 
+	if (p->trace)
+		xnf_trace_route_fn(ctx, p, rt, NULL);
 	if (!rt) {
 		xnf_exception(p, cfg->no_route, XNF_R_NO_ROUTE);
 		return;
@@ -167,6 +169,8 @@ static __always_inline void xnf_l3_route(struct xdp_md *ctx, struct xnf_pkt *p,
 		xnf_exception(p, XNF_ACT_DROP, XNF_R_INTERNAL);
 		return;
 	}
+	if (p->trace)
+		xnf_trace_route_fn(ctx, p, rt, nh);
 	if (*ttl <= 1) {
 		xnf_exception(p, cfg->ttl_expired, XNF_R_TTL);
 		return;
@@ -207,6 +211,8 @@ static __always_inline void xnf_l3_fib_result(struct xnf_pkt *p,
 {
 	__u32 action, reason;
 
+	if (p->trace)
+		xnf_trace_fib_fn(p, fib, rc);
 	if (xnf_fib_exception(rc, cfg, &action, &reason)) {
 		xnf_exception(p, action, reason);
 		return;

@@ -208,6 +208,16 @@ const char *cli_fw_rule_text(const struct xnf_fw_rule *r, char *buf, size_t len)
 /* A NAT rule in the words of `xnf nat add` (cmd_nat.c). */
 const char *cli_nat_rule_text(const struct xnf_nat_rule *r, char *buf,
 			      size_t len);
+/* The match words of 'xnf fw add' (no prio, no action, no ct state) into
+ * @r, for a trace: 0, or -1 after an error. */
+int cli_fw_parse_match(int argc, char **argv, struct xnf_fw_rule *r);
+/* nft's names: of an ICMP or ICMPv6 type (or its number), of TCP flags
+ * ("syn,ack"), of a ct state ("new"; "?" for a value out of range). */
+const char *cli_icmp_type_text(bool v6, __u8 type, char *buf, size_t len);
+const char *cli_tcp_flags_text(__u8 flags, char *buf, size_t len);
+const char *cli_ct_state_text(__u8 state);
+/* xnf trace (cmd_trace.c). */
+int do_trace(int argc, char **argv);
 /* "proto tcp dport 23", or "any": what @r matches, in the same words and
  * order (fw show, stats and Prometheus print a rule alike). */
 const char *cli_fw_match_text(const struct xnf_fw_rule *r, char *buf, size_t len);

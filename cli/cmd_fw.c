@@ -315,9 +315,10 @@ static int fw_parse_tcp(int *pargc, char ***pargv, struct xnf_fw_rule *r)
 }
 
 /* Parses the match and action of 'fw add' into @r; *@prio_given says
- * whether r->prio came from the command line. */
-static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
-			 bool *prio_given)
+ * whether r->prio came from the command line. @trace: only the match, of
+ * a trace (cli_fw_parse_match). */
+static int fw_parse(int argc, char **argv, struct xnf_fw_rule *r,
+		    bool *prio_given, bool trace)
 {
 	const char *pfx = NULL;
 	unsigned int seen = 0;
@@ -330,6 +331,15 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 		kw = fw_keyword(argv[0]);
 		if (kw < 0)
 			return -1;
+		if (trace && (kw == KW_PRIO || kw == KW_ALLOW || kw == KW_DROP))
+			return cli_err("a trace matches packets, it has no %s; "
+				       "see 'xnf trace help'",
+				       kw == KW_PRIO ? "prio" : "action");
+		if (trace && kw == KW_CT)
+			return cli_err("a trace cannot match ct state: the state "
+				       "is known only once conntrack ran, after "
+				       "the trace chose its packets; trace the "
+				       "addresses and ports instead");
 		if ((kw == KW_ALLOW || kw == KW_DROP) &&
 		    (seen & (1u << KW_ALLOW | 1u << KW_DROP)))
 			return cli_err("a rule has one action: allow or drop, "
@@ -411,7 +421,7 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 			break;
 		}
 	}
-	if (!(seen & (1u << KW_ALLOW | 1u << KW_DROP)))
+	if (!trace && !(seen & (1u << KW_ALLOW | 1u << KW_DROP)))
 		return cli_err("missing action: say allow or drop; %s", FW_HELP);
 	if ((seen & (1u << KW_ICMP)) && (seen & (1u << KW_ICMPV6)))
 		return cli_err("a rule matches icmp or icmpv6, not both");
@@ -432,6 +442,33 @@ static int fw_parse_rule(int argc, char **argv, struct xnf_fw_rule *r,
 	return 0;
 }
 
+const char *cli_icmp_type_text(bool v6, __u8 type, char *buf, size_t len)
+{
+	return fw_name_fmt(v6 ? fw_icmpv6_types : fw_icmp_types, type, buf, len);
+}
+
+const char *cli_tcp_flags_text(__u8 flags, char *buf, size_t len)
+{
+	return fw_set_fmt(fw_tcp_names, flags, false, buf, len);
+}
+
+const char *cli_ct_state_text(__u8 state)
+{
+	const struct fw_name *n;
+
+	for (n = fw_ct_names; n->name; n++)
+		if (n->val == state)
+			return n->name;
+	return "?";
+}
+
+int cli_fw_parse_match(int argc, char **argv, struct xnf_fw_rule *r)
+{
+	bool prio_given;
+
+	return fw_parse(argc, argv, r, &prio_given, true);
+}
+
 static int do_fw_add(int argc, char **argv)
 {
 	struct xnf_fw_rule r;
@@ -439,7 +476,7 @@ static int do_fw_add(int argc, char **argv)
 	bool prio_given;
 	char err[512];
 
-	if (fw_parse_rule(argc, argv, &r, &prio_given))
+	if (fw_parse(argc, argv, &r, &prio_given, false))
 		return -1;
 	c = cli_candidate();
 	if (!c)

@@ -161,7 +161,7 @@ static void usage(FILE *f)
 		"       xnf -b FILE\n"
 		"OBJECT := { attach | detach | chain | status | stats | route | fw | fdb |\n"
 		"            xconnect | config | ct | save | apply | destroy | plan | worker |\n"
-		"            neigh | model | exporter | monitor | nat }\n"
+		"            neigh | model | exporter | monitor | nat | trace }\n"
 		"OPTIONS := { -j | -b FILE | -w SECONDS | -v | -V | -h }\n"
 		"\n"
 		"  xnf attach DEV chain NF[,NF...] [mode { native | generic }]\n"
@@ -174,6 +174,8 @@ static void usage(FILE *f)
 		"  xnf stats [[dev] DEV] { -f | format } { text | prometheus }\n"
 		"  xnf exporter [listen ADDR:PORT]\n"
 		"  xnf monitor [last N] [once]\n"
+		"  xnf trace [MATCH...] [count N] [timeout SECONDS]\n"
+		"             MATCH := the match words of 'xnf fw add' but ct state\n"
 		"  xnf route { add | replace } PREFIX { NEXTHOP | nexthop NH nexthop NH ... }\n"
 		"             NEXTHOP := { NH | local | blackhole | unreachable | kernel }\n"
 		"             NH := { via ADDR [dev DEV [lladdr MAC]] | dev DEV lladdr MAC }\n"
@@ -373,6 +375,7 @@ static const struct cli_cmd objects[] = {
 	{ "model", do_model },
 	{ "exporter", do_exporter },
 	{ "nat", do_nat, CLI_CONF_OBJ },
+	{ "trace", do_trace },
 	{ NULL, NULL },
 };
 
