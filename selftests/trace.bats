@@ -537,7 +537,7 @@ pcap_count()
 	tb_udp_send "$TB_SRC" $TB_SINK4 7080 1
 	trace_wait
 	doc=$(pkt 1)
-	is "to the worker" "$doc" '.verdict == "xsk" and (.queue | tostring) == "0" and .in == "d0"'
+	is "to the worker" "$doc" '.verdict == "xsk" and ((.out_queue // .queue) | tostring) == "0" and .in == "d0"'
 	is "the xsk step" "$doc" '[.steps[].nf] == ["xsk"]'
 	tb_until "the datagram at the sink" sink_has udp dst port 7080
 	tb_expect "the worker read it" \
