@@ -164,6 +164,27 @@ sink_has()
 	[ "$(sink_count "$@")" -ge 1 ]
 }
 
+# sink_has_n N FILTER...: the sink received at least N packets of FILTER.
+sink_has_n()
+{
+	local n=$1
+	shift
+	[ "$(sink_count "$@")" -ge "$n" ]
+}
+
+# d0_grew BEFORE JQ N: d0's counter JQ grew by at least N since BEFORE.
+d0_grew()
+{
+	[ "$(tb_delta "$1" "$(tb_stats_json d0)" d0 "$2")" -ge "$3" ]
+}
+
+# all_read: the tracer wrote a document for every record the datapath
+# sent.
+all_read()
+{
+	[ "$(npkts)" -eq "$(trace_stat traced)" ]
+}
+
 # sink_flush PORT: one datagram to the sink's PORT, sent after what the
 # test sent, on the same path; once the sink has it, anything sent before
 # that was going to arrive did (what did not was dropped).
@@ -202,6 +223,13 @@ rx_frame4()
 }
 
 SRC4_HEX=c0000201 SINK4_HEX=c6336401
+
+# ping_once ARGS...: one echo request from the source, whose answer (if
+# any) is not what the caller checks.
+ping_once()
+{
+	tb_src ping -q -n -c 1 -W 1 "$@" >/dev/null || true
+}
 
 # ---- the tests --------------------------------------------------------------------
 
@@ -257,7 +285,7 @@ rule_hits()
 
 		# At the far side: both, from d1's MAC to the next hop's, one hop.
 		tb_until "$mode: the 2 datagrams at the sink" \
-			test "$(sink_count udp dst port $port)" -eq 2
+			sink_has_n 2 udp dst port $port
 		seen=$(sink_seen udp dst port $port)
 		echo "$seen"
 		tb_expect "$mode: MACs and TTL at the sink" \
@@ -317,8 +345,7 @@ drop_check()
 	before=$(tb_stats_json d0)
 	trace_start "$name" iif d0 count 0 timeout 30
 	"$@"
-	tb_until "d0 to count a $reason drop" \
-		test "$(tb_delta "$before" "$(tb_stats_json d0)" d0 ".drop_reasons.$reason")" -ge 1
+	tb_until "d0 to count a $reason drop" d0_grew "$before" ".drop_reasons.$reason" 1
 	kill -INT "$TRACER_PID"
 	trace_wait
 	after=$(tb_stats_json d0)
@@ -342,7 +369,7 @@ drop_check()
 	drop_check martian martian tb_send_frame "$TB_SRC" s0 "$(rx_frame4 7f000001 $SINK4_HEX 7031)"
 	is "martian: the source" "$TRACE_DOC" '.src == "127.0.0.1" and (.dport | tostring) == "7031"'
 	is "martian: the l3fwd step" "$(step "$TRACE_DOC" l3fwd)" '.reason == "martian"'
-	drop_check ttl ttl_expired tb_src ping -q -n -c 1 -t 1 -W 1 $TB_SINK4
+	drop_check ttl ttl_expired ping_once -t 1 $TB_SINK4
 	is "ttl: the l3fwd step" "$(step "$TRACE_DOC" l3fwd)" '.reason == "ttl_expired" and .verdict == "drop"'
 	drop_check malformed malformed tb_send_frame "$TB_SRC" s0 "$(rx_frame4 $SRC4_HEX $SINK4_HEX 7032 short)"
 	# Dropped by the entry, before any NF.
@@ -396,7 +423,7 @@ pcap_count()
 	# ttl_expired: the kernel sends time exceeded to the source.
 	tb_capture "$TB_SRC" s0 1 "$TB_TMP/te.pcap" "icmp[0] == 11 and src $TB_D04"
 	pass_check ttl ttl_expired icmp type echo-request -- \
-		tb_src ping -q -n -c 1 -t 1 -W 1 $TB_SINK4
+		ping_once -t 1 $TB_SINK4
 	wait "$TB_CAPTURE_PID" || true
 	tb_expect "ttl: time exceeded at the source" "$(pcap_count "$TB_TMP/te.pcap")" -eq 1
 
@@ -405,7 +432,7 @@ pcap_count()
 	ip -n "$TB_DUT" link set d1 mtu 1280
 	tb_capture "$TB_SRC" s0 1 "$TB_TMP/fn.pcap" "icmp[0] == 3 and icmp[1] == 4"
 	pass_check frag frag_needed icmp type echo-request -- \
-		tb_src ping -q -n -c 1 -M do -s 1400 -W 1 $TB_SINK4
+		ping_once -M do -s 1400 $TB_SINK4
 	wait "$TB_CAPTURE_PID" || true
 	tb_expect "frag: fragmentation needed at the source" "$(pcap_count "$TB_TMP/fn.pcap")" -eq 1
 	is "frag: the length" "$TRACE_DOC" '.len >= 1428'
@@ -469,9 +496,24 @@ pcap_count()
 	tb_send_frame "$TB_SRC" s0 "$frame"
 	trace_wait
 	doc=$(pkt 1)
+	# Flooding is no drop or pass: no reason (as `xnf stats` counts it).
 	is "l2_miss: flooded" "$doc" '.verdict == "flood" and .out == null'
-	is "l2_miss: the l2fwd step" "$(step "$doc" l2fwd)" '.reason == "l2_miss"'
+	tb_expect "l2_miss: action" "$(act "$doc")" = redirect
+	is "l2_miss: the l2fwd step" "$(step "$doc" l2fwd)" '.verdict == "flood" and .dev == null'
 	tb_until "the flooded frame at the sink" sink_has udp dst port 7051
+
+	# Passed instead: the reason is l2_miss.
+	tb_xnf config set l2_miss pass
+	frame=$(rx_frame4 $SRC4_HEX $SINK4_HEX 7052)
+	frame="02786e000099${frame#* }"
+	trace_start pass proto udp dport 7052 count 1 timeout 20
+	tb_send_frame "$TB_SRC" s0 "$frame"
+	trace_wait
+	doc=$(pkt 1)
+	is "l2_miss pass" "$doc" '.verdict == "pass" and .reason == "l2_miss" and .out == null'
+	is "l2_miss pass: the l2fwd step" "$(step "$doc" l2fwd)" '.verdict == "pass" and .reason == "l2_miss"'
+	tb_expect "l2_miss pass: counted" \
+		"$(tb_stat "$(tb_stats_json d0)" d0 .pass_reasons.l2_miss)" -eq 1
 }
 
 @test "conntrack: the first packet new in the original direction, the reply established" {
@@ -521,6 +563,11 @@ pcap_count()
 	is "translated to the router's address" "$nat" ".src == \"$TB_D14\""
 }
 
+worker_running()
+{
+	[ "$(tb_xnf -j status d0 | jq -r '.workers[0].state // "none"')" = running ]
+}
+
 @test "handed to a worker: verdict xsk with the queue; the worker read it and the sink got it" {
 	local doc rx
 
@@ -530,7 +577,7 @@ pcap_count()
 	sink_watch
 	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" worker d0 nf l3fwd egress d1 duration 120
 	WPID=$TB_BG_PID
-	tb_until "the worker to run" test "$(tb_xnf -j status d0 | jq -r '.workers[0].state // "none"')" = running
+	tb_until "the worker to run" worker_running
 
 	rx=$(tb_xnf -j stats d0 | jq -e '.devices[0].workers[0].rx_packets')
 	trace_start xsk proto udp dport 7080 count 1 timeout 20
@@ -641,8 +688,7 @@ untraced_ping()
 	tb_expect "d0 drops" "$(tb_chain_delta "$before" "$after" d0 drop)" -eq 0
 	tb_expect "lost records (datapath)" "$(trace_stat lost)" -gt 0
 	kill -CONT "$TRACER_PID"
-	tb_until "the tracer to read what the ring holds" \
-		test "$(npkts)" -eq "$(trace_stat traced)"
+	tb_until "the tracer to read what the ring holds" all_read
 	kill -INT "$TRACER_PID"
 	trace_wait >/dev/null
 	end=$(trace_end)
