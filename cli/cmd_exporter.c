@@ -138,6 +138,7 @@ static char *scrape(size_t *len, bool *up)
 		ct_ok = !stats_ct_read(dp, &ct);
 	}
 	prom_write(f, *up ? &s : NULL, ct_ok ? &ct : NULL);
+	prom_write_trace(f, dp);
 	xnf_sample_free(&s);
 	xnf_dp_close(dp);
 	fprintf(f,

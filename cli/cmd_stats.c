@@ -1091,7 +1091,8 @@ int do_stats(int argc, char **argv)
 		bool ct_ok = !stats_ct_read(dp, &ct);
 
 		err = err ?: ct_ok ? 0 : -1;
-		if (prom_write(stdout, &s, ct_ok ? &ct : NULL))
+		if (prom_write(stdout, &s, ct_ok ? &ct : NULL) ||
+		    prom_write_trace(stdout, dp))
 			err = cli_err("cannot write the counters: %s",
 				      strerror(errno));
 		xnf_sample_free(&s);

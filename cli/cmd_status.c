@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "stats.h"
+#include "trace.h"
 
 #define MAX_DEVS 1024
 
@@ -167,6 +168,39 @@ static int ports_show(struct xnf_dp *dp, const struct xnf_dev_status *st, int n)
 	return 0;
 }
 
+/* The armed trace (xnf trace), if any: "trace": null without one. */
+static void trace_show(struct xnf_dp *dp)
+{
+	struct xnf_trace_cfg cfg;
+	bool alive;
+
+	if (!dp || xnf_trace_read(dp, &cfg) || !cfg.id) {
+		print_null(PRINT_JSON, "trace", NULL);
+		return;
+	}
+	alive = xnf_trace_live(&cfg);
+	open_json_object("trace");
+	print_uint(PRINT_ANY, "id", "trace %llu", cfg.id);
+	print_uint(PRINT_ANY, "pid", " armed by pid %llu", cfg.pid);
+	print_bool(PRINT_JSON, "live", NULL, alive);
+	if (!alive)
+		print_text(" (over: the tracer is gone or a bound was reached)");
+	print_uint(PRINT_ANY, "matched", ": %llu", cfg.matched);
+	if (cfg.max_packets)
+		print_uint(PRINT_ANY, "max_packets", "/%llu packets",
+			   cfg.max_packets);
+	else
+		print_null(PRINT_ANY, "max_packets", " packets (no count)");
+	if (cfg.deadline_ns)
+		print_uint(PRINT_ANY, "left_s", ", %llu s left",
+			   (xnf_trace_left_ns(&cfg) + 999999999ull) /
+				   1000000000ull);
+	else
+		print_null(PRINT_ANY, "left_s", ", no timeout");
+	print_nl();
+	close_json_object();
+}
+
 int do_status(int argc, char **argv)
 {
 	static char names[MAX_DEVS][16];
@@ -224,6 +258,7 @@ int do_status(int argc, char **argv)
 	close_json_array();
 	if (dp)
 		err = ports_show(dp, st, k) ?: err;
+	trace_show(dp);
 	close_json_object();
 	free(st);
 	return err;

@@ -30,6 +30,7 @@
 
 #include "cli.h"
 #include "prom.h"
+#include "trace.h"
 
 /* Where a metric's values are. */
 enum prom_src {
@@ -581,6 +582,27 @@ int prom_write(FILE *f, const struct xnf_sample *s, const struct xnf_ct_stats *c
 		if (m->src == SRC_XMIT)
 			port_lines(f, m, s);
 	}
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* The packet trace's ring buffer (lib/trace.c): records sent, records
+ * lost, summed over CPUs, since the instance was made. */
+int prom_write_trace(FILE *f, struct xnf_dp *dp)
+{
+	struct xnf_trace_stats st;
+	struct labels none = {};
+
+	if (!dp || xnf_trace_stats_read(dp, &st))
+		return 0;
+	fprintf(f, "# HELP xnf_trace_packets_total Packets traced (xnf trace): "
+		   "records sent to the trace's ring buffer\n"
+		   "# TYPE xnf_trace_packets_total counter\n");
+	sample_line(f, "xnf_trace_packets_total", "", &none, NULL, st.traced);
+	fprintf(f, "# HELP xnf_trace_lost_events_total Trace records the ring "
+		   "buffer had no room for (the packets were not affected)\n"
+		   "# TYPE xnf_trace_lost_events_total counter\n");
+	sample_line(f, "xnf_trace_lost_events_total", "", &none, NULL, st.lost);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
 }

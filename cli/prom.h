@@ -33,6 +33,11 @@ int stats_ct_read(struct xnf_dp *dp, struct xnf_ct_stats *ct);
 int prom_write(FILE *f, const struct xnf_sample *s,
 	       const struct xnf_ct_stats *ct);
 
+/* xnf_trace_packets_total and xnf_trace_lost_events_total of @dp's
+ * trace (nothing when it cannot be read): 0, or -errno when @f could not
+ * be written. */
+int prom_write_trace(FILE *f, struct xnf_dp *dp);
+
 /* Names of a worker's drop reasons (enum xnf_wdrop) and of the places of
  * its frames (enum xnf_frame_place), as `xnf stats` prints them
  * (cmd_worker.c). */
