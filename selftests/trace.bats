@@ -604,7 +604,7 @@ untraced_ping()
 }
 
 @test "bounded by count, by time, killed with SIGKILL: each ends by itself and leaves nothing armed" {
-	local t0 end
+	local t0 end pid
 
 	tb_attach_both l3fwd
 	tb_routes
@@ -630,10 +630,15 @@ untraced_ping()
 	# deadline has passed (the first packet after it).
 	trace_start killed icmp type echo-request count 0 timeout 3
 	end=$(($(date +%s) + 3))
+	pid=$TRACER_PID
+	is "status: the live trace" "$(tb_xnf -j status | jq -c .trace)" \
+		".id == $(trace_cfg id) and .pid == $pid and .live == true"
 	kill -KILL "$TRACER_PID"
 	wait "$TRACER_PID" || true
 	TRACER_PID=
 	tb_expect "killed: still armed before its deadline" "$(trace_cfg id)" -ne 0
+	is "status: the dead tracer's trace" "$(tb_xnf -j status | jq -c .trace)" \
+		".pid == $pid and .live == false"
 	while (($(date +%s) <= end)); do
 		sleep 0.2
 	done
@@ -642,7 +647,7 @@ untraced_ping()
 	tb_ping_ok "$TB_SRC" $TB_SINK4 3
 	tb_expect "killed: records after the deadline" "$(trace_stat traced)" -eq "$t0"
 	tb_expect "killed: disarmed by the datapath" "$(trace_cfg id)" -eq 0
-	tb_expect "status: no trace" "$(tb_xnf -j status | jq -c '.trace // null | if . == null then 0 else (.id // 0) end')" -eq 0
+	tb_expect "status: no trace" "$(tb_xnf -j status | jq -c .trace)" = null
 
 	# A new trace is taken over from the dead owner and works.
 	trace_start again icmp type echo-request count 1 timeout 20
