@@ -296,6 +296,28 @@ rule_hits()
 	done
 }
 
+@test "IPv6: forwarded with its route and next hop; hop limit 1 passed to the kernel, whose time exceeded reaches the source" {
+	local doc
+
+	tb_attach_both firewall,l3fwd
+	tb_routes
+	trace_start v6 icmpv6 type echo-request count 1 timeout 20
+	tb_ping_ok "$TB_SRC" $TB_SINK6 1
+	trace_wait
+	doc=$(pkt 1)
+	is "v6: the packet" "$doc" ".family == \"ipv6\" and .src == \"$TB_SRC6\" and .dst == \"$TB_SINK6\" and
+		.icmp_type == \"echo-request\" and .verdict == \"redirect\" and .out == \"d1\""
+	is "v6: the l3fwd step" "$(step "$doc" l3fwd)" ".route == \"2001:db8:2::/64\" and .via == \"$TB_SINK6\" and .dev == \"d1\""
+
+	tb_capture "$TB_SRC" s0 1 "$TB_TMP/te6.pcap" "icmp6 and ip6[40] == 3"
+	trace_start hl icmpv6 type echo-request count 1 timeout 20
+	tb_src ping -q -n -c 1 -t 1 -W 1 $TB_SINK6 >/dev/null || true
+	trace_wait
+	wait "$TB_CAPTURE_PID" || true
+	is "hop limit 1: passed" "$(pkt 1)" '.verdict == "pass" and .reason == "ttl_expired"'
+	tb_expect "time exceeded at the source" "$(pcap_count "$TB_TMP/te6.pcap")" -eq 1
+}
+
 @test "dropped by a rule and by the default policy: the rule's prio or the default, nothing at the sink, the counters moved" {
 	local doc hits0 def0 fw
 
@@ -358,7 +380,7 @@ drop_check()
 	TRACE_DOC=$doc
 }
 
-@test "receive checks: bad_csum, martian, ttl_expired (drop) and malformed, each traced with its reason, nothing at the sink" {
+@test "receive checks (bad_csum, martian, ttl_expired set to drop), malformed and a blackhole route: each traced with its reason, nothing at the sink" {
 	tb_attach_both l3fwd
 	tb_routes
 	tb_xnf config set ttl_expired drop
@@ -374,6 +396,9 @@ drop_check()
 	drop_check malformed malformed tb_send_frame "$TB_SRC" s0 "$(rx_frame4 $SRC4_HEX $SINK4_HEX 7032 short)"
 	# Dropped by the entry, before any NF.
 	is "malformed: no NF ran" "$TRACE_DOC" '.steps == []'
+	tb_xnf route add 203.0.113.0/24 blackhole
+	drop_check blackhole blackhole ping_once 203.0.113.5
+	is "blackhole: the route" "$(step "$TRACE_DOC" l3fwd)" '.route == "203.0.113.0/24" and .reason == "blackhole"'
 
 	sink_flush 9
 	tb_expect "at the sink: none of them" \
@@ -410,7 +435,7 @@ pcap_count()
 	timeout 10 tcpdump -r "$1" -n 2>/dev/null | wc -l
 }
 
-@test "passed to the kernel: no_route, local, ttl_expired, frag_needed; what the kernel then did reached the source or the sink" {
+@test "passed to the kernel: local, ttl_expired, frag_needed, fib_other (a kernel route), no_route; what the kernel then did reached the source or the sink" {
 	local k0 k1
 
 	tb_attach_both l3fwd
@@ -437,6 +462,15 @@ pcap_count()
 	tb_expect "frag: fragmentation needed at the source" "$(pcap_count "$TB_TMP/fn.pcap")" -eq 1
 	is "frag: the length" "$TRACE_DOC" '.len >= 1428'
 	ip -n "$TB_DUT" link set d1 mtu 1500
+
+	# fib_other: a `kernel` route; the kernel forwards it.
+	tb_xnf route replace 198.51.100.0/24 kernel
+	k0=$(tb_kfwd)
+	pass_check kernel fib_other icmp type echo-request -- \
+		tb_ping_ok "$TB_SRC" $TB_SINK4 1
+	k1=$(tb_kfwd)
+	tb_expect "fib_other: forwarded by the kernel" "$(( ${k1%% *} - ${k0%% *} ))" -ge 1
+	is "fib_other: the route" "$(step "$TRACE_DOC" l3fwd)" '.route == "198.51.100.0/24" and .dev == null'
 
 	# no_route: the kernel forwards it, the reply comes back.
 	tb_xnf route del 198.51.100.0/24
