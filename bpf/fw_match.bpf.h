@@ -87,7 +87,8 @@ static __always_inline int xnf_fw_pfx_match(const __u8 *pfx, __u32 len,
 	return 1;
 }
 
-/* xnf_fw_linear()'s test of one rule: a port match needs ports. */
+/* The five fields of one rule (the linear scan's test, a trace's match):
+ * a port match needs ports. */
 static __always_inline int xnf_fw_rule_hit(const struct xnf_fw_rule *r,
 					   const struct xnf_fw_fields *k)
 {

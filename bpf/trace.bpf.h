@@ -93,17 +93,22 @@ __noinline int xnf_trace_begin_fn(struct xdp_md *ctx, struct xnf_pkt *p,
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	struct xnf_trace_rec *rec = xnf_trace_rec_get();
 	struct ethhdr *eth = data;
 	struct xnf_fw_fields k = {};
+	struct xnf_trace_rec *rec;
 	struct xnf_fw_extra x;
 	__u64 now, n, max;
 	__u32 id;
 
-	if (!p || !cfg || !rec)
+	if (!p || !cfg)
 		return 0;
 	id = cfg->id;
-	now = bpf_ktime_get_ns();
+	/* Every packet while a trace is armed reads the clock, for the
+	 * deadline: the coarse clock (CLOCK_MONOTONIC_COARSE, the same base
+	 * as bpf_ktime_get_ns, at most a tick behind it) costs a few ns
+	 * where the precise one costs tens on a VM; a deadline of seconds
+	 * is kept to the tick. The record's time is the precise one. */
+	now = bpf_ktime_get_coarse_ns();
 	if (cfg->deadline_ns && now > cfg->deadline_ns) {
 		xnf_trace_disarm(cfg, id);
 		return 0;
@@ -136,6 +141,9 @@ __noinline int xnf_trace_begin_fn(struct xdp_md *ctx, struct xnf_pkt *p,
 
 	/* Matched: take a number. Past the count the packet is not traced;
 	 * the one that takes the last number disarms. */
+	rec = xnf_trace_rec_get();
+	if (!rec)
+		return 0;
 	max = cfg->max_packets;
 	n = __sync_fetch_and_add(&cfg->matched, 1);
 	if (max && n >= max) {
@@ -146,7 +154,7 @@ __noinline int xnf_trace_begin_fn(struct xdp_md *ctx, struct xnf_pkt *p,
 		xnf_trace_disarm(cfg, id);
 
 	__builtin_memset(rec, 0, sizeof(*rec));
-	rec->ts = now;
+	rec->ts = bpf_ktime_get_ns();
 	rec->id = id;
 	rec->seq = n + 1;
 	rec->ifindex = p->ingress_ifindex;

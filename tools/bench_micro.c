@@ -25,6 +25,8 @@
  *     the same connection untranslated through conntrack,firewall,l3fwd
  *     (and through the chain with nat), every timed packet checked to
  *     leave with the translated addresses and right checksums;
+ *   - the trace (-T alone): the 3-NF chain with a trace armed that
+ *     matches nothing against the same chain with none;
  * then the figures the project targets: the cost of a tail-called hop
  * over the fused form, how the firewall scales with its rule count, and
  * (printed with the stateful group) an established flow through the
@@ -109,6 +111,7 @@ struct bm_opts {
 	bool chains_only; /* -C: the NF and chain rows, nothing after */
 	bool ct_only;	  /* -S: the conntrack group, nothing else */
 	bool nat_only;	  /* -N: the NAT group, nothing else */
+	bool trace_only;  /* -T: the trace group, nothing else */
 };
 
 /* A rule set as installed: xnf_fw_generate() minus catch-alls. */
@@ -198,6 +201,7 @@ struct bm {
 	struct bm_inst inst[BM_FW_SIZES];
 	struct bm_inst ct[2];  /* the stateful policy: established, new */
 	struct bm_inst nat[3]; /* the NAT group's: plain, masquerade, snat */
+	struct bm_inst trace;  /* the trace group's: a trace armed */
 	struct xnf_bench *h;
 	int bench_fd; /* the harness */
 	int drop_fd;  /* the baseline's target */
@@ -1418,7 +1422,7 @@ static const char *bm_pf(bool ok)
 static void bm_usage(const char *prog, FILE *out)
 {
 	fprintf(out,
-		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-S] [-N] [-v]\n"
+		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-S] [-N] [-T] [-v]\n"
 		"  ns/packet of the xnf NFs, chains and firewall sizes, with\n"
 		"  BPF_PROG_TEST_RUN in a private network namespace (needs root).\n"
 		"  -r REPEAT  packets per timed run (default 1000000)\n"
@@ -1428,6 +1432,8 @@ static void bm_usage(const char *prog, FILE *out)
 		"  -C         the NF and chain rows only (to compare builds)\n"
 		"  -S         the stateful firewall's group only (conntrack)\n"
 		"  -N         the NAT group only (an established translated flow)\n"
+		"  -T         the trace group only (the 3-NF chain, a trace armed\n"
+		"             that matches nothing against none)\n"
 		"  -v         libbpf and xnf debug messages\n",
 		prog, BM_MAX_RUNS);
 }
@@ -2325,6 +2331,113 @@ static int bm_nat(struct bm *b, const struct bm_frame *chain_frame,
 	return 0;
 }
 
+/* ---- the trace (issue 37) ---- */
+
+/*
+ * What tracing costs a packet it does not trace: the 3-NF chain on the
+ * 10-rule instance with no trace armed against the same chain on an
+ * instance of its own ("trace") where a trace is armed that matches
+ * nothing (src 203.0.113.99, the CLI's default bounds: 10 packets, 60 s
+ * from now, far beyond the run), tail-called and fused, flow cache on.
+ * An armed trace costs every packet the entry's test of id, the clock
+ * read for the deadline and the match (xnf_trace_begin_fn,
+ * bpf/trace.bpf.h); no trace costs the test alone, which the "off" rows
+ * include (compare them with the same rows of a build without the trace
+ * for that). Checked after the group: the trace is still armed and took
+ * no packet.
+ */
+#define BM_TRACE_SRC "203.0.113.99"
+
+/* Arms a trace on @in that matches only BM_TRACE_SRC; the fd of its
+ * xnf_trace_cfg into *@fd. */
+static int bm_trace_arm(struct bm_inst *in, int *fd)
+{
+	struct xnf_trace_cfg c = { .id = 1, .pid = getpid(), .max_packets = 10 };
+	struct timespec now;
+	char path[128];
+	__u32 zero = 0;
+	int err = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	c.deadline_ns = (now.tv_sec + 60) * 1000000000ULL + now.tv_nsec;
+	c.match.flags = XNF_FW_F_SRC;
+	c.match.family = XNF_AF_INET;
+	c.match.src_len = 32;
+	inet_pton(AF_INET, BM_TRACE_SRC, c.match.src);
+	snprintf(path, sizeof(path), "%s/tables/%s", in->root,
+		 XNF_MAP_STR(XNF_MAP_TRACE_CFG));
+	*fd = bpf_obj_get(path);
+	if (*fd < 0 || bpf_map_update_elem(*fd, &zero, &c, 0))
+		err = -errno;
+	if (err)
+		fprintf(stderr, "Error: cannot arm a trace on %s: %s\n",
+			in->root, strerror(-err));
+	return err;
+}
+
+static int bm_trace(struct bm *b, const struct bm_frame *chain_frame,
+		    const __u8 nh_mac[6])
+{
+	static const char *const forms[4] = { "tail", "fused", "tail", "fused" };
+	struct bm_inst *in = &b->inst[0], *armed = &b->trace;
+	struct bm_expect e = { .action = XDP_REDIRECT,
+			       .hit_slot = -1,
+			       .dmac = nh_mac,
+			       .ttl_dec = true };
+	const char *chain = bm_chain_rows[BM_ROW_3NF].chain;
+	struct xnf_trace_cfg c = {};
+	struct bm_var v[4] = {};
+	__u32 zero = 0, i;
+	__u8 src[4];
+	int fd = -1, err;
+
+	inet_pton(AF_INET, BM_TRACE_SRC, src);
+	if (!memcmp(chain_frame->data + pkt_l3_off(chain_frame->data) + 12, src,
+		    4)) {
+		fprintf(stderr,
+			"Error: the chains' packet comes from %s, "
+			"which the trace must not match\n",
+			BM_TRACE_SRC);
+		return -EINVAL;
+	}
+	err = bm_inst_open(b, armed, "trace");
+	err = err ?: bm_rules_make(&armed->rules, bm_fw_sizes[0], b->o.seed);
+	err = err ?: bm_rules_install(armed, XNF_FW_ALLOW);
+	err = err ?: bm_trace_arm(armed, &fd);
+	for (i = 0; i < 4 && !err; i++)
+		err = bm_var_load(b, &v[i], i < 2 ? in : armed, chain, i % 2,
+				  false, chain_frame, &e);
+	err = err ?: bm_group(b, v, 4);
+	if (!err &&
+	    (bpf_map_lookup_elem(fd, &zero, &c) || c.id != 1 || c.matched)) {
+		fprintf(stderr, "Error: the trace did not stay armed and "
+				"unmatched through the runs\n");
+		err = -EPROTO;
+	}
+	if (!err) {
+		printf("\nTrace: chain \"%s\", no trace armed against a trace "
+		       "armed that matches nothing\n(src %s, count 10, "
+		       "timeout 60 s), flow cache on\n",
+		       chain, BM_TRACE_SRC);
+		printf("  %-22s %-10s %-9s %9s %9s %9s %7s\n", "trace", "form",
+		       "verdict", "baseline", "measured", "net", "spread");
+		for (i = 0; i < 4; i++) {
+			printf("  %-22s %-10s ",
+			       i < 2 ? "off" : "armed, no match", forms[i]);
+			bm_var_print(&v[i]);
+		}
+		printf("  armed over off (median over the rounds): tail %.1f ns, "
+		       "fused %.1f ns\n",
+		       bm_paired(b, &v[2], &v[0], 1),
+		       bm_paired(b, &v[3], &v[1], 1));
+	}
+	for (i = 0; i < 4; i++)
+		bm_var_free(&v[i]);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 /* ---- l3fwd's receive checks ---- */
 
 /*
@@ -2773,7 +2886,7 @@ int main(int argc, char **argv)
 	__u8 nh_mac[6];
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:n:c:s:CSNvh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:s:CSNTvh")) != -1) {
 		switch (opt) {
 		case 'r':
 			err = bm_parse_u32(optarg, 1, 1u << 30, &b.o.repeat);
@@ -2798,6 +2911,10 @@ int main(int argc, char **argv)
 			break;
 		case 'N':
 			b.o.nat_only = true;
+			err = 0;
+			break;
+		case 'T':
+			b.o.trace_only = true;
 			err = 0;
 			break;
 		case 'v':
@@ -2851,7 +2968,7 @@ int main(int argc, char **argv)
 
 	/* One instance per rule set, and the packets that exercise it. */
 	/* -S and -N need the 10-rule set alone. */
-	groups = b.o.ct_only || b.o.nat_only;
+	groups = b.o.ct_only || b.o.nat_only || b.o.trace_only;
 	for (i = 0; i < (groups ? 1 : BM_FW_SIZES); i++) {
 		struct bm_inst *in = &b.inst[i];
 		char name[16];
@@ -2938,7 +3055,8 @@ int main(int argc, char **argv)
 
 	if (groups) {
 		if ((b.o.ct_only && bm_ct(&b, &chain_frame, &p, nh_mac)) ||
-		    (b.o.nat_only && bm_nat(&b, &chain_frame, &p)))
+		    (b.o.nat_only && bm_nat(&b, &chain_frame, &p)) ||
+		    (b.o.trace_only && bm_trace(&b, &chain_frame, nh_mac)))
 			goto fail;
 		printf("\nPackets (ingress %s; TTL 64)\n  %-22s %s\n", BM_DEV,
 		       "chains, conntrack", chain_frame.desc);
@@ -2954,7 +3072,7 @@ int main(int argc, char **argv)
 	if (bm_rx_checks(&b, &chain_frame,
 			 bm_chain_rows[BM_ROW_L3FWD].v[0].net_med) ||
 	    bm_firewall(&b, fw, fw_var) || bm_ct(&b, &chain_frame, &p, nh_mac) ||
-	    bm_nat(&b, &chain_frame, &p) ||
+	    bm_nat(&b, &chain_frame, &p) || bm_trace(&b, &chain_frame, nh_mac) ||
 	    bm_userspace(&b, &chain_frame, &l2_frame, fw) || bm_pacing(&b))
 		goto fail;
 
@@ -3032,5 +3150,6 @@ out:
 		bm_inst_close(&b.ct[i]);
 	for (i = 0; i < BM_NAT_INSTS; i++)
 		bm_inst_close(&b.nat[i]);
+	bm_inst_close(&b.trace);
 	return err;
 }
