@@ -34,10 +34,13 @@ static void on_signal(int sig)
 
 static void trace_help(void)
 {
-	printf("Usage: xnf trace [MATCH...] [count N] [timeout SECONDS]\n"
-	       "       MATCH := [proto PROTO] [src PREFIX] [dst PREFIX] [sport PORTS]\n"
-	       "                [dport PORTS] [iif DEV] [{ icmp | icmpv6 } type TYPE [code CODE]]\n"
-	       "                [tcp flags FLAGS [/ FLAGS]]\n"
+	printf("Usage: xnf trace [proto PROTO] [src PREFIX] [dst PREFIX] [sport PORTS]\n"
+	       "                 [dport PORTS] [iif DEV] [{ icmp | icmpv6 } type TYPE [code CODE]]\n"
+	       "                 [tcp flags FLAGS [/ FLAGS]] [count N] [timeout SECONDS]\n"
+	       "PROTO := { tcp | udp | sctp | icmp | icmpv6 | NUMBER }\n"
+	       "FLAGS := FLAG[,FLAG...]\n"
+	       "FLAG := { fin | syn | rst | psh | ack | urg | ecn | cwr }\n"
+	       "\n"
 	       "Shows what every NF of the chain did to the packets that match (the\n"
 	       "words of 'xnf fw add'; no match: every packet), one block per packet\n"
 	       "as it happens, until N packets were traced or SECONDS passed (without\n"
@@ -179,9 +182,19 @@ static void sep(bool *first)
 	*first = false;
 }
 
+/* A part of the route phrase: " " inside it, ", " before it. */
+static void phrase_part(bool *first, bool *phrase)
+{
+	if (*phrase)
+		print_text(" ");
+	else
+		sep(first);
+	*phrase = true;
+}
+
 static void print_step(const struct xnf_trace_step *s)
 {
-	bool first = true,
+	bool first = true, phrase = false,
 	     decided = s->flags & (XNF_TRACE_S_RULE | XNF_TRACE_S_DEFAULT);
 	bool gw = s->flags & XNF_TRACE_S_GW;
 	char a[80], b[80], name[IF_NAMESIZE];
@@ -236,28 +249,29 @@ static void print_step(const struct xnf_trace_step *s)
 	}
 	print_bool(PRINT_JSON, "default_policy", NULL,
 		   s->flags & XNF_TRACE_S_DEFAULT);
+	/* "route P via G dev D mac M": one phrase, of the parts there are. */
 	if (s->flags & XNF_TRACE_S_ROUTE) {
-		sep(&first);
+		phrase_part(&first, &phrase);
 		print_string(PRINT_ANY, "route", "route %s",
 			     fmt_prefix(s->family, s->addr, s->plen, a,
 					sizeof(a)));
 	} else {
 		print_null(PRINT_JSON, "route", NULL);
 	}
-	if (gw)
-		print_string(PRINT_ANY, "via", " via %s",
+	if (gw) {
+		phrase_part(&first, &phrase);
+		print_string(PRINT_ANY, "via", "via %s",
 			     fmt_addr(s->family, s->gw, a, sizeof(a)));
-	else
+	} else {
 		print_null(PRINT_JSON, "via", NULL);
+	}
 	if ((s->flags & XNF_TRACE_S_EGRESS) && s->nf == XNF_NF_XSK) {
-		sep(&first);
+		phrase_part(&first, &phrase);
 		print_uint(PRINT_ANY, "queue", "queue %llu", s->ifindex);
 		print_null(PRINT_JSON, "dev", NULL);
 	} else if (s->flags & XNF_TRACE_S_EGRESS) {
-		if (!(s->flags & XNF_TRACE_S_ROUTE))
-			sep(&first);
-		print_string(PRINT_ANY, "dev",
-			     s->flags & XNF_TRACE_S_ROUTE ? " dev %s" : "dev %s",
+		phrase_part(&first, &phrase);
+		print_string(PRINT_ANY, "dev", "dev %s",
 			     fmt_ifname(s->ifindex, name));
 		print_null(PRINT_JSON, "queue", NULL);
 	} else {
@@ -265,11 +279,13 @@ static void print_step(const struct xnf_trace_step *s)
 		print_null(PRINT_JSON, "queue", NULL);
 	}
 	/* gw holds the MAC only when it holds no next hop's address. */
-	if ((s->flags & XNF_TRACE_S_MAC) && !gw)
-		print_string(PRINT_ANY, "mac", " mac %s",
+	if ((s->flags & XNF_TRACE_S_MAC) && !gw) {
+		phrase_part(&first, &phrase);
+		print_string(PRINT_ANY, "mac", "mac %s",
 			     fmt_mac(s->gw, a, sizeof(a)));
-	else
+	} else {
 		print_null(PRINT_JSON, "mac", NULL);
+	}
 	if (fc_name(s->fc)) {
 		sep(&first);
 		print_string(PRINT_ANY, "flow_cache", "flow cache %s",

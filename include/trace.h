@@ -66,10 +66,10 @@ __u32 xnf_trace_id(const struct xnf_trace *t);
 int xnf_trace_poll(struct xnf_trace *t, int timeout_ms,
 		   int (*cb)(const struct xnf_trace_rec *r, void *ctx),
 		   void *ctx);
-/* True once a bound is reached (the datapath disarmed it, the count of
- * records delivered reached max_packets or the deadline passed) or the
- * trace was disarmed by another; then a last xnf_trace_poll() drains
- * what is still in the ring buffer. */
+/* True once the trace is over and its records were drained: the
+ * xnf_trace_poll() that found a bound reached (the datapath disarmed it,
+ * the records delivered reached max_packets, the deadline passed) or the
+ * trace disarmed by another, delivered what was still on its way. */
 bool xnf_trace_ended(struct xnf_trace *t);
 /* Why it ended, XNF_TRACE_RUNNING while it did not. */
 enum xnf_trace_end xnf_trace_why(struct xnf_trace *t);

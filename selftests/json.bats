@@ -131,6 +131,11 @@ event()
 		2>/dev/null | grep -qx true
 }
 
+trace_armed()
+{
+	[ "$(tb_xnf -j status | jq -r '.trace.live')" = true ]
+}
+
 worker_running()
 {
 	[ "$(tb_xnf -j status d0 | jq -r '.workers[0].state // "none"')" = running ]
@@ -144,6 +149,7 @@ worker_running()
 # counters, batch histograms and rule hits.
 state()
 {
+	local rc
 	# The monitor, from before the instance exists to the end.
 	keep_bg monitor timeout 600 "$XNF" -j monitor
 	MPID=$BG_PID
@@ -175,7 +181,15 @@ state()
 	WPID=$BG_PID
 	tb_until "the worker to run" worker_running &&
 	tb_ping_ok "$TB_SRC" "$TB_SINK4" 3 &&
-	tb_udp_send "$TB_SRC" "$TB_SINK4" 5001 3 &&
+	tb_udp_send "$TB_SRC" "$TB_SINK4" 5001 3 || return 1
+	# A trace of one ping (through d0's worker), ended by its count.
+	keep_bg trace "$XNF" -j trace proto icmp count 1 timeout 60
+	tb_until "the trace to be armed" trace_armed &&
+		tb_ping_ok "$TB_SRC" "$TB_SINK4" 1 || return 1
+	rc=0
+	wait "$BG_PID" || rc=$?
+	echo "$rc" >"$J/trace.rc"
+	echo "trace 0 xnf/trace/1 lines none" >>"$J/manifest"
 	tb_xnf fdb add 02:00:00:00:00:aa dev d1 &&
 	tb_xnf xconnect d0 d1 lladdr 02:00:00:00:00:01 02:00:00:00:00:02 &&
 	tb_xnf config set martian pass
@@ -263,6 +277,7 @@ collect()
 		"$XNF" -j model predict -L 256 --beta 32 --rate 1M \
 		--service-linear 1000,20 --solver iterate --max-iter 5
 
+	# A trace of one ping (through d0's worker), ended by its count.
 	# The worker's report when it ends.
 	keep_end worker xnf/worker/1 "$WPID" || return 1
 	WPID=

@@ -159,3 +159,46 @@ term_trace()
 	grep -qx 'xnf_trace_packets_total 0' <<<"$output"
 	grep -qx 'xnf_trace_lost_events_total 0' <<<"$output"
 }
+
+# The printer, on what the datapath records (selftests/trace.bats checks
+# each NF and outcome against the traffic): a forwarded echo request and
+# its reply, in JSON (valid, the chain's steps, the verdict) and in text
+# (a block per packet, the end line's counts).
+@test "a traced ping: a document per packet with the chain's steps and the verdict, then the end" {
+	local j
+	tb_routes
+	tb_xnf fw add prio 10 allow proto icmp
+	trace_bg proto icmp count 2 timeout 20
+	tb_ping_ok "$TB_SRC" $TB_SINK4 1
+	wait "$TPID"
+	cat "$TB_TMP/trace.out"
+	cp "$TB_TMP/trace.out" "$TB_TMP/docs.json"
+	run -0 "${SHAPE[@]}" validate "$TB_TOP/docs/json" "$TB_TMP/docs.json"
+	j=$(jq -sc '.' "$TB_TMP/trace.out")
+	tb_expect "two packets, then the end" "$(jq -c 'map(.event)' <<<"$j")" = \
+		'["packet","packet","end"]'
+	tb_expect "numbered" "$(jq -c '[.[0:2][].packet]' <<<"$j")" = '[1,2]'
+	tb_expect "the request" \
+		"$(jq -c '.[0] | [.in, .family, .proto, .src, .dst, .icmp_type, .verdict, .action, .out]' <<<"$j")" = \
+		"[\"$TB_D0\",\"ipv4\",\"icmp\",\"$TB_SRC4\",\"$TB_SINK4\",\"echo-request\",\"redirect\",\"redirect\",\"$TB_D1\"]"
+	tb_expect "its steps" \
+		"$(jq -c '.[0].steps | map([.nf, .rule, .default_policy, .route, .via, .dev])' <<<"$j")" = \
+		"[[\"firewall\",10,false,null,null,null],[\"l3fwd\",null,false,\"198.51.100.0/24\",\"$TB_SINK4\",\"$TB_D1\"]]"
+	tb_expect "the reply" "$(jq -c '.[1] | [.in, .icmp_type, .out]' <<<"$j")" = \
+		"[\"$TB_D1\",\"echo-reply\",\"$TB_D0\"]"
+	tb_expect "the end" "$(jq -c '.[2] | [.traced, .lost, .why]' <<<"$j")" = \
+		'[2,0,"count reached"]'
+
+	# The same in text: a block per packet (header, a line per NF, the
+	# verdict), then the end line.
+	tb_bg "$TB_DUT" env XNF_PIN_ROOT="$XNF_PIN_ROOT" "$XNF" trace proto icmp \
+		count 1 timeout 20 >"$TB_TMP/trace.txt"
+	TPID=$TB_BG_PID
+	tb_until "the trace to be armed" is_armed_by "$TPID"
+	tb_ping_ok "$TB_SRC" $TB_SINK4 1
+	wait "$TPID"
+	cat "$TB_TMP/trace.txt"
+	tb_expect "four lines: packet, firewall, l3fwd, verdict; the end" \
+		"$(wc -l <"$TB_TMP/trace.txt")" -eq 5
+	tb_expect "a packet traced" "$(tail -1 "$TB_TMP/trace.txt" | tr -dc '0-9 ' | awk '{ print $2 }')" -eq 1
+}

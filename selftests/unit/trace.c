@@ -1,281 +1,762 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-2-Clause)
 /*
- * The trace's library (lib/trace.c): arming xnf_trace_cfg[0] with the
- * match and bounds asked for, refusing a live tracer's trace, taking over
- * the trace of a dead tracer or one that is over, ending by time or when
- * the datapath disarmed it at the count, and stopping (disarms only its
- * own trace). The records themselves come from the datapath: the NF
- * tests run packets through a traced chain.
+ * The trace's datapath (bpf/trace.bpf.h): a trace armed by writing
+ * xnf_trace_cfg[0] directly (the layout of include/uapi/xnf_trace.h),
+ * frames run through chains, tail-called and fused, and the records read
+ * from the ring buffer xnf_trace_rb: what each NF's step says (rule,
+ * default policy, route, egress, MAC, flow cache, conntrack state, nat
+ * tuple, queue), the final verdict and reason for each outcome, and the
+ * bounds: unmatched packets leave nothing, the count and the deadline
+ * disarm, a full ring loses records and never packets.
  */
-#include <errno.h>
-#include <string.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <linux/if_ether.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
 #include "fixture.h"
-#include "trace.h"
 
-static bool cfg_get(struct fx *f, struct xnf_trace_cfg *cfg)
-{
-	return ASSERT_OK(xnf_trace_read(f->dp, cfg), "read xnf_trace_cfg");
-}
+#define FOR_BOTH(fused) for (int fused = 0; fused < 2; fused++)
+#define TR_MAX		64
+#define TR_ID		7
 
-static bool cfg_put(struct fx *f, const struct xnf_trace_cfg *cfg)
-{
-	__u32 zero = 0;
+/* The records a test read: the first TR_MAX of n. */
+struct tr_recs {
+	struct xnf_trace_rec r[TR_MAX];
+	int n;
+	int bad_size;
+};
 
-	return ASSERT_OK(bpf_map_update_elem(xnf_table_fd(f->dp, XNF_T_TRACE_CFG),
-					     &zero, cfg, BPF_ANY),
-			 "write xnf_trace_cfg");
-}
-
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* A pid that was alive and is no more. */
-static __u32 dead_pid(void)
-{
-	pid_t pid = fork();
-
-	if (pid == 0)
-		_exit(0);
-	waitpid(pid, NULL, 0);
-	return pid;
-}
-
-TEST(trace_arm)
-{
-	struct xnf_trace_opts o = { .max_packets = 3, .cmd = "trace dport 22" };
-	struct xnf_trace *t = NULL, *t2 = NULL;
-	struct xnf_trace_cfg cfg;
-	struct xnf_change c;
-	__u64 traced = 9, lost = 9, seq;
-	char err[256];
+struct tr {
 	struct fx f;
+	struct ring_buffer *rb;
+	struct tr_recs got;
+	bool fc_on; /* the flow cache is on (XNF_UT_FLOW_CACHE) */
+};
 
-	if (!fx_open(&f))
-		return;
-	o.match.flags = XNF_FW_F_DPORT;
-	o.match.dport_lo = o.match.dport_hi = 22;
-	if (!ASSERT_OK(xnf_trace_start(f.dp, &o, &t, err, sizeof(err)), err))
-		goto out;
-	if (!cfg_get(&f, &cfg))
-		goto out;
-	ASSERT_EQ(cfg.id, xnf_trace_id(t), "armed with its id");
-	ASSERT_NEQ(cfg.id, 0U, "an id is never 0");
-	ASSERT_EQ(cfg.pid, (__u32)getpid(), "the tracer's pid");
-	ASSERT_EQ(cfg.max_packets, 3ULL, "count");
-	ASSERT_EQ(cfg.deadline_ns, 0ULL, "no deadline asked for");
-	ASSERT_EQ(cfg.matched, 0ULL, "nothing taken yet");
-	ASSERT_EQ(cfg.match.flags, (__u32)XNF_FW_F_DPORT, "the match");
-	ASSERT_EQ(cfg.match.dport_lo, 22, "its port");
-	ASSERT_FALSE(xnf_trace_ended(t), "running");
+static int tr_sample(void *ctx, void *data, size_t size)
+{
+	struct tr_recs *g = ctx;
 
-	/* The start is in the change log, under the trace's id. */
-	if (ASSERT_OK(xnf_change_seq(f.dp, &seq), "change seq") &&
-	    ASSERT_OK(xnf_change_read(f.dp, seq, &c), "change")) {
-		ASSERT_EQ((__u32)seq, cfg.id, "id = its change's number");
-		ASSERT_TRUE(!strcmp(c.cmd, "trace dport 22"), "command");
+	if (size != sizeof(struct xnf_trace_rec)) {
+		g->bad_size++;
+		return 0;
 	}
-
-	/* A second tracer while this one lives (its pid is alive). */
-	ASSERT_EQ(xnf_trace_start(f.dp, &o, &t2, err, sizeof(err)), -EBUSY,
-		  "a live tracer's trace is refused");
-	ASSERT_TRUE(t2 == NULL, "no trace out");
-	if (!cfg_get(&f, &cfg))
-		goto out;
-	ASSERT_EQ(cfg.id, xnf_trace_id(t), "still the first one's");
-
-	ASSERT_OK(xnf_trace_stop(t, &traced, &lost), "stop");
-	t = NULL;
-	ASSERT_EQ(traced, 0ULL, "no packet traced");
-	ASSERT_EQ(lost, 0ULL, "none lost");
-	if (cfg_get(&f, &cfg))
-		ASSERT_EQ(cfg.id, 0U, "stop disarms");
-	if (ASSERT_OK(xnf_change_seq(f.dp, &seq), "change seq") &&
-	    ASSERT_OK(xnf_change_read(f.dp, seq, &c), "change"))
-		ASSERT_TRUE(strstr(c.msg, "ended") != NULL, "the end is logged");
-
-	/* The next trace gets another id. */
-	if (ASSERT_OK(xnf_trace_start(f.dp, &o, &t, err, sizeof(err)), err))
-		ASSERT_NEQ(xnf_trace_id(t), cfg.id ?: 1U, "a new id");
-out:
-	if (t)
-		xnf_trace_stop(t, NULL, NULL);
-	fx_close(&f);
-}
-
-TEST(trace_refuse)
-{
-	struct xnf_trace_opts o = {};
-	struct xnf_trace *t = NULL;
-	struct xnf_trace_cfg cfg;
-	char err[256];
-	struct fx f;
-
-	if (!fx_open(&f))
-		return;
-	ASSERT_EQ(xnf_trace_start(f.dp, &o, &t, err, sizeof(err)), -EINVAL,
-		  "no bound");
-	o.timeout_s = 5;
-	o.match.flags = XNF_FW_F_CT;
-	o.match.ct_states = 1 << XNF_CT_NEW;
-	ASSERT_EQ(xnf_trace_start(f.dp, &o, &t, err, sizeof(err)), -EINVAL,
-		  "ct state");
-	memset(&o.match, 0, sizeof(o.match));
-	o.match.flags = XNF_FW_F_SPORT;
-	o.match.sport_lo = 90;
-	o.match.sport_hi = 80;
-	ASSERT_EQ(xnf_trace_start(f.dp, &o, &t, err, sizeof(err)), -EINVAL,
-		  "an empty port range");
-	ASSERT_TRUE(t == NULL, "nothing armed");
-	if (cfg_get(&f, &cfg))
-		ASSERT_EQ(cfg.id, 0U, "not armed");
-	fx_close(&f);
-}
-
-/* Whose armed trace is taken over: @cfg's, @busy: refused. */
-static void takeover(struct fx *f, const struct xnf_trace_cfg *cfg, bool busy,
-		     const char *what)
-{
-	struct xnf_trace_opts o = { .timeout_s = 30 };
-	struct xnf_trace *t = NULL;
-	struct xnf_trace_cfg now;
-	char err[256];
-	int ret;
-
-	if (!cfg_put(f, cfg))
-		return;
-	ret = xnf_trace_start(f->dp, &o, &t, err, sizeof(err));
-	if (busy) {
-		ASSERT_EQ(ret, -EBUSY, what);
-		ASSERT_TRUE(strstr(err, "pid 1 ") != NULL, "names the tracer");
-		if (cfg_get(f, &now))
-			ASSERT_EQ(now.id, cfg->id, "left armed");
-		return;
-	}
-	if (!ASSERT_OK(ret, what))
-		return;
-	if (cfg_get(f, &now)) {
-		ASSERT_EQ(now.id, xnf_trace_id(t), "taken over");
-		ASSERT_EQ(now.matched, 0ULL, "its count from 0");
-	}
-	xnf_trace_stop(t, NULL, NULL);
-}
-
-TEST(trace_takeover)
-{
-	struct xnf_trace_cfg cfg = { .id = 77, .pid = 1 };
-	struct fx f;
-
-	if (!fx_open(&f))
-		return;
-	/* pid 1 is alive: a live tracer, unbounded here so that only its
-	 * pid counts. */
-	takeover(&f, &cfg, true, "pid 1's trace, running");
-	cfg.deadline_ns = mono_ns() + 60000000000ull;
-	takeover(&f, &cfg, true, "pid 1's trace, deadline ahead");
-	cfg.deadline_ns = mono_ns() - 1;
-	takeover(&f, &cfg, false, "deadline passed (not disarmed yet)");
-	cfg.deadline_ns = 0;
-	cfg.max_packets = 5;
-	cfg.matched = 5;
-	takeover(&f, &cfg, false, "count reached");
-	cfg.max_packets = cfg.matched = 0;
-	cfg.pid = dead_pid();
-	takeover(&f, &cfg, false, "a dead tracer's");
-	fx_close(&f);
-}
-
-static int count_rec(const struct xnf_trace_rec *r, void *ctx)
-{
-	(*(int *)ctx)++;
+	if (g->n < TR_MAX)
+		memcpy(&g->r[g->n], data, size);
+	g->n++;
 	return 0;
 }
 
-/* Polls until the trace ends, at most @ms. */
-static bool poll_end(struct xnf_trace *t, int ms, int *n)
+static void tr_close(struct tr *t)
 {
-	int i;
-
-	for (i = 0; i < ms / 100 && !xnf_trace_ended(t); i++)
-		if (xnf_trace_poll(t, 100, count_rec, n) < 0)
-			return false;
-	return xnf_trace_ended(t);
+	ring_buffer__free(t->rb);
+	t->rb = NULL;
+	fx_close(&t->f);
 }
 
-TEST(trace_end)
+/* Fresh tables and the ring buffer's reader; the chain is the caller's. */
+static bool tr_open(struct tr *t)
 {
-	struct xnf_trace_opts o = { .timeout_s = 1 };
-	struct xnf_trace *t = NULL;
-	struct xnf_trace_cfg cfg;
-	__u64 t0 = mono_ns();
-	char err[256];
-	struct fx f;
-	int n = 0;
+	struct xnf_config cfg;
+	int fd;
 
-	if (!fx_open(&f))
-		return;
-	/* By time: the deadline is a second ahead. */
-	if (!ASSERT_OK(xnf_trace_start(f.dp, &o, &t, err, sizeof(err)), err))
-		goto out;
-	if (cfg_get(&f, &cfg)) {
-		ASSERT_GE(cfg.deadline_ns, t0 + 1000000000ull, "deadline");
-		ASSERT_LE(cfg.deadline_ns, mono_ns() + 1000000000ull,
-			  "deadline from now");
-		ASSERT_TRUE(xnf_trace_left_ns(&cfg) > 0, "time left");
+	memset(t, 0, sizeof(*t));
+	if (!fx_open(&t->f))
+		return false;
+	fd = xnf_table_fd(t->f.dp, XNF_T_TRACE_RB);
+	t->rb = ring_buffer__new(fd, tr_sample, &t->got, NULL);
+	if (!ASSERT_TRUE(t->rb, "ring_buffer__new on xnf_trace_rb") ||
+	    !ASSERT_OK(xnf_cfg_read(t->f.dp, &cfg), "read cfg")) {
+		tr_close(t);
+		return false;
 	}
-	ASSERT_TRUE(poll_end(t, 5000, &n), "ends by itself");
-	ASSERT_GE(mono_ns(), t0 + 1000000000ull, "not before the deadline");
-	ASSERT_EQ(xnf_trace_why(t), XNF_TRACE_TIMEOUT, "timeout");
-	ASSERT_EQ(n, 0, "no record");
-	ASSERT_EQ(xnf_trace_poll(t, 10, count_rec, &n), 0, "0 at end");
-	xnf_trace_stop(t, NULL, NULL);
-	t = NULL;
-	if (cfg_get(&f, &cfg))
-		ASSERT_EQ(cfg.id, 0U, "disarmed");
+	t->fc_on = cfg.flow_cache;
+	return true;
+}
 
-	/* By count: the datapath disarmed it (its last record lost). */
-	o.timeout_s = 0;
-	o.max_packets = 2;
-	if (!ASSERT_OK(xnf_trace_start(f.dp, &o, &t, err, sizeof(err)), err))
-		goto out;
-	ASSERT_OK(xnf_trace_poll(t, 10, count_rec, &n), "poll");
-	ASSERT_FALSE(xnf_trace_ended(t), "armed");
-	if (cfg_get(&f, &cfg)) {
-		cfg.id = 0;
-		cfg.matched = 3;
-		cfg_put(&f, &cfg);
-	}
-	ASSERT_TRUE(poll_end(t, 1000, &n), "ends");
-	ASSERT_EQ(xnf_trace_why(t), XNF_TRACE_COUNT_REACHED, "count reached");
-	xnf_trace_stop(t, NULL, NULL);
-	t = NULL;
+/* Arms trace TR_ID on @match (NULL: every packet) with the bounds. */
+static bool tr_arm(struct tr *t, const struct xnf_fw_rule *match, __u64 max,
+		   __u64 matched, __u64 deadline_ns)
+{
+	struct xnf_trace_cfg c = { .id = TR_ID,
+				   .pid = getpid(),
+				   .deadline_ns = deadline_ns,
+				   .max_packets = max,
+				   .matched = matched };
+	__u32 zero = 0;
 
-	/* Another took the entry (only under its lock; written here by
-	 * hand): it ends this one, whose stop leaves the other armed. */
-	o.max_packets = 0;
-	o.timeout_s = 30;
-	if (!ASSERT_OK(xnf_trace_start(f.dp, &o, &t, err, sizeof(err)), err))
-		goto out;
-	if (cfg_get(&f, &cfg)) {
-		cfg.id = xnf_trace_id(t) + 1000;
-		cfg_put(&f, &cfg);
+	if (match)
+		c.match = *match;
+	return ASSERT_OK(bpf_map_update_elem(xnf_table_fd(t->f.dp, XNF_T_TRACE_CFG),
+					     &zero, &c, 0),
+			 "arm the trace");
+}
+
+static struct xnf_trace_cfg tr_cfg(struct tr *t)
+{
+	struct xnf_trace_cfg c = {};
+	__u32 zero = 0;
+
+	ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(t->f.dp, XNF_T_TRACE_CFG),
+				      &zero, &c),
+		  "read xnf_trace_cfg");
+	return c;
+}
+
+/* The records in the ring buffer now, into t->got (emptied first). */
+static int tr_read(struct tr *t)
+{
+	t->got.n = 0;
+	t->got.bad_size = 0;
+	ASSERT_GE(ring_buffer__consume(t->rb), 0, "consume xnf_trace_rb");
+	ASSERT_EQ(t->got.bad_size, 0, "records of the expected size");
+	return t->got.n;
+}
+
+/* xnf_trace_stats summed over CPUs. */
+static struct xnf_trace_stats tr_stats(struct tr *t)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	struct xnf_trace_stats sum = {}, *v;
+	__u32 zero = 0;
+
+	v = calloc(ncpu, sizeof(*v));
+	if (ASSERT_TRUE(v, "calloc") &&
+	    ASSERT_OK(bpf_map_lookup_elem(xnf_table_fd(t->f.dp, XNF_T_TRACE_STATS),
+					  &zero, v),
+		      "read xnf_trace_stats"))
+		for (i = 0; i < ncpu; i++) {
+			sum.traced += v[i].traced;
+			sum.lost += v[i].lost;
+		}
+	free(v);
+	return sum;
+}
+
+/* Runs frame @s; the XDP action, or -1. */
+static int tr_run(struct tr *t, const struct pkt_spec *s, struct fx_out *out)
+{
+	static __u8 buf[PKT_MAX];
+	int len = pkt_build(buf, sizeof(buf), s);
+
+	if (!ASSERT_GT(len, 0, "frame built") ||
+	    !ASSERT_OK(fx_run(&t->f, buf, len, out), "run"))
+		return -1;
+	return out->ret;
+}
+
+/* Runs @s and reads the one record it must leave into *@r. */
+static bool tr_one(struct tr *t, const struct pkt_spec *s,
+		   struct xnf_trace_rec *r, const char *what)
+{
+	static struct fx_out out;
+	int ret = tr_run(t, s, &out);
+
+	if (ret < 0 || !ASSERT_EQ(tr_read(t), 1, what))
+		return false;
+	*r = t->got.r[0];
+	ASSERT_EQ(r->action, ret, what);
+	ASSERT_EQ(r->id, TR_ID, what);
+	return true;
+}
+
+static void tr_addr(int fam, const char *s, __u8 out[16])
+{
+	memset(out, 0, 16);
+	inet_pton(fam == 4 ? AF_INET : AF_INET6, s, out);
+}
+
+static struct xnf_fw_rule tr_rule(__u32 prio, __u8 action, const char *dst,
+				  __u8 dst_len, __u16 dport)
+{
+	struct xnf_fw_rule r = { .prio = prio, .action = action, .in_use = 1 };
+
+	if (dst) {
+		r.flags |= XNF_FW_F_DST;
+		r.family = XNF_AF_INET;
+		r.dst_len = dst_len;
+		tr_addr(4, dst, r.dst);
 	}
-	ASSERT_TRUE(poll_end(t, 1000, &n), "ends");
-	ASSERT_EQ(xnf_trace_why(t), XNF_TRACE_GONE, "disarmed by another");
-	xnf_trace_stop(t, NULL, NULL);
-	t = NULL;
-	if (cfg_get(&f, &cfg))
-		ASSERT_NEQ(cfg.id, 0U, "the other's left armed");
+	if (dport) {
+		r.flags |= XNF_FW_F_DPORT;
+		r.dport_lo = r.dport_hi = dport;
+	}
+	return r;
+}
+
+/* A match on the source address @src/32. */
+static struct xnf_fw_rule tr_src(const char *src)
+{
+	struct xnf_fw_rule r = { .flags = XNF_FW_F_SRC,
+				 .family = XNF_AF_INET,
+				 .src_len = 32 };
+
+	tr_addr(4, src, r.src);
+	return r;
+}
+
+static __u8 tr_fc(struct tr *t, bool hit)
+{
+	if (!t->fc_on)
+		return XNF_TRACE_FC_NONE;
+	return hit ? XNF_TRACE_FC_HIT : XNF_TRACE_FC_MISS;
+}
+
+/* Step @i is NF @nf leaving with @verdict and @reason. */
+static bool tr_step_is(const struct xnf_trace_rec *r, int i, __u32 nf,
+		       __u32 verdict, __u32 reason, const char *what)
+{
+	if (!ASSERT_GT(r->nsteps, i, what))
+		return false;
+	return ASSERT_EQ(r->step[i].nf, nf, what) &
+	       ASSERT_EQ(r->step[i].verdict, verdict, what) &
+	       ASSERT_EQ(r->step[i].reason, reason, what);
+}
+
+/* The record's end: @verdict carried out, for @reason. */
+static void tr_end_is(const struct xnf_trace_rec *r, __u32 nsteps,
+		      __u32 verdict, __u32 reason, const char *what)
+{
+	ASSERT_EQ(r->nsteps, nsteps, what);
+	ASSERT_EQ(r->verdict, verdict, what);
+	ASSERT_EQ(r->reason, reason, what);
+}
+
+/* firewall,l3fwd: a forwarded packet (rule, route, egress, next hop's MAC,
+ * the flow cache missing then hitting), one dropped by a rule, one by
+ * the default policy; the packet part of the record. */
+TEST(trace_forward_and_rules)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct xnf_fw_rule rules[2] = {
+			tr_rule(10, XNF_FW_ALLOW, "198.51.100.0", 24, 0),
+			tr_rule(20, XNF_FW_DROP, NULL, 0, 5353),
+		};
+		struct pkt_spec fwd = { .family = 4,
+					.proto = IPPROTO_UDP,
+					.src = "192.0.2.1",
+					.dst = "198.51.100.1",
+					.sport = 1024,
+					.dport = 53 };
+		struct pkt_spec deny = { .family = 4,
+					 .src = "192.0.2.1",
+					 .dst = "10.1.2.9",
+					 .dport = 5353 };
+		struct pkt_spec dflt = { .family = 4,
+					 .src = "192.0.2.1",
+					 .dst = "10.1.2.9",
+					 .dport = 80 };
+		struct xnf_trace_rec r;
+		__u8 a[16], mac[6];
+		struct tr t;
+
+		if (!tr_open(&t))
+			return;
+		if (!fx_l3_table(&t.f) ||
+		    !fx_fw_load(&t.f, rules, 2, XNF_FW_DROP) ||
+		    !fx_chain(&t.f, "firewall,l3fwd", fused, false) ||
+		    !tr_arm(&t, NULL, 0, 0, 0))
+			goto out;
+
+		if (!tr_one(&t, &fwd, &r, what))
+			goto out;
+		ASSERT_EQ(r.seq, 1, what);
+		ASSERT_EQ(r.ifindex, t.f.ifindex[0], what);
+		ASSERT_EQ(r.family, XNF_AF_INET, what);
+		ASSERT_EQ(r.l4_proto, IPPROTO_UDP, what);
+		ASSERT_EQ(r.len, 64, what);
+		ASSERT_EQ(ntohs(r.sport), 1024, what);
+		ASSERT_EQ(ntohs(r.dport), 53, what);
+		ASSERT_EQ(ntohs(r.eth_proto), ETH_P_IP, what);
+		tr_addr(4, "192.0.2.1", a);
+		ASSERT_MEM(r.src, a, 16, what);
+		tr_addr(4, "198.51.100.1", a);
+		ASSERT_MEM(r.dst, a, 16, what);
+		tr_step_is(&r, 0, XNF_NF_FIREWALL, XNF_V_PASS, XNF_R_NONE, what);
+		ASSERT_EQ(r.step[0].flags, XNF_TRACE_S_RULE, what);
+		ASSERT_EQ(r.step[0].rule, 10, what);
+		ASSERT_EQ(r.step[0].fc, tr_fc(&t, false), what);
+		tr_step_is(&r, 1, XNF_NF_L3FWD, XNF_V_REDIRECT, XNF_R_NONE, what);
+		ASSERT_EQ(r.step[1].flags,
+			  XNF_TRACE_S_ROUTE | XNF_TRACE_S_EGRESS | XNF_TRACE_S_MAC,
+			  what);
+		ASSERT_EQ(r.step[1].plen, 24, what);
+		tr_addr(4, "198.51.100.0", a);
+		ASSERT_MEM(r.step[1].addr, a, 16, what);
+		ASSERT_EQ(r.step[1].ifindex, t.f.ifindex[1], what);
+		fx_nh_mac(1, mac);
+		ASSERT_MEM(r.step[1].gw, mac, 6, what);
+		ASSERT_EQ(r.step[1].fc, tr_fc(&t, false), what);
+		tr_end_is(&r, 2, XNF_V_REDIRECT, XNF_R_NONE, what);
+		ASSERT_EQ(r.egress, t.f.ifindex[1], what);
+
+		/* The flow's second packet: both decisions from the cache. */
+		if (!tr_one(&t, &fwd, &r, what))
+			goto out;
+		ASSERT_EQ(r.seq, 2, what);
+		ASSERT_EQ(r.step[0].fc, tr_fc(&t, true), what);
+		ASSERT_EQ(r.step[0].rule, 10, what);
+		ASSERT_EQ(r.step[1].fc, tr_fc(&t, true), what);
+		ASSERT_EQ(r.step[1].plen, 24, what);
+
+		/* Dropped by rule 20: l3fwd never runs. */
+		if (!tr_one(&t, &deny, &r, what))
+			goto out;
+		tr_step_is(&r, 0, XNF_NF_FIREWALL, XNF_V_DROP, XNF_R_FW_DENY,
+			   what);
+		ASSERT_EQ(r.step[0].flags, XNF_TRACE_S_RULE, what);
+		ASSERT_EQ(r.step[0].rule, 20, what);
+		tr_end_is(&r, 1, XNF_V_DROP, XNF_R_FW_DENY, what);
+		ASSERT_EQ(r.action, XDP_DROP, what);
+
+		/* No rule: the default policy drops. */
+		if (!tr_one(&t, &dflt, &r, what))
+			goto out;
+		ASSERT_EQ(r.step[0].flags, XNF_TRACE_S_DEFAULT, what);
+		tr_end_is(&r, 1, XNF_V_DROP, XNF_R_FW_DENY, what);
+		ASSERT_EQ(tr_stats(&t).traced, 4, what);
+		ASSERT_EQ(tr_stats(&t).lost, 0, what);
 out:
-	if (t)
-		xnf_trace_stop(t, NULL, NULL);
-	fx_close(&f);
+		tr_close(&t);
+	}
+}
+
+/* l3fwd's outcomes: each receive check and each exception, with the
+ * reason the record ends with; a gateway; a malformed frame (traced by
+ * the empty match, not by one on a protocol). */
+TEST(trace_l3fwd_outcomes)
+{
+	static const struct {
+		const char *name;
+		struct pkt_spec s;
+		__u32 verdict, reason;
+		__u32 plen; /* the route's, 0: no route in the step */
+	} cases[] = {
+		{ "no route",
+		  { .family = 4, .dst = "192.0.2.99" },
+		  XNF_V_PASS,
+		  XNF_R_NO_ROUTE,
+		  0 },
+		{ "local",
+		  { .family = 4, .dst = "198.51.100.254" },
+		  XNF_V_PASS,
+		  XNF_R_LOCAL,
+		  32 },
+		{ "ttl", { .family = 4, .ttl = 1 }, XNF_V_PASS, XNF_R_TTL, 24 },
+		{ "blackhole",
+		  { .family = 4, .dst = "203.0.113.1" },
+		  XNF_V_DROP,
+		  XNF_R_BLACKHOLE,
+		  25 },
+		{ "bad checksum",
+		  { .family = 4, .ip_csum = PKT_CSUM_PLUS1 },
+		  XNF_V_DROP,
+		  XNF_R_BAD_CSUM,
+		  0 },
+		{ "martian",
+		  { .family = 4, .src = "127.0.0.1" },
+		  XNF_V_DROP,
+		  XNF_R_MARTIAN,
+		  0 },
+		{ "v6 forwarded",
+		  { .family = 6, .dst = "2001:db8:5::9" },
+		  XNF_V_REDIRECT,
+		  XNF_R_NONE,
+		  48 },
+		{ "arp", { .family = 0 }, XNF_V_PASS, XNF_R_NOT_IP, 0 },
+	};
+
+	FOR_BOTH(fused)
+	{
+		struct pkt_spec bad = { .family = 4, .ihl = 4 };
+		struct xnf_fw_rule udp = { .flags = XNF_FW_F_PROTO,
+					   .proto = IPPROTO_UDP };
+		struct xnf_route gw = { .type = XNF_RT_UNICAST,
+					.gw_family = XNF_AF_INET };
+		struct pkt_spec via = { .family = 4, .dst = "10.9.0.1" };
+		struct xnf_trace_rec r;
+		static struct fx_out out;
+		char what[96];
+		__u8 a[16];
+		struct tr t;
+		size_t i;
+
+		if (!tr_open(&t))
+			return;
+		gw.ifindex = t.f.ifindex[2];
+		fx_nh_mac(2, gw.dmac);
+		memcpy(gw.smac, t.f.mac[2], 6);
+		tr_addr(4, "10.1.2.254", gw.gw);
+		tr_addr(4, "10.9.0.0", a);
+		if (!fx_l3_table(&t.f) ||
+		    !ASSERT_OK(xnf_route_set(t.f.dp, XNF_AF_INET, a, 16, &gw,
+					     BPF_ANY),
+			       "route via a gateway") ||
+		    !fx_chain(&t.f, "l3fwd", fused, false) ||
+		    !tr_arm(&t, NULL, 0, 0, 0))
+			goto out;
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			snprintf(what, sizeof(what), "%s %s", cases[i].name,
+				 fused ? "fused" : "tail-called");
+			if (!tr_one(&t, &cases[i].s, &r, what))
+				continue;
+			tr_step_is(&r, 0, XNF_NF_L3FWD, cases[i].verdict,
+				   cases[i].reason, what);
+			tr_end_is(&r, 1, cases[i].verdict, cases[i].reason, what);
+			ASSERT_EQ(!!(r.step[0].flags & XNF_TRACE_S_ROUTE),
+				  !!cases[i].plen, what);
+			ASSERT_EQ(r.step[0].plen, cases[i].plen, what);
+		}
+
+		snprintf(what, sizeof(what), "gateway %s",
+			 fused ? "fused" : "tail-called");
+		if (tr_one(&t, &via, &r, what)) {
+			ASSERT_EQ(r.step[0].flags,
+				  XNF_TRACE_S_ROUTE | XNF_TRACE_S_EGRESS |
+					  XNF_TRACE_S_GW,
+				  what);
+			ASSERT_MEM(r.step[0].gw, gw.gw, 16, what);
+			ASSERT_EQ(r.step[0].ifindex, t.f.ifindex[2], what);
+			ASSERT_EQ(r.egress, t.f.ifindex[2], what);
+			tr_addr(4, "10.9.0.0", a);
+			ASSERT_MEM(r.step[0].addr, a, 16, what);
+		}
+
+		/* Malformed: the entry drops it, no NF runs. */
+		snprintf(what, sizeof(what), "malformed %s",
+			 fused ? "fused" : "tail-called");
+		if (tr_one(&t, &bad, &r, what))
+			tr_end_is(&r, 0, XNF_V_DROP, XNF_R_MALFORMED, what);
+		/* A match on a protocol cannot take it. */
+		if (tr_arm(&t, &udp, 0, 0, 0) && tr_run(&t, &bad, &out) >= 0)
+			ASSERT_EQ(tr_read(&t), 0, what);
+out:
+		tr_close(&t);
+	}
+}
+
+/* A trace that matches nothing leaves no record and takes no count; a
+ * match on the source takes only its packets. */
+TEST(trace_unmatched)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct xnf_fw_rule m = tr_src("203.0.113.99");
+		struct pkt_spec s = { .family = 4, .src = "192.0.2.1" };
+		struct pkt_spec hit = { .family = 4, .src = "203.0.113.99" };
+		static struct fx_out out;
+		struct xnf_trace_rec r;
+		struct tr t;
+		int i;
+
+		if (!tr_open(&t))
+			return;
+		if (!fx_l3_table(&t.f) ||
+		    !fx_chain(&t.f, "firewall,l3fwd", fused, false) ||
+		    !tr_arm(&t, &m, 10, 0, 0))
+			goto out;
+		for (i = 0; i < 5; i++)
+			tr_run(&t, &s, &out);
+		ASSERT_EQ(tr_read(&t), 0, what);
+		ASSERT_EQ(tr_cfg(&t).matched, 0, what);
+		ASSERT_EQ(tr_cfg(&t).id, TR_ID, what);
+		ASSERT_EQ(tr_stats(&t).traced, 0, what);
+		if (tr_one(&t, &hit, &r, what))
+			ASSERT_EQ(r.seq, 1, what);
+out:
+		tr_close(&t);
+	}
+}
+
+/* The bounds: the packet that takes the last count disarms; one past a
+ * count taken (another CPU's) is not traced and disarms; a deadline
+ * passed disarms without tracing. */
+TEST(trace_bounds)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_spec s = { .family = 4 };
+		static struct fx_out out;
+		struct xnf_trace_cfg c;
+		struct tr t;
+		int i;
+
+		if (!tr_open(&t))
+			return;
+		if (!fx_l3_table(&t.f) || !fx_chain(&t.f, "l3fwd", fused, false) ||
+		    !tr_arm(&t, NULL, 2, 0, 0))
+			goto out;
+		for (i = 0; i < 3; i++)
+			ASSERT_EQ(tr_run(&t, &s, &out), XDP_REDIRECT, what);
+		if (ASSERT_EQ(tr_read(&t), 2, what)) {
+			ASSERT_EQ(t.got.r[0].seq, 1, what);
+			ASSERT_EQ(t.got.r[1].seq, 2, what);
+		}
+		c = tr_cfg(&t);
+		ASSERT_EQ(c.id, 0, "count reached: disarmed");
+		ASSERT_EQ(c.matched, 2, what);
+
+		/* The count already taken: not traced, disarmed. */
+		if (!tr_arm(&t, NULL, 1, 1, 0))
+			goto out;
+		ASSERT_EQ(tr_run(&t, &s, &out), XDP_REDIRECT, what);
+		ASSERT_EQ(tr_read(&t), 0, what);
+		ASSERT_EQ(tr_cfg(&t).id, 0, "past the count: disarmed");
+
+		/* The deadline passed (1 ns after boot). */
+		if (!tr_arm(&t, NULL, 0, 0, 1))
+			goto out;
+		ASSERT_EQ(tr_run(&t, &s, &out), XDP_REDIRECT, what);
+		ASSERT_EQ(tr_read(&t), 0, what);
+		c = tr_cfg(&t);
+		ASSERT_EQ(c.id, 0, "deadline passed: disarmed");
+		ASSERT_EQ(c.matched, 0, what);
+		ASSERT_EQ(tr_stats(&t).traced, 2, what);
+out:
+		tr_close(&t);
+	}
+}
+
+/* A reader that does not read: the ring fills, the records past it are
+ * lost and counted, every packet is still forwarded. */
+TEST(trace_ring_full)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_spec s = { .family = 4, .dmac = FX_MAC_ON_UT1 };
+		static __u8 buf[PKT_MAX];
+		int len = pkt_build(buf, sizeof(buf), &s);
+		struct xdp_md ctx = {};
+		LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = buf,
+			    .data_size_in = len, .ctx_in = &ctx,
+			    .ctx_size_in = sizeof(ctx), .repeat = 3000);
+		struct xnf_trace_stats ts;
+		struct xnf_stats st;
+		struct tr t;
+
+		if (!tr_open(&t))
+			return;
+		ctx.ingress_ifindex = t.f.ifindex[0];
+		ctx.data_end = len;
+		if (!fx_l2_table(&t.f) || !fx_chain(&t.f, "l2fwd", fused, false) ||
+		    !tr_arm(&t, NULL, 0, 0, 0) ||
+		    !ASSERT_OK(bpf_prog_test_run_opts(xnf_chain_prog_fd(t.f.chain),
+						      &opts),
+			       "run 3000 times"))
+			goto out;
+		ASSERT_EQ(opts.retval, XDP_REDIRECT, what);
+		ts = tr_stats(&t);
+		ASSERT_EQ(ts.traced + ts.lost, 3000, what);
+		ASSERT_GT(ts.lost, 0, what);
+		ASSERT_GT(ts.traced, 0, what);
+		if (fx_stats(&t.f, &st))
+			ASSERT_EQ(st.nf[XNF_NF_ENTRY].redirect, 3000, what);
+		ASSERT_EQ(tr_read(&t), ts.traced, "the ring's records are there");
+out:
+		tr_close(&t);
+	}
+}
+
+/* l2fwd: the FDB's port and MAC, the cache missing then hitting; a miss
+ * floods. */
+TEST(trace_l2fwd)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_spec s = { .family = 4, .dmac = FX_MAC_ON_UT1 };
+		struct pkt_spec miss = { .family = 4, .dmac = FX_MAC_UNKNOWN };
+		const __u8 mac[6] = FX_MAC_ON_UT1;
+		struct xnf_trace_rec r;
+		struct tr t;
+
+		if (!tr_open(&t))
+			return;
+		if (!fx_l2_table(&t.f) ||
+		    !fx_set_cfg(&t.f, 0, 0, 0, XNF_ACT_FLOOD) ||
+		    !fx_chain(&t.f, "l2fwd", fused, false) ||
+		    !tr_arm(&t, NULL, 0, 0, 0))
+			goto out;
+		if (tr_one(&t, &s, &r, what)) {
+			tr_step_is(&r, 0, XNF_NF_L2FWD, XNF_V_REDIRECT,
+				   XNF_R_NONE, what);
+			ASSERT_EQ(r.step[0].flags,
+				  XNF_TRACE_S_EGRESS | XNF_TRACE_S_MAC, what);
+			ASSERT_EQ(r.step[0].ifindex, t.f.ifindex[1], what);
+			ASSERT_MEM(r.step[0].gw, mac, 6, what);
+			ASSERT_EQ(r.step[0].fc, tr_fc(&t, false), what);
+			tr_end_is(&r, 1, XNF_V_REDIRECT, XNF_R_NONE, what);
+			ASSERT_EQ(r.egress, t.f.ifindex[1], what);
+		}
+		if (tr_one(&t, &s, &r, what))
+			ASSERT_EQ(r.step[0].fc, tr_fc(&t, true), what);
+		if (tr_one(&t, &miss, &r, what)) {
+			tr_step_is(&r, 0, XNF_NF_L2FWD, XNF_V_FLOOD, XNF_R_NONE,
+				   what);
+			ASSERT_EQ(r.step[0].flags, XNF_TRACE_S_MAC, what);
+			tr_end_is(&r, 1, XNF_V_FLOOD, XNF_R_NONE, what);
+			ASSERT_EQ(r.egress, 0, what);
+		}
+out:
+		tr_close(&t);
+	}
+}
+
+/* xsk: the step names the queue; with no socket bound the packet falls
+ * back to the kernel, which the record's end says. */
+TEST(trace_xsk)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_spec s = { .family = 4 };
+		struct xnf_trace_rec r;
+		struct tr t;
+
+		if (!tr_open(&t))
+			return;
+		if (!fx_chain(&t.f, "firewall,xsk", fused, false) ||
+		    !tr_arm(&t, NULL, 0, 0, 0))
+			goto out;
+		if (tr_one(&t, &s, &r, what)) {
+			tr_step_is(&r, 1, XNF_NF_XSK, XNF_V_XSK, XNF_R_NONE,
+				   what);
+			ASSERT_EQ(r.step[1].flags, XNF_TRACE_S_EGRESS, what);
+			ASSERT_EQ(r.step[1].ifindex, 0, what);
+			tr_end_is(&r, 2, XNF_V_PASS, XNF_R_XSK, what);
+		}
+out:
+		tr_close(&t);
+	}
+}
+
+/* conntrack: new in the original direction, then established in the
+ * reply's. */
+TEST(trace_conntrack)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_spec out1 = { .family = 4,
+					 .src = "10.1.2.7",
+					 .dst = "198.51.100.9",
+					 .sport = 40000,
+					 .dport = 53 };
+		struct pkt_spec back = { .family = 4,
+					 .src = "198.51.100.9",
+					 .dst = "10.1.2.7",
+					 .sport = 53,
+					 .dport = 40000 };
+		struct xnf_trace_rec r;
+		struct tr t;
+
+		if (!tr_open(&t))
+			return;
+		if (!fx_l3_table(&t.f) || !fx_fw_default(&t.f, XNF_FW_ALLOW) ||
+		    !fx_chain(&t.f, "conntrack,firewall,l3fwd", fused, false) ||
+		    !tr_arm(&t, NULL, 0, 0, 0))
+			goto out;
+		if (tr_one(&t, &out1, &r, what)) {
+			tr_step_is(&r, 0, XNF_NF_CONNTRACK, XNF_V_PASS,
+				   XNF_R_NONE, what);
+			ASSERT_EQ(r.step[0].flags, XNF_TRACE_S_CT, what);
+			ASSERT_EQ(r.step[0].ct_state, XNF_CT_NEW, what);
+			ASSERT_EQ(r.step[0].ct_dir, XNF_CT_DIR_ORIG, what);
+			tr_end_is(&r, 3, XNF_V_REDIRECT, XNF_R_NONE, what);
+		}
+		if (tr_one(&t, &back, &r, what)) {
+			ASSERT_EQ(r.step[0].ct_state, XNF_CT_ESTABLISHED, what);
+			ASSERT_EQ(r.step[0].ct_dir, XNF_CT_DIR_REPLY, what);
+			/* Later steps carry the state too. */
+			ASSERT_EQ(r.step[2].ct_state, XNF_CT_ESTABLISHED, what);
+		}
+out:
+		tr_close(&t);
+	}
+}
+
+/* nat: the tuple a source-translated packet leaves with, equal to the
+ * frame that leaves. */
+TEST(trace_nat)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_spec s = { .family = 4,
+				      .src = "192.0.2.1",
+				      .dst = "198.51.100.1",
+				      .sport = 40005,
+				      .dport = 53 };
+		struct xnf_nat_rule nr = { .type = XNF_NAT_SNAT,
+					   .family = XNF_AF_INET,
+					   .flags = XNF_NAT_F_PORTS,
+					   .to_port_min = 40000,
+					   .to_port_max = 40009 };
+		struct xnf_nat_hdr h = { .count = 1 };
+		int rfd, hfd, l3, ret;
+		static struct fx_out out;
+		struct xnf_trace_rec r;
+		__u32 key;
+		__u8 a[16];
+		struct tr t;
+
+		if (!tr_open(&t))
+			return;
+		nr.oif = t.f.ifindex[1];
+		tr_addr(4, "203.0.113.5", nr.to_min);
+		tr_addr(4, "203.0.113.5", nr.to_max);
+		rfd = xnf_table_fd(t.f.dp, XNF_T_NAT_RULES);
+		hfd = xnf_table_fd(t.f.dp, XNF_T_NAT_HDR);
+		key = XNF_NAT_MAX_RULES;
+		if (!ASSERT_OK(bpf_map_update_elem(rfd, &key, &nr, 0), "nat rule"))
+			goto out;
+		key = 1;
+		if (!ASSERT_OK(bpf_map_update_elem(hfd, &key, &h, 0), "count"))
+			goto out;
+		memset(&h, 0, sizeof(h));
+		h.active = 1;
+		key = XNF_NAT_HDR_ACTIVE;
+		if (!ASSERT_OK(bpf_map_update_elem(hfd, &key, &h, 0), "activate") ||
+		    !fx_route4(&t.f, "198.51.100.0/24", 1, XNF_RT_UNICAST) ||
+		    !fx_fw_default(&t.f, XNF_FW_ALLOW) ||
+		    !fx_chain(&t.f, "conntrack,nat,firewall,l3fwd", fused, false) ||
+		    !tr_arm(&t, NULL, 0, 0, 0))
+			goto out;
+		ret = tr_run(&t, &s, &out);
+		if (!ASSERT_EQ(ret, XDP_REDIRECT, what) ||
+		    !ASSERT_EQ(tr_read(&t), 1, what))
+			goto out;
+		r = t.got.r[0];
+		if (!tr_step_is(&r, 1, XNF_NF_NAT, XNF_V_PASS, XNF_R_NONE, what))
+			goto out;
+		ASSERT_EQ(r.step[1].flags, XNF_TRACE_S_NAT, what);
+		ASSERT_EQ(r.step[1].nat & XNF_PKT_NAT_SRC, XNF_PKT_NAT_SRC, what);
+		/* The frame that left: source at 26, destination at 30,
+		 * ports at 34 and 36. */
+		l3 = ETH_HLEN;
+		ASSERT_MEM(r.step[1].addr, out.data + l3 + 12, 4, what);
+		ASSERT_MEM(r.step[1].gw, out.data + l3 + 16, 4, what);
+		ASSERT_MEM(&r.step[1].port, out.data + l3 + 20, 2, what);
+		ASSERT_MEM(&r.step[1].port2, out.data + l3 + 22, 2, what);
+		tr_addr(4, "203.0.113.5", a);
+		ASSERT_MEM(r.step[1].addr, a, 4, what);
+		ASSERT_GE(ntohs(r.step[1].port), 40000, what);
+		ASSERT_LE(ntohs(r.step[1].port), 40009, what);
+		/* The record's packet part is the packet as it came. */
+		tr_addr(4, "192.0.2.1", a);
+		ASSERT_MEM(r.src, a, 16, what);
+		tr_end_is(&r, 4, XNF_V_REDIRECT, XNF_R_NONE, what);
+out:
+		tr_close(&t);
+	}
 }
