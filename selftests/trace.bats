@@ -662,17 +662,24 @@ untraced_ping()
 
 	# SIGKILL: the tracer cannot disarm; the datapath does once the
 	# deadline has passed (the first packet after it).
-	trace_start killed icmp type echo-request count 0 timeout 3
-	end=$(($(date +%s) + 3))
+	trace_start killed icmp type echo-request count 0 timeout 5
+	# The tracer armed it before trace_start returned: its deadline is
+	# before end.
+	end=$(($(date +%s) + 5))
 	pid=$TRACER_PID
 	is "status: the live trace" "$(tb_xnf -j status | jq -c .trace)" \
 		".id == $(trace_cfg id) and .pid == $pid and .live == true"
 	kill -KILL "$TRACER_PID"
 	wait "$TRACER_PID" || true
 	TRACER_PID=
-	tb_expect "killed: still armed before its deadline" "$(trace_cfg id)" -ne 0
-	is "status: the dead tracer's trace" "$(tb_xnf -j status | jq -c .trace)" \
-		".pid == $pid and .live == false"
+	# Still armed, as long as the deadline is surely ahead (a packet of
+	# the kernel's own after it would disarm it: not checked on a
+	# machine so busy that 4 s went by).
+	if (($(date +%s) < end - 1)); then
+		tb_expect "killed: still armed before its deadline" "$(trace_cfg id)" -ne 0
+		is "status: the dead tracer's trace" "$(tb_xnf -j status | jq -c .trace)" \
+			".pid == $pid and .live == false"
+	fi
 	while (($(date +%s) <= end)); do
 		sleep 0.2
 	done
