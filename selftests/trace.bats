@@ -318,41 +318,59 @@ rule_hits()
 	tb_expect "time exceeded at the source" "$(pcap_count "$TB_TMP/te6.pcap")" -eq 1
 }
 
-@test "dropped by a rule and by the default policy: the rule's prio or the default, nothing at the sink, the counters moved" {
-	local doc hits0 def0 fw
+# chain_both CHAIN MODE: CHAIN on d0 and d1, tail-called or fused: attached
+# the first time, then set.
+chain_both()
+{
+	local fused=
+	[ "$2" = fused ] && fused=fused
+	if [ "$(tb_xdp_prog_id "$TB_DUT" d0)" = none ]; then
+		tb_attach_both "$1" $fused
+	else
+		tb_xnf chain set d0 "$1" ${fused:-tailcall} &&
+			tb_xnf chain set d1 "$1" ${fused:-tailcall} || return 1
+	fi
+	tb_expect "d0 runs $1 $2" "$(tb_xnf -j status d0 | jq -r '"\(.chain) \(.fused)"')" = \
+		"$1 $([ "$2" = fused ] && echo true || echo false)"
+}
 
-	tb_attach_both firewall,l3fwd
+@test "dropped by a rule and by the default policy, tail-called and fused: the rule's prio or the default, nothing at the sink, the counters moved" {
+	local doc hits0 def0 fw mode
+
 	tb_routes
 	tb_xnf fw add prio 20 drop proto udp dport 7020
 	tb_xnf fw add prio 30 allow proto udp dport 9
 	sink_watch
+	for mode in tailcall fused; do
+		chain_both firewall,l3fwd $mode
+		tb_xnf fw default allow
+		hits0=$(rule_hits 20)
+		trace_start rule-$mode proto udp dport 7020 count 1 timeout 20
+		tb_udp_send "$TB_SRC" $TB_SINK4 7020 1
+		trace_wait
+		doc=$(pkt 1)
+		is "$mode: dropped by rule 20" "$doc" '.verdict == "drop" and .reason == "fw_deny" and .out == null'
+		tb_expect "$mode: action" "$(act "$doc")" = drop
+		fw=$(step "$doc" firewall)
+		is "$mode: firewall step" "$fw" '(.rule | tostring) == "20" and .default_policy == false and .verdict == "drop"'
+		is "$mode: no l3fwd step after the drop" "$doc" '[.steps[].nf] == ["firewall"]'
+		tb_expect "$mode: rule 20's hits" "$(rule_hits 20)" -eq $((hits0 + 1))
+		sink_flush 9
+		tb_expect "$mode: datagrams to 7020 at the sink" "$(sink_count udp dst port 7020)" -eq 0
 
-	hits0=$(rule_hits 20)
-	trace_start rule proto udp dport 7020 count 1 timeout 20
-	tb_udp_send "$TB_SRC" $TB_SINK4 7020 1
-	trace_wait
-	doc=$(pkt 1)
-	is "dropped by rule 20" "$doc" '.verdict == "drop" and .reason == "fw_deny" and .out == null'
-	tb_expect "action" "$(act "$doc")" = drop
-	fw=$(step "$doc" firewall)
-	is "firewall step" "$fw" '(.rule | tostring) == "20" and .default_policy == false and .verdict == "drop"'
-	is "no l3fwd step after the drop" "$doc" '[.steps[].nf] == ["firewall"]'
-	tb_expect "rule 20's hits" "$(rule_hits 20)" -eq $((hits0 + 1))
-	sink_flush 9
-	tb_expect "datagrams to 7020 at the sink" "$(sink_count udp dst port 7020)" -eq 0
-
-	# The default policy: drop what no rule allows.
-	tb_xnf fw default drop
-	def0=$(tb_xnf -j fw show | jq -e .default_packets)
-	trace_start default proto udp dport 7021 count 1 timeout 20
-	tb_udp_send "$TB_SRC" $TB_SINK4 7021 1
-	trace_wait
-	doc=$(pkt 1)
-	is "dropped by the default" "$doc" '.verdict == "drop" and .reason == "fw_deny"'
-	is "firewall step" "$(step "$doc" firewall)" '.default_policy == true and .rule == null'
-	tb_expect "default policy's count" "$(tb_xnf -j fw show | jq -e .default_packets)" -ge $((def0 + 1))
-	sink_flush 9
-	tb_expect "datagrams to 7021 at the sink" "$(sink_count udp dst port 7021)" -eq 0
+		# The default policy: drop what no rule allows.
+		tb_xnf fw default drop
+		def0=$(tb_xnf -j fw show | jq -e .default_packets)
+		trace_start default-$mode proto udp dport 7021 count 1 timeout 20
+		tb_udp_send "$TB_SRC" $TB_SINK4 7021 1
+		trace_wait
+		doc=$(pkt 1)
+		is "$mode: dropped by the default" "$doc" '.verdict == "drop" and .reason == "fw_deny"'
+		is "$mode: firewall step" "$(step "$doc" firewall)" '.default_policy == true and .rule == null'
+		tb_expect "$mode: default policy's count" "$(tb_xnf -j fw show | jq -e .default_packets)" -ge $((def0 + 1))
+		sink_flush 9
+		tb_expect "$mode: datagrams to 7021 at the sink" "$(sink_count udp dst port 7021)" -eq 0
+	done
 }
 
 # drop_check NAME REASON FRAME_OR_CMD...: one packet dropped by l3fwd's
@@ -550,51 +568,57 @@ pcap_count()
 		"$(tb_stat "$(tb_stats_json d0)" d0 .pass_reasons.l2_miss)" -eq 1
 }
 
-@test "conntrack: the first packet new in the original direction, the reply established" {
-	local d1 d2 got
+@test "conntrack, tail-called and fused: the first packet new in the original direction, the reply established" {
+	local d1 d2 got mode port=7060
 
-	tb_attach_both conntrack,firewall,l3fwd
 	tb_routes
-	tb_xnf fw add prio 10 allow ct state established,related
-	tb_xnf fw add prio 20 allow iif d0 proto udp dport 7060
-	tb_xnf fw default drop
-
-	trace_start ct proto udp count 2 timeout 20
-	got=$(tb_udp_echo "$TB_SRC" 4 $TB_SINK4 7060 1)
-	trace_wait
-	tb_expect "the datagram echoed" "$got" -eq 1
-	d1=$(pkt 1)
-	d2=$(pkt 2)
-	is "request" "$d1" ".in == \"d0\" and (.dport | tostring) == \"7060\" and .verdict == \"redirect\""
-	is "request: conntrack" "$(step "$d1" conntrack)" '.ct_state == "new" and .ct_dir == "original"'
-	is "request: rule 20" "$(step "$d1" firewall)" '(.rule | tostring) == "20"'
-	is "reply" "$d2" ".in == \"d1\" and (.sport | tostring) == \"7060\" and .verdict == \"redirect\" and .out == \"d0\""
-	is "reply: conntrack" "$(step "$d2" conntrack)" '.ct_state == "established" and .ct_dir == "reply"'
-	is "reply: rule 10" "$(step "$d2" firewall)" '(.rule | tostring) == "10"'
+	for mode in tailcall fused; do
+		chain_both conntrack,firewall,l3fwd $mode
+		if [ $mode = tailcall ]; then
+			tb_xnf fw add prio 10 allow ct state established,related
+			tb_xnf fw add prio 20 allow iif d0 proto udp
+			tb_xnf fw default drop
+		fi
+		port=$((port + 1))
+		trace_start ct-$mode proto udp count 2 timeout 20
+		got=$(tb_udp_echo "$TB_SRC" 4 $TB_SINK4 $port 1)
+		trace_wait
+		tb_expect "$mode: the datagram echoed" "$got" -eq 1
+		d1=$(pkt 1)
+		d2=$(pkt 2)
+		is "$mode: request" "$d1" ".in == \"d0\" and (.dport | tostring) == \"$port\" and .verdict == \"redirect\" and .out == \"d1\""
+		is "$mode: request: conntrack" "$(step "$d1" conntrack)" '.ct_state == "new" and .ct_dir == "original"'
+		is "$mode: request: rule 20" "$(step "$d1" firewall)" '(.rule | tostring) == "20"'
+		is "$mode: reply" "$d2" ".in == \"d1\" and (.sport | tostring) == \"$port\" and .verdict == \"redirect\" and .out == \"d0\""
+		is "$mode: reply: conntrack" "$(step "$d2" conntrack)" '.ct_state == "established" and .ct_dir == "reply"'
+		is "$mode: reply: rule 10" "$(step "$d2" firewall)" '(.rule | tostring) == "10"'
+	done
 }
 
-@test "nat: the tuple the trace says the packet left with is the one the sink received" {
-	local doc nat seen want
+@test "nat, tail-called and fused: the tuple the trace says the packet left with is the one the sink received" {
+	local doc nat seen want mode port=7070
 
-	tb_attach_both conntrack,nat,l3fwd
 	tb_routes
-	tb_xnf nat add masquerade oif d1
 	sink_watch
-
-	trace_start nat proto udp dport 7070 count 1 timeout 20
-	tb_udp_send "$TB_SRC" $TB_SINK4 7070 1
-	trace_wait
-	tb_until "the datagram at the sink" sink_has udp dst port 7070
-	seen=$(timeout 10 tcpdump -r "$SINK_PCAP" -n 'udp dst port 7070' 2>/dev/null)
-	echo "$seen"
-	doc=$(pkt 1)
-	is "entered from the source" "$doc" ".src == \"$TB_SRC4\" and .verdict == \"redirect\" and .out == \"d1\""
-	nat=$(step "$doc" nat | jq -c .nat)
-	# tcpdump: "IP 198.51.100.254.1024 > 198.51.100.1.7070: UDP ..."
-	want=$(awk '{ print $3, $5 }' <<<"$seen" | tr -d :)
-	tb_expect "the tuple at the sink" \
-		"$(jq -r '"\(.src).\(.sport) \(.dst).\(.dport)"' <<<"$nat")" = "$want"
-	is "translated to the router's address" "$nat" ".src == \"$TB_D14\""
+	for mode in tailcall fused; do
+		chain_both conntrack,nat,l3fwd $mode
+		[ $mode = fused ] || tb_xnf nat add masquerade oif d1
+		port=$((port + 1))
+		trace_start nat-$mode proto udp dport $port count 1 timeout 20
+		tb_udp_send "$TB_SRC" $TB_SINK4 $port 1
+		trace_wait
+		tb_until "$mode: the datagram at the sink" sink_has udp dst port $port
+		seen=$(timeout 10 tcpdump -r "$SINK_PCAP" -n "udp dst port $port" 2>/dev/null)
+		echo "$seen"
+		doc=$(pkt 1)
+		is "$mode: entered from the source" "$doc" ".src == \"$TB_SRC4\" and .verdict == \"redirect\" and .out == \"d1\""
+		nat=$(step "$doc" nat | jq -c .nat)
+		# tcpdump: "IP 198.51.100.254.1024 > 198.51.100.1.7071: UDP ..."
+		want=$(awk '{ print $3, $5 }' <<<"$seen" | tr -d :)
+		tb_expect "$mode: the tuple at the sink" \
+			"$(jq -r '"\(.src).\(.sport) \(.dst).\(.dport)"' <<<"$nat")" = "$want"
+		is "$mode: translated to the router's address" "$nat" ".src == \"$TB_D14\""
+	done
 }
 
 worker_running()
