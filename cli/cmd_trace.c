@@ -367,7 +367,8 @@ static int print_rec(const struct xnf_trace_rec *r, void *ctx)
 	print_verdict(r);
 	close_json_object();
 	fflush(stdout);
-	return 0;
+	/* The reader went away (SIGPIPE is ignored): stop tracing. */
+	return ferror(stdout) ? -EPIPE : 0;
 }
 
 /* "count N" and "timeout S", wherever they are: out of @argv, the rest
@@ -475,6 +476,8 @@ int do_trace(int argc, char **argv)
 	why = xnf_trace_why(t);
 	if (xnf_trace_stop(t, &traced, &lost))
 		print_warn("could not disarm trace %u: it ends at its bound", id);
+	if (ret == -EPIPE)
+		return 0;
 	if (ret < 0)
 		return cli_err("reading trace %u's records: %s", id,
 			       strerror(-ret));
