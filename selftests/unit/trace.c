@@ -760,3 +760,56 @@ out:
 		tr_close(&t);
 	}
 }
+
+/* What l3fwd's fib mode asks of the kernel here: a connected neighbour
+ * on ut1 and a route via it. */
+static const char tr_fib_setup[] =
+	"ip addr add 198.51.100.254/24 dev ut1 && "
+	"ip neigh replace 198.51.100.1 lladdr 02:00:00:00:01:01 dev ut1 nud permanent && "
+	"ip route add 10.7.0.0/16 via 198.51.100.1 && "
+	"sysctl -qw net.ipv4.ip_forward=1";
+static const char tr_fib_cleanup[] =
+	"sysctl -qw net.ipv4.ip_forward=0; "
+	"ip route del 10.7.0.0/16 2>/dev/null; "
+	"ip neigh del 198.51.100.1 dev ut1 2>/dev/null; "
+	"ip addr del 198.51.100.254/24 dev ut1 2>/dev/null; true";
+
+/* fib mode: the egress and the next hop from bpf_fib_lookup's answer
+ * (a gateway, or the destination itself when it is connected). */
+TEST(trace_fib)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_spec via = { .family = 4, .dst = "10.7.1.1" };
+		struct pkt_spec conn = { .family = 4, .dst = "198.51.100.1" };
+		struct xnf_trace_rec r;
+		__u8 a[16];
+		struct tr t;
+
+		if (!tr_open(&t))
+			return;
+		if (!ASSERT_OK(fx_sh("%s", tr_fib_setup),
+			       "configure the kernel's FIB") ||
+		    !fx_chain(&t.f, "l3fwd", fused, true) ||
+		    !tr_arm(&t, NULL, 0, 0, 0))
+			goto out;
+		tr_addr(4, "198.51.100.1", a);
+		if (tr_one(&t, &via, &r, what)) {
+			tr_step_is(&r, 0, XNF_NF_L3FWD, XNF_V_REDIRECT,
+				   XNF_R_NONE, what);
+			ASSERT_EQ(r.step[0].flags,
+				  XNF_TRACE_S_EGRESS | XNF_TRACE_S_GW, what);
+			ASSERT_EQ(r.step[0].ifindex, t.f.ifindex[1], what);
+			ASSERT_MEM(r.step[0].gw, a, 16, what);
+			ASSERT_EQ(r.egress, t.f.ifindex[1], what);
+		}
+		if (tr_one(&t, &conn, &r, what)) {
+			ASSERT_EQ(r.step[0].ifindex, t.f.ifindex[1], what);
+			ASSERT_MEM(r.step[0].gw, a, 16, what);
+		}
+out:
+		fx_sh("%s", tr_fib_cleanup);
+		tr_close(&t);
+	}
+}
