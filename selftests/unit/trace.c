@@ -697,7 +697,8 @@ TEST(trace_nat)
 				      .dst = "198.51.100.1",
 				      .sport = 40005,
 				      .dport = 53 };
-		struct xnf_nat_rule nr = { .type = XNF_NAT_SNAT,
+		struct xnf_nat_rule nr = { .prio = 30,
+					   .type = XNF_NAT_SNAT,
 					   .family = XNF_AF_INET,
 					   .flags = XNF_NAT_F_PORTS,
 					   .to_port_min = 40000,
@@ -739,7 +740,9 @@ TEST(trace_nat)
 		r = t.got.r[0];
 		if (!tr_step_is(&r, 1, XNF_NF_NAT, XNF_V_PASS, XNF_R_NONE, what))
 			goto out;
-		ASSERT_EQ(r.step[1].flags, XNF_TRACE_S_NAT, what);
+		ASSERT_EQ(r.step[1].flags, XNF_TRACE_S_NAT | XNF_TRACE_S_RULE,
+			  what);
+		ASSERT_EQ(r.step[1].rule, 30, what);
 		ASSERT_EQ(r.step[1].nat & XNF_PKT_NAT_SRC, XNF_PKT_NAT_SRC, what);
 		/* The frame that left: source at 26, destination at 30,
 		 * ports at 34 and 36. */
@@ -756,6 +759,15 @@ TEST(trace_nat)
 		tr_addr(4, "192.0.2.1", a);
 		ASSERT_MEM(r.src, a, 16, what);
 		tr_end_is(&r, 4, XNF_V_REDIRECT, XNF_R_NONE, what);
+
+		/* The connection's next packet: translated by conntrack's
+		 * entry, no new translation, no rule. */
+		if (!ASSERT_EQ(tr_run(&t, &s, &out), XDP_REDIRECT, what) ||
+		    !ASSERT_EQ(tr_read(&t), 1, what))
+			goto out;
+		ASSERT_EQ(t.got.r[0].step[1].flags, XNF_TRACE_S_NAT, what);
+		ASSERT_MEM(t.got.r[0].step[1].addr, r.step[1].addr, 16, what);
+		ASSERT_EQ(t.got.r[0].step[1].port, r.step[1].port, what);
 out:
 		tr_close(&t);
 	}
