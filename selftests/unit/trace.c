@@ -414,6 +414,25 @@ TEST(trace_l3fwd_outcomes)
 				  !!cases[i].plen, what);
 			ASSERT_EQ(r.step[0].plen, cases[i].plen, what);
 		}
+		/* IPv6: the record's addresses, the route's prefix. */
+		{
+			struct pkt_spec v6 = { .family = 6,
+					       .src = "2001:db8:1::1",
+					       .dst = "2001:db8:5::9" };
+
+			snprintf(what, sizeof(what), "v6 addresses %s",
+				 fused ? "fused" : "tail-called");
+			if (tr_one(&t, &v6, &r, what)) {
+				ASSERT_EQ(r.family, XNF_AF_INET6, what);
+				tr_addr(6, "2001:db8:1::1", a);
+				ASSERT_MEM(r.src, a, 16, what);
+				tr_addr(6, "2001:db8:5::9", a);
+				ASSERT_MEM(r.dst, a, 16, what);
+				tr_addr(6, "2001:db8:5::", a);
+				ASSERT_MEM(r.step[0].addr, a, 16, what);
+				ASSERT_EQ(r.step[0].family, XNF_AF_INET6, what);
+			}
+		}
 
 		snprintf(what, sizeof(what), "gateway %s",
 			 fused ? "fused" : "tail-called");
