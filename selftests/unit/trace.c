@@ -795,9 +795,9 @@ out:
 /* What l3fwd's fib mode asks of the kernel here: a connected neighbour
  * on ut1 and a route via it. */
 static const char tr_fib_setup[] =
-	"ip addr add 198.51.100.254/24 dev ut1 && "
+	"ip addr replace 198.51.100.254/24 dev ut1 && "
 	"ip neigh replace 198.51.100.1 lladdr 02:00:00:00:01:01 dev ut1 nud permanent && "
-	"ip route add 10.7.0.0/16 via 198.51.100.1 && "
+	"ip route replace 10.7.0.0/16 via 198.51.100.1 && "
 	"sysctl -qw net.ipv4.ip_forward=1";
 static const char tr_fib_cleanup[] =
 	"sysctl -qw net.ipv4.ip_forward=0; "
