@@ -793,8 +793,9 @@ out:
 }
 
 /* What l3fwd's fib mode asks of the kernel here: a connected neighbour
- * on ut1 and a route via it. */
+ * on ut1 and a route via it; ut1 up (rtsync_masquerade leaves it down). */
 static const char tr_fib_setup[] =
+	"ip link set ut1 up && "
 	"ip addr replace 198.51.100.254/24 dev ut1 && "
 	"ip neigh replace 198.51.100.1 lladdr 02:00:00:00:01:01 dev ut1 nud permanent && "
 	"ip route replace 10.7.0.0/16 via 198.51.100.1 && "
