@@ -85,12 +85,37 @@ __noinline int xnf_nat_fc_fn(struct xdp_md *ctx, struct xnf_pkt *p)
 	return 0;
 }
 
+/* Trace: the prio of the rule that made the new translation of @p
+ * (snat's or masquerade's, else dnat's), from what xnf_nat_new_fn()
+ * chose for it. */
+__noinline int xnf_trace_nat_rule_fn(const struct xnf_pkt *p)
+{
+	struct xnf_trace_rec *rec = xnf_trace_rec_get();
+	struct xnf_nat_work *w = xnf_nat_work_get();
+	const struct xnf_nat_rule *r;
+	struct xnf_trace_step *s;
+
+	if (!p || !rec || !w)
+		return 0;
+	s = xnf_trace_cur(rec);
+	r = xnf_nat_rule_at(w->snat >= 0 ? w->snat : w->dnat);
+	if (!s || !r)
+		return 0;
+	s->flags |= XNF_TRACE_S_RULE;
+	s->rule = r->prio;
+	return 0;
+}
+
 static __always_inline void xnf_nat_run(struct xdp_md *ctx, struct xnf_pkt *p)
 {
 	int r = 0;
 
-	if (p->flags & XNF_PKT_F_CT_PENDING)
+	if (p->flags & XNF_PKT_F_CT_PENDING) {
 		r = xnf_nat_new_fn(ctx, p);
+		if (!r && p->trace &&
+		    (p->nat & (XNF_PKT_NAT_SRC | XNF_PKT_NAT_DST)))
+			xnf_trace_nat_rule_fn(p);
+	}
 	if (!r && (p->nat & (XNF_PKT_NAT_DST | XNF_PKT_NAT_INNER))) {
 		r = xnf_nat_dst_fn(ctx, p);
 		if (!r)

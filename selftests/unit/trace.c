@@ -414,6 +414,25 @@ TEST(trace_l3fwd_outcomes)
 				  !!cases[i].plen, what);
 			ASSERT_EQ(r.step[0].plen, cases[i].plen, what);
 		}
+		/* IPv6: the record's addresses, the route's prefix. */
+		{
+			struct pkt_spec v6 = { .family = 6,
+					       .src = "2001:db8:1::1",
+					       .dst = "2001:db8:5::9" };
+
+			snprintf(what, sizeof(what), "v6 addresses %s",
+				 fused ? "fused" : "tail-called");
+			if (tr_one(&t, &v6, &r, what)) {
+				ASSERT_EQ(r.family, XNF_AF_INET6, what);
+				tr_addr(6, "2001:db8:1::1", a);
+				ASSERT_MEM(r.src, a, 16, what);
+				tr_addr(6, "2001:db8:5::9", a);
+				ASSERT_MEM(r.dst, a, 16, what);
+				tr_addr(6, "2001:db8:5::", a);
+				ASSERT_MEM(r.step[0].addr, a, 16, what);
+				ASSERT_EQ(r.step[0].family, XNF_AF_INET6, what);
+			}
+		}
 
 		snprintf(what, sizeof(what), "gateway %s",
 			 fused ? "fused" : "tail-called");
@@ -697,7 +716,8 @@ TEST(trace_nat)
 				      .dst = "198.51.100.1",
 				      .sport = 40005,
 				      .dport = 53 };
-		struct xnf_nat_rule nr = { .type = XNF_NAT_SNAT,
+		struct xnf_nat_rule nr = { .prio = 30,
+					   .type = XNF_NAT_SNAT,
 					   .family = XNF_AF_INET,
 					   .flags = XNF_NAT_F_PORTS,
 					   .to_port_min = 40000,
@@ -739,7 +759,9 @@ TEST(trace_nat)
 		r = t.got.r[0];
 		if (!tr_step_is(&r, 1, XNF_NF_NAT, XNF_V_PASS, XNF_R_NONE, what))
 			goto out;
-		ASSERT_EQ(r.step[1].flags, XNF_TRACE_S_NAT, what);
+		ASSERT_EQ(r.step[1].flags, XNF_TRACE_S_NAT | XNF_TRACE_S_RULE,
+			  what);
+		ASSERT_EQ(r.step[1].rule, 30, what);
 		ASSERT_EQ(r.step[1].nat & XNF_PKT_NAT_SRC, XNF_PKT_NAT_SRC, what);
 		/* The frame that left: source at 26, destination at 30,
 		 * ports at 34 and 36. */
@@ -756,7 +778,70 @@ TEST(trace_nat)
 		tr_addr(4, "192.0.2.1", a);
 		ASSERT_MEM(r.src, a, 16, what);
 		tr_end_is(&r, 4, XNF_V_REDIRECT, XNF_R_NONE, what);
+
+		/* The connection's next packet: translated by conntrack's
+		 * entry, no new translation, no rule. */
+		if (!ASSERT_EQ(tr_run(&t, &s, &out), XDP_REDIRECT, what) ||
+		    !ASSERT_EQ(tr_read(&t), 1, what))
+			goto out;
+		ASSERT_EQ(t.got.r[0].step[1].flags, XNF_TRACE_S_NAT, what);
+		ASSERT_MEM(t.got.r[0].step[1].addr, r.step[1].addr, 16, what);
+		ASSERT_EQ(t.got.r[0].step[1].port, r.step[1].port, what);
 out:
+		tr_close(&t);
+	}
+}
+
+/* What l3fwd's fib mode asks of the kernel here: a connected neighbour
+ * on ut1 and a route via it; ut1 up (rtsync_masquerade leaves it down). */
+static const char tr_fib_setup[] =
+	"ip link set ut1 up && "
+	"ip addr replace 198.51.100.254/24 dev ut1 && "
+	"ip neigh replace 198.51.100.1 lladdr 02:00:00:00:01:01 dev ut1 nud permanent && "
+	"ip route replace 10.7.0.0/16 via 198.51.100.1 && "
+	"sysctl -qw net.ipv4.ip_forward=1";
+static const char tr_fib_cleanup[] =
+	"sysctl -qw net.ipv4.ip_forward=0; "
+	"ip route del 10.7.0.0/16 2>/dev/null; "
+	"ip neigh del 198.51.100.1 dev ut1 2>/dev/null; "
+	"ip addr del 198.51.100.254/24 dev ut1 2>/dev/null; true";
+
+/* fib mode: the egress and the next hop from bpf_fib_lookup's answer
+ * (a gateway, or the destination itself when it is connected). */
+TEST(trace_fib)
+{
+	FOR_BOTH(fused)
+	{
+		const char *what = fused ? "fused" : "tail-called";
+		struct pkt_spec via = { .family = 4, .dst = "10.7.1.1" };
+		struct pkt_spec conn = { .family = 4, .dst = "198.51.100.1" };
+		struct xnf_trace_rec r;
+		__u8 a[16];
+		struct tr t;
+
+		if (!tr_open(&t))
+			return;
+		if (!ASSERT_OK(fx_sh("%s", tr_fib_setup),
+			       "configure the kernel's FIB") ||
+		    !fx_chain(&t.f, "l3fwd", fused, true) ||
+		    !tr_arm(&t, NULL, 0, 0, 0))
+			goto out;
+		tr_addr(4, "198.51.100.1", a);
+		if (tr_one(&t, &via, &r, what)) {
+			tr_step_is(&r, 0, XNF_NF_L3FWD, XNF_V_REDIRECT,
+				   XNF_R_NONE, what);
+			ASSERT_EQ(r.step[0].flags,
+				  XNF_TRACE_S_EGRESS | XNF_TRACE_S_GW, what);
+			ASSERT_EQ(r.step[0].ifindex, t.f.ifindex[1], what);
+			ASSERT_MEM(r.step[0].gw, a, 16, what);
+			ASSERT_EQ(r.egress, t.f.ifindex[1], what);
+		}
+		if (tr_one(&t, &conn, &r, what)) {
+			ASSERT_EQ(r.step[0].ifindex, t.f.ifindex[1], what);
+			ASSERT_MEM(r.step[0].gw, a, 16, what);
+		}
+out:
+		fx_sh("%s", tr_fib_cleanup);
 		tr_close(&t);
 	}
 }
