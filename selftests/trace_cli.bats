@@ -123,13 +123,13 @@ term_trace()
 
 @test "the trace of a killed tracer is over once its tracer is gone, and taken over" {
 	local id
-	trace_bg timeout 30
+	trace_bg dst 203.0.113.99 timeout 30
 	id=$(armed | jq '.id')
 	kill -KILL "$TPID"
 	wait "$TPID" || true
 	tb_expect "armed, not live" "$(armed | jq -c '[.id, .live]')" = "[$id,false]"
-	run -0 tb_xnf -j trace timeout 1
-	tb_expect "another trace ran" "$(jq '.trace' <<<"$output")" -gt "$id"
+	run -0 tb_xnf -j trace dst 203.0.113.99 timeout 1
+	tb_expect "another trace ran" "$(jq -s 'last | .trace' <<<"$output")" -gt "$id"
 	tb_expect "disarmed" "$(armed)" = "null"
 }
 
