@@ -296,6 +296,29 @@ rule_hits()
 	done
 }
 
+# A route without a gateway names the next hop's MAC itself (l3fwd's step
+# has room for a gateway's address or a MAC).
+@test "a route to a device and MAC: the MAC the trace names is the one the frame arrives with" {
+	local doc mac
+
+	tb_attach_both l3fwd
+	tb_routes
+	tb_xnf route add 203.0.113.0/24 dev d1 lladdr $TB_MAC_K0
+	sink_watch
+	trace_start mac proto udp dport 7003 count 1 timeout 20
+	tb_udp_send "$TB_SRC" 203.0.113.7 7003 1
+	trace_wait
+	doc=$(pkt 1)
+	is "forwarded" "$doc" '.verdict == "redirect" and .out == "d1"'
+	is "the l3fwd step" "$(step "$doc" l3fwd)" \
+		'.route == "203.0.113.0/24" and .via == null and .dev == "d1" and .mac != null'
+	tb_until "the datagram at the sink" sink_has udp dst port 7003
+	mac=$(step "$doc" l3fwd | jq -r .mac)
+	tb_expect "the destination MAC at the sink" \
+		"$(sink_seen udp dst port 7003 | grep -c "$TB_MAC_D1 > $mac,")" -eq 1
+	tb_expect "the route's MAC" "$mac" = $TB_MAC_K0
+}
+
 @test "IPv6: forwarded with its route and next hop; hop limit 1 passed to the kernel, whose time exceeded reaches the source" {
 	local doc
 
