@@ -150,7 +150,7 @@ static __always_inline void xnf_count_in(struct xnf_stats *st, __u64 len)
 }
 
 /* The packet log's sample of drops and passes for @reason (the config key
- * log-reasons): one array lookup the verifier inlines and a test, on the
+ * log_reasons): one array lookup the verifier inlines and a test, on the
  * drop and pass paths only; what is forwarded never gets here. */
 static __always_inline void xnf_log_reason(struct xdp_md *ctx,
 					   const struct xnf_pkt *p,

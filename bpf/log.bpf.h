@@ -42,11 +42,14 @@ static __always_inline int xnf_log_take(struct xnf_log_limit *lim, __u64 now)
 	 * lock, which an XDP program may hold (no helper calls inside). */
 	bpf_spin_lock(&lim->lock);
 	tokens = lim->tokens;
-	if (now > lim->last_ns)
+	/* Only forward: libxnf's start of the bucket may be a little after
+	 * a packet's clock read on another CPU. */
+	if (now > lim->last_ns) {
 		tokens += now - lim->last_ns;
+		lim->last_ns = now;
+	}
 	if (tokens > max)
 		tokens = max;
-	lim->last_ns = now;
 	ok = tokens >= cost;
 	if (ok)
 		tokens -= cost;

@@ -6,7 +6,7 @@
  * printing a record as the kernel's nf_log prints a packet, the counters
  * of every log source, and the names and limits the operator writes
  * (`log prefix "x" limit rate 10/second burst 5 packets`, the config keys
- * log-reasons and log-reasons-limit).
+ * log_reasons and log_reasons_limit).
  *
  * Readers take no lock and write nothing: any number of them (`xnf
  * monitor`, the syslog forwarder) read the ring at once, each with its
@@ -136,7 +136,7 @@ int xnf_log_rate_parse(const char *s, __u32 *rate, __u32 *unit_s, char *err,
 int xnf_fw_log_check(const struct xnf_fw_rule *r, char *err, size_t errlen);
 
 /**
- * xnf_log_reasons_parse() - the value of the config key log-reasons
+ * xnf_log_reasons_parse() - the value of the config key log_reasons
  * @s: "none", or a comma list of reason names (xnf_reason_name(); every
  *	reason but none can be sampled)
  * @mask: receives 1 << reason for each

@@ -394,12 +394,12 @@ int xnf_log_reasons_parse(const char *s, __u64 *mask, char *err, size_t errlen)
 		}
 		if (!strcmp(tok, "none")) {
 			ret = xnf_errf(err, errlen, -EINVAL,
-				       "log-reasons: none stands alone: it means no reason");
+				       "log_reasons: none stands alone: it means no reason");
 			goto out;
 		}
 		if (r == __XNF_R_MAX) {
 			ret = xnf_errf(err, errlen, -EINVAL,
-				       "log-reasons: '%s' is not the name of a reason",
+				       "log_reasons: '%s' is not the name of a reason",
 				       tok);
 			goto out;
 		}
@@ -407,7 +407,7 @@ int xnf_log_reasons_parse(const char *s, __u64 *mask, char *err, size_t errlen)
 	}
 	if (!m) {
 		ret = xnf_errf(err, errlen, -EINVAL,
-			       "log-reasons: name reasons separated by commas, or none");
+			       "log_reasons: name reasons separated by commas, or none");
 		goto out;
 	}
 	*mask = m;

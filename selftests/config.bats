@@ -72,7 +72,9 @@ full_config()
 	tb_xnf config set no_route drop &&
 	tb_xnf config set flow_cache off &&
 	tb_xnf config set ct_timeout_established 3600 &&
-	tb_xnf config set ct_fragments drop
+	tb_xnf config set ct_fragments drop &&
+	tb_xnf config set log_reasons martian,bad_csum &&
+	tb_xnf config set log_reasons_limit 3/minute
 }
 
 # prog and link ids of what runs: equal when nothing was reloaded.
@@ -91,6 +93,8 @@ ids()
 	grep -q '^config set flow_cache off$' "$TB_TMP/a.conf"
 	grep -q '^config set ct_timeout_established 3600$' "$TB_TMP/a.conf"
 	grep -q '^config set ct_fragments drop$' "$TB_TMP/a.conf"
+	grep -q '^config set log_reasons bad_csum,martian$' "$TB_TMP/a.conf"
+	grep -q '^config set log_reasons_limit 3/minute$' "$TB_TMP/a.conf"
 	tb_xnf detach all
 	tb_xnf destroy
 	[ "$(tb_xdp_prog_id "$TB_DUT" d0)" = none ]

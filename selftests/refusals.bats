@@ -247,6 +247,12 @@ no_pins_for()
 	refuse config set flow_cache pass
 	refuse config set flow_cache 1
 	refuse config set no_route on
+	refuse config set log_reasons none,martian
+	refuse config set log_reasons martian,bogus
+	refuse config set log_reasons ,
+	refuse config set log_reasons_limit 0/second
+	refuse config set log_reasons_limit 10/week
+	refuse config set log_reasons_limit 10
 }
 
 @test "a full table refuses one more entry and keeps its contents" {

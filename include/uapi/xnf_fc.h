@@ -61,7 +61,8 @@ struct xnf_fc_entry {
 	struct xnf_fc_key key;
 	__u32 parts; /* enum xnf_fc_parts: which parts are filled */
 	__u32 fw_gen;
-	__u32 fw_action; /* enum xnf_fw_action, or XNF_FC_FW_LOCAL */
+	__u32 fw_action; /* enum xnf_fw_action, or XNF_FC_FW_LOCAL; with
+			  * XNF_FW_ACTION_LOG when the rule logs (xnf_fw.h) */
 	__u32 fw_slot;	 /* xnf_fw_hits slot: a rule's, XNF_FW_HIT_DEFAULT */
 	/* The decision holds for packets of the flow whose xnf_fw_deps()
 	 * agree with fw_deps under fw_dep_mask (xnf_fw_hdr.deps of the rule
