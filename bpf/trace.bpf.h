@@ -239,7 +239,8 @@ __noinline int xnf_trace_step_fn(struct xdp_md *ctx, struct xnf_pkt *p, __u32 nf
 			s->flags |= XNF_TRACE_S_EGRESS;
 			s->ifindex = p->egress_ifindex;
 		}
-		if (p->verdict != XNF_V_REDIRECT && p->verdict != XNF_V_FLOOD)
+		/* A flood has no FDB entry: its MAC is the unknown one. */
+		if (p->verdict != XNF_V_REDIRECT)
 			break;
 		if ((void *)(eth + 1) > data_end)
 			break;

@@ -1150,7 +1150,8 @@ int do_stats(int argc, char **argv)
 		bool rs_ok = !stats_rtsync_read(dp, &rs);
 
 		err = err ?: ct_ok && rs_ok ? 0 : -1;
-		if (prom_write(stdout, &s, ct_ok ? &ct : NULL, rs_ok ? &rs : NULL) ||
+		if (prom_write(stdout, &s, ct_ok ? &ct : NULL,
+			       rs_ok ? &rs : NULL) ||
 		    prom_write_trace(stdout, dp))
 			err = cli_err("cannot write the counters: %s",
 				      strerror(errno));
