@@ -25,6 +25,7 @@ bats_require_minimum_version 1.5.0
 : "${BATS_TEST_TIMEOUT:=180}"
 
 load ../testbed/testbed
+load lib/devlog
 
 GEN=${GEN:-$(dirname "$XNF")/xnf-gen}
 SHAPE=("/usr/bin/python3" "$TB_TOP/selftests/lib/json_shape.py")
@@ -264,32 +265,6 @@ rule_counted()
 	tb_expect "records" "$(jq -c 'select(.event == "log" and .prio != 1) | .prio' "$mon" | sort -u)" = 20
 	run -0 tb_xnf -j stats
 	[ "$(stats_rule "$output" 10 .log)" = null ]
-}
-
-# in_devlog_ns SCRIPT: bash SCRIPT in a private mount namespace whose /dev
-# is a small tmpfs with a syslog socket at /dev/log, read by
-# syslog_sink.py into $TB_TMP/syslog.txt (as monitor.bats does).
-in_devlog_ns()
-{
-	unshare --mount --propagation private bash -euc '
-		d=$TB_TMP/dev
-		mkdir -p "$d"
-		mount -t tmpfs -o mode=0755 xnf-test-dev "$d"
-		for n in null zero full random urandom; do
-			touch "$d/$n"
-			mount --bind "/dev/$n" "$d/$n"
-		done
-		ln -s /proc/self/fd "$d/fd"
-		mount --bind "$d" /dev
-		timeout "$TB_TIMEOUT" python3 "$TB_TOP/selftests/lib/syslog_sink.py" \
-			/dev/log "$TB_TMP/syslog.txt" "$TB_TIMEOUT" &
-		sink=$!
-		for i in $(seq 200); do [ -S /dev/log ] && break; sleep 0.05; done
-		rc=0
-		[ -S /dev/log ] && (eval "$1") || rc=$?
-		kill "$sink" 2>/dev/null || true
-		wait "$sink" || true
-		exit "$rc"' _ "$1"
 }
 
 @test "xnf-log.service: systemd-analyze verify; monitor log syslog under its capabilities sends every record to syslog at priority warning" {
