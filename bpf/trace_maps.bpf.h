@@ -9,9 +9,13 @@
 
 #include "xnf_trace.h"
 
+/* Mappable: the tracer renews the deadline of a trace without a timeout
+ * with one store (lib/trace.c), never rewriting the count the datapath
+ * adds to. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct xnf_trace_cfg);
 } XNF_MAP_TRACE_CFG SEC(".maps");

@@ -191,7 +191,7 @@ static void trace_show(struct xnf_dp *dp)
 			   cfg.max_packets);
 	else
 		print_null(PRINT_ANY, "max_packets", " packets (no count)");
-	if (cfg.deadline_ns)
+	if (cfg.deadline_ns && !cfg.lease_ms)
 		print_uint(PRINT_ANY, "left_s", ", %llu s left",
 			   (xnf_trace_left_ns(&cfg) + 999999999ull) /
 				   1000000000ull);

@@ -7,9 +7,10 @@
  * include/uapi/xnf_trace.h's; docs/tracing.md says what a trace shows.
  *
  * One trace is armed at a time per instance. Its bounds (a count of
- * packets, a deadline) are kept by the datapath itself, so a tracer that
- * dies leaves nothing running once a bound is reached; its pid is in the
- * armed entry, so the next tracer takes over the trace of a dead one.
+ * packets, a deadline: the timeout, or a lease the running tracer
+ * renews) are kept by the datapath itself, so a tracer that dies leaves
+ * nothing running once its deadline passes; its pid is in the armed
+ * entry, so the next tracer takes over the trace of a dead one.
  */
 #ifndef XNF_TRACE_H
 #define XNF_TRACE_H
@@ -33,7 +34,14 @@ struct xnf_trace_opts {
 	__u32 timeout_s;	  /* 0: none; at least one bound is required */
 	const char *cmd;	  /* the command, as the change log names it
 				   * (NULL: "trace") */
+	__u32 lease_ms;		  /* without a timeout: 0, XNF_TRACE_LEASE_MS */
 };
+
+/* A trace without a timeout still has a deadline in the datapath: a
+ * lease that xnf_trace_poll() renews while the tracer runs, so that a
+ * killed tracer's trace ends within it rather than at a count that may
+ * never come. The caller polls at least twice per lease. */
+#define XNF_TRACE_LEASE_MS 10000
 
 /* Why a trace ended (xnf_trace_why). */
 enum xnf_trace_end {

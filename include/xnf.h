@@ -74,7 +74,7 @@ _Static_assert(sizeof(struct xnf_xconnect) == 16, "xnf_xconnect layout");
 _Static_assert(sizeof(struct xnf_fw_rule) == 144 &&
 		       offsetof(struct xnf_fw_rule, log_prefix) == 80,
 	       "xnf_fw_rule layout");
-_Static_assert(sizeof(struct xnf_trace_cfg) == 32 + 144, "xnf_trace_cfg layout");
+_Static_assert(sizeof(struct xnf_trace_cfg) == 40 + 144, "xnf_trace_cfg layout");
 _Static_assert(sizeof(struct xnf_trace_step) == 56, "xnf_trace_step layout");
 _Static_assert(sizeof(struct xnf_trace_rec) ==
 		       96 + XNF_TRACE_STEPS * sizeof(struct xnf_trace_step),

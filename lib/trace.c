@@ -7,8 +7,9 @@
  * Who may arm: the instance lock serializes the writers of the entry,
  * and the entry names its tracer (pid). The datapath disarms the entry
  * itself when a bound is reached (bpf/trace.bpf.h), so the entry of a
- * tracer that died is over at its deadline or count; until then a new
- * tracer takes it over when that pid is gone.
+ * tracer that died is over at its deadline or count (a trace without a
+ * timeout has a lease as its deadline, which only its running tracer
+ * renews); until then a new tracer takes it over when that pid is gone.
  *
  * The deadline is in bpf_ktime_get_ns()'s clock, which is
  * CLOCK_MONOTONIC (not CLOCK_BOOTTIME: suspended time does not count).
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -40,7 +42,11 @@ struct xnf_trace {
 	struct ring_buffer *rb;
 	__u32 id;
 	__u64 max_packets;
-	__u64 deadline_ns;
+	__u64 deadline_ns;	   /* the timeout's; 0: none */
+	__u64 lease_ns;		   /* without a timeout: the datapath's deadline
+			    * is renewed to now + this */
+	struct xnf_trace_cfg *cfg; /* xnf_trace_cfg[0], mapped */
+	size_t cfg_len;
 	__u64 delivered;
 	__u64 lost_at_start; /* xnf_trace_stats.lost when it was armed */
 	enum xnf_trace_end why;
@@ -228,15 +234,32 @@ int xnf_trace_start(struct xnf_dp *dp, const struct xnf_trace_opts *o,
 	}
 	/* What an earlier trace left in the ring is not this one's. */
 	ring_buffer__consume(t->rb);
+	t->cfg_len = sysconf(_SC_PAGESIZE);
+	t->cfg = mmap(NULL, t->cfg_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      xnf_table_fd(dp, XNF_T_TRACE_CFG), 0);
+	if (t->cfg == MAP_FAILED) {
+		ret = -errno;
+		t->cfg = NULL;
+		trace_err(err, errlen, ret,
+			  "cannot map the armed trace (xnf_trace_cfg): %s; "
+			  "is the instance of this version?",
+			  strerror(-ret));
+		goto fail;
+	}
 
 	cfg.id = t->id;
 	cfg.pid = getpid();
 	cfg.max_packets = o->max_packets;
 	cfg.match = o->match;
 	cfg.match.action = XNF_FW_ALLOW;
-	if (o->timeout_s)
+	if (o->timeout_s) {
 		cfg.deadline_ns = now_ns() + (__u64)o->timeout_s * 1000000000ull;
-	t->deadline_ns = cfg.deadline_ns;
+		t->deadline_ns = cfg.deadline_ns;
+	} else {
+		cfg.lease_ms = o->lease_ms ?: XNF_TRACE_LEASE_MS;
+		t->lease_ns = (__u64)cfg.lease_ms * 1000000;
+		cfg.deadline_ns = now_ns() + t->lease_ns;
+	}
 	ret = cfg_write(dp, &cfg);
 	if (ret) {
 		trace_err(err, errlen, ret,
@@ -250,9 +273,30 @@ int xnf_trace_start(struct xnf_dp *dp, const struct xnf_trace_opts *o,
 	*out = t;
 	return 0;
 fail:
+	if (t->cfg)
+		munmap(t->cfg, t->cfg_len);
 	ring_buffer__free(t->rb);
 	free(t);
 	return ret;
+}
+
+/* A trace without a timeout: its datapath deadline moves on while this
+ * tracer polls. One 8-byte store into the mapped entry, so the count the
+ * datapath adds to is never rewritten. Not under the lock: if the entry
+ * changed hands between the test and the store (the datapath disarmed
+ * it, or a tracer took over one it thought dead), the store lengthens
+ * that one's deadline by at most a lease. */
+static void trace_renew(struct xnf_trace *t)
+{
+	__u64 now = now_ns();
+
+	if (!t->lease_ns ||
+	    __atomic_load_n(&t->cfg->id, __ATOMIC_RELAXED) != t->id)
+		return;
+	if (__atomic_load_n(&t->cfg->deadline_ns, __ATOMIC_RELAXED) <
+	    now + t->lease_ns / 2)
+		__atomic_store_n(&t->cfg->deadline_ns, now + t->lease_ns,
+				 __ATOMIC_RELAXED);
 }
 
 __u32 xnf_trace_id(const struct xnf_trace *t)
@@ -294,6 +338,7 @@ int xnf_trace_poll(struct xnf_trace *t, int timeout_ms,
 	t->cb = cb;
 	t->ctx = ctx;
 	t->cb_err = 0;
+	trace_renew(t);
 	ret = ring_buffer__poll(t->rb, timeout_ms);
 	if (ret < 0 && ret != -EINTR)
 		goto out;
@@ -353,6 +398,7 @@ int xnf_trace_stop(struct xnf_trace *t, __u64 *traced, __u64 *lost)
 	snprintf(msg, sizeof(msg), "trace %u ended (%s): %llu packets traced",
 		 t->id, why[t->why], (unsigned long long)t->delivered);
 	xnf_change_log(t->dp, XNF_CHANGE_COMMAND, t->cmd, ret != 0, msg);
+	munmap(t->cfg, t->cfg_len);
 	ring_buffer__free(t->rb);
 	free(t);
 	return ret;

@@ -41,15 +41,19 @@
 #define XNF_TRACE_RB_BYTES (1u << 20)	 /* ring buffer: ~2,000 records */
 
 struct xnf_trace_cfg {
-	__u32 id;		  /* 0: no trace armed; else the trace's id, in
+	__u32 id;	   /* 0: no trace armed; else the trace's id, in
 			    * every record it produces */
-	__u32 pid;		  /* the tracer that armed it */
-	__u64 deadline_ns;	  /* bpf_ktime_get_ns() after which it ends; 0:
-			    * no time bound */
-	__u64 max_packets;	  /* packets it traces at most; 0: no bound */
-	__u64 matched;		  /* packets it took so far (atomic add by the
+	__u32 pid;	   /* the tracer that armed it */
+	__u64 deadline_ns; /* bpf_ktime_get_ns() after which it ends:
+				   * the timeout, or a lease its running
+				   * tracer renews (include/trace.h) */
+	__u64 max_packets; /* packets it traces at most; 0: no bound */
+	__u64 matched;	   /* packets it took so far (atomic add by the
 			    * datapath: a take past max_packets is not
 			    * traced) */
+	__u32 lease_ms;	   /* not 0: deadline_ns is a lease of this length,
+			   * renewed by the tracer (there is no timeout) */
+	__u32 pad;
 	struct xnf_fw_rule match; /* what packets: flags & the match bits */
 };
 

@@ -71,7 +71,10 @@ TEST(trace_lib_arm)
 	ASSERT_NEQ(cfg.id, 0U, "an id is never 0");
 	ASSERT_EQ(cfg.pid, (__u32)getpid(), "the tracer's pid");
 	ASSERT_EQ(cfg.max_packets, 3ULL, "count");
-	ASSERT_EQ(cfg.deadline_ns, 0ULL, "no deadline asked for");
+	/* No timeout asked for: the deadline is the lease. */
+	ASSERT_EQ(cfg.lease_ms, XNF_TRACE_LEASE_MS, "lease");
+	ASSERT_LE(cfg.deadline_ns, mono_ns() + XNF_TRACE_LEASE_MS * 1000000ull,
+		  "deadline: the lease");
 	ASSERT_EQ(cfg.matched, 0ULL, "nothing taken yet");
 	ASSERT_EQ(cfg.match.flags, (__u32)XNF_FW_F_DPORT, "the match");
 	ASSERT_EQ(cfg.match.dport_lo, 22, "its port");
@@ -274,6 +277,52 @@ TEST(trace_lib_end)
 	t = NULL;
 	if (cfg_get(&f, &cfg))
 		ASSERT_NEQ(cfg.id, 0U, "the other's left armed");
+out:
+	if (t)
+		xnf_trace_stop(t, NULL, NULL);
+	fx_close(&f);
+}
+
+/* A trace without a timeout: its tracer's polls renew the lease; a tracer
+ * that stops polling (killed) has its trace over when the lease runs out,
+ * and the next tracer takes it over though the first one's pid lives. */
+TEST(trace_lib_lease)
+{
+	struct xnf_trace_opts o = { .max_packets = 5, .lease_ms = 400 };
+	struct xnf_trace *t = NULL, *t2 = NULL;
+	struct xnf_trace_cfg cfg;
+	__u64 t0 = mono_ns(), before;
+	char err[256];
+	struct fx f;
+	int n = 0;
+
+	if (!fx_open(&f))
+		return;
+	if (!ASSERT_OK(xnf_trace_start(f.dp, &o, &t, err, sizeof(err)), err))
+		goto out;
+	if (!cfg_get(&f, &cfg))
+		goto out;
+	ASSERT_EQ(cfg.lease_ms, 400U, "lease");
+	ASSERT_GE(cfg.deadline_ns, t0 + 400000000ull, "deadline: the lease");
+	before = cfg.deadline_ns;
+	usleep(300000);
+	ASSERT_GE(xnf_trace_poll(t, 10, count_rec, &n), 0, "poll");
+	if (cfg_get(&f, &cfg)) {
+		ASSERT_GT(cfg.deadline_ns, before, "renewed by the poll");
+		ASSERT_EQ(cfg.id, xnf_trace_id(t), "still armed");
+		ASSERT_TRUE(xnf_trace_live(&cfg), "live");
+	}
+	/* No poll for longer than the lease: over, though this pid lives. */
+	usleep(600000);
+	if (cfg_get(&f, &cfg))
+		ASSERT_FALSE(xnf_trace_live(&cfg), "over without its tracer");
+	ASSERT_OK(xnf_trace_start(f.dp, &o, &t2, err, sizeof(err)), "taken over");
+	if (t2)
+		xnf_trace_stop(t2, NULL, NULL);
+	xnf_trace_stop(t, NULL, NULL);
+	t = NULL;
+	if (cfg_get(&f, &cfg))
+		ASSERT_EQ(cfg.id, 0U, "disarmed");
 out:
 	if (t)
 		xnf_trace_stop(t, NULL, NULL);
