@@ -45,6 +45,16 @@
 const volatile struct xnf_gen_cfg cfg = {};
 struct xnf_gen_state state = {};
 
+/* The flow mix's table (cfg.mix == XNF_GEN_MIX_TABLE), filled by user space
+ * before load: flow indices in the proportions of the mix, shuffled. Frame
+ * seq takes entry seq % XNF_GEN_MIX_SIZE: one masked load from a global
+ * array (no helper call, no map lookup), and every XNF_GEN_MIX_SIZE
+ * consecutive frames carry the table's proportions exactly, so a run is
+ * reproducible. bpf_get_prandom_u32() would cost a helper call per frame
+ * and give only the expected proportions. A section of its own keeps the
+ * 256 KiB out of .bss, which user space maps to read the state. */
+__u32 xnf_gen_mix[XNF_GEN_MIX_SIZE] SEC(".data.mix");
+
 static __always_inline __u32 sum32(__u32 v)
 {
 	return (v & 0xffff) + (v >> 16);
@@ -164,6 +174,7 @@ int xnf_gen(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	__u32 idx = state.size_idx, flow = state.flow, len, cur;
 	__u64 seq = state.seq, now;
+	__u32 next = flow + 1 < cfg.flows ? flow + 1 : 0;
 	int err;
 
 	if (meta + sizeof(__u32) > data)
@@ -171,6 +182,11 @@ int xnf_gen(struct xdp_md *ctx)
 	if (*(__u16 *)meta != *(const volatile __u16 *)&cfg.cookie) {
 		state.bad_cookie++;
 		return XDP_PASS;
+	}
+
+	if (cfg.mix == XNF_GEN_MIX_TABLE) {
+		flow = xnf_gen_mix[seq & (XNF_GEN_MIX_SIZE - 1)];
+		next = flow;
 	}
 
 	now = bpf_ktime_get_ns();
@@ -248,7 +264,7 @@ int xnf_gen(struct xdp_md *ctx)
 	state.seq = seq + 1;
 	state.last_ns = now;
 	state.bytes += len + 4;
-	state.flow = flow + 1 < cfg.flows ? flow + 1 : 0;
+	state.flow = next;
 	state.size_idx = idx + 1 < cfg.nsizes ? idx + 1 : 0;
 	return XDP_TX;
 fail:

@@ -117,6 +117,44 @@ static int fill_sizes(const struct xnf_size_weight *w, size_t n,
 	return 0;
 }
 
+int xnf_mix_zipf(__u32 flows, double s, __u32 *table, __u32 n)
+{
+	__u64 x = 0x786e667a69706621ull; /* xorshift64 seed */
+	double h = 0, cum;
+	__u32 i, j, rank;
+
+	if (flows < 1 || flows > XNF_GEN_FLOWS_MAX || !n || !(s > 0) ||
+	    !isfinite(s))
+		return -EINVAL;
+	/* From the smallest term up: the sum loses less precision. */
+	for (i = flows; i >= 1; i--)
+		h += pow(i, -s);
+	/* One pass: entry j's point (j + 1/2) / n * h only grows with j. */
+	rank = 0;
+	cum = 1.0; /* flow 0 weighs 1^-s; cum: the weight up to rank's end */
+	for (j = 0; j < n; j++) {
+		double at = (j + 0.5) / n * h;
+
+		while (cum < at && rank + 1 < flows) {
+			rank++;
+			cum += pow(rank + 1, -s);
+		}
+		table[j] = rank;
+	}
+	for (i = n - 1; i > 0; i--) {
+		__u32 t;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		j = x % (i + 1);
+		t = table[i];
+		table[i] = table[j];
+		table[j] = t;
+	}
+	return 0;
+}
+
 int xnf_gen_cfg_build(const struct xnf_gen_spec *s, struct xnf_gen_cfg *cfg,
 		      bool *raised, char *err, size_t errlen)
 {

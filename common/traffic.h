@@ -64,6 +64,27 @@ unsigned int xnf_gen_min_size(int family, int proto);
 int xnf_gen_cfg_build(const struct xnf_gen_spec *s, struct xnf_gen_cfg *cfg,
 		      bool *raised, char *err, size_t errlen);
 
+/**
+ * xnf_mix_zipf() - a flow mix table for a Zipf law over @flows flows
+ * @flows: 1..XNF_GEN_FLOWS_MAX; flow i (from 0) has rank i + 1, flow 0 is
+ *         the most frequent
+ * @s:     the exponent, > 0 (1.0: the classic law)
+ * @table: filled with @n flow indices
+ * @n:     entries, > 0
+ *
+ * Flow i has probability p_i = (i + 1)^-s / H, H = sum over k of k^-s.
+ * Entry j holds the flow whose cumulative probability interval contains
+ * (j + 1/2) / n (the inverse CDF at evenly spaced points), so flow i holds
+ * n * p_i entries, rounded up or down by at most one, and ranks are in
+ * order within that rounding. Flows less likely than 1/n get one entry
+ * each for every 1/n of probability they carry together. The entries are
+ * then shuffled in a fixed order (a seeded xorshift), so that consecutive
+ * frames take different flows.
+ *
+ * Return: 0, or -EINVAL (flows or s out of range).
+ */
+int xnf_mix_zipf(__u32 flows, double s, __u32 *table, __u32 n);
+
 /* Mean frame size (with FCS) of a size table. */
 double xnf_gen_mean_size(const struct xnf_gen_cfg *cfg);
 

@@ -5,7 +5,7 @@
  * send time) that xnf-sink reads.
  *
  *   xnf-gen DEV [count N] [duration SEC] [rate PPS] [size BYTES|imix|dc]
- *               [flows N] [ipv4|ipv6] [udp|tcp] [src ADDR] [dst ADDR]
+ *               [flows N [zipf S]] [ipv4|ipv6] [udp|tcp] [src ADDR] [dst ADDR]
  *               [smac MAC] [dmac MAC] [sport N] [dport N] [cpu N] [-j]
  *
  * How: gen.bpf.c writes each frame, and BPF_PROG_TEST_RUN with live frames
@@ -88,6 +88,7 @@ struct opts {
 	__u64 count;	 /* 0: no bound */
 	double duration; /* 0: no bound */
 	double rate;	 /* 0: as fast as possible */
+	double zipf;	 /* 0: the flows in turn; else the Zipf exponent */
 	const char *size_arg;
 	struct xnf_gen_spec spec;
 	bool have_src, have_dst, have_smac, have_dmac, have_family;
@@ -129,14 +130,16 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: xnf-gen DEV [count N] [duration SEC] [rate PPS] [size BYTES|imix|dc]\n"
-		"               [flows N] [ipv4|ipv6] [udp|tcp] [src ADDR] [dst ADDR]\n"
+		"               [flows N [zipf S]] [ipv4|ipv6] [udp|tcp] [src ADDR] [dst ADDR]\n"
 		"               [smac MAC] [dmac MAC] [sport N] [dport N] [cpu N] [-j]\n"
 		"Sends frames out of DEV (in this network namespace) until count frames or\n"
 		"duration seconds (at most 3600), whichever comes first; one of them is needed.\n"
 		"  rate PPS     pace the frames evenly (default: as fast as possible)\n"
 		"  size         frame size with FCS, 64..1518 (default 64); imix: 7:4:1 of\n"
 		"               64/594/1518; dc: data-center mix, median 120 B (see README)\n"
-		"  flows N      flow i has source port sport+i and source address +i/65536\n"
+		"  flows N      flow i has source port sport+i and source address +i/65536;\n"
+		"               the flows take turns, unless zipf S: flow i comes with\n"
+		"               probability proportional to (i+1)^-S (S > 0, e.g. 1.0)\n"
 		"  src, dst     default: DEV's first address / 198.51.100.1 (2001:db8:2::1)\n"
 		"  smac, dmac   default: DEV's MAC / the neighbour entry of dst, else broadcast\n"
 		"  sport, dport default 1024, 9;  cpu N: pin the sending thread;  -j: JSON\n");
@@ -265,6 +268,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			if (parse_u64(val, 1, XNF_GEN_FLOWS_MAX, &v))
 				goto bad;
 			o->spec.flows = v;
+		} else if (!strcmp(k, "zipf")) {
+			if (parse_double(val, 0.01, 10, &o->zipf))
+				goto bad;
 		} else if (!strcmp(k, "src")) {
 			if (parse_addr(o, val, o->spec.src))
 				goto bad;
@@ -650,6 +656,11 @@ static void print_result(const struct opts *o, const struct result *res,
 		else
 			jw_string("size", o->size_arg);
 		jw_uint("flows", o->spec.flows);
+		jw_string("mix", o->zipf ? "zipf" : "round-robin");
+		if (o->zipf)
+			jw_float("zipf_s", o->zipf);
+		else
+			jw_null("zipf_s");
 		jw_string("family", fam);
 		jw_string("proto", proto);
 		jw_string("method", "live");
@@ -681,10 +692,14 @@ static void print_result(const struct opts *o, const struct result *res,
 		jw_end_object();
 		return;
 	}
-	printf("xnf-gen %s: sent %llu frames (size %s, mean %.1f B, %s/%s, %u flow%s) in %.3f s\n",
+	printf("xnf-gen %s: sent %llu frames (size %s, mean %.1f B, %s/%s, %u flow%s%s) in %.3f s\n",
 	       o->dev, (unsigned long long)res->sent, o->size_arg,
 	       xnf_gen_mean_size(cfg), fam, proto, o->spec.flows,
-	       o->spec.flows == 1 ? "" : "s", res->duration);
+	       o->spec.flows == 1 ? "" : "s", o->zipf ? " zipf" : "",
+	       res->duration);
+	if (o->zipf)
+		printf("  flows in a Zipf mix, s = %g (flow 0 the most frequent)\n",
+		       o->zipf);
 	printf("  %.3f Mpps, %.3f Gb/s (%.3f Gb/s with preamble and gap)\n",
 	       pps / 1e6, gbps, gbps_l1);
 	if (o->rate)
@@ -766,6 +781,17 @@ int main(int argc, char **argv)
 		if (getrandom(&cookie, sizeof(cookie), 0) != sizeof(cookie))
 			cookie = (__u32)now_ns() | 1;
 	cfg->cookie = cookie;
+	if (o.zipf) {
+		err = xnf_mix_zipf(o.spec.flows, o.zipf,
+				   skel->data_mix->xnf_gen_mix, XNF_GEN_MIX_SIZE);
+		if (err) {
+			fprintf(stderr,
+				"Error: cannot build the Zipf mix of %u flows, s = %g\n",
+				o.spec.flows, o.zipf);
+			goto out;
+		}
+		cfg->mix = XNF_GEN_MIX_TABLE;
+	}
 	err = xnf_gen__load(skel);
 	if (err) {
 		fprintf(stderr,

@@ -54,6 +54,15 @@ struct xnf_probe_short {
 #define XNF_GEN_FRAME_MAX 1518
 #define XNF_GEN_FLOWS_MAX (1u << 24)
 
+/* Flow mixes (cfg.mix). XNF_GEN_MIX_ROUND_ROBIN: flow f, f + 1, .. in
+ * turn, every flow equally often. XNF_GEN_MIX_TABLE: the flow of frame seq
+ * is xnf_gen_mix[seq % XNF_GEN_MIX_SIZE], a table of flow indices user
+ * space fills before load (xnf_mix_zipf(): a Zipf law over the flows). */
+#define XNF_GEN_MIX_ROUND_ROBIN 0
+#define XNF_GEN_MIX_TABLE	1
+#define XNF_GEN_MIX_BITS	16
+#define XNF_GEN_MIX_SIZE	(1u << XNF_GEN_MIX_BITS)
+
 /* As fast as possible, the sender's pauses: gaps of 2^XNF_GEN_PAUSE_SHIFT
  * ns (65.5 us) or more between two frames, by log2: bucket b holds the
  * gaps of [2^(SHIFT + b), 2^(SHIFT + b + 1)) ns, the last also all longer
@@ -77,6 +86,8 @@ struct xnf_gen_cfg {
 	__u8 family;  /* 4 or 6 */
 	__u8 proto;   /* IPPROTO_UDP or IPPROTO_TCP */
 	__u16 sizes[XNF_GEN_SIZES_MAX]; /* frame sizes in sending order */
+	__u32 mix;			/* XNF_GEN_MIX_* */
+	__u32 pad;
 };
 
 /* Generator state (gen.bpf.c .bss), read and, between test runs, written

@@ -78,8 +78,10 @@ static void spec_init(struct xnf_gen_spec *s, int family, int proto,
 	s->size = size;
 }
 
-static bool gt_open(struct gt *g, int family, int proto,
-		    enum xnf_size_dist dist, __u32 size, __u32 flows)
+/* With @zipf > 0, the flows in a Zipf mix of that exponent. */
+static bool gt_open_mix(struct gt *g, int family, int proto,
+			enum xnf_size_dist dist, __u32 size, __u32 flows,
+			double zipf)
 {
 	struct xnf_gen_cfg *cfg;
 	char err[200];
@@ -99,7 +101,21 @@ static bool gt_open(struct gt *g, int family, int proto,
 	for (i = 0; i < cfg->nsizes; i++)
 		if (cfg->sizes[i] - 4u > g->maxlen)
 			g->maxlen = cfg->sizes[i] - 4u;
+	if (zipf > 0) {
+		if (!ASSERT_OK(xnf_mix_zipf(flows, zipf,
+					    g->skel->data_mix->xnf_gen_mix,
+					    XNF_GEN_MIX_SIZE),
+			       "zipf table"))
+			return false;
+		cfg->mix = XNF_GEN_MIX_TABLE;
+	}
 	return ASSERT_OK(xnf_gen__load(g->skel), "load gen.bpf.o");
+}
+
+static bool gt_open(struct gt *g, int family, int proto,
+		    enum xnf_size_dist dist, __u32 size, __u32 flows)
+{
+	return gt_open_mix(g, family, proto, dist, size, flows, 0);
 }
 
 static void gt_close(struct gt *g)
@@ -533,6 +549,106 @@ TEST(gen_flows_beyond_65536)
 			  "flow 69999 is the last: back to 0");
 		gt_close(&g);
 	}
+}
+
+/* The Zipf table against the law, computed here independently: flow i's
+ * share is (i + 1)^-s / H. Each flow holds n * p_i entries rounded either
+ * way (so the ranks are in order within one entry), the top flows' shares
+ * match, and the shuffle spreads flow 0 over the table. */
+TEST(gen_zipf_table)
+{
+	static const __u32 flows[] = { 1000000, 65536, 1000 };
+	static const double ss[] = { 1.0, 1.1, 0.8 };
+	const __u32 n = XNF_GEN_MIX_SIZE;
+	__u32 *t = calloc(n, sizeof(*t)), *cnt = NULL, v, i, bad;
+
+	if (!ASSERT_TRUE(t, "table"))
+		return;
+	for (v = 0; v < 3; v++) {
+		double h = 0, top10 = 0, want;
+		__u32 got10 = 0, head = 0;
+		char what[80];
+
+		snprintf(what, sizeof(what), "zipf s=%.1f over %u flows", ss[v],
+			 flows[v]);
+		free(cnt);
+		cnt = calloc(flows[v], sizeof(*cnt));
+		if (!ASSERT_TRUE(cnt, "counts") ||
+		    !ASSERT_OK(xnf_mix_zipf(flows[v], ss[v], t, n), what))
+			break;
+		for (i = 0, bad = 0; i < n; i++) {
+			if (t[i] >= flows[v])
+				bad++;
+			else
+				cnt[t[i]]++;
+		}
+		if (!ASSERT_EQ(bad, 0, "every entry a flow of the run"))
+			break;
+		for (i = flows[v]; i >= 1; i--)
+			h += pow(i, -ss[v]);
+		for (i = 0; i < 10; i++) {
+			want = n * pow(i + 1, -ss[v]) / h;
+			top10 += want;
+			got10 += cnt[i];
+			ASSERT_LE(fabs(cnt[i] - want), 1.0,
+				  "a top flow's entries: n * p, rounded");
+		}
+		ASSERT_LE(fabs(got10 - top10), 1.0 + 0.001 * top10,
+			  "the 10 top flows' share");
+		want = n * 1.0 / h;
+		ASSERT_TRUE(fabs(cnt[0] / (double)n - 1.0 / h) <= 0.001,
+			    "the top flow's share: 1 / H");
+		for (i = 0, bad = 0; i + 1 < flows[v]; i++)
+			bad += cnt[i + 1] > cnt[i] + 1;
+		ASSERT_EQ(bad, 0, "ranks in order, within one entry");
+		/* shuffled: the first 4096 entries hold flow 0 about as
+		 * often as the whole table (wide: 4096 draws) */
+		for (i = 0; i < 4096; i++)
+			head += t[i] == 0;
+		ASSERT_TRUE(fabs(head - want / 16) <= 5 * sqrt(want / 16) + 1,
+			    "flow 0 spread over the table");
+	}
+	/* one flow: every entry is flow 0 */
+	if (ASSERT_OK(xnf_mix_zipf(1, 1.0, t, n), "one flow")) {
+		for (i = 0, bad = 0; i < n; i++)
+			bad += t[i] != 0;
+		ASSERT_EQ(bad, 0, "one flow: all entries flow 0");
+	}
+	ASSERT_ERR(xnf_mix_zipf(0, 1.0, t, n), "0 flows refused");
+	ASSERT_ERR(xnf_mix_zipf(XNF_GEN_FLOWS_MAX + 1, 1.0, t, n),
+		   "too many flows refused");
+	ASSERT_ERR(xnf_mix_zipf(10, 0, t, n), "s = 0 refused");
+	ASSERT_ERR(xnf_mix_zipf(10, NAN, t, n), "s = NaN refused");
+	free(cnt);
+	free(t);
+}
+
+/* In a Zipf mix, frame seq carries the table's flow for seq mod its size:
+ * probe, source port and address (round robin would give flow seq). */
+TEST(gen_zipf_frames)
+{
+	static const __u64 seqs[] = { 0,   1,	  2,	 3,	4,
+				      777, 65535, 65536, 65541, 3 * 65536 + 100 };
+	__u8 out[2048];
+	struct gframe f;
+	struct gt g;
+	__u32 len, i, want, other = 0;
+
+	if (!gt_open_mix(&g, 4, IPPROTO_UDP, XNF_SIZE_FIXED, 128, 1000000, 1.0))
+		return;
+	for (i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+		want = g.skel->data_mix->xnf_gen_mix[seqs[i] % XNF_GEN_MIX_SIZE];
+		other += want != (__u32)seqs[i];
+		g.skel->bss->state.seq = seqs[i];
+		if (!ASSERT_OK(gt_run(&g, 0, 1, out, &len, NULL), "run") ||
+		    !frame_check(&g.spec, out, len, &f, "zipf frame"))
+			break;
+		ASSERT_EQ(f.flow, want, "probe carries the table's flow");
+		flow_check(&g.spec, &f, want, "source port and address");
+		ASSERT_EQ(g.skel->bss->state.flow, want, "state: last flow");
+	}
+	ASSERT_GE(other, 5, "the table is not round robin");
+	gt_close(&g);
 }
 
 /* Rate mode, one run at a time: a frame leaves only once it is due, never
