@@ -494,3 +494,51 @@ intervals_cover()
 		"$(jq .packets <<<"$S")" -eq "$(jq -s '[.[] | select(.t_s != null) | .packets] | add' "$GS_TMP/sink.json")"
 	gs_account "interval run" "$g"
 }
+
+# A Zipf mix over 1,000,000 flows (s = 1.0): flow i (from 0) comes with
+# probability (i+1)^-1 / H, H = 14.39 for 10^6 flows: flow 0 carries 6.9% of
+# the frames and flow 1 3.5%. The sink counts every frame (exact
+# accounting); a tcpdump sample of the frames says which flows they carry
+# (source address and port: flow 0 is 192.0.2.1.1024, flow 1 .1025), with
+# tolerances far wider than a 10,000-frame sample's spread.
+@test "zipf 1.0 over 1,000,000 flows: every frame accounted, the top flows carry the law's shares" {
+	local g pid n top first second
+	sink_bg "$GS_TMP/sink.json" count 50000 csum -j
+	g=$(gen count 50000 flows 1000000 zipf 1.0 -j)
+	sink_finish "$g"
+	echo "gen: $g" >&2
+	tb_expect "mix" "$(jq -r .mix <<<"$g")" = zipf
+	tb_expect "zipf_s" "$(jq .zipf_s <<<"$g")" = 1
+	tb_expect "flows" "$(jq .flows <<<"$g")" -eq 1000000
+	tb_expect "sent" "$(jq .sent <<<"$g")" -eq 50000
+	gs_account "zipf" "$g"
+	tb_expect "bad UDP checksums" "$(jq .bad_l4_csum <<<"$S")" -eq 0
+
+	# round robin says so too
+	g=$(gen count 10 flows 4 -j)
+	tb_expect "round robin: mix" "$(jq -r .mix <<<"$g")" = round-robin
+	tb_expect "round robin: zipf_s" "$(jq .zipf_s <<<"$g")" = null
+
+	ip netns exec "$GS_B" ethtool -K "$GS_DB" gro on >/dev/null
+	ip netns exec "$GS_B" timeout "$TB_TIMEOUT" tcpdump -i "$GS_DB" -Q in -n -U \
+		-c 10000 -w "$GS_TMP/zipf.pcap" udp port 9 2>/dev/null 3>&- &
+	pid=$!
+	GS_PIDS+=("$pid")
+	tb_until "tcpdump to start" test -s "$GS_TMP/zipf.pcap"
+	gen count 20000 rate 20000 flows 1000000 zipf 1.0 dst 192.0.2.99 \
+		dmac 02:78:6e:00:aa:bb >/dev/null 2>&1
+	kill -INT "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	tcpdump -r "$GS_TMP/zipf.pcap" -n 2>/dev/null | awk '{print $3}' >"$GS_TMP/zipf.src"
+	n=$(wc -l <"$GS_TMP/zipf.src")
+	top=$(sort "$GS_TMP/zipf.src" | uniq -c | sort -rn | head -n 1 | awk '{print $2}')
+	first=$(grep -cx '192.0.2.1.1024' "$GS_TMP/zipf.src" || true)
+	second=$(grep -cx '192.0.2.1.1025' "$GS_TMP/zipf.src" || true)
+	echo "sample: $n frames, flow 0: $first, flow 1: $second, the most frequent: $top" >&2
+	tb_expect "a sample of at least 5,000 frames" "$n" -ge 5000
+	tb_expect "the most frequent flow is flow 0" "$top" = 192.0.2.1.1024
+	tb_expect "flow 0: 6.9% (at least 5%)" $((first * 1000 / n)) -ge 50
+	tb_expect "flow 0: 6.9% (at most 9%)" $((first * 1000 / n)) -le 90
+	tb_expect "flow 1: 3.5% (2.5% to 4.5%)" $((second * 1000 / n)) -ge 25
+	tb_expect "flow 1: 3.5% (2.5% to 4.5%)" $((second * 1000 / n)) -le 45
+}
