@@ -393,12 +393,22 @@ static bool fc_nf(__u32 nf)
 	return xnf_nf_flags(nf) & XNF_NFF_FCACHE;
 }
 
-static void fc_pair(const char *name, __u64 hit, __u64 miss)
+/* An NF's hits, misses and hit rate, hit / (hit + miss) (null, "-" in
+ * text, before any packet), as a JSON object; in text too with @text. */
+static void fc_counts(const char *name, __u64 hit, __u64 miss, bool text)
 {
-	print_text(" %s", name);
+	enum print_type t = text ? PRINT_ANY : PRINT_JSON;
+
+	if (text)
+		print_text(" %s", name);
 	open_json_object(name);
-	print_uint(PRINT_ANY, "hit", " %llu hit", hit);
-	print_uint(PRINT_ANY, "miss", " %llu miss", miss);
+	print_uint(t, "hit", " %llu hit", hit);
+	print_uint(t, "miss", " %llu miss", miss);
+	if (hit + miss)
+		print_float(t, "hit_rate", " (hit rate %.3f)",
+			    (double)hit / (hit + miss));
+	else
+		print_null(t, "hit_rate", " (hit rate -)");
 	close_json_object();
 }
 
@@ -421,14 +431,13 @@ static void fc_table(const struct stats_opts *o, const struct xnf_dev_sample *d)
 		if (!fc_nf(nf))
 			continue;
 		if (!in_chain[nf]) {
-			open_json_object(xnf_nf_name(nf));
-			print_uint(PRINT_JSON, "hit", NULL, d->sum.fc_hit[nf]);
-			print_uint(PRINT_JSON, "miss", NULL, d->sum.fc_miss[nf]);
-			close_json_object();
+			fc_counts(xnf_nf_name(nf), d->sum.fc_hit[nf],
+				  d->sum.fc_miss[nf], false);
 			continue;
 		}
 		print_text("%s", sep);
-		fc_pair(xnf_nf_name(nf), d->sum.fc_hit[nf], d->sum.fc_miss[nf]);
+		fc_counts(xnf_nf_name(nf), d->sum.fc_hit[nf],
+			  d->sum.fc_miss[nf], true);
 		sep = ",";
 	}
 	if (any)
@@ -449,16 +458,13 @@ static void fc_table(const struct stats_opts *o, const struct xnf_dev_sample *d)
 			if (!fc_nf(nf))
 				continue;
 			if (!shown || !in_chain[nf]) {
-				open_json_object(xnf_nf_name(nf));
-				print_uint(PRINT_JSON, "hit", NULL,
-					   c->fc_hit[nf]);
-				print_uint(PRINT_JSON, "miss", NULL,
-					   c->fc_miss[nf]);
-				close_json_object();
+				fc_counts(xnf_nf_name(nf), c->fc_hit[nf],
+					  c->fc_miss[nf], false);
 				continue;
 			}
 			print_text("%s", sep);
-			fc_pair(xnf_nf_name(nf), c->fc_hit[nf], c->fc_miss[nf]);
+			fc_counts(xnf_nf_name(nf), c->fc_hit[nf],
+				  c->fc_miss[nf], true);
 			sep = ",";
 		}
 		if (shown)

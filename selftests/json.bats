@@ -341,6 +341,24 @@ lines() { printf '%s\n' "$@" | sort -u; }
 	tb_expect "outputs checked" "$(wc -l <"$J/manifest")" -ge 40
 }
 
+# The flow cache's hit rate, summed and per CPU, of every NF that caches:
+# hit / (hit + miss) to 3 decimals, null where neither counted. The traffic of the state
+# went through d0's and d1's firewalls, so both kinds are there.
+@test "stats: the flow cache's hit_rate is hit / (hit + miss), null before any packet" {
+	local all='[.devices[].flow_cache | (., .percpu[]) | to_entries[]
+		| select(.key != "percpu" and .key != "cpu") | .value]'
+	tb_expect "every hit_rate right" \
+		"$(jq "$all | map(if .hit + .miss == 0 then .hit_rate == null
+			else (.hit_rate - .hit / (.hit + .miss)) as \$d
+				| \$d <= 0.0005 and \$d >= -0.0005 end) | all" "$J/stats.out")" = true
+	tb_expect "some NF counted packets" \
+		"$(jq "$all | map(select(.hit + .miss > 0 and .hit_rate != null)) | length > 0" \
+			"$J/stats.out")" = true
+	tb_expect "some NF counted none" \
+		"$(jq "$all | map(select(.hit + .miss == 0 and .hit_rate == null)) | length > 0" \
+			"$J/stats.out")" = true
+}
+
 @test "a refusal is one error document on stdout, a warning a document on stderr beside stdout's" {
 	local n
 	for n in error-route error-format error-batch error-model; do
