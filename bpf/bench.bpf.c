@@ -24,6 +24,7 @@
  * array whose owner differs), and the xnf chains are frags-aware.
  */
 #include "rx.bpf.h"
+#include "xnf_traffic.h"
 
 #define XNF_BENCH_FRAME 64
 
@@ -54,6 +55,18 @@ __u32 xnf_bench_seq;
  * connections in the table from the 65,537th run on.
  */
 __u32 xnf_bench_vary_wide;
+/*
+ * The traffic mixes (bench-micro -M): when not 0, the offset in the frame
+ * of the UDP source port; the harness writes source and destination port
+ * (4 bytes, network order as loaded natively) from entry
+ * xnf_bench_seq % XNF_GEN_MIX_SIZE of xnf_bench_flows, which user space
+ * fills with a mix's flows (xnf_mix_ports(): flow i has source port
+ * sport + i and destination port dport + i / 65536). The same kind of
+ * table as xnf-gen's (gen.bpf.c says why a table read by a counter), so
+ * the baseline runs with 0 and the mix rows carry a load and two stores.
+ */
+__u32 xnf_bench_mix;
+__u32 xnf_bench_flows[XNF_GEN_MIX_SIZE] SEC(".data.mix");
 
 /* Slot 0: the program under test. The key is a constant, so the verifier
  * turns the tail call into a direct jump that the kernel re-patches
@@ -71,6 +84,7 @@ int xnf_bench(struct xdp_md *ctx)
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 	__u64 *frame = data;
+	__u32 off;
 	int i;
 
 	if (data + XNF_BENCH_FRAME > data_end)
@@ -78,15 +92,23 @@ int xnf_bench(struct xdp_md *ctx)
 #pragma unroll
 	for (i = 0; i < XNF_BENCH_FRAME / 8; i++)
 		frame[i] = xnf_bench_frame[i];
-	if (xnf_bench_vary) {
-		__u16 *field = data + (xnf_bench_vary & (XNF_BENCH_FRAME - 2));
+	off = xnf_bench_vary ?: xnf_bench_mix;
+	if (off) {
+		__u16 *field = data + (off & (XNF_BENCH_FRAME - 2));
+		__u32 v = xnf_bench_seq;
 
-		if ((void *)(field + 2) <= data_end) {
-			field[0] = xnf_bench_seq;
+		if ((void *)(field + 2) > data_end)
+			return XDP_ABORTED;
+		if (!xnf_bench_vary) {
+			v = xnf_bench_flows[v & (XNF_GEN_MIX_SIZE - 1)];
+			field[0] = v;
+			field[1] = v >> 16;
+		} else {
+			field[0] = v;
 			if (xnf_bench_vary_wide)
-				field[1] = xnf_bench_seq >> 16;
-			xnf_bench_seq++;
+				field[1] = v >> 16;
 		}
+		xnf_bench_seq++;
 	}
 	bpf_tail_call(ctx, &xnf_bench_prog, 0);
 	/* Only reached when the slot is empty: user space reads ABORTED as

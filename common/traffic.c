@@ -155,6 +155,17 @@ int xnf_mix_zipf(__u32 flows, double s, __u32 *table, __u32 n)
 	return 0;
 }
 
+__u32 xnf_mix_ports(__u16 sport, __u16 dport, __u32 flow)
+{
+	__u8 b[4];
+	__u32 v;
+
+	put16(b, sport + flow);
+	put16(b + 2, dport + (flow >> 16));
+	memcpy(&v, b, 4);
+	return v;
+}
+
 int xnf_gen_cfg_build(const struct xnf_gen_spec *s, struct xnf_gen_cfg *cfg,
 		      bool *raised, char *err, size_t errlen)
 {

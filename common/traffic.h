@@ -85,6 +85,13 @@ int xnf_gen_cfg_build(const struct xnf_gen_spec *s, struct xnf_gen_cfg *cfg,
  */
 int xnf_mix_zipf(__u32 flows, double s, __u32 *table, __u32 n);
 
+/* The source and destination port of flow @flow of a run from @sport to
+ * @dport (host order) as bench.bpf.c's xnf_bench_flows holds them: the 4
+ * bytes of the ports in network order, as loaded natively. Flow i has
+ * source port sport + i and destination port dport + i / 65536 (mod
+ * 2^16). */
+__u32 xnf_mix_ports(__u16 sport, __u16 dport, __u32 flow);
+
 /* Mean frame size (with FCS) of a size table. */
 double xnf_gen_mean_size(const struct xnf_gen_cfg *cfg);
 

@@ -27,6 +27,10 @@
  *     leave with the translated addresses and right checksums;
  *   - the trace (-T alone): the 3-NF chain with a trace armed that
  *     matches nothing against the same chain with none;
+ *   - the traffic mixes (-M alone): the 3-NF chain, l3fwd and the firewall
+ *     under one flow, uniform over 65,536 flows and a Zipf mix (s = 1.0)
+ *     over 1,000,000 flows, the flow cache on and off, with the cache's
+ *     hit rate from its counters;
  * then the figures the project targets: the cost of a tail-called hop
  * over the fused form, how the firewall scales with its rule count, and
  * (printed with the stateful group) an established flow through the
@@ -112,6 +116,7 @@ struct bm_opts {
 	bool ct_only;	  /* -S: the conntrack group, nothing else */
 	bool nat_only;	  /* -N: the NAT group, nothing else */
 	bool trace_only;  /* -T: the trace group, nothing else */
+	bool mix_only;	  /* -M: the traffic mixes, nothing else */
 };
 
 /* A rule set as installed: xnf_fw_generate() minus catch-alls. */
@@ -191,6 +196,10 @@ struct bm_var {
 	struct xnf_chain *c;
 	const struct bm_frame *f;
 	struct bm_expect e;
+	/* -M: the mix's xnf_bench_flows (the harness writes each packet's
+	 * ports from it), or NULL; the cache's lookups over the timed runs */
+	const __u32 *mix;
+	__u64 fc_hit, fc_miss;
 	double meas[BM_MAX_RUNS]; /* ns per packet, per round */
 	double net[BM_MAX_RUNS];  /* meas - the round's baseline */
 	double base_med, meas_med, net_med, spread;
@@ -1186,27 +1195,44 @@ static int bm_fc_apply(struct bm *b, struct bm_var *v)
 			v->what, strerror(-err));
 	b->h->bss->xnf_bench_vary = bm_fc_many(v->fc) ? v->vary : 0;
 	b->h->bss->xnf_bench_vary_wide = bm_fc_many(v->fc) && v->wide;
+	b->h->bss->xnf_bench_mix = v->mix ? v->vary : 0;
+	if (v->mix)
+		memcpy(b->h->data_mix->xnf_bench_flows, v->mix,
+		       sizeof(b->h->data_mix->xnf_bench_flows));
 	return err;
+}
+
+/* The flow cache's hits and misses, over every NF, from @c0 to @c1. */
+static void bm_fc_sum(const struct bm_count *c0, const struct bm_count *c1,
+		      __u64 *hit, __u64 *miss)
+{
+	int nf;
+
+	*hit = *miss = 0;
+	for (nf = 0; nf < __XNF_NF_MAX; nf++) {
+		*hit += c1->st.fc_hit[nf] - c0->st.fc_hit[nf];
+		*miss += c1->st.fc_miss[nf] - c0->st.fc_miss[nf];
+	}
 }
 
 /* The flow cache did what @v's figure claims over @repeat packets: no
  * lookup when off; when every packet is a new flow, almost no hit (the
  * 65,536 source ports come round again, and a flow that had an entry to
  * itself for a whole round finds it: a few in 50,000 here); when one flow
- * repeats, at most the first packet of each NF missed. */
+ * repeats, at most the first packet of each NF missed; under a mix (-M),
+ * at least one lookup a packet (its hit rate is what the row reports). */
 static int bm_fc_check(const struct bm_var *v, __u32 repeat,
 		       const struct bm_count *c0, const struct bm_count *c1)
 {
-	__u64 hit = 0, miss = 0, caching = 0;
+	__u64 hit, miss, caching = 0;
 	bool ok;
 	int nf;
 
-	for (nf = 0; nf < __XNF_NF_MAX; nf++) {
-		hit += c1->st.fc_hit[nf] - c0->st.fc_hit[nf];
-		miss += c1->st.fc_miss[nf] - c0->st.fc_miss[nf];
+	bm_fc_sum(c0, c1, &hit, &miss);
+	for (nf = 0; nf < __XNF_NF_MAX; nf++)
 		caching += !!(xnf_nf_flags(nf) & XNF_NFF_FCACHE);
-	}
 	ok = !bm_fc_on(v->fc)	 ? !hit && !miss :
+	     v->mix		 ? hit + miss >= repeat :
 	     v->fc == BM_FC_MISS ? hit <= repeat / 1000 :
 				   miss <= caching;
 	if (!ok)
@@ -1256,9 +1282,17 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 	}
 	/* The last packet's bytes: what every one of them left with (the
 	 * harness restores the frame before each). */
-	return bm_ct_check(v, repeat, &c0.ct, &c1.ct)	?:
-		       bm_fc_check(v, repeat, &c0, &c1) ?:
-		       bm_out_check(v, out, out_len);
+	err = bm_ct_check(v, repeat, &c0.ct, &c1.ct)   ?:
+		      bm_fc_check(v, repeat, &c0, &c1) ?:
+		      bm_out_check(v, out, out_len);
+	if (!err && ns && v->mix) {
+		__u64 hit, miss;
+
+		bm_fc_sum(&c0, &c1, &hit, &miss);
+		v->fc_hit += hit;
+		v->fc_miss += miss;
+	}
+	return err;
 }
 
 /*
@@ -1281,6 +1315,7 @@ static int bm_group(struct bm *b, struct bm_var *v, __u32 nv)
 	for (r = 0; r < b->o.runs; r++) {
 		b->h->bss->xnf_bench_vary = 0;
 		b->h->bss->xnf_bench_vary_wide = 0;
+		b->h->bss->xnf_bench_mix = 0;
 		err = bm_set_target(b, b->drop_fd);
 		if (!err)
 			err = bm_run(b, b->bench_fd, v[0].f, b->o.repeat, NULL,
@@ -1422,7 +1457,7 @@ static const char *bm_pf(bool ok)
 static void bm_usage(const char *prog, FILE *out)
 {
 	fprintf(out,
-		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-S] [-N] [-T] [-v]\n"
+		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-S] [-N] [-T] [-M] [-v]\n"
 		"  ns/packet of the xnf NFs, chains and firewall sizes, with\n"
 		"  BPF_PROG_TEST_RUN in a private network namespace (needs root).\n"
 		"  -r REPEAT  packets per timed run (default 1000000)\n"
@@ -1434,6 +1469,10 @@ static void bm_usage(const char *prog, FILE *out)
 		"  -N         the NAT group only (an established translated flow)\n"
 		"  -T         the trace group only (the 3-NF chain, a trace armed\n"
 		"             that matches nothing against none)\n"
+		"  -M         the traffic mixes only: the 3-NF chain, l3fwd and the\n"
+		"             firewall under one flow, uniform over 65,536 flows and\n"
+		"             Zipf (s = 1.0) over 1,000,000, flow cache on and off,\n"
+		"             with the cache's hit rate\n"
 		"  -v         libbpf and xnf debug messages\n",
 		prog, BM_MAX_RUNS);
 }
@@ -2438,6 +2477,153 @@ static int bm_trace(struct bm *b, const struct bm_frame *chain_frame,
 	return err;
 }
 
+/* ---- the traffic mixes (-M) ---- */
+
+/* The mixes of issue 38: one flow, uniform over 65,536 flows, and Zipf
+ * (s = 1.0, the classic law) over 1,000,000 flows. */
+enum bm_mix { BM_MIX_ONE, BM_MIX_UNIFORM, BM_MIX_ZIPF, __BM_MIX_MAX };
+static const char *const bm_mix_names[__BM_MIX_MAX] = { "1 flow",
+							"uniform 65,536",
+							"zipf 1.0, 1M" };
+static const __u32 bm_mix_flows[__BM_MIX_MAX] = { 1, 65536, 1000000 };
+#define BM_ZIPF_S 1.0
+
+/* The chains -M times: the 3-NF chain, l3fwd, the firewall (rows of
+ * bm_chain_rows). */
+static const __u32 bm_mix_rows[] = { BM_ROW_3NF, BM_ROW_L3FWD, 0 };
+#define BM_MIX_ROWS (sizeof(bm_mix_rows) / sizeof(bm_mix_rows[0]))
+
+/* The xnf_bench_flows table of @mix for packet @p's ports (flow i: source
+ * port + i, destination port + i / 65536, as xnf-gen's flows), refused
+ * when one of its flows would match a rule of @r (the rows would time
+ * another path). One flow: every entry the packet's own ports. Uniform:
+ * entry j is flow j, every flow once per table. Zipf: xnf_mix_zipf(). */
+static int bm_mix_table(enum bm_mix mix, const struct xnf_fw_pkt *p,
+			const struct bm_rules *r, __u32 *t)
+{
+	__u32 j;
+	int err;
+
+	if (mix == BM_MIX_ZIPF) {
+		err = xnf_mix_zipf(bm_mix_flows[mix], BM_ZIPF_S, t,
+				   XNF_GEN_MIX_SIZE);
+		if (err)
+			return err;
+	} else {
+		for (j = 0; j < XNF_GEN_MIX_SIZE; j++)
+			t[j] = mix == BM_MIX_ONE ? 0 : j;
+	}
+	for (j = 0; j < XNF_GEN_MIX_SIZE; j++) {
+		struct xnf_fw_pkt q = *p;
+
+		q.sport = p->sport + t[j];
+		q.dport = p->dport + (t[j] >> 16);
+		if (xnf_fw_linear(r->r, r->n, &q) >= 0) {
+			fprintf(stderr,
+				"Error: the mix %s: flow %u (ports %u > %u) "
+				"matches a rule; the rows need flows that "
+				"match none\n",
+				bm_mix_names[mix], t[j], q.sport, q.dport);
+			return -EINVAL;
+		}
+		t[j] = xnf_mix_ports(p->sport, p->dport, t[j]);
+	}
+	return 0;
+}
+
+/*
+ * The 3-NF chain, l3fwd and the firewall, tail-called, under each mix with
+ * the flow cache on and off, one group: v[(row * __BM_MIX_MAX + mix) * 2 +
+ * (cache off)]. The harness writes each packet's ports from the mix's
+ * table (bench.bpf.c); the hit rate is the cache's, hits / (hits +
+ * misses) over every NF that caches, from the counters of the timed runs.
+ */
+static int bm_mixes(struct bm *b, const struct bm_frame *chain_frame,
+		    const struct xnf_fw_pkt *p, const __u8 nh_mac[6])
+{
+	enum { NV = BM_MIX_ROWS * __BM_MIX_MAX * 2 };
+	struct bm_inst *in = &b->inst[0];
+	__u32 *tab[__BM_MIX_MAX] = {}, i, m, k;
+	struct bm_var *v = calloc(NV, sizeof(*v));
+	int err = v ? 0 : -ENOMEM;
+
+	for (m = 0; m < __BM_MIX_MAX && !err; m++) {
+		tab[m] = calloc(XNF_GEN_MIX_SIZE, sizeof(__u32));
+		err = tab[m] ? bm_mix_table(m, p, &in->rules, tab[m]) : -ENOMEM;
+	}
+	for (i = 0; i < BM_MIX_ROWS && !err; i++) {
+		const struct bm_chain_row *r = &bm_chain_rows[bm_mix_rows[i]];
+		bool l3 = strstr(r->chain, "l3fwd");
+		struct bm_expect e = {
+			.action = !strcmp(r->chain, "firewall") ? XDP_PASS :
+								  XDP_REDIRECT,
+			.hit_slot = strstr(r->chain, "firewall") ? -1 : -2,
+			.dmac = l3 ? nh_mac : NULL,
+			.ttl_dec = l3,
+		};
+
+		for (m = 0; m < __BM_MIX_MAX && !err; m++) {
+			for (k = 0; k < 2 && !err; k++) {
+				struct bm_var *x =
+					&v[(i * __BM_MIX_MAX + m) * 2 + k];
+
+				err = bm_var_load(b, x, in, r->chain, false,
+						  false, chain_frame, &e);
+				x->fc = k ? BM_FC_OFF : BM_FC_HIT;
+				x->vary = bm_sport_off(chain_frame);
+				x->mix = tab[m];
+			}
+		}
+	}
+	err = err ?: bm_group(b, v, NV);
+	if (!err) {
+		printf("\nTraffic mixes: tail-called, %u firewall rules, each "
+		       "packet's ports from the mix's table\n(65,536 entries; "
+		       "flow i: source port + i, destination port + i / 65,536); "
+		       "hit rate = hits / (hits + misses)\n",
+		       in->rules.n);
+		printf("  %-22s %-15s %-6s %-9s %9s %9s %9s %7s %8s\n", "chain",
+		       "mix", "cache", "verdict", "baseline", "measured", "net",
+		       "spread", "hit rate");
+		for (k = 0; k < NV; k++) {
+			const struct bm_var *x = &v[k];
+			__u64 n = x->fc_hit + x->fc_miss;
+
+			printf("  %-22s %-15s %-6s ",
+			       bm_chain_rows[bm_mix_rows[k / (2 * __BM_MIX_MAX)]]
+				       .label,
+			       bm_mix_names[k / 2 % __BM_MIX_MAX],
+			       k % 2 ? "off" : "on");
+			printf("%-9s %9.1f %9.1f %9.1f %7.1f ",
+			       bm_action_name(x->e.action), x->base_med,
+			       x->meas_med, x->net_med, x->spread);
+			if (n)
+				printf("%8.4f\n", (double)x->fc_hit / n);
+			else
+				printf("%8s\n", "-");
+		}
+		printf("\nCache on over off, per mix: median over the rounds of "
+		       "(net on - net off)\n");
+		printf("  %-22s %15s %15s %15s\n", "chain", bm_mix_names[0],
+		       bm_mix_names[1], bm_mix_names[2]);
+		for (i = 0; i < BM_MIX_ROWS; i++) {
+			const struct bm_var *x = &v[i * __BM_MIX_MAX * 2];
+
+			printf("  %-22s %15.1f %15.1f %15.1f\n",
+			       bm_chain_rows[bm_mix_rows[i]].label,
+			       bm_paired(b, &x[0], &x[1], 1),
+			       bm_paired(b, &x[2], &x[3], 1),
+			       bm_paired(b, &x[4], &x[5], 1));
+		}
+	}
+	for (k = 0; v && k < NV; k++)
+		bm_var_free(&v[k]);
+	for (m = 0; m < __BM_MIX_MAX; m++)
+		free(tab[m]);
+	free(v);
+	return err;
+}
+
 /* ---- l3fwd's receive checks ---- */
 
 /*
@@ -2886,7 +3072,7 @@ int main(int argc, char **argv)
 	__u8 nh_mac[6];
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:n:c:s:CSNTvh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:s:CSNTMvh")) != -1) {
 		switch (opt) {
 		case 'r':
 			err = bm_parse_u32(optarg, 1, 1u << 30, &b.o.repeat);
@@ -2915,6 +3101,10 @@ int main(int argc, char **argv)
 			break;
 		case 'T':
 			b.o.trace_only = true;
+			err = 0;
+			break;
+		case 'M':
+			b.o.mix_only = true;
 			err = 0;
 			break;
 		case 'v':
@@ -2968,7 +3158,7 @@ int main(int argc, char **argv)
 
 	/* One instance per rule set, and the packets that exercise it. */
 	/* -S and -N need the 10-rule set alone. */
-	groups = b.o.ct_only || b.o.nat_only || b.o.trace_only;
+	groups = b.o.ct_only || b.o.nat_only || b.o.trace_only || b.o.mix_only;
 	for (i = 0; i < (groups ? 1 : BM_FW_SIZES); i++) {
 		struct bm_inst *in = &b.inst[i];
 		char name[16];
@@ -3056,7 +3246,8 @@ int main(int argc, char **argv)
 	if (groups) {
 		if ((b.o.ct_only && bm_ct(&b, &chain_frame, &p, nh_mac)) ||
 		    (b.o.nat_only && bm_nat(&b, &chain_frame, &p)) ||
-		    (b.o.trace_only && bm_trace(&b, &chain_frame, nh_mac)))
+		    (b.o.trace_only && bm_trace(&b, &chain_frame, nh_mac)) ||
+		    (b.o.mix_only && bm_mixes(&b, &chain_frame, &p, nh_mac)))
 			goto fail;
 		printf("\nPackets (ingress %s; TTL 64)\n  %-22s %s\n", BM_DEV,
 		       "chains, conntrack", chain_frame.desc);
