@@ -33,6 +33,7 @@
 #include "fixture.h"
 #include "traffic.h"
 #include "gen.skel.h"
+#include "bench.skel.h"
 #include "sink.skel.h"
 
 #define G_SPORT	 1024
@@ -649,6 +650,81 @@ TEST(gen_zipf_frames)
 	}
 	ASSERT_GE(other, 5, "the table is not round robin");
 	gt_close(&g);
+}
+
+/* bench-micro's harness under a mix (bench.bpf.c, -M): run k writes the
+ * source and destination port of the table's flow for k mod its size at
+ * the offset given, flow i as sport + i and dport + i / 65536, and leaves
+ * every other byte of the restored frame alone; with no mix, the frame is
+ * the template. */
+TEST(bench_mix_rewrite)
+{
+	/* the last: an entry of a flow beyond 65,536, found below */
+	__u64 ks[] = { 0, 1, 2, 100, 65535, 65536, 65536 + 7, 5 * 65536 + 1234,
+		       0 };
+	const __u32 off = 34, n = XNF_GEN_MIX_SIZE;
+	__u8 tmpl[64], in[64], out[64];
+	__u32 *flows = calloc(n, sizeof(*flows)), zero = 0, i, j, fd, big = 0;
+	struct xnf_bench *h = xnf_bench__open_and_load();
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in,
+		    .data_size_in = sizeof(in), .data_out = out,
+		    .data_size_out = sizeof(out), .repeat = 1);
+
+	if (!ASSERT_TRUE(h, "load bench.bpf.o") || !ASSERT_TRUE(flows, "table"))
+		goto out;
+	fd = bpf_program__fd(h->progs.xnf_bench_drop);
+	if (!ASSERT_OK(bpf_map__update_elem(h->maps.xnf_bench_prog, &zero, 4,
+					    &fd, 4, 0),
+		       "target: xnf_bench_drop") ||
+	    !ASSERT_OK(xnf_mix_zipf(1000000, 1.0, flows, n), "zipf table"))
+		goto out;
+	for (j = 0; j < n && flows[j] < 65536; j++)
+		;
+	if (!ASSERT_LT(j, n, "a flow beyond 65,536 in the table"))
+		goto out;
+	ks[8] = 3 * 65536 + j;
+	for (i = 0; i < 64; i++)
+		tmpl[i] = 0x40 + i;
+	memcpy(h->bss->xnf_bench_frame, tmpl, 64);
+	for (j = 0; j < n; j++)
+		h->data_mix->xnf_bench_flows[j] = xnf_mix_ports(1000, 9,
+								flows[j]);
+	h->bss->xnf_bench_mix = off;
+	for (i = 0; i < sizeof(ks) / sizeof(ks[0]); i++) {
+		__u32 f = flows[ks[i] % n];
+		__u8 want[64];
+
+		memset(in, 0, sizeof(in));
+		h->bss->xnf_bench_seq = ks[i];
+		o.data_size_out = sizeof(out);
+		if (!ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(
+							      h->progs.xnf_bench),
+						      &o),
+			       "run the harness") ||
+		    !ASSERT_EQ(o.retval, XDP_DROP, "through to the target"))
+			break;
+		memcpy(want, tmpl, 64);
+		want[off] = (1000 + f) >> 8;
+		want[off + 1] = 1000 + f;
+		want[off + 2] = (9 + (f >> 16)) >> 8;
+		want[off + 3] = 9 + (f >> 16);
+		big += f >= 65536;
+		ASSERT_MEM(out, want, 64,
+			   "the table's flow's ports, the rest the template");
+		ASSERT_EQ(h->bss->xnf_bench_seq, ks[i] + 1,
+			  "the counter moves on");
+	}
+	ASSERT_GE(big, 1, "flows beyond 65,536 write the destination port");
+	/* no mix: the template */
+	h->bss->xnf_bench_mix = 0;
+	o.data_size_out = sizeof(out);
+	if (ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(h->progs.xnf_bench),
+					     &o),
+		      "run without a mix"))
+		ASSERT_MEM(out, tmpl, 64, "no mix: the template");
+out:
+	xnf_bench__destroy(h);
+	free(flows);
 }
 
 /* Rate mode, one run at a time: a frame leaves only once it is due, never
