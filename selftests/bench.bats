@@ -323,6 +323,32 @@ EOF
 	[ "$status" -eq 0 ]
 }
 
+# The traffic mixes: the flow cache's hit rate, from its counters, for the
+# 3-NF chain, l3fwd and the firewall: one flow hits on every packet but the
+# first, 65,536 flows in turn never come back while still in the cache's
+# 4,096 entries per CPU, and the Zipf mix's popular flows do. Rates only:
+# no timing is asserted.
+@test "bench-micro -M: the cache's hit rate is ~1 for one flow, ~0 uniform over 65,536, in between for Zipf" {
+	[ -x "$BUILD/bench-micro" ] || skip "needs $BUILD/bench-micro (run make)"
+	local chain rate
+	run timeout 600 "$BUILD/bench-micro" -M -r 20000 -n 1
+	echo "$output" | tail -30
+	[ "$status" -eq 0 ]
+	# rows: CHAIN MIX... on|off VERDICT BASELINE MEASURED NET SPREAD HITRATE
+	hit_rate()
+	{
+		echo "$output" | awk -v c="$1" -v m="$2" -v k="$3" \
+			'$1 == c && index($0, m) && $(NF - 6) == k { print $NF }'
+	}
+	for chain in firewall,l3fwd,l2fwd l3fwd firewall; do
+		tb_expect "$chain: one flow, cache on" "$(hit_rate "$chain" "1 flow" on | awk '{print ($1 >= 0.99)}')" -eq 1
+		tb_expect "$chain: uniform, cache on" "$(hit_rate "$chain" uniform on | awk '{print ($1 <= 0.01)}')" -eq 1
+		rate=$(hit_rate "$chain" zipf on)
+		tb_expect "$chain: zipf, cache on, between" "$(awk -v r="$rate" 'BEGIN {print (r >= 0.1 && r <= 0.9)}')" -eq 1
+		tb_expect "$chain: cache off, no lookup" "$(hit_rate "$chain" zipf off)" = -
+	done
+}
+
 @test "bench: --vs-nft-masq runs xnf's and Linux's masquerade side by side at 1 and 65,536 flows" {
 	# The full run plans neither: they are --vs-nft-masq's.
 	run /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --dry-run --build "$BUILD" --out "$OUT"
