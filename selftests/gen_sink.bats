@@ -503,6 +503,9 @@ intervals_cover()
 # tolerances far wider than a 10,000-frame sample's spread.
 @test "zipf 1.0 over 1,000,000 flows: every frame accounted, the top flows carry the law's shares" {
 	local g pid n top first second
+	# an exponent that is not a positive number: refused
+	run -2 gen count 10 flows 100 zipf 0
+	run -2 gen count 10 flows 100 zipf x
 	sink_bg "$GS_TMP/sink.json" count 50000 csum -j
 	g=$(gen count 50000 flows 1000000 zipf 1.0 -j)
 	sink_finish "$g"
