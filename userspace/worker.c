@@ -332,9 +332,13 @@ static int busy_poll_setup(struct wthread *t, struct wsock *s, const char *dev,
 	}
 	if (!first)
 		return 0;
+	/* The kernel has no getsockopt() for SO_BUSY_POLL_BUDGET (6.18):
+	 * then the budget recorded is the one it accepted. */
+	v[2] = budget;
 	if (getsockopt(s->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &v[0], &len) ||
 	    getsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL, &v[1], &len) ||
-	    getsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v[2], &len)) {
+	    (getsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v[2], &len) &&
+	     errno != ENOPROTOOPT)) {
 		err = -errno;
 		terr(t, err, "cannot read back the busy-poll options on %s: %s",
 		     dev, strerror(errno));
