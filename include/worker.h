@@ -96,6 +96,12 @@ int xnf_workers_open(const char *pin_root, const char *dev, bool create);
  * started when the entry says). */
 bool xnf_worker_alive(const struct xnf_worker_stats *w);
 
+/* Writes back @dev's NAPI settings that busy-poll workers recorded and
+ * none alive holds any more (they were killed): for `xnf detach`, which
+ * removes the record with the map. 0 when there is nothing to restore. */
+int xnf_workers_napi_restore(const char *pin_root, const char *sysfs_root,
+			     const char *dev, char *err, size_t errlen);
+
 /* Asks the live workers of @dev to zero their counters and waits until
  * they did, at most XNF_WORKERS_RESET_WAIT_MS (then -ETIMEDOUT); entries
  * of workers that are gone are zeroed here. 0 when @dev has no workers. */

@@ -623,7 +623,7 @@ napi_set()
 		$(($(jq .packets <<<"$snk") + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + kdrops + wdrops + $(tb_link "$TB_DUT" d1 tx.dropped) - D1))
 }
 
-@test "a killed busy-poll worker's NAPI settings are restored by the next worker's start, and a worker without busy-poll reports none" {
+@test "a killed busy-poll worker's NAPI settings are restored by the next worker's start or by detach; a worker without busy-poll reports none" {
 	napi_set 1 7000
 	worker_start nf l3fwd egress d1 busy-poll
 	tb_expect "the defaults while it runs" "$(napi)" = "2 200000"
@@ -648,6 +648,13 @@ napi_set()
 	run -1 tb_xnf worker d0 nf l3fwd defer 3 duration 1
 	run -1 tb_xnf worker d0 nf l3fwd busy-poll defer 0 duration 1
 	tb_expect "refusals changed nothing" "$(napi)" = "1 7000"
+	# Detach removes the pinned record with the map: it restores first.
+	worker_start nf l3fwd egress d1 busy-poll defer 4
+	tb_expect "set again" "$(napi)" = "4 200000"
+	kill -9 "$WPID"
+	wait "$WPID" 2>/dev/null || true
+	tb_xnf detach d0
+	tb_expect "restored by detach" "$(napi)" = "1 7000"
 }
 
 @test "detach refuses while a worker serves the device, and works once it stopped" {

@@ -200,6 +200,34 @@ bool xnf_worker_alive(const struct xnf_worker_stats *w)
 	return !access(path, F_OK);
 }
 
+int xnf_workers_napi_restore(const char *pin_root, const char *sysfs_root,
+			     const char *dev, char *err, size_t errlen)
+{
+	struct xnf_worker_stats *ws;
+	size_t len = sizeof(*ws) * XNF_WORKER_MAX;
+	int fd, ret;
+
+	fd = xnf_workers_open(pin_root, dev, false);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 :
+				       xnf_errf(err, errlen, fd,
+						"cannot open %s of %s: %s",
+						XNF_MAP_STR(XNF_MAP_WORKERS),
+						dev, strerror(-fd));
+	ws = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ws == MAP_FAILED) {
+		ret = -errno;
+		close(fd);
+		return xnf_errf(err, errlen, ret, "cannot map %s of %s: %s",
+				XNF_MAP_STR(XNF_MAP_WORKERS), dev,
+				strerror(-ret));
+	}
+	close(fd);
+	ret = xnf_napi_release(sysfs_root ?: "", dev, ws, 0, err, errlen);
+	munmap(ws, len);
+	return ret;
+}
+
 int xnf_workers_reset(const char *pin_root, const char *dev)
 {
 	struct xnf_worker_stats *ws;
