@@ -606,6 +606,8 @@ napi_set()
 	wdrops=$(jq '.drop | add' <<<"$out")
 	kdrops=$(jq '.kernel.rx_dropped + .kernel.rx_ring_full' <<<"$out")
 	tb_expect "the worker forwarded" "$tx" -gt 0
+	# It polls the NAPI when the ring is empty instead of sleeping.
+	tb_expect "never slept in poll()" "$(jq .sleeps <<<"$out")" -eq 0
 	tb_expect "sent = reached d0's chain + dropped by s0" "$sent" -eq \
 		$(($(tb_chain "$st" d0 in) - C0 + $(tb_link "$TB_SRC" s0 tx.dropped) - S0))
 	tb_expect "chain handed over all it saw" "$(($(tb_chain "$st" d0 redirect) - R0))" -eq \
