@@ -28,8 +28,9 @@ static void worker_help(void)
 
 	printf("Usage: xnf worker DEV nf NAME[,NAME...] [args OPTIONS] [queues LIST]\n"
 	       "                  [batch N] [ring N] [frames N] [zerocopy auto|on|off]\n"
-	       "                  [egress DEV[,DEV...]] [busy-poll] [spin] [cores LIST]\n"
-	       "                  [duration SEC]\n"
+	       "                  [egress DEV[,DEV...]] [busy-poll [BP_OPTS]] [spin]\n"
+	       "                  [cores LIST] [duration SEC]\n"
+	       "BP_OPTS := [usecs U] [budget N] [defer N] [flush-timeout NS]\n"
 	       "Runs userspace NFs on the packets DEV's XDP chain hands to AF_XDP\n"
 	       "(attach a chain that ends in xsk first: xnf attach DEV chain xsk),\n"
 	       "one thread per queue, until SIGINT/SIGTERM or the duration.\n"
@@ -45,12 +46,20 @@ static void worker_help(void)
 	       "  egress    devices to transmit on, the first is the default; frames\n"
 	       "            are not copied (the sockets share the UMEM)\n"
 	       "  busy-poll SO_PREFER_BUSY_POLL: the worker drives the device's NAPI\n"
+	       "            from its recvfrom()/sendto() (docs/workers.md):\n"
+	       "    usecs   SO_BUSY_POLL, how long one call may poll (default %d)\n"
+	       "    budget  SO_BUSY_POLL_BUDGET, packets per NAPI poll (default:\n"
+	       "            the batch)\n"
+	       "    defer   the device's napi_defer_hard_irqs (default %d)\n"
+	       "    flush-timeout  the device's gro_flush_timeout in ns (default\n"
+	       "            %d); both restored when its last busy-poll worker ends\n"
 	       "  spin      never sleep when idle (lowest latency, one busy core)\n"
 	       "  cores     a core per queue (default: the placement `xnf attach ...\n"
 	       "            cores` recorded, or the plan for DEV)\n"
 	       "NFs:\n",
 	       XNF_WORKER_BATCH_DEFAULT, XNF_XSK_BATCH_MAX,
-	       XNF_WORKER_RING_DEFAULT);
+	       XNF_WORKER_RING_DEFAULT, XNF_BP_USECS_DEFAULT,
+	       XNF_BP_DEFER_DEFAULT, XNF_BP_FLUSH_NS_DEFAULT);
 	for (ops = xnf_unf_registry; *ops; ops++)
 		printf("  %-10s %s\n", (*ops)->name, (*ops)->help);
 }
@@ -102,6 +111,34 @@ const char *cli_place_name(unsigned int i)
 	return place_names[i];
 }
 
+/* Busy-poll mode's settings (JSON; null without it): the socket options
+ * as the kernel read them back, the device's NAPI settings while it runs,
+ * and those it had before, which the last busy-poll worker restores. */
+static void busy_poll_print(const struct xnf_worker_stats *w)
+{
+	if (!w->busy_poll) {
+		print_null(PRINT_JSON, "busy_poll_settings", NULL);
+		return;
+	}
+	open_json_object("busy_poll_settings");
+	print_bool(PRINT_JSON, "prefer", NULL, w->bp.prefer);
+	print_uint(PRINT_JSON, "usecs", NULL, w->bp.usecs);
+	print_uint(PRINT_JSON, "budget", NULL, w->bp.budget);
+	print_uint(PRINT_JSON, "napi_defer_hard_irqs", NULL, w->bp.defer);
+	print_uint(PRINT_JSON, "gro_flush_timeout", NULL, w->bp.flush_ns);
+	if (w->bp.saved) {
+		open_json_object("previous");
+		print_uint(PRINT_JSON, "napi_defer_hard_irqs", NULL,
+			   w->bp.old_defer);
+		print_uint(PRINT_JSON, "gro_flush_timeout", NULL,
+			   w->bp.old_flush_ns);
+		close_json_object();
+	} else {
+		print_null(PRINT_JSON, "previous", NULL);
+	}
+	close_json_object();
+}
+
 /* Who and where: the members `status` shows and `stats` starts with. The
  * text line is "    [worker ]queue Q: STATE, pid P, cpu C, node N, MODE
  * mode, nf NFS", and with !@brief ", batch B, ring R" (the caller ends
@@ -118,6 +155,7 @@ static void worker_id_print(__u32 q, const struct xnf_worker_stats *w, bool brie
 	print_uint(PRINT_ANY, "cpu", ", cpu %llu", w->cpu);
 	print_int(PRINT_ANY, "node", ", node %lld", w->node);
 	print_string(PRINT_ANY, "mode", ", %s mode", mode_name(w->mode));
+	busy_poll_print(w);
 	print_string(PRINT_ANY, "nf", ", nf %s", (const char *)w->nf);
 	print_uint(t, "batch", ", batch %llu", w->batch);
 	print_uint(t, "ring", ", ring %llu", w->ring);
@@ -136,6 +174,11 @@ static void worker_print(__u32 q, const struct xnf_worker_stats *w)
 	print_uint(PRINT_JSON, "frame_size", NULL, w->frame_size);
 	print_bool(PRINT_JSON, "busy_poll", NULL, w->busy_poll);
 	print_bool(PRINT_JSON, "need_wakeup", NULL, w->need_wakeup);
+	if (w->busy_poll)
+		print_text("      busy-poll: usecs %u budget %u, "
+			   "napi_defer_hard_irqs %u gro_flush_timeout %llu\n",
+			   w->bp.usecs, w->bp.budget, w->bp.defer,
+			   (unsigned long long)w->bp.flush_ns);
 	print_uint(PRINT_ANY, "rx_packets", "      rx %llu packets",
 		   w->rx_packets);
 	print_uint(PRINT_ANY, "rx_bytes", " %llu bytes", w->rx_bytes);
@@ -324,6 +367,24 @@ static int check_chain(struct xnf_dp *dp, const char *dev)
 		       dev, dev);
 }
 
+/* A setting of busy-poll mode: KW VAL (none is 0, which is the default). */
+static int busy_poll_opt(struct xnf_worker_opts *o, const char *kw,
+			 const char *val)
+{
+	__u32 *v = kw[0] == 'u' ? &o->bp.usecs :
+		   kw[0] == 'b' ? &o->bp.budget :
+		   kw[0] == 'd' ? &o->bp.defer :
+				  &o->bp.flush_ns;
+
+	if (parse_u32(val, kw, v))
+		return -1;
+	if (!*v)
+		return cli_err("%s must be at least 1 (leave it out for the "
+			       "default)",
+			       kw);
+	return 0;
+}
+
 int do_worker(int argc, char **argv)
 {
 	static const char *const zc_kw[] = { "auto", "on", "off", NULL };
@@ -396,6 +457,12 @@ int do_worker(int argc, char **argv)
 		} else if (!strcmp(kw, "cores")) {
 			if (cpus_to_array(argv[1], "cores", cores,
 					  XNF_WORKER_MAX, &ncores))
+				return -1;
+		} else if (o.busy_poll &&
+			   (!strcmp(kw, "usecs") || !strcmp(kw, "budget") ||
+			    !strcmp(kw, "defer") ||
+			    !strcmp(kw, "flush-timeout"))) {
+			if (busy_poll_opt(&o, kw, argv[1]))
 				return -1;
 		} else if (!strcmp(kw, "duration")) {
 			if (parse_u32(argv[1], "duration", &o.duration_s))

@@ -29,6 +29,15 @@ struct xnf_dp;
 #define XNF_WORKER_BATCH_DEFAULT 64
 #define XNF_WORKER_FRAME_SIZE	 4096
 
+/* Busy-poll mode's defaults: the device's NAPI settings are those
+ * Documentation/networking/napi.rst gives for preferred busy polling;
+ * SO_BUSY_POLL's is how long one recvfrom() may spin on the NAPI before
+ * returning (docs/workers.md "Busy polling"). */
+#define XNF_BP_USECS_DEFAULT	20
+#define XNF_BP_DEFER_DEFAULT	2
+#define XNF_BP_FLUSH_NS_DEFAULT 200000
+#define XNF_BP_FLUSH_NS_MAX	2000000000 /* 2 s: a timer, not a switch */
+
 enum xnf_zerocopy {
 	XNF_ZC_AUTO = 0, /* zero-copy if the driver can, else copy */
 	XNF_ZC_ON,	 /* zero-copy or fail */
@@ -49,8 +58,14 @@ struct xnf_worker_opts {
 	enum xnf_zerocopy zerocopy;
 	char egress[XNF_WORKER_EGRESS_MAX][IF_NAMESIZE]; /* [0] is the default */
 	__u32 negress;	/* 0: transmit on dev */
-	bool busy_poll; /* SO_PREFER_BUSY_POLL */
-	bool spin;	/* never sleep when idle */
+	bool busy_poll; /* SO_PREFER_BUSY_POLL, and the settings below */
+	struct xnf_worker_bp {
+		__u32 usecs;	/* SO_BUSY_POLL, 0: XNF_BP_USECS_DEFAULT */
+		__u32 budget;	/* SO_BUSY_POLL_BUDGET, 0: the batch */
+		__u32 defer;	/* napi_defer_hard_irqs, 0: the default */
+		__u32 flush_ns; /* gro_flush_timeout, 0: the default */
+	} bp;
+	bool spin; /* never sleep when idle */
 	bool have_cores;
 	int cores[XNF_WORKER_MAX]; /* per entry of queues[] */
 	__u32 duration_s;	   /* 0: until stopped */
@@ -80,6 +95,12 @@ int xnf_workers_open(const char *pin_root, const char *dev, bool create);
 /* Whether the worker behind an entry still runs (its pid is alive and was
  * started when the entry says). */
 bool xnf_worker_alive(const struct xnf_worker_stats *w);
+
+/* Writes back @dev's NAPI settings that busy-poll workers recorded and
+ * none alive holds any more (they were killed): for `xnf detach`, which
+ * removes the record with the map. 0 when there is nothing to restore. */
+int xnf_workers_napi_restore(const char *pin_root, const char *sysfs_root,
+			     const char *dev, char *err, size_t errlen);
 
 /* Asks the live workers of @dev to zero their counters and waits until
  * they did, at most XNF_WORKERS_RESET_WAIT_MS (then -ETIMEDOUT); entries

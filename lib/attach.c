@@ -1162,6 +1162,11 @@ int xnf_detach(struct xnf_dp *dp, const char *dev, char *err, size_t errlen)
 	ret = workers_running(dp, dev, err, errlen);
 	if (ret)
 		return ret;
+	/* A killed busy-poll worker's record goes with the map: its NAPI
+	 * settings go back first. */
+	ret = xnf_workers_napi_restore(dp->root, "", dev, err, errlen);
+	if (ret)
+		return ret;
 	dev_recover(dp, dev, NULL, 0);
 	/* Threaded NAPI and the napi threads go back while XDP still runs
 	 * (a veth without XDP has no NAPI to switch); channels and IRQs in

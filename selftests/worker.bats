@@ -65,11 +65,12 @@ worker_start()
 		tb_expect "worker state" "$(worker_state)" = running
 }
 
-# w [-r] JQ: a field of d0's worker of queue 0 in `xnf -j stats`.
+# w [-r|-c] JQ: a field of d0's worker of queue 0 in `xnf -j stats` (-r
+# raw, -c compact).
 w()
 {
 	local raw=
-	[ "$1" = -r ] && { raw=-r; shift; }
+	case $1 in -r | -c) raw=$1 && shift ;; esac
 	tb_xnf -j stats d0 | jq -e $raw ".devices[0].workers[0] | $1"
 }
 
@@ -399,7 +400,7 @@ k0_accounted()
 	(($(tb_link "$TB_SINK" k0 rx.packets) - K0 + $(tb_link "$TB_DUT" d1 tx.dropped) - D1 >= $1))
 }
 
-# accounted_start: an l3fwd worker from d0 to d1 and the sink on k0, and
+# accounted_start [ARGS...]: an l3fwd worker (with ARGS) from d0 to d1 and the sink on k0, and
 # the counters the accounting starts from: C0 (d0's chain in), R0 (its
 # redirects), P0 (its xsk_no_socket passes), S0 and D1 (s0's and d1's
 # tx_dropped), K0 (k0's rx_packets); the sink's pid in SPID. IPv6 is off
@@ -411,7 +412,7 @@ accounted_start()
 
 	tb_src sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1
 	tb_dut sysctl -q -w net.ipv6.conf.d1.disable_ipv6=1
-	worker_start nf l3fwd egress d1
+	worker_start nf l3fwd egress d1 "$@"
 	tb_bg "$TB_SINK" "$SINK" k0 duration 120 ready "$TB_TMP/sink.ready" -j \
 		>"$TB_TMP/sink.json"
 	SPID=$TB_BG_PID
@@ -547,6 +548,115 @@ accounted_start()
 		$(($(tb_link "$TB_SINK" k0 rx.packets) - K0))
 	tb_expect "sent = at the sink + every counted drop" "$sent" -eq \
 		$(($(jq .packets <<<"$snk") + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + kdrops + wdrops + $(tb_link "$TB_DUT" d1 tx.dropped) - D1))
+}
+
+# napi: d0's napi_defer_hard_irqs and gro_flush_timeout, as "D F", read
+# through the sysfs `ip netns exec` mounts for the DUT.
+napi()
+{
+	echo "$(tb_dut cat /sys/class/net/d0/napi_defer_hard_irqs)" \
+		"$(tb_dut cat /sys/class/net/d0/gro_flush_timeout)"
+}
+
+# napi_set D F: d0's settings before a test's workers, not the defaults, so
+# that a restore is told apart from a reset.
+napi_set()
+{
+	tb_dut sh -c "echo $1 >/sys/class/net/d0/napi_defer_hard_irqs &&
+		echo $2 >/sys/class/net/d0/gro_flush_timeout"
+}
+
+@test "a busy-poll worker forwards 20,000 frames, all accounted; d0's NAPI settings are set while it runs and restored after" {
+	[ -x "$GEN" ] && [ -x "$SINK" ] || skip "xnf-gen / xnf-sink not built"
+	local n=20000 st out sent snk rx tx wdrops kdrops bp
+	local C0 R0 S0 D1 K0 P0 SPID
+
+	napi_set 1 7000
+	accounted_start busy-poll usecs 30 budget 32 defer 3 flush-timeout 150000
+	tb_expect "d0's NAPI settings while it runs" "$(napi)" = "3 150000"
+	# The socket options as the kernel reads them back, the device's
+	# settings and those it had, in xnf -j stats and xnf -j status.
+	bp=$(w -c .busy_poll_settings)
+	tb_expect "prefer" "$(jq .prefer <<<"$bp")" = true
+	tb_expect "usecs" "$(jq .usecs <<<"$bp")" -eq 30
+	tb_expect "budget" "$(jq .budget <<<"$bp")" -eq 32
+	tb_expect "defer" "$(jq .napi_defer_hard_irqs <<<"$bp")" -eq 3
+	tb_expect "flush" "$(jq .gro_flush_timeout <<<"$bp")" -eq 150000
+	tb_expect "previous" "$(jq -c '.previous | [.napi_defer_hard_irqs, .gro_flush_timeout]' <<<"$bp")" = "[1,7000]"
+	tb_expect "status shows the same" \
+		"$(tb_xnf -j status d0 | jq -c '.workers[0].busy_poll_settings')" = "$bp"
+
+	tb_bg "$TB_SRC" "$GEN" s0 count $n duration 60 size 64 flows 16 \
+		src $TB_SRC4 dst $TB_SINK4 smac $TB_MAC_S0 dmac $TB_MAC_D0 -j \
+		>"$TB_TMP/gen.json"
+	wait "$TB_BG_PID"
+	sent=$(jq .sent "$TB_TMP/gen.json")
+	tb_expect "generator sent" "$sent" -eq $n
+	tb_until "the frames sent to reach d0's chain or be counted dropped" d0_accounted "$sent"
+	tb_until "the worker to read or the kernel to drop all it was handed" worker_idle
+	kill "$WPID"
+	wait "$WPID" || true
+	tb_expect "d0's NAPI settings restored" "$(napi)" = "1 7000"
+	st=$(tb_stats_json d0)
+	out=$(jq -c '.devices[0].workers[0]' <<<"$st")
+	tb_expect "worker stopped cleanly" "$(jq -r .state <<<"$out")" = stopped
+	tb_expect "no record left" "$(jq '.busy_poll_settings.previous' <<<"$out")" = null
+	rx=$(jq .rx_packets <<<"$out")
+	tx=$(jq .tx_packets <<<"$out")
+	wdrops=$(jq '.drop | add' <<<"$out")
+	kdrops=$(jq '.kernel.rx_dropped + .kernel.rx_ring_full' <<<"$out")
+	tb_expect "the worker forwarded" "$tx" -gt 0
+	# It polls the NAPI when the ring is empty instead of sleeping.
+	tb_expect "never slept in poll()" "$(jq .sleeps <<<"$out")" -eq 0
+	tb_expect "sent = reached d0's chain + dropped by s0" "$sent" -eq \
+		$(($(tb_chain "$st" d0 in) - C0 + $(tb_link "$TB_SRC" s0 tx.dropped) - S0))
+	tb_expect "chain handed over all it saw" "$(($(tb_chain "$st" d0 redirect) - R0))" -eq \
+		$(($(tb_chain "$st" d0 in) - C0))
+	tb_expect "handed = read + kernel drops" "$(($(tb_chain "$st" d0 redirect) - R0))" -eq \
+		$((rx + kdrops))
+	tb_expect "read = sent on + the worker's drops" "$rx" -eq $((tx + wdrops))
+	tb_until "the frames the worker sent to reach k0 or be counted dropped" k0_accounted "$tx"
+	kill -INT "$SPID"
+	wait "$SPID" || true
+	snk=$(tail -n 1 "$TB_TMP/sink.json")
+	tb_expect "the sink counted what reached k0" "$(jq .packets <<<"$snk")" -eq \
+		$(($(tb_link "$TB_SINK" k0 rx.packets) - K0))
+	tb_expect "sent = at the sink + every counted drop" "$sent" -eq \
+		$(($(jq .packets <<<"$snk") + $(tb_link "$TB_SRC" s0 tx.dropped) - S0 + kdrops + wdrops + $(tb_link "$TB_DUT" d1 tx.dropped) - D1))
+}
+
+@test "a killed busy-poll worker's NAPI settings are restored by the next worker's start or by detach; a worker without busy-poll reports none" {
+	napi_set 1 7000
+	worker_start nf l3fwd egress d1 busy-poll
+	tb_expect "the defaults while it runs" "$(napi)" = "2 200000"
+	tb_ping_ok "$TB_SRC" $TB_SINK4 3
+	kill -9 "$WPID"
+	wait "$WPID" 2>/dev/null || true
+	tb_expect "status" "$(worker_state)" = dead
+	# Nothing ran to restore them; the record is in the pinned entry.
+	tb_expect "left as the killed worker set them" "$(napi)" = "2 200000"
+	tb_expect "the record" \
+		"$(tb_xnf -j status d0 | jq -c '.workers[0].busy_poll_settings.previous')" = \
+		'{"napi_defer_hard_irqs":1,"gro_flush_timeout":7000}'
+	worker_start nf l3fwd egress d1
+	tb_expect "restored by the next start" "$(napi)" = "1 7000"
+	tb_expect "no busy-poll settings" "$(w -c .busy_poll_settings)" = null
+	tb_ping_ok "$TB_SRC" $TB_SINK4 3
+	tb_expect "it forwards" "$(w .tx_packets)" -ge 3
+	kill "$WPID"
+	wait "$WPID" || true
+	tb_expect "still restored after its stop" "$(napi)" = "1 7000"
+	# The options need busy-poll before them.
+	run -1 tb_xnf worker d0 nf l3fwd defer 3 duration 1
+	run -1 tb_xnf worker d0 nf l3fwd busy-poll defer 0 duration 1
+	tb_expect "refusals changed nothing" "$(napi)" = "1 7000"
+	# Detach removes the pinned record with the map: it restores first.
+	worker_start nf l3fwd egress d1 busy-poll defer 4
+	tb_expect "set again" "$(napi)" = "4 200000"
+	kill -9 "$WPID"
+	wait "$WPID" 2>/dev/null || true
+	tb_xnf detach d0
+	tb_expect "restored by detach" "$(napi)" = "1 7000"
 }
 
 @test "detach refuses while a worker serves the device, and works once it stopped" {

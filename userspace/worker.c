@@ -54,6 +54,7 @@
 #include "placement.h"
 #include "worker.h"
 #include "frames.h"
+#include "napi.h"
 #include "unf.h"
 #include "worker.skel.h"
 
@@ -125,6 +126,7 @@ struct worker {
 	__u32 ifindex;
 	__u32 egress_ifindex[XNF_WORKER_EGRESS_MAX];
 	__u32 batch, ring, nframes;
+	struct xnf_worker_bp bp; /* busy-poll mode: o->bp with the defaults */
 	int xsks_fd;
 	struct xnf_worker_stats *stats; /* the mmapped xnf_workers */
 	size_t stats_len;
@@ -196,6 +198,34 @@ bool xnf_worker_alive(const struct xnf_worker_stats *w)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%u/task/%u", w->pid, w->tid);
 	return !access(path, F_OK);
+}
+
+int xnf_workers_napi_restore(const char *pin_root, const char *sysfs_root,
+			     const char *dev, char *err, size_t errlen)
+{
+	struct xnf_worker_stats *ws;
+	size_t len = sizeof(*ws) * XNF_WORKER_MAX;
+	int fd, ret;
+
+	fd = xnf_workers_open(pin_root, dev, false);
+	if (fd < 0)
+		return fd == -ENOENT ? 0 :
+				       xnf_errf(err, errlen, fd,
+						"cannot open %s of %s: %s",
+						XNF_MAP_STR(XNF_MAP_WORKERS),
+						dev, strerror(-fd));
+	ws = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (ws == MAP_FAILED) {
+		ret = -errno;
+		close(fd);
+		return xnf_errf(err, errlen, ret, "cannot map %s of %s: %s",
+				XNF_MAP_STR(XNF_MAP_WORKERS), dev,
+				strerror(-ret));
+	}
+	close(fd);
+	ret = xnf_napi_release(sysfs_root ?: "", dev, ws, 0, err, errlen);
+	munmap(ws, len);
+	return ret;
 }
 
 int xnf_workers_reset(const char *pin_root, const char *dev)
@@ -301,6 +331,53 @@ static int page_node(void *addr)
 
 /* ---- sockets ---- */
 
+/*
+ * Busy-poll mode on @s: with SO_PREFER_BUSY_POLL, a recvfrom() or sendto()
+ * on the socket runs the NAPI of its queue on this thread (SO_BUSY_POLL
+ * microseconds at most, SO_BUSY_POLL_BUDGET packets per poll), and the
+ * device's deferred interrupts (napi.c) leave that work to the worker
+ * while it keeps polling. On the RX socket, the options as the kernel
+ * reads them back go into the worker's entry (`xnf worker -j`).
+ */
+static int busy_poll_setup(struct wthread *t, struct wsock *s, const char *dev,
+			   bool first)
+{
+	const struct xnf_worker_bp *bp = &t->w->bp;
+	int one = 1, usecs = bp->usecs, budget = bp->budget, v[3];
+	socklen_t len = sizeof(int);
+	int err;
+
+	if (setsockopt(s->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one, sizeof(one)) ||
+	    setsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs, sizeof(usecs)) ||
+	    setsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget,
+		       sizeof(budget))) {
+		err = -errno;
+		terr(t, err,
+		     "cannot turn on busy polling on %s: %s (needs "
+		     "CAP_NET_ADMIN and kernel 5.11+)",
+		     dev, strerror(errno));
+		return err;
+	}
+	if (!first)
+		return 0;
+	/* The kernel has no getsockopt() for SO_BUSY_POLL_BUDGET (6.18):
+	 * then the budget recorded is the one it accepted. */
+	v[2] = budget;
+	if (getsockopt(s->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &v[0], &len) ||
+	    getsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL, &v[1], &len) ||
+	    (getsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v[2], &len) &&
+	     errno != ENOPROTOOPT)) {
+		err = -errno;
+		terr(t, err, "cannot read back the busy-poll options on %s: %s",
+		     dev, strerror(errno));
+		return err;
+	}
+	t->st->bp.prefer = v[0];
+	t->st->bp.usecs = v[1];
+	t->st->bp.budget = v[2];
+	return 0;
+}
+
 static int sock_setup(struct wthread *t, struct wsock *s, const char *dev,
 		      bool first)
 {
@@ -368,21 +445,9 @@ static int sock_setup(struct wthread *t, struct wsock *s, const char *dev,
 	v = t->w->batch;
 	setsockopt(s->fd, SOL_XDP, XDP_MAX_TX_SKB_BUDGET, &v, sizeof(v));
 	if (o->busy_poll) {
-		int one = 1, usecs = 20;
-
-		if (setsockopt(s->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &one,
-			       sizeof(one)) ||
-		    setsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs,
-			       sizeof(usecs)) ||
-		    setsockopt(s->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &v,
-			       sizeof(v))) {
-			err = -errno;
-			terr(t, err,
-			     "cannot turn on busy polling on %s: %s (needs "
-			     "CAP_NET_ADMIN and kernel 5.11+)",
-			     dev, strerror(errno));
+		err = busy_poll_setup(t, s, dev, first);
+		if (err)
 			return err;
-		}
 	}
 	s->pend = calloc(t->w->batch, sizeof(*s->pend));
 	s->pend_len = calloc(t->w->batch, sizeof(*s->pend_len));
@@ -655,7 +720,9 @@ static void kick(struct wthread *t, struct wsock *s)
 	if (!s->tx.ring)
 		return;
 	if (!t->copy_mode) {
-		if (xsk_ring_prod__needs_wakeup(&s->tx))
+		/* Busy-poll mode: the driver sends when its NAPI runs, which
+		 * is on this sendto() while the interrupts are deferred. */
+		if (t->w->o->busy_poll || xsk_ring_prod__needs_wakeup(&s->tx))
 			sendto(s->fd, NULL, 0, MSG_DONTWAIT, NULL, 0);
 		return;
 	}
@@ -878,8 +945,6 @@ static int loop(struct wthread *t)
 		if (err)
 			return err;
 		t0 = now_ns();
-		if (w->o->busy_poll)
-			recvfrom(s0->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
 		n = xsk_ring_cons__peek(&s0->rx, w->batch, &idx);
 		if (!n) {
 			/* Frames a refused sendto() left in a TX ring go out
@@ -889,7 +954,14 @@ static int loop(struct wthread *t)
 			err = reap(t);
 			if (err)
 				return err;
-			if (xsk_ring_prod__needs_wakeup(&s0->fill))
+			/* In busy-poll mode this recvfrom() is what runs the
+			 * queue's NAPI (its interrupts stay deferred while
+			 * the worker polls): called whenever the ring is
+			 * empty, never slept on, as the kernel's xdpsock
+			 * does. Otherwise it only wakes a driver that ran
+			 * out of fill descriptors. */
+			if (w->o->busy_poll ||
+			    xsk_ring_prod__needs_wakeup(&s0->fill))
 				recvfrom(s0->fd, NULL, 0, MSG_DONTWAIT, NULL,
 					 NULL);
 			/* The cost of an empty read, without the sleep. */
@@ -1050,6 +1122,15 @@ static int opts_check(struct worker *w, char *err, size_t errlen)
 		return xnf_errf(err, errlen, -EINVAL,
 				"frames %u: at least twice the batch",
 				w->nframes);
+	w->bp.usecs = o->bp.usecs ?: XNF_BP_USECS_DEFAULT;
+	w->bp.budget = o->bp.budget ?: w->batch;
+	w->bp.defer = o->bp.defer ?: XNF_BP_DEFER_DEFAULT;
+	w->bp.flush_ns = o->bp.flush_ns ?: XNF_BP_FLUSH_NS_DEFAULT;
+	if (w->bp.usecs > INT_MAX || w->bp.budget > USHRT_MAX ||
+	    w->bp.flush_ns > XNF_BP_FLUSH_NS_MAX)
+		return xnf_errf(err, errlen, -EINVAL,
+				"busy-poll: usecs at most %d, budget at most %u, flush-timeout at most %u ns",
+				INT_MAX, USHRT_MAX, XNF_BP_FLUSH_NS_MAX);
 	w->egress_ifindex[0] = w->ifindex;
 	for (i = 0; i < o->negress; i++) {
 		ret = xnf_dev_ifindex(o->egress[i], &w->egress_ifindex[i], ebuf,
@@ -1110,11 +1191,13 @@ static int chain_check(struct worker *w, char *err, size_t errlen)
 int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 		   volatile sig_atomic_t *stop, char *errbuf, size_t errlen)
 {
+	const char *sysfs_root = o->sysfs_root ?: "";
 	struct worker *w;
 	char path[PATH_MAX];
-	__u64 deadline;
+	__u64 deadline, owned = 0;
 	__u32 i, started = 0;
-	int err, sfd = -1;
+	bool locked = false;
+	int err, ret, sfd = -1;
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -1155,6 +1238,19 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 		w->stats = NULL;
 		goto out;
 	}
+	/* The device's NAPI settings are shared by its workers: changed and
+	 * restored under the pin root's lock. Those a killed busy-poll
+	 * worker left are restored first. */
+	err = xnf_dp_lock(dp, LOCK_EX);
+	if (err) {
+		err = xnf_errf(errbuf, errlen, err, "cannot lock %s: %s",
+			       o->pin_root, strerror(-err));
+		goto out;
+	}
+	locked = true;
+	err = xnf_napi_release(sysfs_root, o->dev, w->stats, 0, errbuf, errlen);
+	if (err)
+		goto out;
 	for (i = 0; i < w->nth; i++) {
 		struct wthread *t = &w->th[i];
 		struct xnf_worker_stats *st = &w->stats[t->queue];
@@ -1188,7 +1284,16 @@ int xnf_worker_run(struct xnf_dp *dp, const struct xnf_worker_opts *o,
 		st->started_ns = now_ns();
 		snprintf((char *)st->nf, sizeof(st->nf), "%s", o->nf);
 		t->st = st;
+		owned |= 1ULL << t->queue;
 	}
+	if (o->busy_poll) {
+		err = xnf_napi_take(sysfs_root, o->dev, w->stats, owned,
+				    w->bp.defer, w->bp.flush_ns, errbuf, errlen);
+		if (err)
+			goto out;
+	}
+	xnf_dp_lock(dp, LOCK_UN);
+	locked = false;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
 	for (i = 0; i < w->nth; i++) {
@@ -1229,6 +1334,17 @@ out:
 	for (i = 0; i < w->nth; i++)
 		if (w->th[i].st && !w->th[i].started)
 			w->th[i].st->state = XNF_W_STOPPED;
+	/* The last busy-poll worker of the device puts its NAPI settings
+	 * back; a failure is reported unless an earlier one was. */
+	if (owned && (locked || !xnf_dp_lock(dp, LOCK_EX))) {
+		locked = true;
+		ret = xnf_napi_release(sysfs_root, o->dev, w->stats, owned,
+				       err ? NULL : errbuf, errlen);
+		if (!err)
+			err = ret;
+	}
+	if (locked)
+		xnf_dp_lock(dp, LOCK_UN);
 	if (w->stats)
 		munmap(w->stats, w->stats_len);
 	if (sfd >= 0)

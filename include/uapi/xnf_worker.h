@@ -85,6 +85,23 @@ struct xnf_widle {
 	__u64 sleep_ns; /* time in those sleeps */
 };
 
+/* Busy-poll mode (docs/workers.md "Busy polling"): the socket options as
+ * getsockopt() reads them back, the device's NAPI settings while the worker
+ * runs, and the device's own values from before the first busy-poll worker
+ * of the device changed them. Those survive a killed worker in this
+ * pinned map: the next worker to start or stop on the device restores
+ * them once no live worker holds them (userspace/napi.c). */
+struct xnf_wbusy_poll {
+	__u32 prefer;	/* SO_PREFER_BUSY_POLL */
+	__u32 usecs;	/* SO_BUSY_POLL */
+	__u32 budget;	/* SO_BUSY_POLL_BUDGET */
+	__u32 defer;	/* the device's napi_defer_hard_irqs */
+	__u64 flush_ns; /* the device's gro_flush_timeout */
+	__u32 saved;	/* 1: old_* are the device's values to restore */
+	__u32 old_defer;
+	__u64 old_flush_ns;
+};
+
 struct xnf_worker_stats {
 	enum xnf_worker_state state;
 	__u32 pid;
@@ -102,6 +119,9 @@ struct xnf_worker_stats {
 	__u32 reset_req;  /* bumped by `xnf stats reset`: the worker zeroes */
 	__u32 reset_done; /* its counters itself and copies reset_req here */
 	__u64 started_ns; /* CLOCK_MONOTONIC */
+	/* busy-poll mode, zero without it; before rx_packets: a reset of the
+	 * counters keeps it */
+	struct xnf_wbusy_poll bp;
 	__u64 rx_packets, rx_bytes;
 	__u64 tx_packets, tx_bytes;
 	__u64 polls;	   /* RX reads */
