@@ -26,7 +26,7 @@
 
 /* Bumped whenever a pinned map's layout or meaning changes; the loader
  * refuses to reuse pins written with another schema. */
-#define XNF_SCHEMA 15
+#define XNF_SCHEMA 16
 
 /*
  * A field of a pinned map's value that holds one enumerator has the enum
