@@ -105,7 +105,7 @@ static __u32 journal_sig(void)
 	       sizeof(struct xnf_fw_rule) << 8 ^
 	       sizeof(struct xnf_conf_attach) << 12 ^
 	       sizeof(struct xnf_route_entry) << 18 ^
-	       sizeof(struct xnf_route) << 24 ^ XNF_SCHEMA << 27 ^
+	       sizeof(struct xnf_route) << 24 ^ (__u32)XNF_SCHEMA << 27 ^
 	       sizeof(struct xnf_nat_rule) << 5;
 }
 
