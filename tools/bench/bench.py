@@ -51,10 +51,17 @@ EXTRA_ROUTES = [f"203.0.113.{16 * i}/28" for i in range(8)]  # with the 2 below:
 WORKER_BATCH, WORKER_RING = 64, 2048
 TESTPMD = "dpdk-testpmd"  # Debian: dpdk-dev and librte-net-af-xdp23 (docs/benchmarks.md)
 TESTPMD_MBUFS = 16384     # the UMEM: fill, RX, TX and completion rings of both ports
-# The worker against testpmd, placement by placement: (worker, testpmd).
-VS_TESTPMD_PAIRS = [("worker-macswap", "testpmd"),
-                    ("worker-macswap-napi-other", "testpmd-napi-other")]
-VS_TESTPMD = [d for pair in VS_TESTPMD_PAIRS for d in pair]
+# The worker against testpmd, placement by placement (where the ingress's
+# napi thread runs): the worker sleeping after 64 empty reads, the worker in
+# busy-poll mode, testpmd. Issue 38's target: the worker (either mode) at
+# least 1.2x testpmd, in packets per second and per CPU-millisecond.
+VS_TESTPMD_PLACEMENTS = [("same", "worker-macswap", "worker-macswap-bp", "testpmd"),
+                         ("other", "worker-macswap-napi-other", "worker-macswap-bp-napi-other",
+                          "testpmd-napi-other")]
+VS_TESTPMD = [d for pl in VS_TESTPMD_PLACEMENTS for d in pl[1:]]
+VS_TESTPMD_BP = tuple(pl[2] for pl in VS_TESTPMD_PLACEMENTS)
+VS_TESTPMD_TARGET = 1.2
+VS_TESTPMD_SEED = 38      # the order of the dataplanes in each round
 # The stateful firewall against Linux's (issue 35): conntrack,firewall,l3fwd
 # with the classic policy, and Linux forwarding with nftables and the same
 # policy, each at 1 flow and at 65,536 (every source port of the generator).
@@ -101,8 +108,11 @@ class DP:
     not the napi thread)."""
 
     def __init__(self, name, kind, nfs=(), form="", route="", worker_nf="", napi="same",
-                 fifo=(), flows=None, ct=False, masq=False):
+                 fifo=(), flows=None, ct=False, masq=False,
+                 busy_poll=False):
         self.name, self.kind, self.nfs = name, kind, list(nfs)
+        # busy_poll: an AF_XDP worker in busy-poll mode (docs/workers.md)
+        self.busy_poll = busy_poll
         self.form, self.route, self.worker_nf = form, route, worker_nf
         self.napi = napi
         # flows: the generator's flows for this dataplane (None: --flows);
@@ -164,6 +174,11 @@ def all_dataplanes():
     # both placements of the veth's NAPI (issue 17).
     dps.append(DP("worker-macswap-napi-other", "worker", ["xsk", "macswap"], "afxdp", "",
                   "macswap", napi="other"))
+    # The same worker in busy-poll mode (issue 38), in both placements.
+    dps.append(DP("worker-macswap-bp", "worker", ["xsk", "macswap"], "afxdp", "", "macswap",
+                  busy_poll=True))
+    dps.append(DP("worker-macswap-bp-napi-other", "worker", ["xsk", "macswap"], "afxdp", "",
+                  "macswap", napi="other", busy_poll=True))
     dps.append(DP("testpmd", "testpmd", ["macswap"], "afxdp-dpdk", ""))
     dps.append(DP("testpmd-napi-other", "testpmd", ["macswap"], "afxdp-dpdk", "", napi="other"))
     for n in CT_FLOWS:
@@ -356,6 +371,7 @@ class Bench:
         self.worker_out = None
         self.worker_log = None    # testpmd's stdout (it prints all the time)
         self.testpmd_prefix = None
+        self.vs_order = []        # --vs-testpmd: each round's dataplanes in order
         self.done_trials = 0
         self.total_trials = 0
         self.t0 = time.monotonic()
@@ -514,11 +530,17 @@ class Bench:
                     WORKER_RING, "egress", tb.e, "duration", self.a.session_limit]
             if napi_cpu != cpu:
                 args += ["cores", cpu]
+            if dp.busy_poll:
+                # The defaults of docs/workers.md: usecs 20, budget the
+                # batch, defer 2, flush-timeout 200000.
+                args += ["busy-poll"]
             self.worker = tb.bg(["timeout", self.a.session_limit + 30, self.xnf, *args],
                                 tb.dut, env=tb.xnf_env())
             self.wait_worker(tb)
             place["napi"] = tb.napi_threads(tb.i)
             place["worker_cpu"] = cpu
+            if dp.busy_poll:
+                place["busy_poll"] = self.busy_poll_settings(tb)
             if dp.fifo:
                 place["fifo"] = self.set_fifo(tb, dp, place["napi"])
             place["how"] = (f"xnf attach {tb.i} chain xsk cores {napi_cpu}; "
@@ -607,6 +629,23 @@ class Bench:
                 raise CmdError(f"dpdk-testpmd did not start forwarding: {' / '.join(last)}")
             time.sleep(0.1)
 
+    def busy_poll_settings(self, tb):
+        """What the busy-poll worker set, as xnf reads it back: the socket
+        options (getsockopt) and the device's NAPI settings; a worker
+        without them did not turn busy polling on."""
+        # A worker shows up in xnf stats while "starting", before its
+        # sockets have their options.
+        for _ in range(100):
+            w = self.workers(tb) or []
+            bp = w[0].get("busy_poll_settings") if w else None
+            if bp and bp.get("prefer"):
+                return bp
+            time.sleep(0.05)
+        if not bp or not bp.get("prefer"):
+            raise CmdError(f"the worker on {tb.i} shows no busy-poll settings in xnf -j stats: "
+                           f"{json.dumps(w[:1])[:300]}")
+        return bp
+
     def wait_worker(self, tb):
         for _ in range(100):
             if self.worker.poll() is not None:
@@ -667,6 +706,7 @@ class Bench:
             time.sleep(0.01)
         st0 = self.xnf_stats(tb) if dp.kind in ("xnf", "worker") else None
         cpu0 = self.dut_cpu_ns(tb, dp)
+        bp0 = busy_poll_rx(tb) if dp.kind in ("worker", "testpmd") else None
         # "gen" in dp.fifo: the generator is not time-sliced with the
         # machine's other work on its CPU (its frames come as the rate says,
         # not in runs between other tasks' slices).
@@ -740,6 +780,11 @@ class Bench:
             row["fwd_cpu_ms"], row["napi_cpu_ms"] = round(fwd / 1e6, 2), round(napi / 1e6, 2)
             row["pkts_per_cpu_ms"] = round(received / ((fwd + napi) / 1e6), 1) if fwd + napi else ""
             row["cpu_ns_per_pkt"] = round((fwd + napi) / received, 1) if received else ""
+        bp1 = busy_poll_rx(tb) if bp0 is not None else None
+        if bp0 is not None and bp1 is not None:
+            # Frames a busy-polling recvfrom()/sendto() took from the
+            # ingress's NAPI itself (the rest came through its napi thread).
+            row["busy_poll_rx"] = bp1 - bp0
         if dp.ct:
             row["ct_entries"] = self.ct_entries(tb, dp)
         if dp.masq:
@@ -878,11 +923,11 @@ class Bench:
         a = self.a
         names = {d.name: d for d in dps}
         # The model's dataplanes are for the model experiment, the stateful
-        # ones for --vs-nft-ct and --vs-nft-masq: in another only when a
-        # pattern names them.
+        # ones for --vs-nft-ct and --vs-nft-masq, the busy-poll workers for
+        # --vs-testpmd: in another only when a pattern names them.
         pick = lambda pats: [names[n] for n in names if any(fnmatch.fnmatch(n, p) for p in pats)
                              and (n not in MODEL_DPS + tuple(VS_NFT_CT + VS_NFT_MASQ)
-                                  or n in pats)]
+                                  + VS_TESTPMD_BP or n in pats)]
         exps = set(a.experiments.split(","))
         sessions = []
         if "throughput" in exps:
@@ -1458,6 +1503,8 @@ class Bench:
         if not dps:
             sys.exit("Error: no dataplane selected (see --only)")
         sessions = self.plan(dps)
+        if a.vs_testpmd:
+            sessions = self.shuffle_rounds(sessions)
         self.total_trials = 0
         est = 0.0
         for s in sessions:
@@ -1521,44 +1568,87 @@ class Bench:
         return rc
 
     def vs_testpmd(self):
-        """The worker's throughput over testpmd's, per placement: the ratio
-        of each round (the same size and repetition, measured minutes apart
-        at most), then their median with min-max. Printed, and written to
-        vs_testpmd.json."""
-        by, eff = {}, {}
-        for r in self.rows["throughput"]:
-            by[(r["dataplane"], r["size"], r["rep"])] = r["rx_pps"]
-            eff[(r["dataplane"], r["size"], r["rep"])] = r.get("pkts_per_cpu_ms") or 0
+        """The worker (sleeping, busy-poll) against testpmd, per placement
+        of the ingress's napi thread: per dataplane the median rate and
+        frames per CPU ms with 95% bootstrap intervals over the rounds; per
+        round the ratios worker / testpmd, busy-poll worker / testpmd and
+        busy-poll / sleeping worker (paired: the same round's trials), their
+        median and bootstrap interval over the rounds, and the verdict
+        against 1.2x (met: the whole interval at or above it). Printed, and
+        written to vs_testpmd.json."""
+        if not self.a.vs_testpmd:
+            return
+        import stats
+        by = {(r["dataplane"], r["size"], r["rep"]): r for r in self.rows["throughput"]}
+        reps = range(self.a.repeat)
+
+        def series(dp, size, key):
+            out = []
+            for k in reps:
+                v = by.get((dp, size, k), {}).get(key)
+                out.append(float(v) if isinstance(v, (int, float)) and v > 0 else None)
+            return out
+
+        metrics = (("pps", "rx_pps"), ("per_cpu_ms", "pkts_per_cpu_ms"))
+        res = {"seed": VS_TESTPMD_SEED, "order": self.vs_order, "target": VS_TESTPMD_TARGET,
+               "level": stats.LEVEL, "resamples": stats.RESAMPLES,
+               "dataplanes": [], "ratios": []}
+        for size in self.a.sizes:
+            for napi, wdp, bdp, pdp in VS_TESTPMD_PLACEMENTS:
+                for dp in (wdp, bdp, pdp):
+                    d = {"dataplane": dp, "napi": napi, "size": size}
+                    for m, key in metrics:
+                        d[m] = series(dp, size, key)
+                        d[m + "_summary"] = stats.summary(d[m])
+                    if d["pps_summary"]["n"]:
+                        res["dataplanes"].append(d)
+                for num, den, target in ((wdp, pdp, VS_TESTPMD_TARGET),
+                                         (bdp, pdp, VS_TESTPMD_TARGET), (bdp, wdp, None)):
+                    for m, key in metrics:
+                        rs = stats.paired_ratios(series(num, size, key), series(den, size, key))
+                        if not rs:
+                            continue
+                        r = {"napi": napi, "size": size, "metric": m, "num": num, "den": den,
+                             "ratios": [round(x, 4) for x in rs], **stats.summary(rs),
+                             "target": target,
+                             "verdict": None}
+                        if target is not None:
+                            r["verdict"] = stats.verdict(r["lo"], r["hi"], target, "ge")
+                        res["ratios"].append(r)
+        if not res["dataplanes"]:
+            return
+        with open(os.path.join(self.out, "vs_testpmd.json"), "w") as f:
+            json.dump(res, f, indent=1)
+        self.say(f"{'dataplane':30} {'size':>4} {'Mpps [95% CI]':>26} "
+                 f"{'frames per CPU ms [95% CI]':>30}")
+        for d in res["dataplanes"]:
+            p, c = d["pps_summary"], d["per_cpu_ms_summary"]
+            cpu = (f"{c['median']:8.0f} [{c['lo']:.0f}, {c['hi']:.0f}]" if c["n"] else "-")
+            self.say(f"{d['dataplane']:30} {d['size']:>4} {p['median'] / 1e6:9.4f} "
+                     f"[{p['lo'] / 1e6:.4f}, {p['hi'] / 1e6:.4f}] {cpu:>30}")
+        self.say(f"{'ratio (paired per round)':58} {'metric':>10} {'median [95% CI]':>22} "
+                 f"{'target':>6}  verdict")
+        for r in res["ratios"]:
+            self.say(f"{r['num'] + ' / ' + r['den']:58} {r['metric']:>10} "
+                     f"{r['median']:6.2f}x [{r['lo']:.2f}, {r['hi']:.2f}] "
+                     f"{'>= %.1f' % r['target'] if r['target'] else '-':>6}  "
+                     f"{r['verdict'] or '-'} ({r['n']} rounds)")
+
+    def shuffle_rounds(self, sessions):
+        """--vs-testpmd: the dataplanes of each round in a shuffled order
+        (seeded, recorded in vs_order), so that none is always first or
+        last after a given other; round k of all before round k+1."""
+        import random
+        rng = random.Random(VS_TESTPMD_SEED)
+        rounds = {}
+        for s in sessions:
+            rounds.setdefault(s["tasks"][0][3], []).append(s)
         out = []
-        for wdp, pdp in VS_TESTPMD_PAIRS:
-            for size in self.a.sizes:
-                pairs = [(by[(wdp, size, k)], by[(pdp, size, k)]) for k in range(self.a.repeat)
-                         if (wdp, size, k) in by and (pdp, size, k) in by]
-                ratios = [w / p for w, p in pairs if p > 0]
-                if not ratios:
-                    continue
-                # Frames per ms of CPU that the forwarder and the napi threads
-                # got; testpmd never sleeps, so its figure counts its empty polls.
-                effs = [eff[(wdp, size, k)] / eff[(pdp, size, k)] for k in range(self.a.repeat)
-                        if eff.get((wdp, size, k)) and eff.get((pdp, size, k))]
-                res = {"worker": wdp, "testpmd": pdp, "size": size, "rounds": len(ratios),
-                       "worker_mpps": [round(w / 1e6, 4) for w, _ in pairs],
-                       "testpmd_mpps": [round(p / 1e6, 4) for _, p in pairs],
-                       "ratios": [round(x, 3) for x in ratios],
-                       "ratio_median": round(statistics.median(ratios), 3),
-                       "ratio_min": round(min(ratios), 3), "ratio_max": round(max(ratios), 3),
-                       "per_cpu_ratios": [round(x, 3) for x in effs],
-                       "per_cpu_ratio_median": round(statistics.median(effs), 3) if effs else None}
-                out.append(res)
-                per_cpu = (f"; per ms of CPU {res['per_cpu_ratio_median']:.2f}x"
-                           if effs else "")
-                self.say(f"{wdp} / {pdp}, {size} B: {res['ratio_median']:.2f}x "
-                         f"({res['ratio_min']:.2f}-{res['ratio_max']:.2f}, {len(ratios)} rounds; "
-                         f"Mpps {statistics.median(res['worker_mpps']):.3f} / "
-                         f"{statistics.median(res['testpmd_mpps']):.3f}{per_cpu})")
-        if out:
-            with open(os.path.join(self.out, "vs_testpmd.json"), "w") as f:
-                json.dump(out, f, indent=1)
+        for k in sorted(rounds):
+            rng.shuffle(rounds[k])
+            self.vs_order.append([s["dp"].name for s in rounds[k]])
+            out += rounds[k]
+        return out
 
     def vs_nft(self, pairs, fname):
         """xnf's stateful chain (--vs-nft-ct; with masquerade,
@@ -1721,6 +1811,20 @@ def cpu_times():
                     if w and w[0].startswith("cpu") and w[0] != "cpu"}
     except (OSError, ValueError):
         return None
+
+
+def busy_poll_rx(tb):
+    """The DUT namespace's BusyPollRxPackets (/proc/net/netstat, TcpExt:
+    every busy poll's NAPI work, any socket), None when unreadable."""
+    try:
+        lines = run(["cat", "/proc/net/netstat"], ns=tb.dut).splitlines()
+    except CmdError:
+        return None
+    for names, vals in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            d = dict(zip(names.split()[1:], vals.split()[1:]))
+            return int(d["BusyPollRxPackets"]) if "BusyPollRxPackets" in d else None
+    return None
 
 
 def loadavg():
@@ -1963,7 +2067,8 @@ def parse_args(argv):
         a.chain_dps = ["redirect", "xnf-?nf-tailcall-lpm", "linux", "linux-nft"]
     else:
         a.tput_dps = (VS_NFT_CT + ["redirect"] if a.vs_nft_ct else
-                      VS_NFT_MASQ + ["redirect"] if a.vs_nft_masq else [])
+                      VS_NFT_MASQ + ["redirect"] if a.vs_nft_masq else
+                      list(VS_TESTPMD) if a.vs_testpmd else [])
         a.zl_dps = ["*"]
         a.zl_all_sizes_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft"]
         a.lat_dps = ["redirect", "xnf-1nf-tailcall-lpm", "xnf-3nf-tailcall-lpm",
