@@ -2186,7 +2186,7 @@ def parse_args(argv):
                      ["0.1", "0.25", "0.5", "0.7", "0.85", "0.95", "1.05", "1.2", "1.5", "2"])
     # Which dataplanes each experiment covers (shell patterns).
     if q:
-        a.tput_dps = ["redirect", "fibfwd", "xnf-?nf-tailcall-lpm", "xnf-3nf-fused-lpm",
+        a.tput_dps = ["redirect", "minfwd", "fibfwd", "xnf-?nf-tailcall-lpm", "xnf-3nf-fused-lpm",
                       "xnf-1nf-tailcall-fib", "xnf-3nf-tailcall-fib", "linux", "linux-nft",
                       "worker-l3fwd", "xskfwd", "worker-macswap", "testpmd"]
         a.zl_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft"]
