@@ -312,6 +312,11 @@ check: test-model
 test-rtgen:
 	/usr/bin/python3 -m unittest discover -s selftests -p rtgen_test.py
 check: test-rtgen
+# The instrument's statistics (tools/bench/stats.py: bootstrap, verdicts).
+.PHONY: test-stats
+test-stats:
+	/usr/bin/python3 -m unittest discover -s selftests -p stats_test.py
+check: test-stats
 # Style is checked like behaviour (scripts/check-format.sh, .clang-format).
 check: check-format
 

@@ -43,7 +43,7 @@ teardown()
 }
 
 @test "bench: a quick run writes every output file with sane numbers" {
-	local only="redirect,fibfwd,xnf-?nf-tailcall-lpm,xnf-3nf-fused-lpm,xnf-1nf-tailcall-fib"
+	local only="redirect,minfwd,fibfwd,xnf-?nf-tailcall-lpm,xnf-3nf-fused-lpm,xnf-1nf-tailcall-fib"
 	only+=",linux,linux-nft,xnf-1nf-model"
 	"$BUILD/xnf" worker help >/dev/null 2>&1 && only+=",worker-l3fwd,worker-l3fwd-napi-other"
 
@@ -87,7 +87,7 @@ base = ["dataplane", "kind", "chain_len", "size", "rep", "sent", "received", "rx
         "rx_mpps", "rx_gbps", "loss", "duration_s", "lat_p50_ns", "lat_p99_ns"]
 t = rows("throughput.csv", base)
 dps = {r["dataplane"] for r in t}
-for need in ("redirect", "fibfwd", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm",
+for need in ("redirect", "minfwd", "fibfwd", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm",
              "xnf-3nf-tailcall-lpm", "xnf-3nf-fused-lpm", "xnf-1nf-tailcall-fib", "linux",
              "linux-nft"):
     if need not in dps:
@@ -107,6 +107,12 @@ def sane(name, rs, lat=True):
             if not 0 < p50 <= p99:
                 fail(f"{name}: {r['dataplane']} p50 {p50} p99 {p99}")
 sane("throughput.csv", t)
+# Every dataplane's DUT CPU time per packet: the ingress's napi threads
+# (and an AF_XDP forwarder's threads), from schedstat, in every trial.
+for r in t:
+    for k in ("cpu_ns_per_pkt", "napi_cpu_ms"):
+        if r.get(k, "") == "" or float(r[k]) <= 0:
+            fail(f"throughput.csv: {r['dataplane']} {r['size']}: {k} {r.get(k)!r}")
 z = rows("zeroloss.csv", ["dataplane", "size", "rate_pps", "rx_pps", "steps", "tolerance",
                           "search_hi_pps"])
 for r in z:
@@ -223,7 +229,8 @@ for sub, dp in (("", "worker-l3fwd-napi-other"), ("xdp", "xnf-1nf-model")):
     if got != sorted(int(c) for c in roles):
         fail(f"validate -j of model/{sub}: machine {got}: {v.stderr[:300]}")
 rep = open(os.path.join(out, "report.md")).read()
-for f in ("fig2_throughput_size.png", "fig5_latency_rate.png", "Targets"):
+for f in ("fig2_throughput_size.png", "fig5_latency_rate.png", "Targets",
+          "DUT CPU per packet"):
     if f not in rep:
         fail(f"report.md does not mention {f}")
 print("ok", len(t), "throughput rows,", len(l), "latency rows,", raw, "raw files")
@@ -380,4 +387,70 @@ EOF
 		(.xnf_nat_translated[0] | . > 60000 and . <= 65536) and
 		(.linux_nat_translated[0] | . > 60000 and . <= 65536)' "$OUT/vs_nft_masq.json"
 	jq -e 'map(select(.ceiling == "redirect"))[0].ns_per_pkt[0] > 0' "$OUT/vs_nft_masq.json"
+}
+
+# The issue 38 test-bed targets: a few dataplanes, each on its own test bed
+# kept for the whole run, two mixes (one flow; a Zipf mix), two rounds of
+# short trials. Structure only (no timing): every dataplane x mix has a
+# trial per round with its CPU per packet, the intervals contain their
+# medians, every target has a verdict of the allowed set, the order is the
+# seed's and recorded, and nothing is left behind.
+@test "bench: --targets measures every dataplane x mix each round and gives each target a verdict" {
+	run timeout 300 /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --targets --quick \
+		--build "$BUILD" --out "$OUT" --rounds 2 --trial 0.2 --seed 7 \
+		--only redirect,minfwd,xnf-3nf-tailcall-lpm,fibfwd,xnf-1nf-tailcall-fib \
+		--mixes 1,zipf:1.0:1000000
+	echo "$output" | tail -30
+	[ "$status" -eq 0 ]
+
+	local pid
+	pid=$(jq -r .meta.pid "$OUT/targets.json")
+	[ -n "$pid" ] && [ "$pid" != null ]
+	! ip netns list | grep -q "^xnft-$pid-"
+	! grep -q "xnf-targets-$pid-" /proc/mounts
+
+	run /usr/bin/python3 - "$OUT/targets.json" <<'EOF'
+import json, sys
+res = json.load(open(sys.argv[1]))
+def fail(msg):
+    sys.exit(f"FAIL: {msg}")
+dps = ["redirect", "minfwd", "xnf-3nf-tailcall-lpm", "fibfwd", "xnf-1nf-tailcall-fib"]
+mixes = ["1", "zipf:1.0:1000000"]
+if sorted(res["dataplanes"]) != sorted(dps) or [m["name"] for m in res["mixes"]] != mixes:
+    fail(f"dataplanes {res['dataplanes']}, mixes {res['mixes']}")
+if res["seed"] != 7 or res["rounds"] != 2 or len(res["order"]) != 2 * len(dps) * len(mixes):
+    fail(f"seed {res['seed']}, rounds {res['rounds']}, order of {len(res['order'])}")
+for r in range(2):
+    cells = sorted((dp, m) for rr, dp, m in res["order"] if rr == r)
+    if cells != sorted((dp, m) for dp in dps for m in mixes):
+        fail(f"round {r} is not every dataplane x mix once: {cells}")
+for dp in dps:
+    for m in mixes:
+        ts = [t for t in res["trials"] if t["dataplane"] == dp and t["mix"] == m]
+        if sorted(t["round"] for t in ts) != [0, 1]:
+            fail(f"{dp} {m}: trials of rounds {[t['round'] for t in ts]}")
+        for t in ts:
+            if not t["received"] > 0 or not t["cpu_ns_per_pkt"] > 0 or not t["napi_cpu_ms"] > 0:
+                fail(f"{dp} {m}: {t}")
+        for k in ("rx_pps", "cpu_ns_per_pkt"):
+            c = res["cells"][dp][m][k]
+            if c["n"] != 2 or not c["lo"] <= c["median"] <= c["hi"]:
+                fail(f"{dp} {m} {k}: {c}")
+for m in mixes:
+    if res["ceiling"][m]["spread"] is None:
+        fail(f"no ceiling spread at {m}")
+got = {(t["what"], t["mix"]) for t in res["targets"]}
+need = {(w, m) for w in ("3-NF chain (tail-called) / minfwd", "l3fwd fib mode / fibfwd")
+        for m in mixes}
+if got != need:
+    fail(f"targets {sorted(got)}")
+for t in res["targets"]:
+    if t["verdict"] not in ("met", "not met", "undecided", "undecided (ceiling moved)"):
+        fail(f"verdict {t}")
+    if t["n"] != 2 or not t["lo"] <= t["value"] <= t["hi"] or not t["value"] > 0:
+        fail(f"target {t}")
+print("ok", len(res["trials"]), "trials")
+EOF
+	echo "$output"
+	[ "$status" -eq 0 ]
 }

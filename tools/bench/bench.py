@@ -27,6 +27,7 @@ import json
 import math
 import os
 import platform
+import random
 import shutil
 import signal
 import statistics
@@ -39,6 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "testbed"))
 from testbed import CmdError, Testbed, run  # noqa: E402
 from waketrace import WakeTrace  # noqa: E402
+import stats  # noqa: E402
 import steadiness  # noqa: E402
 
 SIZES = ["64", "128", "256", "512", "1024", "1500", "dc"]
@@ -86,6 +88,26 @@ WAKE_LOST_MARGIN = 10     # polls xnf_batch may count outside perf's window
 FIFO_PRIO = 50   # threaded IRQs' priority (kernel/irq/manage.c)
 GEN_FIFO_PRIO = 40   # a generator at SCHED_FIFO: below the napi threads
 VETH_RING, NAPI_BUDGET = 256, 64   # drivers/net/veth.c VETH_RING_SIZE; NAPI's default weight
+# The issue 38 test-bed targets (--targets): the dataplanes, set up once
+# each and kept alive together, and the targets, each a ratio of DUT CPU
+# ns per packet paired per round: (what, numerator, denominator, target,
+# "le": ratio <= target is met / "ge": ratio >= target is met).
+TARGET_DPS = ["redirect", "minfwd", "xnf-3nf-tailcall-lpm", "xnf-3nf-fused-lpm", "linux-nft",
+              "fibfwd", "xnf-1nf-tailcall-fib"]
+TARGETS = [
+    ("3-NF chain (tail-called) / minfwd", "xnf-3nf-tailcall-lpm", "minfwd", 1.15, "le"),
+    ("3-NF chain (fused) / minfwd", "xnf-3nf-fused-lpm", "minfwd", 1.15, "le"),
+    ("Linux+nft / 3-NF chain (tail-called)", "linux-nft", "xnf-3nf-tailcall-lpm", 3.0, "ge"),
+    ("Linux+nft / 3-NF chain (fused)", "linux-nft", "xnf-3nf-fused-lpm", 3.0, "ge"),
+    ("l3fwd fib mode / fibfwd", "xnf-1nf-tailcall-fib", "fibfwd", 1.0, "le"),
+]
+TARGET_MIXES = "1,65536,zipf:1.0:1000000"
+# The ceiling moved: the bare redirect's CPU ns per packet over the rounds
+# of a mix spread more than this ((90th - 10th percentile) / median). The
+# redirect's work does not change between rounds, so what moves it is the
+# machine (another tenant, frequency, the host's scheduling of the vCPU),
+# and a ratio measured while the machine moved that much is not trusted.
+CEILING_DP, CEILING_SPREAD = "redirect", 0.30
 # Trial overhead beyond its duration (sink attach, process start, drain), s,
 # and per test bed; only for the estimate, corrected as the run goes.
 TRIAL_OVH, SESSION_OVH = 0.7, 2.5
@@ -148,6 +170,7 @@ CHAINS = {1: ["l3fwd"], 2: ["firewall", "l3fwd"], 3: ["firewall", "l3fwd", "l2fw
 
 def all_dataplanes():
     dps = [DP("redirect", "redirect", form="bare"),
+           DP("minfwd", "minfwd", ["l3fwd"], "bare"),
            DP("fibfwd", "fibfwd", ["l3fwd"], "bare", "fib")]
     for route in ("lpm", "fib"):
         for form in ("tailcall", "fused"):
@@ -468,7 +491,7 @@ class Bench:
         # The ingress's napi thread: next to the forwarding, or on the other CPU.
         napi_cpu = cpu if dp.napi == "same" else self.a.gen_cpu
         place = {"gen_cpu": self.a.gen_cpu, "dut_cpu": cpu, "napi_cpu": napi_cpu}
-        if dp.kind in ("redirect", "fibfwd"):
+        if dp.kind in ("redirect", "minfwd", "fibfwd"):
             prog = os.path.join(tb.bpffs, dp.kind)
             maps = os.path.join(tb.bpffs, dp.kind + "_maps")
             # In the DUT's namespace: a devmap resolves the ifindex in the
@@ -477,10 +500,15 @@ class Bench:
             run(["bpftool", "prog", "load", os.path.join(self.build, "bpf", dp.kind + ".bpf.o"),
                  prog, "type", "xdp", "pinmaps", maps], ns=tb.dut)
             idx = tb.ifindex(tb.dut, tb.e).to_bytes(4, "little")
-            if dp.kind == "redirect":
+            if dp.kind in ("redirect", "minfwd"):
                 run(["bpftool", "map", "update", "pinned", os.path.join(maps, "tx_port"),
                      "key", 0, 0, 0, 0, "value", *idx], ns=tb.dut)
-            else:
+            if dp.kind == "minfwd":
+                # struct minfwd_macs: the next hop's MAC (the sink's), the egress's
+                macs = [f"0x{b}" for m in (tb.mac["k0"], tb.mac["d1"]) for b in m.split(":")]
+                run(["bpftool", "map", "update", "pinned", os.path.join(maps, "macs"),
+                     "key", 0, 0, 0, 0, "value", *macs], ns=tb.dut)
+            elif dp.kind == "fibfwd":
                 # bpf_fib_lookup() in the kernel's tables: the same 10 routes as Linux
                 self.routes_linux(tb)
                 run(["bpftool", "map", "update", "pinned", os.path.join(maps, "tx_ports"),
@@ -692,9 +720,10 @@ class Bench:
         return find_key(st, "workers") if st else None
 
     # ---- one trial ---------------------------------------------------------------
-    def trial(self, tb, dp, size, rate, duration):
+    def trial(self, tb, dp, size, rate, duration, mix=None):
         """Sends for duration s at rate pps (None: as fast as it can) with
-        frames of size; returns the row and the raw record."""
+        frames of size, the flows of mix (parse_mixes(); None: dp.flows or
+        --flows in turn); returns the row and the raw record."""
         ready = os.path.join(tb.tmp, f"ready-{time.monotonic_ns()}")
         sink = tb.bg(["timeout", duration + 60, "taskset", "-c", self.a.gen_cpu, self.sink,
                       tb.k, "duration", duration + 40, "ready", ready, "-j"], tb.sink)
@@ -712,7 +741,9 @@ class Bench:
         # not in runs between other tasks' slices).
         fifo = ["chrt", "-f", GEN_FIFO_PRIO] if "gen" in dp.fifo else []
         cmd = fifo + ["taskset", "-c", self.a.gen_cpu, self.gen, tb.s, "duration", duration,
-               "size", size, "flows", dp.flows or self.a.flows, "ipv4", "udp", "src", tb.addr["src4"],
+               "size", size, "flows", mix["flows"] if mix else dp.flows or self.a.flows,
+               *(["zipf", mix["zipf"]] if mix and mix["zipf"] else []),
+               "ipv4", "udp", "src", tb.addr["src4"],
                "dst", tb.addr["sink4"], "smac", tb.mac["s0"], "dmac", tb.mac["d0"],
                "sport", UDP_SPORT, "dport", UDP_DPORT, "cpu", self.a.gen_cpu, "-j"]
         if rate is not None:
@@ -845,16 +876,15 @@ class Bench:
 
     def dut_cpu_ns(self, tb, dp):
         """(ns on CPU of every thread of the AF_XDP forwarder's processes,
-        ns of the ingress's napi threads), None for other dataplanes but
-        the stateful ones (dp.ct) and, in --vs-nft-ct and --vs-nft-masq, the bare redirect
-        (the veth's own cost), whose forwarding, XDP or the kernel's, all
-        runs in the ingress's napi thread (and the sink's XDP after it, in
-        its softirq: the same for all)."""
-        if dp.kind in ("xnf", "nft", "redirect") and (dp.ct or self.a.vs_nft_ct or
-                                                       self.a.vs_nft_masq):
+        ns of the ingress's napi threads), for every dataplane: the XDP
+        and kernel ones forward in the ingress's napi thread (threaded
+        NAPI, pinned after attach; the sink's XDP runs after it, in its
+        softirq: the same for all), so their forwarder share is 0. None
+        for an AF_XDP dataplane whose forwarder is not running."""
+        if dp.kind not in ("worker", "xskfwd", "testpmd"):
             return 0, sum((schedstat(t["pid"]) or {}).get("run_ns", 0)
                           for t in tb.napi_threads(tb.i))
-        if dp.kind not in ("worker", "xskfwd", "testpmd") or not self.worker:
+        if not self.worker:
             return None
         pids, todo = [], [self.worker.pid]
         while todo:     # ip netns exec -> timeout -> the forwarder
@@ -881,12 +911,12 @@ class Bench:
         napi = sum(ns(t["pid"], t["pid"]) for t in tb.napi_threads(tb.i))
         return fwd, napi
 
-    def trial_retry(self, tb, dp, size, rate, duration, what):
+    def trial_retry(self, tb, dp, size, rate, duration, what, mix=None):
         """trial(), once more if the generator failed; GenError after two
         failures (recorded in meta.json and the report)."""
         for attempt in (1, 2):
             try:
-                return self.trial(tb, dp, size, rate, duration)
+                return self.trial(tb, dp, size, rate, duration, mix)
             except GenError as ex:
                 self.gen_errors.append({"dataplane": dp.name, "what": what, "size": size,
                                         "rate": rate, "attempt": attempt, "error": str(ex)})
@@ -1489,7 +1519,8 @@ class Bench:
         a = self.a
         for tool in (self.xnf, self.gen, self.sink, os.path.join(self.build, "xnf-fwgen"),
                      os.path.join(self.build, "bpf", "redirect.bpf.o"),
-                     os.path.join(self.build, "bpf", "fibfwd.bpf.o")):
+                     os.path.join(self.build, "bpf", "fibfwd.bpf.o"),
+                     os.path.join(self.build, "bpf", "minfwd.bpf.o")):
             if not os.path.exists(tool) and not a.dry_run:
                 sys.exit(f"Error: {tool} is missing; run make (it builds every tool)")
         if os.geteuid() != 0 and not a.dry_run:
@@ -1565,6 +1596,86 @@ class Bench:
         el = time.monotonic() - self.t0
         self.say(f"done in {el / 60:.1f} min (estimated {self.est_total / 60:.1f}): "
                  f"{os.path.join(self.out, 'report.md')}")
+        return rc
+
+    # ---- the test-bed targets (issue 38) ---------------------------------------
+    def targets_main(self):
+        """--targets: the dataplanes of TARGET_DPS (narrowed by --only), each
+        on a test bed of its own, all set up first and kept until the end;
+        then --rounds rounds, each a trial of every (dataplane, mix) in an
+        order shuffled by --seed; the medians, intervals and verdicts
+        (targets_summary()) in OUT/targets.json and printed."""
+        a = self.a
+        mixes = a.mixes
+        dps = [d for d in self.select() if d.name in TARGET_DPS]
+        if not dps:
+            sys.exit(f"Error: no dataplane of {','.join(TARGET_DPS)} selected (see --only)")
+        n = a.rounds * len(dps) * len(mixes)
+        est = len(dps) * (SESSION_OVH + 0.3 + TRIAL_OVH) + n * (a.trial + TRIAL_OVH)
+        self.say(f"xnf bench --targets: {len(dps)} dataplanes x {len(mixes)} mixes x "
+                 f"{a.rounds} rounds = {n} trials of {a.trial} s, seed {a.seed}; estimated "
+                 f"{est / 60:.1f} min; results in {self.out}")
+        if a.dry_run:
+            return 0
+        if os.geteuid() != 0:
+            sys.exit("Error: the benchmark builds network namespaces and attaches XDP: "
+                     "run it as root")
+        os.makedirs(self.out, exist_ok=True)
+        started = time.strftime("%Y-%m-%d %H:%M:%S %z")
+        self.total_trials = n
+        rng = random.Random(a.seed)
+        beds, trials, order = {}, [], []
+        rc = 0
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, on_signal)
+        try:
+            for dp in dps:
+                tb = Testbed(self.build, "bench", name="xnft", tmp_name="xnf-targets",
+                             verbose=a.verbose)
+                beds[dp.name] = tb    # torn down in finally, even half built
+                tb.setup()
+                self.placements[dp.name] = self.setup_dp(tb, dp, FW_RULES)
+                self.smoke(tb, dp)
+                self.say(f"  {dp.name}: set up on {tb.dut}")
+            for r in range(a.rounds):
+                cells = [(dp, mix) for dp in dps for mix in mixes]
+                rng.shuffle(cells)
+                for dp, mix in cells:
+                    order.append([r, dp.name, mix["name"]])
+                    what = f"round {r + 1}/{a.rounds} {dp.name} {mix['name']}"
+                    try:
+                        row, rec = self.trial_retry(beds[dp.name], dp, "64", None, a.trial,
+                                                    what, mix)
+                    except GenError:
+                        self.progress(f"{what}: no measurement (generator failed)")
+                        continue
+                    row.update({"round": r, "mix": mix["name"]})
+                    trials.append(row)
+                    self.progress(f"{what}: {row['rx_mpps']:.3f} Mpps, "
+                                  f"{row.get('cpu_ns_per_pkt') or '-'} ns/pkt")
+        except (KeyboardInterrupt, Interrupted) as ex:
+            self.say(f"interrupted ({ex or 'SIGINT'}): cleaning up, writing what was measured")
+            rc = 130
+        except CmdError as ex:
+            self.say(f"Error: {str(ex).splitlines()[0][:400]}")
+            rc = 1
+        finally:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            for tb in beds.values():
+                tb.teardown()
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+        res = targets_summary(trials, [d.name for d in dps], [m["name"] for m in mixes],
+                              a.rounds)
+        res.update({"seed": a.seed, "rounds": a.rounds, "trial_s": a.trial,
+                    "mixes": mixes, "dataplanes": [d.name for d in dps], "order": order,
+                    "trials": trials, "placement": self.placements,
+                    "generator_errors": self.gen_errors, "skipped": self.skipped,
+                    "meta": self.meta(started, time.strftime("%Y-%m-%d %H:%M:%S %z"), dps)})
+        with open(os.path.join(self.out, "targets.json"), "w") as f:
+            json.dump(res, f, indent=1)
+        self.say(targets_table(res))
+        self.say(f"{os.path.join(self.out, 'targets.json')}")
         return rc
 
     def vs_testpmd(self):
@@ -1772,6 +1883,103 @@ class Bench:
 
 
 # ---- helpers -----------------------------------------------------------------------
+
+def parse_mixes(text):
+    """--mixes "1,65536,zipf:1.0:1000000" -> [{"name", "flows", "zipf"}]:
+    N flows in turn (xnf-gen flows N), or N flows drawn from a Zipf law of
+    exponent S (xnf-gen flows N zipf S). ValueError names what is wrong."""
+    out = []
+    for name in text.split(","):
+        w = name.split(":")
+        try:
+            if len(w) == 1:
+                mix = {"name": name, "flows": int(w[0]), "zipf": None}
+            elif len(w) == 3 and w[0] == "zipf":
+                mix = {"name": name, "flows": int(w[2]), "zipf": float(w[1])}
+            else:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"{name!r} is not N or zipf:S:N")
+        if not 1 <= mix["flows"] <= 1000000 or (mix["zipf"] is not None and
+                                                not 0.01 <= mix["zipf"] <= 10):
+            raise ValueError(f"{name!r}: N is 1..1000000, S 0.01..10 (xnf-gen's ranges)")
+        out.append(mix)
+    return out
+
+
+def targets_summary(trials, dps, mixes, rounds):
+    """From the trials of a --targets run: per dataplane and mix the median
+    rate and DUT CPU ns/packet with their 95% bootstrap intervals over
+    rounds; the ceiling's spread per mix; each target per mix: the ratio
+    paired per round, its interval and verdict."""
+    by = {(t["dataplane"], t["mix"], t["round"]): t for t in trials}
+
+    def series(dp, mix, field):
+        return [num_or_none((by.get((dp, mix, r)) or {}).get(field)) for r in range(rounds)]
+
+    cells = {dp: {mix: {"rx_pps": stats.summary(series(dp, mix, "rx_pps")),
+                        "cpu_ns_per_pkt": stats.summary(series(dp, mix, "cpu_ns_per_pkt"))}
+                  for mix in mixes} for dp in dps}
+    ceiling = {}
+    for mix in mixes:
+        ns = [x for x in series(CEILING_DP, mix, "cpu_ns_per_pkt") if x is not None]
+        sp = stats.spread(ns) if CEILING_DP in dps and ns else None
+        ceiling[mix] = {"dataplane": CEILING_DP, "spread": sp, "limit": CEILING_SPREAD,
+                        "moved": sp is not None and sp > CEILING_SPREAD}
+    out = []
+    for what, numer, denom, target, better in TARGETS:
+        if numer not in dps or denom not in dps:
+            continue
+        for mix in mixes:
+            ratios = stats.paired_ratios(series(numer, mix, "cpu_ns_per_pkt"),
+                                         series(denom, mix, "cpu_ns_per_pkt"))
+            s = stats.summary(ratios)
+            v = stats.verdict(s["lo"], s["hi"], target, better)
+            if ceiling[mix]["moved"]:
+                v = "undecided (ceiling moved)"
+            out.append({"what": what, "mix": mix, "numerator": numer, "denominator": denom,
+                        "metric": "cpu_ns_per_pkt", "ratios": ratios, "n": s["n"],
+                        "value": s["median"], "lo": s["lo"], "hi": s["hi"],
+                        "target": target, "better": better, "verdict": v})
+    return {"statistics": {"ci": "95% percentile bootstrap over rounds, "
+                                 f"{stats.RESAMPLES} resamples, seed {stats.SEED}",
+                           "ratios": "paired per round (the same round's trials), "
+                                     "median of the rounds' ratios",
+                           "ceiling_rule": f"undecided (ceiling moved) when {CEILING_DP}'s "
+                                           "CPU ns/packet over a mix's rounds has (90th - "
+                                           f"10th percentile) / median > {CEILING_SPREAD}"},
+            "cells": cells, "ceiling": ceiling, "targets": out}
+
+
+def num_or_none(v):
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def targets_table(res):
+    """The printed table of a --targets run."""
+    f = lambda v, d=0: "-" if v is None else f"{v:.{d}f}"
+    L = [f"{'dataplane':24} {'mix':20} {'Mpps [95% CI]':24} {'CPU ns/pkt [95% CI]':22} n"]
+    for dp, by_mix in res["cells"].items():
+        for mix, c in by_mix.items():
+            r, ns = c["rx_pps"], c["cpu_ns_per_pkt"]
+            mp = (f"{f(r['median'] and r['median'] / 1e6, 3)} "
+                  f"[{f(r['lo'] and r['lo'] / 1e6, 3)}-{f(r['hi'] and r['hi'] / 1e6, 3)}]")
+            L.append(f"{dp:24} {mix:20} {mp:24} "
+                     f"{f(ns['median'])} [{f(ns['lo'])}-{f(ns['hi'])}]".ljust(93)
+                     + f"{ns['n']}")
+    L.append("")
+    for mix, c in res["ceiling"].items():
+        L.append(f"ceiling {c['dataplane']} at {mix}: spread "
+                 f"{f(c['spread'], 2)} (limit {c['limit']}){' MOVED' if c['moved'] else ''}")
+    L.append("")
+    L.append(f"{'target (CPU ns/pkt ratio)':38} {'mix':20} {'value [95% CI]':20} "
+             f"{'target':8} verdict")
+    for t in res["targets"]:
+        L.append(f"{t['what']:38} {t['mix']:20} "
+                 f"{f(t['value'], 2)} [{f(t['lo'], 2)}-{f(t['hi'], 2)}]".ljust(81)
+                 + f"{'<=' if t['better'] == 'le' else '>='}{t['target']:<6} {t['verdict']}")
+    return "\n".join(L)
+
 
 def capacity_quantile(spread, cap):
     """Where a capacity falls in the predictive law of `xnf model
@@ -2007,6 +2215,20 @@ def parse_args(argv):
                         "policy, at 1 and 65,536 flows, with the bare redirect (the ceiling); "
                         "throughput at 64 B and the DUT's CPU time per packet, --repeat "
                         "interleaved rounds (default 5); prints the xnf/Linux ratios")
+    p.add_argument("--targets", action="store_true",
+                   help="the issue 38 test-bed targets side by side: redirect, minfwd, the "
+                        "3-NF chain (tail-called, fused), Linux+nft, fibfwd and l3fwd in fib "
+                        "mode, each on a test bed of its own kept for the whole run; --rounds "
+                        "rounds of --trial s trials, every (dataplane, mix) once per round in "
+                        "an order shuffled by --seed; DUT CPU ns/packet ratios paired per "
+                        "round with bootstrap intervals and verdicts (OUT/targets.json)")
+    p.add_argument("--rounds", type=int, help="--targets: rounds (default 15; quick 3)")
+    p.add_argument("--trial", type=float, help="--targets: seconds per trial "
+                                               "(default 0.5; quick 0.3)")
+    p.add_argument("--mixes", default=TARGET_MIXES,
+                   help="--targets: traffic mixes, N (N flows in turn) or zipf:S:N "
+                        "(N flows, Zipf exponent S)")
+    p.add_argument("--seed", type=int, default=1, help="--targets: the order's shuffle")
     p.add_argument("--ct-warm", type=float, default=2.0,
                    help="seconds of unrecorded traffic before a stateful dataplane with many "
                         "flows is measured (the table filled first)")
@@ -2030,6 +2252,16 @@ def parse_args(argv):
         a.repeat = a.repeat or 5
         a.duration = a.duration or 1.0
     q = a.quick
+    if a.targets and (a.vs_nft_ct or a.vs_nft_masq or a.vs_testpmd):
+        p.error("--targets is a run of its own")
+    a.rounds = a.rounds or (3 if q else 15)
+    a.trial = a.trial or (0.3 if q else 0.5)
+    if a.rounds < 2:
+        p.error("--rounds: at least 2 (an interval needs more than one round)")
+    try:
+        a.mixes = parse_mixes(a.mixes)
+    except ValueError as ex:
+        p.error(f"--mixes: {ex}")
     a.sizes = (a.sizes or ("64,512,dc" if q else ",".join(SIZES))).split(",")
     for s in a.sizes:
         if s not in ("dc", "imix") and not (s.isdigit() and 64 <= int(s) <= 1518):
@@ -2058,7 +2290,7 @@ def parse_args(argv):
                      ["0.1", "0.25", "0.5", "0.7", "0.85", "0.95", "1.05", "1.2", "1.5", "2"])
     # Which dataplanes each experiment covers (shell patterns).
     if q:
-        a.tput_dps = ["redirect", "fibfwd", "xnf-?nf-tailcall-lpm", "xnf-3nf-fused-lpm",
+        a.tput_dps = ["redirect", "minfwd", "fibfwd", "xnf-?nf-tailcall-lpm", "xnf-3nf-fused-lpm",
                       "xnf-1nf-tailcall-fib", "xnf-3nf-tailcall-fib", "linux", "linux-nft",
                       "worker-l3fwd", "xskfwd", "worker-macswap", "testpmd"]
         a.zl_dps = ["redirect", "xnf-3nf-tailcall-lpm", "linux-nft"]
@@ -2092,6 +2324,8 @@ def main():
         import report
         report.write(os.path.abspath(a.out))
         return 0
+    if a.targets:
+        return Bench(a).targets_main()
     return Bench(a).main()
 
 

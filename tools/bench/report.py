@@ -27,7 +27,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 SIZE_ORDER = ["64", "128", "256", "512", "1024", "1500", "dc", "imix"]
 RATE_ORDER = ["100", "1k", "10k", "100k", "1M", "max"]
 # The dataplanes the summary figures show, in this order (others are in the tables).
-MAIN = ["redirect", "fibfwd", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm",
+MAIN = ["redirect", "minfwd", "fibfwd", "xnf-1nf-tailcall-lpm", "xnf-2nf-tailcall-lpm",
         "xnf-3nf-tailcall-lpm", "xnf-3nf-fused-lpm", "xnf-3nf-tailcall-fib", "linux",
         "linux-nft", "worker-l3fwd", "worker-macswap", "xskfwd"]
 TARGET_TPUT_CEIL, TARGET_TPUT_NFT, TARGET_LAT = 0.85, 5.0, 2.0
@@ -554,6 +554,13 @@ def write(out, rerender=False):
         L.append(table(["dataplane"] + [f"{s} B" for s in sizes],
                        [[d] + [fmt(stats(g.get((d, s), []), "rx_gbps"), 1, 2) for s in sizes]
                         for d in dps]))
+        L += ["", "### DUT CPU per packet (ns)", "",
+              "The schedstat run time of the DUT ingress's napi threads (and, AF_XDP, "
+              "of the forwarder's threads) during the trial over the frames the sink "
+              "received (`cpu_ns_per_pkt`; `napi_cpu_ms` in the CSV).", ""]
+        L.append(table(["dataplane"] + [f"{s} B" for s in sizes],
+                       [[d] + [fmt(stats(g.get((d, s), []), "cpu_ns_per_pkt"), 1, 0)
+                               for s in sizes] for d in dps]))
         L += ["", "### Loss at maximum offered load (%), and what the generator offered (Mpps)", ""]
         L.append(table(["dataplane"] + [f"{s} B" for s in sizes],
                        [[d] + [f"{fmt(stats(g.get((d, s), []), 'loss'), 0.01, 1)} of "
