@@ -264,26 +264,62 @@ EOF
 	[ "$status" -ne 0 ]
 }
 
-@test "bench: --vs-testpmd plans the worker and testpmd side by side, skips a missing testpmd" {
+@test "bench: --vs-testpmd plans the worker, sleeping and busy-polling, and testpmd side by side, skips a missing testpmd" {
 	"$BUILD/xnf" worker help >/dev/null 2>&1 || skip "xnf worker is not built"
 	run /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --dry-run --vs-testpmd \
 		--build "$BUILD" --out "$OUT" --testpmd xnf-no-such-testpmd
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# Named as not measured, with the reason; the worker's two placements stay.
+	# Named as not measured, with the reason; the worker's four stay.
 	echo "$output" | grep -q '^not measured: testpmd: xnf-no-such-testpmd is not installed'
 	echo "$output" | grep -q '^not measured: testpmd-napi-other: '
-	echo "$output" | grep -q ': 2 dataplanes, 10 test beds, 10 trials;'
+	echo "$output" | grep -q ': 4 dataplanes, 20 test beds, 20 trials;'
 	echo "$output" | grep -q '^  worker-macswap-napi-other rules='
+	[ "$(echo "$output" | grep -c '^  worker-macswap-bp-napi-other rules=10: 1 tasks')" -eq 5 ]
 
-	# Present (any executable will do for the plan): 5 interleaved rounds of 4.
+	# Present (any executable will do for the plan): 5 rounds of 6.
 	run /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --dry-run --vs-testpmd \
 		--build "$BUILD" --out "$OUT" --testpmd "$(command -v true)"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	! echo "$output" | grep -q '^not measured'
-	echo "$output" | grep -q ': 4 dataplanes, 20 test beds, 20 trials;'
+	echo "$output" | grep -q ': 6 dataplanes, 30 test beds, 30 trials;'
 	[ "$(echo "$output" | grep -c '^  testpmd-napi-other rules=10: 1 tasks')" -eq 5 ]
+	# The full run leaves the busy-poll workers out.
+	run /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --dry-run --build "$BUILD" --out "$OUT"
+	[ "$status" -eq 0 ]
+	! echo "$output" | grep -q -- '-bp'
+}
+
+@test "bench: --vs-testpmd runs the worker in busy-poll mode and gives paired ratios with intervals" {
+	"$BUILD/xnf" worker help >/dev/null 2>&1 || skip "xnf worker is not built"
+	# Without testpmd (not in CI): the sleeping and the busy-polling
+	# worker, both placements, two rounds.
+	run timeout 300 /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --vs-testpmd \
+		--build "$BUILD" --out "$OUT" --testpmd xnf-no-such-testpmd --repeat 2 --duration 0.3
+	echo "$output" | tail -20
+	[ "$status" -eq 0 ]
+	# The busy-poll workers ran with the socket options read back and the
+	# device's NAPI settings, the others without.
+	jq -e '.placement | (.["worker-macswap-bp"].busy_poll.prefer == true) and
+		(.["worker-macswap-bp-napi-other"].busy_poll |
+		 .prefer == true and .napi_defer_hard_irqs > 0 and .gro_flush_timeout > 0) and
+		(.["worker-macswap"].busy_poll == null)' "$OUT/meta.json"
+	# Each round's dataplanes in a recorded order, each once.
+	jq -e '.order | length == 2 and all(.[]; (. | sort) == (. | unique) and length == 4)' \
+		"$OUT/vs_testpmd.json"
+	# Per dataplane: both rounds measured, the interval around the median.
+	jq -e '.dataplanes | length == 4 and all(.[];
+		.pps_summary.n == 2 and .pps_summary.lo <= .pps_summary.median and
+		.pps_summary.median <= .pps_summary.hi and .per_cpu_ms_summary.n == 2)' \
+		"$OUT/vs_testpmd.json"
+	# Busy-poll over sleeping, paired per round, in both placements and
+	# both metrics; no target, no verdict (the targets are against testpmd).
+	jq -e '[.ratios[] | select(.num | test("-bp"))] | length == 4 and all(.[];
+		.n == 2 and (.ratios | length) == 2 and .lo <= .median and .median <= .hi and
+		.target == null and .verdict == null)' "$OUT/vs_testpmd.json"
+	# Every AF_XDP trial counts the frames busy polling took from NAPI.
+	head -1 "$OUT/throughput.csv" | tr -d '\r' | tr , '\n' | grep -qx busy_poll_rx
 }
 
 @test "bench: --vs-nft-ct runs xnf's stateful chain and Linux + nftables side by side at 1 and 65,536 flows" {
