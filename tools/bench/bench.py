@@ -1723,7 +1723,10 @@ class Bench:
                              "ratios": [round(x, 4) for x in rs], **stats.summary(rs),
                              "target": target,
                              "verdict": None}
-                        if target is not None:
+                        # A bootstrap over fewer than 3 rounds is no interval.
+                        if target is not None and r["n"] < 3:
+                            r["verdict"] = "undecided"
+                        elif target is not None:
                             r["verdict"] = stats.verdict(r["lo"], r["hi"], target, "ge")
                         res["ratios"].append(r)
         if not res["dataplanes"]:
