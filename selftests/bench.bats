@@ -483,6 +483,9 @@ if got != need:
 for t in res["targets"]:
     if t["verdict"] not in ("met", "not met", "undecided", "undecided (ceiling moved)"):
         fail(f"verdict {t}")
+    if t["interval_verdict"] not in ("met", "not met", "undecided") or (
+            t["verdict"] != t["interval_verdict"] and not res["ceiling"][t["mix"]]["moved"]):
+        fail(f"interval verdict {t}")
     if t["n"] != 2 or not t["lo"] <= t["value"] <= t["hi"] or not t["value"] > 0:
         fail(f"target {t}")
 print("ok", len(res["trials"]), "trials")

@@ -554,6 +554,8 @@ def write(out, rerender=False):
         L.append(table(["dataplane"] + [f"{s} B" for s in sizes],
                        [[d] + [fmt(stats(g.get((d, s), []), "rx_gbps"), 1, 2) for s in sizes]
                         for d in dps]))
+    # Runs recorded before every dataplane's CPU time was: no such table.
+    if tput and any(num(r.get("cpu_ns_per_pkt")) for r in tput):
         L += ["", "### DUT CPU per packet (ns)", "",
               "The schedstat run time of the DUT ingress's napi threads (and, AF_XDP, "
               "of the forwarder's threads) during the trial over the frames the sink "
@@ -561,6 +563,7 @@ def write(out, rerender=False):
         L.append(table(["dataplane"] + [f"{s} B" for s in sizes],
                        [[d] + [fmt(stats(g.get((d, s), []), "cpu_ns_per_pkt"), 1, 0)
                                for s in sizes] for d in dps]))
+    if tput:
         L += ["", "### Loss at maximum offered load (%), and what the generator offered (Mpps)", ""]
         L.append(table(["dataplane"] + [f"{s} B" for s in sizes],
                        [[d] + [f"{fmt(stats(g.get((d, s), []), 'loss'), 0.01, 1)} of "
