@@ -323,6 +323,25 @@ EOF
 	[ "$status" -eq 0 ]
 }
 
+# The minimal bpf_fib_lookup forwarder (bpf/fibfwd.bpf.c) is timed in the
+# group of l3fwd in fib mode, on the same kernel routes: bench-micro checks
+# its packet leaves redirected with the next hop's MAC and TTL 63 (once
+# alone and after every timed run) and exits non-zero otherwise. No timing
+# is asserted.
+@test "bench-micro -o: l3fwd in fib mode is timed beside the minimal fib forwarder" {
+	[ -x "$BUILD/bench-micro" ] || skip "needs $BUILD/bench-micro (run make)"
+	run timeout 300 "$BUILD/bench-micro" -o "l3fwd (fib mode)" -r 2000 -n 2
+	echo "$output" | tail -30
+	[ "$status" -eq 0 ]
+	# rows: LABEL... FORM VERDICT BASELINE MEASURED NET SPREAD
+	echo "$output" | awk '/^  fibfwd \(minimal\) / && $(NF - 4) == "redirect" { f++ }
+		/^  l3fwd \(fib mode\) / && $(NF - 4) == "redirect" { l++ }
+		/^  firewall,l3fwd / { other++ }
+		END { exit !(f == 1 && l == 8 && !other) }'
+	# the paired comparison, one line per form, cache on and off
+	[ "$(echo "$output" | grep -c '^  \(tail\|fused\)\( off\)\? ')" -eq 4 ]
+}
+
 # The traffic mixes: the flow cache's hit rate, from its counters, for the
 # 3-NF chain, l3fwd and the firewall: one flow hits on every packet but the
 # first, 65,536 flows in turn never come back while still in the cache's

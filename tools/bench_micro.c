@@ -89,6 +89,7 @@
 #include "unf.h"
 #include "traffic.h"
 #include "bench.skel.h"
+#include "fibfwd.skel.h"
 #include "gen.skel.h"
 
 #define BM_ROOT		   "/sys/fs/bpf/xnf-bm" /* + rule count: one per instance */
@@ -117,6 +118,7 @@ struct bm_opts {
 	bool nat_only;	  /* -N: the NAT group, nothing else */
 	bool trace_only;  /* -T: the trace group, nothing else */
 	bool mix_only;	  /* -M: the traffic mixes, nothing else */
+	const char *only; /* -o: the chain rows with this label alone */
 };
 
 /* A rule set as installed: xnf_fw_generate() minus catch-alls. */
@@ -189,6 +191,9 @@ static bool bm_fc_many(enum bm_fc fc)
 
 struct bm_var {
 	char what[96]; /* for messages */
+	/* A program that is no xnf chain (the minimal fib forwarder), when
+	 * c is NULL: timed and checked on its verdict and bytes alone. */
+	int prog_fd;
 	enum bm_fc fc;
 	__u32 vary; /* offset of the UDP source port, for BM_FC_MISS */
 	bool wide;  /* ... and the destination port (xnf_bench_vary_wide) */
@@ -212,8 +217,9 @@ struct bm {
 	struct bm_inst nat[3]; /* the NAT group's: plain, masquerade, snat */
 	struct bm_inst trace;  /* the trace group's: a trace armed */
 	struct xnf_bench *h;
-	int bench_fd; /* the harness */
-	int drop_fd;  /* the baseline's target */
+	struct xnf_fibfwd *fibfwd; /* the minimal fib forwarder's row */
+	int bench_fd;		   /* the harness */
+	int drop_fd;		   /* the baseline's target */
 	int ncpus;
 	__u32 ifindex[BM_PORTS];
 	__u8 mac[BM_PORTS][6];
@@ -961,6 +967,60 @@ static int bm_var_load(struct bm *b, struct bm_var *v, struct bm_inst *in,
 	return err;
 }
 
+/* The program @v times: its chain's first, or the program of its own. */
+static int bm_prog_fd(const struct bm_var *v)
+{
+	return v->c ? xnf_chain_prog_fd(v->c) : v->prog_fd;
+}
+
+/*
+ * The minimal bpf_fib_lookup forwarder (bpf/fibfwd.bpf.c, the test bed's
+ * "fibfwd") as a member of a group: what l3fwd in fib mode is measured
+ * against, on the same kernel routes and neighbours, egress @egress in its
+ * devmap. It keeps no counters, so its timed runs are checked on the last
+ * packet alone (verdict, MAC, TTL): the harness restores the same frame
+ * before every run and the program has no state, so the last packet took
+ * the path every one took.
+ */
+static int bm_fibfwd_load(struct bm *b, struct bm_var *v, __u32 egress,
+			  const struct bm_frame *f, const struct bm_expect *e)
+{
+	__u32 port = b->ifindex[egress];
+	int err = 0;
+
+	memset(v, 0, sizeof(*v));
+	snprintf(v->what, sizeof(v->what), "the minimal fib forwarder");
+	v->f = f;
+	v->e = *e;
+	if (!b->fibfwd) {
+		b->fibfwd = xnf_fibfwd__open();
+		/* The harness and every program in its prog array must
+		 * agree on xdp_has_frags; fibfwd is plain "xdp" for the
+		 * test bed's attach, so it is loaded frags-aware here (it
+		 * reads the linear part only, which is all there is in a
+		 * test run of 64 bytes). */
+		if (!b->fibfwd ||
+		    bpf_program__set_flags(b->fibfwd->progs.xnf_fibfwd,
+					   BPF_F_XDP_HAS_FRAGS) ||
+		    xnf_fibfwd__load(b->fibfwd))
+			err = -errno ?: -EINVAL;
+		if (!err &&
+		    bpf_map_update_elem(bpf_map__fd(b->fibfwd->maps.tx_ports),
+					&port, &port, BPF_ANY))
+			err = -errno;
+		if (err) {
+			fprintf(stderr,
+				"Error: cannot load %s (bpf/fibfwd.bpf.c): %s\n",
+				v->what, strerror(-err));
+			xnf_fibfwd__destroy(b->fibfwd);
+			b->fibfwd = NULL;
+			return err;
+		}
+	}
+	v->prog_fd = bpf_program__fd(b->fibfwd->progs.xnf_fibfwd);
+	return 0;
+}
+
 static void bm_var_free(struct bm_var *v)
 {
 	xnf_chain_free(v->c);
@@ -1068,6 +1128,31 @@ static int bm_out_check(const struct bm_var *v, const __u8 *out, __u32 len)
 	return -EPROTO;
 }
 
+/* The packet @out (@len bytes) left with the next hop's MAC and the TTL
+ * decremented, when @v expects that. */
+static int bm_rewrite_check(const struct bm_var *v, const __u8 *out, __u32 len)
+{
+	const struct bm_expect *e = &v->e;
+	__u32 l3 = pkt_l3_off(v->f->data);
+
+	if (e->dmac && (len < 6 || memcmp(out, e->dmac, 6))) {
+		fprintf(stderr,
+			"Error: %s: destination MAC not rewritten to the "
+			"next hop's\n",
+			v->what);
+		return -EPROTO;
+	}
+	if (e->ttl_dec &&
+	    (len < l3 + 9 || out[l3 + 8] != 63 || !pkt_ipv4_csum_ok(out, len))) {
+		fprintf(stderr,
+			"Error: %s: TTL not decremented to 63 with a "
+			"valid checksum\n",
+			v->what);
+		return -EPROTO;
+	}
+	return 0;
+}
+
 /* Runs the program under test once on its own and checks that the packet
  * takes the path the row is about. */
 static int bm_check(struct bm *b, struct bm_var *v)
@@ -1075,7 +1160,7 @@ static int bm_check(struct bm *b, struct bm_var *v)
 	const struct bm_expect *e = &v->e;
 	struct xnf_ct_counters ct0, ct1;
 	__u8 out[sizeof(v->f->data)];
-	__u32 out_len = sizeof(out), l3;
+	__u32 out_len = sizeof(out);
 	__u64 h0 = 0, h1 = 0;
 	int ret, err;
 
@@ -1090,8 +1175,7 @@ static int bm_check(struct bm *b, struct bm_var *v)
 	}
 	if (e->ct && (err = bm_ct_stats(v->in, &ct0)))
 		goto fail_err;
-	err = bm_run(b, xnf_chain_prog_fd(v->c), v->f, 1, out, &out_len, &ret,
-		     NULL);
+	err = bm_run(b, bm_prog_fd(v), v->f, 1, out, &out_len, &ret, NULL);
 	if (err)
 		goto fail_err;
 	if (e->ct && (err = bm_ct_stats(v->in, &ct1)))
@@ -1120,23 +1204,7 @@ static int bm_check(struct bm *b, struct bm_var *v)
 			return -EPROTO;
 		}
 	}
-	if (e->dmac && (out_len < 6 || memcmp(out, e->dmac, 6))) {
-		fprintf(stderr,
-			"Error: %s: destination MAC not rewritten to the "
-			"next hop's\n",
-			v->what);
-		return -EPROTO;
-	}
-	l3 = pkt_l3_off(v->f->data);
-	if (e->ttl_dec && (out_len < l3 + 9 || out[l3 + 8] != 63 ||
-			   !pkt_ipv4_csum_ok(out, out_len))) {
-		fprintf(stderr,
-			"Error: %s: TTL not decremented to 63 with a "
-			"valid checksum\n",
-			v->what);
-		return -EPROTO;
-	}
-	return bm_out_check(v, out, out_len);
+	return bm_rewrite_check(v, out, out_len) ?: bm_out_check(v, out, out_len);
 fail_err:
 	fprintf(stderr, "Error: %s: %s\n", v->what, strerror(-err));
 	return err;
@@ -1161,7 +1229,12 @@ struct bm_count {
 
 static int bm_count_read(struct bm *b, struct bm_var *v, struct bm_count *c)
 {
-	int err = xnf_stats_read(xnf_chain_stats_fd(v->c), &c->st, NULL);
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	if (!v->c)
+		return 0;
+	err = xnf_stats_read(xnf_chain_stats_fd(v->c), &c->st, NULL);
 
 	if (!err && v->e.hit_slot >= 0)
 		err = bm_hits(b, v->in, v->e.hit_slot, &c->hits);
@@ -1183,10 +1256,11 @@ static int bm_count_read(struct bm *b, struct bm_var *v, struct bm_count *c)
 static int bm_fc_apply(struct bm *b, struct bm_var *v)
 {
 	struct xnf_config cfg;
-	int err;
+	int err = 0;
 
-	err = xnf_cfg_read(v->in->dp, &cfg);
-	if (!err && cfg.flow_cache != bm_fc_on(v->fc)) {
+	if (v->c)
+		err = xnf_cfg_read(v->in->dp, &cfg);
+	if (v->c && !err && cfg.flow_cache != bm_fc_on(v->fc)) {
 		cfg.flow_cache = bm_fc_on(v->fc);
 		err = xnf_cfg_write(v->in->dp, &cfg);
 	}
@@ -1255,7 +1329,7 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 		return err;
 	/* The template the harness restores: this member's frame. */
 	memcpy(b->h->bss->xnf_bench_frame, v->f->data, BM_FRAME);
-	err = bm_set_target(b, xnf_chain_prog_fd(v->c));
+	err = bm_set_target(b, bm_prog_fd(v));
 	if (!err)
 		err = bm_run(b, b->bench_fd, v->f, repeat, out, &out_len, &ret,
 			     ns);
@@ -1267,10 +1341,11 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 	if ((err = bm_count_read(b, v, &c1)))
 		return err;
 	if (ret != v->e.action ||
-	    c1.st.nf[XNF_NF_ENTRY].in - c0.st.nf[XNF_NF_ENTRY].in != repeat ||
-	    bm_entry_count(&c1.st, v->e.action) -
-			    bm_entry_count(&c0.st, v->e.action) !=
-		    repeat ||
+	    (v->c &&
+	     (c1.st.nf[XNF_NF_ENTRY].in - c0.st.nf[XNF_NF_ENTRY].in != repeat ||
+	      bm_entry_count(&c1.st, v->e.action) -
+			      bm_entry_count(&c0.st, v->e.action) !=
+		      repeat)) ||
 	    (v->e.hit_slot >= 0 && c1.hits - c0.hits != repeat)) {
 		fprintf(stderr,
 			"Error: %s: not every timed packet took the "
@@ -1282,9 +1357,12 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 	}
 	/* The last packet's bytes: what every one of them left with (the
 	 * harness restores the frame before each). */
-	err = bm_ct_check(v, repeat, &c0.ct, &c1.ct)   ?:
-		      bm_fc_check(v, repeat, &c0, &c1) ?:
+	err = bm_ct_check(v, repeat, &c0.ct, &c1.ct)		    ?:
+		      (v->c ? bm_fc_check(v, repeat, &c0, &c1) : 0) ?:
 		      bm_out_check(v, out, out_len);
+	/* Without counters, the last packet's bytes are the check. */
+	if (!err && !v->c)
+		err = bm_rewrite_check(v, out, out_len);
 	if (!err && ns && v->mix) {
 		__u64 hit, miss;
 
@@ -1457,7 +1535,7 @@ static const char *bm_pf(bool ok)
 static void bm_usage(const char *prog, FILE *out)
 {
 	fprintf(out,
-		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-S] [-N] [-T] [-M] [-v]\n"
+		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-o LABEL] [-S] [-N] [-T] [-M] [-v]\n"
 		"  ns/packet of the xnf NFs, chains and firewall sizes, with\n"
 		"  BPF_PROG_TEST_RUN in a private network namespace (needs root).\n"
 		"  -r REPEAT  packets per timed run (default 1000000)\n"
@@ -1465,6 +1543,8 @@ static void bm_usage(const char *prog, FILE *out)
 		"  -c CPU     CPU to measure on (default: the highest allowed)\n"
 		"  -s SEED    seed of the firewall rule sets (default 1)\n"
 		"  -C         the NF and chain rows only (to compare builds)\n"
+		"  -o LABEL   the chain row LABEL only (e.g. \"l3fwd (fib mode)\",\n"
+		"             with the minimal fib forwarder; implies -C)\n"
 		"  -S         the stateful firewall's group only (conntrack)\n"
 		"  -N         the NAT group only (an established translated flow)\n"
 		"  -T         the trace group only (the 3-NF chain, a trace armed\n"
@@ -1496,11 +1576,14 @@ struct bm_chain_row {
 	const char *label;
 	const char *chain;
 	bool fib;
-	__u32 nfs; /* = tail calls from entry on */
-	bool mp;   /* the packet to BM_MP_DST, a multipath route */
-	/* tail-called and fused, each as enum bm_fc: v[2 * fc + fused] */
-	struct bm_var v[2 * __BM_FC_MAX];
+	__u32 nfs;  /* = tail calls from entry on */
+	bool mp;    /* the packet to BM_MP_DST, a multipath route */
+	bool timed; /* not left out by -o */
+	/* tail-called and fused, each as enum bm_fc: v[2 * fc + fused];
+	 * in fib mode, then the minimal fib forwarder (BM_V_FIBFWD) */
+	struct bm_var v[2 * __BM_FC_MAX + 1];
 };
+#define BM_V_FIBFWD (2 * __BM_FC_MAX)
 
 static struct bm_chain_row bm_chain_rows[] = {
 	{ "firewall", "firewall", false, 1 },
@@ -1549,6 +1632,7 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 	       "verdict", "baseline", "measured", "net", "spread");
 	for (i = 0; i < BM_CHAIN_ROWS && !err; i++) {
 		struct bm_chain_row *r = &bm_chain_rows[i];
+		__u32 nv = 2 * __BM_FC_MAX + r->fib;
 		bool l3 = strstr(r->chain, "l3fwd");
 		struct bm_expect e = {
 			.action = !strcmp(r->chain, "firewall") ? XDP_PASS :
@@ -1562,23 +1646,32 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 						   chain_frame :
 						   l2_frame;
 
+		if (b->o.only && strcmp(b->o.only, r->label))
+			continue;
+		r->timed = true;
 		for (j = 0; j < 2 * __BM_FC_MAX && !err; j++) {
 			err = bm_var_load(b, &r->v[j], in, r->chain, j % 2,
 					  r->fib, f, &e);
 			r->v[j].fc = j / 2;
 			r->v[j].vary = bm_sport_off(f);
 		}
+		/* Timed in l3fwd's group, so that every round compares
+		 * the two under the same conditions. */
+		if (!err && r->fib)
+			err = bm_fibfwd_load(b, &r->v[BM_V_FIBFWD], 1, f, &e);
 		if (!err)
-			err = bm_group(b, r->v, 2 * __BM_FC_MAX);
-		for (j = 0; j < 2 * __BM_FC_MAX; j++) {
+			err = bm_group(b, r->v, nv);
+		for (j = 0; j < nv; j++) {
 			char form[16];
 
 			snprintf(form, sizeof(form), "%s%s",
 				 j % 2 ? "fused" : "tail", bm_fc_names[j / 2]);
-			if (!err) {
+			if (!err && j == BM_V_FIBFWD)
+				printf("  %-22s %-10s ", "fibfwd (minimal)", "-");
+			else if (!err)
 				printf("  %-22s %-10s ", r->label, form);
+			if (!err)
 				bm_var_print(&r->v[j]);
-			}
 			bm_var_free(&r->v[j]);
 		}
 		fflush(stdout);
@@ -1593,6 +1686,8 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 	for (i = 0; i < BM_CHAIN_ROWS; i++) {
 		const struct bm_chain_row *r = &bm_chain_rows[i];
 
+		if (!r->timed)
+			continue;
 		printf("  %-22s %5u %11.1f %9.1f\n", r->label, r->nfs,
 		       bm_paired(b, &r->v[0], &r->v[1], 1),
 		       bm_paired(b, &r->v[0], &r->v[1], r->nfs));
@@ -1607,6 +1702,8 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 		const struct bm_chain_row *r = &bm_chain_rows[i];
 		const struct bm_var *off = &r->v[2 * BM_FC_OFF];
 
+		if (!r->timed)
+			continue;
 		printf("  %-22s %9.1f %9.1f %9.1f %9.1f\n", r->label,
 		       bm_paired(b, &r->v[2 * BM_FC_HIT], &off[0], 1),
 		       bm_paired(b, &r->v[2 * BM_FC_HIT + 1], &off[1], 1),
@@ -1618,6 +1715,28 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 	printf("  (hit: one flow, every packet but the first found in the "
 	       "cache, against off; miss: a new flow every packet, against "
 	       "off* (off, a new flow every packet))\n");
+
+	for (i = 0; i < BM_CHAIN_ROWS; i++) {
+		const struct bm_chain_row *r = &bm_chain_rows[i];
+		const struct bm_var *ff = &r->v[BM_V_FIBFWD];
+
+		if (!r->timed || !r->fib)
+			continue;
+		printf("\n%s over the minimal fib forwarder (fibfwd): median "
+		       "over the rounds of the\nround's difference and "
+		       "ratio of net figures\n",
+		       r->label);
+		printf("  %-22s %11s %9s\n", "form", "difference", "ratio");
+		for (j = 0; j < 2 * BM_FC_MISS; j++) {
+			char form[16];
+
+			snprintf(form, sizeof(form), "%s%s",
+				 j % 2 ? "fused" : "tail", bm_fc_names[j / 2]);
+			printf("  %-22s %11.1f %9.2f\n", form,
+			       bm_paired(b, &r->v[j], ff, 1),
+			       bm_paired(b, &r->v[j], ff, 0));
+		}
+	}
 	return 0;
 }
 
@@ -3072,7 +3191,7 @@ int main(int argc, char **argv)
 	__u8 nh_mac[6];
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:n:c:s:CSNTMvh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:s:o:CSNTMvh")) != -1) {
 		switch (opt) {
 		case 'r':
 			err = bm_parse_u32(optarg, 1, 1u << 30, &b.o.repeat);
@@ -3088,6 +3207,11 @@ int main(int argc, char **argv)
 			err = bm_parse_u32(optarg, 0, ~0u, &b.o.seed);
 			break;
 		case 'C':
+			b.o.chains_only = true;
+			err = 0;
+			break;
+		case 'o':
+			b.o.only = optarg;
 			b.o.chains_only = true;
 			err = 0;
 			break;
@@ -3335,6 +3459,7 @@ fail:
 	err = 1;
 out:
 	xnf_bench__destroy(b.h);
+	xnf_fibfwd__destroy(b.fibfwd);
 	for (i = 0; i < BM_FW_SIZES; i++)
 		bm_inst_close(&b.inst[i]);
 	for (i = 0; i < 2; i++)
