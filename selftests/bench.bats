@@ -368,6 +368,23 @@ EOF
 	done
 }
 
+@test "bench-micro -G: each target of issue 38 with a median inside its interval and the verdict the interval gives" {
+	[ -x "$BUILD/bench-micro" ] || skip "needs $BUILD/bench-micro (run make)"
+	local rows
+	run timeout 600 "$BUILD/bench-micro" -G -r 20000 -n 5
+	echo "$output" | tail -20
+	[ "$status" -eq 0 ]
+	# rows: WHAT MEDIAN [LO, HI] <= TARGET VERDICT -> MEDIAN LO HI TARGET VERDICT
+	rows=$(echo "$output" | sed -n '/^Targets of issue 38/,$p' |
+		sed -nE 's/^  (3-NF|l3fwd).* ([-0-9.]+)  \[ *([-0-9.]+), *([-0-9.]+)\]  <= ([-0-9.]+) +(met|not met|undecided)$/\2 \3 \4 \5 \6/p')
+	echo "$rows"
+	tb_expect "target rows" "$(echo "$rows" | grep -c .)" -eq 8
+	tb_expect "each median inside its interval, each verdict the interval's" \
+		"$(echo "$rows" | awk '{ v = $5 ($6 ? " " $6 : "");
+			want = ($3 <= $4) ? "met" : ($2 > $4) ? "not met" : "undecided";
+			bad += !($2 <= $1 && $1 <= $3 && v == want) } END { print bad + 0 }')" -eq 0
+}
+
 @test "bench: --vs-nft-masq runs xnf's and Linux's masquerade side by side at 1 and 65,536 flows" {
 	# The full run plans neither: they are --vs-nft-masq's.
 	run /usr/bin/python3 "$TB_TOP/tools/bench/bench.py" --dry-run --build "$BUILD" --out "$OUT"

@@ -27,6 +27,9 @@
  *     leave with the translated addresses and right checksums;
  *   - the trace (-T alone): the 3-NF chain with a trace armed that
  *     matches nothing against the same chain with none;
+ *   - the targets of issue 38 (-G alone): the 3-NF chain's and l3fwd fib
+ *     mode's rows, then each target with a bootstrap interval and a
+ *     verdict (met, not met, undecided);
  *   - the traffic mixes (-M alone): the 3-NF chain, l3fwd and the firewall
  *     under one flow, uniform over 65,536 flows and a Zipf mix (s = 1.0)
  *     over 1,000,000 flows, the flow cache on and off, with the cache's
@@ -118,6 +121,7 @@ struct bm_opts {
 	bool nat_only;	  /* -N: the NAT group, nothing else */
 	bool trace_only;  /* -T: the trace group, nothing else */
 	bool mix_only;	  /* -M: the traffic mixes, nothing else */
+	bool targets;	  /* -G: the issue's targets, their rows only */
 	const char *only; /* -o: the chain rows with this label alone */
 };
 
@@ -1535,7 +1539,7 @@ static const char *bm_pf(bool ok)
 static void bm_usage(const char *prog, FILE *out)
 {
 	fprintf(out,
-		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-o LABEL] [-S] [-N] [-T] [-M] [-v]\n"
+		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-o LABEL] [-S] [-N] [-T] [-M] [-G] [-v]\n"
 		"  ns/packet of the xnf NFs, chains and firewall sizes, with\n"
 		"  BPF_PROG_TEST_RUN in a private network namespace (needs root).\n"
 		"  -r REPEAT  packets per timed run (default 1000000)\n"
@@ -1553,6 +1557,11 @@ static void bm_usage(const char *prog, FILE *out)
 		"             firewall under one flow, uniform over 65,536 flows and\n"
 		"             Zipf (s = 1.0) over 1,000,000, flow cache on and off,\n"
 		"             with the cache's hit rate\n"
+		"  -G         the targets of issue 38, side by side: the 3-NF chain\n"
+		"             hitting (<= 60 ns), every packet new (<= 150 ns, and\n"
+		"             <= cache off), l3fwd fib mode / fibfwd (<= 1.0), each\n"
+		"             with a bootstrap interval over the rounds (use many\n"
+		"             rounds of short runs: -n 51 -r 100000)\n"
 		"  -v         libbpf and xnf debug messages\n",
 		prog, BM_MAX_RUNS);
 }
@@ -1597,6 +1606,7 @@ static struct bm_chain_row bm_chain_rows[] = {
 #define BM_CHAIN_ROWS (sizeof(bm_chain_rows) / sizeof(bm_chain_rows[0]))
 #define BM_ROW_L3FWD  1
 #define BM_ROW_3NF    4
+#define BM_ROW_FIB    5
 
 /* The firewall rows of one size: slot and priority rank of the last
  * reachable rule, and the two packets. */
@@ -1647,6 +1657,8 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 						   l2_frame;
 
 		if (b->o.only && strcmp(b->o.only, r->label))
+			continue;
+		if (b->o.targets && i != BM_ROW_3NF && i != BM_ROW_FIB)
 			continue;
 		r->timed = true;
 		for (j = 0; j < 2 * __BM_FC_MAX && !err; j++) {
@@ -1738,6 +1750,105 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 		}
 	}
 	return 0;
+}
+
+/* ---- the issue's targets (-G) ---- */
+
+#define BM_BOOT	     2000  /* bootstrap resamples */
+#define BM_G_HIT     60.0  /* ns: the 3-NF chain, cache hitting */
+#define BM_G_NEW     150.0 /* ns: ... every packet a new flow */
+#define BM_G_NEW_OFF 0.0   /* ns: ... new flow - cache off */
+#define BM_G_FIB     1.0   /* l3fwd (fib mode) / fibfwd */
+
+/* A 95% percentile bootstrap interval of the median of x[0..n): BM_BOOT
+ * resamples of the rounds, drawn with a fixed xorshift seed so that the
+ * interval is a function of the rounds alone. */
+static void bm_boot(const double *x, __u32 n, double *lo, double *hi)
+{
+	static double med[BM_BOOT];
+	double s[BM_MAX_RUNS];
+	__u64 st = 0x9e3779b97f4a7c15ull;
+	__u32 i, k;
+
+	for (k = 0; k < BM_BOOT; k++) {
+		for (i = 0; i < n; i++) {
+			st ^= st << 13;
+			st ^= st >> 7;
+			st ^= st << 17;
+			s[i] = x[st % n];
+		}
+		med[k] = bm_median(s, n);
+	}
+	qsort(med, BM_BOOT, sizeof(*med), bm_dbl_cmp);
+	*lo = med[BM_BOOT * 25 / 1000];
+	*hi = med[BM_BOOT * 975 / 1000 - 1];
+}
+
+/* One target "x <= @target": x per round is a's net, a - b (@op '-') or
+ * a / b (@op '/'), paired within the round; its median, interval and
+ * verdict: met when the whole interval is at most the target, not met
+ * when it is all above, undecided when it straddles it. */
+static void bm_target(const struct bm *b, const char *what,
+		      const struct bm_var *x, const struct bm_var *y, char op,
+		      double target)
+{
+	double d[BM_MAX_RUNS], lo, hi, med;
+	__u32 r, n = b->o.runs;
+
+	for (r = 0; r < n; r++)
+		d[r] = op == '-' ? x->net[r] - y->net[r] :
+		       op == '/' ? x->net[r] / y->net[r] :
+				   x->net[r];
+	med = bm_median(d, n);
+	bm_boot(d, n, &lo, &hi);
+	printf("  %-44s %8.2f  [%8.2f, %8.2f]  <= %-5g %s\n", what, med, lo, hi,
+	       target,
+	       hi <= target ? "met" :
+	       lo > target  ? "not met" :
+			      "undecided");
+}
+
+/* After bm_chains() with -G: the 3-NF chain's and l3fwd fib mode's rows. */
+static void bm_targets(const struct bm *b)
+{
+	const struct bm_chain_row *c = &bm_chain_rows[BM_ROW_3NF],
+				  *f = &bm_chain_rows[BM_ROW_FIB];
+	static const char *const form[2] = { "tail-called", "fused" };
+	char what[64];
+	int j;
+
+	printf("\nTargets of issue 38 (bench-micro), %u rounds: median over the "
+	       "rounds, 95%% bootstrap\ninterval of the median (%d resamples, "
+	       "fixed seed); differences and ratios paired\nwithin the round; "
+	       "met: the interval is at or below the target, not met: above,\n"
+	       "undecided: it straddles the target\n",
+	       b->o.runs, BM_BOOT);
+	printf("  %-44s %8s  %20s  %-8s %s\n", "target", "median", "interval",
+	       "target", "verdict");
+	for (j = 0; j < 2; j++) {
+		snprintf(what, sizeof(what), "3-NF chain, cache hitting, %s ns",
+			 form[j]);
+		bm_target(b, what, &c->v[2 * BM_FC_HIT + j], NULL, 0, BM_G_HIT);
+	}
+	for (j = 0; j < 2; j++) {
+		snprintf(what, sizeof(what),
+			 "3-NF chain, every packet new, %s ns", form[j]);
+		bm_target(b, what, &c->v[2 * BM_FC_MISS + j], NULL, 0, BM_G_NEW);
+	}
+	for (j = 0; j < 2; j++) {
+		snprintf(what, sizeof(what), "3-NF chain, new - off*, %s ns",
+			 form[j]);
+		bm_target(b, what, &c->v[2 * BM_FC_MISS + j],
+			  &c->v[2 * BM_FC_OFF_MANY + j], '-', BM_G_NEW_OFF);
+	}
+	for (j = 0; j < 2; j++) {
+		snprintf(what, sizeof(what), "l3fwd (fib mode) / fibfwd, %s",
+			 form[j]);
+		bm_target(b, what, &f->v[2 * BM_FC_HIT + j], &f->v[BM_V_FIBFWD],
+			  '/', BM_G_FIB);
+	}
+	printf("  (new: the cache on, a new flow every packet; off*: the cache "
+	       "off, the same new flows)\n");
 }
 
 /* The firewall alone at every size, all six rows timed as one group. */
@@ -3191,7 +3302,7 @@ int main(int argc, char **argv)
 	__u8 nh_mac[6];
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:n:c:s:o:CSNTMvh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:s:o:CSNTMGvh")) != -1) {
 		switch (opt) {
 		case 'r':
 			err = bm_parse_u32(optarg, 1, 1u << 30, &b.o.repeat);
@@ -3229,6 +3340,11 @@ int main(int argc, char **argv)
 			break;
 		case 'M':
 			b.o.mix_only = true;
+			err = 0;
+			break;
+		case 'G':
+			b.o.targets = true;
+			b.o.chains_only = true;
 			err = 0;
 			break;
 		case 'v':
@@ -3381,6 +3497,8 @@ int main(int argc, char **argv)
 	if (bm_chains(&b, &chain_frame, &l2_frame, &mp_frame, nh_mac))
 		goto fail;
 	if (b.o.chains_only) {
+		if (b.o.targets)
+			bm_targets(&b);
 		err = 0;
 		goto out;
 	}
