@@ -78,7 +78,8 @@ static __always_inline int xnf_fc_key_eq(const struct xnf_fc_key *a,
  * So each program counts, per CPU, its lookups in windows of
  * XNF_FC_WINDOW; a window with fewer than a quarter hits makes the next
  * XNF_FC_SKIP packets go uncached without even the key (counted in
- * xnf_stats.fc_miss[XNF_NF_ENTRY]), then a window probes again. Probing
+ * xnf_stats.fc_miss[XNF_NF_ENTRY] when the stretch ends), then a window
+ * probes again. Probing
  * one packet in 64 keeps a low-hit mix within about 1/64 of a miss's extra
  * cost of the cache switched off, and a flow mix that turns cacheable is
  * seen again within 4,096 packets (well under a millisecond at line rate).
@@ -141,11 +142,15 @@ static __always_inline void xnf_fc_begin(struct xdp_md *ctx, struct xnf_pkt *p)
 	if (!w)
 		return;
 	if (w->skip) {
-		struct xnf_stats *st = xnf_stats_get();
+		struct xnf_stats *st;
 
-		w->skip--;
+		/* Counted when the stretch ends: the skipping packets pay a
+		 * decrement, not a counter of their own. */
+		if (--w->skip)
+			return;
+		st = xnf_stats_get();
 		if (st)
-			st->fc_miss[XNF_NF_ENTRY]++;
+			st->fc_miss[XNF_NF_ENTRY] += XNF_FC_SKIP;
 		return;
 	}
 	p->fc_gen = cfg->tables_gen;
