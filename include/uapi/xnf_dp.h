@@ -298,7 +298,8 @@ struct xnf_stats {
 	 * table lookup the cache answered, and those it could not (then the
 	 * NF looked up and stored the result). fc_miss[XNF_NF_ENTRY]: packets
 	 * the cache let through without a lookup while its hit rate was low
-	 * (the bypass, bpf/fcache.bpf.h); fc_hit[XNF_NF_ENTRY] stays 0. */
+	 * (the bypass, bpf/fcache.bpf.h; added when a stretch of XNF_FC_SKIP
+	 * ends); fc_hit[XNF_NF_ENTRY] stays 0. */
 	__u64 fc_hit[XNF_NF_SLOTS];
 	__u64 fc_miss[XNF_NF_SLOTS];
 };

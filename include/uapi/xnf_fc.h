@@ -84,7 +84,7 @@ struct xnf_fc_entry {
 /* The bypass (bpf/fcache.bpf.h, why these values): a CPU's lookups are
  * counted in windows of XNF_FC_WINDOW; one with fewer than XNF_FC_MIN_HITS
  * hits sends the next XNF_FC_SKIP packets uncached, without a lookup
- * (counted in xnf_stats.fc_miss[XNF_NF_ENTRY]). */
+ * (counted in xnf_stats.fc_miss[XNF_NF_ENTRY] when the stretch ends). */
 #define XNF_FC_WINDOW	64
 #define XNF_FC_MIN_HITS (XNF_FC_WINDOW / 4)
 #define XNF_FC_SKIP	(63 * XNF_FC_WINDOW)
