@@ -76,13 +76,16 @@ static __always_inline int xnf_fc_key_eq(const struct xnf_fc_key *a,
  * to 170 ns (the 3-NF chain), a miss costs 35 to 65: the cache pays from
  * a hit rate of about 0.2 (the chain, the firewall) to 0.5 (l3fwd alone).
  * So each program counts, per CPU, its lookups in windows of
- * XNF_FC_WINDOW; a window with fewer than a quarter hits makes the next
- * XNF_FC_SKIP packets go uncached without even the key (counted in
- * xnf_stats.fc_miss[XNF_NF_ENTRY] when the stretch ends), then a window
- * probes again. Probing
- * one packet in 64 keeps a low-hit mix within about 1/64 of a miss's extra
- * cost of the cache switched off, and a flow mix that turns cacheable is
- * seen again within 4,096 packets (well under a millisecond at line rate).
+ * XNF_FC_WINDOW (128); a window with fewer than a quarter hits makes the
+ * next XNF_FC_SKIP (32,640) packets go uncached without even the key
+ * (counted in xnf_stats.fc_miss[XNF_NF_ENTRY] when the stretch ends), then
+ * a window probes again. Probing one packet in 256 keeps a flood within
+ * 1/256 of a miss's extra cost of the cache switched off, and a mix that
+ * turns cacheable is seen again within 32,768 packets (a few milliseconds
+ * at a million packets a second per CPU). A window of 128 rather than 64:
+ * a mix at a hit rate of 0.45 (bench-micro's Zipf) falls under a quarter
+ * by chance in about one window in a million instead of one in 2,500, and
+ * each such false alarm costs a whole stretch uncached.
  * The entries are left as they are while bypassed, so a popular flow still
  * hits when probing resumes. What a packet gets is the same either way
  * (the NFs look up when uncached): only the cost moves.

@@ -1297,11 +1297,12 @@ static void bm_fc_sum(const struct bm_count *c0, const struct bm_count *c1,
  * lookup when off; when every packet is a new flow, almost no hit (the
  * 65,536 source ports come round again, and a flow that had an entry to
  * itself for a whole round finds it: a few in 50,000 here; with the
- * bypass, whose probes come every 4,096 packets, a divisor of 65,536, the
- * probed flows come round to entries the bypass left alone: 1 in 500),
+ * bypass, whose probes come every 32,768 packets, a divisor of 65,536,
+ * the probed flows come round to entries the bypass left alone),
  * counting bypassed packets as misses; when one flow
  * repeats, at most the first packet of each NF missed; under a mix (-M),
- * at least one lookup a packet (its hit rate is what the row reports). */
+ * at least one lookup or bypass a packet (its hit rate is what the row
+ * reports), but for a stretch of bypassed packets not yet counted. */
 static int bm_fc_check(const struct bm_var *v, __u32 repeat,
 		       const struct bm_count *c0, const struct bm_count *c1)
 {
@@ -1313,7 +1314,7 @@ static int bm_fc_check(const struct bm_var *v, __u32 repeat,
 	for (nf = 0; nf < __XNF_NF_MAX; nf++)
 		caching += !!(xnf_nf_flags(nf) & XNF_NFF_FCACHE);
 	ok = !bm_fc_on(v->fc)	 ? !hit && !miss :
-	     v->mix		 ? hit + miss >= repeat :
+	     v->mix		 ? hit + miss + XNF_FC_SKIP >= repeat :
 	     v->fc == BM_FC_MISS ? hit <= (hit + miss) / 100 :
 				   miss <= caching;
 	if (!ok)

@@ -85,9 +85,9 @@ struct xnf_fc_entry {
  * counted in windows of XNF_FC_WINDOW; one with fewer than XNF_FC_MIN_HITS
  * hits sends the next XNF_FC_SKIP packets uncached, without a lookup
  * (counted in xnf_stats.fc_miss[XNF_NF_ENTRY] when the stretch ends). */
-#define XNF_FC_WINDOW	64
+#define XNF_FC_WINDOW	128
 #define XNF_FC_MIN_HITS (XNF_FC_WINDOW / 4)
-#define XNF_FC_SKIP	(63 * XNF_FC_WINDOW)
+#define XNF_FC_SKIP	(255 * XNF_FC_WINDOW)
 
 /* xnf_fc_entry.fw_action of a packet addressed to the router itself
  * under fw_input kernel: to the kernel before the rules (a local route of
