@@ -342,6 +342,20 @@ EOF
 	[ "$(echo "$output" | grep -c '^  \(tail\|fused\)\( off\)\? ')" -eq 4 ]
 }
 
+# -H: the flow cache's hit forms alone, for short A/B runs of the hit path:
+# the row's tail-called and fused forms with one flow, checked as always
+# (bench-micro exits non-zero when a timed packet missed the cache more
+# than once per NF), and none of the off or miss forms.
+@test "bench-micro -H: only the forms with the flow cache hitting are timed" {
+	[ -x "$BUILD/bench-micro" ] || skip "needs $BUILD/bench-micro (run make)"
+	run timeout 300 "$BUILD/bench-micro" -H -o "firewall,l3fwd,l2fwd" -r 2000 -n 2
+	echo "$output" | tail -20
+	[ "$status" -eq 0 ]
+	# rows: LABEL FORM... VERDICT BASELINE MEASURED NET SPREAD
+	echo "$output" | awk '/^  firewall,l3fwd,l2fwd / && $(NF - 4) == "redirect" { n++; f[$2]++ }
+		END { exit !(n == 2 && f["tail"] == 1 && f["fused"] == 1) }'
+}
+
 # The traffic mixes: the flow cache's hit rate, from its counters, for the
 # 3-NF chain, l3fwd and the firewall: one flow hits on every packet but the
 # first, 65,536 flows in turn never come back while still in the cache's

@@ -123,6 +123,7 @@ struct bm_opts {
 	bool mix_only;	  /* -M: the traffic mixes, nothing else */
 	bool targets;	  /* -G: the issue's targets, their rows only */
 	const char *only; /* -o: the chain rows with this label alone */
+	bool hit_only;	  /* -H: of the chain rows, the cache-hit forms */
 };
 
 /* A rule set as installed: xnf_fw_generate() minus catch-alls. */
@@ -198,6 +199,7 @@ struct bm_var {
 	/* A program that is no xnf chain (the minimal fib forwarder), when
 	 * c is NULL: timed and checked on its verdict and bytes alone. */
 	int prog_fd;
+	bool timed; /* in its group's rounds (-H leaves some out) */
 	enum bm_fc fc;
 	__u32 vary; /* offset of the UDP source port, for BM_FC_MISS */
 	bool wide;  /* ... and the destination port (xnf_bench_vary_wide) */
@@ -1543,7 +1545,8 @@ static const char *bm_pf(bool ok)
 static void bm_usage(const char *prog, FILE *out)
 {
 	fprintf(out,
-		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-o LABEL] [-S] [-N] [-T] [-M] [-G] [-v]\n"
+		"Usage: %s [-r REPEAT] [-n RUNS] [-c CPU] [-s SEED] [-C] [-o LABEL] [-H] [-S] [-N] [-T] [-M] [-G] [-v]
+		"
 		"  ns/packet of the xnf NFs, chains and firewall sizes, with\n"
 		"  BPF_PROG_TEST_RUN in a private network namespace (needs root).\n"
 		"  -r REPEAT  packets per timed run (default 1000000)\n"
@@ -1553,6 +1556,8 @@ static void bm_usage(const char *prog, FILE *out)
 		"  -C         the NF and chain rows only (to compare builds)\n"
 		"  -o LABEL   the chain row LABEL only (e.g. \"l3fwd (fib mode)\",\n"
 		"             with the minimal fib forwarder; implies -C)\n"
+		"  -H         of the chain rows, the flow cache's hit forms only\n"
+		"             (tail-called and fused, one flow; implies -C)\n"
 		"  -S         the stateful firewall's group only (conntrack)\n"
 		"  -N         the NAT group only (an established translated flow)\n"
 		"  -T         the trace group only (the 3-NF chain, a trace armed\n"
@@ -1629,6 +1634,56 @@ static __u32 bm_sport_off(const struct bm_frame *f)
 	return l3 + (f->data[l3] & 0xf) * 4;
 }
 
+/* The chain rows' flow cache against off, paired within the rounds. */
+static void bm_fc_over_off(const struct bm *b)
+{
+	__u32 i;
+
+	printf("\nFlow cache over off: median over the rounds of (net - net "
+	       "with the cache off, for the same flows)\n");
+	printf("  %-22s %9s %9s %9s %9s\n", "chain", "hit tail", "hit fused",
+	       "miss tail", "miss fused");
+	for (i = 0; i < BM_CHAIN_ROWS; i++) {
+		const struct bm_chain_row *r = &bm_chain_rows[i];
+		const struct bm_var *off = &r->v[2 * BM_FC_OFF];
+
+		if (!r->timed || !off[0].timed)
+			continue;
+		printf("  %-22s %9.1f %9.1f %9.1f %9.1f\n", r->label,
+		       bm_paired(b, &r->v[2 * BM_FC_HIT], &off[0], 1),
+		       bm_paired(b, &r->v[2 * BM_FC_HIT + 1], &off[1], 1),
+		       bm_paired(b, &r->v[2 * BM_FC_MISS],
+				 &r->v[2 * BM_FC_OFF_MANY], 1),
+		       bm_paired(b, &r->v[2 * BM_FC_MISS + 1],
+				 &r->v[2 * BM_FC_OFF_MANY + 1], 1));
+	}
+	printf("  (hit: one flow, every packet but the first found in the "
+	       "cache, against off; miss: a new flow every packet, against "
+	       "off* (off, a new flow every packet))\n");
+}
+
+/* Times the members of a chain row as one group: all of them, or with -H
+ * the two with the cache hitting (and the fib forwarder of fib mode). */
+static int bm_chain_group(struct bm *b, struct bm_var *v, __u32 nv)
+{
+	struct bm_var sel[2 * __BM_FC_MAX + 1];
+	__u32 map[2 * __BM_FC_MAX + 1], n = 0, j;
+	int err;
+
+	for (j = 0; j < nv && j < 2 * __BM_FC_MAX + 1; j++) {
+		if (b->o.hit_only && v[j].c && v[j].fc != BM_FC_HIT)
+			continue;
+		map[n] = j;
+		sel[n++] = v[j];
+	}
+	err = bm_group(b, sel, n);
+	for (j = 0; j < n; j++) {
+		v[map[j]] = sel[j];
+		v[map[j]].timed = !err;
+	}
+	return err;
+}
+
 /* Each NF alone and the papers' chains, tail-called and fused, on the
  * 10-rule instance; each with the flow cache hitting, off, and missing. */
 static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
@@ -1676,9 +1731,14 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 		if (!err && r->fib)
 			err = bm_fibfwd_load(b, &r->v[BM_V_FIBFWD], 1, f, &e);
 		if (!err)
-			err = bm_group(b, r->v, nv);
+			err = bm_chain_group(b, r->v, nv);
 		for (j = 0; j < nv; j++) {
 			char form[16];
+
+			if (!r->v[j].timed) {
+				bm_var_free(&r->v[j]);
+				continue;
+			}
 
 			snprintf(form, sizeof(form), "%s%s",
 				 j % 2 ? "fused" : "tail", bm_fc_names[j / 2]);
@@ -1710,28 +1770,8 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 	}
 	printf("  (hops: entry -> NF1 -> ... -> NFn, one tail call each)\n");
 
-	printf("\nFlow cache over off: median over the rounds of (net - net "
-	       "with the cache off, for the same flows)\n");
-	printf("  %-22s %9s %9s %9s %9s\n", "chain", "hit tail", "hit fused",
-	       "miss tail", "miss fused");
-	for (i = 0; i < BM_CHAIN_ROWS; i++) {
-		const struct bm_chain_row *r = &bm_chain_rows[i];
-		const struct bm_var *off = &r->v[2 * BM_FC_OFF];
-
-		if (!r->timed)
-			continue;
-		printf("  %-22s %9.1f %9.1f %9.1f %9.1f\n", r->label,
-		       bm_paired(b, &r->v[2 * BM_FC_HIT], &off[0], 1),
-		       bm_paired(b, &r->v[2 * BM_FC_HIT + 1], &off[1], 1),
-		       bm_paired(b, &r->v[2 * BM_FC_MISS],
-				 &r->v[2 * BM_FC_OFF_MANY], 1),
-		       bm_paired(b, &r->v[2 * BM_FC_MISS + 1],
-				 &r->v[2 * BM_FC_OFF_MANY + 1], 1));
-	}
-	printf("  (hit: one flow, every packet but the first found in the "
-	       "cache, against off; miss: a new flow every packet, against "
-	       "off* (off, a new flow every packet))\n");
-
+	if (!b->o.hit_only)
+		bm_fc_over_off(b);
 	for (i = 0; i < BM_CHAIN_ROWS; i++) {
 		const struct bm_chain_row *r = &bm_chain_rows[i];
 		const struct bm_var *ff = &r->v[BM_V_FIBFWD];
@@ -1746,6 +1786,8 @@ static int bm_chains(struct bm *b, const struct bm_frame *chain_frame,
 		for (j = 0; j < 2 * BM_FC_MISS; j++) {
 			char form[16];
 
+			if (!r->v[j].timed)
+				continue;
 			snprintf(form, sizeof(form), "%s%s",
 				 j % 2 ? "fused" : "tail", bm_fc_names[j / 2]);
 			printf("  %-22s %11.1f %9.2f\n", form,
@@ -3302,11 +3344,11 @@ int main(int argc, char **argv)
 	struct xnf_fw_pkt p;
 	struct bm_facts m;
 	__u32 cpu, i, j, k;
-	bool verbose = false, groups;
+	bool verbose = false, groups, one_set;
 	__u8 nh_mac[6];
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:n:c:s:o:CSNTMGvh")) != -1) {
+	while ((opt = getopt(argc, argv, "r:n:c:s:o:CHSNTMGvh")) != -1) {
 		switch (opt) {
 		case 'r':
 			err = bm_parse_u32(optarg, 1, 1u << 30, &b.o.repeat);
@@ -3327,6 +3369,11 @@ int main(int argc, char **argv)
 			break;
 		case 'o':
 			b.o.only = optarg;
+			b.o.chains_only = true;
+			err = 0;
+			break;
+		case 'H':
+			b.o.hit_only = true;
 			b.o.chains_only = true;
 			err = 0;
 			break;
@@ -3403,7 +3450,10 @@ int main(int argc, char **argv)
 	/* One instance per rule set, and the packets that exercise it. */
 	/* -S and -N need the 10-rule set alone. */
 	groups = b.o.ct_only || b.o.nat_only || b.o.trace_only || b.o.mix_only;
-	for (i = 0; i < (groups ? 1 : BM_FW_SIZES); i++) {
+	/* The chain rows (-C, -o, -H) need it alone too: the 10,000-rule
+	 * set and its packet search took most of a short run's time. */
+	one_set = groups || b.o.chains_only;
+	for (i = 0; i < (one_set ? 1 : BM_FW_SIZES); i++) {
 		struct bm_inst *in = &b.inst[i];
 		char name[16];
 
@@ -3464,7 +3514,7 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 
-	big = &b.inst[groups ? 0 : BM_FW_SIZES - 1].rules;
+	big = &b.inst[one_set ? 0 : BM_FW_SIZES - 1].rules;
 	printf("xnf bench-micro: ns per packet, BPF_PROG_TEST_RUN\n");
 	printf("  kernel    %s\n", m.kernel);
 	printf("  cpu       %s, %ld online; measuring on CPU %d\n", m.cpu,
