@@ -86,17 +86,21 @@ static __always_inline int xnf_fc_key_eq(const struct xnf_fc_key *a,
  * a mix at a hit rate of 0.45 (bench-micro's Zipf) falls under a quarter
  * by chance in about one window in a million instead of one in 2,500, and
  * each such false alarm costs a whole stretch uncached.
+ * No bypass before XNF_FC_WARM windows (as many lookups as entries): an
+ * empty cache misses under any mix, and a cacheable mix would otherwise
+ * start with a stretch uncached.
  * The entries are left as they are while bypassed, so a popular flow still
  * hits when probing resumes. What a packet gets is the same either way
  * (the NFs look up when uncached): only the cost moves.
  */
 /* A CPU's window (xnf_fc_win): lookups and hits so far, packets left to
- * bypass. */
+ * bypass, windows closed since the program was loaded (up to XNF_FC_WARM:
+ * the cache starts empty, and the first windows of any mix miss). */
 struct xnf_fc_win {
 	__u32 lookups;
 	__u32 hits;
 	__u32 skip;
-	__u32 pad;
+	__u32 warm;
 };
 
 /* Private to each program object (not a shared table: the loader leaves
@@ -115,7 +119,9 @@ static __always_inline void xnf_fc_window(struct xnf_fc_win *w, int hit)
 	w->hits += hit;
 	if (++w->lookups < XNF_FC_WINDOW)
 		return;
-	if (w->hits < XNF_FC_MIN_HITS)
+	if (w->warm < XNF_FC_WARM)
+		w->warm++;
+	else if (w->hits < XNF_FC_MIN_HITS)
 		w->skip = XNF_FC_SKIP;
 	w->lookups = 0;
 	w->hits = 0;
