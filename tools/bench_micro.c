@@ -3415,6 +3415,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* The targets need the forms -H leaves out, the rows -o leaves out. */
+	if (b.o.targets && (b.o.hit_only || b.o.only)) {
+		fprintf(stderr, "Error: -G times its own rows and forms; run it "
+				"without -H and -o\n");
+		return 2;
+	}
 
 	bm_facts_read(&m);
 	if (xnf_sandbox(BM_PREFIX, BM_PORTS))
