@@ -67,23 +67,101 @@ static __always_inline int xnf_fc_key_eq(const struct xnf_fc_key *a,
 }
 
 /*
+ * Bypass. When most packets find another flow in their entry (many more
+ * flows than entries, or a flood of new ones), a lookup costs more than it
+ * saves: the key and its hash, then a random entry of two cache lines out
+ * of XNF_FC_ENTRIES (more than the L2 holds) taken over, and every NF
+ * writing its part into it. bench-micro -M: +35..+65 ns a packet over the
+ * cache switched off, uniform over 65,536 flows. A hit saves 60 (l3fwd)
+ * to 170 ns (the 3-NF chain), a miss costs 35 to 65: the cache pays from
+ * a hit rate of about 0.2 (the chain, the firewall) to 0.5 (l3fwd alone).
+ * So each program counts, per CPU, its lookups in windows of
+ * XNF_FC_WINDOW (128); a window with fewer than a quarter hits makes the
+ * next XNF_FC_SKIP (32,640) packets go uncached without even the key
+ * (counted in xnf_stats.fc_miss[XNF_NF_ENTRY] when the stretch ends), then
+ * a window probes again. Probing one packet in 256 keeps a flood within
+ * 1/256 of a miss's extra cost of the cache switched off, and a mix that
+ * turns cacheable is seen again within 32,768 packets (a few milliseconds
+ * at a million packets a second per CPU). A window of 128 rather than 64:
+ * a mix at a hit rate of 0.45 (bench-micro's Zipf) falls under a quarter
+ * by chance in about one window in a million instead of one in 2,500, and
+ * each such false alarm costs a whole stretch uncached.
+ * No bypass before XNF_FC_WARM windows (as many lookups as entries): an
+ * empty cache misses under any mix, and a cacheable mix would otherwise
+ * start with a stretch uncached.
+ * The entries are left as they are while bypassed, so a popular flow still
+ * hits when probing resumes. What a packet gets is the same either way
+ * (the NFs look up when uncached): only the cost moves.
+ */
+/* A CPU's window (xnf_fc_win): lookups and hits so far, packets left to
+ * bypass, windows closed since the program was loaded (up to XNF_FC_WARM:
+ * the cache starts empty, and the first windows of any mix miss). */
+struct xnf_fc_win {
+	__u32 lookups;
+	__u32 hits;
+	__u32 skip;
+	__u32 warm;
+};
+
+/* Private to each program object (not a shared table: the loader leaves
+ * it to its object), so each interface's chain decides for its own mix. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xnf_fc_win);
+} xnf_fc_win SEC(".maps");
+
+/* Counts a lookup (@hit: the entry held the flow) in the window @w and
+ * closes the window after XNF_FC_WINDOW. */
+static __always_inline void xnf_fc_window(struct xnf_fc_win *w, int hit)
+{
+	w->hits += hit;
+	if (++w->lookups < XNF_FC_WINDOW)
+		return;
+	if (w->warm < XNF_FC_WARM)
+		w->warm++;
+	else if (w->hits < XNF_FC_MIN_HITS)
+		w->skip = XNF_FC_SKIP;
+	w->lookups = 0;
+	w->hits = 0;
+}
+
+/*
  * After the parse: when the cache is on, reads the table generation (before
  * any NF looks anything up), finds the flow's entry and takes it over if it
- * holds another flow, and notes it in p->fc_idx. Off, or with no entry
- * to use, the packet goes the uncached way.
+ * holds another flow, and notes it in p->fc_idx. Off, bypassed, or with no
+ * entry to use, the packet goes the uncached way.
  */
 static __always_inline void xnf_fc_begin(struct xdp_md *ctx, struct xnf_pkt *p)
 {
 	struct xnf_config *cfg;
 	struct xnf_fc_entry *e;
+	struct xnf_fc_win *w;
 	struct xnf_fc_key k;
-	__u32 idx;
+	__u32 idx = 0;
+	int hit;
 
 	if (!xnf_fc_used)
 		return;
 	cfg = xnf_cfg_get();
 	if (!cfg || !cfg->flow_cache)
 		return;
+	w = bpf_map_lookup_elem(&xnf_fc_win, &idx);
+	if (!w)
+		return;
+	if (w->skip) {
+		struct xnf_stats *st;
+
+		/* Counted when the stretch ends: the skipping packets pay a
+		 * decrement, not a counter of their own. */
+		if (--w->skip)
+			return;
+		st = xnf_stats_get();
+		if (st)
+			st->fc_miss[XNF_NF_ENTRY] += XNF_FC_SKIP;
+		return;
+	}
 	p->fc_gen = cfg->tables_gen;
 	if (xnf_fc_key(ctx, p, &k))
 		return;
@@ -91,10 +169,12 @@ static __always_inline void xnf_fc_begin(struct xdp_md *ctx, struct xnf_pkt *p)
 	e = bpf_map_lookup_elem(&xnf_fcache, &idx);
 	if (!e)
 		return;
-	if (!xnf_fc_key_eq(&e->key, &k)) {
+	hit = xnf_fc_key_eq(&e->key, &k);
+	if (!hit) {
 		e->key = k;
 		e->parts = 0;
 	}
+	xnf_fc_window(w, hit);
 	p->fc_idx = idx + 1;
 }
 

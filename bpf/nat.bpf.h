@@ -75,11 +75,14 @@ __noinline int xnf_nat_dst_fn(struct xdp_md *ctx, struct xnf_pkt *p)
 
 /* The flow cache entry of the rewritten packet (as the entry program
  * found the one of the packet as it came): the firewall and l3fwd cache
- * by what they see. */
+ * by what they see. A packet the entry program sent uncached (cache off or
+ * bypassed, xnf_fc_begin) stays uncached: it was counted once. */
 __noinline int xnf_nat_fc_fn(struct xdp_md *ctx, struct xnf_pkt *p)
 {
 	if (!p)
 		return -1;
+	if (!p->fc_idx)
+		return 0;
 	p->fc_idx = 0;
 	xnf_fc_begin(ctx, p);
 	return 0;

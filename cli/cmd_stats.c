@@ -440,6 +440,12 @@ static void fc_table(const struct stats_opts *o, const struct xnf_dev_sample *d)
 			  d->sum.fc_miss[nf], true);
 		sep = ",";
 	}
+	/* Packets the entry program sent uncached while the hit rate was
+	 * low (xnf_fc_begin's bypass): counted in the entry's row. */
+	if (any && d->sum.fc_miss[XNF_NF_ENTRY])
+		print_text(", bypassed");
+	print_uint(any && d->sum.fc_miss[XNF_NF_ENTRY] ? PRINT_ANY : PRINT_JSON,
+		   "bypassed", " %llu", d->sum.fc_miss[XNF_NF_ENTRY]);
 	if (any)
 		print_nl();
 	open_json_array("percpu");
@@ -452,6 +458,8 @@ static void fc_table(const struct stats_opts *o, const struct xnf_dev_sample *d)
 				 (c->fc_hit[nf] || c->fc_miss[nf]);
 		open_json_object(NULL);
 		print_int(PRINT_JSON, "cpu", NULL, cpu);
+		print_uint(PRINT_JSON, "bypassed", NULL,
+			   c->fc_miss[XNF_NF_ENTRY]);
 		if (shown)
 			print_text("    cpu %d:", cpu);
 		for (nf = 0, sep = ""; nf < __XNF_NF_MAX; nf++) {

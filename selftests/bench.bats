@@ -366,6 +366,39 @@ EOF
 	[ "$status" -eq 0 ]
 }
 
+# The minimal bpf_fib_lookup forwarder (bpf/fibfwd.bpf.c) is timed in the
+# group of l3fwd in fib mode, on the same kernel routes: bench-micro checks
+# its packet leaves redirected with the next hop's MAC and TTL 63 (once
+# alone and after every timed run) and exits non-zero otherwise. No timing
+# is asserted.
+@test "bench-micro -o: l3fwd in fib mode is timed beside the minimal fib forwarder" {
+	[ -x "$BUILD/bench-micro" ] || skip "needs $BUILD/bench-micro (run make)"
+	run timeout 300 "$BUILD/bench-micro" -o "l3fwd (fib mode)" -r 2000 -n 2
+	echo "$output" | tail -30
+	[ "$status" -eq 0 ]
+	# rows: LABEL... FORM VERDICT BASELINE MEASURED NET SPREAD
+	echo "$output" | awk '/^  fibfwd \(minimal\) / && $(NF - 4) == "redirect" { f++ }
+		/^  l3fwd \(fib mode\) / && $(NF - 4) == "redirect" { l++ }
+		/^  firewall,l3fwd / { other++ }
+		END { exit !(f == 1 && l == 8 && !other) }'
+	# the paired comparison, one line per form, cache on and off
+	[ "$(echo "$output" | grep -c '^  \(tail\|fused\)\( off\)\? ')" -eq 4 ]
+}
+
+# -H: the flow cache's hit forms alone, for short A/B runs of the hit path:
+# the row's tail-called and fused forms with one flow, checked as always
+# (bench-micro exits non-zero when a timed packet missed the cache more
+# than once per NF), and none of the off or miss forms.
+@test "bench-micro -H: only the forms with the flow cache hitting are timed" {
+	[ -x "$BUILD/bench-micro" ] || skip "needs $BUILD/bench-micro (run make)"
+	run timeout 300 "$BUILD/bench-micro" -H -o "firewall,l3fwd,l2fwd" -r 2000 -n 2
+	echo "$output" | tail -20
+	[ "$status" -eq 0 ]
+	# rows: LABEL FORM... VERDICT BASELINE MEASURED NET SPREAD
+	echo "$output" | awk '/^  firewall,l3fwd,l2fwd / && $(NF - 4) == "redirect" { n++; f[$2]++ }
+		END { exit !(n == 2 && f["tail"] == 1 && f["fused"] == 1) }'
+}
+
 # The traffic mixes: the flow cache's hit rate, from its counters, for the
 # 3-NF chain, l3fwd and the firewall: one flow hits on every packet but the
 # first, 65,536 flows in turn never come back while still in the cache's
@@ -390,6 +423,23 @@ EOF
 		tb_expect "$chain: zipf, cache on, between" "$(awk -v r="$rate" 'BEGIN {print (r >= 0.1 && r <= 0.9)}')" -eq 1
 		tb_expect "$chain: cache off, no lookup" "$(hit_rate "$chain" zipf off)" = -
 	done
+}
+
+@test "bench-micro -G: each target of issue 38 with a median inside its interval and the verdict the interval gives" {
+	[ -x "$BUILD/bench-micro" ] || skip "needs $BUILD/bench-micro (run make)"
+	local rows
+	run timeout 600 "$BUILD/bench-micro" -G -r 20000 -n 5
+	echo "$output" | tail -20
+	[ "$status" -eq 0 ]
+	# rows: WHAT MEDIAN [LO, HI] <= TARGET VERDICT -> MEDIAN LO HI TARGET VERDICT
+	rows=$(echo "$output" | sed -n '/^Targets of issue 38/,$p' |
+		sed -nE 's/^  (3-NF|l3fwd).* ([-0-9.]+)  \[ *([-0-9.]+), *([-0-9.]+)\]  <= ([-0-9.]+) +(met|not met|undecided)$/\2 \3 \4 \5 \6/p')
+	echo "$rows"
+	tb_expect "target rows" "$(echo "$rows" | grep -c .)" -eq 8
+	tb_expect "each median inside its interval, each verdict the interval's" \
+		"$(echo "$rows" | awk '{ v = $5 ($6 ? " " $6 : "");
+			want = ($3 <= $4) ? "met" : ($2 > $4) ? "not met" : "undecided";
+			bad += !($2 <= $1 && $1 <= $3 && v == want) } END { print bad + 0 }')" -eq 0
 }
 
 @test "bench: --vs-nft-masq runs xnf's and Linux's masquerade side by side at 1 and 65,536 flows" {

@@ -296,7 +296,10 @@ struct xnf_stats {
 	__u64 tail_miss[XNF_CHAIN_MAX]; /* tail calls that found an empty slot */
 	/* Flow cache, per NF that caches (XNF_NFF_FCACHE): packets whose
 	 * table lookup the cache answered, and those it could not (then the
-	 * NF looked up and stored the result). */
+	 * NF looked up and stored the result). fc_miss[XNF_NF_ENTRY]: packets
+	 * the cache let through without a lookup while its hit rate was low
+	 * (the bypass, bpf/fcache.bpf.h; added when a stretch of XNF_FC_SKIP
+	 * ends); fc_hit[XNF_NF_ENTRY] stays 0. */
 	__u64 fc_hit[XNF_NF_SLOTS];
 	__u64 fc_miss[XNF_NF_SLOTS];
 };

@@ -81,6 +81,17 @@ struct xnf_fc_entry {
 	__u32 pad; /* per-CPU values are 8-byte multiples (xnf_pkt's pad) */
 };
 
+/* The bypass (bpf/fcache.bpf.h, why these values): a CPU's lookups are
+ * counted in windows of XNF_FC_WINDOW; after the first XNF_FC_WARM windows
+ * (a cold cache misses whatever the mix), one with fewer than
+ * XNF_FC_MIN_HITS hits sends the next XNF_FC_SKIP packets uncached,
+ * without a lookup (counted in xnf_stats.fc_miss[XNF_NF_ENTRY] when the
+ * stretch ends). */
+#define XNF_FC_WINDOW	128
+#define XNF_FC_MIN_HITS (XNF_FC_WINDOW / 4)
+#define XNF_FC_SKIP	(255 * XNF_FC_WINDOW)
+#define XNF_FC_WARM	(XNF_FC_ENTRIES / XNF_FC_WINDOW)
+
 /* xnf_fc_entry.fw_action of a packet addressed to the router itself
  * under fw_input kernel: to the kernel before the rules (a local route of
  * xnf's tables: the generation covers it). */

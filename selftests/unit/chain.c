@@ -354,11 +354,16 @@ TEST(chain_tail_equals_fused)
 		snprintf(what, sizeof(what),
 			 "%s: counters tail-called vs fused", texts[t]);
 		/* Every counter but the flow cache's, whose hits depend on
-		 * what the run before left in it: there, the lookups (hit +
-		 * miss) are the same. */
-		for (i = 0; i < __XNF_NF_MAX; i++)
-			ASSERT_EQ(st_fused.fc_hit[i] + st_fused.fc_miss[i],
-				  st_tail.fc_hit[i] + st_tail.fc_miss[i], what);
+		 * what the run before left in it, and so its lookups too
+		 * (the bypass skips them after a window of misses,
+		 * bpf/fcache.bpf.h): every NF looks up at most once per
+		 * packet either way. */
+		for (i = 1; i < __XNF_NF_MAX; i++) {
+			ASSERT_LE(st_fused.fc_hit[i] + st_fused.fc_miss[i],
+				  st_fused.nf[i].in, what);
+			ASSERT_LE(st_tail.fc_hit[i] + st_tail.fc_miss[i],
+				  st_tail.nf[i].in, what);
+		}
 		if (!ASSERT_MEM(&st_fused, &st_tail,
 				offsetof(struct xnf_stats, fc_hit), what)) {
 			fprintf(stderr, "  tail-called:\n");

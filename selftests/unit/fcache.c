@@ -7,7 +7,8 @@
  *   - two flows that share an entry each get their own result;
  *   - hits + misses = the packets that reached each NF's lookup, and a
  *     repeated flow hits;
- *   - cache off and on: the same frames out, the same counters.
+ *   - cache off and on: the same frames out, the same counters;
+ *   - the bypass: a window of misses skips the lookups for a while.
  * The process is pinned to one CPU while a case runs: the cache is per
  * CPU, and "the second packet hits" holds on the CPU of the first. Each
  * case turns the cache on itself (XNF_UT_FLOW_CACHE=off turns it off in
@@ -663,6 +664,90 @@ TEST(fcache_off_equals_on)
 			SUBTEST(name)
 				off_on(chains[c], fused);
 		}
+}
+
+/*
+ * The bypass (bpf/fcache.bpf.h): nothing is bypassed while the cache
+ * warms up, misses or not; a flow that keeps hitting is never
+ * bypassed; a window of XNF_FC_WINDOW new flows (all misses) sends the
+ * next XNF_FC_SKIP packets uncached, counted in the entry's row and in no
+ * NF's, with the result of the rules all the same; then a window probes
+ * again and the flow's entry, left alone meanwhile, hits.
+ */
+static void bypass(bool fused)
+{
+	struct xnf_fw_rule r = drop_dport7;
+	struct pkt_spec a = { .family = 4 }, n = a;
+	__u8 fa[PKT_MAX], fn[PKT_MAX];
+	struct xnf_stats st;
+	struct fx_out out;
+	struct pin pn;
+	__u64 hit0, miss0, total;
+	struct fx f;
+	int la, ln, i;
+
+	if (!fc_open(&f, &pn, "firewall", fused) ||
+	    !fx_fw_load(&f, &r, 1, XNF_FW_ALLOW))
+		goto out;
+	la = build(fa, &a);
+	/* The first XNF_FC_WARM windows, all new flows, never bypass: every
+	 * packet is looked up. */
+	for (i = 0; i < XNF_FC_WARM * XNF_FC_WINDOW; i++) {
+		n.sport = 2000 + i;
+		ln = build(fn, &n);
+		if (!ASSERT_EQ(run1(&f, fn, ln, &out), XDP_DROP, "warm-up"))
+			goto out;
+	}
+	for (i = 0; i < 2 * XNF_FC_WINDOW; i++)
+		if (!ASSERT_EQ(run1(&f, fa, la, &out), XDP_DROP, "flow a"))
+			goto out;
+	if (!fc_counts(&f, XNF_NF_FIREWALL, 2 * XNF_FC_WINDOW - 1,
+		       XNF_FC_WARM * XNF_FC_WINDOW + 1,
+		       "warm-up: every packet looked up; then a hits") ||
+	    !fc_counts(&f, XNF_NF_ENTRY, 0, 0, "a hitting flow: no bypass") ||
+	    !fx_stats(&f, &st))
+		goto out;
+	hit0 = st.fc_hit[XNF_NF_FIREWALL];
+	miss0 = st.fc_miss[XNF_NF_FIREWALL];
+	/* New flows, one a packet: the window sees no hit. */
+	for (i = 0; i < XNF_FC_WINDOW; i++) {
+		n.sport = 10000 + i;
+		ln = build(fn, &n);
+		if (!ASSERT_EQ(run1(&f, fn, ln, &out), XDP_DROP, "a new flow"))
+			goto out;
+	}
+	if (!fc_counts(&f, XNF_NF_FIREWALL, hit0, miss0 + XNF_FC_WINDOW,
+		       "every new flow missed"))
+		goto out;
+	for (i = 0; i < XNF_FC_SKIP; i++)
+		if (!ASSERT_EQ(run1(&f, fa, la, &out), XDP_DROP,
+			       "a, bypassed: the rule still drops it"))
+			goto out;
+	if (!fc_counts(&f, XNF_NF_ENTRY, 0, XNF_FC_SKIP,
+		       "the skipped packets counted as bypassed") ||
+	    !fc_counts(&f, XNF_NF_FIREWALL, hit0, miss0 + XNF_FC_WINDOW,
+		       "no lookup while bypassed"))
+		goto out;
+	ASSERT_EQ(run1(&f, fa, la, &out), XDP_DROP, "a, probing again");
+	fc_counts(&f, XNF_NF_FIREWALL, hit0 + 1, miss0 + XNF_FC_WINDOW,
+		  "probing again: a's entry was kept and hits");
+	fc_counts(&f, XNF_NF_ENTRY, 0, XNF_FC_SKIP, "probing: not bypassed");
+	total = (XNF_FC_WARM + 3) * XNF_FC_WINDOW + XNF_FC_SKIP + 1;
+	if (fx_stats(&f, &st))
+		ASSERT_EQ(st.nf[XNF_NF_FIREWALL].in, total,
+			  "every packet reached the firewall");
+	hits_of(&f, 0, total, total * la,
+		"the rule counted every packet, bypassed or not");
+out:
+	fc_close(&f, &pn);
+}
+
+TEST(fcache_bypass)
+{
+	SUBTEST("tail-called")
+		bypass(false);
+	SUBTEST("fused")
+		bypass(true);
 }
 
 /* A read-only descriptor of the map behind @fd: writes through it fail. */
