@@ -63,7 +63,10 @@ __u32 xnf_bench_vary_wide;
  * fills with a mix's flows (xnf_mix_ports(): flow i has source port
  * sport + i and destination port dport + i / 65536). The same kind of
  * table as xnf-gen's (gen.bpf.c says why a table read by a counter), so
- * the baseline runs with 0 and the mix rows carry a load and two stores.
+ * the baseline runs with 0 and the mix rows carry a load, two stores and
+ * the UDP checksum's update for the new ports (RFC 1624; the frame is
+ * the chains' UDP one): a NAT updates that checksum for what it rewrites,
+ * and the packet it leaves with is checked to carry a right one.
  */
 __u32 xnf_bench_mix;
 __u32 xnf_bench_flows[XNF_GEN_MIX_SIZE] SEC(".data.mix");
@@ -77,6 +80,24 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } xnf_bench_prog SEC(".maps");
+
+/* Writes the UDP header @udp's ports (@ports: source port in the low 16
+ * bits, both in network order) and updates its checksum for them; 0 is
+ * "no checksum" and stays so, and a sum of 0 is sent as 0xffff. */
+static __always_inline void xnf_bench_udp_ports(__u16 *udp, __u32 ports)
+{
+	__u32 sum;
+
+	if (udp[3]) {
+		sum = (__u16)~udp[3] + (__u16)~udp[0] + (__u16)~udp[1] +
+		      (ports & 0xffff) + (ports >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		udp[3] = (__u16)~sum ?: 0xffff;
+	}
+	udp[0] = ports;
+	udp[1] = ports >> 16;
+}
 
 SEC("xdp.frags")
 int xnf_bench(struct xdp_md *ctx)
@@ -101,8 +122,9 @@ int xnf_bench(struct xdp_md *ctx)
 			return XDP_ABORTED;
 		if (!xnf_bench_vary) {
 			v = xnf_bench_flows[v & (XNF_GEN_MIX_SIZE - 1)];
-			field[0] = v;
-			field[1] = v >> 16;
+			if ((void *)(field + 4) > data_end)
+				return XDP_ABORTED;
+			xnf_bench_udp_ports(field, v);
 		} else {
 			field[0] = v;
 			if (xnf_bench_vary_wide)

@@ -101,6 +101,20 @@ class StatsTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             stats.verdict(1, 2, 3, "lt")
 
+    def test_between(self):
+        # a counter at 2 per ns from t=100, with one at 1 per ns beside it
+        samples = [(t, (2 * (t - 100), t - 100)) for t in (100, 130, 170, 250)]
+        self.assertEqual(stats.between(samples, 110, 200), (180.0, 90.0))
+        self.assertEqual(stats.between(samples, 100, 250), (300.0, 150.0))
+        # a counter that stood still, then ran: interpolated per stretch
+        steps = [(0, (0,)), (10, (0,)), (20, (100,))]
+        self.assertEqual(stats.between(steps, 5, 15), (50.0,))
+        # outside the sampled span, or backwards: no answer
+        self.assertIsNone(stats.between(samples, 90, 200))
+        self.assertIsNone(stats.between(samples, 110, 251))
+        self.assertIsNone(stats.between(samples, 200, 110))
+        self.assertIsNone(stats.between(samples[:1], 100, 100))
+
     def test_spread(self):
         self.assertEqual(stats.spread([]), 0.0)
         self.assertEqual(stats.spread([5] * 10), 0.0)

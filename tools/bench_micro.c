@@ -30,10 +30,12 @@
  *   - the targets of issue 38 (-G alone): the 3-NF chain's and l3fwd fib
  *     mode's rows, then each target with a bootstrap interval and a
  *     verdict (met, not met, undecided);
- *   - the traffic mixes (-M alone): the 3-NF chain, l3fwd and the firewall
+ *   - the traffic mixes (-M alone): the 3-NF chain, l3fwd, the firewall
+ *     and the stateful chain conntrack,nat,firewall,l3fwd (masquerade)
  *     under one flow, uniform over 65,536 flows and a Zipf mix (s = 1.0)
  *     over 1,000,000 flows, the flow cache on and off, with the cache's
- *     hit rate from its counters;
+ *     hit rate from its counters and the share of packets that made a
+ *     connection;
  * then the figures the project targets: the cost of a tail-called hop
  * over the fused form, how the firewall scales with its rule count, and
  * (printed with the stateful group) an established flow through the
@@ -154,6 +156,10 @@ struct bm_expect {
 	/* ... and up to how many lookups a packet may make (0: 1; 2: a
 	 * reply of a translated connection, found through its alias). */
 	__u8 ct_lookups_max;
+	/* A traffic mix (-M) instead: each packet found its connection or
+	 * made one (the mix decides which); ports not checked by out_tuple
+	 * (they come from the mix's table). */
+	bool ct_mix;
 	/* The NAT group: the IPv4 addresses and UDP ports (host order) the
 	 * packet must leave with, translated or not, with valid IPv4 and
 	 * UDP checksums; checked on the packet run alone and on the last
@@ -208,9 +214,11 @@ struct bm_var {
 	const struct bm_frame *f;
 	struct bm_expect e;
 	/* -M: the mix's xnf_bench_flows (the harness writes each packet's
-	 * ports from it), or NULL; the cache's lookups over the timed runs */
+	 * ports from it), or NULL */
 	const __u32 *mix;
+	/* Over the timed runs: the cache's lookups, the connections made */
 	__u64 fc_hit, fc_miss;
+	__u64 ct_created, ct_packets;
 	double meas[BM_MAX_RUNS]; /* ns per packet, per round */
 	double net[BM_MAX_RUNS];  /* meas - the round's baseline */
 	double base_med, meas_med, net_med, spread;
@@ -219,9 +227,10 @@ struct bm_var {
 struct bm {
 	struct bm_opts o;
 	struct bm_inst inst[BM_FW_SIZES];
-	struct bm_inst ct[2];  /* the stateful policy: established, new */
-	struct bm_inst nat[3]; /* the NAT group's: plain, masquerade, snat */
-	struct bm_inst trace;  /* the trace group's: a trace armed */
+	struct bm_inst ct[2];	  /* the stateful policy: established, new */
+	struct bm_inst nat[3];	  /* the NAT group's: plain, masquerade, snat */
+	struct bm_inst trace;	  /* the trace group's: a trace armed */
+	struct bm_inst mix_ct[2]; /* -M's stateful chain's: mixes, flood */
 	struct xnf_bench *h;
 	struct xnf_fibfwd *fibfwd; /* the minimal fib forwarder's row */
 	int bench_fd;		   /* the harness */
@@ -1080,9 +1089,15 @@ static int bm_ct_check(const struct bm_var *v, __u64 n,
 
 	if (!v->e.ct)
 		return 0;
-	if (searched == n * k && k >= 1 && k <= (v->e.ct_lookups_max ?: 1) &&
-	    invalid == 0 && found == k * n * v->e.ct_found &&
-	    created == n * v->e.ct_created)
+	/* A mix: a packet that finds its connection searches once, one that
+	 * makes one searches for it and, translated, for a free tuple; the
+	 * timed run's verdicts and rule hits say the rest. */
+	if (v->e.ct_mix && invalid == 0 && searched >= n && created <= n &&
+	    searched <= n * (v->e.ct_lookups_max ?: 1))
+		return 0;
+	if (!v->e.ct_mix && searched == n * k && k >= 1 &&
+	    k <= (v->e.ct_lookups_max ?: 1) && invalid == 0 &&
+	    found == k * n * v->e.ct_found && created == n * v->e.ct_created)
 		return 0;
 	fprintf(stderr,
 		"Error: %s: over %llu packets the connection table searched "
@@ -1091,7 +1106,9 @@ static int bm_ct_check(const struct bm_var *v, __u64 n,
 		v->what, (unsigned long long)n, (unsigned long long)searched,
 		(unsigned long long)found, (unsigned long long)created,
 		(unsigned long long)invalid,
-		v->e.ct_found ? "found its connection" : "made a new one");
+		v->e.ct_mix   ? "found its connection or made one" :
+		v->e.ct_found ? "found its connection" :
+				"made a new one");
 	return -EPROTO;
 }
 
@@ -1116,7 +1133,8 @@ static int bm_out_check(const struct bm_var *v, const __u8 *out, __u32 len)
 	memcpy(&dport, out + l4 + 2, 2);
 	if (!memcmp(out + l3 + 12, e->out_src, 4) &&
 	    !memcmp(out + l3 + 16, e->out_dst, 4) &&
-	    ntohs(sport) == e->out_sport && ntohs(dport) == e->out_dport &&
+	    (e->ct_mix ||
+	     (ntohs(sport) == e->out_sport && ntohs(dport) == e->out_dport)) &&
 	    pkt_ipv4_csum_ok(out, len) && pkt_l4_csum_ok(out, len))
 		return 0;
 	inet_ntop(AF_INET, out + l3 + 12, got[0], sizeof(got[0]));
@@ -1373,12 +1391,14 @@ static int bm_timed(struct bm *b, struct bm_var *v, __u32 repeat, double *ns)
 	/* Without counters, the last packet's bytes are the check. */
 	if (!err && !v->c)
 		err = bm_rewrite_check(v, out, out_len);
-	if (!err && ns && v->mix) {
+	if (!err && ns) {
 		__u64 hit, miss;
 
 		bm_fc_sum(&c0, &c1, &hit, &miss);
 		v->fc_hit += hit;
 		v->fc_miss += miss;
+		v->ct_created += c1.ct.created - c0.ct.created;
+		v->ct_packets += repeat;
 	}
 	return err;
 }
@@ -1561,10 +1581,11 @@ static void bm_usage(const char *prog, FILE *out)
 		"  -N         the NAT group only (an established translated flow)\n"
 		"  -T         the trace group only (the 3-NF chain, a trace armed\n"
 		"             that matches nothing against none)\n"
-		"  -M         the traffic mixes only: the 3-NF chain, l3fwd and the\n"
-		"             firewall under one flow, uniform over 65,536 flows and\n"
-		"             Zipf (s = 1.0) over 1,000,000, flow cache on and off,\n"
-		"             with the cache's hit rate\n"
+		"  -M         the traffic mixes only: the 3-NF chain, l3fwd, the\n"
+		"             firewall and conntrack,nat,firewall,l3fwd (masquerade)\n"
+		"             under one flow, uniform over 65,536 flows and Zipf\n"
+		"             (s = 1.0) over 1,000,000, flow cache on and off, with\n"
+		"             the cache's hit rate and the share of new connections\n"
 		"  -G         the targets of issue 38, side by side: the 3-NF chain\n"
 		"             hitting (<= 60 ns), every packet new (<= 150 ns, and\n"
 		"             <= cache off), l3fwd fib mode / fibfwd (<= 1.0), each\n"
@@ -2764,9 +2785,52 @@ static const __u32 bm_mix_flows[__BM_MIX_MAX] = { 1, 65536, 1000000 };
 #define BM_ZIPF_S 1.0
 
 /* The chains -M times: the 3-NF chain, l3fwd, the firewall (rows of
- * bm_chain_rows). */
-static const __u32 bm_mix_rows[] = { BM_ROW_3NF, BM_ROW_L3FWD, 0 };
+ * bm_chain_rows) and the stateful chain (BM_MIX_STATEFUL). */
+#define BM_MIX_STATEFUL -1
+static const int bm_mix_rows[] = { BM_ROW_3NF, BM_ROW_L3FWD, 0, BM_MIX_STATEFUL };
 #define BM_MIX_ROWS (sizeof(bm_mix_rows) / sizeof(bm_mix_rows[0]))
+
+static const char *bm_mix_label(__u32 row)
+{
+	return bm_mix_rows[row] == BM_MIX_STATEFUL ?
+		       "ct,nat,fw,l3 masq" :
+		       bm_chain_rows[bm_mix_rows[row]].label;
+}
+
+/*
+ * The stateful row's instances and what its packets must do: the policy
+ * of the conntrack group (bm_ct_rules: `allow iif bm0` accepts the mix's
+ * flows, new or unreplied, in slot BM_CT_SLOT_IIF) and `masquerade oif
+ * bm1`, the chain conntrack,nat,firewall,l3fwd. One instance for the
+ * mixes, whose flows have their connections made before the rounds (so
+ * that the rows time packets of known connections in a table of the
+ * mix's size, as a router's between new flows), one for the flood (a new
+ * connection every packet, as the conntrack group's new-flow rows, whose
+ * turnover would evict the mixes' connections).
+ */
+static int bm_mix_stateful(struct bm *b, const struct xnf_fw_pkt *p,
+			   struct bm_expect *mix, struct bm_expect *flood)
+{
+	static const char *const name[2] = { "mix-ct", "mix-ct-new" };
+	int i, err = 0;
+
+	for (i = 0; i < 2 && !err; i++)
+		err = bm_ct_inst_open(b, &b->mix_ct[i], name[i]) ?:
+			      bm_nat_rule(b, &b->mix_ct[i], XNF_NAT_MASQUERADE);
+	mix->hit_slot = BM_CT_SLOT_IIF;
+	mix->ct = true;
+	mix->ct_lookups_max = 2;
+	*flood = *mix;
+	mix->ct_mix = true;
+	mix->out_tuple = true;
+	inet_pton(AF_INET, BM_NAT_MASQ_ADDR, mix->out_src);
+	memcpy(mix->out_dst, p->dst, 4);
+	/* A new connection: its lookup, then the masquerade's for a free
+	 * tuple (the harness writes the flood's ports without the UDP
+	 * checksum: their translation is the NAT group's to check). */
+	flood->ct_created = 1;
+	return err;
+}
 
 /* The xnf_bench_flows table of @mix for packet @p's ports (flow i: source
  * port + i, destination port + i / 65536, as xnf-gen's flows), refused
@@ -2807,16 +2871,21 @@ static int bm_mix_table(enum bm_mix mix, const struct xnf_fw_pkt *p,
 }
 
 /*
- * The 3-NF chain, l3fwd and the firewall, tail-called, under each mix with
- * the flow cache on and off, one group: v[(row * __BM_MIX_MAX + mix) * 2 +
+ * The 3-NF chain, l3fwd, the firewall and the stateful chain, tail-called,
+ * under each mix with the flow cache on and off, one group: v[(row *
+ * __BM_MIX_MAX + mix) * 2 + (cache off)], then the stateful chain's flood
+ * (a new connection every packet), cache on and off: v[BM_MIX_FLOOD +
  * (cache off)]. The harness writes each packet's ports from the mix's
  * table (bench.bpf.c); the hit rate is the cache's, hits / (hits +
- * misses) over every NF that caches, from the counters of the timed runs.
+ * misses) over every NF that caches, from the counters of the timed runs;
+ * "new conn" the share of the timed packets that made a connection.
  */
+#define BM_MIX_FLOOD (BM_MIX_ROWS * __BM_MIX_MAX * 2)
+
 static int bm_mixes(struct bm *b, const struct bm_frame *chain_frame,
 		    const struct xnf_fw_pkt *p, const __u8 nh_mac[6])
 {
-	enum { NV = BM_MIX_ROWS * __BM_MIX_MAX * 2 };
+	enum { NV = BM_MIX_FLOOD + 2 };
 	struct bm_inst *in = &b->inst[0];
 	__u32 *tab[__BM_MIX_MAX] = {}, i, m, k;
 	struct bm_var *v = calloc(NV, sizeof(*v));
@@ -2827,27 +2896,49 @@ static int bm_mixes(struct bm *b, const struct bm_frame *chain_frame,
 		err = tab[m] ? bm_mix_table(m, p, &in->rules, tab[m]) : -ENOMEM;
 	}
 	for (i = 0; i < BM_MIX_ROWS && !err; i++) {
-		const struct bm_chain_row *r = &bm_chain_rows[bm_mix_rows[i]];
-		bool l3 = strstr(r->chain, "l3fwd");
+		bool stateful = bm_mix_rows[i] == BM_MIX_STATEFUL;
+		const char *chain = stateful ?
+					    BM_NAT_CHAIN :
+					    bm_chain_rows[bm_mix_rows[i]].chain;
+		bool l3 = strstr(chain, "l3fwd");
 		struct bm_expect e = {
-			.action = !strcmp(r->chain, "firewall") ? XDP_PASS :
-								  XDP_REDIRECT,
-			.hit_slot = strstr(r->chain, "firewall") ? -1 : -2,
+			.action = !strcmp(chain, "firewall") ? XDP_PASS :
+							       XDP_REDIRECT,
+			.hit_slot = strstr(chain, "firewall") ? -1 : -2,
 			.dmac = l3 ? nh_mac : NULL,
 			.ttl_dec = l3,
-		};
+		}, flood;
 
+		if (stateful)
+			err = bm_mix_stateful(b, p, &e, &flood);
 		for (m = 0; m < __BM_MIX_MAX && !err; m++) {
 			for (k = 0; k < 2 && !err; k++) {
 				struct bm_var *x =
 					&v[(i * __BM_MIX_MAX + m) * 2 + k];
 
-				err = bm_var_load(b, x, in, r->chain, false,
-						  false, chain_frame, &e);
+				err = bm_var_load(b, x,
+						  stateful ? &b->mix_ct[0] : in,
+						  chain, false, false,
+						  chain_frame, &e);
 				x->fc = k ? BM_FC_OFF : BM_FC_HIT;
 				x->vary = bm_sport_off(chain_frame);
 				x->mix = tab[m];
+				/* Each flow's connection, made before the
+				 * rounds: a whole table's worth of packets
+				 * covers every entry once. */
+				if (!err && stateful && !k)
+					err = bm_timed(b, x, XNF_GEN_MIX_SIZE,
+						       NULL);
 			}
+		}
+		for (k = 0; k < 2 && stateful && !err; k++) {
+			struct bm_var *x = &v[BM_MIX_FLOOD + k];
+
+			err = bm_var_load(b, x, &b->mix_ct[1], chain, false,
+					  false, chain_frame, &flood);
+			x->fc = k ? BM_FC_OFF_MANY : BM_FC_MISS;
+			x->vary = bm_sport_off(chain_frame);
+			x->wide = true;
 		}
 	}
 	err = err ?: bm_group(b, v, NV);
@@ -2855,40 +2946,59 @@ static int bm_mixes(struct bm *b, const struct bm_frame *chain_frame,
 		printf("\nTraffic mixes: tail-called, %u firewall rules, each "
 		       "packet's ports from the mix's table\n(65,536 entries; "
 		       "flow i: source port + i, destination port + i / 65,536); "
-		       "hit rate = hits / (hits + misses)\n",
-		       in->rules.n);
-		printf("  %-22s %-15s %-6s %-9s %9s %9s %9s %7s %8s\n", "chain",
-		       "mix", "cache", "verdict", "baseline", "measured", "net",
-		       "spread", "hit rate");
+		       "hit rate = hits / (hits + misses);\nnew conn = packets "
+		       "that made a connection / packets. %s: %s, the policy of "
+		       "the\nconntrack group (-S), masquerade oif %s; the mixes' "
+		       "connections made before the rounds;\nflood: a new "
+		       "connection every packet (ports from the harness' "
+		       "counter), a table of its own\n",
+		       in->rules.n, bm_mix_label(BM_MIX_ROWS - 1), BM_NAT_CHAIN,
+		       BM_PREFIX "1");
+		printf("  %-22s %-15s %-6s %-9s %9s %9s %9s %7s %8s %8s\n",
+		       "chain", "mix", "cache", "verdict", "baseline",
+		       "measured", "net", "spread", "hit rate", "new conn");
 		for (k = 0; k < NV; k++) {
 			const struct bm_var *x = &v[k];
 			__u64 n = x->fc_hit + x->fc_miss;
 
 			printf("  %-22s %-15s %-6s ",
-			       bm_chain_rows[bm_mix_rows[k / (2 * __BM_MIX_MAX)]]
-				       .label,
-			       bm_mix_names[k / 2 % __BM_MIX_MAX],
+			       bm_mix_label(k < BM_MIX_FLOOD ?
+						    k / (2 * __BM_MIX_MAX) :
+						    BM_MIX_ROWS - 1),
+			       k < BM_MIX_FLOOD ?
+				       bm_mix_names[k / 2 % __BM_MIX_MAX] :
+				       "flood",
 			       k % 2 ? "off" : "on");
 			printf("%-9s %9.1f %9.1f %9.1f %7.1f ",
 			       bm_action_name(x->e.action), x->base_med,
 			       x->meas_med, x->net_med, x->spread);
 			if (n)
-				printf("%8.4f\n", (double)x->fc_hit / n);
+				printf("%8.4f ", (double)x->fc_hit / n);
+			else
+				printf("%8s ", "-");
+			if (x->e.ct)
+				printf("%8.4f\n",
+				       (double)x->ct_created / x->ct_packets);
 			else
 				printf("%8s\n", "-");
 		}
 		printf("\nCache on over off, per mix: median over the rounds of "
 		       "(net on - net off)\n");
-		printf("  %-22s %15s %15s %15s\n", "chain", bm_mix_names[0],
-		       bm_mix_names[1], bm_mix_names[2]);
+		printf("  %-22s %15s %15s %15s %15s\n", "chain", bm_mix_names[0],
+		       bm_mix_names[1], bm_mix_names[2], "flood");
 		for (i = 0; i < BM_MIX_ROWS; i++) {
 			const struct bm_var *x = &v[i * __BM_MIX_MAX * 2];
 
-			printf("  %-22s %15.1f %15.1f %15.1f\n",
-			       bm_chain_rows[bm_mix_rows[i]].label,
+			printf("  %-22s %15.1f %15.1f %15.1f ", bm_mix_label(i),
 			       bm_paired(b, &x[0], &x[1], 1),
 			       bm_paired(b, &x[2], &x[3], 1),
 			       bm_paired(b, &x[4], &x[5], 1));
+			if (bm_mix_rows[i] == BM_MIX_STATEFUL)
+				printf("%15.1f\n",
+				       bm_paired(b, &v[BM_MIX_FLOOD],
+						 &v[BM_MIX_FLOOD + 1], 1));
+			else
+				printf("%15s\n", "-");
 		}
 	}
 	for (k = 0; v && k < NV; k++)
@@ -3644,5 +3754,7 @@ out:
 	for (i = 0; i < BM_NAT_INSTS; i++)
 		bm_inst_close(&b.nat[i]);
 	bm_inst_close(&b.trace);
+	for (i = 0; i < 2; i++)
+		bm_inst_close(&b.mix_ct[i]);
 	return err;
 }

@@ -108,6 +108,7 @@ struct result {
 	/* as fast as possible: the pauses by length (xnf_traffic.h) */
 	__u64 pauses[XNF_GEN_PAUSE_BUCKETS], pause_ns[XNF_GEN_PAUSE_BUCKETS];
 	double duration;
+	__u64 t0_ns; /* CLOCK_MONOTONIC: where duration starts */
 	bool held;
 };
 
@@ -439,6 +440,7 @@ static int run_fast(struct runner *r, const struct opts *o, struct result *res)
 	__u64 end = o->duration ? t0 + (__u64)(o->duration * 1e9) : 0;
 	int err;
 
+	res->t0_ns = t0;
 	for (;;) {
 		sent = r->st->seq;
 		t = now_ns();
@@ -516,6 +518,7 @@ static int run_paced_user(struct runner *r, const struct opts *o,
 		limit = ceil(o->duration * o->rate);
 	t0 = now_ns() + 100000;
 	first = t0;
+	res->t0_ns = first;
 	if (o->duration)
 		end = t0 + (__u64)(o->duration * 1e9);
 	for (;;) {
@@ -571,6 +574,7 @@ static int run_paced_kernel(struct runner *r, const struct opts *o,
 	while (batch < BATCH && o->rate > batch * PACED_FLUSH_PPS)
 		batch *= 2;
 	t0 = now_ns() + 100000;
+	res->t0_ns = t0;
 	st->pace_t0 = t0;
 	st->limit = limit;
 	st->end_ns = o->duration ? t0 + (__u64)(o->duration * 1e9) : 0;
@@ -643,6 +647,9 @@ static void print_result(const struct opts *o, const struct result *res,
 		jw_uint("sent", res->sent);
 		jw_uint("bytes", res->bytes);
 		jw_float("duration_s", res->duration);
+		/* CLOCK_MONOTONIC, where duration_s starts: for sampling other
+		 * processes' CPU time over exactly the sending (bench.py) */
+		jw_uint("t_start_ns", res->t0_ns);
 		jw_float("pps", pps);
 		jw_float("gbps", gbps);
 		jw_float("gbps_l1", gbps_l1);

@@ -652,11 +652,27 @@ TEST(gen_zipf_frames)
 	gt_close(&g);
 }
 
+/* The one's complement sum of the @n 16-bit big-endian words at @p, 0
+ * and 0xffff (its two zeros) as 0. */
+static __u16 ones_sum(const __u8 *p, int n)
+{
+	__u32 s = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		s += p[2 * i] << 8 | p[2 * i + 1];
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return s == 0xffff ? 0 : s;
+}
+
 /* bench-micro's harness under a mix (bench.bpf.c, -M): run k writes the
  * source and destination port of the table's flow for k mod its size at
- * the offset given, flow i as sport + i and dport + i / 65536, and leaves
- * every other byte of the restored frame alone; with no mix, the frame is
- * the template. */
+ * the offset given, flow i as sport + i and dport + i / 65536, updates the
+ * UDP checksum after them for the new ports (the header's sum, checksum
+ * included, is what it was, so a checksum right before is right after; 0,
+ * "no checksum", stays 0), and leaves every other byte of the restored
+ * frame alone; with no mix, the frame is the template. */
 TEST(bench_mix_rewrite)
 {
 	/* the last: an entry of a flow beyond 65,536, found below */
@@ -709,6 +725,11 @@ TEST(bench_mix_rewrite)
 		want[off + 2] = (9 + (f >> 16)) >> 8;
 		want[off + 3] = 9 + (f >> 16);
 		big += f >= 65536;
+		ASSERT_EQ(ones_sum(out + off, 4), ones_sum(tmpl + off, 4),
+			  "the UDP header's sum kept by its checksum");
+		ASSERT_TRUE(out[off + 6] || out[off + 7], "a checksum, not 0");
+		want[off + 6] = out[off + 6];
+		want[off + 7] = out[off + 7];
 		ASSERT_MEM(out, want, 64,
 			   "the table's flow's ports, the rest the template");
 		ASSERT_EQ(h->bss->xnf_bench_seq, ks[i] + 1,
@@ -722,6 +743,19 @@ TEST(bench_mix_rewrite)
 					     &o),
 		      "run without a mix"))
 		ASSERT_MEM(out, tmpl, 64, "no mix: the template");
+	/* no checksum (0) stays none */
+	tmpl[off + 6] = tmpl[off + 7] = 0;
+	memcpy(h->bss->xnf_bench_frame, tmpl, 64);
+	h->bss->xnf_bench_mix = off;
+	h->bss->xnf_bench_seq = 1;
+	o.data_size_out = sizeof(out);
+	if (ASSERT_OK(bpf_prog_test_run_opts(bpf_program__fd(h->progs.xnf_bench),
+					     &o),
+		      "run with checksum 0")) {
+		ASSERT_EQ(out[off + 6], 0, "checksum 0 kept");
+		ASSERT_EQ(out[off + 7], 0, "checksum 0 kept (low byte)");
+		ASSERT_NEQ(memcmp(out + off, tmpl + off, 4), 0, "ports written");
+	}
 out:
 	xnf_bench__destroy(h);
 	free(flows);

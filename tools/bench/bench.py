@@ -33,6 +33,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -734,7 +735,6 @@ class Bench:
                 raise CmdError(f"xnf-sink did not attach: {err.strip()}")
             time.sleep(0.01)
         st0 = self.xnf_stats(tb) if dp.kind in ("xnf", "worker") else None
-        cpu0 = self.dut_cpu_ns(tb, dp)
         bp0 = busy_poll_rx(tb) if dp.kind in ("worker", "testpmd") else None
         # "gen" in dp.fifo: the generator is not time-sliced with the
         # machine's other work on its CPU (its frames come as the rate says,
@@ -748,12 +748,14 @@ class Bench:
                "sport", UDP_SPORT, "dport", UDP_DPORT, "cpu", self.a.gen_cpu, "-j"]
         if rate is not None:
             cmd[cmd.index("-j"):cmd.index("-j")] = ["rate", int(rate)]
+        cpu = CpuSampler(lambda: self.dut_cpu_ns(tb, dp), self.a.gen_cpu)
         try:
             gen_out = run(["timeout", duration + 30] + cmd, ns=tb.src, timeout=duration + 40,
                           check=False, stderr=True)
             gen = json.loads(gen_out[0]) if gen_out[1] == 0 else {"error": gen_out[2].strip()}
         finally:
             time.sleep(0.1)   # what is still in flight reaches the sink
+            cpu.stop()
             out, err = tb.stop(sink, sig=signal.SIGINT)
         try:
             snk = json.loads(out)
@@ -802,12 +804,16 @@ class Bench:
                     if isinstance(busy, (int, float)) and isinstance(idle, (int, float)):
                         w["utilization"] = round(busy / (busy + idle), 4) if busy + idle else 0.0
         row["batch_mean"], row["batch_source"] = batch_mean(rec)
-        cpu1 = self.dut_cpu_ns(tb, dp)
-        if cpu0 and cpu1:
+        t0 = gen.get("t_start_ns")
+        used = cpu.over(t0, t0 + dur * 1e9) if t0 and dur > 0 else None
+        if used:
             # CPU time the forwarding process and the ingress's napi threads
-            # got during the trial (schedstat): on a shared VM, how much of
-            # a rate is the dataplane's efficiency and how much its share.
-            fwd, napi = cpu1[0] - cpu0[0], cpu1[1] - cpu0[1]
+            # got while the generator sent (schedstat): on a shared VM, how
+            # much of a rate is the dataplane's efficiency and how much its
+            # share. Over the sending alone: a forwarder that never sleeps
+            # (testpmd, busy-poll) would otherwise be charged the setup and
+            # teardown around it too.
+            fwd, napi = used
             row["fwd_cpu_ms"], row["napi_cpu_ms"] = round(fwd / 1e6, 2), round(napi / 1e6, 2)
             row["pkts_per_cpu_ms"] = round(received / ((fwd + napi) / 1e6), 1) if fwd + napi else ""
             row["cpu_ns_per_pkt"] = round((fwd + napi) / received, 1) if received else ""
@@ -2009,6 +2015,48 @@ def capacity_quantile(spread, cap):
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+class CpuSampler:
+    """Samples f() -> (fwd_ns, napi_ns) (None: not available) with its
+    CLOCK_MONOTONIC time, once at once and then every period s from a
+    thread pinned to cpu (the generator's, never the DUT's), until stop();
+    over(t0, t1) is the CPU time used from t0 to t1 (ns, the generator's
+    t_start_ns and its end), interpolated between the samples around them
+    (stats.between: within one period's growth), or None."""
+
+    def __init__(self, f, cpu, period=0.02):
+        self.f, self.cpu, self.period = f, cpu, period
+        self.samples, self.failed = [], False
+        self.done = threading.Event()
+        self.sample()
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def sample(self):
+        t0 = time.monotonic_ns()
+        v = self.f()
+        t1 = time.monotonic_ns()
+        if v is None:
+            self.failed = True
+        else:
+            self.samples.append(((t0 + t1) // 2, v))
+
+    def run(self):
+        try:
+            os.sched_setaffinity(0, {int(self.cpu)})
+        except (OSError, ValueError):
+            pass
+        while not self.done.wait(self.period):
+            self.sample()
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        self.sample()
+
+    def over(self, t0, t1):
+        return None if self.failed else stats.between(self.samples, t0, t1)
 
 
 def schedstat(tid):

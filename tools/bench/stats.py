@@ -18,6 +18,7 @@ Interface (stable: other tools import it):
     summary(xs, ...) -> {"n", "median", "lo", "hi"}
     verdict(lo, hi, target, better="le") -> "met" | "not met" | "undecided"
     spread(xs) -> (p90 - p10) / median (0.0 when median is 0)
+    between(samples, t0, t1) -> growth of sampled counters from t0 to t1
 """
 
 import random
@@ -109,3 +110,25 @@ def spread(xs):
         return 0.0
     m = median(xs)
     return (quantile(xs, 0.9) - quantile(xs, 0.1)) / m if m else 0.0
+
+
+def between(samples, t0, t1):
+    """How much counters sampled over time grew from t0 to t1: samples is
+    [(t, (c1, c2, ...))] in time order, each counter read at t and never
+    falling; the counters at t0 and t1 are interpolated linearly between
+    the samples around them (exact for a counter growing at a steady rate
+    between two samples, off by at most one sampling period's growth
+    otherwise). None when [t0, t1] is not inside the samples' span or t1
+    < t0."""
+    if t1 < t0 or len(samples) < 2 or t0 < samples[0][0] or t1 > samples[-1][0]:
+        return None
+
+    def at(t):
+        for (ta, a), (tb, b) in zip(samples, samples[1:]):
+            if ta <= t <= tb:
+                f = (t - ta) / (tb - ta) if tb > ta else 0.0
+                return [x + (y - x) * f for x, y in zip(a, b)]
+        return None
+
+    a, b = at(t0), at(t1)
+    return tuple(y - x for x, y in zip(a, b))
